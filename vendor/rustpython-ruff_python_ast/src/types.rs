@@ -1,0 +1,7 @@
+use crate::{Expr, Stmt};
+
+#[derive(Clone)]
+pub enum Node<'a> {
+    Stmt(&'a Stmt),
+    Expr(&'a Expr),
+}
