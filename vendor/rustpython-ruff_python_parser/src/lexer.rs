@@ -1049,8 +1049,8 @@ impl<'src> Lexer<'src> {
     fn lex_number_radix(&mut self, radix: Radix) -> TokenKind {
         #[cfg(debug_assertions)]
         {
-            use std::debug_assert_matches;
-            debug_assert_matches!(self.cursor.previous().to_ascii_lowercase(), 'x' | 'o' | 'b');
+            // symtrace fork: `std::debug_assert_matches` is unstable on rustc 1.95.
+            debug_assert!(matches!(self.cursor.previous().to_ascii_lowercase(), 'x' | 'o' | 'b'));
         }
 
         let number = self.radix_run(radix);

@@ -2542,6 +2542,11 @@ impl Py<FrameObject> {
         // SAFETY: same as `with_exec` — only one thread at a time executes a
         // given frame, enforced by the owner field and the running claim.
         let iframe = unsafe { self.iframe_mut() };
+        if vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
+            && iframe.get_lasti() == 0
+        {
+            crate::eval_hook::notify_generator_start(vm, iframe)?;
+        }
         if let Some(value) = value {
             // Parked at a `yield from` of its own: hand the value to the
             // delegate and let the trampoline re-yield for this frame, so a
@@ -2780,7 +2785,9 @@ pub(crate) fn run_iframe(
 /// and rewrites the very opcodes the `yield from` shape is recognized by.
 #[inline]
 pub(crate) fn gen_collapse_allowed(vm: &VirtualMachine) -> bool {
-    !vm.use_tracing.get() && vm.state.monitoring_events.load() == 0
+    !vm.use_tracing.get()
+        && vm.state.monitoring_events.load() == 0
+        && vm.eval_hook_mode.get() == crate::eval_hook::EvalHookMode::Disabled
 }
 
 /// The sub-generator a frame suspended in a `yield from` / `await` is
@@ -11605,7 +11612,7 @@ impl ExecutingFrame<'_> {
 
     #[inline]
     fn specialization_eval_frame_active(&self, vm: &VirtualMachine) -> bool {
-        vm.use_tracing.get()
+        vm.use_tracing.get() || vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
     }
 
     #[inline]

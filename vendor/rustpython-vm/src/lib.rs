@@ -63,6 +63,7 @@ mod dict_inner;
 
 #[cfg(feature = "rustpython-compiler")]
 pub mod eval;
+pub mod eval_hook;
 
 mod exception_group;
 pub mod exceptions;

@@ -53,6 +53,7 @@ extern crate log;
 use vm::Settings;
 
 mod interpreter;
+pub mod plugin;
 mod settings;
 mod shell;
 
@@ -66,7 +67,8 @@ use std::process::ExitCode;
 
 pub use interpreter::InterpreterBuilderExt;
 pub use rustpython_vm::{self as vm, Interpreter, InterpreterBuilder};
-pub use settings::{InstallPipMode, RunMode, parse_opts};
+pub use plugin::{Plugin, PluginOption, PluginOptions, PluginRegistry};
+pub use settings::{InstallPipMode, RunMode, parse_opts, parse_opts_with_plugin};
 pub use shell::run_shell;
 
 #[cfg(all(
@@ -85,7 +87,13 @@ compile_error!(
 /// All VM initialization (adding native modules, init hooks, etc.) must be done through the
 /// [`InterpreterBuilder`] parameter before calling this function.
 #[must_use]
-pub fn run(mut builder: InterpreterBuilder) -> ExitCode {
+pub fn run(builder: InterpreterBuilder) -> ExitCode {
+    run_with_plugins(builder, PluginRegistry::new())
+}
+
+/// [`run`], with the plugins that `--plugin NAME` can choose from.
+#[must_use]
+pub fn run_with_plugins(mut builder: InterpreterBuilder, plugins: PluginRegistry) -> ExitCode {
     env_logger::init();
 
     // NOTE: This is not a WASI convention. But it will be convenient since POSIX shell always defines it.
@@ -96,11 +104,18 @@ pub fn run(mut builder: InterpreterBuilder) -> ExitCode {
         };
     }
 
-    let (settings, run_mode) = match parse_opts() {
+    let (settings, run_mode, plugin_request) = match parse_opts_with_plugin() {
         Ok(x) => x,
         Err(e) => {
             println!("{e}");
             return ExitCode::FAILURE;
+        }
+    };
+    let plugin = match plugin_request.as_ref().map(|r| plugins.resolve(r)).transpose() {
+        Ok(plugin) => plugin,
+        Err(message) => {
+            eprintln!("rustpython: {message}");
+            return ExitCode::from(2);
         }
     };
 
@@ -124,10 +139,10 @@ pub fn run(mut builder: InterpreterBuilder) -> ExitCode {
         feature = "capi" => {{
             let local_vm = interp.enter(|vm| vm.new_thread());
             rustpython_capi::init_main_interpreter(interp);
-            let result = local_vm.run(|vm| run_rustpython(vm, run_mode));
+            let result = local_vm.run(|vm| run_rustpython(vm, run_mode, plugin));
             rustpython_capi::get_main_interpreter().take().unwrap().finalize(result.err())
         }},
-        _ => interp.run(move |vm| run_rustpython(vm, run_mode)),
+        _ => interp.run(move |vm| run_rustpython(vm, run_mode, plugin)),
     };
 
     rustpython_vm::host_env::os::exit_code(exitcode)
@@ -296,7 +311,11 @@ fn get_importer(path: &str, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>
 }
 
 // pymain_run_python
-fn run_rustpython(vm: &VirtualMachine, run_mode: RunMode) -> PyResult<()> {
+fn run_rustpython(
+    vm: &VirtualMachine,
+    run_mode: RunMode,
+    plugin: Option<(&dyn Plugin, PluginOptions)>,
+) -> PyResult<()> {
     #[cfg(feature = "flame-it")]
     let main_guard = flame::start_guard("RustPython main");
 
@@ -339,6 +358,11 @@ fn run_rustpython(vm: &VirtualMachine, run_mode: RunMode) -> PyResult<()> {
     // _PyFaulthandler_Init()
     if vm.state.config.settings.faulthandler {
         let _ = vm.run_simple_string("import faulthandler; faulthandler.enable()");
+    }
+
+    if let Some((plugin, options)) = plugin {
+        debug!("Installing plugin {}", plugin.name());
+        plugin.install(vm, &options)?;
     }
 
     let is_repl = matches!(run_mode, RunMode::Repl);

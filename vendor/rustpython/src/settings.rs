@@ -54,6 +54,8 @@ struct CliArgs {
     warning_control: Vec<String>,
     implementation_option: Vec<String>,
     check_hash_based_pycs: CheckHashPycsMode,
+    plugin: Option<String>,
+    plugin_options: Vec<String>,
 
     #[cfg(feature = "flame-it")]
     profile_output: Option<std::ffi::OsString>,
@@ -102,7 +104,9 @@ Options (and corresponding environment variables):
 --help-all: print complete help information and exit
 
 RustPython extensions:
-
+--plugin NAME : install plugin NAME before the program runs (an unknown name
+         lists the available plugins)
+--plugin-opt KEY=VALUE : an option for the plugin (may be repeated)
 
 Arguments:
 file   : program read from script file
@@ -152,6 +156,15 @@ fn parse_args() -> Result<(CliArgs, RunMode, Vec<String>), lexopt::Error> {
             Short('W') => args.warning_control.push(parser.value()?.string()?),
             // TODO: Short('x') =>
             Short('X') => args.implementation_option.push(parser.value()?.string()?),
+
+            Long("plugin") => {
+                let name = parser.value()?.string()?;
+                if args.plugin.is_some() {
+                    return Err(lexopt::Error::Custom("--plugin may be given only once".into()));
+                }
+                args.plugin = Some(name);
+            }
+            Long("plugin-opt") => args.plugin_options.push(parser.value()?.string()?),
 
             Long("check-hash-based-pycs") => {
                 args.check_hash_based_pycs = parser.value()?.parse()?
@@ -212,7 +225,17 @@ fn version() -> ! {
 /// Create settings by examining command line arguments and environment
 /// variables.
 pub fn parse_opts() -> Result<(Settings, RunMode), lexopt::Error> {
-    let (args, mode, argv) = parse_args()?;
+    parse_opts_with_plugin().map(|(settings, mode, _)| (settings, mode))
+}
+
+/// [`parse_opts`], and the plugin that `--plugin`/`--plugin-opt` ask for.
+pub fn parse_opts_with_plugin()
+-> Result<(Settings, RunMode, Option<crate::plugin::PluginRequest>), lexopt::Error> {
+    let (mut args, mode, argv) = parse_args()?;
+    let plugin = match (args.plugin.take(), core::mem::take(&mut args.plugin_options)) {
+        (None, options) if options.is_empty() => None,
+        (name, options) => Some(crate::plugin::PluginRequest { name, options }),
+    };
 
     let mut settings = Settings::default();
     settings.isolated = args.isolate;
@@ -468,7 +491,7 @@ pub fn parse_opts() -> Result<(Settings, RunMode), lexopt::Error> {
         settings.profile_format = args.profile_format;
     }
 
-    Ok((settings, mode))
+    Ok((settings, mode, plugin))
 }
 
 /// `-X cpu_count` / `PYTHON_CPU_COUNT`: a count above zero, or `"default"`.

@@ -500,6 +500,8 @@ pub struct PyCode {
     /// this code cannot leave the slot unbalanced, so `with_frame` skips the
     /// exc_info save/restore. Computed once by scanning the instruction stream.
     pub has_exc_handling: bool,
+    /// Plugin data and the skip flag of the eval-frame hook (see `eval_hook`).
+    pub(crate) hook_data: crate::eval_hook::CodeHookData,
 }
 
 impl Deref for PyCode {
@@ -637,7 +639,14 @@ impl PyCode {
             monitoring_data: PyMutex::new(None),
             quickened: core::sync::atomic::AtomicBool::new(false),
             has_exc_handling,
+            hook_data: Default::default(),
         }
+    }
+
+    /// Names of all slots, arguments first, then cells, then free variables
+    /// (`co_localsplusnames`).
+    pub fn localsplus_names(&self) -> &[&'static PyStrInterned] {
+        &self.localsplus_names
     }
 
     #[inline(always)]

@@ -96,6 +96,8 @@ pub struct VirtualMachine {
     pub profile_func: RefCell<PyObjectRef>,
     pub trace_func: RefCell<PyObjectRef>,
     pub use_tracing: Cell<bool>,
+    /// This thread's eval-frame hook mode (see `eval_hook`).
+    pub(crate) eval_hook_mode: Cell<crate::eval_hook::EvalHookMode>,
     /// Event currently being monitored (`tstate->what_event`).
     /// `None` when not in a monitoring callback.
     pub(crate) what_event: Cell<Option<crate::stdlib::sys::monitoring::MonitoringEvent>>,
@@ -840,6 +842,8 @@ pub struct PyGlobalState {
     pub global_trace_func: PyMutex<Option<PyObjectRef>>,
     /// Global profile function for all threads (set by sys._setprofileallthreads)
     pub global_profile_func: PyMutex<Option<PyObjectRef>>,
+    /// The eval-frame hook installed on this interpreter (see `eval_hook`).
+    pub eval_hook: crate::eval_hook::HookSlot,
     /// Global type mutation/versioning mutex for CPython-style FT type operations.
     pub type_mutex: PyMutex<()>,
     /// Main thread identifier (pthread_self on Unix)
@@ -1263,6 +1267,7 @@ impl VirtualMachine {
             profile_func,
             trace_func,
             use_tracing: Cell::new(false),
+            eval_hook_mode: Cell::new(crate::eval_hook::EvalHookMode::Disabled),
             what_event: Cell::new(None),
             tracing_depth: Cell::new(0),
             recursion_limit: Cell::new(if cfg!(debug_assertions) { 256 } else { 1000 }),
@@ -1821,6 +1826,18 @@ impl VirtualMachine {
     /// frame without adding a Rust stack frame.
     #[inline(always)]
     pub fn run_frame_fast(&self, iframe: &mut crate::frame::InterpreterFrame) -> PyResult {
+        if self.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled {
+            return crate::eval_hook::run_frame_fast_hooked(self, iframe);
+        }
+        self.run_frame_fast_default(iframe)
+    }
+
+    /// `run_frame_fast` without consulting the eval-frame hook.
+    #[inline(always)]
+    pub(crate) fn run_frame_fast_default(
+        &self,
+        iframe: &mut crate::frame::InterpreterFrame,
+    ) -> PyResult {
         use crate::frame::ExecutionResult;
 
         let entry_state = self.enter_iframe(iframe)?;
@@ -2226,7 +2243,16 @@ impl VirtualMachine {
         }
     }
 
+    #[inline(always)]
     pub fn run_frame(&self, frame: FrameObjectRef) -> PyResult {
+        if self.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled {
+            return crate::eval_hook::run_frame_hooked(self, frame);
+        }
+        self.run_frame_default(frame)
+    }
+
+    /// `run_frame` without consulting the eval-frame hook.
+    pub(crate) fn run_frame_default(&self, frame: FrameObjectRef) -> PyResult {
         // Only ordinary (datastack) call frames reach `run_frame`; generator
         // and coroutine frames are resumed through `resume_gen_frame`. A
         // datastack frame is created untracked and is tracked lazily only when
