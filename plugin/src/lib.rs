@@ -1,0 +1,31 @@
+//! symtrace: a symbolic opcode translator for RustPython, built on the fork's eval-frame hook.
+//!
+//! For now the crate ships two plugins for `rustpython --plugin NAME`:
+//! * [`SymtracePlugin`] (`symtrace`): installs the hook; every frame runs as is until the
+//!   translator lands;
+//! * [`FramesPlugin`] (`frames`): records every frame entry, the oracle of the hook's tests.
+
+mod frames;
+mod symtrace_plugin;
+
+pub use frames::{FrameRecorder, FramesPlugin};
+pub use symtrace_plugin::{SymtraceHook, SymtracePlugin};
+
+use rustpython::PluginRegistry;
+
+/// Every plugin this crate provides, ready for [`rustpython::run_with_plugins`].
+pub fn registry() -> PluginRegistry {
+    PluginRegistry::new().with(SymtracePlugin).with(FramesPlugin)
+}
+
+/// Install `hook` on the interpreter and make it active on this thread and on threads started
+/// from now on.
+pub fn activate(
+    vm: &rustpython_vm::VirtualMachine,
+    hook: std::sync::Arc<dyn rustpython_vm::eval_hook::EvalFrameHook>,
+) {
+    use rustpython_vm::eval_hook::EvalHookMode;
+    vm.set_eval_frame_hook(Some(hook));
+    vm.set_eval_hook_thread_default(EvalHookMode::Active);
+    vm.set_eval_hook_mode(EvalHookMode::Active);
+}
