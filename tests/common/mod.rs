@@ -1,0 +1,103 @@
+//! Helpers shared by the integration tests: the built `rustpython` binary, an embedded
+//! interpreter with the standard library, and a log collector.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+use rustpython::InterpreterBuilderExt;
+use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine, scope::Scope};
+
+/// The `rustpython` binary cargo built for these tests.
+pub fn rustpython() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rustpython"))
+}
+
+pub fn python_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("python")
+}
+
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("cannot start rustpython");
+    assert!(
+        out.status.success(),
+        "rustpython failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Run `f` in a fresh interpreter with the standard library.
+pub fn with_vm<R>(f: impl FnOnce(&VirtualMachine) -> R) -> R {
+    let interp = rustpython::InterpreterBuilder::new().init_stdlib().interpreter();
+    interp.enter(f)
+}
+
+/// Execute `source` as a module named `file` in a new scope; the error is printed.
+pub fn exec(vm: &VirtualMachine, source: &str, file: &str) -> Scope {
+    let scope = vm.new_scope_with_builtins();
+    exec_in(vm, &scope, source, file).unwrap_or_else(|e| panic!("{}", describe(vm, &e)));
+    scope
+}
+
+pub fn exec_in(vm: &VirtualMachine, scope: &Scope, source: &str, file: &str) -> PyResult<()> {
+    vm.run_string(scope.clone(), source, file).map(drop)
+}
+
+/// Evaluate an expression in `scope`.
+pub fn eval(vm: &VirtualMachine, scope: &Scope, expr: &str) -> PyResult<PyObjectRef> {
+    exec_in(vm, scope, &format!("__test_result__ = ({expr})"), "<test>")?;
+    scope.globals.get_item("__test_result__", vm)
+}
+
+/// `repr()` of an expression's value, or the exception it raised.
+pub fn eval_repr(vm: &VirtualMachine, scope: &Scope, expr: &str) -> String {
+    match eval(vm, scope, expr) {
+        Ok(v) => v.repr(vm).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        Err(e) => describe(vm, &e),
+    }
+}
+
+pub fn describe(vm: &VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> String {
+    let mut s = String::new();
+    vm.write_exception(&mut s, exc).unwrap();
+    s
+}
+
+/// Collects every log record of the test process, so that tests can check what was logged.
+struct Collector;
+
+static RECORDS: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+impl log::Log for Collector {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        RECORDS.lock().unwrap().push((record.target().to_owned(), record.args().to_string()));
+    }
+    fn flush(&self) {}
+}
+
+/// Start collecting log records (idempotent).
+pub fn collect_logs() {
+    static INIT: OnceLock<()> = OnceLock::new();
+    INIT.get_or_init(|| {
+        log::set_boxed_logger(Box::new(Collector)).expect("logger already set");
+        log::set_max_level(log::LevelFilter::Info);
+    });
+}
+
+/// Log messages of `target` that contain `needle`.
+pub fn logged(target: &str, needle: &str) -> Vec<String> {
+    RECORDS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(t, m)| t == target && m.contains(needle))
+        .map(|(_, m)| m.clone())
+        .collect()
+}
