@@ -20,7 +20,10 @@ fn main() {
         let display = entry.display();
         println!("cargo:rerun-if-changed={display}");
     }
-    println!("cargo:rerun-if-changed=../../Lib/importlib/_bootstrap.py");
+    // symtrace fork: upstream also watches ../../Lib/importlib/_bootstrap.py, a path of
+    // RustPython's own repository. Outside it the file is missing, so the script re-ran on
+    // every build, and inside our git checkout the hash it embeds changed with every commit,
+    // which recompiled the whole VM each time.
 
     // = 3.14.0alpha
     python_version(3, 14, 0, "alpha", 0);
