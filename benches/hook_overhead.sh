@@ -34,6 +34,12 @@ publish = false
 
 [dependencies]
 rustpython = { version = "=0.6.0", default-features = false, features = ["threading", "stdlib", "stdio", "importlib", "host_env"] }
+# the fork's pins (vendor/README.md): 0.16.10 breaks rustpython-codegen 0.6.0
+rustpython-ruff_python_ast = "=0.16.5"
+rustpython-ruff_python_parser = "=0.16.5"
+rustpython-ruff_python_trivia = "=0.16.5"
+rustpython-ruff_source_file = "=0.16.5"
+rustpython-ruff_text_size = "=0.16.5"
 
 [profile.release]
 debug = "line-tables-only"
@@ -47,10 +53,8 @@ fn main() -> std::process::ExitCode {
     rustpython::run(InterpreterBuilder::new().init_stdlib())
 }
 RS
+  # and the malachite-bigint pin of the fork's Cargo.lock
   (cd "$PRISTINE" && cargo generate-lockfile -q \
-    && cargo update -q -p rustpython-ruff_python_ast -p rustpython-ruff_python_parser \
-         -p rustpython-ruff_python_trivia -p rustpython-ruff_source_file \
-         -p rustpython-ruff_text_size --precise 0.16.5 \
     && { cargo update -q -p malachite-bigint@0.14.0 --precise 0.12.0 2>/dev/null || true; } \
     && cargo build --release -q --ignore-rust-version)
 fi

@@ -265,3 +265,33 @@ fn frame_view_reads_arguments_cells_and_free_variables_by_name() {
         );
     });
 }
+
+#[test]
+fn plugin_data_lives_on_the_code_object_and_dies_with_it() {
+    use rustpython_vm::eval_hook::request_code_extra_index;
+    struct DropFlag(Arc<AtomicUsize>);
+    impl Drop for DropFlag {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let mine = request_code_extra_index();
+    let other = request_code_extra_index();
+    assert_ne!(mine, other, "each plugin gets its own index");
+    let dropped = Arc::new(AtomicUsize::new(0));
+    with_vm(|vm| {
+        let scope = exec(vm, "def target(x):\n    return x\n", "prog.py");
+        {
+            let code = eval(vm, &scope, "target.__code__").unwrap().downcast::<PyCode>().unwrap();
+            code.set_hook_extra(mine, Some(Arc::new(DropFlag(dropped.clone()))));
+            assert!(code.hook_extra(other).is_none());
+        }
+        let code = eval(vm, &scope, "target.__code__").unwrap().downcast::<PyCode>().unwrap();
+        let data = code.hook_extra(mine).expect("stored on the code object");
+        assert!(data.downcast_ref::<DropFlag>().is_some());
+        drop((data, code));
+        assert_eq!(dropped.load(Ordering::SeqCst), 0);
+        exec_in(vm, &scope, "del target\n__test_result__ = None\n", "driver.py").unwrap();
+        assert_eq!(dropped.load(Ordering::SeqCst), 1, "released with the code object");
+    });
+}
