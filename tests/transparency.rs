@@ -1,0 +1,180 @@
+//! The transparency harness: CPython's own test suite (Debian's libpython3.11-testsuite, only
+//! its `test` package on the path) gives the same outcome for every single test with and
+//! without a plugin.
+//!
+//! Each module of `MODULES` runs under `tests/transparency/run_module.py` twice, plain and with
+//! the plugin arguments of the test, and the per-test outcomes (ok / fail / error / skip /
+//! xfail / xpass) and exit statuses are compared. Every difference is printed with the test id
+//! and both outcomes. `SYMTRACE_CPYTHON_TESTS` points at another copy of the `test` package;
+//! `SYMTRACE_HARNESS_MODULES` (comma-separated) runs other modules.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::*;
+
+const MODULES: &[&str] = &[
+    "test_scope", "test_generators", "test_exceptions", "test_raise", "test_with",
+    "test_contextlib", "test_class", "test_super", "test_funcattrs", "test_keywordonlyarg",
+    "test_positional_only_arg", "test_listcomps", "test_setcomps", "test_dict", "test_list",
+    "test_tuple", "test_set", "test_iter", "test_enumerate", "test_patma", "test_string",
+    "test_bool", "test_augassign", "test_dataclasses", "test_functools", "test_itertools",
+    "test_range", "test_sort",
+];
+
+const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// A folder holding only a `test` link to CPython's test package.
+fn test_package_path() -> PathBuf {
+    let suite = std::env::var_os("SYMTRACE_CPYTHON_TESTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/python3.11/test"));
+    assert!(
+        suite.join("support").join("__init__.py").exists(),
+        "CPython's test package is not at {} (apt-get install libpython3.11-testsuite, as .ci/run does, \
+         or set SYMTRACE_CPYTHON_TESTS)",
+        suite.display()
+    );
+    let dir = std::env::temp_dir().join(format!("symtrace-cpython-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("test");
+    if !link.exists() {
+        std::os::unix::fs::symlink(&suite, &link).unwrap();
+    }
+    dir
+}
+
+struct RunOutcome {
+    status: String,
+    tests: BTreeMap<String, String>,
+}
+
+fn run_module(path: &Path, module: &str, plugin_args: &[String], tag: &str) -> RunOutcome {
+    let out = path.join(format!("{module}.{tag}.txt"));
+    let _ = std::fs::remove_file(&out);
+    let mut cmd = Command::new("timeout");
+    cmd.arg(PER_MODULE_TIMEOUT.as_secs().to_string())
+        .arg(env!("CARGO_BIN_EXE_rustpython"))
+        .args(plugin_args)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transparency/run_module.py"))
+        .arg(format!("test.{module}"))
+        .arg(&out)
+        .env("RUSTPYTHONPATH", path)
+        .current_dir(path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let status = cmd.status().expect("cannot run rustpython");
+    let status = match status.code() {
+        Some(124) => "timeout".to_owned(),
+        Some(c) => format!("exit {c}"),
+        None => "killed by a signal".to_owned(),
+    };
+    let tests = std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split('\t');
+            Some((parts.nth(1)?.to_owned(), l.split('\t').next()?.to_owned()))
+        })
+        .collect();
+    RunOutcome { status, tests }
+}
+
+fn modules() -> Vec<String> {
+    match std::env::var("SYMTRACE_HARNESS_MODULES") {
+        Ok(list) => list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect(),
+        Err(_) => MODULES.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Run `modules` plain and with `plugin_args`: the number of tests compared, and every
+/// difference, printed.
+fn compare(plugin_args: &[&str], modules: Vec<String>) -> (usize, Vec<String>) {
+    let path = test_package_path();
+    let plugin_args: Vec<String> = plugin_args.iter().map(|s| s.to_string()).collect();
+    let tag = plugin_args.join("_").replace(['/', '=', '-'], "");
+    let queue = Mutex::new(modules.clone());
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some(module) = queue.lock().unwrap().pop() else { break };
+                let plain = run_module(&path, &module, &[], &format!("plain{tag}"));
+                let hooked = run_module(&path, &module, &plugin_args, &tag);
+                results.lock().unwrap().push((module, plain, hooked));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+
+    let mut compared = 0;
+    let mut differences = Vec::new();
+    for (module, plain, hooked) in &results {
+        if plain.tests.is_empty() {
+            differences.push(format!("{module}: no test ran in the plain run ({})", plain.status));
+        }
+        if plain.status != hooked.status {
+            differences.push(format!("{module}: plain {} / plugin {}", plain.status, hooked.status));
+        }
+        for (id, outcome) in &plain.tests {
+            compared += 1;
+            match hooked.tests.get(id) {
+                Some(o) if o == outcome => {}
+                Some(o) => differences.push(format!("{id}: plain {outcome} / plugin {o}")),
+                None => differences.push(format!("{id}: plain {outcome} / plugin (not run)")),
+            }
+        }
+        for (id, outcome) in &hooked.tests {
+            if !plain.tests.contains_key(id) {
+                differences.push(format!("{id}: plain (not run) / plugin {outcome}"));
+            }
+        }
+    }
+    println!(
+        "transparency with {:?}: {} tests compared in {} modules, {} differences",
+        plugin_args,
+        compared,
+        results.len(),
+        differences.len()
+    );
+    for d in &differences {
+        println!("  {d}");
+    }
+    (compared, differences)
+}
+
+fn assert_transparent(plugin_args: &[&str]) {
+    let (compared, differences) = compare(plugin_args, modules());
+    assert!(compared > 0, "no test was compared");
+    assert!(differences.is_empty(), "{} differences (listed above)", differences.len());
+}
+
+#[test]
+fn cpython_suite_unchanged_under_symtrace() {
+    assert_transparent(&["--plugin", "symtrace"]);
+}
+
+#[test]
+fn cpython_suite_unchanged_under_the_frames_recorder() {
+    let record = std::env::temp_dir().join(format!("symtrace-frames-{}.txt", std::process::id()));
+    assert_transparent(&["--plugin", "frames", "--plugin-opt", &format!("out={}", record.display())]);
+}
+
+#[test]
+fn the_harness_reports_a_plugin_that_changes_outcomes() {
+    // A plugin that cannot install makes every run fail before any test: the harness must say
+    // so, test by test, not pass.
+    let (compared, differences) = compare(
+        &["--plugin", "frames", "--plugin-opt", "out=/nonexistent-dir/record.txt"],
+        vec!["test_bool".to_owned()],
+    );
+    assert!(compared > 0);
+    assert!(differences.iter().any(|d| d.starts_with("test_bool: plain exit 0 / plugin exit 1")), "{differences:?}");
+    assert!(differences.iter().any(|d| d.ends_with(": plain ok / plugin (not run)")), "{differences:?}");
+}
