@@ -522,6 +522,16 @@ fn same_free_vars(orig: &PyCode, new_code: &PyCode) -> bool {
         && orig.freevars.iter().zip(new_code.freevars.iter()).all(|(a, b)| core::ptr::eq(*a, *b))
 }
 
+/// Whether a plain Python-to-Python call that did not take a specialized call path should
+/// still get a data-stack frame. While a hook is active the specialized calls are off, so every
+/// such call reaches `vectorcall_function`, whose exact-argument paths would otherwise allocate
+/// a heap frame object per call; the data-stack frame enters through `run_frame_fast`, where the
+/// hook sees it. Tracing keeps upstream's heap frames (trace functions hold on to them).
+#[inline]
+pub(crate) fn prefers_datastack_calls(vm: &VirtualMachine) -> bool {
+    vm.eval_hook_mode.get() != EvalHookMode::Disabled && !vm.use_tracing.get()
+}
+
 /// Hooked entry of a data-stack frame (`run_frame_fast`).
 #[cold]
 #[inline(never)]

@@ -1786,6 +1786,9 @@ pub(crate) fn vectorcall_function(
         // FAST PATH: simple positional-only call, exact arg count.
         // Move owned args directly into fastlocals — no clone needed.
         args.truncate(nargs);
+        if crate::eval_hook::prefers_datastack_calls(vm) {
+            return zelf.invoke_prepared_exact_args(args.into_iter(), vm);
+        }
         let frame = zelf.prepare_exact_args_frame(args.into_iter(), vm);
 
         let result = vm.run_frame(frame.clone());
@@ -1804,6 +1807,9 @@ pub(crate) fn vectorcall_function(
         // through to the slow path below with `args` untouched.
         match try_reorder_simple_kwargs(code, args, nargs, kwnames) {
             Ok(ordered) => {
+                if crate::eval_hook::prefers_datastack_calls(vm) {
+                    return zelf.invoke_prepared_exact_args(ordered.into_iter(), vm);
+                }
                 let frame = zelf.prepare_exact_args_frame(ordered.into_iter(), vm);
                 let result = vm.run_frame(frame.clone());
                 crate::frame::release_datastack_frame(&frame, vm);
