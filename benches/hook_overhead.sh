@@ -82,8 +82,9 @@ printf 'do-nothing hook: %.0f ns per frame\n' "$(echo "($H - $F) * 1000000000 / 
 
 if command -v valgrind >/dev/null; then
   echo
-  echo "callgrind instruction counts (benches/call_workload.py 0, whole process):"
-  count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" "$WORKLOAD" 0 2>&1 >/dev/null \
+  echo "callgrind instruction counts (benches/call_workload.py 0, whole process, PYTHONHASHSEED=0):"
+  # A fixed hash seed: with randomized hashing the same binary's count moves by several %.
+  count() { PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" "$WORKLOAD" 0 2>&1 >/dev/null \
             | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'; }
   CP=$(count "$PRIS"); CF=$(count "$FORK")
   printf '%-40s %16s %10s\n' "build" "instructions" "vs pristine"
