@@ -200,3 +200,22 @@ fn replaced_after_warm_up_and_through_native_callers() {
         assert_eq!(got, "(-49995000, [3, 2, 1], [-1, -2])");
     });
 }
+
+#[test]
+fn replacement_while_a_profiler_runs_uses_heap_frames() {
+    // With sys.setprofile active the VM runs calls in heap frame objects (run_frame): the
+    // replacement path for those, with a closure, and the profiler sees the replacement run.
+    with_vm(|vm| {
+        let src = "import sys\ncalls = []\ndef prof(frame, event, arg):\n    if event == 'call':\n        calls.append(frame.f_code.co_name)\ndef outer(k):\n    def f(a, b=2):\n        return a + b + k\n    return f\nf = outer(100)\n";
+        let orig = exec(vm, src, "orig.py");
+        let alt = exec(vm, &src.replace("return a + b + k", "return (a, b, k, 'alt')"), "orig.py");
+        let hook = Arc::new(Replacer::default());
+        hook.table.lock().unwrap().push((code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__")));
+        vm.set_eval_frame_hook(Some(hook));
+        vm.set_eval_hook_mode(EvalHookMode::Active);
+        exec_in(vm, &orig, "sys.setprofile(prof)\nr = f(1)\nsys.setprofile(None)\n", "driver.py").unwrap();
+        vm.set_eval_hook_mode(EvalHookMode::Disabled);
+        assert_eq!(eval_repr(vm, &orig, "r"), "(1, 2, 100, 'alt')");
+        assert_eq!(eval_repr(vm, &orig, "'f' in calls"), "True");
+    });
+}
