@@ -295,3 +295,26 @@ fn plugin_data_lives_on_the_code_object_and_dies_with_it() {
         assert_eq!(dropped.load(Ordering::SeqCst), 1, "released with the code object");
     });
 }
+
+#[test]
+fn python_code_run_by_a_plugin_is_not_hooked() {
+    // The plugin calls a Python function for every frame it sees: without the suspension this
+    // would recurse forever; with it, the helper's frames are never shown to the plugin.
+    with_vm(|vm| {
+        let scope = exec(vm, "seen_by_helper = []\ndef helper(name):\n    seen_by_helper.append(name)\n    return len(name)\n", "prog.py");
+        exec_in(vm, &scope, PROGRAM, "prog.py").unwrap();
+        let helper = eval(vm, &scope, "helper").unwrap();
+        let hook = on_target("target", move |f, vm| {
+            assert_eq!(vm.eval_hook_mode(), EvalHookMode::Disabled, "suspended while the plugin runs");
+            helper.call((f.code().qualname.as_str().to_owned(),), vm)?;
+            Ok(FrameDecision::run_default())
+        });
+        vm.set_eval_frame_hook(Some(hook.clone()));
+        vm.set_eval_hook_mode(EvalHookMode::Active);
+        let got = eval_repr(vm, &scope, "caller()");
+        vm.set_eval_hook_mode(EvalHookMode::Disabled);
+        assert_eq!(got, "[0, 2, 4]");
+        assert_eq!(eval_repr(vm, &scope, "seen_by_helper"), "['target', 'target', 'target']");
+        assert!(!hook.seen.lock().unwrap().iter().any(|n| n == "helper"), "helper's frames were hooked");
+    });
+}
