@@ -13,7 +13,7 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{
     CalleeMode, EvalFrameHook, EvalHookMode, FrameDecision, FrameEntry, FrameView,
 };
-use rustpython_vm::{AsObject, PyRef, PyResult, VirtualMachine};
+use rustpython_vm::{PyRef, PyResult, VirtualMachine};
 
 /// A hook whose behaviour on the frame named `target` is given by a closure.
 struct OnTarget<F: Fn(&FrameView<'_>, &VirtualMachine) -> PyResult<FrameDecision> + Send + Sync> {

@@ -31,6 +31,14 @@ fn code_of(vm: &VirtualMachine, scope: &Scope, expr: &str) -> PyRef<PyCode> {
     eval(vm, scope, expr).unwrap().downcast::<PyCode>().unwrap()
 }
 
+/// Install a [`Replacer`] that runs `replacement` for `original`, active on this thread.
+fn activate_replacement(vm: &VirtualMachine, original: PyRef<PyCode>, replacement: PyRef<PyCode>) {
+    let hook = Arc::new(Replacer::default());
+    hook.table.lock().unwrap().push((original, replacement));
+    vm.set_eval_frame_hook(Some(hook));
+    vm.set_eval_hook_mode(EvalHookMode::Active);
+}
+
 /// Run ORIGINAL (file "orig.py") and ALTERNATIVE (file "orig.py" too, so that positions match)
 /// in two scopes; make every code object `orig.EXPR` run as `alt.EXPR` for each EXPR in
 /// `replaced`; then evaluate `expr` in the original scope with the hook active.
@@ -152,10 +160,7 @@ fn exception_in_a_replacement_shows_the_original_position() {
     with_vm(|vm| {
         let orig = exec(vm, "def f(x):\n    return x\n", "orig.py");
         let alt = exec(vm, "def f(x):\n    return 1 / (x - x)\n", "orig.py");
-        let hook = Arc::new(Replacer::default());
-        hook.table.lock().unwrap().push((code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__")));
-        vm.set_eval_frame_hook(Some(hook));
-        vm.set_eval_hook_mode(EvalHookMode::Active);
+        activate_replacement(vm, code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__"));
         exec_in(
             vm,
             &orig,
@@ -174,10 +179,7 @@ fn module_level_code_can_be_replaced() {
     with_vm(|vm| {
         let scope = vm.new_scope_with_builtins();
         exec_in(vm, &scope, "src_a = 'x = 1'\nsrc_b = 'x = 2\\ny = 3'\nca = compile(src_a, 'm.py', 'exec')\ncb = compile(src_b, 'm.py', 'exec')\nns = {}\n", "setup.py").unwrap();
-        let hook = Arc::new(Replacer::default());
-        hook.table.lock().unwrap().push((code_of(vm, &scope, "ca"), code_of(vm, &scope, "cb")));
-        vm.set_eval_frame_hook(Some(hook));
-        vm.set_eval_hook_mode(EvalHookMode::Active);
+        activate_replacement(vm, code_of(vm, &scope, "ca"), code_of(vm, &scope, "cb"));
         exec_in(vm, &scope, "exec(ca, ns)", "driver.py").unwrap();
         vm.set_eval_hook_mode(EvalHookMode::Disabled);
         assert_eq!(eval_repr(vm, &scope, "(ns['x'], ns['y'])"), "(2, 3)");
@@ -191,10 +193,7 @@ fn replaced_after_warm_up_and_through_native_callers() {
     with_vm(|vm| {
         let orig = exec(vm, "def key(v):\n    return v\ndef loop():\n    t = 0\n    for i in range(10000):\n        t += key(i)\n    return t\nloop()\n", "orig.py");
         let alt = exec(vm, "def key(v):\n    return -v\n", "orig.py");
-        let hook = Arc::new(Replacer::default());
-        hook.table.lock().unwrap().push((code_of(vm, &orig, "key.__code__"), code_of(vm, &alt, "key.__code__")));
-        vm.set_eval_frame_hook(Some(hook));
-        vm.set_eval_hook_mode(EvalHookMode::Active);
+        activate_replacement(vm, code_of(vm, &orig, "key.__code__"), code_of(vm, &alt, "key.__code__"));
         let got = eval_repr(vm, &orig, "(loop(), sorted([1, 3, 2], key=key), list(map(key, [1, 2])))");
         vm.set_eval_hook_mode(EvalHookMode::Disabled);
         assert_eq!(got, "(-49995000, [3, 2, 1], [-1, -2])");
@@ -209,10 +208,7 @@ fn replacement_while_a_profiler_runs_uses_heap_frames() {
         let src = "import sys\ncalls = []\ndef prof(frame, event, arg):\n    if event == 'call':\n        calls.append(frame.f_code.co_name)\ndef outer(k):\n    def f(a, b=2):\n        return a + b + k\n    return f\nf = outer(100)\n";
         let orig = exec(vm, src, "orig.py");
         let alt = exec(vm, &src.replace("return a + b + k", "return (a, b, k, 'alt')"), "orig.py");
-        let hook = Arc::new(Replacer::default());
-        hook.table.lock().unwrap().push((code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__")));
-        vm.set_eval_frame_hook(Some(hook));
-        vm.set_eval_hook_mode(EvalHookMode::Active);
+        activate_replacement(vm, code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__"));
         exec_in(vm, &orig, "sys.setprofile(prof)\nr = f(1)\nsys.setprofile(None)\n", "driver.py").unwrap();
         vm.set_eval_hook_mode(EvalHookMode::Disabled);
         assert_eq!(eval_repr(vm, &orig, "r"), "(1, 2, 100, 'alt')");

@@ -8,15 +8,12 @@
 //! and both outcomes. `SYMTRACE_CPYTHON_TESTS` points at another copy of the `test` package;
 //! `SYMTRACE_HARNESS_MODULES` (comma-separated) runs other modules.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::*;
 
 const MODULES: &[&str] = &[
     "test_scope", "test_generators", "test_exceptions", "test_raise", "test_with",
