@@ -624,6 +624,8 @@ struct InstructionSequenceEntry {
     i_target: i32,
     i_offset: i32,
     python_loc: Option<[i32; 4]>,
+    /// symtrace fork: the exception handler the caller gave with `set_except_handler`.
+    given_handler: Option<GivenExceptHandler>,
 }
 
 impl InstructionSequenceEntry {
@@ -634,8 +636,19 @@ impl InstructionSequenceEntry {
             i_target: 0,
             i_offset: 0,
             python_loc: None,
+            given_handler: None,
         }
     }
+}
+
+/// symtrace fork: an exception-table entry given per instruction (label of the handler, stack
+/// depth the handler unwinds to, whether it pushes lasti), for callers that re-assemble decoded
+/// code and so have no SETUP_*/POP_BLOCK structure to derive the table from.
+#[derive(Clone, Copy, Debug)]
+struct GivenExceptHandler {
+    label: i32,
+    depth: i32,
+    push_lasti: bool,
 }
 
 const INSTRUCTION_SEQUENCE_UNSET_LABEL: i32 = -111;
@@ -705,6 +718,27 @@ impl InstructionSequence {
 
     pub fn new_label(&mut self) -> i32 {
         instruction_sequence_new_label(self).0
+    }
+
+    /// symtrace fork: the last added instruction is covered by the exception handler at `label`,
+    /// which runs with the value stack cut to `depth` (plus lasti when `push_lasti`). Handlers
+    /// given this way take precedence over those derived from SETUP_*/POP_BLOCK pseudo-ops.
+    pub fn set_except_handler(
+        &mut self,
+        label: i32,
+        depth: u32,
+        push_lasti: bool,
+    ) -> crate::InternalResult<()> {
+        let depth = i32::try_from(depth).map_err(|_| InternalError::MalformedControlFlowGraph)?;
+        if self.instr_used == 0 || label <= 0 || label > self.next_free_label {
+            return Err(InternalError::MalformedControlFlowGraph);
+        }
+        self.instrs[self.instr_used - 1].given_handler = Some(GivenExceptHandler {
+            label,
+            depth,
+            push_lasti,
+        });
+        Ok(())
     }
 
     pub fn use_label(&mut self, label: i32) -> crate::InternalResult<()> {
@@ -1002,6 +1036,9 @@ fn instruction_sequence_apply_label_map(instrs: &mut InstructionSequence) {
                 let label = handler.h_label as usize;
                 debug_assert!(label < instrs.label_map_allocation);
                 handler.h_label = label_map[label];
+            }
+            if let Some(given) = &mut entry.given_handler {
+                given.label = label_map[given.label as usize];
             }
         }
     }
@@ -1422,6 +1459,9 @@ pub struct Block {
     pub cold: bool,
     /// Definitely reachable outside exception-only paths (b_warm)
     warm: bool,
+    /// symtrace fork: the entry depth of a handler given with `set_except_handler`;
+    /// `calculate_stackdepth` reaches the block through the instructions it covers.
+    given_start_depth: i32,
 }
 
 impl Default for Block {
@@ -1442,6 +1482,7 @@ impl Default for Block {
             except_handler: false,
             cold: false,
             warm: false,
+            given_start_depth: START_DEPTH_UNSET,
         }
     }
 }
@@ -2683,6 +2724,15 @@ impl Blocks {
                     return Err(InternalError::StackUnderflow);
                 }
                 maxdepth = maxdepth.max(depth);
+                if let Some(handler) = ins.except_handler {
+                    let given = self[handler.handler_block].given_start_depth;
+                    if given != START_DEPTH_UNSET {
+                        if given > depth + 1 + i32::from(handler.preserve_lasti) {
+                            return Err(InternalError::StackUnderflow);
+                        }
+                        stackdepth_push(&mut stack, self, handler.handler_block, given)?;
+                    }
+                }
                 if instr.has_target() && !matches!(instr.real(), Some(Instruction::EndAsyncFor)) {
                     debug_assert!(ins.target != BlockIdx::NULL);
                     let effects = get_stack_effects(*instr, ins.arg, 1)?;
@@ -3264,6 +3314,15 @@ impl Blocks {
         let is_forward = !self[last_ins.target].visited;
 
         if is_forward {
+            // symtrace fork: re-assembled code carries its NOT_TAKEN already, with the exception
+            // handler it had; the compiler's own CFG never has one at this point.
+            let next = self[block_idx].next;
+            if next != BlockIdx::NULL
+                && self[next].instruction_used > 0
+                && matches!(self[next].instructions[0].instr.real_opcode(), Some(Opcode::NotTaken))
+            {
+                return Ok(());
+            }
             // Insert NOT_TAKEN after forward conditional jump.
             let not_taken = InstructionInfo {
                 instr: Opcode::NotTaken.into(),
@@ -4109,6 +4168,7 @@ fn optimized_cfg_to_instruction_sequence(
     metadata: &CodeUnitMetadata,
     flags: CodeFlags,
     blocks: &mut Blocks,
+    keep_as_given: bool,
 ) -> crate::InternalResult<(u32, usize, InstructionSequence)> {
     // Phase 2: _PyCfg_OptimizedCfgToInstructionSequence (flowgraph.c)
     blocks.convert_pseudo_conditional_jumps()?;
@@ -4117,12 +4177,14 @@ fn optimized_cfg_to_instruction_sequence(
     let nlocalsplus = prepare_localsplus(metadata, blocks, flags)?;
     // Pseudo ops are lowered after stackdepth and
     // localsplus preparation, before normalize_jumps.
-    convert_pseudo_ops(blocks)?;
+    convert_pseudo_ops(blocks, !keep_as_given)?;
     blocks.normalize_jumps()?;
     #[cfg(debug_assertions)]
     assert!(blocks.no_redundant_jumps());
     // optimize_load_fast: after normalize_jumps
-    blocks.optimize_load_fast()?;
+    if !keep_as_given {
+        blocks.optimize_load_fast()?;
+    }
 
     let mut instr_sequence = instruction_sequence_new();
     blocks.cfg_to_instruction_sequence(&mut instr_sequence)?;
@@ -4167,13 +4229,35 @@ pub fn assemble_for_tests(
     metadata: CodeUnitMetadata,
     debug_ranges: bool,
 ) -> crate::InternalResult<CodeObject> {
+    assemble_code(filename, seq, metadata, CodeFlags::empty(), debug_ranges, false)
+}
+
+/// symtrace fork: `assemble_for_tests` with the code's real flags, so that the generator
+/// prologue and the VARARGS/VARKEYWORDS local kinds come out right, and with the exception
+/// handlers given per instruction (`InstructionSequence::set_except_handler`) applied on top
+/// of those derived from SETUP_*/POP_BLOCK. `keep_as_given` says the instructions are in
+/// their final form already (decoded from a compiled code object): the passes that rewrite or
+/// drop instructions (LOAD_FAST borrowing, removal of redundant NOPs and jumps) do not run.
+pub fn assemble_code(
+    filename: String,
+    mut seq: InstructionSequence,
+    metadata: CodeUnitMetadata,
+    flags: CodeFlags,
+    debug_ranges: bool,
+    keep_as_given: bool,
+) -> crate::InternalResult<CodeObject> {
+    instruction_sequence_apply_label_map(&mut seq);
+    let given: Vec<Option<GivenExceptHandler>> = seq.instrs[..seq.instr_used]
+        .iter()
+        .map(|entry| entry.given_handler)
+        .collect();
     let mut blocks = cfg_from_instruction_sequence(seq)?;
     translate_jump_labels_to_targets(&mut blocks)?;
     blocks.mark_except_handlers();
     label_exception_targets(&mut blocks)?;
-    let flags = CodeFlags::empty();
+    apply_given_except_handlers(&mut blocks, &given)?;
     let (max_stackdepth, nlocalsplus, mut instr_sequence) =
-        optimized_cfg_to_instruction_sequence(&metadata, flags, &mut blocks)?;
+        optimized_cfg_to_instruction_sequence(&metadata, flags, &mut blocks, keep_as_given)?;
     let localsplusinfo = compute_localsplus_info(&metadata, nlocalsplus, flags)?;
     let CodeUnitMetadata {
         name: obj_name,
@@ -4228,6 +4312,62 @@ pub fn assemble_for_tests(
     })
 }
 
+/// symtrace fork: attach the handlers given per instruction. The CFG holds the sequence's
+/// instructions in order (nothing is inserted or removed before this point), and a handler's
+/// label is the index of its first instruction, which `cfg_from_instruction_sequence` made a
+/// block start.
+fn apply_given_except_handlers(
+    blocks: &mut Blocks,
+    given: &[Option<GivenExceptHandler>],
+) -> crate::InternalResult<()> {
+    if given.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let mut label_to_block = alloc::collections::BTreeMap::new();
+    let mut block_idx = BlockIdx(0);
+    while block_idx != BlockIdx::NULL {
+        let label = blocks[block_idx].cpython_label;
+        if is_label(label) {
+            label_to_block.insert(label.0, block_idx);
+        }
+        block_idx = blocks[block_idx].next;
+    }
+    let mut position = 0usize;
+    let mut block_idx = BlockIdx(0);
+    while block_idx != BlockIdx::NULL {
+        for i in 0..blocks[block_idx].instruction_used {
+            let Some(Some(handler)) = given.get(position).copied() else {
+                position += 1;
+                continue;
+            };
+            position += 1;
+            let handler_block = *label_to_block
+                .get(&handler.label)
+                .ok_or(InternalError::MalformedControlFlowGraph)?;
+            let start_depth = handler.depth + 1 + i32::from(handler.push_lasti);
+            let target = &mut blocks[handler_block];
+            if target.given_start_depth != START_DEPTH_UNSET
+                && (target.given_start_depth != start_depth
+                    || target.preserve_lasti != handler.push_lasti)
+            {
+                return Err(InternalError::InconsistentStackDepth);
+            }
+            target.given_start_depth = start_depth;
+            target.preserve_lasti = handler.push_lasti;
+            target.except_handler = true;
+            blocks[block_idx].instructions[i].except_handler = Some(ExceptHandlerInfo {
+                handler_block,
+                preserve_lasti: handler.push_lasti,
+            });
+        }
+        block_idx = blocks[block_idx].next;
+    }
+    if position != given.len() {
+        return Err(InternalError::MalformedControlFlowGraph);
+    }
+    Ok(())
+}
+
 impl CodeInfo {
     pub fn finalize_code(
         mut self,
@@ -4244,7 +4384,7 @@ impl CodeInfo {
             nparams,
         )?;
         let (max_stackdepth, nlocalsplus, mut instr_sequence) =
-            optimized_cfg_to_instruction_sequence(&self.metadata, self.flags, &mut self.blocks)?;
+            optimized_cfg_to_instruction_sequence(&self.metadata, self.flags, &mut self.blocks, false)?;
         let localsplusinfo = compute_localsplus_info(&self.metadata, nlocalsplus, self.flags)?;
 
         let Self {
@@ -5838,7 +5978,7 @@ impl CodeInfo {
 
         let _max_stackdepth = self.blocks.calculate_stackdepth()?;
         let _nlocalsplus = prepare_localsplus(&self.metadata, &mut self.blocks, self.flags)?;
-        convert_pseudo_ops(&mut self.blocks)?;
+        convert_pseudo_ops(&mut self.blocks, true)?;
         trace.push((
             "after_convert_pseudo_ops".to_owned(),
             self.debug_block_dump(),
@@ -6570,6 +6710,13 @@ fn cfg_from_instruction_sequence(
             debug_assert!(target_offset < instr_sequence.instr_used);
             instr_sequence.instrs[target_offset].i_target = 1;
         }
+        if let Some(given) = instr_sequence.instrs[i].given_handler {
+            let handler_offset = usize::try_from(given.label)
+                .ok()
+                .filter(|&h| h < instr_sequence.instr_used)
+                .ok_or(InternalError::MalformedControlFlowGraph)?;
+            instr_sequence.instrs[handler_offset].i_target = 1;
+        }
     }
     let InstructionSequence {
         instrs,
@@ -7005,7 +7152,7 @@ pub(crate) fn label_exception_targets(blocks: &mut Blocks) -> crate::InternalRes
 
 /// Convert remaining pseudo ops to real instructions or NOP.
 /// flowgraph.c convert_pseudo_ops
-pub(crate) fn convert_pseudo_ops(blocks: &mut Blocks) -> crate::InternalResult<()> {
+pub(crate) fn convert_pseudo_ops(blocks: &mut Blocks, remove_redundant: bool) -> crate::InternalResult<()> {
     let mut block_idx = BlockIdx(0);
     while block_idx != BlockIdx::NULL {
         let next = blocks[block_idx].next;
@@ -7038,7 +7185,10 @@ pub(crate) fn convert_pseudo_ops(blocks: &mut Blocks) -> crate::InternalResult<(
     }
     // CPython flowgraph.c::convert_pseudo_ops() finishes by calling
     // remove_redundant_nops_and_jumps().
-    blocks.remove_redundant_nops_and_jumps()
+    if remove_redundant {
+        blocks.remove_redundant_nops_and_jumps()?;
+    }
+    Ok(())
 }
 
 /// flowgraph.c build_cellfixedoffsets
