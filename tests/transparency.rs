@@ -160,6 +160,12 @@ fn cpython_suite_unchanged_under_symtrace() {
 }
 
 #[test]
+fn cpython_suite_unchanged_under_the_roundtrip_backend() {
+    // Every frame runs decoded, re-assembled and verified code through the replace path.
+    assert_transparent(&["--plugin", "symtrace", "--plugin-opt", "backend=roundtrip"]);
+}
+
+#[test]
 fn cpython_suite_unchanged_under_the_frames_recorder() {
     let record = std::env::temp_dir().join(format!("symtrace-frames-{}.txt", std::process::id()));
     assert_transparent(&["--plugin", "frames", "--plugin-opt", &format!("out={}", record.display())]);

@@ -5,10 +5,13 @@
 //!   translator lands;
 //! * [`FramesPlugin`] (`frames`): records every frame entry, the oracle of the hook's tests.
 
+pub mod backend;
 pub mod bytecode;
+mod dump;
 mod frames;
 mod symtrace_plugin;
 
+pub use dump::DumpDir;
 pub use frames::{FrameRecorder, FramesPlugin};
 pub use symtrace_plugin::{SymtraceHook, SymtracePlugin};
 
