@@ -13,7 +13,9 @@ BIN=$ROOT/target/release/rustpython
 WORKLOAD=$ROOT/benches/call_workload.py
 
 echo "building (cargo build --release)..."
-(cd "$ROOT" && cargo build --release -q && cargo build --release -q --example roundtrip_corpus)
+BUILD_LOG=$(mktemp)
+(cd "$ROOT" && cargo build --release -q && cargo build --release -q --example roundtrip_corpus) 2>"$BUILD_LOG" \
+  || { cat "$BUILD_LOG"; exit 1; }
 
 echo
 echo "== round trip over the standard library"
@@ -34,5 +36,5 @@ printf '%-46s %12s %10s %14s\n' "configuration" "median (s)" "vs plain" "ns per 
 printf '%-46s %12.4f %10s %14s\n' "plain (no plugin)" "$P" "1.0000" "-"
 for row in "do-nothing hook (--plugin symtrace)|$H" "backend=roundtrip (every call replaced)|$R"; do
   name=${row%|*}; t=${row#*|}
-  printf '%-46s %12.4f %10.4f %14.1f\n' "$name" "$t" "$(echo "$t / $P" | bc -l)" "$(echo "($t - $P) * 1e9 / $FRAMES" | bc -l)"
+  printf '%-46s %12.4f %10.4f %14.1f\n' "$name" "$t" "$(echo "$t / $P" | bc -l)" "$(echo "($t - $P) * 1000000000 / $FRAMES" | bc -l)"
 done
