@@ -1,6 +1,6 @@
 //! `--plugin symtrace --plugin-opt backend=roundtrip`: every frame runs re-assembled code, and
 //! nothing a program can see changes: output, tracebacks (files, lines, functions, offsets,
-//! positions), exit status. Each code object is rebuilt once; `dump=DIR` and
+//! positions), exit status (the transparency harness compares more scripts and CPython's tests). Each code object is rebuilt once; `dump=DIR` and
 //! `RUST_LOG=symtrace::bytecode=debug` show the original and the replacement side by side.
 
 mod common;
@@ -51,11 +51,7 @@ fn the_replacement_actually_runs() {
 }
 
 #[test]
-fn scripts_behave_the_same_under_roundtrip() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = assert_same_run(&root.join("demos/hello.py"));
-    assert!(out.starts_with("mean="), "{out}");
-    assert_same_run(&python_dir().join("frame_workload.py"));
+fn exit_status_is_kept_under_roundtrip() {
     let failing = std::env::temp_dir().join(format!("symtrace-rt-exit-{}.py", std::process::id()));
     std::fs::write(&failing, "import sys\ndef f(n):\n    if n > 2:\n        sys.exit(n)\n    return f(n + 1)\nf(0)\n").unwrap();
     assert_eq!(run(ROUNDTRIP, &failing).status.code(), Some(3));

@@ -4,8 +4,10 @@
 //!
 //! Each module of `MODULES` runs under `tests/transparency/run_module.py` twice, plain and with
 //! the plugin arguments of the test, and the per-test outcomes (ok / fail / error / skip /
-//! xfail / xpass) and exit statuses are compared. Every difference is printed with the test id
-//! and both outcomes. `SYMTRACE_CPYTHON_TESTS` points at another copy of the `test` package;
+//! xfail / xpass) and exit statuses are compared; each script-style test of `SCRIPTS` runs
+//! twice too, and its output and exit status are compared. (The unittest modules' own output
+//! is not compared: some print random data, e.g. test_sort's shuffles.) Every difference is
+//! printed with the test id and both outcomes. `SYMTRACE_CPYTHON_TESTS` points at another copy of the `test` package;
 //! `SYMTRACE_HARNESS_MODULES` (comma-separated) runs other modules.
 
 use std::collections::BTreeMap;
@@ -23,6 +25,10 @@ const MODULES: &[&str] = &[
     "test_bool", "test_augassign", "test_dataclasses", "test_functools", "test_itertools",
     "test_range", "test_sort",
 ];
+
+/// Script-style tests: programs whose whole output is the test. Their stdout, stderr and exit
+/// status must be identical (relative to the repository root).
+const SCRIPTS: &[&str] = &["tests/python/traceback_workload.py", "tests/python/frame_workload.py", "demos/hello.py"];
 
 const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -135,17 +141,56 @@ fn compare(plugin_args: &[&str], modules: Vec<String>) -> (usize, Vec<String>) {
             }
         }
     }
+    let scripts = compare_scripts(&plugin_args, &mut differences);
     println!(
-        "transparency with {:?}: {} tests compared in {} modules, {} differences",
+        "transparency with {:?}: {} tests compared in {} modules, {} script outputs, {} differences",
         plugin_args,
         compared,
         results.len(),
+        scripts,
         differences.len()
     );
     for d in &differences {
         println!("  {d}");
     }
     (compared, differences)
+}
+
+/// Run every script of `SCRIPTS` plain and with `plugin_args`; a difference in stdout,
+/// stderr or exit status is reported with the first line that differs.
+fn compare_scripts(plugin_args: &[String], differences: &mut Vec<String>) -> usize {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |args: &[String], script: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rustpython"))
+            .args(args)
+            .arg(root.join(script))
+            .env_remove("RUST_LOG")
+            .current_dir(root)
+            .output()
+            .expect("cannot run rustpython");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (text(&out.stdout), text(&out.stderr), out.status.code())
+    };
+    for script in SCRIPTS {
+        let plain = run(&[], script);
+        let hooked = run(plugin_args, script);
+        for (what, a, b) in [("stdout", &plain.0, &hooked.0), ("stderr", &plain.1, &hooked.1)] {
+            if a != b {
+                let (n, (la, lb)) = a
+                    .lines()
+                    .chain(std::iter::repeat(""))
+                    .zip(b.lines().chain(std::iter::repeat("")))
+                    .enumerate()
+                    .find(|(_, (x, y))| x != y)
+                    .unwrap();
+                differences.push(format!("{script}: {what} line {}: plain {la:?} / plugin {lb:?}", n + 1));
+            }
+        }
+        if plain.2 != hooked.2 {
+            differences.push(format!("{script}: plain exit {:?} / plugin exit {:?}", plain.2, hooked.2));
+        }
+    }
+    SCRIPTS.len()
 }
 
 fn assert_transparent(plugin_args: &[&str]) {
@@ -182,4 +227,9 @@ fn the_harness_reports_a_plugin_that_changes_outcomes() {
     assert!(compared > 0);
     assert!(differences.iter().any(|d| d.starts_with("test_bool: plain exit 0 / plugin exit 1")), "{differences:?}");
     assert!(differences.iter().any(|d| d.ends_with(": plain ok / plugin (not run)")), "{differences:?}");
+    assert!(
+        differences.iter().any(|d| d.starts_with("demos/hello.py: stdout line 1: plain \"mean=")),
+        "{differences:?}"
+    );
+    assert!(differences.iter().any(|d| d == "demos/hello.py: plain exit Some(0) / plugin exit Some(1)"), "{differences:?}");
 }

@@ -24,8 +24,8 @@ pub fn listing(code: &PyCode) -> Result<Vec<String>, DecodeError> {
         } else {
             String::new()
         };
-        let body_target = |t: usize| all[t + if i >= skip { skip } else { 0 }].offset;
-        let meaning = meaning(code, &slots, x, x.target.map(body_target));
+        // Targets index the body, which follows the prologue.
+        let meaning = meaning(code, &slots, x, x.target.map(|t| all[t + skip].offset));
         lines.push(format!("{line_col:>5} {:>6}  {:<28} {:>5}  {meaning}", x.offset * 2, opcode_name(x.op), x.arg)
             .trim_end()
             .to_owned());
