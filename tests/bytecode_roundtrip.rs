@@ -74,10 +74,12 @@ fn positions_are_what_co_positions_reports() {
         let scope = vm.new_scope_with_builtins();
         for code in &corpus.codes {
             scope.globals.set_item("c", code.clone().into(), vm).unwrap();
+            // Position's Display: line:col-end_line:end_col, "-" for none.
             let python = common::eval(
                 vm,
                 &scope,
-                "'|'.join(','.join('-' if v is None else str(v) for v in p) for p in c.co_positions())",
+                "'|'.join('{}:{}-{}:{}'.format(*('-' if v is None else v for v in (l, c, el, ec))) \
+                 for l, el, c, ec in c.co_positions())",
             )
             .unwrap()
             .str(vm)
@@ -86,20 +88,7 @@ fn positions_are_what_co_positions_reports() {
             .into_owned();
             let first = code.code.first_line_number.map_or(0, |l| l.get() as i32);
             let ours = decode_positions(&code.code.linetable, first, code.code.instructions.len()).unwrap();
-            let n = |v: Option<i64>| v.map_or("-".to_owned(), |v| v.to_string());
-            let ours = ours
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{},{},{},{}",
-                        n(p.line.map(i64::from)),
-                        n(p.end_line.map(i64::from)),
-                        n(p.col.map(i64::from)),
-                        n(p.end_col.map(i64::from))
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("|");
+            let ours = ours.iter().map(ToString::to_string).collect::<Vec<_>>().join("|");
             assert_eq!(ours, python, "{}", code.code.qualname.as_str());
         }
     });

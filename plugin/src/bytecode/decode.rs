@@ -101,7 +101,7 @@ pub(super) fn decode_units(
     exceptiontable: &[u8],
     first_line: i32,
 ) -> Result<Vec<Instr>, DecodeError> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(DecodeError::Truncated { offset: bytes.len() / 2 });
     }
     let units = bytes.len() / 2;
