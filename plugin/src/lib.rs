@@ -7,6 +7,7 @@
 
 pub mod backend;
 pub mod bytecode;
+pub mod tensor;
 mod dump;
 mod frames;
 mod symtrace_plugin;

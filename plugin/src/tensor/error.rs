@@ -1,0 +1,52 @@
+//! Errors of tensor operations: the Python exception class they become and a message that
+//! names the shapes or values involved. Kernels never panic on bad input.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Value,
+    Type,
+    Index,
+    ZeroDivision,
+    Runtime,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl TensorError {
+    pub fn value(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::Value, message: message.into() }
+    }
+    pub fn type_error(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::Type, message: message.into() }
+    }
+    pub fn index(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::Index, message: message.into() }
+    }
+    pub fn runtime(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::Runtime, message: message.into() }
+    }
+}
+
+impl fmt::Display for TensorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TensorError {}
+
+pub type TResult<T> = Result<T, TensorError>;
+
+/// `(2, 3)`, `(4,)`, `()`: shapes as Python prints tuples.
+pub fn shape_str(shape: &[usize]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => format!("({})", shape.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+    }
+}

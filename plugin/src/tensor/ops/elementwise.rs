@@ -1,0 +1,384 @@
+//! Elementwise ops with broadcasting and NumPy's promotion: arithmetic, comparisons, logic,
+//! unary math, clamp and where.
+
+use ndarray::{ArrayD, IxDyn, Zip};
+
+use crate::tensor::data::{Element, TensorData};
+use crate::tensor::dtype::DType;
+use crate::tensor::error::{TResult, TensorError};
+use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
+use crate::tensor::shape::broadcast;
+
+fn zip_map<T: Element, U: Element>(a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize], f: impl Fn(T, T) -> U) -> ArrayD<U> {
+    let dim = IxDyn(shape);
+    let (a, b) = (a.broadcast(dim.clone()).expect("shapes were checked"), b.broadcast(dim).expect("shapes were checked"));
+    Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    Maximum,
+    Minimum,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+}
+
+impl Binary {
+    fn name(self) -> &'static str {
+        match self {
+            Binary::Add => "add",
+            Binary::Sub => "sub",
+            Binary::Mul => "mul",
+            Binary::Div => "div",
+            Binary::FloorDiv => "floordiv",
+            Binary::Mod => "mod",
+            Binary::Pow => "pow",
+            Binary::Maximum => "maximum",
+            Binary::Minimum => "minimum",
+            Binary::Eq => "eq",
+            Binary::Ne => "ne",
+            Binary::Lt => "lt",
+            Binary::Le => "le",
+            Binary::Gt => "gt",
+            Binary::Ge => "ge",
+            Binary::And => "logical_and",
+            Binary::Or => "logical_or",
+            Binary::Xor => "logical_xor",
+        }
+    }
+
+    fn is_comparison(self) -> bool {
+        matches!(self, Binary::Eq | Binary::Ne | Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge)
+    }
+
+    /// The type the operands are computed in.
+    fn compute_dtype(self, a: DType, b: DType) -> TResult<DType> {
+        let common = DType::promote(a, b);
+        Ok(match self {
+            Binary::Div => common.to_float(),
+            Binary::Sub if common == DType::Bool => {
+                return Err(TensorError::type_error("subtracting bool tensors is not supported; use ^ or logical_xor"));
+            }
+            Binary::FloorDiv | Binary::Mod | Binary::Pow if common == DType::Bool => DType::Int64,
+            Binary::And | Binary::Or | Binary::Xor if common.is_float() => {
+                return Err(TensorError::type_error(format!("{} needs bool or int64 tensors, not {}", self.name(), common.name())));
+            }
+            _ => common,
+        })
+    }
+
+    fn result_dtype(self, a: DType, b: DType) -> TResult<DType> {
+        let compute = self.compute_dtype(a, b)?;
+        Ok(if self.is_comparison() { DType::Bool } else { compute })
+    }
+}
+
+fn int_op(op: Binary, x: i64, y: i64) -> i64 {
+    match op {
+        Binary::Add => x.wrapping_add(y),
+        Binary::Sub => x.wrapping_sub(y),
+        Binary::Mul => x.wrapping_mul(y),
+        // Python's floor division and remainder; NumPy gives 0 for a zero divisor.
+        Binary::FloorDiv => {
+            if y == 0 {
+                0
+            } else {
+                let q = x.wrapping_div(y);
+                if (x % y != 0) && ((x < 0) != (y < 0)) { q - 1 } else { q }
+            }
+        }
+        Binary::Mod => {
+            if y == 0 {
+                0
+            } else {
+                let r = x.wrapping_rem(y);
+                if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }
+            }
+        }
+        Binary::Pow => x.wrapping_pow(y as u32),
+        Binary::Maximum => x.max(y),
+        Binary::Minimum => x.min(y),
+        Binary::And => x & y,
+        Binary::Or => x | y,
+        Binary::Xor => x ^ y,
+        _ => unreachable!("not an integer arithmetic op"),
+    }
+}
+
+fn float_op(op: Binary, x: f64, y: f64) -> f64 {
+    match op {
+        Binary::Add => x + y,
+        Binary::Sub => x - y,
+        Binary::Mul => x * y,
+        Binary::Div => x / y,
+        Binary::FloorDiv => (x / y).floor(),
+        Binary::Mod => {
+            let r = x % y;
+            if r != 0.0 && ((r < 0.0) != (y < 0.0)) { r + y } else { r }
+        }
+        Binary::Pow => x.powf(y),
+        // NaN wins, as in NumPy's maximum/minimum.
+        Binary::Maximum => if x.is_nan() || y.is_nan() { f64::NAN } else { x.max(y) },
+        Binary::Minimum => if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) },
+        _ => unreachable!("not a float arithmetic op"),
+    }
+}
+
+fn compare<T: PartialOrd>(op: Binary, x: T, y: T) -> bool {
+    match op {
+        Binary::Eq => x == y,
+        Binary::Ne => x != y,
+        Binary::Lt => x < y,
+        Binary::Le => x <= y,
+        Binary::Gt => x > y,
+        Binary::Ge => x >= y,
+        _ => unreachable!("not a comparison"),
+    }
+}
+
+pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData> {
+    let shape = broadcast(a.shape(), b.shape())?;
+    let dt = op.compute_dtype(a.dtype(), b.dtype())?;
+    if op == Binary::Pow && dt == DType::Int64 && b.cast(DType::Int64).to_scalars().iter().any(|s| s.as_i64() < 0) {
+        return Err(TensorError::value("integers to negative integer powers are not allowed"));
+    }
+    let (a, b) = (a.cast(dt), b.cast(dt));
+    Ok(match (&a, &b) {
+        (TensorData::Bool(x), TensorData::Bool(y)) => {
+            if op.is_comparison() {
+                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+            } else {
+                TensorData::Bool(zip_map(x, y, &shape, |p, q| match op {
+                    Binary::Add | Binary::Or | Binary::Maximum => p | q,
+                    Binary::Mul | Binary::And | Binary::Minimum => p & q,
+                    Binary::Xor => p ^ q,
+                    _ => unreachable!("bool ops are checked by compute_dtype"),
+                }))
+            }
+        }
+        (TensorData::Int64(x), TensorData::Int64(y)) => {
+            if op.is_comparison() {
+                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+            } else {
+                TensorData::Int64(zip_map(x, y, &shape, |p, q| int_op(op, p, q)))
+            }
+        }
+        (TensorData::Float32(x), TensorData::Float32(y)) => {
+            if op.is_comparison() {
+                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+            } else {
+                TensorData::Float32(zip_map(x, y, &shape, |p, q| float_op(op, f64::from(p), f64::from(q)) as f32))
+            }
+        }
+        (TensorData::Float64(x), TensorData::Float64(y)) => {
+            if op.is_comparison() {
+                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+            } else {
+                TensorData::Float64(zip_map(x, y, &shape, |p, q| float_op(op, p, q)))
+            }
+        }
+        _ => unreachable!("both operands were cast to one type"),
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    Neg,
+    Abs,
+    Not,
+    Exp,
+    Log,
+    Sqrt,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Sin,
+    Cos,
+}
+
+impl Unary {
+    fn name(self) -> &'static str {
+        match self {
+            Unary::Neg => "neg",
+            Unary::Abs => "abs",
+            Unary::Not => "invert",
+            Unary::Exp => "exp",
+            Unary::Log => "log",
+            Unary::Sqrt => "sqrt",
+            Unary::Tanh => "tanh",
+            Unary::Sigmoid => "sigmoid",
+            Unary::Relu => "relu",
+            Unary::Sin => "sin",
+            Unary::Cos => "cos",
+        }
+    }
+
+    fn result_dtype(self, t: DType) -> TResult<DType> {
+        Ok(match self {
+            Unary::Neg if t == DType::Bool => {
+                return Err(TensorError::type_error("negating a bool tensor is not supported; use ~ instead"));
+            }
+            Unary::Not if t.is_float() => {
+                return Err(TensorError::type_error(format!("~ needs a bool or int64 tensor, not {}", t.name())));
+            }
+            Unary::Neg | Unary::Abs | Unary::Not | Unary::Relu => t,
+            _ => t.to_float(),
+        })
+    }
+
+    fn float(self, x: f64) -> f64 {
+        match self {
+            Unary::Neg => -x,
+            Unary::Abs => x.abs(),
+            Unary::Exp => x.exp(),
+            Unary::Log => x.ln(),
+            Unary::Sqrt => x.sqrt(),
+            Unary::Tanh => x.tanh(),
+            Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Unary::Relu => if x.is_nan() || x > 0.0 { x } else { 0.0 },
+            Unary::Sin => x.sin(),
+            Unary::Cos => x.cos(),
+            Unary::Not => unreachable!("checked by result_dtype"),
+        }
+    }
+}
+
+pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
+    let dt = op.result_dtype(t.dtype())?;
+    let t = t.cast(dt);
+    Ok(match t {
+        TensorData::Bool(a) => TensorData::Bool(a.mapv(|x| match op {
+            Unary::Not => !x,
+            _ => x, // abs and relu of a bool are the bool
+        })),
+        TensorData::Int64(a) => TensorData::Int64(a.mapv(|x| match op {
+            Unary::Neg => x.wrapping_neg(),
+            Unary::Abs => x.wrapping_abs(),
+            Unary::Not => !x,
+            Unary::Relu => x.max(0),
+            _ => unreachable!("float ops were cast"),
+        })),
+        TensorData::Float32(a) => TensorData::Float32(a.mapv(|x| op.float(f64::from(x)) as f32)),
+        TensorData::Float64(a) => TensorData::Float64(a.mapv(|x| op.float(x))),
+    })
+}
+
+/// `clamp(x, min=None, max=None)`: bounds are Python numbers, weakly typed.
+pub fn clamp(t: &TensorData, min: Option<f64>, max: Option<f64>) -> TResult<TensorData> {
+    let mut out = t.clone();
+    if let Some(lo) = min {
+        out = binary(Binary::Maximum, &out, &bound(lo, t.dtype()))?;
+    }
+    if let Some(hi) = max {
+        out = binary(Binary::Minimum, &out, &bound(hi, t.dtype()))?;
+    }
+    Ok(out)
+}
+
+fn bound(v: f64, dt: DType) -> TensorData {
+    let scalar = if v.fract() == 0.0 && !dt.is_float() {
+        crate::tensor::data::Scalar::Int(v as i64)
+    } else {
+        crate::tensor::data::Scalar::Float(v)
+    };
+    let d = crate::tensor::dtype::weak_scalar_dtype(scalar.dtype(), dt);
+    TensorData::full(&[], scalar, d)
+}
+
+fn clamp_dtype(t: DType, attrs: &Attrs) -> TResult<DType> {
+    let mut dt = t;
+    for name in ["min", "max"] {
+        if let Some(v) = attrs.opt_float(name)? {
+            dt = DType::promote(dt, bound(v, t).dtype());
+        }
+    }
+    Ok(dt)
+}
+
+/// `where(cond, a, b)`: `a` where `cond` is true, else `b`; all three broadcast.
+pub fn where_(cond: &TensorData, a: &TensorData, b: &TensorData) -> TResult<TensorData> {
+    let shape = broadcast(&broadcast(cond.shape(), a.shape())?, b.shape())?;
+    let dt = DType::promote(a.dtype(), b.dtype());
+    let c = match cond.cast(DType::Bool) {
+        TensorData::Bool(c) => c,
+        _ => unreachable!("cast to bool"),
+    };
+    let c = c.broadcast(IxDyn(&shape)).expect("checked").to_owned();
+    fn pick<T: Element>(c: &ArrayD<bool>, a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
+        let dim = IxDyn(shape);
+        let (a, b) = (a.broadcast(dim.clone()).expect("checked"), b.broadcast(dim).expect("checked"));
+        Zip::from(c).and(&a).and(&b).map_collect(|&k, &x, &y| if k { x } else { y })
+    }
+    Ok(match (a.cast(dt), b.cast(dt)) {
+        (TensorData::Bool(x), TensorData::Bool(y)) => TensorData::Bool(pick(&c, &x, &y, &shape)),
+        (TensorData::Int64(x), TensorData::Int64(y)) => TensorData::Int64(pick(&c, &x, &y, &shape)),
+        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(pick(&c, &x, &y, &shape)),
+        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(pick(&c, &x, &y, &shape)),
+        _ => unreachable!("cast to one type"),
+    })
+}
+
+pub fn ops() -> Vec<OpDef> {
+    use Binary::*;
+    let mut out = Vec::new();
+    for op in [Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor] {
+        out.push(OpDef::new(
+            op.name(),
+            Arity::Exactly(2),
+            move |m: &[Meta], _| Ok(Meta { shape: broadcast(&m[0].shape, &m[1].shape)?, dtype: op.result_dtype(m[0].dtype, m[1].dtype)? }),
+            move |t: &[&TensorData], _| binary(op, t[0], t[1]),
+        ));
+    }
+    for op in [Unary::Neg, Unary::Abs, Unary::Not, Unary::Exp, Unary::Log, Unary::Sqrt, Unary::Tanh, Unary::Sigmoid, Unary::Relu, Unary::Sin, Unary::Cos] {
+        out.push(OpDef::new(
+            op.name(),
+            Arity::Exactly(1),
+            move |m: &[Meta], _| Ok(Meta { shape: m[0].shape.clone(), dtype: op.result_dtype(m[0].dtype)? }),
+            move |t: &[&TensorData], _| unary(op, t[0]),
+        ));
+    }
+    out.push(OpDef::new(
+        "clamp",
+        Arity::Exactly(1),
+        |m: &[Meta], a: &Attrs| Ok(Meta { shape: m[0].shape.clone(), dtype: clamp_dtype(m[0].dtype, a)? }),
+        |t: &[&TensorData], a: &Attrs| clamp(t[0], a.opt_float("min")?, a.opt_float("max")?),
+    ));
+    out.push(OpDef::new(
+        "where",
+        Arity::Exactly(3),
+        |m: &[Meta], _| {
+            Ok(Meta {
+                shape: broadcast(&broadcast(&m[0].shape, &m[1].shape)?, &m[2].shape)?,
+                dtype: DType::promote(m[1].dtype, m[2].dtype),
+            })
+        },
+        |t: &[&TensorData], _| where_(t[0], t[1], t[2]),
+    ));
+    out.push(OpDef::new(
+        "to",
+        Arity::Exactly(1),
+        |m: &[Meta], a: &Attrs| match a.get("dtype") {
+            crate::tensor::registry::Attr::DType(d) => Ok(Meta { shape: m[0].shape.clone(), dtype: *d }),
+            other => Err(TensorError::type_error(format!("dtype must be a symtrace dtype, not {other:?}"))),
+        },
+        |t: &[&TensorData], a: &Attrs| match a.get("dtype") {
+            crate::tensor::registry::Attr::DType(d) => Ok(t[0].cast(*d)),
+            _ => unreachable!("checked by inference"),
+        },
+    ));
+    out
+}

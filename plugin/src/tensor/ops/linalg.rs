@@ -1,0 +1,106 @@
+//! matmul (NumPy's rules: 1-D operands are promoted and the added dimension dropped, batch
+//! dimensions broadcast) and dot (two 1-D tensors).
+
+use ndarray::{Array2, ArrayD, Axis, Ix2, IxDyn, LinalgScalar};
+
+use crate::tensor::data::{Element, TensorData};
+use crate::tensor::dtype::DType;
+use crate::tensor::error::{TResult, TensorError, shape_str};
+use crate::tensor::registry::{Arity, Meta, OpDef};
+use crate::tensor::shape::broadcast;
+
+/// The result shape of `a @ b`.
+pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
+    if a.is_empty() || b.is_empty() {
+        return Err(TensorError::value("matmul: both operands need at least one dimension"));
+    }
+    let a2: Vec<usize> = if a.len() == 1 { vec![1, a[0]] } else { a.to_vec() };
+    let b2: Vec<usize> = if b.len() == 1 { vec![b[0], 1] } else { b.to_vec() };
+    let (n, k1) = (a2[a2.len() - 2], a2[a2.len() - 1]);
+    let (k2, p) = (b2[b2.len() - 2], b2[b2.len() - 1]);
+    if k1 != k2 {
+        return Err(TensorError::value(format!(
+            "matmul: shapes {} and {} do not align ({k1} != {k2})",
+            shape_str(a),
+            shape_str(b)
+        )));
+    }
+    let batch = broadcast(&a2[..a2.len() - 2], &b2[..b2.len() - 2])?;
+    let mut out = batch;
+    if a.len() > 1 {
+        out.push(n);
+    }
+    if b.len() > 1 {
+        out.push(p);
+    }
+    Ok(out)
+}
+
+fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_shape: &[usize]) -> ArrayD<T> {
+    let a2 = if a.ndim() == 1 { a.view().insert_axis(Axis(0)) } else { a.view() };
+    let b2 = if b.ndim() == 1 { b.view().insert_axis(Axis(1)) } else { b.view() };
+    let (n, k, p) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1], b2.shape()[b2.ndim() - 1]);
+    let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2]).expect("checked by inference");
+    let count: usize = batch.iter().product();
+    let full = |v: &ndarray::ArrayViewD<'_, T>, rows: usize, cols: usize| {
+        let mut s = batch.clone();
+        s.extend([rows, cols]);
+        let owned = v.broadcast(IxDyn(&s)).expect("checked").as_standard_layout().into_owned();
+        owned.into_shape_with_order(IxDyn(&[count, rows, cols])).expect("standard layout")
+    };
+    let (a3, b3) = (full(&a2, n, k), full(&b2, k, p));
+    let mut out = Vec::with_capacity(count * n * p);
+    for i in 0..count {
+        let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>().expect("2-D");
+        let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>().expect("2-D");
+        let z: Array2<T> = x.dot(&y);
+        out.extend(z.iter().copied());
+    }
+    ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
+}
+
+pub fn matmul(a: &TensorData, b: &TensorData) -> TResult<TensorData> {
+    let shape = matmul_shape(a.shape(), b.shape())?;
+    let dt = DType::promote(a.dtype(), b.dtype());
+    Ok(match (a.cast(dt.max(DType::Int64)), b.cast(dt.max(DType::Int64))) {
+        (TensorData::Int64(x), TensorData::Int64(y)) => {
+            let r = TensorData::Int64(matmul_typed(&x, &y, &shape));
+            // bool @ bool is "any of the ands", as in NumPy.
+            if dt == DType::Bool { r.cast(DType::Bool) } else { r }
+        }
+        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(matmul_typed(&x, &y, &shape)),
+        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(matmul_typed(&x, &y, &shape)),
+        _ => unreachable!("cast to one type"),
+    })
+}
+
+fn dot_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
+    if a.len() != 1 || b.len() != 1 || a[0] != b[0] {
+        return Err(TensorError::value(format!(
+            "dot needs two 1-D tensors of the same length, got {} and {}",
+            shape_str(a),
+            shape_str(b)
+        )));
+    }
+    Ok(vec![])
+}
+
+pub fn ops() -> Vec<OpDef> {
+    vec![
+        OpDef::new(
+            "matmul",
+            Arity::Exactly(2),
+            |m: &[Meta], _| Ok(Meta { shape: matmul_shape(&m[0].shape, &m[1].shape)?, dtype: DType::promote(m[0].dtype, m[1].dtype) }),
+            |t: &[&TensorData], _| matmul(t[0], t[1]),
+        ),
+        OpDef::new(
+            "dot",
+            Arity::Exactly(2),
+            |m: &[Meta], _| Ok(Meta { shape: dot_shape(&m[0].shape, &m[1].shape)?, dtype: DType::promote(m[0].dtype, m[1].dtype) }),
+            |t: &[&TensorData], _| {
+                dot_shape(t[0].shape(), t[1].shape())?;
+                matmul(t[0], t[1])
+            },
+        ),
+    ]
+}

@@ -1,0 +1,225 @@
+//! Reductions over one dimension or all of them (`dim=None`), with `keepdim`; softmax and
+//! log_softmax.
+
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
+
+use crate::tensor::data::{Element, TensorData};
+use crate::tensor::dtype::DType;
+use crate::tensor::error::{TResult, TensorError, shape_str};
+use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
+use crate::tensor::shape::normalize_dim;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    ArgMax,
+    ArgMin,
+}
+
+impl Reduction {
+    fn name(self) -> &'static str {
+        match self {
+            Reduction::Sum => "sum",
+            Reduction::Mean => "mean",
+            Reduction::Max => "max",
+            Reduction::Min => "min",
+            Reduction::ArgMax => "argmax",
+            Reduction::ArgMin => "argmin",
+        }
+    }
+
+    fn result_dtype(self, t: DType) -> DType {
+        match self {
+            Reduction::Sum if !t.is_float() => DType::Int64,
+            Reduction::Mean => t.to_float(),
+            Reduction::ArgMax | Reduction::ArgMin => DType::Int64,
+            _ => t,
+        }
+    }
+
+    fn needs_elements(self) -> bool {
+        !matches!(self, Reduction::Sum | Reduction::Mean)
+    }
+}
+
+/// The result shape, and the dimension reduced (None: all).
+fn reduced_shape(r: Reduction, shape: &[usize], attrs: &Attrs) -> TResult<(Vec<usize>, Option<usize>)> {
+    let keepdim = attrs.flag("keepdim");
+    match attrs.opt_int("dim")? {
+        None => {
+            if r.needs_elements() && shape.contains(&0) {
+                return Err(TensorError::value(format!("{} of an empty tensor (shape {})", r.name(), shape_str(shape))));
+            }
+            Ok((if keepdim { vec![1; shape.len()] } else { vec![] }, None))
+        }
+        Some(d) => {
+            let d = normalize_dim(d, shape.len())?;
+            if shape.is_empty() {
+                return Ok((vec![], Some(0)));
+            }
+            if r.needs_elements() && shape[d] == 0 {
+                return Err(TensorError::value(format!(
+                    "{} over dimension {d} of size 0 (shape {})",
+                    r.name(),
+                    shape_str(shape)
+                )));
+            }
+            let mut out = shape.to_vec();
+            if keepdim {
+                out[d] = 1;
+            } else {
+                out.remove(d);
+            }
+            Ok((out, Some(d)))
+        }
+    }
+}
+
+fn lane_f64(r: Reduction, lane: ArrayViewD<'_, f64>) -> f64 {
+    let n = lane.len();
+    match r {
+        Reduction::Sum => lane.sum(),
+        Reduction::Mean => if n == 0 { f64::NAN } else { lane.sum() / n as f64 },
+        Reduction::Max => lane.iter().fold(f64::NEG_INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.max(x) }),
+        Reduction::Min => lane.iter().fold(f64::INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.min(x) }),
+        Reduction::ArgMax | Reduction::ArgMin => arg(r, lane.iter().copied()) as f64,
+    }
+}
+
+/// Index of the first maximum (minimum); a NaN is the extreme, as in NumPy.
+fn arg<T: PartialOrd + Copy>(r: Reduction, values: impl Iterator<Item = T>) -> i64 {
+    let mut best: Option<(usize, T)> = None;
+    for (i, x) in values.enumerate() {
+        #[allow(clippy::eq_op)]
+        let nan = x != x;
+        match best {
+            None => best = Some((i, x)),
+            Some((_, b)) => {
+                #[allow(clippy::eq_op)]
+                let best_nan = b != b;
+                if best_nan {
+                    break;
+                }
+                let better = nan || if r == Reduction::ArgMax { x > b } else { x < b };
+                if better {
+                    best = Some((i, x));
+                }
+            }
+        }
+        if nan {
+            break;
+        }
+    }
+    best.map_or(0, |(i, _)| i as i64)
+}
+
+fn reduce_typed<T: Element + PartialOrd>(r: Reduction, a: &ArrayD<T>, dim: Option<usize>, out_shape: &[usize]) -> TensorData {
+    // Integer sums and min/max stay exact in i64 / the own type; the rest goes through f64.
+    let to_out = |values: Vec<f64>| -> TensorData {
+        let dt = r.result_dtype(T::DTYPE);
+        let scalars: Vec<_> = values.into_iter().map(crate::tensor::data::Scalar::Float).collect();
+        TensorData::from_scalars(out_shape, &scalars, dt).expect("shape computed by inference")
+    };
+    let exact_int = T::DTYPE == DType::Int64 || T::DTYPE == DType::Bool;
+    let lanes: Vec<ArrayViewD<'_, T>> = match dim {
+        None => vec![a.view().into_shape_with_order(IxDyn(&[a.len()])).unwrap_or_else(|_| unreachable!())],
+        Some(_) if a.ndim() == 0 => vec![a.view()],
+        Some(d) => a.lanes(Axis(d)).into_iter().map(|l| l.into_dyn()).collect(),
+    };
+    if exact_int && matches!(r, Reduction::Sum | Reduction::Max | Reduction::Min | Reduction::ArgMax | Reduction::ArgMin) {
+        let values: Vec<crate::tensor::data::Scalar> = lanes
+            .iter()
+            .map(|lane| {
+                let ints = lane.iter().map(|v| v.to_scalar().as_i64());
+                crate::tensor::data::Scalar::Int(match r {
+                    Reduction::Sum => ints.fold(0i64, i64::wrapping_add),
+                    Reduction::Max => ints.max().unwrap_or(0),
+                    Reduction::Min => ints.min().unwrap_or(0),
+                    _ => arg(r, ints),
+                })
+            })
+            .collect();
+        return TensorData::from_scalars(out_shape, &values, r.result_dtype(T::DTYPE)).expect("shape computed by inference");
+    }
+    to_out(lanes.iter().map(|lane| lane_f64(r, lane.mapv(|v| v.to_scalar().as_f64()).view())).collect())
+}
+
+fn lanes_order_fix(a: &TensorData, dim: Option<usize>) -> TensorData {
+    // `lanes(Axis(d))` yields lanes in the row-major order of the other axes, which is the
+    // order of the result's elements: nothing to fix. A non-standard layout is made standard
+    // first so that `into_shape_with_order` sees row-major data.
+    let _ = dim;
+    crate::each_dtype!(a, x => x.as_standard_layout().into_owned().into())
+}
+
+impl From<ArrayD<bool>> for TensorData {
+    fn from(a: ArrayD<bool>) -> Self {
+        TensorData::Bool(a)
+    }
+}
+impl From<ArrayD<i64>> for TensorData {
+    fn from(a: ArrayD<i64>) -> Self {
+        TensorData::Int64(a)
+    }
+}
+impl From<ArrayD<f32>> for TensorData {
+    fn from(a: ArrayD<f32>) -> Self {
+        TensorData::Float32(a)
+    }
+}
+impl From<ArrayD<f64>> for TensorData {
+    fn from(a: ArrayD<f64>) -> Self {
+        TensorData::Float64(a)
+    }
+}
+
+pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
+    let (out_shape, dim) = reduced_shape(r, t.shape(), attrs)?;
+    let t = lanes_order_fix(t, dim);
+    Ok(crate::each_dtype!(&t, a => reduce_typed(r, a, dim, &out_shape)))
+}
+
+/// softmax / log_softmax along `dim`, computed in the tensor's float type.
+pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
+    let d = normalize_dim(dim, t.ndim())?;
+    let dt = t.dtype().to_float();
+    let mut x = t.as_f64_array();
+    if x.ndim() > 0 {
+        for mut lane in x.lanes_mut(Axis(d)) {
+            let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+            let max = if max.is_finite() { max } else { 0.0 };
+            let sum: f64 = lane.iter().map(|&v| (v - max).exp()).sum();
+            lane.mapv_inplace(|v| if log { v - max - sum.ln() } else { (v - max).exp() / sum });
+        }
+    } else {
+        x.mapv_inplace(|v| if log { v - v } else { 1.0 + (v - v) });
+    }
+    Ok(TensorData::Float64(x).cast(dt))
+}
+
+pub fn ops() -> Vec<OpDef> {
+    let mut out = Vec::new();
+    for r in [Reduction::Sum, Reduction::Mean, Reduction::Max, Reduction::Min, Reduction::ArgMax, Reduction::ArgMin] {
+        out.push(OpDef::new(
+            r.name(),
+            Arity::Exactly(1),
+            move |m: &[Meta], a: &Attrs| Ok(Meta { shape: reduced_shape(r, &m[0].shape, a)?.0, dtype: r.result_dtype(m[0].dtype) }),
+            move |t: &[&TensorData], a: &Attrs| reduce(r, t[0], a),
+        ));
+    }
+    for (name, log) in [("softmax", false), ("log_softmax", true)] {
+        out.push(OpDef::new(
+            name,
+            Arity::Exactly(1),
+            |m: &[Meta], a: &Attrs| {
+                normalize_dim(a.int("dim")?, m[0].shape.len())?;
+                Ok(Meta { shape: m[0].shape.clone(), dtype: m[0].dtype.to_float() })
+            },
+            move |t: &[&TensorData], a: &Attrs| softmax(t[0], a.int("dim")?, log),
+        ));
+    }
+    out
+}

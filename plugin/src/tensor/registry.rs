@@ -1,0 +1,182 @@
+//! The op registry: every tensor operation is described once (name, arity, shape and dtype
+//! inference, kernel). The Python API computes through it, the graph of the translator will
+//! infer shapes and execute through it, and an embedding application can add ops of its own.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+use super::data::TensorData;
+use super::dtype::DType;
+use super::error::{TResult, TensorError};
+
+/// What inference knows of a tensor: its shape and element type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+}
+
+impl Meta {
+    pub fn of(t: &TensorData) -> Meta {
+        Meta { shape: t.shape().to_vec(), dtype: t.dtype() }
+    }
+}
+
+/// A non-tensor argument of an op (a dimension, a flag, a bound, a shape, a type).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Ints(Vec<i64>),
+    DType(DType),
+}
+
+/// The named non-tensor arguments of one call.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Attrs(pub Vec<(String, Attr)>);
+
+impl Attrs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn with(mut self, name: &str, value: Attr) -> Self {
+        self.0.push((name.to_owned(), value));
+        self
+    }
+    pub fn get(&self, name: &str) -> &Attr {
+        self.0.iter().find(|(n, _)| n == name).map_or(&Attr::None, |(_, v)| v)
+    }
+    /// An optional integer (`None` when absent or None).
+    pub fn opt_int(&self, name: &str) -> TResult<Option<i64>> {
+        match self.get(name) {
+            Attr::None => Ok(None),
+            Attr::Int(i) => Ok(Some(*i)),
+            other => Err(TensorError::type_error(format!("{name} must be an int, not {other:?}"))),
+        }
+    }
+    pub fn int(&self, name: &str) -> TResult<i64> {
+        self.opt_int(name)?.ok_or_else(|| TensorError::type_error(format!("missing argument {name}")))
+    }
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Attr::Bool(true))
+    }
+    pub fn ints(&self, name: &str) -> TResult<Vec<i64>> {
+        match self.get(name) {
+            Attr::Ints(v) => Ok(v.clone()),
+            Attr::Int(i) => Ok(vec![*i]),
+            other => Err(TensorError::type_error(format!("{name} must be a sequence of ints, not {other:?}"))),
+        }
+    }
+    pub fn opt_float(&self, name: &str) -> TResult<Option<f64>> {
+        match self.get(name) {
+            Attr::None => Ok(None),
+            Attr::Int(i) => Ok(Some(*i as f64)),
+            Attr::Float(f) => Ok(Some(*f)),
+            other => Err(TensorError::type_error(format!("{name} must be a number, not {other:?}"))),
+        }
+    }
+}
+
+/// How many tensors an op takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    Exactly(usize),
+    AtLeast(usize),
+}
+
+pub type InferFn = Arc<dyn Fn(&[Meta], &Attrs) -> TResult<Meta> + Send + Sync>;
+pub type KernelFn = Arc<dyn Fn(&[&TensorData], &Attrs) -> TResult<TensorData> + Send + Sync>;
+
+/// One operation.
+pub struct OpDef {
+    pub name: String,
+    pub arity: Arity,
+    /// Shape and dtype of the result, from those of the inputs; every error about shapes is
+    /// raised here, before any kernel runs.
+    pub infer: InferFn,
+    pub kernel: KernelFn,
+}
+
+impl OpDef {
+    pub fn new(
+        name: &str,
+        arity: Arity,
+        infer: impl Fn(&[Meta], &Attrs) -> TResult<Meta> + Send + Sync + 'static,
+        kernel: impl Fn(&[&TensorData], &Attrs) -> TResult<TensorData> + Send + Sync + 'static,
+    ) -> Self {
+        Self { name: name.to_owned(), arity, infer: Arc::new(infer), kernel: Arc::new(kernel) }
+    }
+}
+
+/// The ops by name.
+#[derive(Default)]
+pub struct OpRegistry {
+    ops: RwLock<BTreeMap<String, Arc<OpDef>>>,
+}
+
+impl OpRegistry {
+    /// Add an op; a name is registered once.
+    pub fn register(&self, op: OpDef) -> Result<(), String> {
+        let mut ops = self.ops.write().unwrap_or_else(|e| e.into_inner());
+        if ops.contains_key(&op.name) {
+            return Err(format!("an op named {:?} is registered already", op.name));
+        }
+        ops.insert(op.name.clone(), Arc::new(op));
+        Ok(())
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<OpDef>> {
+        self.ops.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.ops.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
+    }
+
+    fn op(&self, name: &str, n_inputs: usize) -> TResult<Arc<OpDef>> {
+        let op = self.get(name).ok_or_else(|| TensorError::value(format!("no op named {name:?}")))?;
+        let ok = match op.arity {
+            Arity::Exactly(n) => n_inputs == n,
+            Arity::AtLeast(n) => n_inputs >= n,
+        };
+        if !ok {
+            return Err(TensorError::type_error(format!("{name} takes {:?} tensors, got {n_inputs}", op.arity)));
+        }
+        Ok(op)
+    }
+
+    /// Shape and dtype of `name` applied to tensors described by `inputs`.
+    pub fn infer(&self, name: &str, inputs: &[Meta], attrs: &Attrs) -> TResult<Meta> {
+        (self.op(name, inputs.len())?.infer)(inputs, attrs)
+    }
+
+    /// Run `name` on `inputs`: inference first (it owns the error messages), then the kernel.
+    pub fn call(&self, name: &str, inputs: &[&TensorData], attrs: &Attrs) -> TResult<TensorData> {
+        let op = self.op(name, inputs.len())?;
+        let metas: Vec<Meta> = inputs.iter().map(|t| Meta::of(t)).collect();
+        let expected = (op.infer)(&metas, attrs)?;
+        let out = (op.kernel)(inputs, attrs)?;
+        if Meta::of(&out) != expected {
+            return Err(TensorError::runtime(format!(
+                "op {name}: the kernel returned {:?} where inference said {:?}",
+                Meta::of(&out),
+                expected
+            )));
+        }
+        Ok(out)
+    }
+}
+
+/// The process-wide registry, with symtrace's own ops.
+pub fn registry() -> &'static OpRegistry {
+    static REGISTRY: OnceLock<OpRegistry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let r = OpRegistry::default();
+        for op in super::ops::builtin_ops() {
+            r.register(op).expect("builtin op names are distinct");
+        }
+        r
+    })
+}
