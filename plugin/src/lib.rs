@@ -23,6 +23,13 @@ pub fn registry() -> PluginRegistry {
     PluginRegistry::new().with(SymtracePlugin).with(FramesPlugin)
 }
 
+/// Add the `symtrace` Python module (tensors, dtypes, ops) to an interpreter being built; the
+/// `rustpython` binary does it always, with or without `--plugin`.
+pub fn with_python_module(builder: rustpython_vm::vm::InterpreterBuilder) -> rustpython_vm::vm::InterpreterBuilder {
+    let def = tensor::python::module_def(&builder.ctx);
+    builder.add_native_module(def)
+}
+
 /// Install `hook` on the interpreter and make it active on this thread and on threads started
 /// from now on.
 pub fn activate(

@@ -4,6 +4,10 @@
 pub mod data;
 pub mod dtype;
 pub mod error;
+pub mod format;
+pub mod index;
+pub mod python;
+pub mod random;
 pub mod ops;
 pub mod registry;
 pub mod shape;

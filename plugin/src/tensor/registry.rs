@@ -157,7 +157,7 @@ impl OpRegistry {
         let op = self.op(name, inputs.len())?;
         let metas: Vec<Meta> = inputs.iter().map(|t| Meta::of(t)).collect();
         let expected = (op.infer)(&metas, attrs)?;
-        let out = (op.kernel)(inputs, attrs)?;
+        let out = guarded(name, || (op.kernel)(inputs, attrs))?;
         if Meta::of(&out) != expected {
             return Err(TensorError::runtime(format!(
                 "op {name}: the kernel returned {:?} where inference said {:?}",
@@ -167,6 +167,19 @@ impl OpRegistry {
         }
         Ok(out)
     }
+}
+
+/// Run `f`, turning a panic (a bug in a kernel, or in an application's op) into an error: a
+/// tensor operation never takes the interpreter down.
+pub fn guarded<T>(what: &str, f: impl FnOnce() -> TResult<T>) -> TResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("a panic");
+        Err(TensorError::runtime(format!("internal error in {what}: {why}")))
+    })
 }
 
 /// The process-wide registry, with symtrace's own ops.
