@@ -707,14 +707,14 @@ pub mod symtrace {
     }
 
     #[pyfunction]
-    fn tensor(data: PyObjectRef, dtype: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let dt = opt_dtype(&dtype, vm)?;
+    fn tensor(data: PyObjectRef, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let dt = opt_dtype(&kw.dtype, vm)?;
         Ok(PyTensor::new(data_of(&data, dt, vm)?))
     }
 
     #[derive(FromArgs)]
     struct DTypeKw {
-        #[pyarg(named, optional)]
+        #[pyarg(any, optional)]
         dtype: OptionalArg<PyObjectRef>,
     }
 

@@ -1,0 +1,41 @@
+"""Compare the fork's results with NumPy's:  rustpython compare.py reference.json ours.json
+Prints every difference and the count; exits 1 if any. An error compares by exception class
+(NumPy's AxisError is both a ValueError and an IndexError)."""
+import json
+import sys
+
+TOLERANCE = {"float32": 2e-6, "float64": 1e-12}
+
+
+def same_values(ref, ours, dtype):
+    tol = TOLERANCE.get(dtype, 0)
+    for a, b in zip(ref, ours):
+        if isinstance(a, str) or isinstance(b, str):
+            if a != b:
+                return False
+        elif abs(a - b) > tol * max(1.0, abs(a)):
+            return False
+    return len(ref) == len(ours)
+
+
+def main():
+    ref = json.load(open(sys.argv[1]))
+    ours = json.load(open(sys.argv[2]))
+    diffs = []
+    for name in sorted(ref):
+        r, o = ref[name], ours.get(name, {"error": "(missing)"})
+        if "error" in r or "error" in o:
+            want, got = r.get("error"), o.get("error")
+            if not (want == got or (want == "AxisError" and got in ("IndexError", "ValueError"))):
+                diffs.append(f"{name}: NumPy {r} / symtrace {o}")
+        elif (r["shape"], r["dtype"]) != (o["shape"], o["dtype"]):
+            diffs.append(f"{name}: NumPy {r['dtype']}{r['shape']} / symtrace {o['dtype']}{o['shape']}")
+        elif not same_values(r["values"], o["values"], r["dtype"]):
+            diffs.append(f"{name}: NumPy {r['values'][:8]} / symtrace {o['values'][:8]}")
+    for d in diffs:
+        print(d)
+    print(f"{len(ref)} cases compared with NumPy, {len(diffs)} differences")
+    sys.exit(1 if diffs else 0)
+
+
+main()

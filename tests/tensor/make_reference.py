@@ -1,0 +1,104 @@
+"""Compute reference.json with NumPy on CPython:  python3 tests/tensor/make_reference.py
+(needs numpy; the file is committed, the tests do not run this)."""
+import os
+import sys
+import types
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import run  # noqa: E402
+
+warnings.simplefilter("ignore")
+np.seterr(all="ignore")
+
+
+def T(data, dtype):
+    return np.array(data, dtype=dtype)
+
+
+def softmax(x, dim):
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax(x, dim):
+    m = np.max(x, axis=dim, keepdims=True)
+    return x - m - np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True))
+
+
+def dot(a, b):
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise ValueError("dot needs two 1-D tensors of the same length")
+    return np.dot(a, b)
+
+
+def reduction(fn):
+    def reduce(x, dim=None, keepdim=False):
+        return fn(x, axis=dim, keepdims=keepdim)
+    return reduce
+
+
+def sqrt(x):
+    return np.sqrt(x) if x.dtype != np.int64 else np.sqrt(x.astype(np.float64))
+
+
+F = types.SimpleNamespace(
+    exp=np.exp, log=np.log, sqrt=sqrt, tanh=np.tanh, sin=np.sin, cos=np.cos,
+    sigmoid=lambda x: 1 / (1 + np.exp(-x)),
+    relu=lambda x: np.maximum(x, 0).astype(x.dtype),
+    clamp=lambda x, lo, hi: np.clip(x, lo, hi),
+    maximum=np.maximum, minimum=np.minimum, where=np.where,
+    sum=reduction(np.sum), mean=reduction(np.mean), max=reduction(np.max), min=reduction(np.min),
+    argmax=lambda x, dim=None: np.argmax(x, axis=dim),
+    argmin=lambda x, dim=None: np.argmin(x, axis=dim),
+    softmax=softmax, log_softmax=log_softmax, matmul=np.matmul, dot=dot,
+    cat=lambda seq, dim: np.concatenate(seq, axis=dim),
+    stack=lambda seq, dim: np.stack(seq, axis=dim),
+    copy=lambda x: x.copy(),
+)
+
+
+class Array(np.ndarray):
+    """ndarray with the handful of torch-style methods the cases use."""
+
+    def reshape(self, *shape):
+        return np.ndarray.reshape(self, *shape)
+
+    def transpose(self, d0, d1):
+        return np.swapaxes(self, d0, d1)
+
+    def permute(self, *dims):
+        return np.transpose(self, dims)
+
+    def unsqueeze(self, dim):
+        return np.expand_dims(self, dim)
+
+    def squeeze(self, dim=None):
+        if dim is not None and self.shape[dim] != 1:
+            return self
+        return np.ndarray.squeeze(self, dim)
+
+    def __sub__(self, other):
+        if self.dtype == np.bool_ and np.asarray(other).dtype == np.bool_:
+            raise TypeError("boolean subtract")
+        return np.ndarray.__sub__(self, other)
+
+    def __pow__(self, other):
+        if self.dtype == np.int64 and np.any(np.asarray(other) < 0):
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return np.ndarray.__pow__(self, other)
+
+
+def T_arr(data, dtype):
+    return np.array(data, dtype=dtype).view(Array)
+
+
+def to_result(x):
+    x = np.asarray(x)
+    return list(x.shape), str(x.dtype), x.ravel().tolist()
+
+
+run(T_arr, F, to_result, os.path.join(os.path.dirname(__file__), "reference.json"))
+print("wrote reference.json")

@@ -1,0 +1,118 @@
+//! The tensor type, eager and with no plugin: every case of tests/tensor/cases.py against the
+//! values NumPy computes for it (tests/tensor/reference.json, made by make_reference.py on
+//! CPython), plus repr, messages and the op registry.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+fn tensor_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("tensor")
+}
+
+#[test]
+fn every_case_matches_numpy() {
+    let ours = std::env::temp_dir().join(format!("symtrace-tensor-cases-{}.json", std::process::id()));
+    run_ok(rustpython().arg(tensor_dir().join("run_cases.py")).arg(&ours));
+    let out = run_ok(rustpython().arg(tensor_dir().join("compare.py")).arg(tensor_dir().join("reference.json")).arg(&ours));
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert!(text.contains("115 cases compared with NumPy, 0 differences"), "{text}");
+}
+
+fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
+    let out = rustpython().args(args).arg("-c").arg(source).output().unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+}
+
+#[test]
+fn importable_with_and_without_the_plugin() {
+    for args in [&[][..], &["--plugin", "symtrace"][..]] {
+        let (out, err, code) = run_py("import symtrace as st; print(st.ones(2, 2).sum().item())", args);
+        assert_eq!((out.as_str(), code), ("4.0\n", Some(0)), "{err}");
+    }
+}
+
+#[test]
+fn repr_str_and_dtypes_read_like_numpy() {
+    let (out, err, _) = run_py(
+        "import symtrace as st\n\
+         a = st.tensor([[1., 2.5], [3., 4.]])\n\
+         print(repr(a)); print(a); print(repr(st.arange(3, dtype=st.float32)))\n\
+         print(repr(st.tensor([True, False])), repr(st.tensor(7)), repr(st.zeros(0, 3)))\n\
+         print(a.dtype, a.dtype is st.float64, st.tensor([1, 2]).dtype.name, st.float32.is_floating_point)\n",
+        &[],
+    );
+    assert_eq!(
+        out,
+        "tensor([[ 1., 2.5],\n        [ 3.,  4.]])\n[[ 1. 2.5]\n [ 3.  4.]]\ntensor([0., 1., 2.], dtype=float32)\n\
+         tensor([ True, False]) tensor(7) tensor([], shape=(0, 3))\nsymtrace.float64 True int64 True\n",
+        "{err}"
+    );
+}
+
+#[test]
+fn errors_name_the_shapes_and_never_crash() {
+    let (out, err, code) = run_py(
+        "import symtrace as st\n\
+         a = st.zeros(2, 3)\n\
+         for f in [lambda: a + st.zeros(4), lambda: a.reshape(4, 2), lambda: a @ a, lambda: a[5],\n\
+                   lambda: a.sum(dim=3), lambda: st.tensor([[1, 2], [3]]), lambda: a.item(), lambda: bool(a),\n\
+                   lambda: st.tensor(['x']), lambda: a[st.tensor([True])], lambda: st.cat([a, st.zeros(3)])]:\n\
+         \x20   try:\n\
+         \x20       f()\n\
+         \x20   except Exception as e:\n\
+         \x20       print(type(e).__name__ + ':', e)\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let expected = [
+        "ValueError: cannot broadcast (2, 3) with (4,)",
+        "ValueError: cannot reshape a tensor of shape (2, 3) into [4, 2]",
+        "ValueError: matmul: shapes (2, 3) and (2, 3) do not align (3 != 2)",
+        "IndexError: index 5 is out of bounds for dimension 0 with size 2",
+        "IndexError: dimension 3 is out of range for a tensor of 2 dimensions",
+        "ValueError: expected a sequence of length 2 at dimension 1, got 1",
+        "ValueError: only a tensor with one element can be converted to a Python scalar, not one of shape (2, 3)",
+        "ValueError: the truth value of a tensor with more than one element is ambiguous",
+        "TypeError: cannot make a tensor of a str",
+        "IndexError: a mask of shape (1,) does not match the leading dimensions of shape (2, 3)",
+        "ValueError: cat: shapes (2, 3) and (3,) do not match outside dimension 0",
+    ];
+    assert_eq!(out.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn seeded_random_numbers_repeat() {
+    let (out, err, _) = run_py(
+        "import symtrace as st\n\
+         st.manual_seed(7); a = st.randn(1000); b = st.rand(4)\n\
+         st.manual_seed(7); c = st.randn(1000); d = st.rand(4)\n\
+         print((a == c).tolist() == [True] * 1000, (b == d).tolist() == [True] * 4)\n\
+         print(abs(a.mean().item()) < 0.1, 0.8 < (a * a).mean().item() < 1.2, ((b >= 0) & (b < 1)).sum().item())\n",
+        &[],
+    );
+    assert_eq!(out, "True True\nTrue True 4\n", "{err}");
+}
+
+#[test]
+fn in_place_ops_keep_the_tensor_and_its_type() {
+    let (out, err, _) = run_py(
+        "import symtrace as st\n\
+         a = st.zeros(2, 2, dtype=st.int64); b = a\n\
+         a += 3; a *= st.tensor([1, 2])\n\
+         print(b is a, a.tolist(), a.dtype)\n\
+         try:\n\
+         \x20   a += 0.5\n\
+         except TypeError as e:\n\
+         \x20   print(e)\n",
+        &[],
+    );
+    assert_eq!(
+        out,
+        "True [[3, 6], [3, 6]] symtrace.int64\nthe float64 result of add cannot be stored in place into a int64 tensor\n",
+        "{err}"
+    );
+}
