@@ -47,7 +47,7 @@ fn repr_str_and_dtypes_read_like_numpy() {
     );
     assert_eq!(
         out,
-        "tensor([[ 1., 2.5],\n        [ 3.,  4.]])\n[[ 1. 2.5]\n [ 3.  4.]]\ntensor([0., 1., 2.], dtype=float32)\n\
+        "tensor([[1. , 2.5],\n        [3. , 4. ]])\n[[1.  2.5]\n [3.  4. ]]\ntensor([0., 1., 2.], dtype=float32)\n\
          tensor([ True, False]) tensor(7) tensor([], shape=(0, 3))\nsymtrace.float64 True int64 True\n",
         "{err}"
     );
@@ -115,4 +115,27 @@ fn in_place_ops_keep_the_tensor_and_its_type() {
         "True [[3, 6], [3, 6]] symtrace.int64\nthe float64 result of add cannot be stored in place into a int64 tensor\n",
         "{err}"
     );
+}
+
+#[test]
+fn an_application_op_is_callable_from_python() {
+    use symtrace::tensor::{Arity, Attrs, Meta, OpDef, TensorData, registry};
+    registry()
+        .register(OpDef::new(
+            "test_double_plus_one",
+            Arity::Exactly(1),
+            |m: &[Meta], _: &Attrs| Ok(m[0].clone()),
+            |t: &[&TensorData], _: &Attrs| {
+                let two = registry().call("add", &[t[0], t[0]], &Attrs::new())?;
+                let one = TensorData::full(&[], symtrace::tensor::Scalar::Int(1), t[0].dtype());
+                registry().call("add", &[&two, &one], &Attrs::new())
+            },
+        ))
+        .unwrap();
+    with_vm(|vm| {
+        let scope = exec(vm, "import symtrace as st\nr = st.call_op('test_double_plus_one', st.tensor([1, 2]))\n", "<t>");
+        assert_eq!(eval_repr(vm, &scope, "r"), "tensor([3, 5])");
+        assert!(eval_repr(vm, &scope, "'test_double_plus_one' in st.op_names()") == "True");
+        assert!(eval_repr(vm, &scope, "st.call_op('nope', r)").contains("ValueError: no op named \"nope\""));
+    });
 }

@@ -5,6 +5,8 @@
 //!
 //! The hook here counts frames per function and swaps one function's code for another's, by
 //! name, which is the whole of what the VM offers a plugin: see, run as is, skip, or replace.
+//! The application also adds the `symtrace` tensor module and registers a tensor op of its own
+//! (`swish`), which Python then calls through `symtrace.call_op`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -38,6 +40,22 @@ impl EvalFrameHook for Watcher {
     }
 }
 
+/// `swish(x) = x * sigmoid(x)`, described once: shape and dtype inference, and the kernel
+/// (built from symtrace's own ops).
+fn register_swish() {
+    use symtrace::tensor::{Arity, Attrs, Meta, OpDef, TensorData, registry};
+    let op = OpDef::new(
+        "swish",
+        Arity::Exactly(1),
+        |inputs: &[Meta], _: &Attrs| Ok(Meta { shape: inputs[0].shape.clone(), dtype: inputs[0].dtype.to_float() }),
+        |inputs: &[&TensorData], _: &Attrs| {
+            let s = registry().call("sigmoid", &[inputs[0]], &Attrs::new())?;
+            registry().call("mul", &[inputs[0], &s], &Attrs::new())
+        },
+    );
+    registry().register(op).expect("swish is registered once");
+}
+
 const PROGRAM: &str = r#"
 def slow_square(x):
     total = 0
@@ -53,9 +71,13 @@ def work():
 "#;
 
 fn main() {
-    let interp = rustpython::InterpreterBuilder::new().init_stdlib().interpreter();
+    register_swish();
+    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib()).interpreter();
     let exit = interp.enter(|vm| -> PyResult<()> {
         let scope = vm.new_scope_with_builtins();
+        vm.run_string(scope.clone(), "import symtrace as st\nr = st.call_op('swish', st.tensor([-1.0, 0.0, 2.0]))\n", "<ops>")?;
+        let r = scope.globals.get_item("r", vm)?;
+        println!("the application's own op, from Python: swish([-1, 0, 2]) = {}", r.repr(vm)?.to_string_lossy());
         vm.run_string(scope.clone(), PROGRAM, "embedded.py")?;
 
         let watcher = Arc::new(Watcher::default());

@@ -30,9 +30,9 @@ pub fn run_ok(cmd: &mut Command) -> Output {
     out
 }
 
-/// Run `f` in a fresh interpreter with the standard library.
+/// Run `f` in a fresh interpreter with the standard library and the `symtrace` module.
 pub fn with_vm<R>(f: impl FnOnce(&VirtualMachine) -> R) -> R {
-    let interp = rustpython::InterpreterBuilder::new().init_stdlib().interpreter();
+    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib()).interpreter();
     interp.enter(f)
 }
 

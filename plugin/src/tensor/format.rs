@@ -26,6 +26,18 @@ fn element(s: Scalar) -> String {
     }
 }
 
+/// As NumPy: `[2.5, 5. , 7.5]`, the points one above the other, short fractions padded.
+fn align_decimal_points(items: &mut [String]) {
+    let split = |s: &str| s.find('.').filter(|_| !s.contains('e')).map(|p| p + 1);
+    let frac = items.iter().filter_map(|s| split(s).map(|p| s.len() - p)).max().unwrap_or(0);
+    for s in items.iter_mut() {
+        if let Some(p) = split(s) {
+            let pad = frac - (s.len() - p);
+            s.push_str(&" ".repeat(pad));
+        }
+    }
+}
+
 fn nest(shape: &[usize], items: &[String], width: usize, sep: &str, indent: usize) -> String {
     match shape {
         [] => items[0].clone(),
@@ -44,7 +56,10 @@ fn body(t: &TensorData, sep: &str, indent: usize) -> String {
     if t.numel() == 0 {
         return "[]".into();
     }
-    let items: Vec<String> = t.to_scalars().into_iter().map(element).collect();
+    let mut items: Vec<String> = t.to_scalars().into_iter().map(element).collect();
+    if t.dtype().is_float() {
+        align_decimal_points(&mut items);
+    }
     let width = items.iter().map(String::len).max().unwrap_or(0);
     nest(t.shape(), &items, width, sep, indent)
 }
