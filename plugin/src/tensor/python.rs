@@ -921,6 +921,18 @@ pub mod symtrace {
         unary_fn("mean", &x, args.attrs(), vm)
     }
     #[pyfunction]
+    fn max(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("max", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn min(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("min", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn abs(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("abs", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
     fn argmax(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
         unary_fn("argmax", &x, args.attrs(), vm)
     }

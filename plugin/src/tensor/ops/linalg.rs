@@ -39,6 +39,12 @@ pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
 fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_shape: &[usize]) -> ArrayD<T> {
     let a2 = if a.ndim() == 1 { a.view().insert_axis(Axis(0)) } else { a.view() };
     let b2 = if b.ndim() == 1 { b.view().insert_axis(Axis(1)) } else { b.view() };
+    if a2.ndim() == 2 && b2.ndim() == 2 {
+        // No batch: one product straight on the operands, no copies.
+        let x = a2.into_dimensionality::<Ix2>().expect("2-D");
+        let y = b2.into_dimensionality::<Ix2>().expect("2-D");
+        return x.dot(&y).into_dyn().into_shape_with_order(IxDyn(out_shape)).expect("shape computed by inference");
+    }
     let (n, k, p) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1], b2.shape()[b2.ndim() - 1]);
     let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2]).expect("checked by inference");
     let count: usize = batch.iter().product();
