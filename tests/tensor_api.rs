@@ -19,7 +19,7 @@ fn every_case_matches_numpy() {
     let out = run_ok(rustpython().arg(tensor_dir().join("compare.py")).arg(tensor_dir().join("reference.json")).arg(&ours));
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("115 cases compared with NumPy, 0 differences"), "{text}");
+    assert!(text.contains("135 cases compared with NumPy, 0 differences"), "{text}");
 }
 
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
@@ -138,4 +138,17 @@ fn an_application_op_is_callable_from_python() {
         assert!(eval_repr(vm, &scope, "'test_double_plus_one' in st.op_names()") == "True");
         assert!(eval_repr(vm, &scope, "st.call_op('nope', r)").contains("ValueError: no op named \"nope\""));
     });
+}
+
+#[test]
+fn demos_run_eager_and_print_their_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mlp = run_ok(rustpython().arg(root.join("demos/mlp.py")));
+    let text = String::from_utf8_lossy(&mlp.stdout);
+    assert!(text.contains("row sums: [1. 1. 1. 1. 1. 1. 1. 1.]"), "{text}");
+    assert!(text.contains("predicted classes: ["), "{text}");
+    let att = run_ok(rustpython().arg(root.join("demos/attention.py")));
+    let text = String::from_utf8_lossy(&att.stdout);
+    assert!(text.contains("output shape: (2, 5, 8)"), "{text}");
+    assert!(text.contains("weights sum to one: [True, True, True, True, True]"), "{text}");
 }

@@ -28,7 +28,13 @@ const MODULES: &[&str] = &[
 
 /// Script-style tests: programs whose whole output is the test. Their stdout, stderr and exit
 /// status must be identical (relative to the repository root).
-const SCRIPTS: &[&str] = &["tests/python/traceback_workload.py", "tests/python/frame_workload.py", "demos/hello.py"];
+const SCRIPTS: &[&str] = &[
+    "tests/python/traceback_workload.py",
+    "tests/python/frame_workload.py",
+    "demos/hello.py",
+    "demos/mlp.py",
+    "demos/attention.py",
+];
 
 const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);
 

@@ -126,6 +126,17 @@ CASES = [
     ("int_tensor", "b[T([2, 0, 2], 'int64')]"),
     ("int_tensor_2d", "a[T([[1, 0], [1, 1]], 'int64')]"),
     ("len_iter", "T([len(x3), len(list(x3))], 'int64')"),
+    # 0-d and empty tensors
+    ("zero_d_sum", "F.sum(s)"),
+    ("zero_d_compare", "s > 2"),
+    ("zero_d_matmul_operand", "F.max(T(3.5, None) + e.reshape(0, 3), 0)"),
+    ("empty_mean", "F.mean(e)"),
+    ("empty_sum_all", "F.sum(e)"),
+    ("empty_index", "b[T([], 'int64')]"),
+    ("empty_slice", "a[:, 3:]"),
+    ("empty_cat", "F.cat([e, e], 1)"),
+    ("empty_matmul", "F.matmul(e, e.T)"),
+    ("negative_dims", "F.sum(F.softmax(x3, -2), -3)"),
     # errors: only the exception class is compared
     ("error_broadcast", "a + T([1., 2.], None)"),
     ("error_reshape", "a.reshape(4, -1)"),
@@ -137,6 +148,14 @@ CASES = [
     ("error_too_many_indices", "a[0, 0, 0]"),
     ("error_cat_shapes", "F.cat([a, v], 0)"),
     ("error_max_empty", "F.max(e, 1)"),
+    ("error_permute", "x3.permute(0, 0, 1)"),
+    ("error_index_tensor", "b[T([3], 'int64')]"),
+    ("error_stack_shapes", "F.stack([a, a.T], 0)"),
+    ("error_matmul_0d", "F.matmul(s, v)"),
+    ("error_dot", "F.dot(a, v)"),
+    ("error_invert_float", "~a"),
+    ("error_and_float", "a & a"),
+    ("error_bool_neg", "-n"),
 ]
 
 # Assignments: statement, then the tensor to compare.
@@ -148,4 +167,6 @@ ASSIGNMENTS = [
     ("setitem_casts", "z = F.copy(i); z[0, 0] = 2.9", "z"),
     ("iadd_broadcast", "z = F.copy(a); z += b", "z"),
     ("imul_int_scalar", "z = F.copy(j); z *= 3", "z"),
+    ("error_setitem_shape", "z = F.copy(a); z[0] = T([1., 2.], None)", "z"),
+    ("error_setitem_index", "z = F.copy(b); z[7] = 1.0", "z"),
 ]
