@@ -60,7 +60,10 @@ fn errors_name_the_shapes_and_never_crash() {
          a = st.zeros(2, 3)\n\
          for f in [lambda: a + st.zeros(4), lambda: a.reshape(4, 2), lambda: a @ a, lambda: a[5],\n\
                    lambda: a.sum(dim=3), lambda: st.tensor([[1, 2], [3]]), lambda: a.item(), lambda: bool(a),\n\
-                   lambda: st.tensor(['x']), lambda: a[st.tensor([True])], lambda: st.cat([a, st.zeros(3)])]:\n\
+                   lambda: st.tensor(['x']), lambda: a[st.tensor([True])], lambda: st.cat([a, st.zeros(3)]),\n\
+                   lambda: st.arange(0, 5, 0), lambda: st.zeros(-1), lambda: len(st.tensor(1.0)), lambda: pow(a, 2, 3),\n\
+                   lambda: a[st.tensor([0.5])], lambda: a.__delitem__(0), lambda: st.full((2,), 'x'),\n\
+                   lambda: a.to('float32'), lambda: st.tensor(2 ** 70), lambda: a[..., ...], lambda: st.stack([])]:\n\
          \x20   try:\n\
          \x20       f()\n\
          \x20   except Exception as e:\n\
@@ -80,8 +83,30 @@ fn errors_name_the_shapes_and_never_crash() {
         "TypeError: cannot make a tensor of a str",
         "IndexError: a mask of shape (1,) does not match the leading dimensions of shape (2, 3)",
         "ValueError: cat: shapes (2, 3) and (3,) do not match outside dimension 0",
+        "ValueError: arange() step must not be zero",
+        "ValueError: negative dimension -1",
+        "TypeError: len() of a 0-d tensor",
+        "TypeError: pow() with a modulus is not supported for tensors",
+        "IndexError: a tensor index must be bool or int64, not float64",
+        "TypeError: tensor elements cannot be deleted",
+        "TypeError: full() needs a number as its value",
+        "TypeError: Expected type 'dtype' but 'str' found.",
+        "OverflowError: Python int too large for int64",
+        "IndexError: an index can only have a single ellipsis ('...')",
+        "ValueError: stack() needs at least one tensor",
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn maximum_minimum_and_where_as_methods() {
+    let (out, err, _) = run_py(
+        "import symtrace as st\n\
+         a = st.tensor([1., 5., 3.]); b = st.tensor([4., 2., 3.])\n\
+         print(a.maximum(b).tolist(), a.minimum(b).tolist(), a.where(a > 2, -1.0).tolist())\n",
+        &[],
+    );
+    assert_eq!(out, "[4.0, 5.0, 3.0] [1.0, 2.0, 3.0] [-1.0, 5.0, 3.0]\n", "{err}");
 }
 
 #[test]

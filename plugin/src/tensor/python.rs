@@ -508,6 +508,19 @@ pub mod symtrace {
             zelf.op("abs", Attrs::new(), vm)
         }
         #[pymethod]
+        fn maximum(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+            binary_fn("maximum", zelf.as_object(), &other, vm)
+        }
+        #[pymethod]
+        fn minimum(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+            binary_fn("minimum", zelf.as_object(), &other, vm)
+        }
+        /// torch's `x.where(cond, other)`: `x` where `cond`, else `other`.
+        #[pymethod(name = "where")]
+        fn where_method(zelf: PyRef<Self>, cond: PyObjectRef, other: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+            where_(cond, zelf.into(), other, vm)
+        }
+        #[pymethod]
         fn matmul(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
             binary_slot("matmul", zelf.as_object(), &other, vm)
         }
