@@ -197,7 +197,7 @@ fn assign<T: Element>(a: &mut ArrayD<T>, index: &Select<'_>, v: &ArrayD<T>) -> T
             for (k, &r) in rows.iter().enumerate() {
                 flat.index_axis_mut(Axis(0), r).assign(&vrows.index_axis(Axis(0), k));
             }
-            *a = flat.into_shape_with_order(IxDyn(&a.shape().to_vec())).expect("same count");
+            *a = flat.into_shape_with_order(IxDyn(a.shape())).expect("same count");
             Ok(())
         }
     }

@@ -195,7 +195,12 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
             lane.mapv_inplace(|v| if log { v - max - sum.ln() } else { (v - max).exp() / sum });
         }
     } else {
-        x.mapv_inplace(|v| if log { v - v } else { 1.0 + (v - v) });
+        // One element: softmax 1, log_softmax 0 (NaN for a non-finite input, as torch).
+        x.mapv_inplace(|v| match (v.is_finite(), log) {
+            (false, _) => f64::NAN,
+            (true, true) => 0.0,
+            (true, false) => 1.0,
+        });
     }
     Ok(TensorData::Float64(x).cast(dt))
 }

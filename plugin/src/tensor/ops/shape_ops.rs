@@ -22,7 +22,7 @@ pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
         .map(|&d| {
             if d >= 0 {
                 Ok(d as usize)
-            } else if known == 0 || n % known != 0 {
+            } else if known == 0 || !n.is_multiple_of(known) {
                 Err(bad())
             } else {
                 Ok(n / known)
