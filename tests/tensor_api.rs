@@ -63,7 +63,8 @@ fn errors_name_the_shapes_and_never_crash() {
                    lambda: st.tensor(['x']), lambda: a[st.tensor([True])], lambda: st.cat([a, st.zeros(3)]),\n\
                    lambda: st.arange(0, 5, 0), lambda: st.zeros(-1), lambda: len(st.tensor(1.0)), lambda: pow(a, 2, 3),\n\
                    lambda: a[st.tensor([0.5])], lambda: a.__delitem__(0), lambda: st.full((2,), 'x'),\n\
-                   lambda: a.to('float32'), lambda: st.tensor(2 ** 70), lambda: a[..., ...], lambda: st.stack([])]:\n\
+                   lambda: a.to('float32'), lambda: st.tensor(2 ** 70), lambda: a[..., ...], lambda: st.stack([]),\n\
+                   lambda: st.zeros(10 ** 6, 10 ** 7), lambda: st.zeros(10 ** 6, 1) + st.zeros(1, 10 ** 6)]:\n\
          \x20   try:\n\
          \x20       f()\n\
          \x20   except Exception as e:\n\
@@ -94,6 +95,8 @@ fn errors_name_the_shapes_and_never_crash() {
         "OverflowError: Python int too large for int64",
         "IndexError: an index can only have a single ellipsis ('...')",
         "ValueError: stack() needs at least one tensor",
+        "ValueError: a tensor of shape (1000000, 10000000) is too large (more than 17179869184 elements)",
+        "ValueError: a tensor of shape (1000000, 1000000) is too large (more than 17179869184 elements)",
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected);
 }

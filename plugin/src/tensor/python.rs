@@ -731,11 +731,17 @@ pub mod symtrace {
         dtype: OptionalArg<PyObjectRef>,
     }
 
+    fn check_size(shape: &[usize], vm: &VirtualMachine) -> PyResult<()> {
+        crate::tensor::shape::check_size(shape).map_err(|e| py_err(e, vm))
+    }
+
     fn shape_of(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Vec<usize>> {
-        ints_of(args, vm)?
+        let shape = ints_of(args, vm)?
             .into_iter()
             .map(|d| usize::try_from(d).map_err(|_| vm.new_value_error(format!("negative dimension {d}"))))
-            .collect()
+            .collect::<PyResult<Vec<usize>>>()?;
+        check_size(&shape, vm)?;
+        Ok(shape)
     }
 
     #[pyfunction]
@@ -791,6 +797,7 @@ pub mod symtrace {
         let inferred = [start, end, step].iter().map(|s| s.dtype()).max().unwrap().max(DType::Int64);
         let dt = opt_dtype(&dtype.map_or(OptionalArg::Missing, OptionalArg::Present), vm)?.unwrap_or(inferred);
         let n = ((end.as_f64() - start.as_f64()) / step.as_f64()).ceil().max(0.0) as usize;
+        check_size(&[n], vm)?;
         let values: Vec<Scalar> = (0..n)
             .map(|i| if inferred == DType::Int64 { Scalar::Int(start.as_i64() + i as i64 * step.as_i64()) } else { Scalar::Float(start.as_f64() + i as f64 * step.as_f64()) })
             .collect();
@@ -801,6 +808,7 @@ pub mod symtrace {
     fn linspace(start: ArgIntoFloat, end: ArgIntoFloat, steps: usize, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let (start, end) = (start.into_float(), end.into_float());
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        check_size(&[steps], vm)?;
         let values: Vec<Scalar> = (0..steps)
             .map(|i| Scalar::Float(if steps == 1 { start } else { start + (end - start) * i as f64 / (steps - 1) as f64 }))
             .collect();
@@ -810,6 +818,7 @@ pub mod symtrace {
     #[pyfunction]
     fn eye(n: usize, m: OptionalArg<usize>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let m = m.unwrap_or(n);
+        check_size(&[n, m], vm)?;
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
         let values: Vec<Scalar> = (0..n * m).map(|k| Scalar::Int(i64::from(k / m == k % m))).collect();
         new_tensor(TensorData::from_scalars(&[n, m], &values, dt), vm)

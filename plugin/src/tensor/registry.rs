@@ -157,6 +157,7 @@ impl OpRegistry {
         let op = self.op(name, inputs.len())?;
         let metas: Vec<Meta> = inputs.iter().map(|t| Meta::of(t)).collect();
         let expected = (op.infer)(&metas, attrs)?;
+        super::shape::check_size(&expected.shape)?;
         let out = guarded(name, || (op.kernel)(inputs, attrs))?;
         if Meta::of(&out) != expected {
             return Err(TensorError::runtime(format!(

@@ -34,6 +34,20 @@ pub fn normalize_dim(dim: i64, ndim: usize) -> TResult<usize> {
     Ok(d as usize)
 }
 
+/// The most elements a tensor may have: tensors live in memory whole, so a larger one is
+/// refused with an error instead of aborting the process on allocation.
+pub const MAX_ELEMENTS: usize = 1 << 34;
+
+pub fn check_size(shape: &[usize]) -> TResult<()> {
+    match shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)) {
+        Some(n) if n <= MAX_ELEMENTS => Ok(()),
+        _ => Err(TensorError::value(format!(
+            "a tensor of shape {} is too large (more than {MAX_ELEMENTS} elements)",
+            shape_str(shape)
+        ))),
+    }
+}
+
 pub fn numel(shape: &[usize]) -> usize {
     shape.iter().product()
 }
