@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod bytecode;
 pub mod tensor;
+pub mod translate;
 mod dump;
 mod frames;
 mod symtrace_plugin;

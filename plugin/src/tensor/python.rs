@@ -13,7 +13,7 @@ pub mod symtrace {
     use rustpython_vm::common::lock::PyRwLock;
     use rustpython_vm::function::{ArgIntoFloat, Either, FuncArgs, KwArgs, OptionalArg, PosArgs};
     use rustpython_vm::protocol::{PyMappingMethods, PyNumberMethods, PySequenceMethods};
-    use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Comparable, Iterable, PyComparisonOp, Representable};
+    use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Callable, Comparable, Iterable, PyComparisonOp, Representable};
     use rustpython_vm::function::PyComparisonValue;
     use rustpython_vm::{pyclass, FromArgs};
     use rustpython_vm::{atomic_func, AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine};
@@ -1014,6 +1014,48 @@ pub mod symtrace {
     #[pyfunction]
     fn stack(args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
         join("stack", args, vm)
+    }
+
+    // ---- compiled graphs ----
+
+    /// A captured graph as a Python callable: the translator's replacement code calls it with
+    /// the frame's input tensors and gets the output tensors back as a tuple.
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "CompiledGraph")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiledGraph {
+        pub graph: std::sync::Arc<crate::translate::Graph>,
+    }
+
+    #[pyclass(with(Callable, Representable))]
+    impl PyCompiledGraph {
+        #[pygetset]
+        fn code(zelf: &Py<Self>) -> String {
+            zelf.graph.to_string()
+        }
+    }
+
+    impl Callable for PyCompiledGraph {
+        type Args = PosArgs<PyObjectRef>;
+        fn call(zelf: &Py<Self>, args: Self::Args, vm: &VirtualMachine) -> PyResult {
+            let inputs: Vec<PyRef<PyTensor>> = args
+                .into_vec()
+                .into_iter()
+                .map(|o| o.downcast::<PyTensor>().map_err(|o| vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))))
+                .collect::<PyResult<_>>()?;
+            let guards: Vec<_> = inputs.iter().map(|t| t.data.read()).collect();
+            let refs: Vec<&TensorData> = guards.iter().map(|g| &**g).collect();
+            let outs = crate::tensor::registry::guarded("a compiled graph", || zelf.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
+            drop(guards);
+            let items: Vec<PyObjectRef> = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm)).collect();
+            Ok(vm.ctx.new_tuple(items).into())
+        }
+    }
+
+    impl Representable for PyCompiledGraph {
+        fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
+            Ok(format!("<symtrace.CompiledGraph: {} inputs, {} nodes, {} outputs>", zelf.graph.inputs.len(), zelf.graph.nodes.len(), zelf.graph.outputs.len()))
+        }
     }
 
     #[allow(dead_code)]

@@ -1,0 +1,223 @@
+//! The captured graph: tensor ops from the registry applied to the frame's input tensors and
+//! to constants. Shapes and dtypes are inferred by the registry as nodes are added (what the
+//! translator's simulation needs to know of a tensor), ops whose inputs are all constants are
+//! folded on the spot, and the graph runs natively through the same registry.
+
+use std::fmt;
+
+use crate::tensor::{Attrs, Meta, TensorData, TensorError, registry};
+
+/// A tensor in the graph: one of the inputs, a constant, or a node's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Input(usize),
+    Const(usize),
+    Node(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub op: String,
+    pub inputs: Vec<Value>,
+    pub attrs: Attrs,
+    pub meta: Meta,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    pub inputs: Vec<Meta>,
+    pub consts: Vec<TensorData>,
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<Value>,
+}
+
+impl Graph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn input(&mut self, meta: Meta) -> Value {
+        self.inputs.push(meta);
+        Value::Input(self.inputs.len() - 1)
+    }
+
+    pub fn constant(&mut self, t: TensorData) -> Value {
+        self.consts.push(t);
+        Value::Const(self.consts.len() - 1)
+    }
+
+    pub fn meta(&self, v: Value) -> Meta {
+        match v {
+            Value::Input(i) => self.inputs[i].clone(),
+            Value::Const(i) => Meta::of(&self.consts[i]),
+            Value::Node(i) => self.nodes[i].meta.clone(),
+        }
+    }
+
+    /// Apply `op`: its result's shape and dtype are inferred now (an error here is the error
+    /// the eager op would raise); with only constant inputs it is computed now.
+    pub fn apply(&mut self, op: &str, inputs: &[Value], attrs: Attrs) -> Result<Value, TensorError> {
+        if inputs.iter().all(|v| matches!(v, Value::Const(_))) {
+            let args: Vec<&TensorData> = inputs
+                .iter()
+                .map(|v| match v {
+                    Value::Const(i) => &self.consts[*i],
+                    _ => unreachable!("all constants"),
+                })
+                .collect();
+            let folded = registry().call(op, &args, &attrs)?;
+            return Ok(self.constant(folded));
+        }
+        let metas: Vec<Meta> = inputs.iter().map(|v| self.meta(*v)).collect();
+        let meta = registry().infer(op, &metas, &attrs)?;
+        self.nodes.push(Node { op: op.to_owned(), inputs: inputs.to_vec(), attrs, meta });
+        Ok(Value::Node(self.nodes.len() - 1))
+    }
+
+    /// Nodes no output depends on are dropped (the simulation may compute values it never uses).
+    pub fn prune(&mut self) {
+        let mut live = vec![false; self.nodes.len()];
+        let mut stack: Vec<usize> = self.outputs.iter().filter_map(|v| match v {
+            Value::Node(i) => Some(*i),
+            _ => None,
+        }).collect();
+        while let Some(i) = stack.pop() {
+            if std::mem::replace(&mut live[i], true) {
+                continue;
+            }
+            stack.extend(self.nodes[i].inputs.iter().filter_map(|v| match v {
+                Value::Node(j) => Some(*j),
+                _ => None,
+            }));
+        }
+        let mut new_index = vec![usize::MAX; self.nodes.len()];
+        let mut kept = Vec::new();
+        for (i, node) in self.nodes.drain(..).enumerate() {
+            if live[i] {
+                new_index[i] = kept.len();
+                kept.push(node);
+            }
+        }
+        let remap = |v: &mut Value| {
+            if let Value::Node(i) = v {
+                *i = new_index[*i];
+            }
+        };
+        for node in &mut kept {
+            node.inputs.iter_mut().for_each(remap);
+        }
+        self.outputs.iter_mut().for_each(remap);
+        self.nodes = kept;
+    }
+
+    /// Run the graph on `inputs` (checked against the input metas the graph was built for).
+    pub fn run(&self, inputs: &[&TensorData]) -> Result<Vec<TensorData>, TensorError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(TensorError::type_error(format!("the graph takes {} tensors, got {}", self.inputs.len(), inputs.len())));
+        }
+        for (i, (t, meta)) in inputs.iter().zip(&self.inputs).enumerate() {
+            if Meta::of(t) != *meta {
+                return Err(TensorError::value(format!("graph input {i} is {:?}, the graph was built for {:?}", Meta::of(t), meta)));
+            }
+        }
+        let mut results: Vec<TensorData> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let args: Vec<&TensorData> = node
+                .inputs
+                .iter()
+                .map(|v| match v {
+                    Value::Input(i) => inputs[*i],
+                    Value::Const(i) => &self.consts[*i],
+                    Value::Node(i) => &results[*i],
+                })
+                .collect();
+            let out = registry().call(&node.op, &args, &node.attrs)?;
+            results.push(out);
+        }
+        Ok(self
+            .outputs
+            .iter()
+            .map(|v| match v {
+                Value::Input(i) => inputs[*i].clone(),
+                Value::Const(i) => self.consts[*i].clone(),
+                Value::Node(i) => results[*i].clone(),
+            })
+            .collect())
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Input(i) => write!(f, "in{i}"),
+            Value::Const(i) => write!(f, "c{i}"),
+            Value::Node(i) => write!(f, "v{i}"),
+        }
+    }
+}
+
+/// One line per input, constant and node, FX-style: `v2: float64[2, 3] = add(in0, c1)`.
+impl fmt::Display for Graph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let meta = |m: &Meta| format!("{}{:?}", m.dtype.name(), m.shape);
+        for (i, m) in self.inputs.iter().enumerate() {
+            writeln!(f, "in{i}: {}", meta(m))?;
+        }
+        for (i, c) in self.consts.iter().enumerate() {
+            writeln!(f, "c{i}: {} = {}", meta(&Meta::of(c)), crate::tensor::format::repr(c))?;
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            let args: Vec<String> = n.inputs.iter().map(ToString::to_string).collect();
+            let attrs: Vec<String> = n.attrs.0.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+            let all = args.into_iter().chain(attrs).collect::<Vec<_>>().join(", ");
+            writeln!(f, "v{i}: {} = {}({all})", meta(&n.meta), n.op)?;
+        }
+        let outs: Vec<String> = self.outputs.iter().map(ToString::to_string).collect();
+        write!(f, "return ({})", outs.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::{Attr, DType, Scalar};
+
+    fn vector(values: &[f64]) -> TensorData {
+        let v: Vec<Scalar> = values.iter().map(|&x| Scalar::Float(x)).collect();
+        TensorData::from_scalars(&[values.len()], &v, DType::Float64).unwrap()
+    }
+
+    #[test]
+    fn builds_infers_folds_prunes_and_runs() {
+        let mut g = Graph::new();
+        let x = g.input(Meta { shape: vec![3], dtype: DType::Float64 });
+        let two = g.constant(TensorData::scalar(Scalar::Float(2.0)));
+        let one = g.constant(TensorData::scalar(Scalar::Float(1.0)));
+        let three = g.apply("add", &[two, one], Attrs::new()).unwrap(); // folded
+        assert!(matches!(three, Value::Const(_)));
+        let y = g.apply("mul", &[x, three], Attrs::new()).unwrap();
+        let _unused = g.apply("exp", &[x], Attrs::new()).unwrap();
+        let s = g.apply("sum", &[y], Attrs::new().with("dim", Attr::None)).unwrap();
+        assert_eq!(g.meta(s), Meta { shape: vec![], dtype: DType::Float64 });
+        g.outputs = vec![y, s];
+        g.prune();
+        assert_eq!(g.nodes.len(), 2, "{g}");
+        let out = g.run(&[&vector(&[1., 2., 3.])]).unwrap();
+        assert_eq!(out[0], vector(&[3., 6., 9.]));
+        assert_eq!(out[1].item().unwrap().as_f64(), 18.0);
+        let text = g.to_string();
+        assert!(text.contains("v0: float64[3] = mul(in0, c2)"), "{text}");
+        assert!(text.ends_with("return (v0, v1)"), "{text}");
+    }
+
+    #[test]
+    fn shape_errors_surface_while_building_and_inputs_are_checked() {
+        let mut g = Graph::new();
+        let x = g.input(Meta { shape: vec![2, 3], dtype: DType::Float64 });
+        let y = g.input(Meta { shape: vec![4], dtype: DType::Float64 });
+        assert_eq!(g.apply("add", &[x, y], Attrs::new()).unwrap_err().message, "cannot broadcast (2, 3) with (4,)");
+        g.outputs = vec![x];
+        let err = g.run(&[&vector(&[1.]), &vector(&[1., 2., 3., 4.])]).unwrap_err();
+        assert!(err.message.starts_with("graph input 0 is"), "{}", err.message);
+    }
+}
