@@ -1,0 +1,119 @@
+//! Guards: what must still hold of a frame's inputs for a translation to be reused. Each is a
+//! source and a check, evaluated natively (no Python code runs) before anything else on every
+//! call; each has a readable form, and a failing set names its first failing guard.
+
+use std::fmt;
+
+use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyTypeRef};
+use rustpython_vm::eval_hook::FrameView;
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+
+use super::source::Source;
+use crate::tensor::Meta;
+use crate::tensor::python::symtrace::PyTensor;
+
+#[derive(Clone, Debug)]
+pub enum Check {
+    /// `type(v) is T` (exactly; a subclass fails).
+    TypeIs(PyTypeRef),
+    /// `v is obj`: the same object (a global function, a module, a class).
+    Is(PyObjectRef),
+    IsNone,
+    EqBool(bool),
+    EqInt(i64),
+    /// Compared by bits, so that a NaN constant matches itself.
+    EqFloat(f64),
+    EqStr(String),
+    /// `len(v) == n` for a tuple, list or dict.
+    Len(usize),
+    /// A tensor of this dtype and shape.
+    Tensor(Meta),
+    /// The source resolves to nothing (an absent global, an unset attribute).
+    Absent,
+}
+
+#[derive(Clone, Debug)]
+pub struct Guard {
+    pub source: Source,
+    pub check: Check,
+}
+
+impl Guard {
+    pub fn new(source: Source, check: Check) -> Self {
+        Self { source, check }
+    }
+
+    pub fn holds(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
+        let value = self.source.resolve(frame, vm);
+        let Some(v) = value else {
+            return matches!(self.check, Check::Absent);
+        };
+        match &self.check {
+            Check::Absent => false,
+            Check::TypeIs(t) => v.class().is(t),
+            Check::Is(obj) => v.is(obj),
+            Check::IsNone => vm.is_none(&v),
+            Check::EqBool(b) => v.class().is(vm.ctx.types.bool_type) && v.is(&vm.ctx.new_bool(*b)),
+            Check::EqInt(i) => {
+                v.class().is(vm.ctx.types.int_type)
+                    && v.downcast_ref::<PyInt>().and_then(|x| x.try_to_primitive::<i64>(vm).ok()) == Some(*i)
+            }
+            Check::EqFloat(f) => v.downcast_ref::<PyFloat>().is_some_and(|x| x.to_f64().to_bits() == f.to_bits()),
+            Check::EqStr(s) => v.downcast_ref::<PyStr>().is_some_and(|x| x.to_string_lossy() == s.as_str()),
+            Check::Len(n) => {
+                let len = if let Some(t) = v.downcast_ref::<PyTuple>() {
+                    Some(t.len())
+                } else if let Some(l) = v.downcast_ref::<PyList>() {
+                    Some(l.borrow_vec().len())
+                } else {
+                    v.downcast_ref::<PyDict>().map(|d| d.__len__())
+                };
+                len == Some(*n)
+            }
+            Check::Tensor(meta) => v.downcast_ref::<PyTensor>().is_some_and(|t| Meta::of(&t.data.read()) == *meta),
+        }
+    }
+}
+
+impl fmt::Display for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.source;
+        match &self.check {
+            Check::TypeIs(t) => write!(f, "type({s}) is {}", t.name()),
+            Check::Is(obj) => write!(f, "{s} is <{} object at {:#x}>", obj.class().name(), obj.get_id()),
+            Check::IsNone => write!(f, "{s} is None"),
+            Check::EqBool(b) => write!(f, "{s} is {}", if *b { "True" } else { "False" }),
+            Check::EqInt(i) => write!(f, "{s} == {i}"),
+            Check::EqFloat(x) => write!(f, "{s} == {x:?}"),
+            Check::EqStr(x) => write!(f, "{s} == {x:?}"),
+            Check::Len(n) => write!(f, "len({s}) == {n}"),
+            Check::Tensor(m) => write!(f, "{s} is a {} tensor of shape {:?}", m.dtype.name(), m.shape),
+            Check::Absent => write!(f, "{s} is absent"),
+        }
+    }
+}
+
+/// The guards of one translation, checked in order.
+#[derive(Clone, Debug, Default)]
+pub struct GuardSet {
+    pub guards: Vec<Guard>,
+}
+
+impl GuardSet {
+    /// `Ok` when all hold; otherwise the first that does not.
+    pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), &Guard> {
+        match self.guards.iter().find(|g| !g.holds(frame, vm)) {
+            Some(g) => Err(g),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Display for GuardSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for g in &self.guards {
+            writeln!(f, "{g}")?;
+        }
+        Ok(())
+    }
+}
