@@ -1,6 +1,8 @@
 //! The tensor value: an n-dimensional ndarray of one of the four element types. Everything
 //! here is pure Rust; the Python type wraps it (`python.rs`) and the ops compute on it.
 
+use std::borrow::Cow;
+
 use ndarray::{ArrayD, IxDyn};
 
 use super::dtype::DType;
@@ -180,6 +182,18 @@ impl TensorData {
         Ok(self.to_scalars()[0])
     }
 
+    /// This tensor in `dtype`: borrowed when it has that type already (kernels call this on
+    /// every operand, so the common case copies nothing).
+    pub fn to_dtype(&self, dtype: DType) -> Cow<'_, TensorData> {
+        if self.dtype() == dtype { Cow::Borrowed(self) } else { Cow::Owned(self.cast(dtype)) }
+    }
+
+    /// Whether the elements lie in row-major order, so that views can be reshaped in place.
+    pub fn is_standard_layout(&self) -> bool {
+        each_dtype!(self, a => a.is_standard_layout())
+    }
+
+    /// A copy in `dtype` (a plain copy when the type is the same).
     pub fn cast(&self, dtype: DType) -> TensorData {
         if self.dtype() == dtype {
             return self.clone();
@@ -200,5 +214,26 @@ impl TensorData {
             TensorData::Float64(a) => a,
             _ => unreachable!("cast to float64"),
         }
+    }
+}
+
+impl From<ArrayD<bool>> for TensorData {
+    fn from(a: ArrayD<bool>) -> Self {
+        TensorData::Bool(a)
+    }
+}
+impl From<ArrayD<i64>> for TensorData {
+    fn from(a: ArrayD<i64>) -> Self {
+        TensorData::Int64(a)
+    }
+}
+impl From<ArrayD<f32>> for TensorData {
+    fn from(a: ArrayD<f32>) -> Self {
+        TensorData::Float32(a)
+    }
+}
+impl From<ArrayD<f64>> for TensorData {
+    fn from(a: ArrayD<f64>) -> Self {
+        TensorData::Float64(a)
     }
 }

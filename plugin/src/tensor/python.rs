@@ -9,8 +9,8 @@ pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::built
 
 #[rustpython_vm::pymodule]
 pub mod symtrace {
-    use rustpython_vm::builtins::{PyBaseExceptionRef, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple, PyTupleRef, PyTypeRef};
-    use rustpython_vm::common::lock::PyRwLock;
+    use rustpython_vm::builtins::{PyBaseExceptionRef, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple, PyTupleRef};
+    use rustpython_vm::common::lock::{PyRwLock, PyRwLockReadGuard};
     use rustpython_vm::function::{ArgIntoFloat, Either, FuncArgs, KwArgs, OptionalArg, PosArgs};
     use rustpython_vm::protocol::{PyMappingMethods, PyNumberMethods, PySequenceMethods};
     use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Callable, Comparable, Iterable, PyComparisonOp, Representable};
@@ -234,33 +234,66 @@ pub mod symtrace {
         }
     }
 
-    /// Both operands of a binary operator as tensors: a Python number next to a tensor is
-    /// weakly typed (it takes the tensor's type unless its kind is higher).
-    fn operands(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult<Option<(TensorData, TensorData)>> {
-        let as_tensor = |x: &PyObject, other: &PyObject| -> PyResult<Option<TensorData>> {
-            if let Some(t) = x.downcast_ref::<PyTensor>() {
-                return Ok(Some(t.data.read().clone()));
+    /// An operand: a tensor's data, read in place (ops never copy their inputs), or a tensor
+    /// made for the call from a Python number or list.
+    enum Operand<'a> {
+        Borrowed(PyRwLockReadGuard<'a, TensorData>),
+        Owned(TensorData),
+    }
+
+    impl core::ops::Deref for Operand<'_> {
+        type Target = TensorData;
+        fn deref(&self) -> &TensorData {
+            match self {
+                Operand::Borrowed(g) => g,
+                Operand::Owned(t) => t,
             }
-            if let Some(s) = scalar_of(x, vm)? {
-                let other_dtype = other.downcast_ref::<PyTensor>().map_or(s.dtype(), |t| t.data.read().dtype());
-                return Ok(Some(TensorData::full(&[], s, weak_scalar_dtype(s.dtype(), other_dtype))));
-            }
-            if x.downcast_ref::<PyList>().is_some() || x.downcast_ref::<PyTuple>().is_some() {
-                return data_of(x, None, vm).map(Some);
-            }
-            Ok(None)
-        };
-        match (as_tensor(a, b)?, as_tensor(b, a)?) {
-            (Some(x), Some(y)) => Ok(Some((x, y))),
-            _ => Ok(None),
         }
     }
 
+    fn tensor_dtype(x: &PyObject) -> Option<DType> {
+        x.downcast_ref::<PyTensor>().map(|t| t.data.read().dtype())
+    }
+
+    /// `x` as an operand; a Python number next to a tensor of type `other` is weakly typed (it
+    /// takes the tensor's type unless its kind is higher), a number alone takes its own type.
+    fn operand<'a>(x: &'a PyObject, other: Option<DType>, vm: &VirtualMachine) -> PyResult<Option<Operand<'a>>> {
+        if let Some(t) = x.downcast_ref::<PyTensor>() {
+            return Ok(Some(Operand::Borrowed(t.data.read())));
+        }
+        if let Some(s) = scalar_of(x, vm)? {
+            let dtype = other.map_or(s.dtype(), |o| weak_scalar_dtype(s.dtype(), o));
+            return Ok(Some(Operand::Owned(TensorData::full(&[], s, dtype))));
+        }
+        if x.downcast_ref::<PyList>().is_some() || x.downcast_ref::<PyTuple>().is_some() {
+            return data_of(x, None, vm).map(|d| Some(Operand::Owned(d)));
+        }
+        Ok(None)
+    }
+
+    /// Run `f` on both operands of a binary operator; `None` when one is not tensor-like. The
+    /// types are read before any lock is held, and `x op x` reads its tensor once.
+    fn with_operands<R>(
+        a: &PyObject,
+        b: &PyObject,
+        vm: &VirtualMachine,
+        f: impl FnOnce(&TensorData, &TensorData) -> PyResult<R>,
+    ) -> PyResult<Option<R>> {
+        let (da, db) = (tensor_dtype(a), tensor_dtype(b));
+        let Some(x) = operand(a, db, vm)? else { return Ok(None) };
+        if b.is(a) {
+            return f(&x, &x).map(Some);
+        }
+        let Some(y) = operand(b, da, vm)? else { return Ok(None) };
+        f(&x, &y).map(Some)
+    }
+
     fn binary_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-        let Some((x, y)) = operands(a, b, vm)? else {
-            return Ok(vm.ctx.not_implemented());
-        };
-        Ok(PyTensor::wrap(registry().call(name, &[&x, &y], &Attrs::new()), vm)?.into_pyobject(vm))
+        let result = with_operands(a, b, vm, |x, y| PyTensor::wrap(registry().call(name, &[x, y], &Attrs::new()), vm))?;
+        Ok(match result {
+            Some(t) => t.into_pyobject(vm),
+            None => vm.ctx.not_implemented(),
+        })
     }
 
     /// `a op= b`: computed, then stored into `a` in its own type and shape.
@@ -268,25 +301,27 @@ pub mod symtrace {
         let Some(target) = a.downcast_ref::<PyTensor>() else {
             return Ok(vm.ctx.not_implemented());
         };
-        let Some((x, y)) = operands(a, b, vm)? else {
+        let computed = with_operands(a, b, vm, |x, y| {
+            Ok((registry().call(name, &[x, y], &Attrs::new()).map_err(|e| py_err(e, vm))?, x.dtype(), x.shape().to_vec()))
+        })?;
+        let Some((result, dtype, shape)) = computed else {
             return Ok(vm.ctx.not_implemented());
         };
-        let result = registry().call(name, &[&x, &y], &Attrs::new()).map_err(|e| py_err(e, vm))?;
-        if DType::promote(x.dtype(), result.dtype()) != x.dtype() {
+        if DType::promote(dtype, result.dtype()) != dtype {
             return Err(vm.new_type_error(format!(
                 "the {} result of {name} cannot be stored in place into a {} tensor",
                 result.dtype().name(),
-                x.dtype().name()
+                dtype.name()
             )));
         }
-        if result.shape() != x.shape() {
+        if result.shape() != shape.as_slice() {
             return Err(vm.new_value_error(format!(
                 "the result of shape {} does not fit in place into a tensor of shape {}",
                 crate::tensor::error::shape_str(result.shape()),
-                crate::tensor::error::shape_str(x.shape())
+                crate::tensor::error::shape_str(&shape)
             )));
         }
-        *target.data.write() = result.cast(x.dtype());
+        *target.data.write() = result.to_dtype(dtype).into_owned();
         Ok(a.to_owned())
     }
 
@@ -651,10 +686,8 @@ pub mod symtrace {
                 PyComparisonOp::Gt => "gt",
                 PyComparisonOp::Ge => "ge",
             };
-            match operands(zelf, other, vm)? {
-                Some((x, y)) => Ok(Either::A(PyTensor::wrap(registry().call(name, &[&x, &y], &Attrs::new()), vm)?.into_pyobject(vm))),
-                None => Ok(Either::B(PyComparisonValue::NotImplemented)),
-            }
+            let result = binary_slot(name, zelf, other, vm)?;
+            Ok(if result.is(&vm.ctx.not_implemented) { Either::B(PyComparisonValue::NotImplemented) } else { Either::A(result) })
         }
         fn cmp(_zelf: &Py<Self>, _other: &PyObject, _op: PyComparisonOp, _vm: &VirtualMachine) -> PyResult<PyComparisonValue> {
             unreachable!("slot_richcompare is overridden")
@@ -886,7 +919,7 @@ pub mod symtrace {
     }
 
     fn unary_fn(name: &str, x: &PyObject, attrs: Attrs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let d = as_data(x, vm)?;
+        let d = operand(x, None, vm)?.ok_or_else(|| vm.new_type_error(format!("{name}() needs a tensor or a number, not {}", x.class().name())))?;
         new_tensor(registry().call(name, &[&d], &attrs), vm)
     }
 
@@ -990,12 +1023,10 @@ pub mod symtrace {
 
     #[pyfunction(name = "where")]
     fn where_(cond: PyObjectRef, a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        // The condition is read before the operands take their locks (it may be one of them).
         let c = as_data(&cond, vm)?;
-        let (x, y) = match operands(&a, &b, vm)? {
-            Some(p) => p,
-            None => return Err(vm.new_type_error("where() needs tensors or numbers".to_owned())),
-        };
-        new_tensor(registry().call("where", &[&c, &x, &y], &Attrs::new()), vm)
+        with_operands(&a, &b, vm, |x, y| new_tensor(registry().call("where", &[&c, x, y], &Attrs::new()), vm))?
+            .ok_or_else(|| vm.new_type_error("where() needs tensors or numbers".to_owned()))
     }
 
     fn join(name: &str, args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -1058,6 +1089,4 @@ pub mod symtrace {
         }
     }
 
-    #[allow(dead_code)]
-    fn _unused(_: PyTypeRef) {}
 }

@@ -153,11 +153,11 @@ fn compare<T: PartialOrd>(op: Binary, x: T, y: T) -> bool {
 pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData> {
     let shape = broadcast(a.shape(), b.shape())?;
     let dt = op.compute_dtype(a.dtype(), b.dtype())?;
-    if op == Binary::Pow && dt == DType::Int64 && b.cast(DType::Int64).to_scalars().iter().any(|s| s.as_i64() < 0) {
+    if op == Binary::Pow && dt == DType::Int64 && b.to_dtype(DType::Int64).to_scalars().iter().any(|s| s.as_i64() < 0) {
         return Err(TensorError::value("integers to negative integer powers are not allowed"));
     }
-    let (a, b) = (a.cast(dt), b.cast(dt));
-    Ok(match (&a, &b) {
+    let (a, b) = (a.to_dtype(dt), b.to_dtype(dt));
+    Ok(match (a.as_ref(), b.as_ref()) {
         (TensorData::Bool(x), TensorData::Bool(y)) => {
             if op.is_comparison() {
                 TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
@@ -259,8 +259,8 @@ impl Unary {
 
 pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
     let dt = op.result_dtype(t.dtype())?;
-    let t = t.cast(dt);
-    Ok(match t {
+    let t = t.to_dtype(dt);
+    Ok(match t.as_ref() {
         TensorData::Bool(a) => TensorData::Bool(a.mapv(|x| match op {
             Unary::Not => !x,
             _ => x, // abs and relu of a bool are the bool
@@ -313,21 +313,19 @@ fn clamp_dtype(t: DType, attrs: &Attrs) -> TResult<DType> {
 pub fn where_(cond: &TensorData, a: &TensorData, b: &TensorData) -> TResult<TensorData> {
     let shape = broadcast(&broadcast(cond.shape(), a.shape())?, b.shape())?;
     let dt = DType::promote(a.dtype(), b.dtype());
-    let c = match cond.cast(DType::Bool) {
-        TensorData::Bool(c) => c,
-        _ => unreachable!("cast to bool"),
-    };
+    let c = cond.to_dtype(DType::Bool);
+    let TensorData::Bool(c) = c.as_ref() else { unreachable!("cast to bool") };
     let c = c.broadcast(IxDyn(&shape)).expect("checked").to_owned();
     fn pick<T: Element>(c: &ArrayD<bool>, a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
         let dim = IxDyn(shape);
         let (a, b) = (a.broadcast(dim.clone()).expect("checked"), b.broadcast(dim).expect("checked"));
         Zip::from(c).and(&a).and(&b).map_collect(|&k, &x, &y| if k { x } else { y })
     }
-    Ok(match (a.cast(dt), b.cast(dt)) {
-        (TensorData::Bool(x), TensorData::Bool(y)) => TensorData::Bool(pick(&c, &x, &y, &shape)),
-        (TensorData::Int64(x), TensorData::Int64(y)) => TensorData::Int64(pick(&c, &x, &y, &shape)),
-        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(pick(&c, &x, &y, &shape)),
-        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(pick(&c, &x, &y, &shape)),
+    Ok(match (a.to_dtype(dt).as_ref(), b.to_dtype(dt).as_ref()) {
+        (TensorData::Bool(x), TensorData::Bool(y)) => TensorData::Bool(pick(&c, x, y, &shape)),
+        (TensorData::Int64(x), TensorData::Int64(y)) => TensorData::Int64(pick(&c, x, y, &shape)),
+        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(pick(&c, x, y, &shape)),
+        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(pick(&c, x, y, &shape)),
         _ => unreachable!("cast to one type"),
     })
 }

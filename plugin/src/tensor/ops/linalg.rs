@@ -68,14 +68,15 @@ fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_sha
 pub fn matmul(a: &TensorData, b: &TensorData) -> TResult<TensorData> {
     let shape = matmul_shape(a.shape(), b.shape())?;
     let dt = DType::promote(a.dtype(), b.dtype());
-    Ok(match (a.cast(dt.max(DType::Int64)), b.cast(dt.max(DType::Int64))) {
+    let compute = dt.max(DType::Int64);
+    Ok(match (a.to_dtype(compute).as_ref(), b.to_dtype(compute).as_ref()) {
         (TensorData::Int64(x), TensorData::Int64(y)) => {
-            let r = TensorData::Int64(matmul_typed(&x, &y, &shape));
+            let r = TensorData::Int64(matmul_typed(x, y, &shape));
             // bool @ bool is "any of the ands", as in NumPy.
             if dt == DType::Bool { r.cast(DType::Bool) } else { r }
         }
-        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(matmul_typed(&x, &y, &shape)),
-        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(matmul_typed(&x, &y, &shape)),
+        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(matmul_typed(x, y, &shape)),
+        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(matmul_typed(x, y, &shape)),
         _ => unreachable!("cast to one type"),
     })
 }

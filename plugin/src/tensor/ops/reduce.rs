@@ -147,39 +147,17 @@ fn reduce_typed<T: Element + PartialOrd>(r: Reduction, a: &ArrayD<T>, dim: Optio
     to_out(lanes.iter().map(|lane| lane_f64(r, lane.mapv(|v| v.to_scalar().as_f64()).view())).collect())
 }
 
-fn lanes_order_fix(a: &TensorData, dim: Option<usize>) -> TensorData {
-    // `lanes(Axis(d))` yields lanes in the row-major order of the other axes, which is the
-    // order of the result's elements: nothing to fix. A non-standard layout is made standard
-    // first so that `into_shape_with_order` sees row-major data.
-    let _ = dim;
-    crate::each_dtype!(a, x => x.as_standard_layout().into_owned().into())
-}
-
-impl From<ArrayD<bool>> for TensorData {
-    fn from(a: ArrayD<bool>) -> Self {
-        TensorData::Bool(a)
-    }
-}
-impl From<ArrayD<i64>> for TensorData {
-    fn from(a: ArrayD<i64>) -> Self {
-        TensorData::Int64(a)
-    }
-}
-impl From<ArrayD<f32>> for TensorData {
-    fn from(a: ArrayD<f32>) -> Self {
-        TensorData::Float32(a)
-    }
-}
-impl From<ArrayD<f64>> for TensorData {
-    fn from(a: ArrayD<f64>) -> Self {
-        TensorData::Float64(a)
-    }
-}
-
 pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
     let (out_shape, dim) = reduced_shape(r, t.shape(), attrs)?;
-    let t = lanes_order_fix(t, dim);
-    Ok(crate::each_dtype!(&t, a => reduce_typed(r, a, dim, &out_shape)))
+    // `lanes(Axis(d))` yields lanes in the row-major order of the other axes, the order of the
+    // result's elements; only a whole-tensor reduction views the data as one row, which needs
+    // row-major storage.
+    let t = if dim.is_none() && !t.is_standard_layout() {
+        std::borrow::Cow::Owned(crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into()))
+    } else {
+        std::borrow::Cow::Borrowed(t)
+    };
+    Ok(crate::each_dtype!(t.as_ref(), a => reduce_typed(r, a, dim, &out_shape)))
 }
 
 /// softmax / log_softmax along `dim`, computed in the tensor's float type.

@@ -120,7 +120,7 @@ fn join(ts: &[&TensorData], dim: i64, new_axis: bool) -> TResult<TensorData> {
     let shapes: Vec<Vec<usize>> = ts.iter().map(|t| t.shape().to_vec()).collect();
     let (_, d) = join_shape(&shapes, dim, new_axis, if new_axis { "stack" } else { "cat" })?;
     let dt = ts.iter().map(|t| t.dtype()).reduce(DType::promote).expect("at least one");
-    let cast: Vec<TensorData> = ts.iter().map(|t| t.cast(dt)).collect();
+    let cast: Vec<std::borrow::Cow<'_, TensorData>> = ts.iter().map(|t| t.to_dtype(dt)).collect();
     fn go<T: Clone>(arrays: Vec<&ArrayD<T>>, d: usize, new_axis: bool) -> ArrayD<T> {
         let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
         if new_axis {
@@ -132,7 +132,7 @@ fn join(ts: &[&TensorData], dim: i64, new_axis: bool) -> TResult<TensorData> {
     macro_rules! collect {
         ($variant:ident) => {
             TensorData::$variant(go(
-                cast.iter().map(|t| match t {
+                cast.iter().map(|t| match t.as_ref() {
                     TensorData::$variant(a) => a,
                     _ => unreachable!("cast to one type"),
                 }).collect(),
