@@ -1,8 +1,9 @@
 //! The `symtrace` plugin: installs symtrace's hook with a backend.
 //!
 //! Each code object is handed to the backend once; what it produces is verified and cached in
-//! the code object's hook slot, so later calls only look the answer up. A backend's failure or
-//! a verifier rejection is logged and cached too: that code then always runs as written.
+//! the code object's hook slot, so later calls only look the answer up. Code that runs as
+//! written (no replacement, a backend's failure, a verifier rejection, logged) is skipped
+//! through the VM's skip flag, so the hook is not even asked again for it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,11 +19,8 @@ use crate::dump::DumpDir;
 
 const LOG_BYTECODE: &str = "symtrace::bytecode";
 
-/// What the hook decided for one code object.
-enum Cached {
-    Replace(PyRef<PyCode>),
-    AsIs,
-}
+/// The replacement cached in a code object's hook slot.
+struct Replacement(PyRef<PyCode>);
 
 /// symtrace's eval-frame hook.
 pub struct SymtraceHook {
@@ -42,7 +40,8 @@ impl SymtraceHook {
         Self { backend, dump, slot: request_code_extra_index() }
     }
 
-    fn decide(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Cached {
+    /// The verified replacement of `code`, or `None`: it runs as written.
+    fn decide(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Option<PyRef<PyCode>> {
         let what = || {
             format!(
                 "{} ({}:{})",
@@ -53,16 +52,16 @@ impl SymtraceHook {
         };
         let candidate = match self.backend.rewrite(code, vm) {
             Ok(Some(candidate)) => candidate,
-            Ok(None) => return Cached::AsIs,
+            Ok(None) => return None,
             Err(e) => {
                 log::warn!(target: LOG_BYTECODE, "{}: {e}; it runs as written", what());
-                return Cached::AsIs;
+                return None;
             }
         };
         // The one gate for every backend: nothing unverified reaches the VM.
         if let Err(e) = verify(&candidate) {
             log::warn!(target: LOG_BYTECODE, "{}: rejected by the verifier: {e}; it runs as written", what());
-            return Cached::AsIs;
+            return None;
         }
         if log::log_enabled!(target: LOG_BYTECODE, log::Level::Debug) {
             log::debug!(target: LOG_BYTECODE, "{} backend={}\n{}", what(), self.backend.name(), side_by_side(code, &candidate));
@@ -72,7 +71,7 @@ impl SymtraceHook {
         {
             log::warn!(target: LOG_BYTECODE, "{}: cannot write the dump: {e}", what());
         }
-        Cached::Replace(candidate)
+        Some(candidate)
     }
 }
 
@@ -82,17 +81,17 @@ impl EvalFrameHook for SymtraceHook {
             return Ok(FrameDecision::run_default());
         }
         let code = frame.code();
-        let cached = match code.hook_extra(self.slot) {
-            Some(any) => any,
-            None => {
-                let decided: Arc<Cached> = Arc::new(self.decide(code, vm));
-                code.set_hook_extra(self.slot, Some(decided.clone()));
-                decided
+        if let Some(cached) = code.hook_extra(self.slot)
+            && let Some(Replacement(new_code)) = cached.downcast_ref::<Replacement>()
+        {
+            return Ok(FrameDecision::replace(new_code.clone()));
+        }
+        Ok(match self.decide(code, vm) {
+            Some(new_code) => {
+                code.set_hook_extra(self.slot, Some(Arc::new(Replacement(new_code.clone()))));
+                FrameDecision::replace(new_code)
             }
-        };
-        Ok(match cached.downcast_ref::<Cached>() {
-            Some(Cached::Replace(new_code)) => FrameDecision::replace(new_code.clone()),
-            _ => FrameDecision::run_default(),
+            None => FrameDecision::skip_code(),
         })
     }
 }
