@@ -5,6 +5,7 @@
 //!   translator lands;
 //! * [`FramesPlugin`] (`frames`): records every frame entry, the oracle of the hook's tests.
 
+pub mod api;
 pub mod backend;
 pub mod bytecode;
 pub mod tensor;

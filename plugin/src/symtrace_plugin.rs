@@ -1,12 +1,14 @@
-//! The `symtrace` plugin: installs symtrace's hook with a backend.
+//! The `symtrace` plugin: installs symtrace's hook, with the translator (the default) or a
+//! code-rewriting backend (`none`, `roundtrip`).
 //!
-//! Each code object is handed to the backend once; what it produces is verified and cached in
-//! the code object's hook slot, so later calls only look the answer up. Code that runs as
-//! written (no replacement, a backend's failure, a verifier rejection, logged) is skipped
-//! through the VM's skip flag, so the hook is not even asked again for it.
+//! With a backend, each code object is handed to it once; what it produces is verified and
+//! cached in the code object's hook slot, so later calls only look the answer up. Code that
+//! runs as written (no replacement, a backend's failure, a verifier rejection, logged) is
+//! skipped through the VM's skip flag, so the hook is not even asked again for it. With the
+//! translator, the policy is the translator's (`translate::translator`).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use rustpython::{Plugin, PluginOption, PluginOptions};
 use rustpython_vm::builtins::PyCode;
@@ -16,6 +18,7 @@ use rustpython_vm::{Py, PyRef, PyResult, VirtualMachine};
 use crate::backend::{BACKEND_NAMES, Backend, Passthrough, backend_named};
 use crate::bytecode::{dis::side_by_side, verify};
 use crate::dump::DumpDir;
+use crate::translate::{Options, Translator};
 
 const LOG_BYTECODE: &str = "symtrace::bytecode";
 
@@ -27,6 +30,14 @@ pub struct SymtraceHook {
     backend: Box<dyn Backend>,
     dump: Option<DumpDir>,
     slot: usize,
+    translator: Option<Arc<Translator>>,
+}
+
+/// The hooks made so far, to find the translator behind the hook a VM has installed.
+static HOOKS: Mutex<Vec<(usize, Weak<SymtraceHook>)>> = Mutex::new(Vec::new());
+
+fn hook_address(hook: &Arc<dyn EvalFrameHook>) -> usize {
+    Arc::as_ptr(hook) as *const () as usize
 }
 
 impl Default for SymtraceHook {
@@ -37,7 +48,36 @@ impl Default for SymtraceHook {
 
 impl SymtraceHook {
     pub fn new(backend: Box<dyn Backend>, dump: Option<DumpDir>) -> Self {
-        Self { backend, dump, slot: request_code_extra_index() }
+        Self { backend, dump, slot: request_code_extra_index(), translator: None }
+    }
+
+    /// A hook that translates frames (the product's mode).
+    pub fn translating(options: Options, vm: &VirtualMachine) -> Arc<Self> {
+        let slot = request_code_extra_index();
+        let stdlib = stdlib_dir(vm);
+        let hook = Arc::new(Self {
+            backend: Box::new(Passthrough),
+            dump: None,
+            slot,
+            translator: Some(Arc::new(Translator::new(options, slot, stdlib))),
+        });
+        let dyn_hook: Arc<dyn EvalFrameHook> = hook.clone();
+        let mut hooks = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
+        hooks.retain(|(_, w)| w.strong_count() > 0);
+        hooks.push((hook_address(&dyn_hook), Arc::downgrade(&hook)));
+        hook
+    }
+
+    pub fn translator(&self) -> Option<&Arc<Translator>> {
+        self.translator.as_ref()
+    }
+
+    /// The translating symtrace hook `vm` has installed, if any.
+    pub fn installed(vm: &VirtualMachine) -> Option<Arc<SymtraceHook>> {
+        let hook = vm.eval_frame_hook()?;
+        let address = hook_address(&hook);
+        let hooks = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
+        hooks.iter().find(|(a, _)| *a == address).and_then(|(_, w)| w.upgrade())
     }
 
     /// The verified replacement of `code`, or `None`: it runs as written.
@@ -80,6 +120,9 @@ impl EvalFrameHook for SymtraceHook {
         if frame.entry() != FrameEntry::Call {
             return Ok(FrameDecision::run_default());
         }
+        if let Some(t) = &self.translator {
+            return t.on_frame(frame, vm);
+        }
         let code = frame.code();
         if let Some(cached) = code.hook_extra(self.slot)
             && let Some(Replacement(new_code)) = cached.downcast_ref::<Replacement>()
@@ -100,33 +143,77 @@ impl EvalFrameHook for SymtraceHook {
 pub struct SymtracePlugin;
 
 const OPTIONS: &[PluginOption] = &[
-    PluginOption { key: "backend", help: "what replaces each frame's code: none (default; run as written) or roundtrip (decode, re-assemble, verify)" },
-    PluginOption { key: "dump", help: "write each code object and its replacement, side by side, into this directory" },
+    PluginOption { key: "backend", help: "what replaces each frame's code: translate (default: the symbolic translator), none (run as written) or roundtrip (decode, re-assemble, verify)" },
+    PluginOption { key: "dump", help: "with backend=none|roundtrip: write each code object and its replacement, side by side, into this directory" },
+    PluginOption { key: "strict", help: "1: every fallback raises RuntimeError (with the reason and the user's file:line)" },
+    PluginOption { key: "trace_all", help: "1: translate every user frame, even when its graph is empty" },
+    PluginOption { key: "recompile_limit", help: "translations per code object before it runs as written on a guard miss (default 8)" },
+    PluginOption { key: "skip_after", help: "calls without a graph after which a code object is skipped for good (default 2)" },
 ];
+
+fn flag(options: &PluginOptions, key: &str) -> Result<bool, String> {
+    match options.get(key) {
+        None | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(v) => Err(format!("option {key} takes 0 or 1, not {v:?}")),
+    }
+}
+
+fn count(options: &PluginOptions, key: &str, default: usize) -> Result<usize, String> {
+    match options.get(key) {
+        None => Ok(default),
+        Some(v) => v.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| format!("option {key} takes a positive number, not {v:?}")),
+    }
+}
+
+fn translator_options(options: &PluginOptions) -> Result<Options, String> {
+    let d = Options::default();
+    Ok(Options {
+        strict: flag(options, "strict")?,
+        trace_all: flag(options, "trace_all")?,
+        recompile_limit: count(options, "recompile_limit", d.recompile_limit)?,
+        skip_after: count(options, "skip_after", d.skip_after)?,
+    })
+}
+
+/// The directory of the standard library the interpreter runs (that of `os`).
+fn stdlib_dir(vm: &VirtualMachine) -> Option<String> {
+    let os = vm.import("os", 0).ok()?;
+    let file = os.get_attr("__file__", vm).ok()?;
+    let file = file.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_string_lossy().into_owned();
+    Path::new(&file).parent().map(|p| p.to_string_lossy().into_owned())
+}
 
 impl Plugin for SymtracePlugin {
     fn name(&self) -> &'static str {
         "symtrace"
     }
     fn summary(&self) -> &'static str {
-        "the symbolic opcode translator (so far: backends none and roundtrip)"
+        "the symbolic opcode translator: tensor work captured into graphs, guarded, cached"
     }
     fn options(&self) -> &'static [PluginOption] {
         OPTIONS
     }
     fn validate(&self, options: &PluginOptions) -> Result<(), String> {
         if let Some(name) = options.get("backend")
+            && name != "translate"
             && backend_named(name).is_none()
         {
-            return Err(format!("unknown backend {name:?} (known: {BACKEND_NAMES})"));
+            return Err(format!("unknown backend {name:?} (known: translate, {BACKEND_NAMES})"));
         }
         if options.get("dump") == Some("") {
             return Err("option dump needs a directory".to_owned());
         }
-        Ok(())
+        translator_options(options).map(|_| ())
     }
     fn install(&self, vm: &VirtualMachine, options: &PluginOptions) -> PyResult<()> {
-        let backend = backend_named(options.get("backend").unwrap_or("none")).expect("validated");
+        let name = options.get("backend").unwrap_or("translate");
+        if name == "translate" {
+            let opts = translator_options(options).map_err(|e| vm.new_value_error(e))?;
+            crate::activate(vm, SymtraceHook::translating(opts, vm));
+            return Ok(());
+        }
+        let backend = backend_named(name).expect("validated");
         let dump = match options.get("dump") {
             Some(dir) => Some(DumpDir::create(Path::new(dir)).map_err(|e| {
                 vm.new_os_error(format!("symtrace plugin: cannot create the dump directory {dir}: {e}"))

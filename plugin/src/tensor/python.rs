@@ -1089,4 +1089,190 @@ pub mod symtrace {
         }
     }
 
+
+    // ---- tracing: compile, disable, reset, explain, stats (logic in crate::api) ----
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "CompiledFunction")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiledFunction {
+        func: PyObjectRef,
+        fullgraph: bool,
+    }
+
+    #[pyclass(with(Callable, Representable))]
+    impl PyCompiledFunction {
+        #[pygetset]
+        fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.func.clone()
+        }
+    }
+
+    impl Callable for PyCompiledFunction {
+        type Args = FuncArgs;
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            crate::api::call_traced(&zelf.func, args, zelf.fullgraph, vm)
+        }
+    }
+
+    impl Representable for PyCompiledFunction {
+        fn repr_str(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<String> {
+            Ok(format!("<symtrace.compile({}, fullgraph={})>", zelf.func.repr(vm)?.to_string_lossy(), if zelf.fullgraph { "True" } else { "False" }))
+        }
+    }
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "Compiler")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiler {
+        fullgraph: bool,
+    }
+
+    #[pyclass(with(Callable))]
+    impl PyCompiler {}
+
+    impl Callable for PyCompiler {
+        type Args = (PyObjectRef,);
+        fn call(zelf: &Py<Self>, (func,): Self::Args, vm: &VirtualMachine) -> PyResult {
+            Ok(PyCompiledFunction { func, fullgraph: zelf.fullgraph }.into_pyobject(vm))
+        }
+    }
+
+    #[derive(FromArgs)]
+    struct CompileArgs {
+        #[pyarg(positional, default)]
+        func: Option<PyObjectRef>,
+        #[pyarg(named, default = false)]
+        fullgraph: bool,
+    }
+
+    /// `compile(fn)`, `@compile`, `@compile(fullgraph=True)`: `fn` runs traced.
+    #[pyfunction]
+    fn compile(args: CompileArgs, vm: &VirtualMachine) -> PyObjectRef {
+        match args.func {
+            Some(func) if !vm.is_none(&func) => PyCompiledFunction { func, fullgraph: args.fullgraph }.into_pyobject(vm),
+            _ => PyCompiler { fullgraph: args.fullgraph }.into_pyobject(vm),
+        }
+    }
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "DisabledFunction")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyDisabledFunction {
+        func: PyObjectRef,
+    }
+
+    #[pyclass(with(Callable))]
+    impl PyDisabledFunction {
+        #[pygetset]
+        fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.func.clone()
+        }
+    }
+
+    impl Callable for PyDisabledFunction {
+        type Args = FuncArgs;
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            crate::api::call_untraced(&zelf.func, args, vm)
+        }
+    }
+
+    /// `disable(fn)`: `fn` and what it calls run untraced.
+    #[pyfunction]
+    fn disable(func: PyObjectRef, vm: &VirtualMachine) -> PyObjectRef {
+        PyDisabledFunction { func }.into_pyobject(vm)
+    }
+
+    /// Drop every translation (and every skip); the counters start again from zero.
+    #[pyfunction]
+    fn reset(vm: &VirtualMachine) {
+        crate::api::translator(vm).reset();
+    }
+
+    #[pyfunction]
+    fn stats(vm: &VirtualMachine) -> PyObjectRef {
+        let d = vm.ctx.new_dict();
+        for (k, v) in crate::api::translator(vm).stats.snapshot() {
+            d.set_item(k, vm.ctx.new_int(v).into(), vm).expect("str keys");
+        }
+        d.into()
+    }
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "ExplainOutput")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyExplainOutput {
+        log: crate::translate::translator::ExplainLog,
+    }
+
+    #[pyclass(with(Representable))]
+    impl PyExplainOutput {
+        #[pygetset]
+        fn graph_count(zelf: &Py<Self>) -> usize {
+            zelf.log.graphs.len()
+        }
+        #[pygetset]
+        fn graph_break_count(zelf: &Py<Self>) -> usize {
+            zelf.log.breaks.len()
+        }
+        #[pygetset]
+        fn op_count(zelf: &Py<Self>) -> usize {
+            zelf.log.graphs.iter().map(|g| g.ops.len()).sum()
+        }
+        #[pygetset]
+        fn ops_per_graph(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+            let strs = |v: &[String]| -> PyObjectRef { vm.ctx.new_list(v.iter().map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into() };
+            vm.ctx.new_list(zelf.log.graphs.iter().map(|g| strs(&g.ops)).collect()).into()
+        }
+        #[pygetset]
+        fn out_guards(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+            vm.ctx.new_list(zelf.log.graphs.iter().flat_map(|g| g.guards.iter()).map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into()
+        }
+        #[pygetset]
+        fn graphs(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+            vm.ctx.new_list(zelf.log.graphs.iter().map(|g| vm.ctx.new_str(g.text.as_str()).into()).collect()).into()
+        }
+        #[pygetset]
+        fn inlined(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+            vm.ctx.new_list(zelf.log.graphs.iter().flat_map(|g| g.inlined.iter()).map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into()
+        }
+        /// Each a dict: reason, location (file:line), function, and the ops and guards the
+        /// translation still held when it gave up (after rolling back any inlined call).
+        #[pygetset]
+        fn break_reasons(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+            let strs = |v: &[String]| -> PyObjectRef { vm.ctx.new_list(v.iter().map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into() };
+            let mut out = Vec::new();
+            for b in &zelf.log.breaks {
+                let d = vm.ctx.new_dict();
+                d.set_item("reason", vm.ctx.new_str(b.reason.as_str()).into(), vm)?;
+                d.set_item("location", vm.ctx.new_str(b.location.as_str()).into(), vm)?;
+                d.set_item("function", vm.ctx.new_str(b.function.as_str()).into(), vm)?;
+                d.set_item("ops_left", strs(&b.ops_left), vm)?;
+                d.set_item("guards_left", strs(&b.guards_left), vm)?;
+                out.push(d.into());
+            }
+            Ok(vm.ctx.new_list(out).into())
+        }
+        #[pymethod]
+        fn __str__(zelf: &Py<Self>) -> String {
+            crate::api::explain_text(&zelf.log)
+        }
+    }
+
+    impl Representable for PyExplainOutput {
+        fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
+            Ok(format!("<symtrace.ExplainOutput: {} graphs, {} breaks>", zelf.log.graphs.len(), zelf.log.breaks.len()))
+        }
+    }
+
+    /// `explain(fn, *args, **kwargs)`: run `fn` traced from a clean cache; what was captured.
+    #[pyfunction]
+    fn explain(mut args: FuncArgs, vm: &VirtualMachine) -> PyResult<PyExplainOutput> {
+        if args.args.is_empty() {
+            return Err(vm.new_type_error("explain() takes the function to run".to_owned()));
+        }
+        let func = args.args.remove(0);
+        let log = crate::api::explain(&func, args, vm)?;
+        Ok(PyExplainOutput { log })
+    }
 }

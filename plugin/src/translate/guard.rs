@@ -6,7 +6,7 @@ use std::fmt;
 
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyTypeRef};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
 
 use super::source::Source;
 use crate::tensor::Meta;
@@ -70,7 +70,13 @@ impl Guard {
                 };
                 len == Some(*n)
             }
-            Check::Tensor(meta) => v.downcast_ref::<PyTensor>().is_some_and(|t| Meta::of(&t.data.read()) == *meta),
+            Check::Tensor(meta) => {
+                v.class().is(PyTensor::class(&vm.ctx))
+                    && v.downcast_ref::<PyTensor>().is_some_and(|t| {
+                        let d = t.data.read();
+                        d.dtype() == meta.dtype && d.shape() == meta.shape.as_slice()
+                    })
+            }
         }
     }
 }

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use rustpython_vm::builtins::{PyDict, PyList, PyTuple};
+use rustpython_vm::builtins::{PyDict, PyFunction, PyList, PyTuple};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -19,6 +19,12 @@ pub enum Source {
     Attr(Box<Source>, String),
     /// An element of a tuple or list.
     Item(Box<Source>, usize),
+    /// The value of a dictionary under a string key.
+    Key(Box<Source>, String),
+    /// A global of a function (read from its `__globals__`): an inlined function's globals.
+    FnGlobal(Box<Source>, String),
+    /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
+    Closure(Box<Source>, usize),
 }
 
 impl Source {
@@ -58,6 +64,27 @@ impl Source {
                 }
                 obj.downcast_ref::<PyList>()?.borrow_vec().get(*index).cloned()
             }
+            Source::Key(base, key) => {
+                let obj = base.resolve(frame, vm)?;
+                let d = obj.downcast_ref::<PyDict>()?;
+                if !obj.class().is(vm.ctx.types.dict_type) {
+                    return None; // a subclass may define __missing__ or __getitem__
+                }
+                d.get_item_opt(key.as_str(), vm).ok().flatten()
+            }
+            Source::FnGlobal(f, name) => {
+                let obj = f.resolve(frame, vm)?;
+                obj.downcast_ref::<PyFunction>()?;
+                let globals = obj.get_attr("__globals__", vm).ok()?;
+                globals.downcast_ref::<PyDict>()?.get_item_opt(name.as_str(), vm).ok().flatten()
+            }
+            Source::Closure(f, index) => {
+                let obj = f.resolve(frame, vm)?;
+                obj.downcast_ref::<PyFunction>()?;
+                let closure = obj.get_attr("__closure__", vm).ok()?;
+                let cell = closure.downcast_ref::<PyTuple>()?.as_slice().get(*index)?.clone();
+                cell.get_attr("cell_contents", vm).ok()
+            }
         }
     }
 }
@@ -73,6 +100,9 @@ impl fmt::Display for Source {
             Source::Free(n) => write!(f, "F['{n}']"),
             Source::Attr(b, n) => write!(f, "{b}.{n}"),
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
+            Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
+            Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
+            Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
         }
     }
 }

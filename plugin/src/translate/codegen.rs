@@ -1,0 +1,183 @@
+//! Code generation: the replacement code of a translated frame. It loads the graph's input
+//! tensors from the frame by source, calls the compiled graph (held in the frame's globals
+//! under a generated name, as TorchDynamo's `__compiled_fn_N`), rebuilds the return value
+//! from the graph's outputs, constants and values read from the frame, and returns. It keeps
+//! the original's file, names, flags and locals (arguments are copied into it by name), and
+//! every instruction carries the position of the original's `return`.
+
+use rustpython_vm::builtins::{PyCode, PyStrInterned};
+use rustpython_vm::bytecode::Opcode;
+use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
+
+use super::source::Source;
+use crate::bytecode::{CodeLayout, Instr, Position, assemble};
+
+/// What the replacement returns, built from the graph's outputs.
+#[derive(Clone, Debug)]
+pub enum Template {
+    /// A value read from the frame (identity preserved: the argument itself).
+    Load(Source),
+    /// A plain constant.
+    Const(PyObjectRef),
+    /// The graph's output number k.
+    Out(usize),
+    Tuple(Vec<Template>),
+    List(Vec<Template>),
+    Dict(Vec<(PyObjectRef, Template)>),
+}
+
+/// The slot name of the graph's outputs: not a Python identifier, so it never collides.
+const OUT: &str = "%graph_out";
+const SUBSCR: u32 = 26; // BinaryOperator::Subscr
+
+struct Emitter<'a> {
+    layout: CodeLayout,
+    instrs: Vec<Instr>,
+    position: Position,
+    vm: &'a VirtualMachine,
+}
+
+impl Emitter<'_> {
+    fn emit(&mut self, op: Opcode, arg: u32) {
+        self.instrs.push(Instr { op, arg, target: None, handler: None, position: self.position, offset: 0 });
+    }
+
+    fn name(&mut self, n: &str) -> u32 {
+        if let Some(i) = self.layout.names.iter().position(|x| x.as_str() == n) {
+            return i as u32;
+        }
+        self.layout.names.push(self.vm.ctx.intern_str(n));
+        (self.layout.names.len() - 1) as u32
+    }
+
+    fn constant(&mut self, obj: PyObjectRef) -> u32 {
+        self.layout.constants.push(obj);
+        (self.layout.constants.len() - 1) as u32
+    }
+
+    fn slot(&self, n: &str) -> Result<u32, String> {
+        self.layout.localsplus_names().iter().position(|x| x.as_str() == n).map(|i| i as u32).ok_or_else(|| format!("no slot {n}"))
+    }
+
+    fn is_cell(&self, n: &str) -> bool {
+        self.layout.cellvars.iter().chain(&self.layout.freevars).any(|c| c.as_str() == n)
+    }
+
+    fn load_int(&mut self, i: usize) {
+        let c = self.constant(self.vm.ctx.new_int(i).into());
+        self.emit(Opcode::LoadConst, c);
+    }
+
+    fn load_source(&mut self, s: &Source) -> Result<(), String> {
+        match s {
+            Source::Local(n) | Source::Free(n) => {
+                let slot = self.slot(n)?;
+                let op = if self.is_cell(n) { Opcode::LoadDeref } else { Opcode::LoadFast };
+                self.emit(op, slot);
+            }
+            Source::Global(n) | Source::Builtin(n) => {
+                let i = self.name(n);
+                self.emit(Opcode::LoadGlobal, i << 1);
+            }
+            Source::Attr(base, n) => {
+                self.load_source(base)?;
+                let i = self.name(n);
+                self.emit(Opcode::LoadAttr, i << 1);
+            }
+            Source::Item(base, i) => {
+                self.load_source(base)?;
+                self.load_int(*i);
+                self.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::Key(base, k) => {
+                self.load_source(base)?;
+                let c = self.constant(self.vm.ctx.new_str(k.as_str()).into());
+                self.emit(Opcode::LoadConst, c);
+                self.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::FnGlobal(f, n) => {
+                self.load_source(f)?;
+                let g = self.name("__globals__");
+                self.emit(Opcode::LoadAttr, g << 1);
+                let c = self.constant(self.vm.ctx.new_str(n.as_str()).into());
+                self.emit(Opcode::LoadConst, c);
+                self.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::Closure(f, i) => {
+                self.load_source(f)?;
+                let c = self.name("__closure__");
+                self.emit(Opcode::LoadAttr, c << 1);
+                self.load_int(*i);
+                self.emit(Opcode::BinaryOp, SUBSCR);
+                let cc = self.name("cell_contents");
+                self.emit(Opcode::LoadAttr, cc << 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn build(&mut self, t: &Template) -> Result<(), String> {
+        match t {
+            Template::Load(s) => self.load_source(s)?,
+            Template::Const(o) => {
+                let c = self.constant(o.clone());
+                self.emit(Opcode::LoadConst, c);
+            }
+            Template::Out(k) => {
+                let slot = self.slot(OUT)?;
+                self.emit(Opcode::LoadFast, slot);
+                self.load_int(*k);
+                self.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Template::Tuple(items) | Template::List(items) => {
+                for i in items {
+                    self.build(i)?;
+                }
+                let op = if matches!(t, Template::Tuple(_)) { Opcode::BuildTuple } else { Opcode::BuildList };
+                self.emit(op, items.len() as u32);
+            }
+            Template::Dict(entries) => {
+                for (k, v) in entries {
+                    let c = self.constant(k.clone());
+                    self.emit(Opcode::LoadConst, c);
+                    self.build(v)?;
+                }
+                self.emit(Opcode::BuildMap, entries.len() as u32);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The replacement code for `original`: `graph_global` names the compiled graph in the
+/// frame's globals (absent when there is no graph to run), `inputs` are the sources of its
+/// input tensors in order.
+pub fn generate(
+    original: &PyCode,
+    graph_global: Option<&str>,
+    inputs: &[Source],
+    result: &Template,
+    position: Position,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
+    let mut layout = CodeLayout::of(original);
+    if graph_global.is_some() {
+        let out: &'static PyStrInterned = vm.ctx.intern_str(OUT);
+        layout.varnames.push(out);
+    }
+    let mut e = Emitter { layout, instrs: Vec::new(), position, vm };
+    e.emit(Opcode::Resume, 0);
+    if let Some(g) = graph_global {
+        let i = e.name(g);
+        e.emit(Opcode::LoadGlobal, (i << 1) | 1);
+        for s in inputs {
+            e.load_source(s)?;
+        }
+        e.emit(Opcode::Call, inputs.len() as u32);
+        let slot = e.slot(OUT)?;
+        e.emit(Opcode::StoreFast, slot);
+    }
+    e.build(result)?;
+    e.emit(Opcode::ReturnValue, 0);
+    assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
+}

@@ -1,0 +1,564 @@
+//! Operators, truth, identity, membership, iteration, subscripts and attributes over symbolic
+//! values. Plain values (see `var::is_plain`) are computed at trace time by the VM itself;
+//! tensors go through their Python methods on fakes, so each op is recorded once by the
+//! registry; containers made during the simulation are handled here.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyDict, PyGetSet, PyInt, PyModule, PyNone, PySlice, PyStr, PyTuple};
+use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
+use rustpython_vm::function::PyComparisonValue;
+use rustpython_vm::types::PyComparisonOp;
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
+
+use super::guard::Check;
+use super::tracer::{SimResult, Tracer, Unsupported, is_dict, unsupported};
+use super::var::{Var, is_plain};
+use crate::tensor::python::symtrace::PyTensor;
+
+/// Non-tensor results a tensor's method or attribute may give: they depend only on its
+/// dtype and shape, which its guard fixes.
+const TENSOR_META: &[&str] = &["shape", "dtype", "ndim", "dim", "numel", "is_floating_point", "__len__"];
+
+fn binary_vm(op: BinaryOperator, a: &PyObjectRef, b: &PyObjectRef, vm: &VirtualMachine) -> PyResult {
+    use BinaryOperator as B;
+    match op {
+        B::Add => vm._add(a, b),
+        B::Subtract => vm._sub(a, b),
+        B::Multiply => vm._mul(a, b),
+        B::MatrixMultiply => vm._matmul(a, b),
+        B::TrueDivide => vm._truediv(a, b),
+        B::FloorDivide => vm._floordiv(a, b),
+        B::Remainder => vm._mod(a, b),
+        B::Power => vm._pow(a, b, vm.ctx.none.as_object()),
+        B::Lshift => vm._lshift(a, b),
+        B::Rshift => vm._rshift(a, b),
+        B::And => vm._and(a, b),
+        B::Or => vm._or(a, b),
+        B::Xor => vm._xor(a, b),
+        B::InplaceAdd => vm._iadd(a, b),
+        B::InplaceSubtract => vm._isub(a, b),
+        B::InplaceMultiply => vm._imul(a, b),
+        B::InplaceMatrixMultiply => vm._imatmul(a, b),
+        B::InplaceTrueDivide => vm._itruediv(a, b),
+        B::InplaceFloorDivide => vm._ifloordiv(a, b),
+        B::InplaceRemainder => vm._imod(a, b),
+        B::InplacePower => vm._ipow(a, b, vm.ctx.none.as_object()),
+        B::InplaceLshift => vm._ilshift(a, b),
+        B::InplaceRshift => vm._irshift(a, b),
+        B::InplaceAnd => vm._iand(a, b),
+        B::InplaceOr => vm._ior(a, b),
+        B::InplaceXor => vm._ixor(a, b),
+        B::Subscr => a.get_item(&**b, vm),
+    }
+}
+
+fn is_inplace(op: BinaryOperator) -> bool {
+    (op as u8) >= (BinaryOperator::InplaceAdd as u8) && op != BinaryOperator::Subscr
+}
+
+fn not_inplace(op: BinaryOperator) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        B::InplaceAdd => B::Add,
+        B::InplaceSubtract => B::Subtract,
+        B::InplaceMultiply => B::Multiply,
+        B::InplaceMatrixMultiply => B::MatrixMultiply,
+        B::InplaceTrueDivide => B::TrueDivide,
+        B::InplaceFloorDivide => B::FloorDivide,
+        B::InplaceRemainder => B::Remainder,
+        B::InplacePower => B::Power,
+        B::InplaceLshift => B::Lshift,
+        B::InplaceRshift => B::Rshift,
+        B::InplaceAnd => B::And,
+        B::InplaceOr => B::Or,
+        B::InplaceXor => B::Xor,
+        other => other,
+    }
+}
+
+fn err(reason: impl Into<String>) -> Unsupported {
+    Unsupported { reason: reason.into(), location: None }
+}
+
+impl Tracer<'_> {
+    /// The result of native code run on fakes or plain values. Made from fakes, a tensor
+    /// must be a recorded fake, and anything else is refused (it would read a fake's zeros).
+    pub fn native_result(&mut self, r: PyResult, from_fakes: bool, what: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        let r = r.map_err(|e| {
+            let msg = e.as_object().str(vm).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            err(format!("{what} raises {}: {msg} (it raises again when run)", e.class().name()))
+        })?;
+        self.wrap_result(r, from_fakes, what)
+    }
+
+    fn wrap_result(&mut self, r: PyObjectRef, from_fakes: bool, what: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        if let Some(t) = r.downcast_ref::<PyTensor>() {
+            if self.value_of(t).is_some() {
+                return Ok(Var::Tensor(r.downcast::<PyTensor>().expect("tensor")));
+            }
+            if from_fakes {
+                return unsupported(format!("{what} computes a tensor outside the op registry (not traceable yet)"));
+            }
+            return Ok(Var::Obj(r));
+        }
+        if r.class().is(vm.ctx.types.tuple_type) {
+            let items = r.downcast_ref::<PyTuple>().expect("tuple").as_slice().to_vec();
+            if items.iter().any(|i| i.downcast_ref::<PyTensor>().is_some()) {
+                let vars = items.into_iter().map(|i| self.wrap_result(i, from_fakes, what)).collect::<SimResult<Vec<_>>>()?;
+                return Ok(Var::tuple(vars));
+            }
+        }
+        if from_fakes && !is_plain(&r, vm) && r.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_none() {
+            return unsupported(format!("{what} gives a {} made from a traced tensor", r.class().name()));
+        }
+        Ok(Var::Obj(r))
+    }
+
+    /// A plain value to compute with.
+    pub fn plain_obj(&mut self, v: &Var, what: &str) -> SimResult<PyObjectRef> {
+        let o = self.obj(v)?;
+        if !is_plain(&o, self.vm) {
+            return unsupported(format!("{what} of a {}", o.class().name()));
+        }
+        Ok(o)
+    }
+
+    /// A dictionary key: a plain value.
+    pub fn key(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        self.plain_obj(v, "a dictionary key")
+    }
+
+    pub fn binary(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        if op == BinaryOperator::Subscr {
+            return self.subscript(a, b);
+        }
+        // Sequences made during the simulation.
+        match (not_inplace(op), a, b) {
+            (BinaryOperator::Add, Var::List(x), Var::List(y)) if !is_inplace(op) => {
+                let mut items = x.borrow().clone();
+                items.extend(y.borrow().iter().cloned());
+                return Ok(Var::list(items));
+            }
+            (BinaryOperator::Add, Var::List(x), _) if is_inplace(op) => {
+                let items = self.items(b)?;
+                x.borrow_mut().extend(items);
+                return Ok(a.clone());
+            }
+            (BinaryOperator::Add, Var::Tuple(_), _) | (BinaryOperator::Add, _, Var::Tuple(_))
+                if !self.is_tensor(a) && !self.is_tensor(b) =>
+            {
+                let mut items = self.items(a)?;
+                items.extend(self.items(b)?);
+                return Ok(Var::tuple(items));
+            }
+            _ => {}
+        }
+        if is_inplace(op) && self.is_tensor(a) {
+            return self.tensor_inplace(op, a, b);
+        }
+        let tensors = self.is_tensor(a) || self.is_tensor(b);
+        let (x, y) = (self.obj(a)?, self.obj(b)?);
+        if !tensors && !(is_plain(&x, vm) && is_plain(&y, vm)) {
+            return unsupported(format!("operator {op:?} on {} and {}", x.class().name(), y.class().name()));
+        }
+        if tensors && !(operand_ok(&x, vm) && operand_ok(&y, vm)) {
+            return unsupported(format!("operator {op:?} on {} and {}", x.class().name(), y.class().name()));
+        }
+        if !tensors && is_inplace(op) {
+            // Plain values are immutable: `a op= b` is `a op b`.
+            return self.native_result(binary_vm(not_inplace(op), &x, &y, vm), false, "an operator");
+        }
+        self.native_result(binary_vm(op, &x, &y, vm), tensors, "an operator")
+    }
+
+    /// `a op= b` on a tensor: computed out of place, then the result takes the place of `a`'s
+    /// data, as the eager in-place update does. An input's data belongs to the caller: that
+    /// would be a side effect.
+    fn tensor_inplace(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
+        let target = match a {
+            Var::Tensor(t) => t.clone(),
+            _ => return unsupported("an in-place update of a tensor of the caller (a side effect)"),
+        };
+        if matches!(self.value_of(&target), Some(super::graph::Value::Input(_))) {
+            return unsupported("an in-place update of an input tensor (a side effect)");
+        }
+        let result = self.binary(not_inplace(op), a, b)?;
+        let Var::Tensor(r) = result else { return unsupported("in-place update") };
+        let (old_meta, new_meta) = {
+            let (x, y) = (target.data.read(), r.data.read());
+            (crate::tensor::Meta::of(&x), crate::tensor::Meta::of(&y))
+        };
+        if old_meta != new_meta {
+            return unsupported("an in-place update that changes the dtype or shape (it casts or raises)");
+        }
+        let new = std::mem::replace(&mut *r.data.write(), crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)));
+        let old = std::mem::replace(&mut *target.data.write(), new);
+        super::recorder::with(|rec| rec.keep(old));
+        Ok(a.clone())
+    }
+
+    fn subscript(&mut self, a: &Var, b: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        match a {
+            Var::Tuple(_) | Var::List(_) => {
+                let items = self.items(a)?;
+                let key = self.plain_obj(b, "an index")?;
+                index_items(&items, &key, matches!(a, Var::List(_)), vm)
+            }
+            Var::Dict(d) => {
+                let key = self.key(b)?;
+                let found = d.borrow().iter().find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false)).map(|(_, v)| v.clone());
+                found.ok_or_else(|| err("a missing key (KeyError)"))
+            }
+            Var::Lazy(o, source) if is_dict(o, vm) => {
+                let key = self.plain_obj(b, "a key")?;
+                let Some(k) = key.downcast_ref::<PyStr>() else { return unsupported("a dictionary read with a non-string key") };
+                let k = k.to_string_lossy().into_owned();
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                match o.downcast_ref::<PyDict>().expect("dict").get_item_opt(k.as_str(), vm).ok().flatten() {
+                    Some(v) => Ok(Var::Lazy(v, source.clone().key(&k))),
+                    None => unsupported(format!("{source} has no key {k:?} (KeyError)")),
+                }
+            }
+            Var::Lazy(o, source) if o.class().is(vm.ctx.types.tuple_type) || o.class().is(vm.ctx.types.list_type) => {
+                let items = self.lazy_items(o, source)?.expect("a sequence");
+                let key = self.plain_obj(b, "an index")?;
+                index_items(&items, &key, o.class().is(vm.ctx.types.list_type), vm)
+            }
+            _ => {
+                let tensors = self.is_tensor(a) || self.is_tensor(b);
+                let (x, y) = (self.obj(a)?, self.obj(b)?);
+                if !tensors && !(is_plain(&x, vm) && is_plain(&y, vm)) {
+                    return unsupported(format!("subscript of a {}", x.class().name()));
+                }
+                self.native_result(x.get_item(&*y, vm), tensors, "indexing")
+            }
+        }
+    }
+
+    pub fn store_subscr(&mut self, container: &Var, key: &Var, value: Var) -> SimResult<()> {
+        let vm = self.vm;
+        match container {
+            Var::List(l) => {
+                let k = self.plain_obj(key, "an index")?;
+                let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
+                let mut l = l.borrow_mut();
+                let n = l.len() as i64;
+                let j = if i < 0 { i + n } else { i };
+                if j < 0 || j >= n {
+                    return unsupported("list index out of range (IndexError)");
+                }
+                l[j as usize] = value;
+                Ok(())
+            }
+            Var::Dict(d) => {
+                let k = self.key(key)?;
+                super::executor::dict_insert(&mut d.borrow_mut(), k, value, vm)
+            }
+            _ => unsupported(format!("item assignment into a {} (a side effect)", container.kind())),
+        }
+    }
+
+    pub fn compare(&mut self, op: ComparisonOperator, a: &Var, b: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        let tensors = self.is_tensor(a) || self.is_tensor(b);
+        let (x, y) = (self.obj(a)?, self.obj(b)?);
+        let ok = if tensors { operand_ok(&x, vm) && operand_ok(&y, vm) } else { is_plain(&x, vm) && is_plain(&y, vm) };
+        if !ok {
+            return unsupported(format!("comparison of {} and {}", x.class().name(), y.class().name()));
+        }
+        let cmp: PyComparisonOp = op.into();
+        let r = x.rich_compare(y, cmp, vm);
+        self.native_result(r, tensors, "a comparison")
+    }
+
+    pub fn truth(&mut self, v: &Var) -> SimResult<bool> {
+        let vm = self.vm;
+        match v {
+            Var::Tensor(_) => unsupported("a branch on a tensor's value (data-dependent control flow)"),
+            Var::Tuple(t) => Ok(!t.is_empty()),
+            Var::List(l) => Ok(!l.borrow().is_empty()),
+            Var::Dict(d) => Ok(!d.borrow().is_empty()),
+            Var::Func(_) | Var::Method(..) | Var::Iter(_) => Ok(true),
+            Var::Lazy(o, source) => {
+                if o.downcast_ref::<PyTensor>().is_some() {
+                    return unsupported("a branch on a tensor's value (data-dependent control flow)");
+                }
+                if let Some(items) = self.lazy_items(o, source)? {
+                    return Ok(!items.is_empty());
+                }
+                if is_dict(o, vm) {
+                    return unsupported("the truth of a dictionary argument");
+                }
+                let o = self.obj(v)?;
+                o.try_to_bool(vm).map_err(|_| err("truth value raises"))
+            }
+            Var::Obj(o) => {
+                if !is_plain(o, vm) && o.downcast_ref::<PyModule>().is_none() && o.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_none() {
+                    return unsupported(format!("the truth of a {}", o.class().name()));
+                }
+                o.try_to_bool(vm).map_err(|_| err("truth value raises"))
+            }
+            Var::Null | Var::Cell(_) => unsupported("truth of an internal value"),
+        }
+    }
+
+    pub fn is_none(&mut self, v: &Var) -> SimResult<bool> {
+        match v {
+            Var::Lazy(o, source) => {
+                if o.downcast_ref::<PyNone>().is_some() {
+                    self.guard(source, Check::IsNone);
+                    Ok(true)
+                } else {
+                    self.guard(source, Check::TypeIs(o.class().to_owned()));
+                    Ok(false)
+                }
+            }
+            Var::Obj(o) => Ok(o.downcast_ref::<PyNone>().is_some()),
+            _ => Ok(false),
+        }
+    }
+
+    pub fn is(&mut self, a: &Var, b: &Var) -> SimResult<bool> {
+        if let Var::Obj(o) = b
+            && o.downcast_ref::<PyNone>().is_some()
+        {
+            return self.is_none(a);
+        }
+        if let Var::Obj(o) = a
+            && o.downcast_ref::<PyNone>().is_some()
+        {
+            return self.is_none(b);
+        }
+        Ok(match (a, b) {
+            (Var::Tensor(x), Var::Tensor(y)) => x.is(y),
+            (Var::List(x), Var::List(y)) => Rc::ptr_eq(x, y),
+            (Var::Dict(x), Var::Dict(y)) => Rc::ptr_eq(x, y),
+            (Var::Tuple(x), Var::Tuple(y)) => Rc::ptr_eq(x, y),
+            (Var::Func(x), Var::Func(y)) => Rc::ptr_eq(x, y),
+            (Var::Lazy(..) | Var::Obj(_), Var::Lazy(..) | Var::Obj(_)) if !self.is_tensor(a) && !self.is_tensor(b) => {
+                let (x, y) = (self.obj(a)?, self.obj(b)?);
+                x.is(&y)
+            }
+            _ => return unsupported("an identity test between values of different kinds"),
+        })
+    }
+
+    pub fn contains(&mut self, haystack: &Var, needle: &Var) -> SimResult<bool> {
+        let vm = self.vm;
+        let n = self.plain_obj(needle, "a membership test")?;
+        match haystack {
+            Var::Dict(d) => Ok(d.borrow().iter().any(|(k, _)| vm.bool_eq(k, &n).unwrap_or(false))),
+            Var::Lazy(o, source) if is_dict(o, vm) => {
+                let Some(k) = n.downcast_ref::<PyStr>() else { return unsupported("a membership test with a non-string key") };
+                let k = k.to_string_lossy().into_owned();
+                let present = o.downcast_ref::<PyDict>().expect("dict").get_item_opt(k.as_str(), vm).ok().flatten();
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                match &present {
+                    Some(v) => self.guard(&source.clone().key(&k), Check::TypeIs(v.class().to_owned())),
+                    None => self.guard(&source.clone().key(&k), Check::Absent),
+                }
+                Ok(present.is_some())
+            }
+            _ => {
+                let items = self.items(haystack)?;
+                for i in &items {
+                    let o = self.plain_obj(i, "a membership test")?;
+                    if vm.bool_eq(&o, &n).map_err(|_| err("comparison raises"))? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// The items of an iterable, in order (for loops, unpacking, `*args`).
+    pub fn items(&mut self, v: &Var) -> SimResult<Vec<Var>> {
+        let vm = self.vm;
+        match v {
+            Var::Tuple(t) => Ok(t.to_vec()),
+            Var::List(l) => Ok(l.borrow().clone()),
+            Var::Dict(d) => Ok(d.borrow().iter().map(|(k, _)| Var::Obj(k.clone())).collect()),
+            Var::Iter(it) => Ok(it.borrow_mut().drain(..).collect()),
+            Var::Lazy(o, source) => {
+                if let Some(items) = self.lazy_items(o, source)? {
+                    return Ok(items);
+                }
+                if o.downcast_ref::<PyTensor>().is_some() {
+                    return unsupported("iteration over a tensor (not traceable yet)");
+                }
+                let o = self.plain_obj(v, "iteration")?;
+                plain_items(&o, vm)
+            }
+            Var::Obj(o) => {
+                if o.class().is(vm.ctx.types.range_type) || is_plain(o, vm) {
+                    return plain_items(o, vm);
+                }
+                unsupported(format!("iteration over a {}", o.class().name()))
+            }
+            other => unsupported(format!("iteration over a {}", other.kind())),
+        }
+    }
+
+    /// The entries of a mapping (for `**kwargs` and dict updates).
+    pub fn dict_entries(&mut self, v: &Var) -> SimResult<Vec<(PyObjectRef, Var)>> {
+        let vm = self.vm;
+        match v {
+            Var::Dict(d) => Ok(d.borrow().clone()),
+            Var::Lazy(o, source) if is_dict(o, vm) => {
+                let d = o.downcast_ref::<PyDict>().expect("dict");
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard(source, Check::Len(d.__len__()));
+                let mut out = Vec::new();
+                for (k, val) in d {
+                    let Some(ks) = k.downcast_ref::<PyStr>() else { return unsupported("a mapping with non-string keys") };
+                    let ks = ks.to_string_lossy().into_owned();
+                    out.push((k.clone(), Var::Lazy(val, source.clone().key(&ks))));
+                }
+                Ok(out)
+            }
+            other => unsupported(format!("a {} used as a mapping", other.kind())),
+        }
+    }
+
+    /// `owner.name` in attribute form.
+    pub fn load_attr(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        match owner {
+            Var::Lazy(o, source) if o.downcast_ref::<PyModule>().is_some() => {
+                self.obj(owner)?; // the module's identity
+                match o.dict().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
+                    Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
+                    None => unsupported(format!("module has no attribute {name:?}")),
+                }
+            }
+            _ if self.is_tensor(owner) => {
+                let o = self.obj(owner)?;
+                let r = o.get_attr(&vm.ctx.new_str(name), vm);
+                if !TENSOR_META.contains(&name) {
+                    // Attributes computed by ops (`T`) come back as recorded fakes.
+                    return match self.native_result(r, true, &format!("Tensor.{name}"))? {
+                        v @ Var::Tensor(_) => Ok(v),
+                        _ => unsupported(format!("Tensor.{name} as a value")),
+                    };
+                }
+                self.native_result(r, false, &format!("Tensor.{name}"))
+            }
+            Var::Lazy(o, source) if is_user_instance(o, vm) => {
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                if let Some(v) = o.dict().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
+                    if class_has_data_descriptor(o, name, vm) {
+                        return unsupported(format!("attribute {name} behind a descriptor"));
+                    }
+                    return Ok(Var::Lazy(v, source.clone().attr(name)));
+                }
+                unsupported(format!("attribute {name} of a {} that is not in its __dict__", o.class().name()))
+            }
+            Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) => {
+                let o = self.obj(owner)?;
+                self.native_result(o.get_attr(&vm.ctx.new_str(name), vm), false, "an attribute")
+            }
+            _ => unsupported(format!("attribute {name} of a {}", owner.kind())),
+        }
+    }
+
+    /// `owner.name` in method form: `(callable, self or NULL)`.
+    pub fn load_method(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
+        let vm = self.vm;
+        match owner {
+            Var::List(_) | Var::Dict(_) => Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null)),
+            _ if self.is_tensor(owner) => {
+                let class = PyTensor::class(&vm.ctx);
+                match class.get_attr(vm.ctx.intern_str(name)) {
+                    Some(a) if a.downcast_ref::<PyGetSet>().is_some() => Ok((self.load_attr(owner, name)?, Var::Null)),
+                    Some(a) => Ok((Var::Obj(a), owner.clone())),
+                    None => unsupported(format!("Tensor has no attribute {name:?}")),
+                }
+            }
+            Var::Lazy(o, _) if is_user_instance(o, vm) && o.dict().is_none_or(|d| d.get_item_opt(name, vm).ok().flatten().is_none()) => {
+                let Var::Lazy(_, source) = owner else { unreachable!() };
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                match o.class().get_attr(vm.ctx.intern_str(name)) {
+                    Some(f) if f.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() => Ok((Var::Obj(f), owner.clone())),
+                    _ => unsupported(format!("method {name} of a {}", o.class().name())),
+                }
+            }
+            Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) => {
+                let o = self.obj(owner)?;
+                let m = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| err(format!("{} has no attribute {name:?}", o.class().name())))?;
+                Ok((Var::Obj(m), Var::Null))
+            }
+            _ => Ok((self.load_attr(owner, name)?, Var::Null)),
+        }
+    }
+}
+
+/// Python numbers, tensors and plain sequences: what a tensor operator accepts without
+/// calling user code.
+fn operand_ok(x: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    x.downcast_ref::<PyTensor>().is_some() || is_plain(x, vm) || x.class().is(vm.ctx.types.list_type)
+}
+
+fn index_items(items: &[Var], key: &PyObjectRef, list: bool, vm: &VirtualMachine) -> SimResult<Var> {
+    if let Some(i) = key.downcast_ref::<PyInt>() {
+        let i = i.try_to_primitive::<i64>(vm).map_err(|_| err("index too large"))?;
+        let n = items.len() as i64;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return unsupported("index out of range (IndexError)");
+        }
+        return Ok(items[j as usize].clone());
+    }
+    if let Some(s) = key.downcast_ref::<PySlice>() {
+        let idx = vm.ctx.new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect());
+        let picked = idx.as_object().get_item(s.as_object(), vm).map_err(|_| err("bad slice"))?;
+        let picked: Vec<usize> = vm
+            .extract_elements_with(&picked, |o| o.try_index(vm)?.try_to_primitive::<usize>(vm))
+            .map_err(|_| err("bad slice"))?;
+        let out: Vec<Var> = picked.into_iter().map(|i| items[i].clone()).collect();
+        return Ok(if list { Var::list(out) } else { Var::tuple(out) });
+    }
+    unsupported(format!("a sequence indexed by a {}", key.class().name()))
+}
+
+fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
+    let items: Vec<PyObjectRef> = vm.extract_elements_with(o, Ok).map_err(|_| err(format!("iteration over a {}", o.class().name())))?;
+    if items.len() > super::tracer::MAX_UNROLL {
+        return unsupported(format!("a loop of more than {} iterations", super::tracer::MAX_UNROLL));
+    }
+    Ok(items.into_iter().map(Var::Obj).collect())
+}
+
+/// Instances of classes defined in Python without their own attribute hooks.
+fn is_user_instance(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    let c = o.class();
+    if c.slots.flags.has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE) && o.dict().is_some() {
+        let custom = |n: &str| c.get_attr(vm.ctx.intern_str(n)).is_some_and(|a| !a.class().is(vm.ctx.types.wrapper_descriptor_type) && a.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some());
+        return !custom("__getattr__") && !custom("__getattribute__");
+    }
+    false
+}
+
+fn class_has_data_descriptor(o: &PyObjectRef, name: &str, vm: &VirtualMachine) -> bool {
+    o.class().get_attr(vm.ctx.intern_str(name)).is_some_and(|a| a.class().slots.descr_set.load().is_some())
+}
+
+fn intern_method(name: &str) -> SimResult<&'static str> {
+    const METHODS: &[&str] = &["append", "extend", "pop", "insert", "items", "keys", "values", "get", "index", "count", "copy"];
+    METHODS.iter().find(|m| **m == name).copied().ok_or_else(|| err(format!("method {name} of a list or dict made here")))
+}
+
+impl super::source::Source {
+    pub fn key(self, k: &str) -> super::source::Source {
+        super::source::Source::Key(Box::new(self), k.to_owned())
+    }
+}
+
+#[allow(dead_code)]
+fn _unused(_: PyComparisonValue, _: RefCell<()>) {}

@@ -1,0 +1,284 @@
+//! The state of one translation, shared by the frames it simulates (the translated frame and
+//! the calls inlined into it): the guards derived so far, the graph inputs and their sources,
+//! the instruction budget. Also how a symbolic value is relied upon: reading what a value
+//! is installs the guard that makes the reading true on later calls.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use rustpython_vm::builtins::{PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType};
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef, VirtualMachine};
+
+use super::graph::Value;
+use super::guard::{Check, Guard};
+use super::recorder;
+use super::source::Source;
+use super::var::{Var, is_plain};
+use crate::tensor::Meta;
+use crate::tensor::python::symtrace::PyTensor;
+
+/// Why a frame cannot be simulated, and where (the user's file:line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub reason: String,
+    pub location: Option<Location>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub function: String,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} in {}", self.file, self.line, self.function)
+    }
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(l) => write!(f, "{} ({l})", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+pub type SimResult<T> = Result<T, Unsupported>;
+
+pub fn unsupported<T>(reason: impl Into<String>) -> SimResult<T> {
+    Err(Unsupported { reason: reason.into(), location: None })
+}
+
+/// Limits that keep a translation bounded.
+pub const INSTRUCTION_BUDGET: usize = 100_000;
+pub const MAX_INLINE_DEPTH: usize = 24;
+pub const MAX_UNROLL: usize = 10_000;
+
+/// Where a translation can be rolled back to (an inlined call that fails).
+pub struct Checkpoint {
+    graph: (usize, usize, usize),
+    guards: usize,
+    inputs: usize,
+}
+
+pub struct Tracer<'vm> {
+    pub vm: &'vm VirtualMachine,
+    pub guards: Vec<Guard>,
+    guarded: HashSet<(Source, u8)>,
+    /// The source of each graph input, by input index.
+    pub inputs: Vec<Source>,
+    tensors: HashMap<Source, PyRef<PyTensor>>,
+    pub steps: usize,
+    pub depth: usize,
+    /// Functions simulated inline, by qualified name (what `explain` lists).
+    pub inlined: Vec<String>,
+    pub rollbacks: usize,
+}
+
+impl<'vm> Tracer<'vm> {
+    pub fn new(vm: &'vm VirtualMachine) -> Self {
+        Self {
+            vm,
+            guards: Vec::new(),
+            guarded: HashSet::new(),
+            inputs: Vec::new(),
+            tensors: HashMap::new(),
+            steps: 0,
+            depth: 0,
+            inlined: Vec::new(),
+            rollbacks: 0,
+        }
+    }
+
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint { graph: recorder::with(|r| r.mark()), guards: self.guards.len(), inputs: self.inputs.len() }
+    }
+
+    /// Undo everything since `cp`: graph nodes, inputs, constants and guards.
+    pub fn rollback(&mut self, cp: Checkpoint) {
+        recorder::with(|r| r.rollback(cp.graph));
+        for g in self.guards.drain(cp.guards..) {
+            self.guarded.remove(&(g.source.clone(), check_kind(&g.check)));
+        }
+        for s in self.inputs.drain(cp.inputs..) {
+            self.tensors.remove(&s);
+        }
+        self.rollbacks += 1;
+    }
+
+    pub fn guard(&mut self, source: &Source, check: Check) {
+        if self.guarded.insert((source.clone(), check_kind(&check))) {
+            log::trace!(target: "symtrace::guards", "{}", Guard::new(source.clone(), check.clone()));
+            self.guards.push(Guard::new(source.clone(), check));
+        }
+    }
+
+    /// The fake of a tensor read from `source`: a graph input, guarded on type, dtype, shape.
+    fn input_tensor(&mut self, t: &PyTensor, source: &Source) -> SimResult<PyRef<PyTensor>> {
+        if let Some(f) = self.tensors.get(source) {
+            return Ok(f.clone());
+        }
+        let meta = Meta::of(&t.data.read());
+        let fake = recorder::with(|r| r.input(meta.clone())).map_err(|e| Unsupported { reason: e.message, location: None })?;
+        let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
+        self.guard(source, Check::Tensor(meta));
+        self.inputs.push(source.clone());
+        self.tensors.insert(source.clone(), fake.clone());
+        Ok(fake)
+    }
+
+    /// Guard what an object read from `source` is, so that computing with it stays valid:
+    /// its value for plain values, its identity for functions, modules, classes and other
+    /// immutable callables.
+    fn rely_leaf(&mut self, obj: &PyObjectRef, source: &Source) -> SimResult<()> {
+        let vm = self.vm;
+        let c = obj.class();
+        let t = &vm.ctx.types;
+        let check = if obj.downcast_ref::<PyNone>().is_some() {
+            Check::IsNone
+        } else if c.is(t.bool_type) {
+            Check::EqBool(obj.is(&vm.ctx.true_value))
+        } else if c.is(t.int_type) {
+            match obj.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()) {
+                Some(i) => Check::EqInt(i),
+                None => return unsupported("an int argument too large to specialize on"),
+            }
+        } else if c.is(t.float_type) {
+            Check::EqFloat(obj.downcast_ref::<PyFloat>().expect("float").to_f64())
+        } else if c.is(t.str_type) {
+            Check::EqStr(obj.downcast_ref::<PyStr>().expect("str").to_string_lossy().into_owned())
+        } else if is_identity_stable(obj, vm) {
+            Check::Is(obj.clone())
+        } else {
+            return unsupported(format!("cannot specialize on a value of type {} ({source})", c.name()));
+        };
+        self.guard(source, check);
+        // A builtin is found only while no global of the same name hides it.
+        if let Source::Builtin(name) = source {
+            self.guard(&Source::Global(name.clone()), Check::Absent);
+        }
+        Ok(())
+    }
+
+    /// The items of a tuple or list read from `source`, guarded on its type and length.
+    pub fn lazy_items(&mut self, obj: &PyObjectRef, source: &Source) -> SimResult<Option<Vec<Var>>> {
+        let vm = self.vm;
+        let items: Vec<PyObjectRef> = if obj.class().is(vm.ctx.types.tuple_type) {
+            obj.downcast_ref::<PyTuple>().expect("tuple").as_slice().to_vec()
+        } else if obj.class().is(vm.ctx.types.list_type) {
+            obj.downcast_ref::<PyList>().expect("list").borrow_vec().to_vec()
+        } else {
+            return Ok(None);
+        };
+        self.guard(source, Check::TypeIs(obj.class().to_owned()));
+        self.guard(source, Check::Len(items.len()));
+        Ok(Some(items.into_iter().enumerate().map(|(i, o)| Var::Lazy(o, source.clone().item(i))).collect()))
+    }
+
+    /// A Python object to compute with, standing for `v` (tensors are their fakes); guards
+    /// what the computation will rely on.
+    pub fn obj(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        let vm = self.vm;
+        Ok(match v {
+            Var::Obj(o) => o.clone(),
+            Var::Tensor(t) => t.clone().into(),
+            Var::Lazy(o, source) => {
+                if let Some(t) = o.downcast_ref::<PyTensor>() {
+                    if !o.class().is(PyTensor::class(&vm.ctx)) {
+                        return unsupported(format!("a subclass of Tensor ({source})"));
+                    }
+                    return Ok(self.input_tensor(t, source)?.into());
+                }
+                if let Some(items) = self.lazy_items(o, source)? {
+                    let objs = items.iter().map(|i| self.obj(i)).collect::<SimResult<Vec<_>>>()?;
+                    return Ok(if o.class().is(vm.ctx.types.tuple_type) { vm.ctx.new_tuple(objs).into() } else { vm.ctx.new_list(objs).into() });
+                }
+                self.rely_leaf(o, source)?;
+                o.clone()
+            }
+            Var::Tuple(items) => {
+                let objs = items.iter().map(|i| self.obj(i)).collect::<SimResult<Vec<_>>>()?;
+                vm.ctx.new_tuple(objs).into()
+            }
+            Var::List(items) => {
+                let items = items.borrow().clone();
+                let objs = items.iter().map(|i| self.obj(i)).collect::<SimResult<Vec<_>>>()?;
+                vm.ctx.new_list(objs).into()
+            }
+            Var::Dict(items) => {
+                let items = items.borrow().clone();
+                let d = vm.ctx.new_dict();
+                for (k, v) in &items {
+                    let v = self.obj(v)?;
+                    d.set_item(&**k, v, vm).map_err(|_| Unsupported { reason: "unhashable key".into(), location: None })?;
+                }
+                d.into()
+            }
+            other => return unsupported(format!("a {} cannot be passed to native code", other.kind())),
+        })
+    }
+
+    /// The graph value a fake stands for.
+    pub fn value_of(&self, t: &PyTensor) -> Option<Value> {
+        let data = t.data.read();
+        recorder::with(|r| r.value_of(&data))
+    }
+
+    /// Whether `v` is (or reads as) a tensor.
+    pub fn is_tensor(&self, v: &Var) -> bool {
+        match v {
+            Var::Tensor(_) => true,
+            Var::Lazy(o, _) | Var::Obj(o) => o.downcast_ref::<PyTensor>().is_some(),
+            _ => false,
+        }
+    }
+
+    /// The type of `v`, guarded when `v` is read from the frame.
+    pub fn type_of(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        let vm = self.vm;
+        let t = &vm.ctx.types;
+        Ok(match v {
+            Var::Lazy(o, source) => {
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                o.class().to_owned().into()
+            }
+            Var::Obj(o) => o.class().to_owned().into(),
+            Var::Tensor(_) => PyTensor::class(&vm.ctx).to_owned().into(),
+            Var::Tuple(_) => t.tuple_type.to_owned().into(),
+            Var::List(_) => t.list_type.to_owned().into(),
+            Var::Dict(_) => t.dict_type.to_owned().into(),
+            Var::Func(_) => t.function_type.to_owned().into(),
+            other => return unsupported(format!("type() of a {}", other.kind())),
+        })
+    }
+}
+
+/// Objects whose identity says everything the simulation uses of them.
+fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    obj.downcast_ref::<PyFunction>().is_some()
+        || obj.downcast_ref::<PyModule>().is_some()
+        || obj.downcast_ref::<PyType>().is_some()
+        || obj.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_some()
+        || obj.class().is(vm.ctx.types.builtin_function_or_method_type)
+        || obj.class().is(vm.ctx.types.method_descriptor_type)
+}
+
+fn check_kind(c: &Check) -> u8 {
+    match c {
+        Check::TypeIs(_) => 0,
+        Check::Len(_) => 1,
+        Check::Absent => 2,
+        _ => 3,
+    }
+}
+
+pub fn is_dict(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    o.class().is(vm.ctx.types.dict_type) && o.downcast_ref::<PyDict>().is_some()
+}
+
+pub fn plain(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    is_plain(o, vm)
+}

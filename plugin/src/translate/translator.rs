@@ -1,0 +1,304 @@
+//! The translator's policy for a frame about to run: the cache of translations on the code
+//! object (entries checked in order, guards first), recompiles up to a limit, fallbacks,
+//! skips, statistics, and what `explain` and `fullgraph` observe.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rustpython_vm::builtins::{PyCode, PyDict};
+use rustpython_vm::eval_hook::{FrameDecision, FrameView};
+use rustpython_vm::{Py, PyPayload, PyRef, PyResult, VirtualMachine};
+
+use super::graph::Graph;
+use super::guard::GuardSet;
+use super::tracer::Unsupported;
+use super::translation::{Failure, translate};
+use crate::bytecode::verify;
+use crate::tensor::python::symtrace::PyCompiledGraph;
+
+pub const LOG_RECOMPILES: &str = "symtrace::recompiles";
+pub const LOG_BREAKS: &str = "symtrace::graph_breaks";
+pub const LOG_GUARDS: &str = "symtrace::guards";
+pub const LOG_GRAPH: &str = "symtrace::graph";
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Every fallback raises.
+    pub strict: bool,
+    /// Translate frames even when their graph is empty.
+    pub trace_all: bool,
+    pub recompile_limit: usize,
+    /// Calls without a graph after which a code object is skipped for good.
+    pub skip_after: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { strict: false, trace_all: false, recompile_limit: 8, skip_after: 2 }
+    }
+}
+
+#[derive(Default)]
+pub struct Stats {
+    pub translations: AtomicU64,
+    pub cache_hits: AtomicU64,
+    pub cache_misses: AtomicU64,
+    pub recompiles: AtomicU64,
+    pub fallbacks: AtomicU64,
+}
+
+impl Stats {
+    pub fn snapshot(&self) -> [(&'static str, u64); 5] {
+        [
+            ("translations", self.translations.load(Ordering::Relaxed)),
+            ("cache_hits", self.cache_hits.load(Ordering::Relaxed)),
+            ("cache_misses", self.cache_misses.load(Ordering::Relaxed)),
+            ("recompiles", self.recompiles.load(Ordering::Relaxed)),
+            ("fallbacks", self.fallbacks.load(Ordering::Relaxed)),
+        ]
+    }
+    fn reset(&self) {
+        for c in [&self.translations, &self.cache_hits, &self.cache_misses, &self.recompiles, &self.fallbacks] {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One cached translation.
+pub struct Entry {
+    pub guards: GuardSet,
+    pub code: PyRef<PyCode>,
+    pub graph: Arc<Graph>,
+}
+
+/// What a code object's hook slot holds.
+#[derive(Default)]
+pub struct CodeCache {
+    state: Mutex<CodeState>,
+}
+
+#[derive(Default)]
+struct CodeState {
+    generation: usize,
+    entries: Vec<Entry>,
+    calls_without_graph: usize,
+}
+
+/// What `explain` collects while it runs.
+#[derive(Default, Clone, Debug)]
+pub struct ExplainLog {
+    pub graphs: Vec<CapturedGraph>,
+    pub breaks: Vec<BreakRecord>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CapturedGraph {
+    pub function: String,
+    pub ops: Vec<String>,
+    pub guards: Vec<String>,
+    pub inlined: Vec<String>,
+    pub text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct BreakRecord {
+    pub function: String,
+    pub reason: String,
+    /// file:line of the instruction the simulation stopped at.
+    pub location: String,
+    pub ops_left: Vec<String>,
+    pub guards_left: Vec<String>,
+}
+
+thread_local! {
+    static EXPLAIN: RefCell<Option<ExplainLog>> = const { RefCell::new(None) };
+    /// Code objects that must translate whole (`compile(fullgraph=True)`), innermost last.
+    static FULLGRAPH: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+pub fn explain_begin() {
+    EXPLAIN.with(|e| *e.borrow_mut() = Some(ExplainLog::default()));
+}
+
+pub fn explain_end() -> ExplainLog {
+    EXPLAIN.with(|e| e.borrow_mut().take().unwrap_or_default())
+}
+
+pub fn push_fullgraph(code: &Py<PyCode>) {
+    FULLGRAPH.with(|f| f.borrow_mut().push(code as *const _ as usize));
+}
+
+pub fn pop_fullgraph() {
+    FULLGRAPH.with(|f| f.borrow_mut().pop());
+}
+
+fn wants_fullgraph(code: &Py<PyCode>) -> bool {
+    FULLGRAPH.with(|f| f.borrow().contains(&(code as *const _ as usize)))
+}
+
+static GRAPH_NAMES: AtomicUsize = AtomicUsize::new(0);
+
+pub struct Translator {
+    pub options: Options,
+    pub stats: Stats,
+    slot: usize,
+    generation: AtomicUsize,
+    /// Code objects skipped or cached, so that `reset` can find them.
+    touched: Mutex<Vec<PyRef<PyCode>>>,
+    /// The standard library's directory: its frames are never traced.
+    stdlib: Option<String>,
+}
+
+impl Translator {
+    pub fn new(options: Options, slot: usize, stdlib: Option<String>) -> Self {
+        Self { options, stats: Stats::default(), slot, generation: AtomicUsize::new(0), touched: Mutex::new(Vec::new()), stdlib }
+    }
+
+    /// Drop every translation and every skip.
+    pub fn reset(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+        let codes = std::mem::take(&mut *self.touched.lock().unwrap_or_else(|e| e.into_inner()));
+        for c in codes {
+            c.set_eval_hook_skipped(false);
+            c.set_hook_extra(self.slot, None);
+        }
+        self.stats.reset();
+    }
+
+    fn traceable(&self, code: &Py<PyCode>) -> bool {
+        use rustpython_vm::bytecode::CodeFlags;
+        let path = code.source_path().as_str();
+        // Frozen standard-library modules are named by module, without a directory or `.py`.
+        let frozen = path.starts_with("<frozen") || (!path.starts_with('<') && !path.contains('/') && !path.ends_with(".py"));
+        if frozen || self.stdlib.as_deref().is_some_and(|s| path.starts_with(s)) {
+            return false;
+        }
+        // Module and class bodies run once; generators are not translated (yet).
+        code.flags.contains(CodeFlags::OPTIMIZED)
+            && !code.flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE)
+    }
+
+    fn cache_of(&self, code: &Py<PyCode>) -> Arc<CodeCache> {
+        if let Some(any) = code.hook_extra(self.slot)
+            && let Ok(c) = any.downcast::<CodeCache>()
+        {
+            return c;
+        }
+        let c = Arc::new(CodeCache::default());
+        code.set_hook_extra(self.slot, Some(c.clone()));
+        self.touched.lock().unwrap_or_else(|e| e.into_inner()).push(code.to_owned());
+        c
+    }
+
+    fn skip(&self, code: &Py<PyCode>) -> FrameDecision {
+        self.touched.lock().unwrap_or_else(|e| e.into_inner()).push(code.to_owned());
+        FrameDecision::skip_code()
+    }
+
+    pub fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
+        let code = frame.code();
+        if !self.traceable(code) {
+            return Ok(self.skip(code));
+        }
+        let cache = self.cache_of(code);
+        let mut state = cache.state.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = self.generation.load(Ordering::Relaxed);
+        if state.generation != generation {
+            *state = CodeState { generation, ..CodeState::default() };
+        }
+        let mut first_failure = None;
+        for entry in &state.entries {
+            match entry.guards.check(frame, vm) {
+                Ok(()) => {
+                    self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(FrameDecision::replace(entry.code.clone()));
+                }
+                Err(g) => {
+                    if first_failure.is_none() {
+                        first_failure = Some(g.to_string());
+                    }
+                }
+            }
+        }
+        let what = describe(code);
+        if let Some(failed) = &first_failure {
+            self.stats.cache_misses.fetch_add(1, Ordering::Relaxed);
+            if state.entries.len() >= self.options.recompile_limit {
+                self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
+                log::warn!(target: LOG_RECOMPILES, "{what}: recompile limit ({}) reached; runs as written (failed guard: {failed})", self.options.recompile_limit);
+                return Ok(FrameDecision::run_default());
+            }
+            self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
+            log::info!(target: LOG_RECOMPILES, "{what}: recompiling (entry {} of {}): guard failed: {failed}", state.entries.len() + 1, self.options.recompile_limit);
+        }
+        let name = format!("__symtrace_graph_{}", GRAPH_NAMES.fetch_add(1, Ordering::Relaxed));
+        match translate(frame, vm, &name, self.options.trace_all).and_then(|t| self.install(t, frame, &name, vm)) {
+            Ok(entry) => {
+                self.stats.translations.fetch_add(1, Ordering::Relaxed);
+                let code_ref = entry.code.clone();
+                if log::log_enabled!(target: LOG_GRAPH, log::Level::Debug) {
+                    log::debug!(target: LOG_GRAPH, "{what}: captured\n{}", entry.graph);
+                }
+                if log::log_enabled!(target: LOG_GUARDS, log::Level::Debug) {
+                    log::debug!(target: LOG_GUARDS, "{what}: guards\n{}", entry.guards);
+                }
+                state.calls_without_graph = 0;
+                state.entries.push(entry);
+                Ok(FrameDecision::replace(code_ref))
+            }
+            Err(f) => {
+                self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
+                let location = f.why.location.as_ref().map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
+                log::info!(target: LOG_BREAKS, "{what}: runs as written: {} at {location}", f.why.reason);
+                EXPLAIN.with(|e| {
+                    if let Some(log) = e.borrow_mut().as_mut() {
+                        log.breaks.push(BreakRecord {
+                            function: code.qualname.as_str().to_owned(),
+                            reason: f.why.reason.clone(),
+                            location: location.clone(),
+                            ops_left: f.ops_left.clone(),
+                            guards_left: f.guards_left.clone(),
+                        });
+                    }
+                });
+                if self.options.strict || wants_fullgraph(code) {
+                    return Err(vm.new_runtime_error(format!("symtrace: {} cannot be captured whole: {} ({location})", code.qualname.as_str(), f.why.reason)));
+                }
+                state.calls_without_graph += 1;
+                if state.entries.is_empty() && state.calls_without_graph >= self.options.skip_after {
+                    drop(state);
+                    return Ok(self.skip(code));
+                }
+                Ok(FrameDecision::run_default())
+            }
+        }
+    }
+
+    /// Verify the translation's code and publish its graph under `name` in the frame's globals.
+    fn install(&self, t: super::translation::Translation, frame: &FrameView<'_>, name: &str, vm: &VirtualMachine) -> Result<Entry, Failure> {
+        let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false };
+        verify(&t.code).map_err(|e| fail(format!("the generated code was rejected by the verifier: {e}")))?;
+        if !t.graph.outputs.is_empty() {
+            let callable = PyCompiledGraph { graph: t.graph.clone() }.into_pyobject(vm);
+            let globals: &Py<PyDict> = frame.globals();
+            globals.set_item(name, callable, vm).map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
+        }
+        EXPLAIN.with(|e| {
+            if let Some(log) = e.borrow_mut().as_mut() {
+                log.graphs.push(CapturedGraph {
+                    function: frame.code().qualname.as_str().to_owned(),
+                    ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
+                    guards: t.guards.guards.iter().map(ToString::to_string).collect(),
+                    inlined: t.inlined.clone(),
+                    text: t.graph.to_string(),
+                });
+            }
+        });
+        Ok(Entry { guards: t.guards, code: t.code, graph: t.graph })
+    }
+}
+
+fn describe(code: &Py<PyCode>) -> String {
+    format!("{} ({}:{})", code.qualname.as_str(), code.source_path().as_str(), code.first_line_number.map_or(0, |l| l.get()))
+}

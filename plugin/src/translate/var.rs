@@ -1,0 +1,129 @@
+//! Symbolic values: what a simulated frame holds in its locals, cells and stack. Each knows
+//! enough to be used again by generated code: a value read from the frame keeps its source,
+//! a tensor is a fake standing for a graph value, a container made during the simulation
+//! holds symbolic values.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, PyTuple};
+use rustpython_vm::builtins::PyEllipsis;
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
+
+use super::source::Source;
+use crate::tensor::python::symtrace::PyTensor;
+
+/// A closure cell: one made during the simulation, or one of the frame's own free variables.
+#[derive(Debug)]
+pub struct CellState {
+    pub value: Option<Var>,
+    /// A cell that existed before the frame ran: storing into it is a side effect.
+    pub existing: bool,
+}
+
+pub type CellRef = Rc<RefCell<CellState>>;
+
+/// A function made by MAKE_FUNCTION during the simulation (it exists only there).
+#[derive(Debug)]
+pub struct SimFunction {
+    pub code: PyRef<PyCode>,
+    pub defaults: Option<Var>,
+    pub kwdefaults: Option<Var>,
+    pub closure: Vec<CellRef>,
+    /// The globals of the frame that made it.
+    pub globals: Globals,
+}
+
+/// Whose globals a frame reads: the translated frame's own, or those of an inlined function
+/// read from a source (`fn.__globals__`).
+#[derive(Clone, Debug)]
+pub struct Globals {
+    pub dict: PyRef<rustpython_vm::builtins::PyDict>,
+    /// `None` for the translated frame's globals (sources `G[...]`).
+    pub owner: Option<Source>,
+}
+
+impl Globals {
+    pub fn source(&self, name: &str) -> Source {
+        match &self.owner {
+            None => Source::Global(name.to_owned()),
+            Some(f) => Source::FnGlobal(Box::new(f.clone()), name.to_owned()),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Var {
+    /// The NULL of the call protocol.
+    Null,
+    /// An object read from the frame (an argument, a global, an attribute...), not yet relied
+    /// upon: it is guarded when the simulation uses what it is.
+    Lazy(PyObjectRef, Source),
+    /// An object whose value is known: a constant, or computed during the simulation.
+    Obj(PyObjectRef),
+    /// A fake tensor (see `recorder`).
+    Tensor(PyRef<PyTensor>),
+    Tuple(Rc<Vec<Var>>),
+    List(Rc<RefCell<Vec<Var>>>),
+    /// Keys are plain constants (see [`is_plain`]).
+    Dict(Rc<RefCell<Vec<(PyObjectRef, Var)>>>),
+    Iter(Rc<RefCell<VecDeque<Var>>>),
+    Func(Rc<SimFunction>),
+    Cell(CellRef),
+    /// A method of a list or dict made during the simulation.
+    Method(Box<Var>, &'static str),
+}
+
+impl Var {
+    pub fn tuple(items: Vec<Var>) -> Var {
+        Var::Tuple(Rc::new(items))
+    }
+    pub fn list(items: Vec<Var>) -> Var {
+        Var::List(Rc::new(RefCell::new(items)))
+    }
+    pub fn kind(&self) -> String {
+        match self {
+            Var::Null => "NULL".into(),
+            Var::Lazy(o, _) | Var::Obj(o) => o.class().name().to_string(),
+            Var::Tensor(_) => "Tensor".into(),
+            Var::Tuple(_) => "tuple".into(),
+            Var::List(_) => "list".into(),
+            Var::Dict(_) => "dict".into(),
+            Var::Iter(_) => "iterator".into(),
+            Var::Func(_) => "function".into(),
+            Var::Cell(_) => "cell".into(),
+            Var::Method(_, m) => format!("method {m}"),
+        }
+    }
+}
+
+/// Values whose operations run no user code and whose results depend only on their value:
+/// the simulation computes with them at trace time, and generated code may hold them as
+/// constants.
+pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
+    let c = obj.class();
+    let t = &vm.ctx.types;
+    if c.is(t.int_type) || c.is(t.bool_type) || c.is(t.float_type) || c.is(t.str_type) || c.is(t.bytes_type) {
+        return true;
+    }
+    if obj.downcast_ref::<PyNone>().is_some() || obj.downcast_ref::<PyEllipsis>().is_some() {
+        return true;
+    }
+    if c.is(t.tuple_type) {
+        return obj.downcast_ref::<PyTuple>().is_some_and(|tu| tu.as_slice().iter().all(|x| is_plain(x, vm)));
+    }
+    false
+}
+
+/// Plain values the assembler's constant table accepts (what `LOAD_CONST` may load).
+pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
+    is_plain(obj, vm)
+        && (obj.downcast_ref::<PyInt>().is_some()
+            || obj.downcast_ref::<PyFloat>().is_some()
+            || obj.downcast_ref::<PyStr>().is_some()
+            || obj.downcast_ref::<PyBytes>().is_some()
+            || obj.downcast_ref::<PyNone>().is_some()
+            || obj.downcast_ref::<PyEllipsis>().is_some()
+            || obj.downcast_ref::<PyTuple>().is_some())
+}
