@@ -211,6 +211,13 @@ fn cpython_suite_unchanged_under_symtrace() {
 }
 
 #[test]
+fn cpython_suite_unchanged_when_every_user_frame_is_translated() {
+    // trace_all: frames without tensor work are translated too (values specialized and
+    // guarded, replacement code generated and run): a stress test of guards and codegen.
+    assert_transparent(&["--plugin", "symtrace", "--plugin-opt", "trace_all=1"]);
+}
+
+#[test]
 fn cpython_suite_unchanged_under_the_roundtrip_backend() {
     // Every frame runs decoded, re-assembled and verified code through the replace path.
     assert_transparent(&["--plugin", "symtrace", "--plugin-opt", "backend=roundtrip"]);

@@ -201,6 +201,11 @@ impl Translator {
         if !self.traceable(code) {
             return Ok(self.skip(code));
         }
+        // Under sys.settrace or sys.setprofile the program observes every line and call of its
+        // frames: they run as written.
+        if vm.use_tracing.get() {
+            return Ok(FrameDecision::run_default());
+        }
         let cache = self.cache_of(code);
         let mut state = cache.state.lock().unwrap_or_else(|e| e.into_inner());
         let generation = self.generation.load(Ordering::Relaxed);
