@@ -1,5 +1,6 @@
 """A single-head self-attention block (projections, scaled dot-product scores, softmax, a
-weighted sum, an output projection, a residual) on symtrace tensors, eager."""
+weighted sum, an output projection, a residual) on symtrace tensors; one graph under
+`--plugin symtrace`."""
 import symtrace as st
 
 
@@ -27,3 +28,7 @@ if __name__ == "__main__":
     print("output shape:", out.shape)
     print("attention weights of batch 0, token 0:", weights[0, 0])
     print("weights sum to one:", (abs(weights.sum(dim=-1) - 1.0) < 1e-9).tolist()[0])
+    eager_out, eager_weights = st.disable(attention)(params, x)
+    print("traced equals eager:", out.tolist() == eager_out.tolist() and weights.tolist() == eager_weights.tolist())
+    e = st.explain(attention, params, x)
+    print("captured:", e.graph_count, "graph,", e.op_count, "ops,", e.graph_break_count, "graph breaks")

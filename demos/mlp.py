@@ -1,5 +1,5 @@
 """A 3-layer MLP forward pass (linear, relu, linear, relu, linear, softmax) on symtrace
-tensors, eager: runs under plain `rustpython` (and under CPython + NumPy through
+tensors: runs under plain `rustpython`, and captured into one graph under `--plugin symtrace` (and under CPython + NumPy through
 benches/tensor_eager.py)."""
 import symtrace as st
 
@@ -30,3 +30,8 @@ if __name__ == "__main__":
     print("probabilities of the first sample:", probs[0])
     print("row sums:", probs.sum(dim=1))
     print("predicted classes:", probs.argmax(dim=1).tolist())
+    # Under `--plugin symtrace` the call above ran the captured graph; compare with eager.
+    eager = st.disable(forward)(layers, x)
+    print("traced equals eager:", probs.tolist() == eager.tolist())
+    e = st.explain(forward, layers, x)
+    print("captured:", e.graph_count, "graph,", e.op_count, "ops,", e.graph_break_count, "graph breaks")

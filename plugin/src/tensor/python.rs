@@ -1030,11 +1030,19 @@ pub mod symtrace {
     }
 
     fn join(name: &str, args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let items: Vec<TensorData> = vm.extract_elements_with(&args.tensors, |o| as_data(&o, vm))?;
-        if items.is_empty() {
+        let objs: Vec<PyObjectRef> = vm.extract_elements_with(&args.tensors, Ok)?;
+        if objs.is_empty() {
             return Err(vm.new_value_error(format!("{name}() needs at least one tensor")));
         }
-        let refs: Vec<&TensorData> = items.iter().collect();
+        // Tensors are read in place (as every op reads them), other items converted.
+        let items: Vec<Operand<'_>> = objs
+            .iter()
+            .map(|o| match o.downcast_ref::<PyTensor>() {
+                Some(t) => Ok(Operand::Borrowed(t.data.read())),
+                None => as_data(o, vm).map(Operand::Owned),
+            })
+            .collect::<PyResult<_>>()?;
+        let refs: Vec<&TensorData> = items.iter().map(|o| &**o).collect();
         new_tensor(registry().call(name, &refs, &Attrs::new().with("dim", Attr::Int(args.dim))), vm)
     }
 

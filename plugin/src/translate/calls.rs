@@ -28,7 +28,8 @@ const PURE_BUILTINS: &[&str] = &[
 /// Tensor functions that are not pure: random numbers change the generator's state.
 const IMPURE_TENSOR_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
 
-const TENSOR_META: &[&str] = &["dim", "numel", "is_floating_point", "__len__"];
+/// Tensor methods and functions whose result depends only on their tensors' dtype and shape.
+const TENSOR_META: &[&str] = &["dim", "numel", "is_floating_point", "__len__", "zeros_like", "ones_like"];
 
 fn err(reason: impl Into<String>) -> Unsupported {
     Unsupported { reason: reason.into(), location: None }
@@ -80,7 +81,8 @@ impl Tracer<'_> {
                         return unsupported(format!("symtrace.{name} (random numbers: a side effect)"));
                     }
                     self.obj(callable)?;
-                    return self.native_call(&o, args, kwargs, &format!("symtrace.{name}"), false);
+                    let meta = TENSOR_META.contains(&name.as_str());
+                    return self.native_call(&o, args, kwargs, &format!("symtrace.{name}"), meta);
                 }
                 if o.class().is(vm.ctx.types.method_descriptor_type) {
                     let name = o.get_attr("__name__", vm).ok().and_then(|n| n.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned())).unwrap_or_default();

@@ -3,12 +3,10 @@
 //! tensors go through their Python methods on fakes, so each op is recorded once by the
 //! registry; containers made during the simulation are handled here.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyDict, PyGetSet, PyInt, PyModule, PyNone, PySlice, PyStr, PyTuple};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
-use rustpython_vm::function::PyComparisonValue;
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
 
@@ -98,7 +96,9 @@ impl Tracer<'_> {
         let vm = self.vm;
         if let Some(t) = r.downcast_ref::<PyTensor>() {
             if self.value_of(t).is_some() {
-                return Ok(Var::Tensor(r.downcast::<PyTensor>().expect("tensor")));
+                let t = r.downcast::<PyTensor>().expect("tensor");
+                self.keep_alive(&t);
+                return Ok(Var::Tensor(t));
             }
             if from_fakes {
                 return unsupported(format!("{what} computes a tensor outside the op registry (not traceable yet)"));
@@ -112,6 +112,11 @@ impl Tracer<'_> {
                 return Ok(Var::tuple(vars));
             }
         }
+        if !from_fakes && r.class().is(vm.ctx.types.list_type) {
+            // A new list (`sorted`, `str.split`): a list made during the simulation.
+            let items = r.downcast_ref::<rustpython_vm::builtins::PyList>().expect("list").borrow_vec().to_vec();
+            return Ok(Var::list(items.into_iter().map(Var::Obj).collect()));
+        }
         if from_fakes && !is_plain(&r, vm) && r.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_none() {
             return unsupported(format!("{what} gives a {} made from a traced tensor", r.class().name()));
         }
@@ -121,7 +126,9 @@ impl Tracer<'_> {
     /// A plain value to compute with.
     pub fn plain_obj(&mut self, v: &Var, what: &str) -> SimResult<PyObjectRef> {
         let o = self.obj(v)?;
-        if !is_plain(&o, self.vm) {
+        let fresh_plain_list = matches!(v, Var::List(_))
+            && o.downcast_ref::<rustpython_vm::builtins::PyList>().is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
+        if !is_plain(&o, self.vm) && !fresh_plain_list {
             return unsupported(format!("{what} of a {}", o.class().name()));
         }
         Ok(o)
@@ -196,6 +203,7 @@ impl Tracer<'_> {
         if old_meta != new_meta {
             return unsupported("an in-place update that changes the dtype or shape (it casts or raises)");
         }
+        self.keep_alive(&r);
         let new = std::mem::replace(&mut *r.data.write(), crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)));
         let old = std::mem::replace(&mut *target.data.write(), new);
         super::recorder::with(|rec| rec.keep(old));
@@ -460,7 +468,7 @@ impl Tracer<'_> {
                 }
                 unsupported(format!("attribute {name} of a {} that is not in its __dict__", o.class().name()))
             }
-            Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) => {
+            Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_some() => {
                 let o = self.obj(owner)?;
                 self.native_result(o.get_attr(&vm.ctx.new_str(name), vm), false, "an attribute")
             }
@@ -560,5 +568,3 @@ impl super::source::Source {
     }
 }
 
-#[allow(dead_code)]
-fn _unused(_: PyComparisonValue, _: RefCell<()>) {}

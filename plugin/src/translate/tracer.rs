@@ -76,6 +76,9 @@ pub struct Tracer<'vm> {
     /// Functions simulated inline, by qualified name (what `explain` lists).
     pub inlined: Vec<String>,
     pub rollbacks: usize,
+    /// Every fake the simulation has seen, kept alive: fakes are known by the address of
+    /// their data, which must not be reused during the translation.
+    alive: Vec<PyRef<PyTensor>>,
 }
 
 impl<'vm> Tracer<'vm> {
@@ -90,6 +93,7 @@ impl<'vm> Tracer<'vm> {
             depth: 0,
             inlined: Vec::new(),
             rollbacks: 0,
+            alive: Vec::new(),
         }
     }
 
@@ -107,6 +111,10 @@ impl<'vm> Tracer<'vm> {
             self.tensors.remove(&s);
         }
         self.rollbacks += 1;
+    }
+
+    pub fn keep_alive(&mut self, t: &PyRef<PyTensor>) {
+        self.alive.push(t.clone());
     }
 
     pub fn guard(&mut self, source: &Source, check: Check) {

@@ -290,7 +290,8 @@ impl Translator {
             globals.set_item(name, callable, vm).map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
         }
         EXPLAIN.with(|e| {
-            if let Some(log) = e.borrow_mut().as_mut() {
+            // A translation without tensor work (trace_all) is not a graph.
+            if let Some(log) = e.borrow_mut().as_mut().filter(|_| !t.graph.outputs.is_empty()) {
                 log.graphs.push(CapturedGraph {
                     function: frame.code().qualname.as_str().to_owned(),
                     ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),

@@ -113,6 +113,10 @@ pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
     if c.is(t.tuple_type) {
         return obj.downcast_ref::<PyTuple>().is_some_and(|tu| tu.as_slice().iter().all(|x| is_plain(x, vm)));
     }
+    if let Some(s) = obj.downcast_ref::<rustpython_vm::builtins::PySlice>() {
+        let part = |p: &Option<PyObjectRef>| p.as_ref().is_none_or(|p| is_plain(p, vm));
+        return part(&s.start) && is_plain(&s.stop, vm) && part(&s.step);
+    }
     false
 }
 
@@ -125,5 +129,5 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
             || obj.downcast_ref::<PyBytes>().is_some()
             || obj.downcast_ref::<PyNone>().is_some()
             || obj.downcast_ref::<PyEllipsis>().is_some()
-            || obj.downcast_ref::<PyTuple>().is_some())
+            || obj.downcast_ref::<PyTuple>().is_some_and(|t| t.as_slice().iter().all(|x| is_literal(x, vm))))
 }

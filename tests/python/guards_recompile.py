@@ -1,0 +1,93 @@
+"""Each kind of change to what a translation relied on fails a guard and recompiles, with the
+right result; an unchanged call hits the cache; past the recompile limit results stay right.
+Prints one line per check; `FAIL` marks a failed one."""
+import symtrace as st
+
+failures = []
+
+
+@st.disable
+def check(name, traced, eager, recompiles=None, hits=None):
+    s = st.stats()
+    ok = (traced.tolist() == eager.tolist()) if isinstance(eager, st.Tensor) else traced == eager
+    problems = [] if ok else [f"result {traced!r} != {eager!r}"]
+    if recompiles is not None and s["recompiles"] != recompiles:
+        problems.append(f"recompiles {s['recompiles']} != {recompiles}")
+    if hits is not None and s["cache_hits"] != hits:
+        problems.append(f"cache hits {s['cache_hits']} != {hits}")
+    print(("FAIL " if problems else "ok ") + name + (": " + "; ".join(problems) if problems else ""), s)
+    if problems:
+        failures.append(name)
+
+
+def scaled(x, n):
+    return x * n + 1
+
+
+SCALE = 2.0
+
+
+def uses_global(x):
+    return x * SCALE
+
+
+def make_closure(k):
+    def closed(x):
+        return x + k
+
+    def set_k(v):
+        nonlocal k
+        k = v
+
+    return closed, set_k
+
+
+def total(xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+eager_scaled = st.disable(scaled)
+a = st.randn(3)
+
+st.reset()
+f = st.compile(scaled)
+check("first call translates", f(a, 2), eager_scaled(a, 2), recompiles=0, hits=0)
+check("unchanged call hits the cache", f(a, 2), eager_scaled(a, 2), recompiles=0, hits=1)
+check("dtype change recompiles", f(a.to(st.float32), 2), eager_scaled(a.to(st.float32), 2), recompiles=1)
+b = st.randn(5)
+check("shape change recompiles", f(b, 2), eager_scaled(b, 2), recompiles=2)
+check("constant change recompiles", f(a, 3), eager_scaled(a, 3), recompiles=3)
+check("type change recompiles", f(a, 3.5), eager_scaled(a, 3.5), recompiles=4)
+check("the old entries still hit", f(a, 2), eager_scaled(a, 2), recompiles=4, hits=2)
+
+st.reset()
+g = st.compile(uses_global)
+check("global: first", g(a), st.disable(uses_global)(a), recompiles=0)
+SCALE = 5.0
+check("global rebinding recompiles", g(a), a * 5.0, recompiles=1)
+
+st.reset()
+closed, set_k = st.disable(make_closure)(1.0)
+c = st.compile(closed)
+check("closure: first", c(a), a + 1.0, recompiles=0)
+st.disable(set_k)(4.0)
+check("closure cell change recompiles", c(a), a + 4.0, recompiles=1)
+
+st.reset()
+t = st.compile(total)
+check("list: first", t([a, a]), a + a, recompiles=0)
+check("list length change recompiles", t([a, a, a]), a + a + a, recompiles=1)
+
+st.reset()
+for n in range(12):
+    check(f"value {n} (limit 8)", f(a, n), eager_scaled(a, n))
+s = st.stats()
+print("past the limit:", s)
+if not (s["translations"] == 8 and s["fallbacks"] == 4):
+    failures.append("limit")
+    print("FAIL limit: expected 8 translations and 4 fallbacks")
+
+print("FAILURES" if failures else "ALL OK", len(failures))
