@@ -1,0 +1,96 @@
+//! The translator end to end through the `rustpython` binary: guards and recompiles, rollback
+//! of a failed inline call, fullgraph and strict errors, the log targets, the demos captured
+//! into one graph each.
+
+mod common;
+
+use common::{python_dir, run_ok, rustpython};
+
+fn stdout_of(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let mut cmd = rustpython();
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_ok(&mut cmd);
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn every_kind_of_change_recompiles_and_results_stay_right() {
+    let script = python_dir().join("guards_recompile.py");
+    let (out, err) = stdout_of(&[script.to_str().unwrap()], &[("RUST_LOG", "symtrace::recompiles=info")]);
+    println!("{out}");
+    assert!(out.contains("ALL OK 0"), "{out}");
+    for name in ["dtype change", "shape change", "constant change", "type change", "global rebinding", "closure cell change", "list length change", "unchanged call hits the cache"] {
+        assert!(out.lines().any(|l| l.starts_with("ok ") && l.contains(name)), "{name} not checked:\n{out}");
+    }
+    // Each recompile names the guard that failed; past the limit, the frame runs as written.
+    assert!(err.contains("recompiling") && err.contains("guard failed: L['x'] is a float64 tensor of shape [3]"), "{err}");
+    assert!(err.contains("guard failed: G['SCALE'] == 2.0"), "{err}");
+    assert!(err.contains("recompile limit (8) reached"), "{err}");
+}
+
+#[test]
+fn a_failed_inline_call_leaves_nothing_behind() {
+    let script = python_dir().join("rollback.py");
+    let (out, _) = stdout_of(&[script.to_str().unwrap()], &[]);
+    println!("{out}");
+    assert!(out.contains("graphs: 0"), "{out}");
+    assert!(out.contains("function: f\n"), "{out}");
+    assert!(out.contains("reason: a call to builtin print() (not simulated)"), "{out}");
+    assert!(out.contains("location: rollback.py:10"), "{out}");
+    // helper's add and exp and its guards (print's binding) are gone; the caller's mul stays.
+    assert!(out.contains("ops left: ['mul']"), "{out}");
+    assert!(out.contains("guards left: [\"L['x'] is a float64 tensor of shape [3]\", \"G['helper'] is <function"), "{out}");
+    assert!(out.contains("same result: True"), "{out}");
+}
+
+const FALLBACK: &str = "import symtrace as st\n\
+def f(x):\n    y = x * 2\n    print('side effect')\n    return y\n\
+x = st.randn(2)\n";
+
+#[test]
+fn fullgraph_raises_with_the_reason_and_the_users_line() {
+    let dir = std::env::temp_dir().join(format!("symtrace-fullgraph-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("fg.py");
+    std::fs::write(&script, format!("{FALLBACK}try:\n    st.compile(f, fullgraph=True)(x)\nexcept RuntimeError as e:\n    print('raised:', e)\nprint(st.compile(f)(x).tolist() == st.disable(f)(x).tolist())\n")).unwrap();
+    let (out, _) = stdout_of(&[script.to_str().unwrap()], &[]);
+    assert!(out.contains("raised: symtrace: f cannot be captured whole: a call to builtin print() (not simulated)"), "{out}");
+    assert!(out.contains("fg.py:4)"), "{out}");
+    assert!(out.trim_end().ends_with("True"), "{out}");
+
+    // strict=1 makes every fallback an error, for frames traced without any decorator.
+    std::fs::write(&script, format!("{FALLBACK}try:\n    f(x)\nexcept RuntimeError as e:\n    print('raised:', e)\n")).unwrap();
+    let (out, _) = stdout_of(&["--plugin", "symtrace", "--plugin-opt", "strict=1", script.to_str().unwrap()], &[]);
+    assert!(out.contains("raised: symtrace: f cannot be captured whole"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn demos_run_as_one_graph_each_under_the_plugin() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (demo, function) in [("mlp", "forward"), ("attention", "attention")] {
+        let path = root.join("demos").join(format!("{demo}.py"));
+        let (out, err) = stdout_of(
+            &["--plugin", "symtrace", path.to_str().unwrap()],
+            &[("RUST_LOG", "symtrace::graph=debug,symtrace::graph_breaks=info")],
+        );
+        assert!(out.contains("traced equals eager: True"), "{demo}: {out}");
+        assert!(out.contains("captured: 1 graph,") && out.contains(", 0 graph breaks"), "{demo}: {out}");
+        // The plain call at module level ran the captured graph, not the bytecode.
+        assert!(err.contains(&format!("{function} (")) && err.contains("captured"), "{demo}: {err}");
+        let fell_back = err.lines().any(|l| l.contains("symtrace::graph_breaks") && l.contains(&format!("] {function} (")));
+        assert!(!fell_back, "{demo}: {err}");
+    }
+}
+
+#[test]
+fn bad_options_are_refused_with_a_message() {
+    for opt in ["strict=2", "recompile_limit=0", "skip_after=x", "backend=jit"] {
+        let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", opt, "-c", "pass"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{opt}");
+        assert!(!out.stderr.is_empty(), "{opt}");
+    }
+}
