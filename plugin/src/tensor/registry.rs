@@ -99,6 +99,12 @@ pub struct OpDef {
     pub kernel: KernelFn,
 }
 
+impl std::fmt::Debug for OpDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OpDef({}, {:?})", self.name, self.arity)
+    }
+}
+
 impl OpDef {
     pub fn new(
         name: &str,

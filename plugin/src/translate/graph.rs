@@ -5,7 +5,9 @@
 
 use std::fmt;
 
-use crate::tensor::{Attrs, Meta, TensorData, TensorError, registry};
+use std::sync::{Arc, OnceLock};
+
+use crate::tensor::{Attrs, Meta, OpDef, TensorData, TensorError, registry};
 
 /// A tensor in the graph: one of the inputs, a constant, or a node's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +31,9 @@ pub struct Graph {
     pub consts: Vec<TensorData>,
     pub nodes: Vec<Node>,
     pub outputs: Vec<Value>,
+    /// Each node's op, looked up once, when the graph first runs.
+    plan: OnceLock<Vec<Arc<OpDef>>>,
+
 }
 
 impl Graph {
@@ -110,29 +115,72 @@ impl Graph {
         self.nodes = kept;
     }
 
+    fn plan(&self) -> Result<&[Arc<OpDef>], TensorError> {
+        if let Some(p) = self.plan.get() {
+            return Ok(p);
+        }
+        let ops = self
+            .nodes
+            .iter()
+            .map(|n| registry().get(&n.op).ok_or_else(|| TensorError::value(format!("no op named {:?}", n.op))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.plan.get_or_init(|| ops))
+    }
+
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
+    /// Shapes and dtypes were inferred when the graph was built, so the kernels run directly;
+    /// each result is still checked against what inference said.
     pub fn run(&self, inputs: &[&TensorData]) -> Result<Vec<TensorData>, TensorError> {
         if inputs.len() != self.inputs.len() {
             return Err(TensorError::type_error(format!("the graph takes {} tensors, got {}", self.inputs.len(), inputs.len())));
         }
         for (i, (t, meta)) in inputs.iter().zip(&self.inputs).enumerate() {
-            if Meta::of(t) != *meta {
+            if t.dtype() != meta.dtype || t.shape() != meta.shape.as_slice() {
                 return Err(TensorError::value(format!("graph input {i} is {:?}, the graph was built for {:?}", Meta::of(t), meta)));
             }
         }
-        let mut results: Vec<TensorData> = Vec::with_capacity(self.nodes.len());
-        for node in &self.nodes {
-            let args: Vec<&TensorData> = node
-                .inputs
-                .iter()
-                .map(|v| match v {
-                    Value::Input(i) => inputs[*i],
-                    Value::Const(i) => &self.consts[*i],
-                    Value::Node(i) => &results[*i],
-                })
-                .collect();
-            let out = registry().call(&node.op, &args, &node.attrs)?;
-            results.push(out);
+        let plan = self.plan()?;
+        // A node's result is dropped after its last use, as eager execution frees it.
+        let mut last_use = vec![usize::MAX; self.nodes.len()];
+        for (j, node) in self.nodes.iter().enumerate() {
+            for v in &node.inputs {
+                if let Value::Node(i) = v {
+                    last_use[*i] = j;
+                }
+            }
+        }
+        for v in &self.outputs {
+            if let Value::Node(i) = v {
+                last_use[*i] = usize::MAX;
+            }
+        }
+        let mut results: Vec<Option<TensorData>> = Vec::with_capacity(self.nodes.len());
+        for (j, (node, op)) in self.nodes.iter().zip(plan).enumerate() {
+            let out = {
+                let arg = |v: &Value| -> &TensorData {
+                    match v {
+                        Value::Input(i) => inputs[*i],
+                        Value::Const(i) => &self.consts[*i],
+                        Value::Node(i) => results[*i].as_ref().expect("a node's result lives until its last use"),
+                    }
+                };
+                match node.inputs.as_slice() {
+                    [a] => (op.kernel)(&[arg(a)], &node.attrs)?,
+                    [a, b] => (op.kernel)(&[arg(a), arg(b)], &node.attrs)?,
+                    many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), &node.attrs)?,
+                }
+            };
+            if out.dtype() != node.meta.dtype || out.shape() != node.meta.shape.as_slice() {
+                return Err(TensorError::runtime(format!("op {}: the kernel returned {:?} where inference said {:?}", node.op, Meta::of(&out), node.meta)));
+            }
+            for v in &node.inputs {
+                if let Value::Node(i) = v
+                    && last_use[*i] == j
+                {
+                    results[*i] = None;
+                }
+            }
+            results.push(Some(out));
         }
         Ok(self
             .outputs
@@ -140,7 +188,7 @@ impl Graph {
             .map(|v| match v {
                 Value::Input(i) => inputs[*i].clone(),
                 Value::Const(i) => self.consts[*i].clone(),
-                Value::Node(i) => results[*i].clone(),
+                Value::Node(i) => results[*i].clone().expect("outputs live to the end"),
             })
             .collect())
     }

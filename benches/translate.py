@@ -1,0 +1,64 @@
+"""Traced vs eager on the fork: the demos' forward passes at a tiny size (batch 1, 16
+features: the interpreter dominates) and a large one (the kernels dominate), the per-call
+cost of a cache hit for a 10-guard entry, and translation time per frame. Run by
+benches/translate.sh; prints `name key=value` lines."""
+import sys
+import time
+import symtrace as st
+
+sys.path.insert(0, sys.argv[1])
+import mlp
+import attention
+
+
+def per_call(fn, args, seconds=0.4):
+    fn(*args)
+    n, t0 = 0, time.perf_counter()
+    while True:
+        for _ in range(50):
+            fn(*args)
+        n += 50
+        t = time.perf_counter() - t0
+        if t > seconds:
+            return t / n
+
+
+def first_call(fn, args):
+    st.reset()
+    t0 = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t0
+
+
+def compare(name, fn, args):
+    eager = per_call(st.disable(fn), args)
+    traced_fn = st.compile(fn)
+    translation = first_call(traced_fn, args)
+    traced = per_call(traced_fn, args)
+    ok = st.disable(fn)(*args)
+    got = traced_fn(*args)
+    same = (got if isinstance(got, st.Tensor) else got[0]).tolist() == (ok if isinstance(ok, st.Tensor) else ok[0]).tolist()
+    print(f"{name} eager={eager:.9f} traced={traced:.9f} translation={translation - traced:.6f} same={same}")
+
+
+st.manual_seed(0)
+compare("mlp_tiny", mlp.forward, (mlp.init([16, 16, 16, 16]), st.randn(1, 16)))
+compare("mlp_large", mlp.forward, (mlp.init([512, 1024, 1024, 10]), st.randn(256, 512)))
+compare("attention_tiny", attention.attention, (attention.init(16), st.randn(1, 4, 16)))
+compare("attention_large", attention.attention, (attention.init(128), st.randn(8, 128, 128)))
+
+
+def ten_guards(x, a, b, c, d, e, f, g, h, i):
+    return x * (a + b + c + d + e + f + g + h + i)
+
+
+x = st.randn(1)
+args = (x, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+st.reset()
+traced = st.compile(ten_guards)
+explained = st.explain(ten_guards, *args)
+traced(*args)
+graph = next(v for k, v in globals().items() if k.startswith("__symtrace_graph_"))
+hit = per_call(traced, args)
+graph_only = per_call(graph, (x,))
+print(f"cache_hit guards={len(explained.out_guards)} per_call={hit:.9f} graph_call={graph_only:.9f} eager={per_call(st.disable(ten_guards), args):.9f}")
