@@ -100,7 +100,7 @@ fn each_code_object_is_rebuilt_once_and_dumped_side_by_side() {
 fn unknown_backend_and_empty_dump_are_clear_errors() {
     let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", "backend=fast", "-c", "pass"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown backend \"fast\" (known: none, roundtrip)"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("unknown backend \"fast\" (known: translate, none, roundtrip)"), "{}", text(&out.stderr));
     let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", "dump=", "-c", "pass"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("option dump needs a directory"), "{}", text(&out.stderr));

@@ -1,8 +1,8 @@
 //! symtrace: a symbolic opcode translator for RustPython, built on the fork's eval-frame hook.
 //!
 //! For now the crate ships two plugins for `rustpython --plugin NAME`:
-//! * [`SymtracePlugin`] (`symtrace`): installs the hook; every frame runs as is until the
-//!   translator lands;
+//! * [`SymtracePlugin`] (`symtrace`): installs the hook with the translator (`translate`), which
+//!   captures tensor work into guarded, cached graphs and runs the rest as written;
 //! * [`FramesPlugin`] (`frames`): records every frame entry, the oracle of the hook's tests.
 
 pub mod api;
