@@ -208,9 +208,9 @@ impl Tracer<'_> {
             }
         }
         let first_default = nargs - callee.defaults.len().min(nargs);
-        for i in first_default..nargs {
-            if bound[i].is_none() {
-                bound[i] = Some(callee.defaults[i - first_default].clone());
+        for (slot, default) in bound[first_default..nargs].iter_mut().zip(&callee.defaults[callee.defaults.len() - (nargs - first_default)..]) {
+            if slot.is_none() {
+                *slot = Some(default.clone());
             }
         }
         for i in nargs..nargs + nkwonly {
@@ -306,7 +306,7 @@ impl Tracer<'_> {
                 self.plain_call(&o, args, kwargs, "range()")
             }
             "zip" | "enumerate" | "reversed" | "tuple" | "list" => {
-                if !kwargs.is_empty() && !(name == "enumerate" && kwargs.iter().all(|(k, _)| k == "start")) {
+                if !kwargs.is_empty() && (name != "enumerate" || kwargs.iter().any(|(k, _)| k != "start")) {
                     return unsupported(format!("{name}() with keyword arguments"));
                 }
                 let items: Vec<Var> = match name {

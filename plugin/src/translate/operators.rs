@@ -170,7 +170,7 @@ impl Tracer<'_> {
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = (self.obj(a)?, self.obj(b)?);
-        if !tensors && !(is_plain(&x, vm) && is_plain(&y, vm)) {
+        if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
             return unsupported(format!("operator {op:?} on {} and {}", x.class().name(), y.class().name()));
         }
         if tensors && !(operand_ok(&x, vm) && operand_ok(&y, vm)) {
@@ -241,7 +241,7 @@ impl Tracer<'_> {
             _ => {
                 let tensors = self.is_tensor(a) || self.is_tensor(b);
                 let (x, y) = (self.obj(a)?, self.obj(b)?);
-                if !tensors && !(is_plain(&x, vm) && is_plain(&y, vm)) {
+                if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
                     return unsupported(format!("subscript of a {}", x.class().name()));
                 }
                 self.native_result(x.get_item(&*y, vm), tensors, "indexing")

@@ -47,6 +47,7 @@ struct Result_ {
 
 /// Translate the frame in `view`. `graph_global` is the name the compiled graph will have in
 /// the frame's globals; `keep_empty` generates code even when nothing was captured.
+#[allow(clippy::result_large_err)] // a failure is rare and carries what explain reports
 pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool) -> Result<Translation, Failure> {
     let Some(recording) = recorder::start() else {
         return Err(failure(Unsupported { reason: "a translation is already under way on this thread".into(), location: None }, false));

@@ -196,6 +196,7 @@ impl Translator {
         FrameDecision::skip_code()
     }
 
+    #[allow(clippy::result_large_err)]
     pub fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
         let code = frame.code();
         if !self.traceable(code) {
@@ -281,6 +282,7 @@ impl Translator {
     }
 
     /// Verify the translation's code and publish its graph under `name` in the frame's globals.
+    #[allow(clippy::result_large_err)]
     fn install(&self, t: super::translation::Translation, frame: &FrameView<'_>, name: &str, vm: &VirtualMachine) -> Result<Entry, Failure> {
         let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false };
         verify(&t.code).map_err(|e| fail(format!("the generated code was rejected by the verifier: {e}")))?;
