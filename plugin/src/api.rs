@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{EvalFrameHook, EvalHookMode};
 use rustpython_vm::function::FuncArgs;
-use rustpython_vm::{PyObjectRef, PyRef, PyResult, VirtualMachine};
+use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
 
 use crate::symtrace_plugin::SymtraceHook;
 use crate::translate::translator::{self, ExplainLog};
@@ -87,10 +87,6 @@ pub fn explain(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyRes
     let r = call_traced(func, args, false, vm);
     let log = translator::explain_end();
     r.map(|_| log)
-}
-
-pub fn code_of(func: &PyObjectRef, vm: &VirtualMachine) -> Option<PyRef<PyCode>> {
-    func.get_attr("__code__", vm).ok()?.downcast::<PyCode>().ok()
 }
 
 /// The readable form of an explanation, after TorchDynamo's `ExplainOutput.__str__`.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
+use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 
 use super::codegen::{Template, generate};
 use super::executor::{SimFrame, Slot};
@@ -39,8 +39,8 @@ pub struct Failure {
     pub empty: bool,
 }
 
-/// What the replacement needs from a translation before code generation.
-struct Result_ {
+/// What a finished simulation gives code generation.
+struct Simulated {
     template: Template,
     position: crate::bytecode::Position,
 }
@@ -87,7 +87,7 @@ fn failure(why: Unsupported, empty: bool) -> Failure {
     Failure { why, ops_left: Vec::new(), guards_left: Vec::new(), empty }
 }
 
-fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Result_> {
+fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulated> {
     let vm = tracer.vm;
     let code = view.code().to_owned();
     let globals = Globals { dict: view.globals().to_owned(), owner: None };
@@ -113,7 +113,7 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Result_>
     let mut index: HashMap<Value, usize> = HashMap::new();
     let template = build(tracer, &returned.value, &mut outputs, &mut index)?;
     recorder::with(|r| r.graph.outputs = outputs);
-    Ok(Result_ { template, position: returned.position })
+    Ok(Simulated { template, position: returned.position })
 }
 
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
@@ -163,6 +163,3 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
 fn class_name(o: &PyObjectRef) -> String {
     o.class().name().to_string()
 }
-
-#[allow(dead_code)]
-fn _types(_: &PyRef<PyTensor>) {}
