@@ -68,6 +68,13 @@ impl Emitter<'_> {
         self.emit(Opcode::LoadConst, c);
     }
 
+    /// `TOS[key]` for a string key.
+    fn subscript_str(&mut self, key: &str) {
+        let c = self.constant(self.vm.ctx.new_str(key).into());
+        self.emit(Opcode::LoadConst, c);
+        self.emit(Opcode::BinaryOp, SUBSCR);
+    }
+
     fn load_source(&mut self, s: &Source) -> Result<(), String> {
         match s {
             Source::Local(n) | Source::Free(n) => {
@@ -91,17 +98,13 @@ impl Emitter<'_> {
             }
             Source::Key(base, k) => {
                 self.load_source(base)?;
-                let c = self.constant(self.vm.ctx.new_str(k.as_str()).into());
-                self.emit(Opcode::LoadConst, c);
-                self.emit(Opcode::BinaryOp, SUBSCR);
+                self.subscript_str(k);
             }
             Source::FnGlobal(f, n) => {
                 self.load_source(f)?;
                 let g = self.name("__globals__");
                 self.emit(Opcode::LoadAttr, g << 1);
-                let c = self.constant(self.vm.ctx.new_str(n.as_str()).into());
-                self.emit(Opcode::LoadConst, c);
-                self.emit(Opcode::BinaryOp, SUBSCR);
+                self.subscript_str(n);
             }
             Source::Closure(f, i) => {
                 self.load_source(f)?;

@@ -25,14 +25,22 @@ pub struct Node {
     pub meta: Meta,
 }
 
+/// What running a graph needs beyond its nodes: each node's op, looked up once, and the
+/// index of the last node that reads each result (after which it is freed).
+#[derive(Clone, Debug)]
+struct Plan {
+    ops: Vec<Arc<OpDef>>,
+    last_use: Vec<usize>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
     pub inputs: Vec<Meta>,
     pub consts: Vec<TensorData>,
     pub nodes: Vec<Node>,
     pub outputs: Vec<Value>,
-    /// Each node's op, looked up once, when the graph first runs.
-    plan: OnceLock<Vec<Arc<OpDef>>>,
+    /// Made once, when the graph first runs.
+    plan: OnceLock<Plan>,
 
 }
 
@@ -115,7 +123,7 @@ impl Graph {
         self.nodes = kept;
     }
 
-    fn plan(&self) -> Result<&[Arc<OpDef>], TensorError> {
+    fn plan(&self) -> Result<&Plan, TensorError> {
         if let Some(p) = self.plan.get() {
             return Ok(p);
         }
@@ -124,7 +132,20 @@ impl Graph {
             .iter()
             .map(|n| registry().get(&n.op).ok_or_else(|| TensorError::value(format!("no op named {:?}", n.op))))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(self.plan.get_or_init(|| ops))
+        let mut last_use = vec![usize::MAX; self.nodes.len()];
+        for (j, node) in self.nodes.iter().enumerate() {
+            for v in &node.inputs {
+                if let Value::Node(i) = v {
+                    last_use[*i] = j;
+                }
+            }
+        }
+        for v in &self.outputs {
+            if let Value::Node(i) = v {
+                last_use[*i] = usize::MAX;
+            }
+        }
+        Ok(self.plan.get_or_init(|| Plan { ops, last_use }))
     }
 
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
@@ -140,22 +161,8 @@ impl Graph {
             }
         }
         let plan = self.plan()?;
-        // A node's result is dropped after its last use, as eager execution frees it.
-        let mut last_use = vec![usize::MAX; self.nodes.len()];
-        for (j, node) in self.nodes.iter().enumerate() {
-            for v in &node.inputs {
-                if let Value::Node(i) = v {
-                    last_use[*i] = j;
-                }
-            }
-        }
-        for v in &self.outputs {
-            if let Value::Node(i) = v {
-                last_use[*i] = usize::MAX;
-            }
-        }
         let mut results: Vec<Option<TensorData>> = Vec::with_capacity(self.nodes.len());
-        for (j, (node, op)) in self.nodes.iter().zip(plan).enumerate() {
+        for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
             let out = {
                 let arg = |v: &Value| -> &TensorData {
                     match v {
@@ -173,9 +180,10 @@ impl Graph {
             if out.dtype() != node.meta.dtype || out.shape() != node.meta.shape.as_slice() {
                 return Err(TensorError::runtime(format!("op {}: the kernel returned {:?} where inference said {:?}", node.op, Meta::of(&out), node.meta)));
             }
+            // A result is dropped after its last use, as eager execution frees it.
             for v in &node.inputs {
                 if let Value::Node(i) = v
-                    && last_use[*i] == j
+                    && plan.last_use[*i] == j
                 {
                     results[*i] = None;
                 }

@@ -179,12 +179,11 @@ impl Translator {
             && !code.flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE)
     }
 
-    fn cache_of(&self, code: &Py<PyCode>) -> Arc<CodeCache> {
-        if let Some(any) = code.hook_extra(self.slot)
-            && let Ok(c) = any.downcast::<CodeCache>()
-        {
-            return c;
-        }
+    fn cached(&self, code: &Py<PyCode>) -> Option<Arc<CodeCache>> {
+        code.hook_extra(self.slot).and_then(|any| any.downcast::<CodeCache>().ok())
+    }
+
+    fn new_cache(&self, code: &Py<PyCode>) -> Arc<CodeCache> {
         let c = Arc::new(CodeCache::default());
         code.set_hook_extra(self.slot, Some(c.clone()));
         self.touched.lock().unwrap_or_else(|e| e.into_inner()).push(code.to_owned());
@@ -199,15 +198,17 @@ impl Translator {
     #[allow(clippy::result_large_err)]
     pub fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
         let code = frame.code();
-        if !self.traceable(code) {
-            return Ok(self.skip(code));
-        }
         // Under sys.settrace or sys.setprofile the program observes every line and call of its
         // frames: they run as written.
         if vm.use_tracing.get() {
             return Ok(FrameDecision::run_default());
         }
-        let cache = self.cache_of(code);
+        // A code object with a cache passed the traceability test when the cache was made.
+        let cache = match self.cached(code) {
+            Some(c) => c,
+            None if self.traceable(code) => self.new_cache(code),
+            None => return Ok(self.skip(code)),
+        };
         let mut state = cache.state.lock().unwrap_or_else(|e| e.into_inner());
         let generation = self.generation.load(Ordering::Relaxed);
         if state.generation != generation {
