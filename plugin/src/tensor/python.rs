@@ -1064,6 +1064,7 @@ pub mod symtrace {
     #[derive(Debug, PyPayload)]
     pub struct PyCompiledGraph {
         pub graph: std::sync::Arc<crate::translate::Graph>,
+        pub call: std::sync::Arc<crate::translate::graph_call::GraphCall>,
     }
 
     #[pyclass(with(Callable, Representable))]
@@ -1077,17 +1078,22 @@ pub mod symtrace {
     impl Callable for PyCompiledGraph {
         type Args = PosArgs<PyObjectRef>;
         fn call(zelf: &Py<Self>, args: Self::Args, vm: &VirtualMachine) -> PyResult {
-            let inputs: Vec<PyRef<PyTensor>> = args
-                .into_vec()
-                .into_iter()
-                .map(|o| o.downcast::<PyTensor>().map_err(|o| vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))))
+            let objects = zelf.call.gather(&args.into_vec(), vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
+            let tensors: Vec<&Py<PyTensor>> = objects
+                .iter()
+                .map(|o| o.downcast_ref::<PyTensor>().ok_or_else(|| vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))))
                 .collect::<PyResult<_>>()?;
-            let guards: Vec<_> = inputs.iter().map(|t| t.data.read()).collect();
+            let guards: Vec<_> = tensors.iter().map(|t| t.data.read()).collect();
             let refs: Vec<&TensorData> = guards.iter().map(|g| &**g).collect();
             let outs = crate::tensor::registry::guarded("a compiled graph", || zelf.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
             drop(guards);
-            let items: Vec<PyObjectRef> = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm)).collect();
-            Ok(vm.ctx.new_tuple(items).into())
+            let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
+            if !zelf.call.returns_tuple
+                && let Some(only) = items.next()
+            {
+                return Ok(only);
+            }
+            Ok(vm.ctx.new_tuple(items.collect()).into())
         }
     }
 

@@ -1,7 +1,8 @@
-//! Code generation: the replacement code of a translated frame. It loads the graph's input
-//! tensors from the frame by source, calls the compiled graph (held in the frame's globals
-//! under a generated name, as TorchDynamo's `__compiled_fn_N`), rebuilds the return value
-//! from the graph's outputs, constants and values read from the frame, and returns. It keeps
+//! Code generation: the replacement code of a translated frame. It loads the roots of the
+//! graph's inputs from the frame (`graph_call`), calls the compiled graph (held in the frame's
+//! globals under a generated name, as TorchDynamo's `__compiled_fn_N`), rebuilds the return
+//! value from the graph's outputs, constants and values read from the frame (or returns what
+//! the graph returned, when that is the result), and returns. It keeps
 //! the original's file, names, flags and locals (arguments are copied into it by name), and
 //! every instruction carries the position of the original's `return`.
 
@@ -9,6 +10,7 @@ use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::bytecode::Opcode;
 use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 
+use super::graph_call::GraphCall;
 use super::source::Source;
 use crate::bytecode::{CodeLayout, Instr, Position, assemble};
 
@@ -32,6 +34,8 @@ const SUBSCR: u32 = 26; // BinaryOperator::Subscr
 
 struct Emitter<'a> {
     layout: CodeLayout,
+    /// The graph returns a tuple of its outputs (otherwise its one output).
+    outputs_in_tuple: bool,
     instrs: Vec<Instr>,
     position: Position,
     vm: &'a VirtualMachine,
@@ -129,8 +133,10 @@ impl Emitter<'_> {
             Template::Out(k) => {
                 let slot = self.slot(OUT)?;
                 self.emit(Opcode::LoadFast, slot);
-                self.load_int(*k);
-                self.emit(Opcode::BinaryOp, SUBSCR);
+                if self.outputs_in_tuple {
+                    self.load_int(*k);
+                    self.emit(Opcode::BinaryOp, SUBSCR);
+                }
             }
             Template::Tuple(items) | Template::List(items) => {
                 for i in items {
@@ -152,31 +158,48 @@ impl Emitter<'_> {
     }
 }
 
-/// The replacement code for `original`: `graph_global` names the compiled graph in the
-/// frame's globals (absent when there is no graph to run), `inputs` are the sources of its
-/// input tensors in order.
+/// Whether `result` is exactly what the graph returns: its one output, or the tuple of all
+/// its outputs in order (a fresh tuple either way, as the original would build).
+fn is_graph_result(result: &Template, call: &GraphCall, n_outputs: usize) -> bool {
+    match result {
+        Template::Out(0) => !call.returns_tuple,
+        Template::Tuple(items) => {
+            call.returns_tuple && items.len() == n_outputs && items.iter().enumerate().all(|(k, t)| matches!(t, Template::Out(j) if *j == k))
+        }
+        _ => false,
+    }
+}
+
+/// The replacement code for `original`: `graph` names the compiled graph in the frame's
+/// globals, how it is called and how many outputs it has (absent when there is no graph to
+/// run).
 pub fn generate(
     original: &PyCode,
-    graph_global: Option<&str>,
-    inputs: &[Source],
+    graph: Option<(&str, &GraphCall, usize)>,
     result: &Template,
     position: Position,
     vm: &VirtualMachine,
 ) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
-    if graph_global.is_some() {
+    let direct = graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
+    if graph.is_some() && !direct {
         let out: &'static PyStrInterned = vm.ctx.intern_str(OUT);
         layout.varnames.push(out);
     }
-    let mut e = Emitter { layout, instrs: Vec::new(), position, vm };
+    let outputs_in_tuple = graph.is_some_and(|(_, call, _)| call.returns_tuple);
+    let mut e = Emitter { layout, outputs_in_tuple, instrs: Vec::new(), position, vm };
     e.emit(Opcode::Resume, 0);
-    if let Some(g) = graph_global {
+    if let Some((g, call, _)) = graph {
         let i = e.name(g);
         e.emit(Opcode::LoadGlobal, (i << 1) | 1);
-        for s in inputs {
+        for s in &call.roots {
             e.load_source(s)?;
         }
-        e.emit(Opcode::Call, inputs.len() as u32);
+        e.emit(Opcode::Call, call.roots.len() as u32);
+        if direct {
+            e.emit(Opcode::ReturnValue, 0);
+            return assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string());
+        }
         let slot = e.slot(OUT)?;
         e.emit(Opcode::StoreFast, slot);
     }

@@ -31,6 +31,8 @@ pub struct Node {
 struct Plan {
     ops: Vec<Arc<OpDef>>,
     last_use: Vec<usize>,
+    /// The graph as loops over float64 buffers, when every node has a lowering.
+    lowered: Option<super::lowering::Lowered>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -145,7 +147,14 @@ impl Graph {
                 last_use[*i] = usize::MAX;
             }
         }
-        Ok(self.plan.get_or_init(|| Plan { ops, last_use }))
+        let lowered = match super::lowering::lower(self, &last_use) {
+            Ok(l) => Some(l),
+            Err(why) => {
+                log::debug!(target: super::translator::LOG_GRAPH, "a graph of {} nodes runs op by op: {why}", self.nodes.len());
+                None
+            }
+        };
+        Ok(self.plan.get_or_init(|| Plan { ops, last_use, lowered }))
     }
 
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
@@ -161,6 +170,9 @@ impl Graph {
             }
         }
         let plan = self.plan()?;
+        if let Some(outputs) = plan.lowered.as_ref().and_then(|l| l.run(inputs)) {
+            return Ok(outputs);
+        }
         let mut results: Vec<Option<TensorData>> = Vec::with_capacity(self.nodes.len());
         for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
             let out = {

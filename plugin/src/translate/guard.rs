@@ -3,11 +3,13 @@
 //! call; each has a readable form, and a failing set names its first failing guard.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyTypeRef};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
 
+use super::guard_program::GuardProgram;
 use super::source::Source;
 use crate::tensor::Meta;
 use crate::tensor::python::symtrace::PyTensor;
@@ -44,16 +46,22 @@ impl Guard {
     }
 
     pub fn holds(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
-        let value = self.source.resolve(frame, vm);
+        self.check.holds(self.source.resolve(frame, vm).as_ref(), vm)
+    }
+}
+
+impl Check {
+    /// Whether `value` (`None`: the source resolves to nothing) passes.
+    pub fn holds(&self, value: Option<&PyObjectRef>, vm: &VirtualMachine) -> bool {
         let Some(v) = value else {
-            return matches!(self.check, Check::Absent);
+            return matches!(self, Check::Absent);
         };
-        match &self.check {
+        match self {
             Check::Absent => false,
             Check::TypeIs(t) => v.class().is(t),
             Check::Is(obj) => v.is(obj),
-            Check::IsNone => vm.is_none(&v),
-            Check::EqBool(b) => v.class().is(vm.ctx.types.bool_type) && v.is(&vm.ctx.new_bool(*b)),
+            Check::IsNone => vm.is_none(v),
+            Check::EqBool(b) => v.is(if *b { &vm.ctx.true_value } else { &vm.ctx.false_value }),
             Check::EqInt(i) => {
                 v.class().is(vm.ctx.types.int_type)
                     && v.downcast_ref::<PyInt>().and_then(|x| x.try_to_primitive::<i64>(vm).ok()) == Some(*i)
@@ -100,16 +108,23 @@ impl fmt::Display for Guard {
 }
 
 /// The guards of one translation, checked in order.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct GuardSet {
     pub guards: Vec<Guard>,
+    /// Compiled on the first check, for the code object the set guards.
+    program: OnceLock<GuardProgram>,
 }
 
 impl GuardSet {
+    pub fn new(guards: Vec<Guard>) -> Self {
+        Self { guards, program: OnceLock::new() }
+    }
+
     /// `Ok` when all hold; otherwise the first that does not.
     pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), &Guard> {
-        match self.guards.iter().find(|g| !g.holds(frame, vm)) {
-            Some(g) => Err(g),
+        let program = self.program.get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm));
+        match program.first_failing(&self.guards, frame, vm) {
+            Some(i) => Err(&self.guards[i]),
             None => Ok(()),
         }
     }

@@ -1,13 +1,16 @@
 //! The translator: simulates a frame's bytecode over symbolic values (`executor`, `operators`,
 //! `calls`, `var`, `tracer`), records tensor ops through fake tensors (`recorder`) into a
-//! `graph`, derives `guard`s from the `source`s of what it relied on, generates the
-//! replacement code (`codegen`), and caches translations per code object (`translator`).
+//! `graph` (run as loops over buffers when it is small and float64: `lowering`), derives `guard`s (checked as a `guard_program`) from the `source`s of what it relied on, generates the
+//! replacement code (`codegen`, calling the graph as `graph_call` says), and caches translations per code object (`translator`).
 
 pub mod calls;
 pub mod codegen;
 pub mod executor;
 pub mod graph;
+pub mod graph_call;
 pub mod guard;
+pub mod guard_program;
+pub mod lowering;
 pub mod operators;
 pub mod recorder;
 pub mod source;

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use rustpython_vm::builtins::{PyDict, PyFunction, PyList, PyTuple};
+use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyTuple};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObjectRef, VirtualMachine};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -39,13 +39,29 @@ impl Source {
     /// The value this source names in `frame`, read without running Python code: attributes
     /// come from the instance dictionary only (a guard must not call `__getattr__`).
     pub fn resolve(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        let parent = match self.parent() {
+            Some(p) => Some(p.resolve(frame, vm)?),
+            None => None,
+        };
+        self.read(parent.as_ref(), frame, vm)
+    }
+
+    /// The source this one reads from, if it is not a root (a local, global, builtin or
+    /// free variable).
+    pub fn parent(&self) -> Option<&Source> {
+        match self {
+            Source::Local(_) | Source::Global(_) | Source::Builtin(_) | Source::Free(_) => None,
+            Source::Attr(b, _) | Source::Item(b, _) | Source::Key(b, _) | Source::FnGlobal(b, _) | Source::Closure(b, _) => Some(b),
+        }
+    }
+
+    /// This source's own step: a root read from the frame, or a read from the value of its
+    /// parent (`parent` is that value; it is ignored for roots).
+    pub fn read(&self, parent: Option<&PyObjectRef>, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match self {
             Source::Local(name) => frame.get(name),
             Source::Global(name) => frame.globals().get_item_opt(name.as_str(), vm).ok().flatten(),
-            Source::Builtin(name) => match frame.builtins().downcast_ref::<PyDict>() {
-                Some(d) => d.get_item_opt(name.as_str(), vm).ok().flatten(),
-                None => frame.builtins().dict().and_then(|d| d.get_item_opt(name.as_str(), vm).ok().flatten()),
-            },
+            Source::Builtin(name) => builtins_dict(frame)?.get_item_opt(name.as_str(), vm).ok().flatten(),
             Source::Free(name) => {
                 let code = frame.code();
                 let index = code.freevars.iter().position(|f| f.as_str() == name)?;
@@ -53,33 +69,17 @@ impl Source {
                 let cell = closure.downcast_ref::<PyTuple>()?.as_slice().get(index)?.clone();
                 cell.get_attr("cell_contents", vm).ok()
             }
-            Source::Attr(base, name) => {
-                let obj = base.resolve(frame, vm)?;
-                obj.dict()?.get_item_opt(name.as_str(), vm).ok().flatten()
-            }
-            Source::Item(base, index) => {
-                let obj = base.resolve(frame, vm)?;
-                if let Some(t) = obj.downcast_ref::<PyTuple>() {
-                    return t.as_slice().get(*index).cloned();
-                }
-                obj.downcast_ref::<PyList>()?.borrow_vec().get(*index).cloned()
-            }
-            Source::Key(base, key) => {
-                let obj = base.resolve(frame, vm)?;
-                let d = obj.downcast_ref::<PyDict>()?;
-                if !obj.class().is(vm.ctx.types.dict_type) {
-                    return None; // a subclass may define __missing__ or __getitem__
-                }
-                d.get_item_opt(key.as_str(), vm).ok().flatten()
-            }
-            Source::FnGlobal(f, name) => {
-                let obj = f.resolve(frame, vm)?;
+            Source::Attr(_, name) => parent?.dict()?.get_item_opt(name.as_str(), vm).ok().flatten(),
+            Source::Item(_, index) => item(parent?, *index),
+            Source::Key(_, key) => exact_dict(parent?, vm)?.get_item_opt(key.as_str(), vm).ok().flatten(),
+            Source::FnGlobal(_, name) => {
+                let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
                 let globals = obj.get_attr("__globals__", vm).ok()?;
                 globals.downcast_ref::<PyDict>()?.get_item_opt(name.as_str(), vm).ok().flatten()
             }
-            Source::Closure(f, index) => {
-                let obj = f.resolve(frame, vm)?;
+            Source::Closure(_, index) => {
+                let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
                 let closure = obj.get_attr("__closure__", vm).ok()?;
                 let cell = closure.downcast_ref::<PyTuple>()?.as_slice().get(*index)?.clone();
@@ -87,6 +87,29 @@ impl Source {
             }
         }
     }
+}
+
+/// The frame's builtins as a dictionary (a module's, when builtins is the module).
+pub fn builtins_dict(frame: &FrameView<'_>) -> Option<PyDictRef> {
+    let b = frame.builtins();
+    match b.downcast_ref::<PyDict>() {
+        Some(_) => b.to_owned().downcast::<PyDict>().ok(),
+        None => b.dict(),
+    }
+}
+
+/// Element `index` of a tuple or list.
+pub fn item(obj: &PyObjectRef, index: usize) -> Option<PyObjectRef> {
+    if let Some(t) = obj.downcast_ref::<PyTuple>() {
+        return t.as_slice().get(index).cloned();
+    }
+    obj.downcast_ref::<PyList>()?.borrow_vec().get(index).cloned()
+}
+
+/// `obj` as a dictionary whose lookups run no Python code: exactly a dict (a subclass may
+/// define `__missing__` or `__getitem__`).
+pub fn exact_dict<'a>(obj: &'a PyObjectRef, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
+    obj.class().is(vm.ctx.types.dict_type).then(|| obj.downcast_ref::<PyDict>()).flatten()
 }
 
 /// TorchDynamo's notation: `L['x']`, `G['scale']`, `B['len']`, `F['k']`, `L['self'].w`,

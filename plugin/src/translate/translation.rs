@@ -13,6 +13,7 @@ use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 use super::codegen::{Template, generate};
 use super::executor::{SimFrame, Slot};
 use super::graph::{Graph, Value};
+use super::graph_call::GraphCall;
 use super::guard::GuardSet;
 use super::recorder;
 use super::source::Source;
@@ -24,6 +25,8 @@ use crate::tensor::python::symtrace::PyTensor;
 pub struct Translation {
     pub guards: GuardSet,
     pub graph: Arc<Graph>,
+    /// How the replacement code calls the graph.
+    pub call: Arc<GraphCall>,
     /// The replacement code (not yet verified).
     pub code: PyRef<PyCode>,
     pub inlined: Vec<String>,
@@ -77,10 +80,10 @@ pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, 
         });
     }
     let has_graph = !graph.outputs.is_empty();
-    let inputs: Vec<Source> = tracer.inputs.clone();
-    let code = generate(view.code(), has_graph.then_some(graph_global), &inputs, &result.template, result.position, vm)
+    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
+    let code = generate(view.code(), has_graph.then_some((graph_global, &call, graph.outputs.len())), &result.template, result.position, vm)
         .map_err(|e| failure(Unsupported { reason: format!("code generation: {e}"), location: None }, false))?;
-    Ok(Translation { guards: GuardSet { guards: tracer.guards }, graph: Arc::new(graph), code, inlined: tracer.inlined })
+    Ok(Translation { guards: GuardSet::new(tracer.guards), graph: Arc::new(graph), call: Arc::new(call), code, inlined: tracer.inlined })
 }
 
 fn failure(why: Unsupported, empty: bool) -> Failure {

@@ -288,7 +288,7 @@ impl Translator {
         let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false };
         verify(&t.code).map_err(|e| fail(format!("the generated code was rejected by the verifier: {e}")))?;
         if !t.graph.outputs.is_empty() {
-            let callable = PyCompiledGraph { graph: t.graph.clone() }.into_pyobject(vm);
+            let callable = PyCompiledGraph { graph: t.graph.clone(), call: t.call.clone() }.into_pyobject(vm);
             let globals: &Py<PyDict> = frame.globals();
             globals.set_item(name, callable, vm).map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
         }

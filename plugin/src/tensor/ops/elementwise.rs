@@ -9,7 +9,53 @@ use crate::tensor::error::{TResult, TensorError};
 use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
 use crate::tensor::shape::broadcast;
 
+/// How an operand's elements line up with the result's, when both are row-major: whole, one
+/// element for all, or repeated row after row (a trailing-dimensions operand such as a bias).
+pub enum Lineup<'a, T> {
+    Whole(&'a [T]),
+    One(T),
+    Rows(&'a [T]),
+}
+
+fn lineup<'a, T: Copy>(a: &'a ArrayD<T>, shape: &[usize]) -> Option<Lineup<'a, T>> {
+    let s = a.as_slice()?;
+    let dims = a.shape();
+    if dims == shape {
+        return Some(Lineup::Whole(s));
+    }
+    if s.len() == 1 {
+        return Some(Lineup::One(s[0]));
+    }
+    // Leading ones aside, the operand's dimensions are the result's last ones.
+    let first = dims.iter().position(|&d| d != 1).unwrap_or(dims.len());
+    let tail = &dims[first..];
+    (shape.len() >= tail.len() && shape.ends_with(tail) && !s.is_empty()).then_some(Lineup::Rows(s))
+}
+
+/// The broadcast loop on row-major operands, without ndarray's general iteration; the
+/// elements are those of the general path, computed by the same `f`.
+fn zip_map_rowmajor<T: Element, U: Element>(a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize], f: &impl Fn(T, T) -> U) -> Option<ArrayD<U>> {
+    let out = zip_lined_up(lineup(a, shape)?, lineup(b, shape)?, shape.iter().product(), f)?;
+    Some(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
+}
+
+/// `f` over two lined-up operands, `n` elements; `None` for a pairing it does not handle.
+pub fn zip_lined_up<T: Copy, U>(a: Lineup<'_, T>, b: Lineup<'_, T>, n: usize, f: &impl Fn(T, T) -> U) -> Option<Vec<U>> {
+    let out: Vec<U> = match (a, b) {
+        (Lineup::Whole(x), Lineup::Whole(y)) => x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect(),
+        (Lineup::Whole(x), Lineup::One(q)) => x.iter().map(|&p| f(p, q)).collect(),
+        (Lineup::One(p), Lineup::Whole(y)) => y.iter().map(|&q| f(p, q)).collect(),
+        (Lineup::Whole(x), Lineup::Rows(y)) => x.chunks_exact(y.len()).flat_map(|row| row.iter().zip(y).map(|(&p, &q)| f(p, q))).collect(),
+        (Lineup::Rows(x), Lineup::Whole(y)) => y.chunks_exact(x.len()).flat_map(|row| x.iter().zip(row).map(|(&p, &q)| f(p, q))).collect(),
+        _ => return None,
+    };
+    (out.len() == n).then_some(out)
+}
+
 fn zip_map<T: Element, U: Element>(a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize], f: impl Fn(T, T) -> U) -> ArrayD<U> {
+    if let Some(out) = zip_map_rowmajor(a, b, shape, &f) {
+        return out;
+    }
     let dim = IxDyn(shape);
     let (a, b) = (a.broadcast(dim.clone()).expect("shapes were checked"), b.broadcast(dim).expect("shapes were checked"));
     Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y))
@@ -38,7 +84,17 @@ pub enum Binary {
 }
 
 impl Binary {
-    fn name(self) -> &'static str {
+    pub const ALL: [Binary; 18] = [
+        Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::FloorDiv, Binary::Mod, Binary::Pow, Binary::Maximum, Binary::Minimum,
+        Binary::Eq, Binary::Ne, Binary::Lt, Binary::Le, Binary::Gt, Binary::Ge, Binary::And, Binary::Or, Binary::Xor,
+    ];
+
+    /// The op registered under `name`.
+    pub fn named(name: &str) -> Option<Binary> {
+        Self::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
         match self {
             Binary::Add => "add",
             Binary::Sub => "sub",
@@ -61,7 +117,7 @@ impl Binary {
         }
     }
 
-    fn is_comparison(self) -> bool {
+    pub fn is_comparison(self) -> bool {
         matches!(self, Binary::Eq | Binary::Ne | Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge)
     }
 
@@ -119,7 +175,7 @@ fn int_op(op: Binary, x: i64, y: i64) -> i64 {
     }
 }
 
-fn float_op(op: Binary, x: f64, y: f64) -> f64 {
+pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
     match op {
         Binary::Add => x + y,
         Binary::Sub => x - y,
@@ -211,7 +267,16 @@ pub enum Unary {
 }
 
 impl Unary {
-    fn name(self) -> &'static str {
+    pub const ALL: [Unary; 11] = [
+        Unary::Neg, Unary::Abs, Unary::Not, Unary::Exp, Unary::Log, Unary::Sqrt, Unary::Tanh, Unary::Sigmoid, Unary::Relu, Unary::Sin, Unary::Cos,
+    ];
+
+    /// The op registered under `name`.
+    pub fn named(name: &str) -> Option<Unary> {
+        Self::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
         match self {
             Unary::Neg => "neg",
             Unary::Abs => "abs",
@@ -240,7 +305,7 @@ impl Unary {
         })
     }
 
-    fn float(self, x: f64) -> f64 {
+    pub fn float(self, x: f64) -> f64 {
         match self {
             Unary::Neg => -x,
             Unary::Abs => x.abs(),
@@ -331,9 +396,8 @@ pub fn where_(cond: &TensorData, a: &TensorData, b: &TensorData) -> TResult<Tens
 }
 
 pub fn ops() -> Vec<OpDef> {
-    use Binary::*;
     let mut out = Vec::new();
-    for op in [Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor] {
+    for op in Binary::ALL {
         out.push(OpDef::new(
             op.name(),
             Arity::Exactly(2),
@@ -341,7 +405,7 @@ pub fn ops() -> Vec<OpDef> {
             move |t: &[&TensorData], _| binary(op, t[0], t[1]),
         ));
     }
-    for op in [Unary::Neg, Unary::Abs, Unary::Not, Unary::Exp, Unary::Log, Unary::Sqrt, Unary::Tanh, Unary::Sigmoid, Unary::Relu, Unary::Sin, Unary::Cos] {
+    for op in Unary::ALL {
         out.push(OpDef::new(
             op.name(),
             Arity::Exactly(1),

@@ -1,7 +1,7 @@
 //! matmul (NumPy's rules: 1-D operands are promoted and the added dimension dropped, batch
 //! dimensions broadcast) and dot (two 1-D tensors).
 
-use ndarray::{Array2, ArrayD, Axis, Ix2, IxDyn, LinalgScalar};
+use ndarray::{Array2, ArrayD, ArrayView2, Axis, Ix2, IxDyn, LinalgScalar};
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
@@ -36,6 +36,81 @@ pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     Ok(out)
 }
 
+/// Products with at most this many multiply-adds run in a plain loop ([`small_product`]): for
+/// them matrixmultiply's packing costs more than the arithmetic. The choice depends on the
+/// shapes only (never on memory layout), so that eager execution and a compiled graph, which
+/// both follow it, round alike.
+pub const SMALL_PRODUCT: usize = 32 * 32 * 32;
+
+/// `a @ b` for row-major `a` (m × k) and `b` (k × n), by a plain loop: each output row
+/// accumulates the rows of `b` in order of `p`, and the inner loop runs over contiguous memory.
+pub fn small_product<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX.
+        return unsafe { small_product_avx(a, b, m, k, n) };
+    }
+    small_product_loop(a, b, m, k, n)
+}
+
+/// The same loop compiled for AVX: wider vectors, the same operations (multiplies and adds
+/// are never fused), so the same results on every machine.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn small_product_avx<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
+    small_product_loop(a, b, m, k, n)
+}
+
+#[inline(always)]
+fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
+    let mut out = vec![T::zero(); m * n];
+    if k == 0 || n == 0 {
+        return out;
+    }
+    for (row, a_row) in out.chunks_exact_mut(n).zip(a.chunks_exact(k)) {
+        // Columns in blocks whose sums stay in registers for the whole of `p`; every element
+        // is still 0 + a[i,0]·b[0,j] + a[i,1]·b[1,j] + ..., added in order of `p`.
+        let mut j = 0;
+        while j + 16 <= n {
+            column_block::<T, 16>(row, a_row, b, n, j);
+            j += 16;
+        }
+        while j + 4 <= n {
+            column_block::<T, 4>(row, a_row, b, n, j);
+            j += 4;
+        }
+        while j < n {
+            column_block::<T, 1>(row, a_row, b, n, j);
+            j += 1;
+        }
+    }
+    out
+}
+
+/// Columns `j .. j + W` of one output row.
+#[inline(always)]
+fn column_block<T: LinalgScalar, const W: usize>(row: &mut [T], a_row: &[T], b: &[T], n: usize, j: usize) {
+    let mut acc = [T::zero(); W];
+    for (&a_ip, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
+        let b_block: &[T; W] = b_row[j..j + W].try_into().expect("W columns");
+        for (s, &b_pj) in acc.iter_mut().zip(b_block) {
+            *s = *s + a_ip * b_pj;
+        }
+    }
+    row[j..j + W].copy_from_slice(&acc);
+}
+
+/// `x @ y` for two matrices.
+fn product_2d<T: LinalgScalar>(x: ArrayView2<'_, T>, y: ArrayView2<'_, T>) -> Array2<T> {
+    let ((m, k), (_, n)) = (x.dim(), y.dim());
+    if m * k * n <= SMALL_PRODUCT {
+        let (a, b) = (x.as_standard_layout(), y.as_standard_layout());
+        let (a, b) = (a.as_slice().expect("standard layout"), b.as_slice().expect("standard layout"));
+        return Array2::from_shape_vec((m, n), small_product(a, b, m, k, n)).expect("m * n elements");
+    }
+    x.dot(&y)
+}
+
 fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_shape: &[usize]) -> ArrayD<T> {
     let a2 = if a.ndim() == 1 { a.view().insert_axis(Axis(0)) } else { a.view() };
     let b2 = if b.ndim() == 1 { b.view().insert_axis(Axis(1)) } else { b.view() };
@@ -43,7 +118,7 @@ fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_sha
         // No batch: one product straight on the operands, no copies.
         let x = a2.into_dimensionality::<Ix2>().expect("2-D");
         let y = b2.into_dimensionality::<Ix2>().expect("2-D");
-        return x.dot(&y).into_dyn().into_shape_with_order(IxDyn(out_shape)).expect("shape computed by inference");
+        return product_2d(x, y).into_dyn().into_shape_with_order(IxDyn(out_shape)).expect("shape computed by inference");
     }
     let (n, k, p) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1], b2.shape()[b2.ndim() - 1]);
     let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2]).expect("checked by inference");
@@ -59,7 +134,7 @@ fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_sha
     for i in 0..count {
         let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>().expect("2-D");
         let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>().expect("2-D");
-        let z: Array2<T> = x.dot(&y);
+        let z: Array2<T> = product_2d(x, y);
         out.extend(z.iter().copied());
     }
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")

@@ -1,7 +1,7 @@
 //! Reductions over one dimension or all of them (`dim=None`), with `keepdim`; softmax and
 //! log_softmax.
 
-use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMut1, Axis, IxDyn};
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
@@ -160,17 +160,34 @@ pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData
     Ok(crate::each_dtype!(t.as_ref(), a => reduce_typed(r, a, dim, &out_shape)))
 }
 
+/// softmax (or log_softmax) of one lane, in place. Every implementation of softmax (eager, a
+/// lowered graph) goes through here, so that they round alike.
+pub fn softmax_lane(mut lane: ArrayViewMut1<'_, f64>, log: bool) {
+    let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+    let max = if max.is_finite() { max } else { 0.0 };
+    if log {
+        let sum: f64 = lane.iter().map(|&v| (v - max).exp()).sum();
+        let ln_sum = sum.ln();
+        lane.mapv_inplace(|v| v - max - ln_sum);
+    } else {
+        // Each exponential is computed once, kept in the lane, then normalized.
+        lane.mapv_inplace(|v| (v - max).exp());
+        let sum: f64 = lane.iter().sum();
+        lane.mapv_inplace(|e| e / sum);
+    }
+}
+
 /// softmax / log_softmax along `dim`, computed in the tensor's float type.
 pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
     let d = normalize_dim(dim, t.ndim())?;
     let dt = t.dtype().to_float();
     let mut x = t.as_f64_array();
     if x.ndim() > 0 {
-        for mut lane in x.lanes_mut(Axis(d)) {
-            let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-            let max = if max.is_finite() { max } else { 0.0 };
-            let sum: f64 = lane.iter().map(|&v| (v - max).exp()).sum();
-            lane.mapv_inplace(|v| if log { v - max - sum.ln() } else { (v - max).exp() / sum });
+        let n = x.shape()[d];
+        match x.as_slice_mut() {
+            // Row-major along the last dimension: the lanes are consecutive runs of memory.
+            Some(all) if d + 1 == t.ndim() && n > 0 => all.chunks_exact_mut(n).for_each(|lane| softmax_lane(ArrayViewMut1::from(lane), log)),
+            _ => x.lanes_mut(Axis(d)).into_iter().for_each(|lane| softmax_lane(lane, log)),
         }
     } else {
         // One element: softmax 1, log_softmax 0 (NaN for a non-finite input, as torch).
@@ -180,7 +197,8 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
             (true, false) => 1.0,
         });
     }
-    Ok(TensorData::Float64(x).cast(dt))
+    let x = TensorData::Float64(x);
+    Ok(if dt == DType::Float64 { x } else { x.cast(dt) })
 }
 
 pub fn ops() -> Vec<OpDef> {

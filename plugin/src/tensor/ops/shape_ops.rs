@@ -44,7 +44,7 @@ fn permutation(dims: &[i64], ndim: usize) -> TResult<Vec<usize>> {
     Ok(perm)
 }
 
-fn transpose_perm(ndim: usize, a: &Attrs) -> TResult<Vec<usize>> {
+pub fn transpose_perm(ndim: usize, a: &Attrs) -> TResult<Vec<usize>> {
     if ndim == 0 {
         return Ok(vec![]);
     }

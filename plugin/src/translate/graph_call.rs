@@ -1,0 +1,77 @@
+//! How replacement code calls its compiled graph. It passes the distinct roots of the input
+//! tensors' sources (`L['layers']`, not `L['layers'][0][0]`, `L['layers'][0][1]`, ...), and
+//! the graph reads the tensors under them (tuple and list items, dictionary keys) natively:
+//! the guards have just checked those containers, so the reads are plain lookups, not a
+//! dozen interpreted subscripts. The graph returns its lone output itself, or the tuple of
+//! its outputs, which the replacement returns as it is when that is the frame's result.
+
+use rustpython_vm::builtins::PyStrInterned;
+use rustpython_vm::{PyObjectRef, VirtualMachine};
+
+use super::source::{Source, exact_dict, item};
+
+/// One step from a root down to an input tensor.
+#[derive(Clone, Debug)]
+pub enum PathStep {
+    Item(usize),
+    Key(&'static PyStrInterned),
+}
+
+#[derive(Clone, Debug)]
+pub struct GraphCall {
+    /// What the replacement code loads and passes, in order.
+    pub roots: Vec<Source>,
+    /// Per graph input: the root it is read from and the steps down to it.
+    inputs: Vec<(usize, Vec<PathStep>)>,
+    /// The graph returns its outputs as a tuple (otherwise its one output itself).
+    pub returns_tuple: bool,
+}
+
+impl GraphCall {
+    pub fn new(input_sources: &[Source], n_outputs: usize, vm: &VirtualMachine) -> Self {
+        let mut roots: Vec<Source> = Vec::new();
+        let inputs = input_sources
+            .iter()
+            .map(|source| {
+                let mut steps = Vec::new();
+                let mut s = source;
+                loop {
+                    match s {
+                        Source::Item(_, i) => steps.push(PathStep::Item(*i)),
+                        Source::Key(_, k) => steps.push(PathStep::Key(vm.ctx.intern_str(k.as_str()))),
+                        _ => break,
+                    }
+                    s = s.parent().expect("items and keys have a parent");
+                }
+                steps.reverse();
+                let root = roots.iter().position(|r| r == s).unwrap_or_else(|| {
+                    roots.push(s.clone());
+                    roots.len() - 1
+                });
+                (root, steps)
+            })
+            .collect();
+        GraphCall { roots, inputs, returns_tuple: n_outputs != 1 }
+    }
+
+    /// The input objects, read from the roots passed.
+    pub fn gather(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> Result<Vec<PyObjectRef>, String> {
+        if roots.len() != self.roots.len() {
+            return Err(format!("the graph takes {} arguments, got {}", self.roots.len(), roots.len()));
+        }
+        self.inputs
+            .iter()
+            .map(|(root, steps)| {
+                let mut v = roots[*root].clone();
+                for step in steps {
+                    let next = match step {
+                        PathStep::Item(i) => item(&v, *i),
+                        PathStep::Key(k) => exact_dict(&v, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
+                    };
+                    v = next.ok_or_else(|| format!("an input under {} is missing", self.roots[*root]))?;
+                }
+                Ok(v)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,467 @@
+//! A graph lowered to loops over row-major float64 buffers. For small tensors the general
+//! kernels cost far more than their arithmetic (ndarray's dimension handling, dtype dispatch,
+//! broadcasting machinery, a check per result); a lowered graph fixes all of that when it is
+//! built, because its shapes are known then, and only the loops run per call.
+//!
+//! Every step computes each element with the function the eager kernel uses (`float_op`,
+//! `Unary::float`, `small_product`, `softmax_lane`) in the same order, so a lowered graph
+//! rounds exactly as eager execution does. A graph with a node that has no lowering runs
+//! through the registry instead, and so does a call whose inputs are not row-major float64.
+
+use ndarray::{ArrayD, ArrayViewMut1, IxDyn};
+
+use super::graph::{Graph, Value};
+use crate::tensor::ops::elementwise::{Binary, Lineup, Unary, float_op, zip_lined_up};
+use crate::tensor::ops::linalg::{SMALL_PRODUCT, small_product};
+use crate::tensor::ops::reduce::softmax_lane;
+use crate::tensor::ops::shape_ops::transpose_perm;
+use crate::tensor::shape::normalize_dim;
+use crate::tensor::{DType, TensorData};
+
+/// How an operand's elements line up with a binary step's result (see `Lineup`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fit {
+    Whole,
+    One,
+    Rows,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Binary { op: Binary, a: (Value, Fit), b: (Value, Fit) },
+    Unary { op: Unary, a: Value },
+    /// `batches` products of an `m × k` block of `a` with `b`, which is one `k × n` matrix
+    /// shared by all, or one per batch.
+    MatMul { a: Value, b: Value, batches: usize, m: usize, k: usize, n: usize, b_per_batch: bool },
+    Softmax { a: Value, lane: usize, log: bool },
+    /// The axes of a tensor of `shape` permuted, copied out in row-major order.
+    Permute { a: Value, shape: Vec<usize>, perm: Vec<usize> },
+    /// The same elements in the same order (reshape, squeeze, unsqueeze).
+    Copy { a: Value },
+}
+
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    steps: Vec<Step>,
+    consts: Vec<Vec<f64>>,
+    /// The last step that reads each node's result, after which its buffer is freed.
+    last_use: Vec<usize>,
+    /// Per step, the operand whose buffer it may overwrite with its result (an operand read
+    /// for the last time, of the result's shape): no allocation, one pass.
+    in_place: Vec<Option<usize>>,
+    /// Each output and its shape.
+    outputs: Vec<(Value, Vec<usize>)>,
+}
+
+/// The lowering of `graph`, or why it has none (a tensor that is not float64, a node
+/// without a lowering).
+pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
+    let f64_only = graph.inputs.iter().all(|m| m.dtype == DType::Float64)
+        && graph.consts.iter().all(|c| c.dtype() == DType::Float64)
+        && graph.nodes.iter().all(|n| n.meta.dtype == DType::Float64);
+    if !f64_only {
+        return Err("not all of its tensors are float64".into());
+    }
+    let steps = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| lower_node(graph, &node.op, &node.inputs, &node.attrs, &node.meta.shape).ok_or_else(|| format!("v{i} = {}(...) has no lowering for its operands", node.op)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let consts = graph
+        .consts
+        .iter()
+        .map(|c| match c {
+            TensorData::Float64(a) => a.iter().copied().collect(),
+            _ => unreachable!("checked to be float64"),
+        })
+        .collect();
+    let outputs = graph.outputs.iter().map(|v| (*v, graph.meta(*v).shape)).collect();
+    let in_place = steps.iter().enumerate().map(|(j, step)| step.overwritable(j, last_use)).collect();
+    Ok(Lowered { steps, consts, last_use: last_use.to_vec(), in_place, outputs })
+}
+
+fn lower_node(graph: &Graph, op: &str, inputs: &[Value], attrs: &crate::tensor::Attrs, out: &[usize]) -> Option<Step> {
+    let shape = |i: usize| graph.meta(inputs[i]).shape;
+    if let Some(op) = Binary::named(op) {
+        if op.is_comparison() || matches!(op, Binary::And | Binary::Or | Binary::Xor) {
+            return None;
+        }
+        let (fa, fb) = (fit(&shape(0), out)?, fit(&shape(1), out)?);
+        let paired = matches!((fa, fb), (Fit::Whole, _) | (_, Fit::Whole)) && !(fa == Fit::Rows && fb == Fit::Rows);
+        return paired.then_some(Step::Binary { op, a: (inputs[0], fa), b: (inputs[1], fb) });
+    }
+    if let Some(op) = Unary::named(op) {
+        return (op != Unary::Not).then_some(Step::Unary { op, a: inputs[0] });
+    }
+    match op {
+        "matmul" => lower_matmul(&shape(0), &shape(1), inputs),
+        "softmax" | "log_softmax" => {
+            let dims = shape(0);
+            let d = normalize_dim(attrs.int("dim").ok()?, dims.len()).ok()?;
+            let lane = *dims.last()?;
+            (d + 1 == dims.len() && lane > 0).then_some(Step::Softmax { a: inputs[0], lane, log: op == "log_softmax" })
+        }
+        "transpose" => {
+            let dims = shape(0);
+            Some(Step::Permute { a: inputs[0], perm: transpose_perm(dims.len(), attrs).ok()?, shape: dims })
+        }
+        "reshape" | "squeeze" | "unsqueeze" => Some(Step::Copy { a: inputs[0] }),
+        _ => None,
+    }
+}
+
+/// Where the eager kernel takes its small-product loop, the same products (a batch of them,
+/// with `b` shared or batched alike); anything else is not lowered.
+fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
+    let (k, m, batch_a) = match a {
+        [] => return None,
+        [k] => (*k, 1, &[][..]),
+        [batch @ .., m, k] => (*k, *m, batch),
+    };
+    let (n, batch_b) = match b {
+        [] => return None,
+        [_] => (1, &[][..]),
+        [batch @ .., _, n] => (*n, batch),
+    };
+    if m * k * n > SMALL_PRODUCT || (!batch_b.is_empty() && batch_a != batch_b) {
+        return None;
+    }
+    let batches = batch_a.iter().product();
+    Some(Step::MatMul { a: inputs[0], b: inputs[1], batches, m, k, n, b_per_batch: !batch_b.is_empty() })
+}
+
+fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
+    if operand == out {
+        return Some(Fit::Whole);
+    }
+    let numel: usize = operand.iter().product();
+    if numel == 1 {
+        return Some(Fit::One);
+    }
+    let first = operand.iter().position(|&d| d != 1).unwrap_or(operand.len());
+    let tail = &operand[first..];
+    (numel > 0 && out.len() >= tail.len() && out.ends_with(tail)).then_some(Fit::Rows)
+}
+
+impl Lowered {
+    /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
+    /// not a row-major float64 array, which the general path then handles.
+    pub fn run(&self, inputs: &[&TensorData]) -> Option<Vec<TensorData>> {
+        let slices = inputs
+            .iter()
+            .map(|t| match t {
+                TensorData::Float64(a) => a.as_slice(),
+                _ => None,
+            })
+            .collect::<Option<Vec<&[f64]>>>()?;
+        let mut results: Vec<Option<Vec<f64>>> = Vec::with_capacity(self.steps.len());
+        for (j, step) in self.steps.iter().enumerate() {
+            let reused = self.in_place[j].map(|i| (i, results[i].take().expect("a node's result lives until its last use")));
+            let out = {
+                let get = |v: Value| -> &[f64] {
+                    match v {
+                        Value::Input(i) => slices[i],
+                        Value::Const(i) => &self.consts[i],
+                        Value::Node(i) => results[i].as_deref().expect("a node's result lives until its last use"),
+                    }
+                };
+                match reused {
+                    Some((i, mut buf)) => {
+                        step.run_in_place(Value::Node(i), &mut buf, &get);
+                        buf
+                    }
+                    None => step.run(&get),
+                }
+            };
+            for v in step.operands() {
+                if let Value::Node(i) = v
+                    && self.last_use[i] == j
+                {
+                    results[i] = None;
+                }
+            }
+            results.push(Some(out));
+        }
+        let mut outputs = Vec::with_capacity(self.outputs.len());
+        for (k, (v, shape)) in self.outputs.iter().enumerate() {
+            let data = match *v {
+                Value::Input(i) => return_input(inputs[i]),
+                Value::Const(i) => self.consts[i].clone(),
+                // The last mention of a result in the outputs takes its buffer; earlier ones copy.
+                Value::Node(i) if self.outputs[k + 1..].iter().any(|(w, _)| *w == *v) => results[i].clone().expect("outputs live to the end"),
+                Value::Node(i) => results[i].take().expect("outputs live to the end"),
+            };
+            outputs.push(TensorData::Float64(ArrayD::from_shape_vec(IxDyn(shape), data).expect("the shape was inferred")));
+        }
+        Some(outputs)
+    }
+
+}
+
+impl Step {
+    fn run<'a>(&self, get: &impl Fn(Value) -> &'a [f64]) -> Vec<f64> {
+        match self {
+            Step::Binary { op, a, b } => {
+                let lined = |(v, fit): (Value, Fit)| {
+                    let s = get(v);
+                    match fit {
+                        Fit::Whole => Lineup::Whole(s),
+                        Fit::One => Lineup::One(s[0]),
+                        Fit::Rows => Lineup::Rows(s),
+                    }
+                };
+                let n = match (a.1, b.1) {
+                    (Fit::Whole, _) => get(a.0).len(),
+                    _ => get(b.0).len(),
+                };
+                zip_lined_up(lined(*a), lined(*b), n, &|p, q| float_op(*op, p, q)).expect("pairings were checked when lowering")
+            }
+            Step::Unary { op, a } => get(*a).iter().map(|&x| op.float(x)).collect(),
+            Step::MatMul { a, b, batches, m, k, n, b_per_batch } => {
+                let (a, b) = (get(*a), get(*b));
+                if !b_per_batch {
+                    // Rows are computed independently, so the batches make one tall product.
+                    return small_product(a, b, batches * m, *k, *n);
+                }
+                let mut out = Vec::with_capacity(batches * m * n);
+                for (x, y) in a.chunks_exact((m * k).max(1)).zip(b.chunks_exact((k * n).max(1))).take(*batches) {
+                    out.extend(small_product(x, y, *m, *k, *n));
+                }
+                out.resize(batches * m * n, 0.0); // empty operands: the products are zeros
+                out
+            }
+            Step::Softmax { a, lane, log } => {
+                let mut x = get(*a).to_vec();
+                x.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log));
+                x
+            }
+            Step::Permute { a, shape, perm } => permute(get(*a), shape, perm),
+            Step::Copy { a } => get(*a).to_vec(),
+        }
+    }
+}
+
+impl Step {
+    /// The operand this step, as the `j`th, may overwrite (see `Lowered::in_place`).
+    fn overwritable(&self, j: usize, last_use: &[usize]) -> Option<usize> {
+        let last = |v: Value| match v {
+            Value::Node(i) if last_use[i] == j => Some(i),
+            _ => None,
+        };
+        match self {
+            Step::Binary { a, b, .. } => {
+                let own = |(v, fit): (Value, Fit), other: Value| if fit == Fit::Whole && v != other { last(v) } else { None };
+                own(*a, b.0).or_else(|| own(*b, a.0))
+            }
+            Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Copy { a } => last(*a),
+            Step::MatMul { .. } | Step::Permute { .. } => None,
+        }
+    }
+
+    /// Compute into `buf`, which holds operand `own` and becomes the result.
+    fn run_in_place<'a>(&self, own: Value, buf: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
+        match self {
+            Step::Binary { op, a, b } => {
+                let f = |p, q| float_op(*op, p, q);
+                // The operands keep their order: `own` may be the right-hand one.
+                let (own_first, (other, fit)) = if a.0 == own && a.1 == Fit::Whole { (true, *b) } else { (false, *a) };
+                let y = get(other);
+                let apply = |x: &mut f64, q: f64| *x = if own_first { f(*x, q) } else { f(q, *x) };
+                match fit {
+                    Fit::Whole => buf.iter_mut().zip(y).for_each(|(x, &q)| apply(x, q)),
+                    Fit::One => buf.iter_mut().for_each(|x| apply(x, y[0])),
+                    Fit::Rows => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| apply(x, q))),
+                }
+            }
+            Step::Unary { op, .. } => buf.iter_mut().for_each(|x| *x = op.float(*x)),
+            Step::Softmax { lane, log, .. } => buf.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log)),
+            Step::Copy { .. } => {}
+            Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
+        }
+    }
+}
+
+/// The elements of a row-major tensor of `shape` with its axes permuted, in row-major order
+/// (ndarray's general iterator costs more than the copy at these sizes).
+fn permute(src: &[f64], shape: &[usize], perm: &[usize]) -> Vec<f64> {
+    let Some(last) = shape.len().checked_sub(1) else { return src.to_vec() };
+    if src.is_empty() {
+        return Vec::new();
+    }
+    let mut strides = vec![0; shape.len()];
+    let mut s = 1;
+    for d in (0..shape.len()).rev() {
+        strides[d] = s;
+        s *= shape[d];
+    }
+    // Per output axis: its length and the source stride that walks it.
+    let dims: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let steps: Vec<usize> = perm.iter().map(|&p| strides[p]).collect();
+    let mut out = Vec::with_capacity(src.len());
+    let mut index = vec![0; shape.len()];
+    let mut base = 0;
+    loop {
+        out.extend((0..dims[last]).map(|j| src[base + j * steps[last]]));
+        // The next row: an odometer over the outer axes.
+        let mut d = last;
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            index[d] += 1;
+            base += steps[d];
+            if index[d] < dims[d] {
+                break;
+            }
+            base -= steps[d] * dims[d];
+            index[d] = 0;
+        }
+    }
+}
+
+fn return_input(t: &TensorData) -> Vec<f64> {
+    match t {
+        TensorData::Float64(a) => a.iter().copied().collect(),
+        _ => unreachable!("checked to be float64"),
+    }
+}
+
+impl Step {
+    fn operands(&self) -> impl Iterator<Item = Value> {
+        let (a, b) = match self {
+            Step::Binary { a, b, .. } => (a.0, Some(b.0)),
+            Step::MatMul { a, b, .. } => (*a, Some(*b)),
+            Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Permute { a, .. } | Step::Copy { a } => (*a, None),
+        };
+        std::iter::once(a).chain(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::{Attr, Attrs, Meta, Scalar, registry};
+
+    fn random(shape: &[usize]) -> TensorData {
+        let n = shape.iter().product();
+        let values: Vec<Scalar> = crate::tensor::random::normal(n).into_iter().map(Scalar::Float).collect();
+        TensorData::from_scalars(shape, &values, DType::Float64).unwrap()
+    }
+
+    /// The graph's nodes run one by one through the registry, as eager execution runs them.
+    fn eager(g: &Graph, inputs: &[TensorData]) -> Vec<TensorData> {
+        let mut results: Vec<TensorData> = Vec::new();
+        for node in &g.nodes {
+            let args: Vec<&TensorData> = node
+                .inputs
+                .iter()
+                .map(|v| match v {
+                    Value::Input(i) => &inputs[*i],
+                    Value::Const(i) => &g.consts[*i],
+                    Value::Node(i) => &results[*i],
+                })
+                .collect();
+            let out = registry().call(&node.op, &args, &node.attrs).unwrap();
+            results.push(out);
+        }
+        g.outputs.iter().map(|v| match v {
+            Value::Input(i) => inputs[*i].clone(),
+            Value::Const(i) => g.consts[*i].clone(),
+            Value::Node(i) => results[*i].clone(),
+        }).collect()
+    }
+
+    fn bits(t: &TensorData) -> Vec<u64> {
+        t.to_scalars().iter().map(|s| s.as_f64().to_bits()).collect()
+    }
+
+    /// Lowered and eager agree to the bit, shapes included.
+    fn check(g: &mut Graph, inputs: &[TensorData]) {
+        g.prune();
+        let last_use = vec![usize::MAX; g.nodes.len()];
+        let lowered = lower(g, &last_use).unwrap_or_else(|why| panic!("not lowered: {why}\n{g}"));
+        let refs: Vec<&TensorData> = inputs.iter().collect();
+        let got = lowered.run(&refs).expect("row-major float64 inputs");
+        let want = eager(g, inputs);
+        assert_eq!(got.len(), want.len());
+        for (a, b) in got.iter().zip(&want) {
+            assert_eq!(a.shape(), b.shape(), "{g}");
+            assert_eq!(bits(a), bits(b), "{g}");
+        }
+        // And through Graph::run (its own plan, buffers reused in place).
+        let via_run = g.run(&refs).unwrap();
+        for (a, b) in via_run.iter().zip(&want) {
+            assert_eq!(bits(a), bits(b), "{g}");
+        }
+    }
+
+    fn input(g: &mut Graph, shape: &[usize]) -> Value {
+        g.input(Meta { shape: shape.to_vec(), dtype: DType::Float64 })
+    }
+
+    #[test]
+    fn mlp_layers_and_broadcasts_match_eager_to_the_bit() {
+        crate::tensor::random::manual_seed(7);
+        for (batch, d_in, d_out) in [(1, 16, 16), (8, 16, 32), (3, 5, 7), (2, 33, 9)] {
+            let mut g = Graph::new();
+            let x = input(&mut g, &[batch, d_in]);
+            let w = input(&mut g, &[d_in, d_out]);
+            let b = input(&mut g, &[d_out]);
+            let s = g.constant(TensorData::scalar(Scalar::Float(0.37)));
+            let h = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+            let h = g.apply("add", &[h, b], Attrs::new()).unwrap();
+            let h = g.apply("relu", &[h], Attrs::new()).unwrap();
+            let h2 = g.apply("mul", &[s, h], Attrs::new()).unwrap();
+            let h3 = g.apply("sub", &[b, h2], Attrs::new()).unwrap();
+            let h4 = g.apply("tanh", &[h3], Attrs::new()).unwrap();
+            let p = g.apply("softmax", &[h4], Attrs::new().with("dim", Attr::Int(-1))).unwrap();
+            let lp = g.apply("log_softmax", &[h3], Attrs::new().with("dim", Attr::Int(1))).unwrap();
+            g.outputs = vec![p, lp, h];
+            let inputs = [random(&[batch, d_in]), random(&[d_in, d_out]), random(&[d_out])];
+            check(&mut g, &inputs);
+        }
+    }
+
+    #[test]
+    fn batched_products_transposes_and_reshapes_match_eager_to_the_bit() {
+        crate::tensor::random::manual_seed(8);
+        let mut g = Graph::new();
+        let x = input(&mut g, &[2, 4, 16]);
+        let w = input(&mut g, &[16, 16]);
+        let v = input(&mut g, &[16]);
+        let q = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+        let kt = g.apply("transpose", &[q], Attrs::new().with("dim0", Attr::Int(-2)).with("dim1", Attr::Int(-1))).unwrap();
+        let scores = g.apply("matmul", &[q, kt], Attrs::new()).unwrap();
+        let t0 = g.apply("transpose", &[x], Attrs::new().with("dim0", Attr::Int(0)).with("dim1", Attr::Int(2))).unwrap();
+        let r = g.apply("reshape", &[t0], Attrs::new().with("shape", Attr::Ints(vec![16, 8]))).unwrap();
+        let mv = g.apply("matmul", &[w, v], Attrs::new()).unwrap();
+        let vm = g.apply("matmul", &[v, w], Attrs::new()).unwrap();
+        let same = g.apply("add", &[scores, scores], Attrs::new()).unwrap();
+        g.outputs = vec![scores, r, mv, vm, same, scores];
+        let inputs = [random(&[2, 4, 16]), random(&[16, 16]), random(&[16])];
+        check(&mut g, &inputs);
+    }
+
+    #[test]
+    fn what_has_no_lowering_says_why() {
+        let mut g = Graph::new();
+        let x = input(&mut g, &[3, 4]);
+        let s = g.apply("sum", &[x], Attrs::new().with("dim", Attr::None)).unwrap();
+        g.outputs = vec![s];
+        assert!(lower(&g, &[usize::MAX]).unwrap_err().contains("sum"));
+        let mut g2 = Graph::new();
+        let a = input(&mut g2, &[3, 1]);
+        let b = input(&mut g2, &[1, 4]);
+        let outer = g2.apply("mul", &[a, b], Attrs::new()).unwrap(); // both operands broadcast
+        g2.outputs = vec![outer];
+        assert!(lower(&g2, &[usize::MAX]).is_err());
+        let big = 64;
+        let mut g3 = Graph::new();
+        let p = input(&mut g3, &[big, big]);
+        let m = g3.apply("matmul", &[p, p], Attrs::new()).unwrap(); // matrixmultiply's size
+        g3.outputs = vec![m];
+        assert!(lower(&g3, &[usize::MAX]).is_err());
+    }
+}
