@@ -1,12 +1,15 @@
 """Traced vs eager on the fork: the demos' forward passes at a tiny size (batch 1, 16
 features: the interpreter dominates) and a large one (the kernels dominate), the per-call
 cost of a cache hit for a 10-guard entry, and translation time per frame. Run by
-benches/translate.sh; prints `name key=value` lines."""
+benches/translate.sh twice, as a user runs a program: `rustpython translate.py DEMOS eager`
+and `rustpython --plugin symtrace translate.py DEMOS traced`; the call measured is the same
+plain `forward(layers, x)` in both. Prints `name key=value` lines."""
 import sys
 import time
 import symtrace as st
 
 sys.path.insert(0, sys.argv[1])
+MODE = sys.argv[2]
 import mlp
 import attention
 
@@ -46,15 +49,18 @@ def first_call(fn, args):
     return time.perf_counter() - t0
 
 
+def first(result):
+    return (result if isinstance(result, st.Tensor) else result[0]).tolist()
+
+
 def compare(name, fn, args):
-    eager = per_call(st.disable(fn), args)
-    traced_fn = st.compile(fn)
-    translation = first_call(traced_fn, args)
-    traced = per_call(traced_fn, args)
-    ok = st.disable(fn)(*args)
-    got = traced_fn(*args)
-    same = (got if isinstance(got, st.Tensor) else got[0]).tolist() == (ok if isinstance(ok, st.Tensor) else ok[0]).tolist()
-    print(f"{name} eager={eager:.9f} traced={traced:.9f} translation={translation - traced:.6f} same={same}")
+    if MODE == "eager":
+        print(f"{name} eager={per_call(fn, args):.9f}")
+        return
+    translation = first_call(fn, args)
+    traced = per_call(fn, args)
+    same = first(fn(*args)) == first(st.disable(fn)(*args))
+    print(f"{name} traced={traced:.9f} translation={translation - traced:.6f} same={same}")
 
 
 st.manual_seed(0)
@@ -70,11 +76,13 @@ def ten_guards(x, a, b, c, d, e, f, g, h, i):
 
 x = st.randn(1)
 args = (x, 1, 2, 3, 4, 5, 6, 7, 8, 9)
-st.reset()
-traced = st.compile(ten_guards)
-explained = st.explain(ten_guards, *args)
-traced(*args)
-graph = next(v for k, v in globals().items() if k.startswith("__symtrace_graph_"))
-hit = per_call(traced, args)
-graph_only = per_call(graph, (x,))
-print(f"cache_hit guards={len(explained.out_guards)} per_call={hit:.9f} graph_call={graph_only:.9f} eager={per_call(st.disable(ten_guards), args):.9f}")
+if MODE == "eager":
+    print(f"cache_hit eager={per_call(ten_guards, args):.9f}")
+else:
+    st.reset()
+    explained = st.explain(ten_guards, *args)
+    ten_guards(*args)
+    graph = next(v for k, v in globals().items() if k.startswith("__symtrace_graph_"))
+    hit = per_call(ten_guards, args)
+    graph_only = per_call(graph, (x,))
+    print(f"cache_hit guards={len(explained.out_guards)} per_call={hit:.9f} graph_call={graph_only:.9f}")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Traced vs eager on the fork, side by side: the demos' forward passes (tiny: batch 1, 16
+# Traced vs eager on the fork, side by side (each in a process of its own, as a user runs a
+# program with and without `--plugin symtrace`): the demos' forward passes (tiny: batch 1, 16
 # features; large: kernels dominate), the cost of a cache hit for a 10-guard entry, and the
 # translation time per frame.
 #
@@ -8,7 +9,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_LOG=$(mktemp)
 (cd "$ROOT" && cargo build --release -q) 2>"$BUILD_LOG" || { cat "$BUILD_LOG"; exit 1; }
-OUT=$("$ROOT/target/release/rustpython" "$ROOT/benches/translate.py" "$ROOT/demos")
+# Eager: the plain interpreter; traced: the same script under the plugin.
+OUT=$("$ROOT/target/release/rustpython" "$ROOT/benches/translate.py" "$ROOT/demos" eager
+      "$ROOT/target/release/rustpython" --plugin symtrace "$ROOT/benches/translate.py" "$ROOT/demos" traced)
 field() { echo "$OUT" | sed -n "s/^$1 .*$2=\([0-9.e-]*\).*/\1/p"; }
 
 printf '%-16s %14s %14s %10s %16s %6s\n' "forward pass" "eager" "traced" "speedup" "translation" "same"

@@ -54,8 +54,7 @@ fn guards_read_every_kind_of_source_and_name_the_first_failure() {
         let scope = exec(vm, PROGRAM, "guards.py");
         let len_builtin = eval(vm, &scope, "len").unwrap();
         let tensor = |shape: Vec<usize>| Check::Tensor(Meta { shape, dtype: DType::Float64 });
-        let set = GuardSet {
-            guards: vec![
+        let set = GuardSet::new(vec![
                 Guard::new(Source::Local("x".into()), tensor(vec![2, 3])),
                 Guard::new(Source::Local("n".into()), Check::EqInt(3)),
                 Guard::new(Source::Local("xs".into()), Check::Len(2)),
@@ -66,8 +65,7 @@ fn guards_read_every_kind_of_source_and_name_the_first_failure() {
                 Guard::new(Source::Global("missing".into()), Check::Absent),
                 Guard::new(Source::Builtin("len".into()), Check::Is(len_builtin)),
                 Guard::new(Source::Free("k".into()), Check::EqInt(4)),
-            ],
-        };
+        ]);
         let text = set.to_string();
         assert!(text.contains("L['x'] is a float64 tensor of shape [2, 3]"), "{text}");
         assert!(text.contains("L['xs'][1] == \"b\""), "{text}");

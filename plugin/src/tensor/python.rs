@@ -1076,16 +1076,22 @@ pub mod symtrace {
     }
 
     impl Callable for PyCompiledGraph {
-        type Args = PosArgs<PyObjectRef>;
+        type Args = FuncArgs;
         fn call(zelf: &Py<Self>, args: Self::Args, vm: &VirtualMachine) -> PyResult {
-            let objects = zelf.call.gather(&args.into_vec(), vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
-            let tensors: Vec<&Py<PyTensor>> = objects
+            if !args.kwargs.is_empty() {
+                return Err(vm.new_type_error("a compiled graph takes no keyword arguments".to_owned()));
+            }
+            let objects = zelf.call.gather(&args.args, vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
+            let guards = objects
                 .iter()
-                .map(|o| o.downcast_ref::<PyTensor>().ok_or_else(|| vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))))
-                .collect::<PyResult<_>>()?;
-            let guards: Vec<_> = tensors.iter().map(|t| t.data.read()).collect();
-            let refs: Vec<&TensorData> = guards.iter().map(|g| &**g).collect();
+                .map(|o| match o.downcast_ref::<PyTensor>() {
+                    Some(t) => Ok(t.data.read()),
+                    None => Err(vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))),
+                })
+                .collect::<PyResult<smallvec::SmallVec<[_; 8]>>>()?;
+            let refs: smallvec::SmallVec<[&TensorData; 8]> = guards.iter().map(|g| &**g).collect();
             let outs = crate::tensor::registry::guarded("a compiled graph", || zelf.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
+            drop(refs);
             drop(guards);
             let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
             if !zelf.call.returns_tuple

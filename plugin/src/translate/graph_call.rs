@@ -7,6 +7,7 @@
 
 use rustpython_vm::builtins::PyStrInterned;
 use rustpython_vm::{PyObjectRef, VirtualMachine};
+use smallvec::SmallVec;
 
 use super::source::{Source, exact_dict, item};
 
@@ -55,7 +56,7 @@ impl GraphCall {
     }
 
     /// The input objects, read from the roots passed.
-    pub fn gather(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> Result<Vec<PyObjectRef>, String> {
+    pub fn gather(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> Result<SmallVec<[PyObjectRef; 8]>, String> {
         if roots.len() != self.roots.len() {
             return Err(format!("the graph takes {} arguments, got {}", self.roots.len(), roots.len()));
         }

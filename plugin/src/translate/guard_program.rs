@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{Py, PyObjectRef, VirtualMachine};
+use smallvec::SmallVec;
 
 use super::guard::Guard;
 use super::source::{Source, builtins_dict, exact_dict, item};
@@ -81,7 +82,7 @@ impl GuardProgram {
         // Every source is read, parents first: no read runs Python code or fails on a value of
         // an unexpected type (it gives nothing), so order and laziness do not matter, and each
         // value is held once, borrowed by its children and its checks.
-        let mut values: Vec<Option<PyObjectRef>> = Vec::with_capacity(self.entries.len());
+        let mut values: SmallVec<[Option<PyObjectRef>; 24]> = SmallVec::with_capacity(self.entries.len());
         for entry in &self.entries {
             let v = {
                 let parent = entry.parent.and_then(|p| values[p].as_ref());

@@ -9,6 +9,7 @@
 //! through the registry instead, and so does a call whose inputs are not row-major float64.
 
 use ndarray::{ArrayD, ArrayViewMut1, IxDyn};
+use smallvec::SmallVec;
 
 use super::graph::{Graph, Value};
 use crate::tensor::ops::elementwise::{Binary, Lineup, Unary, float_op, zip_lined_up};
@@ -17,6 +18,36 @@ use crate::tensor::ops::reduce::softmax_lane;
 use crate::tensor::ops::shape_ops::transpose_perm;
 use crate::tensor::shape::normalize_dim;
 use crate::tensor::{DType, TensorData};
+
+/// `$body` with `$f` bound to `|p, q| float_op(op, p, q)` for the arithmetic op `op` made a
+/// constant, so that each op gets its own loop instead of a dispatch per element.
+macro_rules! with_binary {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Binary::Add => { let $f = |p: f64, q: f64| float_op(Binary::Add, p, q); $body }
+            Binary::Sub => { let $f = |p: f64, q: f64| float_op(Binary::Sub, p, q); $body }
+            Binary::Mul => { let $f = |p: f64, q: f64| float_op(Binary::Mul, p, q); $body }
+            Binary::Div => { let $f = |p: f64, q: f64| float_op(Binary::Div, p, q); $body }
+            Binary::Maximum => { let $f = |p: f64, q: f64| float_op(Binary::Maximum, p, q); $body }
+            Binary::Minimum => { let $f = |p: f64, q: f64| float_op(Binary::Minimum, p, q); $body }
+            other => { let $f = |p: f64, q: f64| float_op(other, p, q); $body }
+        }
+    };
+}
+
+/// As `with_binary`, for `Unary::float`.
+macro_rules! with_unary {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Unary::Relu => { let $f = |x: f64| Unary::Relu.float(x); $body }
+            Unary::Neg => { let $f = |x: f64| Unary::Neg.float(x); $body }
+            Unary::Exp => { let $f = |x: f64| Unary::Exp.float(x); $body }
+            Unary::Tanh => { let $f = |x: f64| Unary::Tanh.float(x); $body }
+            Unary::Sigmoid => { let $f = |x: f64| Unary::Sigmoid.float(x); $body }
+            other => { let $f = |x: f64| other.float(x); $body }
+        }
+    };
+}
 
 /// How an operand's elements line up with a binary step's result (see `Lineup`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,8 +185,8 @@ impl Lowered {
                 TensorData::Float64(a) => a.as_slice(),
                 _ => None,
             })
-            .collect::<Option<Vec<&[f64]>>>()?;
-        let mut results: Vec<Option<Vec<f64>>> = Vec::with_capacity(self.steps.len());
+            .collect::<Option<SmallVec<[&[f64]; 8]>>>()?;
+        let mut results: SmallVec<[Option<Vec<f64>>; 16]> = SmallVec::with_capacity(self.steps.len());
         for (j, step) in self.steps.iter().enumerate() {
             let reused = self.in_place[j].map(|i| (i, results[i].take().expect("a node's result lives until its last use")));
             let out = {
@@ -215,9 +246,9 @@ impl Step {
                     (Fit::Whole, _) => get(a.0).len(),
                     _ => get(b.0).len(),
                 };
-                zip_lined_up(lined(*a), lined(*b), n, &|p, q| float_op(*op, p, q)).expect("pairings were checked when lowering")
+                with_binary!(*op, f => zip_lined_up(lined(*a), lined(*b), n, &f)).expect("pairings were checked when lowering")
             }
-            Step::Unary { op, a } => get(*a).iter().map(|&x| op.float(x)).collect(),
+            Step::Unary { op, a } => with_unary!(*op, f => get(*a).iter().map(|&x| f(x)).collect()),
             Step::MatMul { a, b, batches, m, k, n, b_per_batch } => {
                 let (a, b) = (get(*a), get(*b));
                 if !b_per_batch {
@@ -263,18 +294,19 @@ impl Step {
     fn run_in_place<'a>(&self, own: Value, buf: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
         match self {
             Step::Binary { op, a, b } => {
-                let f = |p, q| float_op(*op, p, q);
                 // The operands keep their order: `own` may be the right-hand one.
                 let (own_first, (other, fit)) = if a.0 == own && a.1 == Fit::Whole { (true, *b) } else { (false, *a) };
                 let y = get(other);
-                let apply = |x: &mut f64, q: f64| *x = if own_first { f(*x, q) } else { f(q, *x) };
-                match fit {
-                    Fit::Whole => buf.iter_mut().zip(y).for_each(|(x, &q)| apply(x, q)),
-                    Fit::One => buf.iter_mut().for_each(|x| apply(x, y[0])),
-                    Fit::Rows => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| apply(x, q))),
-                }
+                with_binary!(*op, f => match (own_first, fit) {
+                    (true, Fit::Whole) => buf.iter_mut().zip(y).for_each(|(x, &q)| *x = f(*x, q)),
+                    (false, Fit::Whole) => buf.iter_mut().zip(y).for_each(|(x, &q)| *x = f(q, *x)),
+                    (true, Fit::One) => buf.iter_mut().for_each(|x| *x = f(*x, y[0])),
+                    (false, Fit::One) => buf.iter_mut().for_each(|x| *x = f(y[0], *x)),
+                    (true, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(*x, q))),
+                    (false, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(q, *x))),
+                })
             }
-            Step::Unary { op, .. } => buf.iter_mut().for_each(|x| *x = op.float(*x)),
+            Step::Unary { op, .. } => with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x))),
             Step::Softmax { lane, log, .. } => buf.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log)),
             Step::Copy { .. } => {}
             Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),

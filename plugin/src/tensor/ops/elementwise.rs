@@ -175,6 +175,7 @@ fn int_op(op: Binary, x: i64, y: i64) -> i64 {
     }
 }
 
+#[inline]
 pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
     match op {
         Binary::Add => x + y,
@@ -305,6 +306,7 @@ impl Unary {
         })
     }
 
+    #[inline]
     pub fn float(self, x: f64) -> f64 {
         match self {
             Unary::Neg => -x,
