@@ -1,7 +1,8 @@
 //! The captured graph: tensor ops from the registry applied to the frame's input tensors and
 //! to constants. Shapes and dtypes are inferred by the registry as nodes are added (what the
 //! translator's simulation needs to know of a tensor), ops whose inputs are all constants are
-//! folded on the spot, and the graph runs natively through the same registry.
+//! folded on the spot, and the graph runs natively: lowered to loops when it can be
+//! (`lowering`), otherwise op by op through the same registry.
 
 use std::fmt;
 
