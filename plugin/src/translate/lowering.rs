@@ -12,7 +12,7 @@ use ndarray::{ArrayD, ArrayViewMut1, IxDyn};
 use smallvec::SmallVec;
 
 use super::graph::{Graph, Value};
-use crate::tensor::ops::elementwise::{Binary, Lineup, Unary, float_op, zip_lined_up};
+use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, fit, float_op, zip_lined_up};
 use crate::tensor::ops::linalg::{SMALL_PRODUCT, small_product};
 use crate::tensor::ops::reduce::softmax_lane;
 use crate::tensor::ops::shape_ops::transpose_perm;
@@ -47,14 +47,6 @@ macro_rules! with_unary {
             other => { let $f = |x: f64| other.float(x); $body }
         }
     };
-}
-
-/// How an operand's elements line up with a binary step's result (see `Lineup`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fit {
-    Whole,
-    One,
-    Rows,
 }
 
 #[derive(Clone, Debug)]
@@ -162,19 +154,6 @@ fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
     Some(Step::MatMul { a: inputs[0], b: inputs[1], batches, m, k, n, b_per_batch: !batch_b.is_empty() })
 }
 
-fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
-    if operand == out {
-        return Some(Fit::Whole);
-    }
-    let numel: usize = operand.iter().product();
-    if numel == 1 {
-        return Some(Fit::One);
-    }
-    let first = operand.iter().position(|&d| d != 1).unwrap_or(operand.len());
-    let tail = &operand[first..];
-    (numel > 0 && out.len() >= tail.len() && out.ends_with(tail)).then_some(Fit::Rows)
-}
-
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
     /// not a row-major float64 array, which the general path then handles.
@@ -234,14 +213,7 @@ impl Step {
     fn run<'a>(&self, get: &impl Fn(Value) -> &'a [f64]) -> Vec<f64> {
         match self {
             Step::Binary { op, a, b } => {
-                let lined = |(v, fit): (Value, Fit)| {
-                    let s = get(v);
-                    match fit {
-                        Fit::Whole => Lineup::Whole(s),
-                        Fit::One => Lineup::One(s[0]),
-                        Fit::Rows => Lineup::Rows(s),
-                    }
-                };
+                let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
                 let n = match (a.1, b.1) {
                     (Fit::Whole, _) => get(a.0).len(),
                     _ => get(b.0).len(),

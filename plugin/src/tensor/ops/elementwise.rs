@@ -17,19 +17,43 @@ pub enum Lineup<'a, T> {
     Rows(&'a [T]),
 }
 
-fn lineup<'a, T: Copy>(a: &'a ArrayD<T>, shape: &[usize]) -> Option<Lineup<'a, T>> {
-    let s = a.as_slice()?;
-    let dims = a.shape();
-    if dims == shape {
-        return Some(Lineup::Whole(s));
+/// How an operand of `operand` shape lines up with a result of `out` shape, decided from the
+/// shapes alone (so that a lowered graph decides it once, when it is built).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    Whole,
+    One,
+    Rows,
+}
+
+pub fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
+    if operand == out {
+        return Some(Fit::Whole);
     }
-    if s.len() == 1 {
-        return Some(Lineup::One(s[0]));
+    let numel: usize = operand.iter().product();
+    if numel == 1 {
+        return Some(Fit::One);
     }
     // Leading ones aside, the operand's dimensions are the result's last ones.
-    let first = dims.iter().position(|&d| d != 1).unwrap_or(dims.len());
-    let tail = &dims[first..];
-    (shape.len() >= tail.len() && shape.ends_with(tail) && !s.is_empty()).then_some(Lineup::Rows(s))
+    let first = operand.iter().position(|&d| d != 1).unwrap_or(operand.len());
+    let tail = &operand[first..];
+    (numel > 0 && out.len() >= tail.len() && out.ends_with(tail)).then_some(Fit::Rows)
+}
+
+impl<'a, T: Copy> Lineup<'a, T> {
+    /// The row-major elements `s` of an operand that fits as `fit`.
+    pub fn new(fit: Fit, s: &'a [T]) -> Self {
+        match fit {
+            Fit::Whole => Lineup::Whole(s),
+            Fit::One => Lineup::One(s[0]),
+            Fit::Rows => Lineup::Rows(s),
+        }
+    }
+}
+
+fn lineup<'a, T: Copy>(a: &'a ArrayD<T>, shape: &[usize]) -> Option<Lineup<'a, T>> {
+    let s = a.as_slice()?;
+    Some(Lineup::new(fit(a.shape(), shape)?, s))
 }
 
 /// The broadcast loop on row-major operands, without ndarray's general iteration; the
