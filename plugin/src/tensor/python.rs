@@ -1073,15 +1073,22 @@ pub mod symtrace {
         fn code(zelf: &Py<Self>) -> String {
             zelf.graph.to_string()
         }
-    }
 
-    impl Callable for PyCompiledGraph {
-        type Args = FuncArgs;
-        fn call(zelf: &Py<Self>, args: Self::Args, vm: &VirtualMachine) -> PyResult {
-            if !args.kwargs.is_empty() {
-                return Err(vm.new_type_error("a compiled graph takes no keyword arguments".to_owned()));
-            }
-            let objects = zelf.call.gather(&args.args, vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
+        /// Replacement code calls its graph on every cache hit: the vectorcall slot takes the
+        /// arguments as they are, without building `FuncArgs`.
+        #[extend_class]
+        fn extend_class(_ctx: &rustpython_vm::Context, class: &Py<rustpython_vm::builtins::PyType>) {
+            class.slots.vectorcall.store(Some(|zelf, args, nargs, kwnames, vm| {
+                let zelf = zelf.downcast_ref::<PyCompiledGraph>().expect("the slot of CompiledGraph");
+                if kwnames.is_some_and(|k| !k.is_empty()) {
+                    return Err(vm.new_type_error("a compiled graph takes no keyword arguments".to_owned()));
+                }
+                zelf.run(&args[..nargs], vm)
+            }));
+        }
+
+        fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
+            let objects = self.call.gather(roots, vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
             let guards = objects
                 .iter()
                 .map(|o| match o.downcast_ref::<PyTensor>() {
@@ -1090,16 +1097,26 @@ pub mod symtrace {
                 })
                 .collect::<PyResult<smallvec::SmallVec<[_; 8]>>>()?;
             let refs: smallvec::SmallVec<[&TensorData; 8]> = guards.iter().map(|g| &**g).collect();
-            let outs = crate::tensor::registry::guarded("a compiled graph", || zelf.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
+            let outs = crate::tensor::registry::guarded("a compiled graph", || self.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
             drop(refs);
             drop(guards);
             let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
-            if !zelf.call.returns_tuple
+            if !self.call.returns_tuple
                 && let Some(only) = items.next()
             {
                 return Ok(only);
             }
             Ok(vm.ctx.new_tuple(items.collect()).into())
+        }
+    }
+
+    impl Callable for PyCompiledGraph {
+        type Args = FuncArgs;
+        fn call(zelf: &Py<Self>, args: Self::Args, vm: &VirtualMachine) -> PyResult {
+            if !args.kwargs.is_empty() {
+                return Err(vm.new_type_error("a compiled graph takes no keyword arguments".to_owned()));
+            }
+            zelf.run(&args.args, vm)
         }
     }
 

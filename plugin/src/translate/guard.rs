@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyTypeRef};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use super::guard_program::GuardProgram;
 use super::source::Source;
@@ -46,13 +46,13 @@ impl Guard {
     }
 
     pub fn holds(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
-        self.check.holds(self.source.resolve(frame, vm).as_ref(), vm)
+        self.check.holds(self.source.resolve(frame, vm).as_deref(), vm)
     }
 }
 
 impl Check {
     /// Whether `value` (`None`: the source resolves to nothing) passes.
-    pub fn holds(&self, value: Option<&PyObjectRef>, vm: &VirtualMachine) -> bool {
+    pub fn holds(&self, value: Option<&PyObject>, vm: &VirtualMachine) -> bool {
         let Some(v) = value else {
             return matches!(self, Check::Absent);
         };
@@ -78,13 +78,10 @@ impl Check {
                 };
                 len == Some(*n)
             }
-            Check::Tensor(meta) => {
-                v.class().is(PyTensor::class(&vm.ctx))
-                    && v.downcast_ref::<PyTensor>().is_some_and(|t| {
-                        let d = t.data.read();
-                        d.dtype() == meta.dtype && d.shape() == meta.shape.as_slice()
-                    })
-            }
+            Check::Tensor(meta) => v.downcast_ref_if_exact::<PyTensor>(vm).is_some_and(|t| {
+                let d = t.data.read();
+                d.dtype() == meta.dtype && d.shape() == meta.shape.as_slice()
+            }),
         }
     }
 }
@@ -123,10 +120,11 @@ impl GuardSet {
     /// `Ok` when all hold; otherwise the first that does not.
     pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), &Guard> {
         let program = self.program.get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm));
-        match program.first_failing(&self.guards, frame, vm) {
-            Some(i) => Err(&self.guards[i]),
-            None => Ok(()),
+        if program.all_hold(frame, vm) {
+            return Ok(());
         }
+        // A miss (a recompile or a fallback follows): name the first failing guard in order.
+        Err(self.guards.iter().find(|g| !g.holds(frame, vm)).unwrap_or(&self.guards[0]))
     }
 }
 

@@ -1,23 +1,34 @@
-//! A guard set compiled for the code object it guards, so that a cache hit costs little: each
-//! distinct source is read at most once per check (`L['layers'][0]` is read once for the
-//! guards of `L['layers'][0][0]` and `L['layers'][0][1]`), locals are read by slot index,
-//! and dictionary reads use interned keys, whose hashes are cached.
+//! A guard set compiled for the code object it guards, so that a cache hit costs little: two
+//! flat loops. The first reads each distinct source once, parents first (`L['layers'][0]` once
+//! for the guards of `L['layers'][0][0]` and `L['layers'][0][1]`); locals are borrowed from
+//! their slots and tuple items from their tuples, so most reads cost no reference-count
+//! traffic (atomic with `threading`). The second runs every check on the values read.
+//!
+//! A dictionary read (a global, a builtin, a module attribute, a key) remembers where it found
+//! its key last time and tries that entry first, and a key found absent stays known absent
+//! while the dictionary's key set keeps its version stamp: no hashing, no probing on a hit.
+//! The program only says whether all guards hold; naming the first failing one, on a miss,
+//! reads the sources again in guard order (`Guard::holds`).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 
-use rustpython_vm::builtins::{PyCode, PyStrInterned};
+use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple};
+use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{Py, PyObjectRef, VirtualMachine};
+use rustpython_vm::{Py, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
-use super::guard::Guard;
-use super::source::{Source, builtins_dict, exact_dict, item};
+use super::guard::{Check, Guard};
+use super::source::{Source, builtins_dict, exact_dict};
 
 /// How one source is read.
 #[derive(Debug)]
 enum Read {
-    /// A local, by its slot (a cell's content read out).
+    /// A local's slot, borrowed.
     Slot(usize),
+    /// A cell or free variable's slot: the cell's content.
+    CellSlot(usize),
     /// A name the frame has no slot for: unbound.
     Unbound,
     Global(&'static PyStrInterned),
@@ -30,27 +41,32 @@ enum Read {
 }
 
 #[derive(Debug)]
-struct Entry {
+struct Node {
     source: Source,
-    parent: Option<usize>,
     read: Read,
+    /// The node this one reads from (an earlier one), or none for a read from the frame.
+    parent: Option<usize>,
+    /// For a dictionary read: where the key was found last time.
+    hint: AtomicU16,
+    /// For a dictionary read: the key-set stamp of a dictionary the key was absent from.
+    absent_in: AtomicU32,
 }
 
 #[derive(Debug)]
 pub struct GuardProgram {
     /// Distinct sources, each after its parent.
-    entries: Vec<Entry>,
-    /// Per guard, in order: the entry it checks.
-    guard_entries: Vec<usize>,
+    nodes: Vec<Node>,
+    /// Per guard, in order: the node it checks, and its check.
+    checks: Vec<(usize, Check)>,
 }
 
 impl GuardProgram {
     pub fn new(guards: &[Guard], code: &Py<PyCode>, vm: &VirtualMachine) -> Self {
-        let mut program = GuardProgram { entries: Vec::new(), guard_entries: Vec::new() };
+        let mut program = GuardProgram { nodes: Vec::new(), checks: Vec::new() };
         let mut index = HashMap::new();
-        for g in guards {
-            let e = program.add(&g.source, code, vm, &mut index);
-            program.guard_entries.push(e);
+        for guard in guards {
+            let n = program.add(&guard.source, code, vm, &mut index);
+            program.checks.push((n, guard.check.clone()));
         }
         program
     }
@@ -62,6 +78,7 @@ impl GuardProgram {
         let parent = source.parent().map(|p| self.add(p, code, vm, index));
         let read = match source {
             Source::Local(name) => match code.localsplus_names().iter().position(|n| n.as_str() == name) {
+                Some(slot) if code.localspluskinds[slot] & (CO_FAST_CELL | CO_FAST_FREE) != 0 => Read::CellSlot(slot),
                 Some(slot) => Read::Slot(slot),
                 None => Read::Unbound,
             },
@@ -72,35 +89,91 @@ impl GuardProgram {
             Source::Key(_, key) => Read::Key(vm.ctx.intern_str(key.as_str())),
             Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => Read::General,
         };
-        self.entries.push(Entry { source: source.clone(), parent, read });
-        index.insert(source.clone(), self.entries.len() - 1);
-        self.entries.len() - 1
+        self.nodes.push(Node { source: source.clone(), read, parent, hint: AtomicU16::new(u16::MAX), absent_in: AtomicU32::new(0) });
+        index.insert(source.clone(), self.nodes.len() - 1);
+        self.nodes.len() - 1
     }
 
-    /// The index of the first guard that does not hold, if any.
-    pub fn first_failing(&self, guards: &[Guard], frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<usize> {
-        // Every source is read, parents first: no read runs Python code or fails on a value of
-        // an unexpected type (it gives nothing), so order and laziness do not matter, and each
-        // value is held once, borrowed by its children and its checks.
-        let mut values: SmallVec<[Option<PyObjectRef>; 24]> = SmallVec::with_capacity(self.entries.len());
-        for entry in &self.entries {
-            let v = {
-                let parent = entry.parent.and_then(|p| values[p].as_ref());
-                match (&entry.read, parent) {
-                    (Read::Slot(i), _) => frame.local_value(*i),
-                    (Read::Unbound, _) => None,
-                    (Read::Global(k), _) => frame.globals().get_item_opt(*k, vm).ok().flatten(),
-                    (Read::Builtin(k), _) => builtins_dict(frame).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
-                    (_, None) if entry.parent.is_some() => None,
-                    (Read::Attr(k), Some(p)) => p.dict().and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
-                    (Read::Item(i), Some(p)) => item(p, *i),
-                    (Read::Key(k), Some(p)) => exact_dict(p, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
-                    (Read::General, parent) => entry.source.read(parent, frame, vm),
-                    (_, None) => None,
+    /// Whether every guard holds. No read runs Python code or fails on a value of an
+    /// unexpected type (it gives nothing), so all sources can be read before any check.
+    pub fn all_hold(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
+        // Values read out of a list or a dictionary are held here until the checks are done.
+        let mut owned: SmallVec<[PyObjectRef; 16]> = SmallVec::new();
+        // Per node, its value or null. Each points to an object kept alive until this function
+        // returns: by the frame (borrowed for the view's lifetime), by `owned`, or by a tuple
+        // that is itself kept alive so (a tuple's items never change).
+        let mut values: SmallVec<[*const PyObject; 24]> = SmallVec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            // SAFETY: see `values`.
+            let parent = node.parent.and_then(|p| unsafe { values[p].as_ref() });
+            let value: *const PyObject = match (&node.read, parent) {
+                (Read::Slot(i), _) => frame.local_ref(*i).map_or(std::ptr::null(), |v| v),
+                (Read::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => {
+                    p.downcast_ref::<PyTuple>().and_then(|t| t.as_slice().get(*i)).map_or(std::ptr::null(), |x| &**x)
                 }
+                _ => match node.read_owned(parent, frame, vm) {
+                    Some(v) => {
+                        let ptr: *const PyObject = &*v;
+                        owned.push(v);
+                        ptr
+                    }
+                    None => std::ptr::null(),
+                },
             };
-            values.push(v);
+            values.push(value);
         }
-        guards.iter().zip(&self.guard_entries).position(|(guard, &e)| !guard.check.holds(values[e].as_ref(), vm))
+        // SAFETY: see `values`; `owned` is still alive.
+        self.checks.iter().all(|(n, check)| check.holds(unsafe { values[*n].as_ref() }, vm))
+    }
+}
+
+impl Node {
+    /// The value this node reads to from its parent's value (or, for a root, from the frame).
+    fn read_owned(&self, parent: Option<&PyObject>, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        match (&self.read, parent) {
+            (Read::Slot(i), _) => frame.local_ref(*i).map(|v| v.to_owned()),
+            (Read::CellSlot(i), _) => frame.local_value(*i),
+            (Read::Unbound, _) => None,
+            (Read::Global(k), _) => self.dict_read(frame.globals(), k, vm),
+            (Read::Builtin(k), _) => match frame.builtins().downcast_ref::<PyDict>() {
+                Some(d) => self.dict_read(d, k, vm),
+                None => self.dict_read(&*builtins_dict(frame)?, k, vm),
+            },
+            (Read::General, None) if self.parent.is_none() => self.source.read(None, frame, vm),
+            (_, None) => None,
+            (Read::Attr(k), Some(p)) => self.dict_read(&*p.dict()?, k, vm),
+            (Read::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {
+                Some(t) => t.as_slice().get(*i).cloned(),
+                None => p.downcast_ref::<PyList>()?.borrow_vec().get(*i).cloned(),
+            },
+            (Read::Key(k), Some(p)) => self.dict_read(exact_dict(p, vm)?, k, vm),
+            (Read::General, Some(p)) => self.source.read(Some(&p.to_owned()), frame, vm),
+        }
+    }
+
+    /// `d[key]`, or `None` when absent, trying the remembered entry or absence first.
+    fn dict_read(&self, d: &Py<PyDict>, key: &'static PyStrInterned, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        let absent_in = self.absent_in.load(Ordering::Relaxed);
+        if absent_in != 0 && d.keys_version() == absent_in {
+            return None;
+        }
+        match d.get_item_opt_refresh_hint(key, self.hint.load(Ordering::Relaxed), vm) {
+            Ok(Some((value, new_hint))) => {
+                if let Some(h) = new_hint {
+                    self.hint.store(h, Ordering::Relaxed);
+                }
+                Some(value)
+            }
+            Ok(None) => {
+                // Remembered only if the key is still absent under the stamp taken now: a key
+                // inserted since the lookup reset the stamp, or is found by the second one.
+                let stamp = d.assign_keys_version(vm);
+                if stamp != 0 && matches!(d.get_item_opt(key, vm), Ok(None)) && d.keys_version() == stamp {
+                    self.absent_in.store(stamp, Ordering::Relaxed);
+                }
+                None
+            }
+            Err(_) => None,
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyTuple};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, Py, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -108,7 +108,7 @@ pub fn item(obj: &PyObjectRef, index: usize) -> Option<PyObjectRef> {
 
 /// `obj` as a dictionary whose lookups run no Python code: exactly a dict (a subclass may
 /// define `__missing__` or `__getitem__`).
-pub fn exact_dict<'a>(obj: &'a PyObjectRef, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
+pub fn exact_dict<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
     obj.class().is(vm.ctx.types.dict_type).then(|| obj.downcast_ref::<PyDict>()).flatten()
 }
 

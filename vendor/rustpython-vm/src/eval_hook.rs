@@ -194,6 +194,11 @@ impl<'a> FrameView<'a> {
     pub fn local_raw(&self, i: usize) -> Option<PyObjectRef> {
         self.iframe.localsplus.fastlocals().get(i).cloned().flatten()
     }
+    /// What slot `i` holds, borrowed for the life of the view (no reference-count traffic,
+    /// for guards checked on every call): a cell or free variable's slot holds its cell.
+    pub fn local_ref(&self, i: usize) -> Option<&'a PyObject> {
+        self.iframe.localsplus.fastlocals().get(i)?.as_deref()
+    }
     /// The value of slot `i`, with a cell's content read out.
     pub fn local_value(&self, i: usize) -> Option<PyObjectRef> {
         let raw = self.local_raw(i)?;

@@ -937,7 +937,7 @@ impl Py<PyDict> {
     ///
     /// When the hint misses but the key is present, also returns a refreshed
     /// hint (`None` when the hint hit or no hint is representable).
-    pub(crate) fn get_item_opt_refresh_hint<K: DictKey + ?Sized>(
+    pub fn get_item_opt_refresh_hint<K: DictKey + ?Sized>(
         &self,
         key: &K,
         hint: u16,
@@ -974,7 +974,7 @@ impl Py<PyDict> {
     }
 
     /// Current keys-version stamp of the underlying storage (0 if unset).
-    pub(crate) fn keys_version(&self) -> u32 {
+    pub fn keys_version(&self) -> u32 {
         self.entries.keys_version()
     }
 
@@ -1008,7 +1008,7 @@ impl Py<PyDict> {
     ///
     /// Returns 0 for dict subclasses: their lookup can be overridden, so a
     /// key-set attestation on the raw storage must never be cached for them.
-    pub(crate) fn assign_keys_version(&self, vm: &VirtualMachine) -> u32 {
+    pub fn assign_keys_version(&self, vm: &VirtualMachine) -> u32 {
         if self.exact_dict(vm) {
             self.entries.assign_keys_version()
         } else {
