@@ -117,6 +117,11 @@ impl Tracer<'_> {
             let items = r.downcast_ref::<rustpython_vm::builtins::PyList>().expect("list").borrow_vec().to_vec();
             return Ok(Var::list(items.into_iter().map(Var::Obj).collect()));
         }
+        // A plain value computed from fakes (not from their dtype or shape: those calls pass
+        // `from_fakes = false`) would be read from made-up data: `item()`, `allclose`...
+        if from_fakes && is_plain(&r, vm) && !vm.is_none(&r) {
+            return unsupported(format!("{what} reads the values of a traced tensor (data-dependent)"));
+        }
         if from_fakes && !is_plain(&r, vm) && r.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_none() {
             return unsupported(format!("{what} gives a {} made from a traced tensor", r.class().name()));
         }
