@@ -94,7 +94,7 @@ pub fn explain_text(log: &ExplainLog) -> String {
     let mut s = format!("Graph Count: {}\nGraph Break Count: {}\nOp Count: {}\n", log.graphs.len(), log.breaks.len(), log.graphs.iter().map(|g| g.ops.len()).sum::<usize>());
     s.push_str("Break Reasons:\n");
     for (i, b) in log.breaks.iter().enumerate() {
-        s.push_str(&format!("  Break Reason {}:\n    Reason: {}\n    User Stack: {} in {}\n", i + 1, b.reason, b.location, b.function));
+        s.push_str(&format!("  Break Reason {}:\n    Reason: [{}] {}\n    User Stack: {} in {}\n    Hint: {}\n", i + 1, b.id, b.reason, b.location, b.function, b.hint));
     }
     s.push_str("Ops per Graph:\n");
     for (i, g) in log.graphs.iter().enumerate() {

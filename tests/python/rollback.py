@@ -1,6 +1,8 @@
 """An inlined call that cannot be simulated rolls the translation back to the call: the graph
-keeps only the caller's ops, the guards only the caller's, and the frame falls back with the
-right result."""
+keeps only the caller's ops, the guards only the caller's. The caller's graph then breaks at
+the call, which runs as written (the callee is translated on its own and breaks at its print),
+and the caller resumes after it, with the right result. Under strict mode the frame falls
+back whole instead, with the same rollback."""
 import symtrace as st
 
 
@@ -20,7 +22,9 @@ x = st.randn(3)
 eager = st.disable(f)(x)
 e = st.explain(f, x)
 print("graphs:", e.graph_count, "breaks:", e.graph_break_count)
+print("ops per graph:", e.ops_per_graph)
 b = e.break_reasons[0]
+print("id:", b["id"], "resumed:", b["resumed"])
 print("function:", b["function"])
 print("reason:", b["reason"])
 print("location:", b["location"].rsplit("/", 1)[-1])

@@ -1286,6 +1286,9 @@ pub mod symtrace {
                 d.set_item("function", vm.ctx.new_str(b.function.as_str()).into(), vm)?;
                 d.set_item("ops_left", strs(&b.ops_left), vm)?;
                 d.set_item("guards_left", strs(&b.guards_left), vm)?;
+                d.set_item("id", vm.ctx.new_str(b.id.as_str()).into(), vm)?;
+                d.set_item("hint", vm.ctx.new_str(b.hint.as_str()).into(), vm)?;
+                d.set_item("resumed", vm.ctx.new_bool(b.resumed).into(), vm)?;
                 out.push(d.into());
             }
             Ok(vm.ctx.new_list(out).into())

@@ -207,3 +207,72 @@ pub fn generate(
     e.emit(Opcode::ReturnValue, 0);
     assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
 }
+
+/// The replacement code of a frame that breaks (see `graph_break`): what it passes the
+/// resume function, each value as a template (`None`: an unbound local, or a NULL on the
+/// stack).
+pub struct BreakPlan<'a> {
+    /// The resume function's name in the frame's globals.
+    pub resume_global: &'a str,
+    /// Every local of the original, in slot order.
+    pub locals: Vec<Option<Template>>,
+    /// The stack under what the breaking instruction consumes, bottom first.
+    pub kept: Vec<Option<Template>>,
+    /// What the breaking instruction consumes, bottom first.
+    pub consumed: Vec<Option<Template>>,
+    /// The breaking instruction as the replacement runs it (see `graph_break::replayed`), and
+    /// what the original leaves on the stack (`true`: a NULL, which the replacement does not push).
+    pub replayed: Instr,
+    pub pushed: Vec<bool>,
+}
+
+/// The replacement code for `original` that breaks: run the graph, load the resume function,
+/// build the locals and the stack (all read before the breaking instruction runs, as the
+/// original read them), run the instruction, and return what the resume function returns.
+pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)>, plan: &BreakPlan<'_>, position: Position, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+    let mut layout = CodeLayout::of(original);
+    if graph.is_some() {
+        layout.varnames.push(vm.ctx.intern_str(OUT));
+    }
+    let outputs_in_tuple = graph.is_some_and(|(_, call, _)| call.returns_tuple);
+    let mut e = Emitter { layout, outputs_in_tuple, instrs: Vec::new(), position, vm };
+    e.emit(Opcode::Resume, 0);
+    if let Some((g, call, _)) = graph {
+        let i = e.name(g);
+        e.emit(Opcode::LoadGlobal, (i << 1) | 1);
+        for s in &call.roots {
+            e.load_source(s)?;
+        }
+        e.emit(Opcode::Call, call.roots.len() as u32);
+        let slot = e.slot(OUT)?;
+        e.emit(Opcode::StoreFast, slot);
+    }
+    let r = e.name(plan.resume_global);
+    e.emit(Opcode::LoadGlobal, (r << 1) | 1);
+    let mut args = 0;
+    for local in &plan.locals {
+        match local {
+            Some(t) => e.build(t)?,
+            None => {
+                let c = e.constant(vm.ctx.none());
+                e.emit(Opcode::LoadConst, c);
+            }
+        }
+        args += 1;
+    }
+    for t in plan.kept.iter().flatten() {
+        e.build(t)?;
+        args += 1;
+    }
+    for item in &plan.consumed {
+        match item {
+            Some(t) => e.build(t)?,
+            None => e.emit(Opcode::PushNull, 0),
+        }
+    }
+    e.instrs.push(plan.replayed.clone());
+    args += plan.pushed.iter().filter(|null| !**null).count();
+    e.emit(Opcode::Call, args as u32);
+    e.emit(Opcode::ReturnValue, 0);
+    assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
+}

@@ -97,7 +97,37 @@ impl SimFrame {
     }
 }
 
+/// How the simulation of the translated frame itself ended.
+pub enum TopOutcome {
+    Returned(Returned),
+    /// Stopped before the instruction at `SimFrame::pc`, as asked (a graph break).
+    Stopped,
+}
+
 impl Tracer<'_> {
+    /// Simulate the translated frame `f` to its return, or until `stop_before` of its own
+    /// instructions have run. `top_steps` counts them, so that after a failure it names the
+    /// instruction that failed (an inlined call fails at the caller's CALL).
+    pub fn run_top(&mut self, f: &mut SimFrame, stop_before: Option<usize>) -> SimResult<TopOutcome> {
+        self.top_steps = 0;
+        loop {
+            if stop_before == Some(self.top_steps) {
+                return Ok(TopOutcome::Stopped);
+            }
+            self.top_steps += 1;
+            match self.step(f) {
+                Ok(Some(r)) => return Ok(TopOutcome::Returned(r)),
+                Ok(None) => {}
+                Err(mut e) => {
+                    if e.location.is_none() {
+                        e.location = Some(f.location());
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+
     /// Simulate `f` to its return.
     pub fn run(&mut self, f: &mut SimFrame) -> SimResult<Returned> {
         loop {
@@ -616,6 +646,17 @@ impl Tracer<'_> {
 impl SimFrame {
     fn body_start(&self) -> usize {
         self.body
+    }
+
+    /// The next instruction's index in the body (the decoded instructions after the prologue),
+    /// if it is in the body.
+    pub fn body_pc(&self) -> Option<usize> {
+        self.pc.checked_sub(self.body)
+    }
+
+    /// The decoded body.
+    pub fn body(&self) -> &[Instr] {
+        &self.instrs[self.body..]
     }
 }
 

@@ -7,6 +7,7 @@ pub mod calls;
 pub mod codegen;
 pub mod executor;
 pub mod graph;
+pub mod graph_break;
 pub mod graph_call;
 pub mod guard;
 pub mod guard_program;

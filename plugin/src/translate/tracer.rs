@@ -72,6 +72,8 @@ pub struct Tracer<'vm> {
     pub inputs: Vec<Source>,
     tensors: HashMap<Source, PyRef<PyTensor>>,
     pub steps: usize,
+    /// Instructions of the translated frame itself started so far (see `run_top`).
+    pub top_steps: usize,
     pub depth: usize,
     /// Functions simulated inline, by qualified name (what `explain` lists).
     pub inlined: Vec<String>,
@@ -90,6 +92,7 @@ impl<'vm> Tracer<'vm> {
             inputs: Vec::new(),
             tensors: HashMap::new(),
             steps: 0,
+            top_steps: 0,
             depth: 0,
             inlined: Vec::new(),
             rollbacks: 0,

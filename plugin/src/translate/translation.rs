@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
 
-use super::codegen::{Template, generate};
-use super::executor::{SimFrame, Slot};
+use super::codegen::{BreakPlan, Template, generate, generate_break};
+use super::executor::{SimFrame, Slot, TopOutcome};
+use super::graph_break::{BreakKind, ResumeCache, ResumeShape, not_breakable, replayed};
 use super::graph::{Graph, Value};
 use super::graph_call::GraphCall;
 use super::guard::GuardSet;
@@ -30,6 +31,15 @@ pub struct Translation {
     /// The replacement code (not yet verified).
     pub code: PyRef<PyCode>,
     pub inlined: Vec<String>,
+    /// The graph break this translation ends in, if it does.
+    pub graph_break: Option<GraphBreak>,
+}
+
+/// Where and why a translation breaks its graph and resumes.
+pub struct GraphBreak {
+    pub kind: BreakKind,
+    /// Why the instruction could not be simulated.
+    pub reason: Unsupported,
 }
 
 /// Why there is no translation.
@@ -49,14 +59,42 @@ struct Simulated {
 }
 
 /// Translate the frame in `view`. `graph_global` is the name the compiled graph will have in
-/// the frame's globals; `keep_empty` generates code even when nothing was captured.
+/// the frame's globals; `keep_empty` generates code even when nothing was captured; with
+/// `resumes`, an instruction that cannot be simulated breaks the graph where it can (see
+/// `graph_break`) instead of failing the frame.
 #[allow(clippy::result_large_err)] // a failure is rare and carries what explain reports
-pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool) -> Result<Translation, Failure> {
+pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool, resumes: Option<&ResumeCache>) -> Result<Translation, Failure> {
+    let (result, top_steps) = translate_whole(view, vm, graph_global, keep_empty);
+    match (result, resumes) {
+        (Err(failure), Some(resumes)) if !failure.empty && top_steps > 0 => {
+            match translate_with_break(view, vm, graph_global, top_steps - 1, failure.why.clone(), resumes) {
+                Ok(t) => Ok(t),
+                Err(no_break) => {
+                    log::debug!(target: super::translator::LOG_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
+                    Err(failure)
+                }
+            }
+        }
+        (result, _) => result,
+    }
+}
+
+/// The whole frame as one graph; also how many of the frame's own instructions were started.
+#[allow(clippy::result_large_err)]
+fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool) -> (Result<Translation, Failure>, usize) {
+    let mut top_steps = 0;
+    let r = translate_whole_counted(view, vm, graph_global, keep_empty, &mut top_steps);
+    (r, top_steps)
+}
+
+#[allow(clippy::result_large_err)]
+fn translate_whole_counted(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool, top_steps: &mut usize) -> Result<Translation, Failure> {
     let Some(recording) = recorder::start() else {
         return Err(failure(Unsupported { reason: "a translation is already under way on this thread".into(), location: None }, false));
     };
     let mut tracer = Tracer::new(vm);
     let simulated = simulate(&mut tracer, view);
+    *top_steps = tracer.top_steps;
     let (ops_left, guards_left) = (
         recorder::with(|r| r.graph.nodes.iter().map(|n| n.op.clone()).collect::<Vec<_>>()),
         tracer.guards.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -83,7 +121,121 @@ pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, 
     let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
     let code = generate(view.code(), has_graph.then_some((graph_global, &call, graph.outputs.len())), &result.template, result.position, vm)
         .map_err(|e| failure(Unsupported { reason: format!("code generation: {e}"), location: None }, false))?;
-    Ok(Translation { guards: GuardSet::new(tracer.guards), graph: Arc::new(graph), call: Arc::new(call), code, inlined: tracer.inlined })
+    Ok(Translation { guards: GuardSet::new(tracer.guards), graph: Arc::new(graph), call: Arc::new(call), code, inlined: tracer.inlined, graph_break: None })
+}
+
+/// Simulate again, stopping before the instruction that failed (the `stop_before`th of the
+/// frame's own), and break there: the graph so far, then that instruction run as written, then
+/// the resume function.
+fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, stop_before: usize, why: Unsupported, resumes: &ResumeCache) -> Result<Translation, String> {
+    let recording = recorder::start().ok_or("a translation is already under way on this thread")?;
+    let mut tracer = Tracer::new(vm);
+    let mut frame = initial_frame(&mut tracer, view).map_err(|e| e.reason)?;
+    match tracer.run_top(&mut frame, Some(stop_before)) {
+        Ok(TopOutcome::Stopped) => {}
+        _ => return Err("the second simulation did not reach the failing instruction".into()),
+    }
+    let code = view.code();
+    let index = frame.body_pc().ok_or("stopped in the prologue")?;
+    let body = frame.body().to_vec();
+    if let Some(why) = not_breakable(code, &body, index) {
+        return Err(why);
+    }
+    let x = &body[index];
+    let popped = x.op.stack_effect_info(x.arg).popped() as usize;
+    let split = frame.stack.len().checked_sub(popped).ok_or("the stack is shorter than the instruction pops")?;
+    let nlocals = code.varnames.len();
+    let mut seen = Vec::new();
+    for v in frame.stack.iter().chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
+        Slot::Val(v) => Some(v),
+        _ => None,
+    })) {
+        mutable_containers(v, &mut seen)?;
+    }
+
+    let mut outputs: Vec<Value> = Vec::new();
+    let mut numbered: HashMap<Value, usize> = HashMap::new();
+    let mut template = |tracer: &mut Tracer<'_>, v: &Var| -> Result<Option<Template>, String> {
+        match v {
+            Var::Null => Ok(None),
+            v => build(tracer, v, &mut outputs, &mut numbered).map(Some).map_err(|e| e.reason),
+        }
+    };
+    let mut locals = Vec::with_capacity(nlocals);
+    for slot in &frame.slots[..nlocals] {
+        locals.push(match slot {
+            Slot::Empty => None,
+            Slot::Val(v) => Some(template(&mut tracer, v)?.ok_or("a local holds NULL")?),
+            Slot::Cell(_) => return Err("a local is a cell".into()),
+        });
+    }
+    let stack = frame.stack.clone();
+    let kept = stack[..split].iter().map(|v| template(&mut tracer, v)).collect::<Result<Vec<_>, _>>()?;
+    let consumed = stack[split..].iter().map(|v| template(&mut tracer, v)).collect::<Result<Vec<_>, _>>()?;
+    recorder::with(|r| r.graph.outputs = outputs);
+    let mut graph = recording.finish();
+    graph.prune();
+    if graph.nodes.is_empty() {
+        return Err("no tensor work before it".into());
+    }
+
+    let (replayed, pushed) = replayed(x);
+    let shape = ResumeShape {
+        resume_at: index + 1,
+        stack: kept.iter().map(Option::is_none).chain(pushed.iter().copied()).collect(),
+        unbound: locals.iter().enumerate().filter(|(_, l)| l.is_none()).map(|(i, _)| i).collect(),
+    };
+    let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
+    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
+    let plan = BreakPlan { resume_global: &resume_global, locals, kept, consumed, replayed, pushed };
+    let generated = generate_break(code, Some((graph_global, &call, graph.outputs.len())), &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
+    Ok(Translation {
+        guards: GuardSet::new(tracer.guards),
+        graph: Arc::new(graph),
+        call: Arc::new(call),
+        code: generated,
+        inlined: tracer.inlined,
+        graph_break: Some(GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) }),
+    })
+}
+
+/// The reason of a break, located at the breaking instruction of the translated frame (a call
+/// that failed inline names where inside it failed).
+fn at_break(why: Unsupported, code: &PyCode, x: &crate::bytecode::Instr) -> Unsupported {
+    let here = super::tracer::Location {
+        file: code.source_path().as_str().to_owned(),
+        line: x.position.line.unwrap_or(0).max(0) as u32,
+        function: code.qualname.as_str().to_owned(),
+    };
+    let reason = match &why.location {
+        Some(inner) if inner.function != here.function || inner.line != here.line => format!("{} (in {}, {}:{})", why.reason, inner.function, inner.file, inner.line),
+        _ => why.reason,
+    };
+    Unsupported { reason, location: Some(here) }
+}
+
+/// Fails when a list or dict made during the simulation is reachable twice from the frame's
+/// state: rebuilt from templates, the two would become two objects.
+fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> Result<(), String> {
+    let mut note = |p: usize| {
+        if seen.contains(&p) {
+            return Err("a list or dict made during the call is held twice".to_owned());
+        }
+        seen.push(p);
+        Ok(())
+    };
+    match v {
+        Var::List(l) => {
+            note(Rc::as_ptr(l) as usize)?;
+            l.borrow().iter().try_for_each(|x| mutable_containers(x, seen))
+        }
+        Var::Dict(d) => {
+            note(Rc::as_ptr(d) as usize)?;
+            d.borrow().iter().try_for_each(|(_, x)| mutable_containers(x, seen))
+        }
+        Var::Tuple(items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
+        _ => Ok(()),
+    }
 }
 
 fn failure(why: Unsupported, empty: bool) -> Failure {
@@ -91,6 +243,20 @@ fn failure(why: Unsupported, empty: bool) -> Failure {
 }
 
 fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulated> {
+    let mut frame = initial_frame(tracer, view)?;
+    let returned = match tracer.run_top(&mut frame, None)? {
+        TopOutcome::Returned(r) => r,
+        TopOutcome::Stopped => return unsupported("stopped"),
+    };
+    let mut outputs: Vec<Value> = Vec::new();
+    let mut index: HashMap<Value, usize> = HashMap::new();
+    let template = build(tracer, &returned.value, &mut outputs, &mut index)?;
+    recorder::with(|r| r.graph.outputs = outputs);
+    Ok(Simulated { template, position: returned.position })
+}
+
+/// The frame about to run, as the simulation starts it: arguments lazy, with their sources.
+fn initial_frame(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<SimFrame> {
     let vm = tracer.vm;
     let code = view.code().to_owned();
     let globals = Globals { dict: view.globals().to_owned(), owner: None };
@@ -111,12 +277,7 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulate
             frame.slots[i] = Slot::Val(Var::Lazy(v, Source::Local(name.as_str().to_owned())));
         }
     }
-    let returned = tracer.run(&mut frame)?;
-    let mut outputs: Vec<Value> = Vec::new();
-    let mut index: HashMap<Value, usize> = HashMap::new();
-    let template = build(tracer, &returned.value, &mut outputs, &mut index)?;
-    recorder::with(|r| r.graph.outputs = outputs);
-    Ok(Simulated { template, position: returned.position })
+    Ok(frame)
 }
 
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
@@ -131,6 +292,9 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
     Ok(match v {
         Var::Lazy(_, s) => Template::Load(s.clone()),
         Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
+        // A method or function of a native type (`Tensor.item` taken for a call): immutable,
+        // the same object on every call, held as a constant.
+        Var::Obj(o) if o.class().is(vm.ctx.types.method_descriptor_type) || o.class().is(vm.ctx.types.builtin_function_or_method_type) => Template::Const(o.clone()),
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
             let data = o.downcast_ref::<PyTensor>().expect("tensor").data.read().clone();

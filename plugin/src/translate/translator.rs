@@ -11,6 +11,7 @@ use rustpython_vm::eval_hook::{FrameDecision, FrameView};
 use rustpython_vm::{Py, PyPayload, PyRef, PyResult, VirtualMachine};
 
 use super::graph::Graph;
+use super::graph_break::ResumeCache;
 use super::guard::GuardSet;
 use super::tracer::Unsupported;
 use super::translation::{Failure, translate};
@@ -109,6 +110,13 @@ pub struct BreakRecord {
     pub location: String,
     pub ops_left: Vec<String>,
     pub guards_left: Vec<String>,
+    /// Stable identifier of the kind of break (`GB-CALL`, `GB-BRANCH`, `GB-OPCODE`, and
+    /// `GB-FRAME` when the whole frame runs as written).
+    pub id: String,
+    pub hint: String,
+    /// The graph before the break was kept and the frame resumed after it (otherwise the
+    /// whole frame ran as written).
+    pub resumed: bool,
 }
 
 thread_local! {
@@ -148,11 +156,12 @@ pub struct Translator {
     touched: Mutex<Vec<PyRef<PyCode>>>,
     /// The standard library's directory: its frames are never traced.
     stdlib: Option<String>,
+    resumes: ResumeCache,
 }
 
 impl Translator {
     pub fn new(options: Options, slot: usize, stdlib: Option<String>) -> Self {
-        Self { options, stats: Stats::default(), slot, generation: AtomicUsize::new(0), touched: Mutex::new(Vec::new()), stdlib }
+        Self { options, stats: Stats::default(), slot, generation: AtomicUsize::new(0), touched: Mutex::new(Vec::new()), stdlib, resumes: ResumeCache::default() }
     }
 
     /// Drop every translation and every skip.
@@ -240,7 +249,9 @@ impl Translator {
             log::info!(target: LOG_RECOMPILES, "{what}: recompiling (entry {} of {}): guard failed: {failed}", state.entries.len() + 1, self.options.recompile_limit);
         }
         let name = format!("__symtrace_graph_{}", GRAPH_NAMES.fetch_add(1, Ordering::Relaxed));
-        match translate(frame, vm, &name, self.options.trace_all).and_then(|t| self.install(t, frame, &name, vm)) {
+        // Under strict or fullgraph, what cannot be simulated fails the frame: no break.
+        let breaks = (!self.options.strict && !wants_fullgraph(code)).then_some(&self.resumes);
+        match translate(frame, vm, &name, self.options.trace_all, breaks).and_then(|t| self.install(t, frame, &name, vm)) {
             Ok(entry) => {
                 self.stats.translations.fetch_add(1, Ordering::Relaxed);
                 let code_ref = entry.code.clone();
@@ -259,13 +270,17 @@ impl Translator {
                 let location = f.why.location.as_ref().map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
                 log::info!(target: LOG_BREAKS, "{what}: runs as written: {} at {location}", f.why.reason);
                 EXPLAIN.with(|e| {
-                    if let Some(log) = e.borrow_mut().as_mut() {
+                    // A frame without tensor work broke nothing.
+                    if let Some(log) = e.borrow_mut().as_mut().filter(|_| !f.empty) {
                         log.breaks.push(BreakRecord {
                             function: code.qualname.as_str().to_owned(),
                             reason: f.why.reason.clone(),
                             location: location.clone(),
                             ops_left: f.ops_left.clone(),
                             guards_left: f.guards_left.clone(),
+                            id: "GB-FRAME".to_owned(),
+                            hint: "the whole frame runs as written: see the reason".to_owned(),
+                            resumed: false,
                         });
                     }
                 });
@@ -291,6 +306,24 @@ impl Translator {
             let callable = PyCompiledGraph { graph: t.graph.clone(), call: t.call.clone() }.into_pyobject(vm);
             let globals: &Py<PyDict> = frame.globals();
             globals.set_item(name, callable, vm).map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
+        }
+        if let Some(b) = &t.graph_break {
+            let location = b.reason.location.as_ref().map_or_else(|| describe(frame.code()), |l| format!("{}:{}", l.file, l.line));
+            log::info!(target: LOG_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.reason, b.kind.hint());
+            EXPLAIN.with(|e| {
+                if let Some(log) = e.borrow_mut().as_mut() {
+                    log.breaks.push(BreakRecord {
+                        function: frame.code().qualname.as_str().to_owned(),
+                        reason: b.reason.reason.clone(),
+                        location,
+                        ops_left: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
+                        guards_left: t.guards.guards.iter().map(ToString::to_string).collect(),
+                        id: b.kind.id().to_owned(),
+                        hint: b.kind.hint().to_owned(),
+                        resumed: true,
+                    });
+                }
+            });
         }
         EXPLAIN.with(|e| {
             // A translation without tensor work (trace_all) is not a graph.

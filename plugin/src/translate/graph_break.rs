@@ -1,0 +1,223 @@
+//! Graph breaks: where the simulation of a frame stops at an instruction it cannot simulate,
+//! the graph captured so far is kept. The replacement code runs that graph, rebuilds the
+//! frame's state (its stack and its locals) from the graph's outputs, runs the breaking
+//! instruction for real, and calls a *resume function*: a code object made from the original
+//! that takes the state as arguments, puts it back (locals in their slots, the stack pushed,
+//! NULLs of the call protocol re-made) and jumps to the instruction after the break. The
+//! resume function is an ordinary function to the hook: it is translated in turn when called,
+//! and made once per (code, break point, state shape), so that later calls reuse its cache.
+//!
+//! A break is taken only where it keeps tensor work; elsewhere the frame runs as written, as
+//! before. Not (yet) broken: an instruction inside a loop (resuming there would nest a call
+//! per iteration), under an exception handler or a `with` block (the handler would not cover
+//! the instruction run by the replacement), and frames with cells or free variables.
+
+use rustpython_vm::builtins::{PyCode, PyStrInterned};
+use rustpython_vm::bytecode::{CodeFlags, Opcode};
+use rustpython_vm::{PyRef, VirtualMachine};
+
+use crate::bytecode::{CodeLayout, Instr, assemble};
+
+/// What kind of instruction a break happened at: a stable identifier for logs, `explain` and
+/// the user's searches, and a hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BreakKind {
+    /// A call the translator cannot simulate (print, an unsupported builtin, an opaque object,
+    /// a data-dependent tensor method such as `item()`, a user function that failed inline).
+    Call,
+    /// A truth test of a value known only at run time (`if tensor:`).
+    Branch,
+    /// Any other instruction the executor does not simulate.
+    Opcode,
+}
+
+impl BreakKind {
+    pub fn of(op: Opcode) -> Self {
+        match op {
+            Opcode::Call | Opcode::CallKw | Opcode::CallFunctionEx => BreakKind::Call,
+            Opcode::ToBool | Opcode::UnaryNot => BreakKind::Branch,
+            _ => BreakKind::Opcode,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            BreakKind::Call => "GB-CALL",
+            BreakKind::Branch => "GB-BRANCH",
+            BreakKind::Opcode => "GB-OPCODE",
+        }
+    }
+
+    pub fn hint(self) -> &'static str {
+        match self {
+            BreakKind::Call => "the call runs as written between two graphs; move it out of the hot path, or wrap it in symtrace.disable if it is yours",
+            BreakKind::Branch => "the truth of a tensor is known only at run time; compute both branches with symtrace.where, or branch on a Python value",
+            BreakKind::Opcode => "this instruction runs as written between two graphs",
+        }
+    }
+}
+
+/// Why the body instruction at `index` of `code` cannot be a break point, if it cannot.
+pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<String> {
+    let x = body.get(index)?;
+    if !code.cellvars.is_empty() || !code.freevars.is_empty() {
+        return Some("the frame has cells or free variables".into());
+    }
+    if x.target.is_some() || x.op.is_no_fallthrough() || index == 0 {
+        return Some("a jump, return or raise".into());
+    }
+    if x.handler.is_some() {
+        return Some("inside a try, except or with block".into());
+    }
+    let in_loop = body.iter().enumerate().any(|(j, y)| {
+        matches!(y.op, Opcode::JumpBackward | Opcode::JumpBackwardNoInterrupt) && y.target.is_some_and(|t| t <= index && index < j)
+    });
+    if in_loop {
+        return Some("inside a loop".into());
+    }
+    let banned = matches!(
+        x.op,
+        Opcode::YieldValue
+            | Opcode::Send
+            | Opcode::PushExcInfo
+            | Opcode::PopExcept
+            | Opcode::CheckExcMatch
+            | Opcode::WithExceptStart
+            | Opcode::LoadFastAndClear
+            | Opcode::ReturnGenerator
+            | Opcode::GetAwaitable
+    );
+    banned.then(|| format!("{} cannot be replayed", crate::bytecode::opcodes::opcode_name(x.op)))
+}
+
+/// The instruction as the replacement runs it, and what the original leaves on the stack
+/// (`true`: a NULL of the call protocol). The replacement never leaves a NULL: a NULL cannot
+/// be an argument, so the resume function makes it. A method load becomes an attribute load,
+/// whose bound method the call then takes with a NULL (the split into function and `self` is
+/// only an optimization).
+pub fn replayed(x: &Instr) -> (Instr, Vec<bool>) {
+    let plain = |arg: u32| Instr { op: x.op, arg, target: None, handler: None, position: x.position, offset: 0 };
+    match x.op {
+        Opcode::LoadAttr | Opcode::LoadGlobal if x.arg & 1 != 0 => (plain(x.arg & !1), vec![false, true]),
+        _ => {
+            let pushed = x.op.stack_effect_info(x.arg).pushed() as usize;
+            (plain(x.arg), vec![false; pushed])
+        }
+    }
+}
+
+/// The shape of the state a resume function takes: what decides its code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResumeShape {
+    /// Index in the body of the first instruction to run.
+    pub resume_at: usize,
+    /// The stack it starts with, bottom first: `true` for a NULL (re-made, not passed).
+    pub stack: Vec<bool>,
+    /// Slots of the original's locals unbound at the break (passed as None, then deleted).
+    pub unbound: Vec<usize>,
+}
+
+/// The resume function's code: parameters are the original's locals (every one, in slot
+/// order, so that the copied instructions keep their slot numbers) and then the non-NULL stack
+/// values, bottom first.
+pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+    let mut layout = CodeLayout::of(original);
+    let nlocals = layout.varnames.len();
+    let passed = shape.stack.iter().filter(|null| !**null).count();
+    for k in 0..passed {
+        layout.varnames.push(vm.ctx.intern_str(format!("%stack{k}")));
+    }
+    layout.arg_count = (nlocals + passed) as u32;
+    layout.posonlyarg_count = 0;
+    layout.kwonlyarg_count = 0;
+    layout.flags.remove(CodeFlags::VARARGS | CodeFlags::VARKEYWORDS);
+    let line = body.get(shape.resume_at).and_then(|x| x.position.line).unwrap_or(0);
+    let name: &'static PyStrInterned = vm.ctx.intern_str(format!("resume_in_{}_at_{line}", original.obj_name.as_str()));
+    layout.obj_name = name;
+    layout.qualname = name;
+
+    let position = body.get(shape.resume_at).map(|x| x.position).ok_or("no instruction to resume at")?;
+    let op = |op: Opcode, arg: u32| Instr { op, arg, target: None, handler: None, position, offset: 0 };
+    let mut instrs = vec![op(Opcode::Resume, 0)];
+    for &slot in &shape.unbound {
+        instrs.push(op(Opcode::DeleteFast, slot as u32));
+    }
+    let mut next = nlocals;
+    for &null in &shape.stack {
+        if null {
+            instrs.push(op(Opcode::PushNull, 0));
+        } else {
+            // Cleared as it is pushed: the stack holds the only reference, as it did.
+            instrs.push(op(Opcode::LoadFastAndClear, next as u32));
+            next += 1;
+        }
+    }
+    let shift = instrs.len() + 1;
+    instrs.push(Instr { target: Some(shift + shape.resume_at), ..op(Opcode::JumpForward, 0) });
+    for (i, x) in body.iter().enumerate() {
+        let mut y = x.clone();
+        if i == 0 && y.op == Opcode::Resume {
+            y.op = Opcode::Nop;
+            y.arg = 0;
+        }
+        y.target = y.target.map(|t| t + shift);
+        if let Some(h) = y.handler.as_mut() {
+            h.target += shift;
+        }
+        instrs.push(y);
+    }
+    assemble(&layout, &instrs, vm).map_err(|e| e.to_string())
+}
+
+/// Resume functions made so far, one per (code, shape): a second break at the same point
+/// finds the same function, whose translations are cached on its code.
+#[derive(Default)]
+pub struct ResumeCache {
+    made: std::sync::Mutex<std::collections::HashMap<(usize, ResumeShape), Made>>,
+}
+
+struct Made {
+    /// Held so that the key's address is not reused.
+    _original: PyRef<PyCode>,
+    code: PyRef<PyCode>,
+    name: String,
+}
+
+static RESUME_NAMES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl ResumeCache {
+    /// The name under which the resume function for `shape` is bound in `globals` (made and
+    /// bound on first use).
+    pub fn function_for(
+        &self,
+        original: &rustpython_vm::Py<PyCode>,
+        body: &[Instr],
+        shape: &ResumeShape,
+        globals: &rustpython_vm::Py<rustpython_vm::builtins::PyDict>,
+        vm: &VirtualMachine,
+    ) -> Result<String, String> {
+        use rustpython_vm::AsObject;
+        let key = (original as *const _ as usize, shape.clone());
+        let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        if !made.contains_key(&key) {
+            let code = resume_code(original, body, shape, vm)?;
+            crate::bytecode::verify(&code).map_err(|e| format!("the resume function was rejected by the verifier: {e}"))?;
+            let name = format!("__symtrace_resume_{}", RESUME_NAMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+            made.insert(key.clone(), Made { _original: original.to_owned(), code, name });
+        }
+        let m = &made[&key];
+        let bound = globals.get_item_opt(m.name.as_str(), vm).ok().flatten();
+        let current = bound.as_ref().and_then(|f| f.get_attr("__code__", vm).ok()).is_some_and(|c| c.is(m.code.as_object()));
+        if !current {
+            let func = vm
+                .ctx
+                .types
+                .function_type
+                .as_object()
+                .call((m.code.clone(), globals.to_owned()), vm)
+                .map_err(|_| "cannot make the resume function".to_owned())?;
+            globals.set_item(m.name.as_str(), func, vm).map_err(|_| "cannot bind the resume function in the globals".to_owned())?;
+        }
+        Ok(m.name.clone())
+    }
+}
