@@ -125,7 +125,8 @@ pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, vm: &
     let nlocals = layout.varnames.len();
     let passed = shape.stack.iter().filter(|null| !**null).count();
     for k in 0..passed {
-        layout.varnames.push(vm.ctx.intern_str(format!("%stack{k}")));
+        // Numbered after the slots, so that a resume function of a resume function adds new names.
+        layout.varnames.push(vm.ctx.intern_str(format!("%stack{}", nlocals + k)));
     }
     layout.arg_count = (nlocals + passed) as u32;
     layout.posonlyarg_count = 0;
