@@ -37,3 +37,16 @@ fn strict_mode_refuses_to_break() {
     assert!(stderr.contains("symtrace: f cannot be captured whole: a call to builtin print() (not simulated)"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_training_demo_breaks_at_item_and_equals_eager() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(root.join("demos/train.py")));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("stopped after 42 steps"), "{text}");
+    assert!(text.contains("traced equals eager: True"), "{text}");
+    // One graph with the step's tensor work, a break at loss.item() that resumes, and the
+    // resume function (formatting and print only) running as written.
+    assert!(text.contains("captured: 1 graph, 14 ops; breaks: [('GB-CALL', 'step'), ('GB-FRAME', 'resume_in_step_at_22')]"), "{text}");
+    assert_eq!(text.matches("  loss ").count(), 43, "every step prints, and explain's step once more:\n{text}");
+}

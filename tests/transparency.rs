@@ -34,6 +34,8 @@ const SCRIPTS: &[&str] = &[
     "demos/hello.py",
     "demos/mlp.py",
     "demos/attention.py",
+    "demos/train.py",
+    "tests/python/graph_breaks.py",
 ];
 
 const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);
