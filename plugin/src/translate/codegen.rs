@@ -123,6 +123,17 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// Call the compiled graph named `g` in the globals with the roots of its inputs.
+    fn call_graph(&mut self, g: &str, call: &GraphCall) -> Result<(), String> {
+        let i = self.name(g);
+        self.emit(Opcode::LoadGlobal, (i << 1) | 1);
+        for s in &call.roots {
+            self.load_source(s)?;
+        }
+        self.emit(Opcode::Call, call.roots.len() as u32);
+        Ok(())
+    }
+
     fn build(&mut self, t: &Template) -> Result<(), String> {
         match t {
             Template::Load(s) => self.load_source(s)?,
@@ -190,12 +201,7 @@ pub fn generate(
     let mut e = Emitter { layout, outputs_in_tuple, instrs: Vec::new(), position, vm };
     e.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
-        let i = e.name(g);
-        e.emit(Opcode::LoadGlobal, (i << 1) | 1);
-        for s in &call.roots {
-            e.load_source(s)?;
-        }
-        e.emit(Opcode::Call, call.roots.len() as u32);
+        e.call_graph(g, call)?;
         if direct {
             e.emit(Opcode::ReturnValue, 0);
             return assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string());
@@ -238,12 +244,7 @@ pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)
     let mut e = Emitter { layout, outputs_in_tuple, instrs: Vec::new(), position, vm };
     e.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
-        let i = e.name(g);
-        e.emit(Opcode::LoadGlobal, (i << 1) | 1);
-        for s in &call.roots {
-            e.load_source(s)?;
-        }
-        e.emit(Opcode::Call, call.roots.len() as u32);
+        e.call_graph(g, call)?;
         let slot = e.slot(OUT)?;
         e.emit(Opcode::StoreFast, slot);
     }
