@@ -50,6 +50,9 @@ pub struct Failure {
     pub guards_left: Vec<String>,
     /// The simulation ended, but there was no graph to run.
     pub empty: bool,
+    /// Instructions of the frame itself started when the simulation stopped: the last is the
+    /// one that could not be simulated (0 when it never ran).
+    pub top_steps: usize,
 }
 
 /// What a finished simulation gives code generation.
@@ -64,10 +67,9 @@ struct Simulated {
 /// `graph_break`) instead of failing the frame.
 #[allow(clippy::result_large_err)] // a failure is rare and carries what explain reports
 pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool, resumes: Option<&ResumeCache>) -> Result<Translation, Failure> {
-    let (result, top_steps) = translate_whole(view, vm, graph_global, keep_empty);
-    match (result, resumes) {
-        (Err(failure), Some(resumes)) if !failure.empty && top_steps > 0 => {
-            match translate_with_break(view, vm, graph_global, top_steps - 1, failure.why.clone(), resumes) {
+    match (translate_whole(view, vm, graph_global, keep_empty), resumes) {
+        (Err(failure), Some(resumes)) if !failure.empty && failure.top_steps > 0 => {
+            match translate_with_break(view, vm, graph_global, failure.top_steps - 1, failure.why.clone(), resumes) {
                 Ok(t) => Ok(t),
                 Err(no_break) => {
                     log::debug!(target: super::translator::LOG_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
@@ -79,22 +81,14 @@ pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, 
     }
 }
 
-/// The whole frame as one graph; also how many of the frame's own instructions were started.
+/// The whole frame as one graph.
 #[allow(clippy::result_large_err)]
-fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool) -> (Result<Translation, Failure>, usize) {
-    let mut top_steps = 0;
-    let r = translate_whole_counted(view, vm, graph_global, keep_empty, &mut top_steps);
-    (r, top_steps)
-}
-
-#[allow(clippy::result_large_err)]
-fn translate_whole_counted(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool, top_steps: &mut usize) -> Result<Translation, Failure> {
+fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool) -> Result<Translation, Failure> {
     let Some(recording) = recorder::start() else {
         return Err(failure(Unsupported { reason: "a translation is already under way on this thread".into(), location: None }, false));
     };
     let mut tracer = Tracer::new(vm);
     let simulated = simulate(&mut tracer, view);
-    *top_steps = tracer.top_steps;
     let (ops_left, guards_left) = (
         recorder::with(|r| r.graph.nodes.iter().map(|n| n.op.clone()).collect::<Vec<_>>()),
         tracer.guards.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -103,7 +97,7 @@ fn translate_whole_counted(view: &FrameView<'_>, vm: &VirtualMachine, graph_glob
         Ok(r) => r,
         Err(why) => {
             drop(recording);
-            return Err(Failure { why, ops_left, guards_left, empty: false });
+            return Err(Failure { why, ops_left, guards_left, empty: false, top_steps: tracer.top_steps });
         }
     };
     let mut graph = recording.finish();
@@ -115,6 +109,7 @@ fn translate_whole_counted(view: &FrameView<'_>, vm: &VirtualMachine, graph_glob
             ops_left,
             guards_left,
             empty: true,
+            top_steps: tracer.top_steps,
         });
     }
     let has_graph = !graph.outputs.is_empty();
@@ -239,7 +234,7 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> Result<(), String> {
 }
 
 fn failure(why: Unsupported, empty: bool) -> Failure {
-    Failure { why, ops_left: Vec::new(), guards_left: Vec::new(), empty }
+    Failure { why, ops_left: Vec::new(), guards_left: Vec::new(), empty, top_steps: 0 }
 }
 
 fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulated> {

@@ -300,7 +300,7 @@ impl Translator {
     /// Verify the translation's code and publish its graph under `name` in the frame's globals.
     #[allow(clippy::result_large_err)]
     fn install(&self, t: super::translation::Translation, frame: &FrameView<'_>, name: &str, vm: &VirtualMachine) -> Result<Entry, Failure> {
-        let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false };
+        let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false, top_steps: 0 };
         verify(&t.code).map_err(|e| fail(format!("the generated code was rejected by the verifier: {e}")))?;
         if !t.graph.outputs.is_empty() {
             let callable = PyCompiledGraph { graph: t.graph.clone(), call: t.call.clone() }.into_pyobject(vm);
