@@ -5,8 +5,8 @@
 //! dozen interpreted subscripts. The graph returns its lone output itself, or the tuple of
 //! its outputs, which the replacement returns as it is when that is the frame's result.
 
-use rustpython_vm::builtins::PyStrInterned;
-use rustpython_vm::{PyObjectRef, VirtualMachine};
+use rustpython_vm::builtins::{PyStrInterned, PyTuple};
+use rustpython_vm::{PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
 use super::source::{Source, exact_dict, item};
@@ -60,19 +60,29 @@ impl GraphCall {
         if roots.len() != self.roots.len() {
             return Err(format!("the graph takes {} arguments, got {}", self.roots.len(), roots.len()));
         }
-        self.inputs
-            .iter()
-            .map(|(root, steps)| {
-                let mut v = roots[*root].clone();
-                for step in steps {
-                    let next = match step {
-                        PathStep::Item(i) => item(&v, *i),
-                        PathStep::Key(k) => exact_dict(&v, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
-                    };
-                    v = next.ok_or_else(|| format!("an input under {} is missing", self.roots[*root]))?;
-                }
-                Ok(v)
-            })
-            .collect()
+        let mut objects = SmallVec::with_capacity(self.inputs.len());
+        for (root, steps) in &self.inputs {
+            match walk(&roots[*root], steps, vm) {
+                Some(v) => objects.push(v),
+                None => return Err(format!("an input under {} is missing", self.roots[*root])),
+            }
+        }
+        Ok(objects)
+    }
+}
+
+/// The object `steps` below `v`. Tuple items are borrowed on the way down (a reference count
+/// is an atomic operation, and a tuple keeps its items); list items and dictionary values,
+/// which another thread may replace, are held while they are walked.
+fn walk(v: &PyObject, steps: &[PathStep], vm: &VirtualMachine) -> Option<PyObjectRef> {
+    let Some((step, rest)) = steps.split_first() else {
+        return Some(v.to_owned());
+    };
+    match step {
+        PathStep::Item(i) => match v.downcast_ref::<PyTuple>() {
+            Some(t) => walk(t.as_slice().get(*i)?, rest, vm),
+            None => walk(&*item(v, *i)?, rest, vm),
+        },
+        PathStep::Key(k) => walk(&*exact_dict(v, vm)?.get_item_opt(*k, vm).ok().flatten()?, rest, vm),
     }
 }

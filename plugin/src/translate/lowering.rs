@@ -8,12 +8,15 @@
 //! rounds exactly as eager execution does. A graph with a node that has no lowering runs
 //! through the registry instead, and so does a call whose inputs are not row-major float64.
 
+use std::cell::Cell;
+use std::ops::Range;
+
 use ndarray::{ArrayD, ArrayViewMut1, IxDyn};
 use smallvec::SmallVec;
 
 use super::graph::{Graph, Value};
-use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, fit, float_op, zip_lined_up};
-use crate::tensor::ops::linalg::{SMALL_PRODUCT, small_product};
+use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, fit, float_op};
+use crate::tensor::ops::linalg::{SMALL_PRODUCT, small_product_into};
 use crate::tensor::ops::reduce::softmax_lane;
 use crate::tensor::ops::shape_ops::transpose_perm;
 use crate::tensor::shape::normalize_dim;
@@ -67,13 +70,26 @@ enum Step {
 pub struct Lowered {
     steps: Vec<Step>,
     consts: Vec<Vec<f64>>,
-    /// The last step that reads each node's result, after which its buffer is freed.
-    last_use: Vec<usize>,
-    /// Per step, the operand whose buffer it may overwrite with its result (an operand read
-    /// for the last time, of the result's shape): no allocation, one pass.
+    /// Per step, the operand whose place it overwrites with its result (an operand read for
+    /// the last time, of the result's shape): one pass, no copy.
     in_place: Vec<Option<usize>>,
+    /// Where each node's result lives in the scratch buffer. Places are planned when the
+    /// graph is lowered: a result's place is free again after its last use.
+    places: Vec<Range<usize>>,
+    /// The scratch buffer's length.
+    scratch_len: usize,
     /// Each output and its shape.
     outputs: Vec<(Value, Vec<usize>)>,
+}
+
+/// Lowering pays for small tensors, where fixed costs dominate; a graph whose intermediate
+/// results need more scratch than this (in elements) runs through the registry.
+const SCRATCH_LIMIT: usize = 1 << 16;
+
+thread_local! {
+    /// The scratch buffer of this thread's lowered runs, kept between calls (at most
+    /// `SCRATCH_LIMIT` elements): a run allocates only its outputs.
+    static SCRATCH: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
 }
 
 /// The lowering of `graph`, or why it has none (a tensor that is not float64, a node
@@ -100,8 +116,53 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
         })
         .collect();
     let outputs = graph.outputs.iter().map(|v| (*v, graph.meta(*v).shape)).collect();
-    let in_place = steps.iter().enumerate().map(|(j, step)| step.overwritable(j, last_use)).collect();
-    Ok(Lowered { steps, consts, last_use: last_use.to_vec(), in_place, outputs })
+    let in_place: Vec<Option<usize>> = steps.iter().enumerate().map(|(j, step)| step.overwritable(j, last_use)).collect();
+    let (places, scratch_len) = plan_places(graph, &steps, &in_place, last_use);
+    if scratch_len > SCRATCH_LIMIT {
+        return Err(format!("its results need {scratch_len} elements of scratch, more than the {SCRATCH_LIMIT} that lowering pays for"));
+    }
+    Ok(Lowered { steps, consts, in_place, places, scratch_len, outputs })
+}
+
+/// A place in the scratch buffer for each node's result, first fit among the places freed by
+/// earlier last uses; an in-place step takes its operand's place. Returns the places and the
+/// buffer's length.
+fn plan_places(graph: &Graph, steps: &[Step], in_place: &[Option<usize>], last_use: &[usize]) -> (Vec<Range<usize>>, usize) {
+    let mut places: Vec<Range<usize>> = Vec::with_capacity(steps.len());
+    let mut free: Vec<Range<usize>> = Vec::new();
+    let mut end = 0;
+    for (j, step) in steps.iter().enumerate() {
+        let len: usize = graph.nodes[j].meta.shape.iter().product();
+        let place = match in_place[j] {
+            Some(i) => places[i].clone(),
+            None => match free.iter().position(|r| r.len() >= len) {
+                Some(f) => {
+                    let r = free.swap_remove(f);
+                    free.push(r.start + len..r.end);
+                    r.start..r.start + len
+                }
+                None => {
+                    end += len;
+                    end - len..end
+                }
+            },
+        };
+        places.push(place);
+        // Operands read for the last time free their places (once each; the one overwritten
+        // in place now holds this step's result).
+        let mut done: SmallVec<[usize; 2]> = SmallVec::new();
+        for v in step.operands() {
+            if let Value::Node(i) = v
+                && last_use[i] == j
+                && in_place[j] != Some(i)
+                && !done.contains(&i)
+            {
+                done.push(i);
+                free.push(places[i].clone());
+            }
+        }
+    }
+    (places, end)
 }
 
 fn lower_node(graph: &Graph, op: &str, inputs: &[Value], attrs: &crate::tensor::Attrs, out: &[usize]) -> Option<Step> {
@@ -165,83 +226,111 @@ impl Lowered {
                 _ => None,
             })
             .collect::<Option<SmallVec<[&[f64]; 8]>>>()?;
-        let mut results: SmallVec<[Option<Vec<f64>>; 16]> = SmallVec::with_capacity(self.steps.len());
+        let mut scratch = SCRATCH.take();
+        if scratch.len() < self.scratch_len {
+            scratch.resize(self.scratch_len, 0.0);
+        }
         for (j, step) in self.steps.iter().enumerate() {
-            let reused = self.in_place[j].map(|i| (i, results[i].take().expect("a node's result lives until its last use")));
-            let out = {
-                let get = |v: Value| -> &[f64] {
-                    match v {
-                        Value::Input(i) => slices[i],
-                        Value::Const(i) => &self.consts[i],
-                        Value::Node(i) => results[i].as_deref().expect("a node's result lives until its last use"),
-                    }
-                };
-                match reused {
-                    Some((i, mut buf)) => {
-                        step.run_in_place(Value::Node(i), &mut buf, &get);
-                        buf
-                    }
-                    None => step.run(&get),
-                }
-            };
-            for v in step.operands() {
-                if let Value::Node(i) = v
-                    && self.last_use[i] == j
-                {
-                    results[i] = None;
-                }
+            let (out, operands) = Operands::split(&mut scratch, &self.places[j], &slices, &self.consts, &self.places);
+            match self.in_place[j] {
+                Some(i) => step.run_in_place(Value::Node(i), out, &|v| operands.get(v)),
+                None => step.run(out, &|v| operands.get(v)),
             }
-            results.push(Some(out));
         }
-        let mut outputs = Vec::with_capacity(self.outputs.len());
-        for (k, (v, shape)) in self.outputs.iter().enumerate() {
-            let data = match *v {
-                Value::Input(i) => return_input(inputs[i]),
-                Value::Const(i) => self.consts[i].clone(),
-                // The last mention of a result in the outputs takes its buffer; earlier ones copy.
-                Value::Node(i) if self.outputs[k + 1..].iter().any(|(w, _)| *w == *v) => results[i].clone().expect("outputs live to the end"),
-                Value::Node(i) => results[i].take().expect("outputs live to the end"),
-            };
-            outputs.push(TensorData::Float64(ArrayD::from_shape_vec(IxDyn(shape), data).expect("the shape was inferred")));
-        }
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(v, shape)| {
+                let data = match *v {
+                    Value::Input(i) => return_input(inputs[i]),
+                    Value::Const(i) => self.consts[i].clone(),
+                    Value::Node(i) => scratch[self.places[i].clone()].to_vec(),
+                };
+                TensorData::Float64(ArrayD::from_shape_vec(IxDyn(shape), data).expect("the shape was inferred"))
+            })
+            .collect();
+        SCRATCH.set(scratch);
         Some(outputs)
     }
+}
 
+/// What one step reads: the inputs, the constants, and the scratch buffer on either side of
+/// the place it writes. A planned place never overlaps another live one, so every operand
+/// lies wholly before or wholly after the written place.
+struct Operands<'a> {
+    inputs: &'a [&'a [f64]],
+    consts: &'a [Vec<f64>],
+    places: &'a [Range<usize>],
+    before: &'a [f64],
+    after: &'a [f64],
+    after_start: usize,
+}
+
+impl<'a> Operands<'a> {
+    fn split(scratch: &'a mut [f64], out: &Range<usize>, inputs: &'a [&'a [f64]], consts: &'a [Vec<f64>], places: &'a [Range<usize>]) -> (&'a mut [f64], Self) {
+        let (before, rest) = scratch.split_at_mut(out.start);
+        let (out_buf, after) = rest.split_at_mut(out.len());
+        (out_buf, Operands { inputs, consts, places, before, after, after_start: out.end })
+    }
+
+    fn get(&self, v: Value) -> &'a [f64] {
+        match v {
+            Value::Input(i) => self.inputs[i],
+            Value::Const(i) => &self.consts[i],
+            Value::Node(i) => {
+                let r = &self.places[i];
+                if r.end <= self.before.len() { &self.before[r.clone()] } else { &self.after[r.start - self.after_start..r.end - self.after_start] }
+            }
+        }
+    }
 }
 
 impl Step {
-    fn run<'a>(&self, get: &impl Fn(Value) -> &'a [f64]) -> Vec<f64> {
+    /// Compute into `out`, which has the result's length; every element is written.
+    fn run<'a>(&self, out: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
         match self {
             Step::Binary { op, a, b } => {
                 let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
-                let n = match (a.1, b.1) {
-                    (Fit::Whole, _) => get(a.0).len(),
-                    _ => get(b.0).len(),
-                };
-                with_binary!(*op, f => zip_lined_up(lined(*a), lined(*b), n, &f)).expect("pairings were checked when lowering")
+                with_binary!(*op, f => zip_into(lined(*a), lined(*b), out, &f))
             }
-            Step::Unary { op, a } => with_unary!(*op, f => get(*a).iter().map(|&x| f(x)).collect()),
+            Step::Unary { op, a } => with_unary!(*op, f => out.iter_mut().zip(get(*a)).for_each(|(o, &x)| *o = f(x))),
             Step::MatMul { a, b, batches, m, k, n, b_per_batch } => {
                 let (a, b) = (get(*a), get(*b));
                 if !b_per_batch {
                     // Rows are computed independently, so the batches make one tall product.
-                    return small_product(a, b, batches * m, *k, *n);
+                    return small_product_into(a, b, *k, *n, out);
                 }
-                let mut out = Vec::with_capacity(batches * m * n);
-                for (x, y) in a.chunks_exact((m * k).max(1)).zip(b.chunks_exact((k * n).max(1))).take(*batches) {
-                    out.extend(small_product(x, y, *m, *k, *n));
+                if *k == 0 {
+                    return out.fill(0.0); // empty operands: the products are zeros
                 }
-                out.resize(batches * m * n, 0.0); // empty operands: the products are zeros
-                out
+                let per_out = (m * n).max(1);
+                for ((o, x), y) in out.chunks_exact_mut(per_out).zip(a.chunks_exact(m * k)).zip(b.chunks_exact(k * n)).take(*batches) {
+                    small_product_into(x, y, *k, *n, o);
+                }
             }
             Step::Softmax { a, lane, log } => {
-                let mut x = get(*a).to_vec();
-                x.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log));
-                x
+                out.copy_from_slice(get(*a));
+                out.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log));
             }
-            Step::Permute { a, shape, perm } => permute(get(*a), shape, perm),
-            Step::Copy { a } => get(*a).to_vec(),
+            Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
+            Step::Copy { a } => out.copy_from_slice(get(*a)),
         }
+    }
+}
+
+/// `f` over two lined-up operands into `out` (the pairings `lower_node` accepts).
+fn zip_into(a: Lineup<'_, f64>, b: Lineup<'_, f64>, out: &mut [f64], f: &impl Fn(f64, f64) -> f64) {
+    match (a, b) {
+        (Lineup::Whole(x), Lineup::Whole(y)) => out.iter_mut().zip(x.iter().zip(y)).for_each(|(o, (&p, &q))| *o = f(p, q)),
+        (Lineup::Whole(x), Lineup::One(q)) => out.iter_mut().zip(x).for_each(|(o, &p)| *o = f(p, q)),
+        (Lineup::One(p), Lineup::Whole(y)) => out.iter_mut().zip(y).for_each(|(o, &q)| *o = f(p, q)),
+        (Lineup::Whole(x), Lineup::Rows(y)) => {
+            out.chunks_exact_mut(y.len()).zip(x.chunks_exact(y.len())).for_each(|(o, row)| o.iter_mut().zip(row.iter().zip(y)).for_each(|(o, (&p, &q))| *o = f(p, q)))
+        }
+        (Lineup::Rows(x), Lineup::Whole(y)) => {
+            out.chunks_exact_mut(x.len()).zip(y.chunks_exact(x.len())).for_each(|(o, row)| o.iter_mut().zip(x.iter().zip(row)).for_each(|(o, (&p, &q))| *o = f(p, q)))
+        }
+        _ => unreachable!("pairings were checked when lowering"),
     }
 }
 
@@ -288,10 +377,10 @@ impl Step {
 
 /// The elements of a row-major tensor of `shape` with its axes permuted, in row-major order
 /// (ndarray's general iterator costs more than the copy at these sizes).
-fn permute(src: &[f64], shape: &[usize], perm: &[usize]) -> Vec<f64> {
-    let Some(last) = shape.len().checked_sub(1) else { return src.to_vec() };
+fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
+    let Some(last) = shape.len().checked_sub(1) else { return out.copy_from_slice(src) };
     if src.is_empty() {
-        return Vec::new();
+        return;
     }
     let mut strides = vec![0; shape.len()];
     let mut s = 1;
@@ -302,16 +391,16 @@ fn permute(src: &[f64], shape: &[usize], perm: &[usize]) -> Vec<f64> {
     // Per output axis: its length and the source stride that walks it.
     let dims: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
     let steps: Vec<usize> = perm.iter().map(|&p| strides[p]).collect();
-    let mut out = Vec::with_capacity(src.len());
     let mut index = vec![0; shape.len()];
-    let mut base = 0;
+    let (mut base, mut at) = (0, 0);
     loop {
-        out.extend((0..dims[last]).map(|j| src[base + j * steps[last]]));
+        out[at..at + dims[last]].iter_mut().enumerate().for_each(|(j, o)| *o = src[base + j * steps[last]]);
+        at += dims[last];
         // The next row: an odometer over the outer axes.
         let mut d = last;
         loop {
             if d == 0 {
-                return out;
+                return;
             }
             d -= 1;
             index[d] += 1;
@@ -446,6 +535,36 @@ mod tests {
         g.outputs = vec![scores, r, mv, vm, same, scores];
         let inputs = [random(&[2, 4, 16]), random(&[16, 16]), random(&[16])];
         check(&mut g, &inputs);
+    }
+
+    #[test]
+    fn scratch_places_are_reused_after_their_last_use() {
+        crate::tensor::random::manual_seed(9);
+        let mut g = Graph::new();
+        let x = input(&mut g, &[4, 8]);
+        let w = input(&mut g, &[8, 8]);
+        // Products cannot overwrite an operand, so each needs a place; a freed one is reused.
+        let mut h = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+        for _ in 0..4 {
+            let twice = g.apply("add", &[h, h], Attrs::new()).unwrap(); // one operand, twice
+            h = g.apply("matmul", &[twice, w], Attrs::new()).unwrap();
+        }
+        g.outputs = vec![h];
+        g.prune();
+        let mut last_use = vec![usize::MAX; g.nodes.len()];
+        for (j, node) in g.nodes.iter().enumerate() {
+            for v in &node.inputs {
+                if let Value::Node(i) = v {
+                    last_use[*i] = j;
+                }
+            }
+        }
+        if let Value::Node(i) = h {
+            last_use[i] = usize::MAX;
+        }
+        let lowered = lower(&g, &last_use).unwrap();
+        assert!(lowered.scratch_len <= 3 * 32, "{} elements for {} results of 32", lowered.scratch_len, g.nodes.len());
+        check(&mut g, &[random(&[4, 8]), random(&[8, 8])]);
     }
 
     #[test]

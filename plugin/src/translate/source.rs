@@ -99,7 +99,7 @@ pub fn builtins_dict(frame: &FrameView<'_>) -> Option<PyDictRef> {
 }
 
 /// Element `index` of a tuple or list.
-pub fn item(obj: &PyObjectRef, index: usize) -> Option<PyObjectRef> {
+pub fn item(obj: &PyObject, index: usize) -> Option<PyObjectRef> {
     if let Some(t) = obj.downcast_ref::<PyTuple>() {
         return t.as_slice().get(index).cloned();
     }

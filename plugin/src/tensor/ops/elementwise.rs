@@ -64,7 +64,7 @@ fn zip_map_rowmajor<T: Element, U: Element>(a: &ArrayD<T>, b: &ArrayD<T>, shape:
 }
 
 /// `f` over two lined-up operands, `n` elements; `None` for a pairing it does not handle.
-pub fn zip_lined_up<T: Copy, U>(a: Lineup<'_, T>, b: Lineup<'_, T>, n: usize, f: &impl Fn(T, T) -> U) -> Option<Vec<U>> {
+fn zip_lined_up<T: Copy, U>(a: Lineup<'_, T>, b: Lineup<'_, T>, n: usize, f: &impl Fn(T, T) -> U) -> Option<Vec<U>> {
     let out: Vec<U> = match (a, b) {
         (Lineup::Whole(x), Lineup::Whole(y)) => x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect(),
         (Lineup::Whole(x), Lineup::One(q)) => x.iter().map(|&p| f(p, q)).collect(),

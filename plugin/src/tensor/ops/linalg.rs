@@ -45,27 +45,35 @@ pub const SMALL_PRODUCT: usize = 32 * 32 * 32;
 /// `a @ b` for row-major `a` (m × k) and `b` (k × n), by a plain loop: each output row
 /// accumulates the rows of `b` in order of `p`, and the inner loop runs over contiguous memory.
 pub fn small_product<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
+    let mut out = vec![T::zero(); m * n];
+    small_product_into(a, b, k, n, &mut out);
+    out
+}
+
+/// [`small_product`] written into `out`, whose `m * n` elements it overwrites (`m` is
+/// `out.len() / n`): lowered graphs keep their results in one reused buffer.
+pub fn small_product_into<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: the CPU has AVX.
-        return unsafe { small_product_avx(a, b, m, k, n) };
+        return unsafe { small_product_avx(a, b, k, n, out) };
     }
-    small_product_loop(a, b, m, k, n)
+    small_product_loop(a, b, k, n, out)
 }
 
 /// The same loop compiled for AVX: wider vectors, the same operations (multiplies and adds
 /// are never fused), so the same results on every machine.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn small_product_avx<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
-    small_product_loop(a, b, m, k, n)
+unsafe fn small_product_avx<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
+    small_product_loop(a, b, k, n, out)
 }
 
 #[inline(always)]
-fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
-    let mut out = vec![T::zero(); m * n];
+fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
     if k == 0 || n == 0 {
-        return out;
+        out.fill(T::zero());
+        return;
     }
     for (row, a_row) in out.chunks_exact_mut(n).zip(a.chunks_exact(k)) {
         // Columns in blocks whose sums stay in registers for the whole of `p`; every element
@@ -84,7 +92,6 @@ fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: 
             j += 1;
         }
     }
-    out
 }
 
 /// Columns `j .. j + W` of one output row.
