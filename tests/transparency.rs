@@ -36,6 +36,7 @@ const SCRIPTS: &[&str] = &[
     "demos/attention.py",
     "demos/train.py",
     "tests/python/graph_breaks.py",
+    "tests/python/side_effects.py",
 ];
 
 const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);

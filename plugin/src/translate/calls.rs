@@ -133,7 +133,7 @@ impl Tracer<'_> {
             let Some(source) = &source else { return unsupported("a closure read without a source") };
             for (i, cell) in cells.as_slice().iter().enumerate() {
                 let value = cell.get_attr("cell_contents", vm).ok().map(|v| Var::Lazy(v, Source::Closure(Box::new(source.clone()), i)));
-                closure.push(Rc::new(RefCell::new(CellState { value, existing: true })));
+                closure.push(Rc::new(RefCell::new(CellState { value, existing: true, home: None })));
             }
         }
         Ok(Callee { code, globals, defaults, kwdefaults, closure })
@@ -259,6 +259,7 @@ impl Tracer<'_> {
                 let n = match &args[0] {
                     Var::Tuple(_) | Var::List(_) | Var::Dict(_) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if super::tracer::is_dict(o, vm) => {
+                        self.effects.check_readable(o)?;
                         let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
                         self.guard(s, Check::TypeIs(o.class().to_owned()));
                         self.guard(s, Check::Len(n));
@@ -453,6 +454,15 @@ impl Tracer<'_> {
                 let n = l.len() as i64;
                 let j = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
                 l.insert(j, x.clone());
+                Ok(none())
+            }
+            (Var::Lazy(o, source), "append" | "extend" | "insert", _) if args.len() == if name == "insert" { 2 } else { 1 } => {
+                if name == "extend" {
+                    self.items(&args[0])?; // what extend reads, checked readable now
+                }
+                let method = if name == "append" { "append" } else if name == "extend" { "extend" } else { "insert" };
+                self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method, args });
                 Ok(none())
             }
             (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| err("pop from an empty list (IndexError)")),

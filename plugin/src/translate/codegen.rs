@@ -2,7 +2,8 @@
 //! graph's inputs from the frame (`graph_call`), calls the compiled graph (held in the frame's
 //! globals under a generated name, as TorchDynamo's `__compiled_fn_N`), rebuilds the return
 //! value from the graph's outputs, constants and values read from the frame (or returns what
-//! the graph returned, when that is the result), and returns. It keeps
+//! the graph returned, when that is the result), and returns; side effects the simulation
+//! recorded are replayed in order between the graph call and the result. It keeps
 //! the original's file, names, flags and locals (arguments are copied into it by name), and
 //! every instruction carries the position of the original's `return`.
 
@@ -26,6 +27,17 @@ pub enum Template {
     Tuple(Vec<Template>),
     List(Vec<Template>),
     Dict(Vec<(PyObjectRef, Template)>),
+}
+
+/// A side effect as the replacement replays it (see `side_effects`): targets are read from
+/// the frame, values built from templates.
+#[derive(Clone, Debug)]
+pub enum Replay {
+    Method { target: Source, method: &'static str, args: Vec<Template> },
+    SetItem { target: Source, key: Template, value: Template },
+    SetAttr { target: Source, name: String, value: Template },
+    StoreGlobal { name: String, value: Option<Template> },
+    StoreCell { name: String, value: Template },
 }
 
 /// The slot name of the graph's outputs: not a Python identifier, so it never collides.
@@ -134,6 +146,51 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// The side effects, in program order.
+    fn replay(&mut self, effects: &[Replay]) -> Result<(), String> {
+        for effect in effects {
+            match effect {
+                Replay::Method { target, method, args } => {
+                    self.load_source(target)?;
+                    let m = self.name(method);
+                    self.emit(Opcode::LoadAttr, (m << 1) | 1);
+                    for a in args {
+                        self.build(a)?;
+                    }
+                    self.emit(Opcode::Call, args.len() as u32);
+                    self.emit(Opcode::PopTop, 0);
+                }
+                Replay::SetItem { target, key, value } => {
+                    self.build(value)?;
+                    self.load_source(target)?;
+                    self.build(key)?;
+                    self.emit(Opcode::StoreSubscr, 0);
+                }
+                Replay::SetAttr { target, name, value } => {
+                    self.build(value)?;
+                    self.load_source(target)?;
+                    let n = self.name(name);
+                    self.emit(Opcode::StoreAttr, n);
+                }
+                Replay::StoreGlobal { name, value: Some(value) } => {
+                    self.build(value)?;
+                    let n = self.name(name);
+                    self.emit(Opcode::StoreGlobal, n);
+                }
+                Replay::StoreGlobal { name, value: None } => {
+                    let n = self.name(name);
+                    self.emit(Opcode::DeleteGlobal, n);
+                }
+                Replay::StoreCell { name, value } => {
+                    self.build(value)?;
+                    let slot = self.slot(name)?;
+                    self.emit(Opcode::StoreDeref, slot);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn build(&mut self, t: &Template) -> Result<(), String> {
         match t {
             Template::Load(s) => self.load_source(s)?,
@@ -187,12 +244,13 @@ fn is_graph_result(result: &Template, call: &GraphCall, n_outputs: usize) -> boo
 pub fn generate(
     original: &PyCode,
     graph: Option<(&str, &GraphCall, usize)>,
+    effects: &[Replay],
     result: &Template,
     position: Position,
     vm: &VirtualMachine,
 ) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
-    let direct = graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
+    let direct = effects.is_empty() && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
     if graph.is_some() && !direct {
         let out: &'static PyStrInterned = vm.ctx.intern_str(OUT);
         layout.varnames.push(out);
@@ -209,6 +267,7 @@ pub fn generate(
         let slot = e.slot(OUT)?;
         e.emit(Opcode::StoreFast, slot);
     }
+    e.replay(effects)?;
     e.build(result)?;
     e.emit(Opcode::ReturnValue, 0);
     assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
@@ -235,7 +294,7 @@ pub struct BreakPlan<'a> {
 /// The replacement code for `original` that breaks: run the graph, load the resume function,
 /// build the locals and the stack (all read before the breaking instruction runs, as the
 /// original read them), run the instruction, and return what the resume function returns.
-pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)>, plan: &BreakPlan<'_>, position: Position, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)>, effects: &[Replay], plan: &BreakPlan<'_>, position: Position, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
     if graph.is_some() {
         layout.varnames.push(vm.ctx.intern_str(OUT));
@@ -248,6 +307,7 @@ pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)
         let slot = e.slot(OUT)?;
         e.emit(Opcode::StoreFast, slot);
     }
+    e.replay(effects)?;
     let r = e.name(plan.resume_global);
     e.emit(Opcode::LoadGlobal, (r << 1) | 1);
     let mut args = 0;

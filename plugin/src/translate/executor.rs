@@ -13,6 +13,7 @@ use rustpython_vm::bytecode::{
 };
 use rustpython_vm::{PyObjectRef, PyRef};
 
+use super::side_effects::Effect;
 use super::source::Source;
 use super::tracer::{Location, SimResult, Tracer, Unsupported, unsupported, INSTRUCTION_BUDGET};
 use super::var::{CellRef, CellState, Globals, SimFunction, Var};
@@ -188,7 +189,7 @@ impl Tracer<'_> {
                     Some(Slot::Val(v)) => Some(v.clone()),
                     _ => None,
                 };
-                f.slots[i] = Slot::Cell(Rc::new(RefCell::new(CellState { value, existing: false })));
+                f.slots[i] = Slot::Cell(Rc::new(RefCell::new(CellState { value, existing: false, home: None })));
             }
             Opcode::CopyFreeVars => {
                 let n = arg as usize;
@@ -246,8 +247,11 @@ impl Tracer<'_> {
             Opcode::StoreDeref => {
                 let v = f.pop()?;
                 let c = Self::cell(f, arg as usize)?;
-                if c.borrow().existing {
-                    return unsupported("a store into a closure cell of the caller (a side effect)");
+                let (existing, home) = (c.borrow().existing, c.borrow().home.clone());
+                match (existing, home) {
+                    (false, _) => {}
+                    (true, Some(name)) => self.effects.log.push(Effect::StoreCell { name, value: v.clone() }),
+                    (true, None) => return unsupported("a store into a closure cell of an inlined function's caller (a side effect that is not replayed)"),
                 }
                 c.borrow_mut().value = Some(v);
             }
@@ -618,7 +622,24 @@ impl Tracer<'_> {
                 let value = f.pop()?;
                 return Ok(Some(Returned { value, position: ins.position }));
             }
-            Opcode::StoreAttr | Opcode::DeleteAttr | Opcode::StoreGlobal | Opcode::DeleteGlobal | Opcode::DeleteSubscr | Opcode::StoreSlice | Opcode::DeleteDeref => {
+            Opcode::StoreAttr => {
+                let owner = f.pop()?;
+                let value = f.pop()?;
+                let name = f.name(arg);
+                self.store_attr(&owner, &name, value)?;
+            }
+            Opcode::StoreGlobal | Opcode::DeleteGlobal => {
+                if f.globals.owner.is_some() {
+                    return unsupported("a global store by an inlined function (a side effect that is not replayed)");
+                }
+                let name = f.name(arg);
+                let value = if ins.op == Opcode::StoreGlobal { Some(f.pop()?) } else { None };
+                if value.is_none() && matches!(self.load_global_binding(&f.globals, &name), None | Some(None)) {
+                    return unsupported(format!("del of global {name:?}, which is not defined (NameError)"));
+                }
+                self.effects.store_global(&f.globals.dict, &name, value);
+            }
+            Opcode::DeleteAttr | Opcode::DeleteSubscr | Opcode::StoreSlice | Opcode::DeleteDeref => {
                 return unsupported(format!("{} (a side effect)", crate::bytecode::opcodes::opcode_name(ins.op)));
             }
             other => return unsupported(format!("opcode {}", crate::bytecode::opcodes::opcode_name(other))),
@@ -626,10 +647,23 @@ impl Tracer<'_> {
         Ok(None)
     }
 
+    /// The global `name` as the simulation sees it: `Some(Some(v))` bound (written earlier
+    /// in the simulation, or read from the dictionary), `Some(None)` deleted by the
+    /// simulation, `None` not in the dictionary.
+    fn load_global_binding(&mut self, globals: &Globals, name: &str) -> Option<Option<Var>> {
+        if let Some(written) = self.effects.global(&globals.dict, name) {
+            return Some(written);
+        }
+        let v = globals.dict.get_item_opt(name, self.vm).ok().flatten()?;
+        Some(Some(Var::Lazy(v, globals.source(name))))
+    }
+
     fn load_global(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
         let vm = self.vm;
-        if let Some(v) = globals.dict.get_item_opt(name, vm).ok().flatten() {
-            return Ok(Var::Lazy(v, globals.source(name)));
+        match self.load_global_binding(globals, name) {
+            Some(Some(v)) => return Ok(v),
+            Some(None) => return unsupported(format!("global {name:?} read after the call deleted it")),
+            None => {}
         }
         match vm.builtins.dict().get_item_opt(name, vm).ok().flatten() {
             Some(v) => {

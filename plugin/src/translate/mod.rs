@@ -1,6 +1,6 @@
 //! The translator: simulates a frame's bytecode over symbolic values (`executor`, `operators`,
 //! `calls`, `var`, `tracer`), records tensor ops through fake tensors (`recorder`) into a
-//! `graph` (run as loops over buffers when it is small and float64: `lowering`), derives `guard`s (checked as a `guard_program`) from the `source`s of what it relied on, generates the
+//! `graph` (run as loops over buffers when it is small and float64: `lowering`), records `side_effects` for the replacement to replay, derives `guard`s (checked as a `guard_program`) from the `source`s of what it relied on, generates the
 //! replacement code (`codegen`, calling the graph as `graph_call` says), and caches translations per code object (`translator`).
 
 pub mod calls;
@@ -14,6 +14,7 @@ pub mod guard_program;
 pub mod lowering;
 pub mod operators;
 pub mod recorder;
+pub mod side_effects;
 pub mod source;
 pub mod tracer;
 pub mod translation;

@@ -5,12 +5,13 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyGetSet, PyInt, PyModule, PyNone, PySlice, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyDict, PyGetSet, PyInt, PyList, PyModule, PyNone, PySlice, PyStr, PyTuple};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
 
 use super::guard::Check;
+use super::side_effects::Effect;
 use super::tracer::{SimResult, Tracer, Unsupported, is_dict, unsupported};
 use super::var::{Var, is_plain};
 use crate::tensor::python::symtrace::PyTensor;
@@ -229,6 +230,7 @@ impl Tracer<'_> {
                 found.ok_or_else(|| err("a missing key (KeyError)"))
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
+                self.effects.check_readable(o)?;
                 let key = self.plain_obj(b, "a key")?;
                 let Some(k) = key.downcast_ref::<PyStr>() else { return unsupported("a dictionary read with a non-string key") };
                 let k = k.to_string_lossy().into_owned();
@@ -273,7 +275,38 @@ impl Tracer<'_> {
                 let k = self.key(key)?;
                 super::executor::dict_insert(&mut d.borrow_mut(), k, value, vm)
             }
-            _ => unsupported(format!("item assignment into a {} (a side effect)", container.kind())),
+            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+                // Replayed as written; a list index is checked now, as the store would.
+                let k = self.plain_obj(key, "a key")?;
+                if let Some(l) = o.downcast_ref::<PyList>() {
+                    self.effects.check_len_readable(o)?;
+                    let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
+                    let n = l.borrow_vec().len() as i64;
+                    if i < -n || i >= n {
+                        return unsupported("list index out of range (IndexError)");
+                    }
+                    self.guard(source, Check::Len(n as usize));
+                } else if !k.class().is(vm.ctx.types.str_type) {
+                    return unsupported("a store into a dict of the caller with a key that is not a str");
+                }
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(o, Effect::SetItem { target: source.clone(), key: Var::Obj(k), value });
+                Ok(())
+            }
+            _ => unsupported(format!("item assignment into a {} (a side effect that is not replayed)", container.kind())),
+        }
+    }
+
+    /// `owner.name = value`: on an object of the caller, a side effect replayed as written.
+    pub fn store_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
+        let vm = self.vm;
+        match owner {
+            Var::Lazy(o, source) if is_user_instance(o, vm) && super::side_effects::plain_attribute_store(o, name, vm) => {
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(o, Effect::SetAttr { target: source.clone(), name: name.to_owned(), value });
+                Ok(())
+            }
+            _ => unsupported(format!("attribute store on a {} (a side effect that is not replayed)", owner.kind())),
         }
     }
 
@@ -368,6 +401,7 @@ impl Tracer<'_> {
         match haystack {
             Var::Dict(d) => Ok(d.borrow().iter().any(|(k, _)| vm.bool_eq(k, &n).unwrap_or(false))),
             Var::Lazy(o, source) if is_dict(o, vm) => {
+                self.effects.check_readable(o)?;
                 let Some(k) = n.downcast_ref::<PyStr>() else { return unsupported("a membership test with a non-string key") };
                 let k = k.to_string_lossy().into_owned();
                 let present = o.downcast_ref::<PyDict>().expect("dict").get_item_opt(k.as_str(), vm).ok().flatten();
@@ -425,6 +459,7 @@ impl Tracer<'_> {
         match v {
             Var::Dict(d) => Ok(d.borrow().clone()),
             Var::Lazy(o, source) if is_dict(o, vm) => {
+                self.effects.check_readable(o)?;
                 let d = o.downcast_ref::<PyDict>().expect("dict");
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 self.guard(source, Check::Len(d.__len__()));
@@ -445,6 +480,7 @@ impl Tracer<'_> {
         let vm = self.vm;
         match owner {
             Var::Lazy(o, source) if o.downcast_ref::<PyModule>().is_some() => {
+                self.effects.check_readable(o)?;
                 self.obj(owner)?; // the module's identity
                 match o.dict().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
                     Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
@@ -464,6 +500,7 @@ impl Tracer<'_> {
                 self.native_result(r, false, &format!("Tensor.{name}"))
             }
             Var::Lazy(o, source) if is_user_instance(o, vm) => {
+                self.effects.check_attr_readable(o, name)?;
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 if let Some(v) = o.dict().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
                     if class_has_data_descriptor(o, name, vm) {
@@ -486,6 +523,10 @@ impl Tracer<'_> {
         let vm = self.vm;
         match owner {
             Var::List(_) | Var::Dict(_) => Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null)),
+            // A mutating method of a caller's list: recorded as a side effect when called.
+            Var::Lazy(o, _) if o.class().is(vm.ctx.types.list_type) && matches!(name, "append" | "extend" | "insert") => {
+                Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null))
+            }
             _ if self.is_tensor(owner) => {
                 let class = PyTensor::class(&vm.ctx);
                 match class.get_attr(vm.ctx.intern_str(name)) {
@@ -496,6 +537,7 @@ impl Tracer<'_> {
             }
             Var::Lazy(o, _) if is_user_instance(o, vm) && o.dict().is_none_or(|d| d.get_item_opt(name, vm).ok().flatten().is_none()) => {
                 let Var::Lazy(_, source) = owner else { unreachable!() };
+                self.effects.check_attr_readable(o, name)?;
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 match o.class().get_attr(vm.ctx.intern_str(name)) {
                     Some(f) if f.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() => Ok((Var::Obj(f), owner.clone())),

@@ -62,6 +62,7 @@ pub struct Checkpoint {
     graph: (usize, usize, usize),
     guards: usize,
     inputs: usize,
+    effects: super::side_effects::Mark,
 }
 
 pub struct Tracer<'vm> {
@@ -78,6 +79,8 @@ pub struct Tracer<'vm> {
     /// Functions simulated inline, by qualified name (what `explain` lists).
     pub inlined: Vec<String>,
     pub rollbacks: usize,
+    /// Mutations of what existed before the call, for the replacement to replay.
+    pub effects: super::side_effects::SideEffects,
     /// Every fake the simulation has seen, kept alive: fakes are known by the address of
     /// their data, which must not be reused during the translation.
     alive: Vec<PyRef<PyTensor>>,
@@ -96,17 +99,19 @@ impl<'vm> Tracer<'vm> {
             depth: 0,
             inlined: Vec::new(),
             rollbacks: 0,
+            effects: Default::default(),
             alive: Vec::new(),
         }
     }
 
     pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint { graph: recorder::with(|r| r.mark()), guards: self.guards.len(), inputs: self.inputs.len() }
+        Checkpoint { graph: recorder::with(|r| r.mark()), guards: self.guards.len(), inputs: self.inputs.len(), effects: self.effects.mark() }
     }
 
-    /// Undo everything since `cp`: graph nodes, inputs, constants and guards.
+    /// Undo everything since `cp`: graph nodes, inputs, constants, guards and side effects.
     pub fn rollback(&mut self, cp: Checkpoint) {
         recorder::with(|r| r.rollback(cp.graph));
+        self.effects.rollback(cp.effects);
         for g in self.guards.drain(cp.guards..) {
             self.guarded.remove(&(g.source.clone(), check_kind(&g.check)));
         }
@@ -184,6 +189,7 @@ impl<'vm> Tracer<'vm> {
         } else {
             return Ok(None);
         };
+        self.effects.check_readable(obj)?;
         self.guard(source, Check::TypeIs(obj.class().to_owned()));
         self.guard(source, Check::Len(items.len()));
         Ok(Some(items.into_iter().enumerate().map(|(i, o)| Var::Lazy(o, source.clone().item(i))).collect()))

@@ -10,13 +10,14 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
 
-use super::codegen::{BreakPlan, Template, generate, generate_break};
+use super::codegen::{BreakPlan, Replay, Template, generate, generate_break};
 use super::executor::{SimFrame, Slot, TopOutcome};
 use super::graph_break::{BreakKind, ResumeCache, ResumeShape, not_breakable, replayed};
 use super::graph::{Graph, Value};
 use super::graph_call::GraphCall;
 use super::guard::GuardSet;
 use super::recorder;
+use super::side_effects::Effect;
 use super::source::Source;
 use super::tracer::{SimResult, Tracer, Unsupported, unsupported};
 use super::var::{CellState, Globals, Var, is_literal};
@@ -58,6 +59,7 @@ pub struct Failure {
 /// What a finished simulation gives code generation.
 struct Simulated {
     template: Template,
+    replays: Vec<Replay>,
     position: crate::bytecode::Position,
 }
 
@@ -114,7 +116,7 @@ fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str
     }
     let has_graph = !graph.outputs.is_empty();
     let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
-    let code = generate(view.code(), has_graph.then_some((graph_global, &call, graph.outputs.len())), &result.template, result.position, vm)
+    let code = generate(view.code(), has_graph.then_some((graph_global, &call, graph.outputs.len())), &result.replays, &result.template, result.position, vm)
         .map_err(|e| failure(Unsupported { reason: format!("code generation: {e}"), location: None }, false))?;
     Ok(Translation { guards: GuardSet::new(tracer.guards), graph: Arc::new(graph), call: Arc::new(call), code, inlined: tracer.inlined, graph_break: None })
 }
@@ -141,7 +143,8 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let split = frame.stack.len().checked_sub(popped).ok_or("the stack is shorter than the instruction pops")?;
     let nlocals = code.varnames.len();
     let mut seen = Vec::new();
-    for v in frame.stack.iter().chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
+    let effects = tracer.effects.log.clone();
+    for v in effects.iter().flat_map(effect_values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
         Slot::Val(v) => Some(v),
         _ => None,
     })) {
@@ -150,10 +153,15 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
 
     let mut outputs: Vec<Value> = Vec::new();
     let mut numbered: HashMap<Value, usize> = HashMap::new();
+    let replays = replays(&mut tracer, &mut outputs, &mut numbered).map_err(|e| e.reason)?;
     let mut template = |tracer: &mut Tracer<'_>, v: &Var| -> Result<Option<Template>, String> {
         match v {
             Var::Null => Ok(None),
-            v => build(tracer, v, &mut outputs, &mut numbered).map(Some).map_err(|e| e.reason),
+            v => {
+                let t = build(tracer, v, &mut outputs, &mut numbered).map_err(|e| e.reason)?;
+                fresh_after(tracer, effects.len(), &t).map_err(|e| e.reason)?;
+                Ok(Some(t))
+            }
         }
     };
     let mut locals = Vec::with_capacity(nlocals);
@@ -170,8 +178,8 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     recorder::with(|r| r.graph.outputs = outputs);
     let mut graph = recording.finish();
     graph.prune();
-    if graph.nodes.is_empty() {
-        return Err("no tensor work before it".into());
+    if graph.nodes.is_empty() && replays.is_empty() {
+        return Err("no tensor work or side effect before it".into());
     }
 
     let (replayed, pushed) = replayed(x);
@@ -183,7 +191,8 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
     let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
     let plan = BreakPlan { resume_global: &resume_global, locals, kept, consumed, replayed, pushed };
-    let generated = generate_break(code, Some((graph_global, &call, graph.outputs.len())), &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
+    let has_graph = !graph.outputs.is_empty();
+    let generated = generate_break(code, has_graph.then_some((graph_global, &call, graph.outputs.len())), &replays, &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
     Ok(Translation {
         guards: GuardSet::new(tracer.guards),
         graph: Arc::new(graph),
@@ -245,9 +254,74 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulate
     };
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
+    let replays = replays(tracer, &mut outputs, &mut index)?;
     let template = build(tracer, &returned.value, &mut outputs, &mut index)?;
+    let all = tracer.effects.log.len();
+    fresh_after(tracer, all, &template)?;
+    let mut seen = Vec::new();
+    tracer.effects.log.iter().flat_map(effect_values).chain([&returned.value]).try_for_each(|v| mutable_containers(v, &mut seen)).map_err(|e| Unsupported { reason: e, location: None })?;
     recorder::with(|r| r.graph.outputs = outputs);
-    Ok(Simulated { template, position: returned.position })
+    Ok(Simulated { template, replays, position: returned.position })
+}
+
+/// The recorded side effects as the replacement replays them. Each value is built from what
+/// the frame holds when the effect is replayed, so none may be read from what an earlier
+/// effect changed.
+fn replays(tracer: &mut Tracer<'_>, outputs: &mut Vec<Value>, index: &mut HashMap<Value, usize>) -> SimResult<Vec<Replay>> {
+    let effects = tracer.effects.log.clone();
+    let mut replays = Vec::with_capacity(effects.len());
+    for (k, effect) in effects.iter().enumerate() {
+        let mut value = |tracer: &mut Tracer<'_>, v: &Var| -> SimResult<Template> {
+            let t = build(tracer, v, outputs, index)?;
+            fresh_after(tracer, k, &t)?;
+            Ok(t)
+        };
+        let target_fresh = |tracer: &Tracer<'_>, target: &Source| -> SimResult<()> {
+            if tracer.effects.stale(k, target) {
+                return unsupported(format!("a side effect on {target}, which an earlier one changed"));
+            }
+            Ok(())
+        };
+        replays.push(match effect {
+            Effect::Method { target, method, args } => {
+                target_fresh(tracer, target)?;
+                let args = args.iter().map(|a| value(tracer, a)).collect::<SimResult<Vec<_>>>()?;
+                Replay::Method { target: target.clone(), method, args }
+            }
+            Effect::SetItem { target, key, value: v } => {
+                target_fresh(tracer, target)?;
+                Replay::SetItem { target: target.clone(), key: value(tracer, key)?, value: value(tracer, v)? }
+            }
+            Effect::SetAttr { target, name, value: v } => {
+                target_fresh(tracer, target)?;
+                Replay::SetAttr { target: target.clone(), name: name.clone(), value: value(tracer, v)? }
+            }
+            Effect::StoreGlobal { name, value: v } => Replay::StoreGlobal { name: name.clone(), value: v.as_ref().map(|v| value(tracer, v)).transpose()? },
+            Effect::StoreCell { name, value: v } => Replay::StoreCell { name: name.clone(), value: value(tracer, v)? },
+        });
+    }
+    Ok(replays)
+}
+
+/// Fails when `t` loads a value that one of the first `after` side effects changed (a value
+/// read before the effect and used after it: the replayed code would read the new one).
+fn fresh_after(tracer: &Tracer<'_>, after: usize, t: &Template) -> SimResult<()> {
+    match t {
+        Template::Load(s) if tracer.effects.stale(after, s) => unsupported(format!("{s} is used after a side effect changed it")),
+        Template::Tuple(items) | Template::List(items) => items.iter().try_for_each(|i| fresh_after(tracer, after, i)),
+        Template::Dict(entries) => entries.iter().try_for_each(|(_, v)| fresh_after(tracer, after, v)),
+        _ => Ok(()),
+    }
+}
+
+/// The values a side effect stores (containers made during the call among them).
+fn effect_values(e: &Effect) -> Vec<&Var> {
+    match e {
+        Effect::Method { args, .. } => args.iter().collect(),
+        Effect::SetItem { key, value, .. } => vec![key, value],
+        Effect::SetAttr { value, .. } | Effect::StoreCell { value, .. } => vec![value],
+        Effect::StoreGlobal { value, .. } => value.iter().collect(),
+    }
 }
 
 /// The frame about to run, as the simulation starts it: arguments lazy, with their sources.
@@ -261,7 +335,7 @@ fn initial_frame(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Sim
         .map(|name| {
             let source = Source::Free(name.as_str().to_owned());
             let value = source.resolve(view, vm).map(|v| Var::Lazy(v, source));
-            Rc::new(RefCell::new(CellState { value, existing: true }))
+            Rc::new(RefCell::new(CellState { value, existing: true, home: Some(name.as_str().to_owned()) }))
         })
         .collect();
     let mut frame = SimFrame::new(code.clone(), globals, closure)?;

@@ -20,6 +20,9 @@ pub struct CellState {
     pub value: Option<Var>,
     /// A cell that existed before the frame ran: storing into it is a side effect.
     pub existing: bool,
+    /// For a free variable of the translated frame: its name there, by which the replacement
+    /// code replays a store into it (other cells of the caller are not written).
+    pub home: Option<String>,
 }
 
 pub type CellRef = Rc<RefCell<CellState>>;

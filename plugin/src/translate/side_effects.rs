@@ -1,0 +1,156 @@
+//! Side effects: mutations the simulated code makes to what existed before the call (a list
+//! or dict of the caller, an attribute of an object, a global, a closure cell). The simulation
+//! does not make them; it records them, in program order, and the replacement code replays
+//! them after the graph has run (and before the breaking instruction, when the frame breaks),
+//! so that they happen exactly once, as written.
+//!
+//! What the simulation may still read afterwards is limited so that it never sees a value
+//! the replay would change: the items of a changed list or dict, the length of a grown list,
+//! a stored attribute (each also of any object of the same exact class, which could be the
+//! same object on another call: the guards do not pin identities), and, in the generated
+//! code, any value loaded from under a mutated object or from a rebound name after that
+//! mutation (see [`SideEffects::stale`]).
+
+use rustpython_vm::builtins::PyDict;
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
+
+use super::source::Source;
+use super::tracer::{SimResult, unsupported};
+use super::var::Var;
+
+#[derive(Clone, Debug)]
+pub enum Effect {
+    /// `target.method(*args)` on a list that existed before the call.
+    Method { target: Source, method: &'static str, args: Vec<Var> },
+    /// `target[key] = value` on a list or dict that existed before the call.
+    SetItem { target: Source, key: Var, value: Var },
+    /// `target.name = value` on an object that existed before the call.
+    SetAttr { target: Source, name: String, value: Var },
+    /// `global name; name = value` (`None`: `del name`), in the frame's own globals.
+    StoreGlobal { name: String, value: Option<Var> },
+    /// `nonlocal name; name = value`: a free variable of the translated frame.
+    StoreCell { name: String, value: Var },
+}
+
+impl Effect {
+    /// Whether loading `source` after this effect would read something it changed: a value
+    /// under a mutated object (the object itself is the same object), or a rebound name.
+    fn changes(&self, source: &Source) -> bool {
+        match self {
+            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } => is_strictly_under(source, target),
+            Effect::StoreGlobal { name, .. } => is_under_or_at(source, &Source::Global(name.clone())),
+            Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
+        }
+    }
+}
+
+fn is_strictly_under(source: &Source, root: &Source) -> bool {
+    source.parent().is_some_and(|p| is_under_or_at(p, root))
+}
+
+fn is_under_or_at(source: &Source, root: &Source) -> bool {
+    source == root || is_strictly_under(source, root)
+}
+
+/// The effects of one translation, and what the simulation must not read because of them.
+#[derive(Default)]
+pub struct SideEffects {
+    pub log: Vec<Effect>,
+    /// Objects that existed before the call and whose items were changed, by identity.
+    mutated: Vec<PyObjectRef>,
+    /// Of those, the ones whose length changed.
+    resized: Vec<PyObjectRef>,
+    /// Attributes stored: the object's class and the name.
+    attributes: Vec<(PyObjectRef, String)>,
+    /// Globals written, newest last: (the globals dictionary, the name, the value or `None`
+    /// for deleted).
+    globals: Vec<(PyObjectRef, String, Option<Var>)>,
+}
+
+/// How far the effects went, for a rollback.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark([usize; 5]);
+
+impl SideEffects {
+    pub fn mark(&self) -> Mark {
+        Mark([self.log.len(), self.mutated.len(), self.resized.len(), self.attributes.len(), self.globals.len()])
+    }
+
+    pub fn rollback(&mut self, m: Mark) {
+        let [log, mutated, resized, attributes, globals] = m.0;
+        self.log.truncate(log);
+        self.mutated.truncate(mutated);
+        self.resized.truncate(resized);
+        self.attributes.truncate(attributes);
+        self.globals.truncate(globals);
+    }
+
+    /// Record a mutation of `obj` (read from the frame as the effect's target).
+    pub fn mutate(&mut self, obj: &PyObjectRef, effect: Effect) {
+        match &effect {
+            Effect::SetAttr { name, .. } => self.attributes.push((obj.class().to_owned().into(), name.clone())),
+            Effect::Method { .. } => {
+                self.mutated.push(obj.clone());
+                self.resized.push(obj.clone());
+            }
+            _ => self.mutated.push(obj.clone()),
+        }
+        log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
+        self.log.push(effect);
+    }
+
+    /// Record a store into (or, with `None`, a delete from) the frame's own globals.
+    pub fn store_global(&mut self, dict: &Py<PyDict>, name: &str, value: Option<Var>) {
+        self.globals.push((dict.to_owned().into(), name.to_owned(), value.clone()));
+        self.log.push(Effect::StoreGlobal { name: name.to_owned(), value });
+    }
+
+    /// A global written earlier in the simulation: `Some(None)` when deleted.
+    pub fn global(&self, dict: &Py<PyDict>, name: &str) -> Option<Option<Var>> {
+        self.globals.iter().rev().find(|(d, n, _)| d.is(dict.as_object()) && n == name).map(|(_, _, v)| v.clone())
+    }
+
+    /// Refuses a read of the items of `obj` (an object that existed before the call) once
+    /// they, or those of an object of its exact class, have been changed.
+    pub fn check_readable(&self, obj: &PyObject) -> SimResult<()> {
+        refuse_if_touched(&self.mutated, obj, "changed")
+    }
+
+    /// Refuses a read of the length of `obj` once it, or an object of its exact class, has
+    /// grown (item stores keep the length).
+    pub fn check_len_readable(&self, obj: &PyObject) -> SimResult<()> {
+        refuse_if_touched(&self.resized, obj, "resized")
+    }
+
+    /// Refuses a read of `obj.name` once an object of its exact class had `name` stored.
+    pub fn check_attr_readable(&self, obj: &PyObject, name: &str) -> SimResult<()> {
+        if self.attributes.iter().any(|(c, n)| n == name && c.is(obj.class())) {
+            return unsupported(format!("a read of .{name} of a {} after the call stored .{name} of one (it may be this one)", obj.class().name()));
+        }
+        Ok(())
+    }
+
+    /// Whether loading `source` after the first `after` effects would read a value they changed.
+    pub fn stale(&self, after: usize, source: &Source) -> bool {
+        self.log[..after].iter().any(|e| e.changes(source))
+    }
+}
+
+fn refuse_if_touched(touched: &[PyObjectRef], obj: &PyObject, what: &str) -> SimResult<()> {
+    match touched.iter().find(|m| m.is(obj) || m.class().is(obj.class())) {
+        Some(m) if m.is(obj) => unsupported(format!("a read of a {} the call {what} earlier", obj.class().name())),
+        Some(_) => unsupported(format!("a read of a {} after the call {what} another one (it may be this one)", obj.class().name())),
+        None => Ok(()),
+    }
+}
+
+/// Whether replaying `obj.name = value` does what the simulation assumed: a plain store into
+/// the instance dictionary (no `__setattr__` of the class's own, no descriptor in the way).
+pub fn plain_attribute_store(obj: &PyObject, name: &str, vm: &VirtualMachine) -> bool {
+    let class = obj.class();
+    let object_setattr = vm.ctx.types.object_type.get_attr(vm.ctx.intern_str("__setattr__"));
+    let setattr = class.get_attr(vm.ctx.intern_str("__setattr__"));
+    let plain_setattr = matches!((setattr, object_setattr), (Some(a), Some(b)) if a.is(&b));
+    let descriptor = class.get_attr(vm.ctx.intern_str(name)).is_some_and(|a| a.class().slots.descr_set.load().is_some());
+    plain_setattr && obj.dict().is_some() && !descriptor
+}

@@ -1,0 +1,171 @@
+"""Side effects in traced functions: mutations of what existed before the call are recorded
+by the simulation and replayed by the replacement code, in program order, so that after the
+call everything is as after an eager call: list appends, dict and list item stores, attribute
+stores, global stores and deletes, closure cell stores, also before a graph break, and reads
+of mutated state. For each case: eager and traced start from equal fresh state; the results
+and the state afterwards are equal; explain() counts the expected graphs and breaks; a second
+call translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
+import symtrace as st
+
+failures = []
+
+
+class Model:
+    def __init__(self):
+        self.w = st.ones(3)
+        self.steps = 0
+
+
+counter = 0
+doomed = "here"
+
+
+def appends(x, log):
+    y = x * 2.0
+    log.append(y)
+    log.extend([y + 1.0, 3])
+    log.insert(0, "first")
+    return y * 3.0
+
+
+def item_stores(x, table, row):
+    y = x + 1.0
+    table["y"] = y
+    table["n"] = 3
+    row[0] = y * 2.0
+    row[-1] = "last"
+    return y.sum()
+
+
+def attribute_stores(x, m):
+    y = x @ m.w
+    m.last = y
+    m.steps = m.steps + 1
+    return y * 2.0
+
+
+def global_stores(x):
+    global counter, doomed
+    y = x - 1.0
+    counter = counter + 10
+    del doomed
+    return y * y
+
+
+def make_accumulator():
+    total = st.zeros(3)
+
+    def accumulate(x):
+        nonlocal total
+        total = total + x
+        return total * 1.0
+
+    return accumulate
+
+
+def effects_then_break(x, log, m):
+    y = x * 4.0
+    log.append(y)
+    m.tag = "set"
+    print("  effects_then_break sees", log)
+    return y + 1.0
+
+
+def read_after_mutation(x, log):
+    y = x * 5.0
+    log.append(y)
+    n = len(log)
+    return y * n
+
+
+def stale_value(x, m):
+    y = x * 6.0
+    old = m.steps
+    m.steps = old + 1
+    return y, old
+
+
+def aliased(x, a, b):
+    a.append(x * 7.0)
+    return len(b)
+
+
+def plain(v):
+    """Tensors as lists, objects as their dicts, so that states compare by value."""
+    if isinstance(v, st.Tensor):
+        return ("tensor", v.tolist())
+    if isinstance(v, (list, tuple)):
+        return [plain(i) for i in v]
+    if isinstance(v, dict):
+        return {k: plain(i) for k, i in v.items()}
+    if isinstance(v, Model):
+        return plain(vars(v))
+    return v
+
+
+def global_state():
+    return {"counter": counter, "doomed": globals().get("doomed", "<deleted>")}
+
+
+def reset_globals():
+    global counter, doomed
+    counter, doomed = 0, "here"
+
+
+@st.disable
+def check(name, fn, make_args, graphs, breaks, state_of=None):
+    """`make_args()` gives fresh arguments; `state_of(args)` what the call may have changed."""
+    state_of = state_of or (lambda args: args[1:])
+
+    def run(call):
+        reset_globals()
+        args = make_args()
+        result = call(*args)
+        return plain(result), plain(state_of(args)), global_state()
+
+    eager = run(st.disable(fn))
+    reset_globals()
+    e = st.explain(fn, *make_args())
+    traced = run(fn)
+    before = st.stats()["translations"]
+    again = run(fn)
+    after = st.stats()["translations"]
+    problems = []
+    if traced != eager:
+        problems.append(f"traced {traced} != eager {eager}")
+    if again != eager:
+        problems.append(f"second call {again} != eager {eager}")
+    if graphs is not None and (e.graph_count, e.graph_break_count) != (graphs, breaks):
+        problems.append(f"{e.graph_count} graphs, {e.graph_break_count} breaks (expected {graphs}, {breaks}): {e.break_reasons}")
+    if after != before:
+        problems.append(f"a second call translated {after - before} more")
+    print(("FAIL " if problems else "ok ") + name + (": " + "; ".join(problems) if problems else ""))
+    if problems:
+        failures.append(name)
+
+
+st.manual_seed(0)
+x = st.randn(3)
+check("list.append, extend and insert", appends, lambda: (x, ["old"]), 1, 0)
+check("dict and list item stores", item_stores, lambda: (x, {"keep": 1}, [0, 1, 2]), 1, 0)
+check("attribute stores", attribute_stores, lambda: (x, Model()), 1, 0)
+check("global stores and deletes", global_stores, lambda: (x,), 1, 0, state_of=lambda args: None)
+# A closure keeps its running total across calls: eager and traced closures, three calls each.
+acc_eager, acc_traced = make_accumulator(), make_accumulator()
+eager_totals = [st.disable(acc_eager)(x).tolist() for _ in range(3)]
+traced_totals = [acc_traced(x).tolist() for _ in range(2)]
+before = st.stats()["translations"]
+traced_totals.append(acc_traced(x).tolist())
+again = st.stats()["translations"] - before
+e = st.explain(make_accumulator(), x)
+cell_ok = eager_totals == traced_totals and (e.graph_count, e.graph_break_count) == (1, 0) and again == 0
+print(("ok " if cell_ok else "FAIL ") + f"a closure cell store: {traced_totals} vs {eager_totals}, {e.graph_count} graph, {e.graph_break_count} breaks")
+if not cell_ok:
+    failures.append("a closure cell store")
+# The print after the effects sees them: they are replayed before the breaking call runs.
+check("effects, then a graph break", effects_then_break, lambda: (x, [], Model()), 2, 1)
+check("a read of a mutated list", read_after_mutation, lambda: (x, [1]), None, None)
+check("a value read before its store", stale_value, lambda: (x, Model()), None, None)
+check("two arguments that are one list", aliased, lambda: (lambda s: (x, s, s))([]), None, None)
+check("two distinct lists", aliased, lambda: (x, [], [9]), None, None)
+print("ALL OK" if not failures else f"FAILED {failures}", len(failures))
