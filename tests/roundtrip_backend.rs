@@ -48,6 +48,7 @@ fn the_replacement_actually_runs() {
     std::fs::write(&probe, "import sys\ndef f():\n    return sys._getframe().f_code is f.__code__\nprint(f())\n").unwrap();
     assert_eq!(text(&run(&[], &probe).stdout), "True\n");
     assert_eq!(text(&run(ROUNDTRIP, &probe).stdout), "False\n");
+    std::fs::remove_file(&probe).ok();
 }
 
 #[test]
@@ -55,6 +56,7 @@ fn exit_status_is_kept_under_roundtrip() {
     let failing = std::env::temp_dir().join(format!("symtrace-rt-exit-{}.py", std::process::id()));
     std::fs::write(&failing, "import sys\ndef f(n):\n    if n > 2:\n        sys.exit(n)\n    return f(n + 1)\nf(0)\n").unwrap();
     assert_eq!(run(ROUNDTRIP, &failing).status.code(), Some(3));
+    std::fs::remove_file(&failing).ok();
 }
 
 #[test]
@@ -94,6 +96,8 @@ fn each_code_object_is_rebuilt_once_and_dumped_side_by_side() {
     let mut ours: Vec<&String> = names.iter().filter(|n| n.starts_with(&format!("{stem}."))).collect();
     ours.sort();
     assert_eq!(ours, [&format!("{stem}._module_.1.dis"), &format!("{stem}.guarded.4.dis"), &format!("{stem}.hot.1.dis")]);
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_file(&script).ok();
 }
 
 #[test]

@@ -432,7 +432,7 @@ impl Tracer<'_> {
         self.native_result(r, from_fakes, what)
     }
 
-    fn container_method(&mut self, owner: &Var, name: &str, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<Var> {
+    fn container_method(&mut self, owner: &Var, name: &'static str, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<Var> {
         let vm = self.vm;
         if !kwargs.is_empty() {
             return unsupported(format!("{name}() with keyword arguments"));
@@ -460,9 +460,8 @@ impl Tracer<'_> {
                 if name == "extend" {
                     self.items(&args[0])?; // what extend reads, checked readable now
                 }
-                let method = if name == "append" { "append" } else if name == "extend" { "extend" } else { "insert" };
                 self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method, args });
+                self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method: name, args });
                 Ok(none())
             }
             (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| err("pop from an empty list (IndexError)")),

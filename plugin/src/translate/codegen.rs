@@ -12,6 +12,7 @@ use rustpython_vm::bytecode::Opcode;
 use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 
 use super::graph_call::GraphCall;
+use super::side_effects::Effect;
 use super::source::Source;
 use crate::bytecode::{CodeLayout, Instr, Position, assemble};
 
@@ -31,14 +32,7 @@ pub enum Template {
 
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from
 /// the frame, values built from templates.
-#[derive(Clone, Debug)]
-pub enum Replay {
-    Method { target: Source, method: &'static str, args: Vec<Template> },
-    SetItem { target: Source, key: Template, value: Template },
-    SetAttr { target: Source, name: String, value: Template },
-    StoreGlobal { name: String, value: Option<Template> },
-    StoreCell { name: String, value: Template },
-}
+pub type Replay = Effect<Template>;
 
 /// The slot name of the graph's outputs: not a Python identifier, so it never collides.
 const OUT: &str = "%graph_out";
@@ -150,7 +144,7 @@ impl Emitter<'_> {
     fn replay(&mut self, effects: &[Replay]) -> Result<(), String> {
         for effect in effects {
             match effect {
-                Replay::Method { target, method, args } => {
+                Effect::Method { target, method, args } => {
                     self.load_source(target)?;
                     let m = self.name(method);
                     self.emit(Opcode::LoadAttr, (m << 1) | 1);
@@ -160,28 +154,28 @@ impl Emitter<'_> {
                     self.emit(Opcode::Call, args.len() as u32);
                     self.emit(Opcode::PopTop, 0);
                 }
-                Replay::SetItem { target, key, value } => {
+                Effect::SetItem { target, key, value } => {
                     self.build(value)?;
                     self.load_source(target)?;
                     self.build(key)?;
                     self.emit(Opcode::StoreSubscr, 0);
                 }
-                Replay::SetAttr { target, name, value } => {
+                Effect::SetAttr { target, name, value } => {
                     self.build(value)?;
                     self.load_source(target)?;
                     let n = self.name(name);
                     self.emit(Opcode::StoreAttr, n);
                 }
-                Replay::StoreGlobal { name, value: Some(value) } => {
+                Effect::StoreGlobal { name, value: Some(value) } => {
                     self.build(value)?;
                     let n = self.name(name);
                     self.emit(Opcode::StoreGlobal, n);
                 }
-                Replay::StoreGlobal { name, value: None } => {
+                Effect::StoreGlobal { name, value: None } => {
                     let n = self.name(name);
                     self.emit(Opcode::DeleteGlobal, n);
                 }
-                Replay::StoreCell { name, value } => {
+                Effect::StoreCell { name, value } => {
                     self.build(value)?;
                     let slot = self.slot(name)?;
                     self.emit(Opcode::StoreDeref, slot);

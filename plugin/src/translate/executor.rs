@@ -13,7 +13,6 @@ use rustpython_vm::bytecode::{
 };
 use rustpython_vm::{PyObjectRef, PyRef};
 
-use super::side_effects::Effect;
 use super::source::Source;
 use super::tracer::{Location, SimResult, Tracer, Unsupported, unsupported, INSTRUCTION_BUDGET};
 use super::var::{CellRef, CellState, Globals, SimFunction, Var};
@@ -250,7 +249,7 @@ impl Tracer<'_> {
                 let (existing, home) = (c.borrow().existing, c.borrow().home.clone());
                 match (existing, home) {
                     (false, _) => {}
-                    (true, Some(name)) => self.effects.log.push(Effect::StoreCell { name, value: v.clone() }),
+                    (true, Some(name)) => self.effects.store_cell(&name, v.clone()),
                     (true, None) => return unsupported("a store into a closure cell of an inlined function's caller (a side effect that is not replayed)"),
                 }
                 c.borrow_mut().value = Some(v);

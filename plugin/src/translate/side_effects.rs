@@ -18,21 +18,57 @@ use super::source::Source;
 use super::tracer::{SimResult, unsupported};
 use super::var::Var;
 
+/// One side effect, with its values as the simulation holds them (`V` = [`Var`]) or as the
+/// replacement code builds them (`V` = `codegen::Template`).
 #[derive(Clone, Debug)]
-pub enum Effect {
+pub enum Effect<V = Var> {
     /// `target.method(*args)` on a list that existed before the call.
-    Method { target: Source, method: &'static str, args: Vec<Var> },
+    Method { target: Source, method: &'static str, args: Vec<V> },
     /// `target[key] = value` on a list or dict that existed before the call.
-    SetItem { target: Source, key: Var, value: Var },
+    SetItem { target: Source, key: V, value: V },
     /// `target.name = value` on an object that existed before the call.
-    SetAttr { target: Source, name: String, value: Var },
+    SetAttr { target: Source, name: String, value: V },
     /// `global name; name = value` (`None`: `del name`), in the frame's own globals.
-    StoreGlobal { name: String, value: Option<Var> },
+    StoreGlobal { name: String, value: Option<V> },
     /// `nonlocal name; name = value`: a free variable of the translated frame.
-    StoreCell { name: String, value: Var },
+    StoreCell { name: String, value: V },
 }
 
-impl Effect {
+impl<V> Effect<V> {
+    /// The same effect with each value mapped by `f` (in the order they are replayed).
+    pub fn try_map<W, E>(&self, mut f: impl FnMut(&V) -> Result<W, E>) -> Result<Effect<W>, E> {
+        Ok(match self {
+            Effect::Method { target, method, args } => Effect::Method { target: target.clone(), method, args: args.iter().map(&mut f).collect::<Result<_, _>>()? },
+            Effect::SetItem { target, key, value } => {
+                let value = f(value)?;
+                Effect::SetItem { target: target.clone(), key: f(key)?, value }
+            }
+            Effect::SetAttr { target, name, value } => Effect::SetAttr { target: target.clone(), name: name.clone(), value: f(value)? },
+            Effect::StoreGlobal { name, value } => Effect::StoreGlobal { name: name.clone(), value: value.as_ref().map(f).transpose()? },
+            Effect::StoreCell { name, value } => Effect::StoreCell { name: name.clone(), value: f(value)? },
+        })
+    }
+
+    /// The object or name the effect changes, when it is read from the frame.
+    pub fn target(&self) -> Option<&Source> {
+        match self {
+            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } => Some(target),
+            Effect::StoreGlobal { .. } | Effect::StoreCell { .. } => None,
+        }
+    }
+
+    /// The values it stores.
+    pub fn values(&self) -> Vec<&V> {
+        match self {
+            Effect::Method { args, .. } => args.iter().collect(),
+            Effect::SetItem { key, value, .. } => vec![key, value],
+            Effect::SetAttr { value, .. } | Effect::StoreCell { value, .. } => vec![value],
+            Effect::StoreGlobal { value, .. } => value.iter().collect(),
+        }
+    }
+}
+
+impl<V> Effect<V> {
     /// Whether loading `source` after this effect would read something it changed: a value
     /// under a mutated object (the object itself is the same object), or a rebound name.
     fn changes(&self, source: &Source) -> bool {
@@ -102,7 +138,16 @@ impl SideEffects {
     /// Record a store into (or, with `None`, a delete from) the frame's own globals.
     pub fn store_global(&mut self, dict: &Py<PyDict>, name: &str, value: Option<Var>) {
         self.globals.push((dict.to_owned().into(), name.to_owned(), value.clone()));
-        self.log.push(Effect::StoreGlobal { name: name.to_owned(), value });
+        let effect = Effect::StoreGlobal { name: name.to_owned(), value };
+        log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
+        self.log.push(effect);
+    }
+
+    /// Record a store into a free variable of the translated frame.
+    pub fn store_cell(&mut self, name: &str, value: Var) {
+        let effect = Effect::StoreCell { name: name.to_owned(), value };
+        log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
+        self.log.push(effect);
     }
 
     /// A global written earlier in the simulation: `Some(None)` when deleted.

@@ -144,7 +144,7 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let nlocals = code.varnames.len();
     let mut seen = Vec::new();
     let effects = tracer.effects.log.clone();
-    for v in effects.iter().flat_map(effect_values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
+    for v in effects.iter().flat_map(Effect::values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
         Slot::Val(v) => Some(v),
         _ => None,
     })) {
@@ -259,7 +259,7 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulate
     let all = tracer.effects.log.len();
     fresh_after(tracer, all, &template)?;
     let mut seen = Vec::new();
-    tracer.effects.log.iter().flat_map(effect_values).chain([&returned.value]).try_for_each(|v| mutable_containers(v, &mut seen)).map_err(|e| Unsupported { reason: e, location: None })?;
+    tracer.effects.log.iter().flat_map(Effect::values).chain([&returned.value]).try_for_each(|v| mutable_containers(v, &mut seen)).map_err(|e| Unsupported { reason: e, location: None })?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok(Simulated { template, replays, position: returned.position })
 }
@@ -271,34 +271,16 @@ fn replays(tracer: &mut Tracer<'_>, outputs: &mut Vec<Value>, index: &mut HashMa
     let effects = tracer.effects.log.clone();
     let mut replays = Vec::with_capacity(effects.len());
     for (k, effect) in effects.iter().enumerate() {
-        let mut value = |tracer: &mut Tracer<'_>, v: &Var| -> SimResult<Template> {
+        if let Some(target) = effect.target()
+            && tracer.effects.stale(k, target)
+        {
+            return unsupported(format!("a side effect on {target}, which an earlier one changed"));
+        }
+        replays.push(effect.try_map(|v| {
             let t = build(tracer, v, outputs, index)?;
             fresh_after(tracer, k, &t)?;
             Ok(t)
-        };
-        let target_fresh = |tracer: &Tracer<'_>, target: &Source| -> SimResult<()> {
-            if tracer.effects.stale(k, target) {
-                return unsupported(format!("a side effect on {target}, which an earlier one changed"));
-            }
-            Ok(())
-        };
-        replays.push(match effect {
-            Effect::Method { target, method, args } => {
-                target_fresh(tracer, target)?;
-                let args = args.iter().map(|a| value(tracer, a)).collect::<SimResult<Vec<_>>>()?;
-                Replay::Method { target: target.clone(), method, args }
-            }
-            Effect::SetItem { target, key, value: v } => {
-                target_fresh(tracer, target)?;
-                Replay::SetItem { target: target.clone(), key: value(tracer, key)?, value: value(tracer, v)? }
-            }
-            Effect::SetAttr { target, name, value: v } => {
-                target_fresh(tracer, target)?;
-                Replay::SetAttr { target: target.clone(), name: name.clone(), value: value(tracer, v)? }
-            }
-            Effect::StoreGlobal { name, value: v } => Replay::StoreGlobal { name: name.clone(), value: v.as_ref().map(|v| value(tracer, v)).transpose()? },
-            Effect::StoreCell { name, value: v } => Replay::StoreCell { name: name.clone(), value: value(tracer, v)? },
-        });
+        })?);
     }
     Ok(replays)
 }
@@ -314,15 +296,6 @@ fn fresh_after(tracer: &Tracer<'_>, after: usize, t: &Template) -> SimResult<()>
     }
 }
 
-/// The values a side effect stores (containers made during the call among them).
-fn effect_values(e: &Effect) -> Vec<&Var> {
-    match e {
-        Effect::Method { args, .. } => args.iter().collect(),
-        Effect::SetItem { key, value, .. } => vec![key, value],
-        Effect::SetAttr { value, .. } | Effect::StoreCell { value, .. } => vec![value],
-        Effect::StoreGlobal { value, .. } => value.iter().collect(),
-    }
-}
 
 /// The frame about to run, as the simulation starts it: arguments lazy, with their sources.
 fn initial_frame(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<SimFrame> {
