@@ -66,9 +66,7 @@ impl<V> Effect<V> {
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
         }
     }
-}
 
-impl<V> Effect<V> {
     /// Whether loading `source` after this effect would read something it changed: a value
     /// under a mutated object (the object itself is the same object), or a rebound name.
     fn changes(&self, source: &Source) -> bool {

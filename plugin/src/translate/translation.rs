@@ -142,14 +142,11 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let popped = x.op.stack_effect_info(x.arg).popped() as usize;
     let split = frame.stack.len().checked_sub(popped).ok_or("the stack is shorter than the instruction pops")?;
     let nlocals = code.varnames.len();
-    let mut seen = Vec::new();
-    let effects = tracer.effects.log.clone();
-    for v in effects.iter().flat_map(Effect::values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
+    let n_effects = tracer.effects.log.len();
+    held_once(tracer.effects.log.iter().flat_map(Effect::values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
         Slot::Val(v) => Some(v),
         _ => None,
-    })) {
-        mutable_containers(v, &mut seen)?;
-    }
+    })))?;
 
     let mut outputs: Vec<Value> = Vec::new();
     let mut numbered: HashMap<Value, usize> = HashMap::new();
@@ -159,7 +156,7 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
             Var::Null => Ok(None),
             v => {
                 let t = build(tracer, v, &mut outputs, &mut numbered).map_err(|e| e.reason)?;
-                fresh_after(tracer, effects.len(), &t).map_err(|e| e.reason)?;
+                fresh_after(tracer, n_effects, &t).map_err(|e| e.reason)?;
                 Ok(Some(t))
             }
         }
@@ -178,8 +175,8 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     recorder::with(|r| r.graph.outputs = outputs);
     let mut graph = recording.finish();
     graph.prune();
-    if graph.nodes.is_empty() && replays.is_empty() {
-        return Err("no tensor work or side effect before it".into());
+    if graph.nodes.is_empty() {
+        return Err("no tensor work before it".into());
     }
 
     let (replayed, pushed) = replayed(x);
@@ -191,8 +188,7 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
     let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
     let plan = BreakPlan { resume_global: &resume_global, locals, kept, consumed, replayed, pushed };
-    let has_graph = !graph.outputs.is_empty();
-    let generated = generate_break(code, has_graph.then_some((graph_global, &call, graph.outputs.len())), &replays, &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
+    let generated = generate_break(code, Some((graph_global, &call, graph.outputs.len())), &replays, &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
     Ok(Translation {
         guards: GuardSet::new(tracer.guards),
         graph: Arc::new(graph),
@@ -216,6 +212,14 @@ fn at_break(why: Unsupported, code: &PyCode, x: &crate::bytecode::Instr) -> Unsu
         _ => why.reason,
     };
     Unsupported { reason, location: Some(here) }
+}
+
+/// Fails when a list or dict made during the simulation is reachable twice from `values` (the
+/// frame's state, what side effects store): rebuilt from templates, the two would become two
+/// objects.
+fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> Result<(), String> {
+    let mut seen = Vec::new();
+    values.into_iter().try_for_each(|v| mutable_containers(v, &mut seen))
 }
 
 /// Fails when a list or dict made during the simulation is reachable twice from the frame's
@@ -256,10 +260,8 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulate
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(tracer, &mut outputs, &mut index)?;
     let template = build(tracer, &returned.value, &mut outputs, &mut index)?;
-    let all = tracer.effects.log.len();
-    fresh_after(tracer, all, &template)?;
-    let mut seen = Vec::new();
-    tracer.effects.log.iter().flat_map(Effect::values).chain([&returned.value]).try_for_each(|v| mutable_containers(v, &mut seen)).map_err(|e| Unsupported { reason: e, location: None })?;
+    fresh_after(tracer, tracer.effects.log.len(), &template)?;
+    held_once(tracer.effects.log.iter().flat_map(Effect::values).chain([&returned.value])).map_err(|e| Unsupported { reason: e, location: None })?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok(Simulated { template, replays, position: returned.position })
 }
