@@ -99,3 +99,17 @@ fn bad_options_are_refused_with_a_message() {
         assert!(!out.stderr.is_empty(), "{opt}");
     }
 }
+
+#[test]
+fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
+    let dir = std::env::temp_dir().join(format!("symtrace-long-loop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("long_loop.py");
+    // range(10**12) would be a trillion integers if the translator unrolled it before
+    // counting; the loop itself stops after three steps when it runs as written.
+    std::fs::write(&script, "import symtrace as st\ndef f(x):\n    for i in range(10**12):\n        if i == 3:\n            break\n        x = x + 1.0\n    return x\nprint(f(st.zeros(2)).tolist())\n").unwrap();
+    let (out, err) = stdout_of(&["--plugin", "symtrace", script.to_str().unwrap()], &[("RUST_LOG", "symtrace::graph_breaks=info")]);
+    assert_eq!(out.trim(), "[3.0, 3.0]");
+    assert!(err.contains("a loop of more than 10000 iterations"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -582,10 +582,19 @@ fn index_items(items: &[Var], key: &PyObjectRef, list: bool, vm: &VirtualMachine
     unsupported(format!("a sequence indexed by a {}", key.class().name()))
 }
 
+/// The items of a range or a plain container. Its length is asked first (natively: these
+/// types have no Python `__len__`), so that `range(10**9)` is refused before a billion
+/// integers are made.
 fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
+    let too_long = || unsupported(format!("a loop of more than {} iterations", super::tracer::MAX_UNROLL));
+    match o.length(vm) {
+        Ok(n) if n <= super::tracer::MAX_UNROLL => {}
+        Ok(_) => return too_long(),
+        Err(_) => return unsupported(format!("iteration over a {} of unknown length", o.class().name())),
+    }
     let items: Vec<PyObjectRef> = vm.extract_elements_with(o, Ok).map_err(|_| err(format!("iteration over a {}", o.class().name())))?;
     if items.len() > super::tracer::MAX_UNROLL {
-        return unsupported(format!("a loop of more than {} iterations", super::tracer::MAX_UNROLL));
+        return too_long();
     }
     Ok(items.into_iter().map(Var::Obj).collect())
 }
