@@ -235,6 +235,62 @@ impl<'a> FrameView<'a> {
 pub struct CodeHookData {
     skipped: AtomicBool,
     extra: PyRwLock<Vec<Option<Arc<dyn Any + Send + Sync>>>>,
+    /// The replacements validated for frames of this code, with their slot maps, newest
+    /// last: a replacement is validated once per original, not on every call.
+    layouts: PyRwLock<Vec<Arc<SlotMap>>>,
+}
+
+/// How many validated replacements a code object remembers. Each entry holds its
+/// replacement alive (so that its address cannot be reused by another code object while it
+/// is remembered); the oldest is forgotten first.
+const LAYOUTS_KEPT: usize = 4;
+
+/// How a replacement's frame is filled from its original's, worked out when the pair is
+/// validated: by name, once.
+struct SlotMap {
+    replacement: PyRef<PyCode>,
+    /// (replacement slot, original slot) of every non-free slot the original also has.
+    moves: Vec<(usize, usize)>,
+    /// Per free variable of the replacement, the original's slot that holds its cell.
+    cells: Vec<usize>,
+    /// The free variables agree, so the replacement runs with the original's function.
+    same_free_vars: bool,
+}
+
+impl SlotMap {
+    fn new(original: &PyCode, replacement: PyRef<PyCode>) -> Self {
+        let names = original.localsplus_names();
+        let find = |name: &PyStrInterned| names.iter().position(|n| core::ptr::eq(*n, name));
+        let moves = replacement
+            .localsplus_names()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| replacement.localspluskinds[*i] & CO_FAST_FREE == 0)
+            .filter_map(|(i, name)| Some((i, find(name)?)))
+            .collect();
+        let cells = replacement.freevars.iter().filter_map(|name| find(name)).collect();
+        let same_free_vars = same_free_vars(original, &replacement);
+        Self { replacement, moves, cells, same_free_vars }
+    }
+}
+
+/// The slot map of `replacement` for frames of `original`, validating the pair the first time.
+fn slot_map(original: &PyCode, replacement: &PyRef<PyCode>) -> Result<Arc<SlotMap>, String> {
+    let known = |layouts: &[Arc<SlotMap>]| layouts.iter().find(|m| core::ptr::eq::<Py<PyCode>>(&*m.replacement, &**replacement)).cloned();
+    if let Some(map) = known(&original.hook_data.layouts.read()) {
+        return Ok(map);
+    }
+    validate_replacement(original, replacement)?;
+    let map = Arc::new(SlotMap::new(original, replacement.clone()));
+    let mut layouts = original.hook_data.layouts.write();
+    if let Some(map) = known(&layouts) {
+        return Ok(map);
+    }
+    if layouts.len() >= LAYOUTS_KEPT {
+        layouts.remove(0);
+    }
+    layouts.push(map.clone());
+    Ok(map)
 }
 
 static NEXT_EXTRA_INDEX: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
@@ -334,7 +390,7 @@ impl Drop for ModeGuard<'_> {
 /// What the consultation decided, after validation.
 enum Verdict {
     Default(CalleeMode),
-    Replace(PyRef<PyCode>, CalleeMode),
+    Replace(Arc<SlotMap>, CalleeMode),
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> &str {
@@ -404,16 +460,19 @@ fn consult(vm: &VirtualMachine, iframe: &InterpreterFrame, entry: FrameEntry) ->
                     view.describe()
                 );
                 Verdict::Default(decision.callees)
-            } else if let Err(why) = validate_replacement(code, &new_code) {
-                log::warn!(
-                    target: "eval_hook",
-                    "replacement refused for {}: {}; the frame runs as is",
-                    view.describe(),
-                    why
-                );
-                Verdict::Default(decision.callees)
             } else {
-                Verdict::Replace(new_code, decision.callees)
+                match slot_map(code, &new_code) {
+                    Ok(map) => Verdict::Replace(map, decision.callees),
+                    Err(why) => {
+                        log::warn!(
+                            target: "eval_hook",
+                            "replacement refused for {}: {}; the frame runs as is",
+                            view.describe(),
+                            why
+                        );
+                        Verdict::Default(decision.callees)
+                    }
+                }
             }
         }
     })
@@ -485,37 +544,20 @@ pub fn validate_replacement(original: &PyCode, replacement: &PyCode) -> Result<(
 
 /// The closure a replacement frame starts with: for each of its free variables, the original
 /// frame's cell of the same name (validated to exist).
-fn closure_by_name(orig: &InterpreterFrame, new_code: &PyCode) -> Vec<PyCellRef> {
-    let orig_code = orig.code();
-    let names = orig_code.localsplus_names();
+fn closure_of(orig: &InterpreterFrame, map: &SlotMap) -> Vec<PyCellRef> {
     let slots = orig.localsplus.fastlocals();
-    new_code
-        .freevars
+    map.cells
         .iter()
-        .filter_map(|name| {
-            let j = names.iter().position(|n| core::ptr::eq(*n, *name))?;
-            slots[j].clone()?.downcast::<crate::builtins::function::PyCell>().ok()
-        })
+        .filter_map(|&j| slots[j].clone()?.downcast::<crate::builtins::function::PyCell>().ok())
         .collect()
 }
 
 /// Move every non-free slot of `orig` into the slot of the same name in `new`.
-fn move_locals_by_name(orig: &mut InterpreterFrame, new: &mut InterpreterFrame) {
-    let orig_code: &Py<PyCode> = orig.code();
-    // SAFETY: the code object is kept alive by the original frame's owner for the whole call;
-    // the reference is detached from the `orig` borrow so that its slots can be mutated.
-    let orig_code: &Py<PyCode> = unsafe { &*(orig_code as *const Py<PyCode>) };
-    let new_code: &Py<PyCode> = unsafe { &*(new.code() as *const Py<PyCode>) };
-    let orig_names = orig_code.localsplus_names();
+fn move_locals(orig: &mut InterpreterFrame, new: &mut InterpreterFrame, map: &SlotMap) {
     let src = orig.localsplus.fastlocals_mut();
     let dst = new.localsplus.fastlocals_mut();
-    for (i, name) in new_code.localsplus_names().iter().enumerate() {
-        if new_code.localspluskinds[i] & CO_FAST_FREE != 0 {
-            continue;
-        }
-        if let Some(j) = orig_names.iter().position(|n| core::ptr::eq(*n, *name)) {
-            dst[i] = src[j].take();
-        }
+    for &(i, j) in &map.moves {
+        dst[i] = src[j].take();
     }
 }
 
@@ -546,19 +588,16 @@ pub(crate) fn run_frame_fast_hooked(vm: &VirtualMachine, iframe: &mut Interprete
             let _callees = ModeGuard::for_callees(vm, callees);
             vm.run_frame_fast_default(iframe)
         }
-        Verdict::Replace(new_code, callees) => {
+        Verdict::Replace(map, callees) => {
             let _callees = ModeGuard::for_callees(vm, callees);
-            run_replacement_fast(vm, iframe, &new_code)
+            run_replacement_fast(vm, iframe, &map)
         }
     }
 }
 
-fn run_replacement_fast(
-    vm: &VirtualMachine,
-    orig: &mut InterpreterFrame,
-    new_code: &Py<PyCode>,
-) -> PyResult {
-    let closure = closure_by_name(orig, new_code);
+fn run_replacement_fast(vm: &VirtualMachine, orig: &mut InterpreterFrame, map: &SlotMap) -> PyResult {
+    let new_code: &Py<PyCode> = &map.replacement;
+    let closure = closure_of(orig, map);
     // SAFETY: the original frame's globals, builtins and function are owned by its caller for
     // the whole call, which outlives the replacement frame (released below, before we return).
     let (globals, builtins, func_obj) = unsafe {
@@ -568,7 +607,7 @@ fn run_replacement_fast(
             orig.func_obj().map(|f| &*(f as *const PyObject)),
         )
     };
-    let func_obj = func_obj.filter(|_| same_free_vars(orig.code(), new_code));
+    let func_obj = func_obj.filter(|_| map.same_free_vars);
     // SAFETY: `new_code` is borrowed from the caller for the whole call; the other pointers as
     // above. The new frame is pushed above the original on the data stack and popped before the
     // original is, so the stack stays LIFO.
@@ -583,7 +622,7 @@ fn run_replacement_fast(
             vm,
         )
     };
-    move_locals_by_name(orig, new);
+    move_locals(orig, new, map);
     let result = vm.run_frame_fast_default(new);
     unsafe {
         if let Some((base, size)) = new.release_datastack_frame() {
@@ -602,31 +641,25 @@ pub(crate) fn run_frame_hooked(vm: &VirtualMachine, frame: crate::frame::FrameOb
             let _callees = ModeGuard::for_callees(vm, callees);
             vm.run_frame_default(frame)
         }
-        Verdict::Replace(new_code, callees) => {
+        Verdict::Replace(map, callees) => {
             let _callees = ModeGuard::for_callees(vm, callees);
-            run_replacement_heap(vm, &frame, new_code)
+            run_replacement_heap(vm, &frame, &map)
         }
     }
 }
 
-fn run_replacement_heap(
-    vm: &VirtualMachine,
-    orig: &Py<FrameObject>,
-    new_code: PyRef<PyCode>,
-) -> PyResult {
+fn run_replacement_heap(vm: &VirtualMachine, orig: &Py<FrameObject>, map: &SlotMap) -> PyResult {
+    let new_code = map.replacement.clone();
     // SAFETY: the original frame has not started and is owned by this call; nothing else
     // reads or writes its slots until it is released by our caller.
     let orig_iframe = unsafe { orig.iframe_mut() };
-    let closure = closure_by_name(orig_iframe, &new_code);
+    let closure = closure_of(orig_iframe, map);
     let locals = if new_code.flags.contains(CodeFlags::NEWLOCALS) {
         None
     } else {
         orig_iframe.locals.get().cloned()
     };
-    let func_obj = orig_iframe
-        .func_obj()
-        .filter(|_| same_free_vars(orig_iframe.code(), &new_code))
-        .map(|f| f.to_owned());
+    let func_obj = orig_iframe.func_obj().filter(|_| map.same_free_vars).map(|f| f.to_owned());
     let new = FrameObject::new_ref(
         new_code,
         Scope::new(locals, orig_iframe.globals().to_owned()),
@@ -637,7 +670,7 @@ fn run_replacement_heap(
         vm,
     );
     // SAFETY: `new` was just made and has not started.
-    move_locals_by_name(orig_iframe, unsafe { new.iframe_mut() });
+    move_locals(orig_iframe, unsafe { new.iframe_mut() }, map);
     let result = vm.run_frame_default(new.clone());
     crate::frame::release_datastack_frame(&new, vm);
     result
