@@ -53,7 +53,7 @@ fn guards_read_every_kind_of_source_and_name_the_first_failure() {
     with_vm(|vm| {
         let scope = exec(vm, PROGRAM, "guards.py");
         let len_builtin = eval(vm, &scope, "len").unwrap();
-        let tensor = |shape: Vec<usize>| Check::Tensor(Meta { shape, dtype: DType::Float64 });
+        let tensor = |shape: Vec<usize>| Check::tensor(Meta { shape, dtype: DType::Float64 });
         let set = GuardSet::new(vec![
                 Guard::new(Source::Local("x".into()), tensor(vec![2, 3])),
                 Guard::new(Source::Local("n".into()), Check::EqInt(3)),

@@ -22,7 +22,7 @@ fn every_kind_of_change_recompiles_and_results_stay_right() {
     let (out, err) = stdout_of(&[script.to_str().unwrap()], &[("RUST_LOG", "symtrace::recompiles=info")]);
     println!("{out}");
     assert!(out.contains("ALL OK 0"), "{out}");
-    for name in ["dtype change", "shape change", "constant change", "type change", "global rebinding", "closure cell change", "list length change", "unchanged call hits the cache"] {
+    for name in ["dtype change", "shape change", "constant change", "type change", "global rebinding", "global function rebinding", "module attribute rebinding", "closure cell change", "list length change", "unchanged call hits the cache"] {
         assert!(out.lines().any(|l| l.starts_with("ok ") && l.contains(name)), "{name} not checked:\n{out}");
     }
     // Each recompile names the guard that failed; past the limit, the frame runs as written.

@@ -31,6 +31,21 @@ def uses_global(x):
     return x * SCALE
 
 
+def double(v):
+    return v * 2.0
+
+
+def triple(v):
+    return v * 3.0
+
+
+helper = double
+
+
+def uses_helper(x):
+    return st.relu(helper(x))
+
+
 def make_closure(k):
     def closed(x):
         return x + k
@@ -68,6 +83,19 @@ g = st.compile(uses_global)
 check("global: first", g(a), st.disable(uses_global)(a), recompiles=0)
 SCALE = 5.0
 check("global rebinding recompiles", g(a), a * 5.0, recompiles=1)
+
+# Functions are guarded by identity, compared in the dictionary entry where they were found.
+st.reset()
+h = st.compile(uses_helper)
+check("function: first", h(a), st.relu(a * 2.0), recompiles=0, hits=0)
+check("function: unchanged", h(a), st.relu(a * 2.0), recompiles=0, hits=1)
+helper = triple
+check("global function rebinding recompiles", h(a), st.relu(a * 3.0), recompiles=1)
+relu = st.relu
+st.relu = st.exp
+check("module attribute rebinding recompiles", h(a), st.exp(a * 3.0), recompiles=2)
+st.relu = relu
+check("module attribute restored hits", h(a), st.relu(a * 3.0), recompiles=2, hits=2)
 
 st.reset()
 closed, set_k = st.disable(make_closure)(1.0)

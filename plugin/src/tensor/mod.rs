@@ -6,6 +6,7 @@ pub mod dtype;
 pub mod error;
 pub mod format;
 pub mod index;
+pub mod meta_id;
 pub mod python;
 pub mod random;
 pub mod ops;

@@ -135,7 +135,7 @@ pub mod symtrace {
             return Ok(());
         }
         if let Some(t) = obj.downcast_ref::<PyTensor>() {
-            let data = t.data.read();
+            let data = t.read();
             let sub = data.shape();
             if depth + sub.len() > shape.len() && depth == shape.len() && out.is_empty() {
                 shape.extend_from_slice(sub);
@@ -173,7 +173,7 @@ pub mod symtrace {
 
     fn data_of(obj: &PyObject, dtype: Option<DType>, vm: &VirtualMachine) -> PyResult<TensorData> {
         if let Some(t) = obj.downcast_ref::<PyTensor>() {
-            let d = t.data.read().clone();
+            let d = t.read().clone();
             return Ok(match dtype { Some(dt) => d.cast(dt), None => d });
         }
         let mut shape = Vec::new();
@@ -208,28 +208,55 @@ pub mod symtrace {
     #[pyclass(module = "symtrace", name = "Tensor")]
     #[derive(Debug, PyPayload)]
     pub struct PyTensor {
-        pub data: PyRwLock<TensorData>,
+        data: PyRwLock<TensorData>,
+        /// The number (`meta_id::intern`) of the meta this tensor was last found to have, or 0.
+        meta_id: std::sync::atomic::AtomicU32,
     }
 
     impl PyTensor {
         pub fn new(data: TensorData) -> Self {
-            Self { data: PyRwLock::new(data) }
+            Self { data: PyRwLock::new(data), meta_id: std::sync::atomic::AtomicU32::new(0) }
+        }
+        pub fn read(&self) -> rustpython_vm::common::lock::PyRwLockReadGuard<'_, TensorData> {
+            self.data.read()
+        }
+        /// The data, to replace: the remembered meta is forgotten first.
+        pub fn write(&self) -> rustpython_vm::common::lock::PyRwLockWriteGuard<'_, TensorData> {
+            let guard = self.data.write();
+            self.meta_id.store(0, std::sync::atomic::Ordering::Release);
+            guard
+        }
+        /// Whether the tensor has `meta`, whose number is `id`. Once found under the lock, the
+        /// answer is remembered until the data is replaced; it is stored while the read lock is
+        /// held, so a writer's reset always comes after it.
+        #[inline]
+        pub fn has_meta(&self, id: u32, meta: &crate::tensor::Meta) -> bool {
+            use std::sync::atomic::Ordering;
+            if self.meta_id.load(Ordering::Acquire) == id {
+                return true;
+            }
+            let d = self.data.read();
+            let has = meta.describes(&d);
+            if has && id != u32::MAX {
+                self.meta_id.store(id, Ordering::Release);
+            }
+            has
         }
         fn wrap(r: Result<TensorData, TensorError>, vm: &VirtualMachine) -> PyResult<PyTensor> {
             r.map(PyTensor::new).map_err(|e| py_err(e, vm))
         }
         fn to_f64(&self, vm: &VirtualMachine) -> PyResult<f64> {
-            Ok(self.data.read().item().map_err(|e| py_err(e, vm))?.as_f64())
+            Ok(self.read().item().map_err(|e| py_err(e, vm))?.as_f64())
         }
         fn to_i64(&self, vm: &VirtualMachine) -> PyResult<i64> {
-            Ok(self.data.read().item().map_err(|e| py_err(e, vm))?.as_i64())
+            Ok(self.read().item().map_err(|e| py_err(e, vm))?.as_i64())
         }
         fn len(&self, vm: &VirtualMachine) -> PyResult<usize> {
-            let d = self.data.read();
+            let d = self.read();
             d.shape().first().copied().ok_or_else(|| vm.new_type_error("len() of a 0-d tensor".to_owned()))
         }
         fn op(&self, name: &str, attrs: Attrs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            let d = self.data.read();
+            let d = self.read();
             Self::wrap(registry().call(name, &[&d], &attrs), vm)
         }
     }
@@ -252,14 +279,14 @@ pub mod symtrace {
     }
 
     fn tensor_dtype(x: &PyObject) -> Option<DType> {
-        x.downcast_ref::<PyTensor>().map(|t| t.data.read().dtype())
+        x.downcast_ref::<PyTensor>().map(|t| t.read().dtype())
     }
 
     /// `x` as an operand; a Python number next to a tensor of type `other` is weakly typed (it
     /// takes the tensor's type unless its kind is higher), a number alone takes its own type.
     fn operand<'a>(x: &'a PyObject, other: Option<DType>, vm: &VirtualMachine) -> PyResult<Option<Operand<'a>>> {
         if let Some(t) = x.downcast_ref::<PyTensor>() {
-            return Ok(Some(Operand::Borrowed(t.data.read())));
+            return Ok(Some(Operand::Borrowed(t.read())));
         }
         if let Some(s) = scalar_of(x, vm)? {
             let dtype = other.map_or(s.dtype(), |o| weak_scalar_dtype(s.dtype(), o));
@@ -321,7 +348,7 @@ pub mod symtrace {
                 crate::tensor::error::shape_str(&shape)
             )));
         }
-        *target.data.write() = result.to_dtype(dtype).into_owned();
+        *target.write() = result.to_dtype(dtype).into_owned();
         Ok(a.to_owned())
     }
 
@@ -396,42 +423,42 @@ pub mod symtrace {
     impl PyTensor {
         #[pygetset]
         fn shape(zelf: &Py<Self>, vm: &VirtualMachine) -> PyTupleRef {
-            let dims: Vec<PyObjectRef> = zelf.data.read().shape().iter().map(|&d| vm.ctx.new_int(d).into()).collect();
+            let dims: Vec<PyObjectRef> = zelf.read().shape().iter().map(|&d| vm.ctx.new_int(d).into()).collect();
             vm.ctx.new_tuple(dims)
         }
         #[pygetset]
         fn dtype(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
-            dtype_object(zelf.data.read().dtype(), vm)
+            dtype_object(zelf.read().dtype(), vm)
         }
         #[pygetset]
         fn ndim(zelf: &Py<Self>) -> usize {
-            zelf.data.read().ndim()
+            zelf.read().ndim()
         }
         #[pygetset(name = "T")]
         fn t(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            let n = zelf.data.read().ndim() as i64;
+            let n = zelf.read().ndim() as i64;
             zelf.op("permute", Attrs::new().with("dims", Attr::Ints((0..n).rev().collect())), vm)
         }
         #[pymethod]
         fn numel(zelf: &Py<Self>) -> usize {
-            zelf.data.read().numel()
+            zelf.read().numel()
         }
         #[pymethod]
         fn dim(zelf: &Py<Self>) -> usize {
-            zelf.data.read().ndim()
+            zelf.read().ndim()
         }
         #[pymethod]
         fn item(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
-            Ok(to_py(zelf.data.read().item().map_err(|e| py_err(e, vm))?, vm))
+            Ok(to_py(zelf.read().item().map_err(|e| py_err(e, vm))?, vm))
         }
         #[pymethod]
         fn tolist(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-            let d = zelf.data.read();
+            let d = zelf.read();
             tolist(d.shape(), &d.to_scalars(), vm)
         }
         #[pymethod]
         fn clone(zelf: &Py<Self>) -> PyTensor {
-            PyTensor::new(zelf.data.read().clone())
+            PyTensor::new(zelf.read().clone())
         }
         #[pymethod]
         fn to(zelf: &Py<Self>, dtype: PyRef<PyDType>, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -565,13 +592,13 @@ pub mod symtrace {
         }
         #[pymethod]
         fn __str__(zelf: &Py<Self>) -> String {
-            format::str(&zelf.data.read())
+            format::str(&zelf.read())
         }
     }
 
     fn index_of(t: &TensorData, needle: &PyObject, vm: &VirtualMachine) -> PyResult<(Vec<Index>, Option<TensorData>)> {
         if let Some(x) = needle.downcast_ref::<PyTensor>() {
-            return Ok((vec![], Some(x.data.read().clone())));
+            return Ok((vec![], Some(x.read().clone())));
         }
         if needle.downcast_ref::<PyList>().is_some() {
             return Ok((vec![], Some(data_of(needle, None, vm)?)));
@@ -619,7 +646,7 @@ pub mod symtrace {
     }
 
     fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult {
-        let d = zelf.data.read();
+        let d = zelf.read();
         let (basic, by) = index_of(&d, needle, vm)?;
         let sel = select(basic, &by, vm)?;
         Ok(PyTensor::wrap(crate::tensor::registry::guarded("indexing", || index::get(&d, &sel)), vm)?.into_pyobject(vm))
@@ -630,7 +657,7 @@ pub mod symtrace {
             Some(s) => TensorData::scalar(s),
             None => data_of(value, None, vm)?,
         };
-        let mut d = zelf.data.write();
+        let mut d = zelf.write();
         let (basic, by) = index_of(&d, needle, vm)?;
         let sel = select(basic, &by, vm)?;
         crate::tensor::registry::guarded("item assignment", || index::set(&mut d, &sel, &value)).map_err(|e| py_err(e, vm))
@@ -672,7 +699,7 @@ pub mod symtrace {
 
     impl Representable for PyTensor {
         fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
-            Ok(format::repr(&zelf.data.read()))
+            Ok(format::repr(&zelf.read()))
         }
     }
 
@@ -727,7 +754,7 @@ pub mod symtrace {
                 positive: Some(|a, _vm| Ok(a.obj.to_owned())),
                 boolean: Some(|a, vm| {
                     let t = a.obj.downcast_ref::<PyTensor>().expect("slot of Tensor");
-                    let item = t.data.read().item().map_err(|_| {
+                    let item = t.read().item().map_err(|_| {
                         vm.new_value_error("the truth value of a tensor with more than one element is ambiguous".to_owned())
                     })?;
                     Ok(item.as_bool())
@@ -798,14 +825,14 @@ pub mod symtrace {
 
     #[pyfunction]
     fn zeros_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let d = t.data.read();
+        let d = t.read();
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
         Ok(PyTensor::new(TensorData::full(d.shape(), Scalar::Int(0), dt)))
     }
 
     #[pyfunction]
     fn ones_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let d = t.data.read();
+        let d = t.read();
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
         Ok(PyTensor::new(TensorData::full(d.shape(), Scalar::Int(1), dt)))
     }
@@ -1038,7 +1065,7 @@ pub mod symtrace {
         let items: Vec<Operand<'_>> = objs
             .iter()
             .map(|o| match o.downcast_ref::<PyTensor>() {
-                Some(t) => Ok(Operand::Borrowed(t.data.read())),
+                Some(t) => Ok(Operand::Borrowed(t.read())),
                 None => as_data(o, vm).map(Operand::Owned),
             })
             .collect::<PyResult<_>>()?;
@@ -1088,18 +1115,23 @@ pub mod symtrace {
         }
 
         fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
-            let objects = self.call.gather(roots, vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
-            let guards = objects
-                .iter()
-                .map(|o| match o.downcast_ref::<PyTensor>() {
-                    Some(t) => Ok(t.data.read()),
-                    None => Err(vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))),
-                })
-                .collect::<PyResult<smallvec::SmallVec<[_; 8]>>>()?;
-            let refs: smallvec::SmallVec<[&TensorData; 8]> = guards.iter().map(|g| &**g).collect();
+            let mut held = smallvec::SmallVec::new();
+            let objects = self.call.gather(roots, &mut held, vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
+            // Plain loops rather than collecting `Result`s: this runs on every cache hit.
+            let mut locks: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::with_capacity(objects.len());
+            for o in &objects {
+                match o.downcast_ref::<PyTensor>() {
+                    Some(t) => locks.push(t.read()),
+                    None => return Err(vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))),
+                }
+            }
+            let mut refs: smallvec::SmallVec<[&TensorData; 8]> = smallvec::SmallVec::with_capacity(locks.len());
+            for lock in &locks {
+                refs.push(&**lock);
+            }
             let outs = crate::tensor::registry::guarded("a compiled graph", || self.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
             drop(refs);
-            drop(guards);
+            drop(locks);
             let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
             if !self.call.returns_tuple
                 && let Some(only) = items.next()

@@ -10,7 +10,7 @@ use super::dtype::DType;
 use super::error::{TResult, TensorError};
 
 /// What inference knows of a tensor: its shape and element type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Meta {
     pub shape: Vec<usize>,
     pub dtype: DType,
@@ -19,6 +19,15 @@ pub struct Meta {
 impl Meta {
     pub fn of(t: &TensorData) -> Meta {
         Meta { shape: t.shape().to_vec(), dtype: t.dtype() }
+    }
+
+    /// Whether `t` has this dtype and shape. Checked for every graph input on every call:
+    /// shapes are a few dimensions long, so they are compared in line rather than through
+    /// a call to `memcmp`.
+    #[inline]
+    pub fn describes(&self, t: &TensorData) -> bool {
+        let shape = t.shape();
+        t.dtype() == self.dtype && shape.len() == self.shape.len() && shape.iter().zip(&self.shape).all(|(a, b)| a == b)
     }
 }
 

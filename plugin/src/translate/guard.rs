@@ -28,8 +28,8 @@ pub enum Check {
     EqStr(String),
     /// `len(v) == n` for a tuple, list or dict.
     Len(usize),
-    /// A tensor of this dtype and shape.
-    Tensor(Meta),
+    /// A tensor of this dtype and shape (and the meta's number, `meta_id::intern`).
+    Tensor(Meta, u32),
     /// The source resolves to nothing (an absent global, an unset attribute).
     Absent,
 }
@@ -51,6 +51,23 @@ impl Guard {
 }
 
 impl Check {
+    pub fn tensor(meta: Meta) -> Check {
+        let id = crate::tensor::meta_id::intern(&meta);
+        Check::Tensor(meta, id)
+    }
+
+    /// The length of a tuple, list or dict (what `Len` checks).
+    #[inline]
+    pub fn len_of(v: &PyObject) -> Option<usize> {
+        if let Some(t) = v.downcast_ref::<PyTuple>() {
+            Some(t.len())
+        } else if let Some(l) = v.downcast_ref::<PyList>() {
+            Some(l.borrow_vec().len())
+        } else {
+            v.downcast_ref::<PyDict>().map(|d| d.__len__())
+        }
+    }
+
     /// Whether `value` (`None`: the source resolves to nothing) passes.
     pub fn holds(&self, value: Option<&PyObject>, vm: &VirtualMachine) -> bool {
         let Some(v) = value else {
@@ -68,20 +85,8 @@ impl Check {
             }
             Check::EqFloat(f) => v.downcast_ref::<PyFloat>().is_some_and(|x| x.to_f64().to_bits() == f.to_bits()),
             Check::EqStr(s) => v.downcast_ref::<PyStr>().is_some_and(|x| x.to_string_lossy() == s.as_str()),
-            Check::Len(n) => {
-                let len = if let Some(t) = v.downcast_ref::<PyTuple>() {
-                    Some(t.len())
-                } else if let Some(l) = v.downcast_ref::<PyList>() {
-                    Some(l.borrow_vec().len())
-                } else {
-                    v.downcast_ref::<PyDict>().map(|d| d.__len__())
-                };
-                len == Some(*n)
-            }
-            Check::Tensor(meta) => v.downcast_ref_if_exact::<PyTensor>(vm).is_some_and(|t| {
-                let d = t.data.read();
-                d.dtype() == meta.dtype && d.shape() == meta.shape.as_slice()
-            }),
+            Check::Len(n) => Check::len_of(v) == Some(*n),
+            Check::Tensor(meta, id) => v.downcast_ref_if_exact::<PyTensor>(vm).is_some_and(|t| t.has_meta(*id, meta)),
         }
     }
 }
@@ -98,7 +103,7 @@ impl fmt::Display for Guard {
             Check::EqFloat(x) => write!(f, "{s} == {x:?}"),
             Check::EqStr(x) => write!(f, "{s} == {x:?}"),
             Check::Len(n) => write!(f, "len({s}) == {n}"),
-            Check::Tensor(m) => write!(f, "{s} is a {} tensor of shape {:?}", m.dtype.name(), m.shape),
+            Check::Tensor(m, _) => write!(f, "{s} is a {} tensor of shape {:?}", m.dtype.name(), m.shape),
             Check::Absent => write!(f, "{s} is absent"),
         }
     }

@@ -13,13 +13,15 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple};
+use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple, PyTypeRef};
 use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{Py, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
 use super::guard::{Check, Guard};
+use crate::tensor::Meta;
+use crate::tensor::python::symtrace::PyTensor;
 use super::source::{Source, builtins_dict, exact_dict};
 
 /// How one source is read.
@@ -50,23 +52,82 @@ struct Node {
     hint: AtomicU16,
     /// For a dictionary read: the key-set stamp of a dictionary the key was absent from.
     absent_in: AtomicU32,
+    /// For a dictionary read that nothing reads from and whose only check is `is obj`: that
+    /// object. Its entry is then compared in place, without taking a reference to the value
+    /// (two atomic operations fewer), and the node's value is `obj` itself.
+    expect: Option<PyObjectRef>,
 }
 
 #[derive(Debug)]
 pub struct GuardProgram {
     /// Distinct sources, each after its parent.
     nodes: Vec<Node>,
-    /// Per guard, in order: the node it checks, and its check.
-    checks: Vec<(usize, Check)>,
+    checks: Checks,
+}
+
+/// The checks, each with the node it checks, in one list per kind: each list is a tight loop
+/// with nothing to dispatch on. Dispatching every check on its kind (an indirect jump that the
+/// processor mispredicts when the kinds alternate) cost more than the checks themselves.
+/// The answer does not depend on the order: all must hold.
+#[derive(Debug, Default)]
+struct Checks {
+    type_is: Vec<(usize, PyTypeRef)>,
+    is: Vec<(usize, PyObjectRef)>,
+    len: Vec<(usize, usize)>,
+    tensor: Vec<(usize, u32, Meta)>,
+    absent: Vec<usize>,
+    /// The rarer ones (constants), dispatched.
+    other: Vec<(usize, Check)>,
+}
+
+impl Checks {
+    fn push(&mut self, n: usize, check: &Check) {
+        match check {
+            Check::TypeIs(t) => self.type_is.push((n, t.clone())),
+            Check::Is(o) => self.is.push((n, o.clone())),
+            Check::Len(len) => self.len.push((n, *len)),
+            Check::Tensor(meta, id) => self.tensor.push((n, *id, meta.clone())),
+            Check::Absent => self.absent.push(n),
+            other => self.other.push((n, other.clone())),
+        }
+    }
+
+    /// Whether all hold of `values` (per node, its value or null; see `all_hold`).
+    fn all_hold(&self, values: &[*const PyObject], vm: &VirtualMachine) -> bool {
+        // SAFETY: each value is null or points to an object kept alive by the caller.
+        let value = |n: usize| unsafe { values[n].as_ref() };
+        self.type_is.iter().all(|(n, t)| value(*n).is_some_and(|v| v.class().is(t)))
+            && self.is.iter().all(|(n, o)| value(*n).is_some_and(|v| v.is(o)))
+            && self.tensor.iter().all(|(n, id, meta)| {
+                value(*n).and_then(|v| v.downcast_ref_if_exact::<PyTensor>(vm)).is_some_and(|t| t.has_meta(*id, meta))
+            })
+            && self.len.iter().all(|(n, len)| value(*n).is_some_and(|v| Check::len_of(v) == Some(*len)))
+            && self.absent.iter().all(|n| value(*n).is_none())
+            && self.other.iter().all(|(n, check)| check.holds(value(*n), vm))
+    }
 }
 
 impl GuardProgram {
     pub fn new(guards: &[Guard], code: &Py<PyCode>, vm: &VirtualMachine) -> Self {
-        let mut program = GuardProgram { nodes: Vec::new(), checks: Vec::new() };
+        let mut program = GuardProgram { nodes: Vec::new(), checks: Checks::default() };
         let mut index = HashMap::new();
+        let mut checked = Vec::with_capacity(guards.len());
         for guard in guards {
             let n = program.add(&guard.source, code, vm, &mut index);
-            program.checks.push((n, guard.check.clone()));
+            program.checks.push(n, &guard.check);
+            checked.push((n, &guard.check));
+        }
+        for n in 0..program.nodes.len() {
+            let is_parent = program.nodes.iter().any(|c| c.parent == Some(n));
+            let mut checks = checked.iter().filter(|(m, _)| *m == n).map(|(_, c)| *c);
+            let expect = match (checks.next(), checks.next()) {
+                (Some(Check::Is(obj)), None) => Some(obj.clone()),
+                _ => None,
+            };
+            let dict_read = matches!(program.nodes[n].read, Read::Global(_) | Read::Builtin(_) | Read::Attr(_) | Read::Key(_));
+            if dict_read && !is_parent {
+                program.nodes[n].expect = expect;
+            }
         }
         program
     }
@@ -89,7 +150,7 @@ impl GuardProgram {
             Source::Key(_, key) => Read::Key(vm.ctx.intern_str(key.as_str())),
             Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => Read::General,
         };
-        self.nodes.push(Node { source: source.clone(), read, parent, hint: AtomicU16::new(u16::MAX), absent_in: AtomicU32::new(0) });
+        self.nodes.push(Node { source: source.clone(), read, parent, hint: AtomicU16::new(u16::MAX), absent_in: AtomicU32::new(0), expect: None });
         index.insert(source.clone(), self.nodes.len() - 1);
         self.nodes.len() - 1
     }
@@ -106,6 +167,15 @@ impl GuardProgram {
         for node in &self.nodes {
             // SAFETY: see `values`.
             let parent = node.parent.and_then(|p| unsafe { values[p].as_ref() });
+            if let Some(expected) = &node.expect
+                && let Some(same) = node.value_is(parent, frame, expected, vm)
+            {
+                if !same {
+                    return false;
+                }
+                values.push(&**expected);
+                continue;
+            }
             let value: *const PyObject = match (&node.read, parent) {
                 (Read::Slot(i), _) => frame.local_ref(*i).map_or(std::ptr::null(), |v| v),
                 (Read::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => {
@@ -122,12 +192,29 @@ impl GuardProgram {
             };
             values.push(value);
         }
-        // SAFETY: see `values`; `owned` is still alive.
-        self.checks.iter().all(|(n, check)| check.holds(unsafe { values[*n].as_ref() }, vm))
+        // `owned` is still alive.
+        self.checks.all_hold(&values, vm)
     }
 }
 
 impl Node {
+    /// Whether this dictionary read gives `expected`, asked at the entry where its key was
+    /// found last time; `None` when that entry no longer holds the key (the caller reads the
+    /// value as usual, which finds the key's new entry).
+    fn value_is(&self, parent: Option<&PyObject>, frame: &FrameView<'_>, expected: &PyObject, vm: &VirtualMachine) -> Option<bool> {
+        let hint = self.hint.load(Ordering::Relaxed);
+        if hint == u16::MAX {
+            return None;
+        }
+        match (&self.read, parent) {
+            (Read::Global(k), _) => frame.globals().hinted_value_is(*k, hint, expected, vm),
+            (Read::Builtin(k), _) => frame.builtins().downcast_ref::<PyDict>()?.hinted_value_is(*k, hint, expected, vm),
+            (Read::Attr(k), Some(p)) => p.dict()?.hinted_value_is(*k, hint, expected, vm),
+            (Read::Key(k), Some(p)) => exact_dict(p, vm)?.hinted_value_is(*k, hint, expected, vm),
+            _ => None,
+        }
+    }
+
     /// The value this node reads to from its parent's value (or, for a root, from the frame).
     fn read_owned(&self, parent: Option<&PyObject>, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match (&self.read, parent) {

@@ -203,15 +203,15 @@ impl Tracer<'_> {
         let result = self.binary(not_inplace(op), a, b)?;
         let Var::Tensor(r) = result else { return unsupported("in-place update") };
         let (old_meta, new_meta) = {
-            let (x, y) = (target.data.read(), r.data.read());
+            let (x, y) = (target.read(), r.read());
             (crate::tensor::Meta::of(&x), crate::tensor::Meta::of(&y))
         };
         if old_meta != new_meta {
             return unsupported("an in-place update that changes the dtype or shape (it casts or raises)");
         }
         self.keep_alive(&r);
-        let new = std::mem::replace(&mut *r.data.write(), crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)));
-        let old = std::mem::replace(&mut *target.data.write(), new);
+        let new = std::mem::replace(&mut *r.write(), crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)));
+        let old = std::mem::replace(&mut *target.write(), new);
         super::recorder::with(|rec| rec.keep(old));
         Ok(a.clone())
     }

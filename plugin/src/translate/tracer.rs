@@ -137,10 +137,10 @@ impl<'vm> Tracer<'vm> {
         if let Some(f) = self.tensors.get(source) {
             return Ok(f.clone());
         }
-        let meta = Meta::of(&t.data.read());
+        let meta = Meta::of(&t.read());
         let fake = recorder::with(|r| r.input(meta.clone())).map_err(|e| Unsupported { reason: e.message, location: None })?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
-        self.guard(source, Check::Tensor(meta));
+        self.guard(source, Check::tensor(meta));
         self.inputs.push(source.clone());
         self.tensors.insert(source.clone(), fake.clone());
         Ok(fake)
@@ -240,7 +240,7 @@ impl<'vm> Tracer<'vm> {
 
     /// The graph value a fake stands for.
     pub fn value_of(&self, t: &PyTensor) -> Option<Value> {
-        let data = t.data.read();
+        let data = t.read();
         recorder::with(|r| r.value_of(&data))
     }
 

@@ -341,7 +341,7 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
         Var::Obj(o) if o.class().is(vm.ctx.types.method_descriptor_type) || o.class().is(vm.ctx.types.builtin_function_or_method_type) => Template::Const(o.clone()),
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
-            let data = o.downcast_ref::<PyTensor>().expect("tensor").data.read().clone();
+            let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();
             let c = recorder::with(|r| r.graph.constant(data));
             Template::Out(out(c, outputs))
         }

@@ -811,6 +811,20 @@ impl<T: Clone> Dict<T> {
         }
     }
 
+    /// `f` of the value at entry `hint`, borrowed under the read lock, when that entry's key
+    /// is `key` itself; `None` otherwise (nothing is compared by `__eq__`).
+    #[inline]
+    pub(crate) fn map_hint_value<K: DictKey + ?Sized, R>(
+        &self,
+        key: &K,
+        hint: usize,
+        f: impl FnOnce(&T) -> R,
+    ) -> Option<R> {
+        let inner = self.read();
+        let entry = inner.entries.get(hint)?.as_ref()?;
+        key.key_is(&entry.key).then(|| f(&entry.value))
+    }
+
     /// Read an entry directly when a cached keys-version still describes the
     /// dictionary layout. The version is rechecked while holding the read lock
     /// so the entry index and value are observed from the same key-set state.

@@ -933,6 +933,22 @@ impl Py<PyDict> {
             .get_index_if_keys_version(u32::from(version), usize::from(index))
     }
 
+    /// Whether the value at `key` is `expected`, asked at entry `hint` without taking a
+    /// reference to the value: `None` when that entry does not hold `key` itself (or this is a
+    /// subclass of dict), and the caller looks the key up as usual.
+    pub fn hinted_value_is<K: DictKey + ?Sized>(
+        &self,
+        key: &K,
+        hint: u16,
+        expected: &PyObject,
+        vm: &VirtualMachine,
+    ) -> Option<bool> {
+        if !self.exact_dict(vm) {
+            return None;
+        }
+        self.entries.map_hint_value(key, usize::from(hint), |v| v.is(expected))
+    }
+
     /// Lookup trying a cached entry index hint first.
     ///
     /// When the hint misses but the key is present, also returns a refreshed
