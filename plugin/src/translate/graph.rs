@@ -10,6 +10,9 @@ use std::sync::{Arc, OnceLock};
 
 use crate::tensor::{Attrs, Meta, OpDef, TensorData, TensorError, registry};
 
+/// What a graph run returns: most graphs have one or two outputs, kept inline.
+pub type Outputs = smallvec::SmallVec<[TensorData; 2]>;
+
 /// A tensor in the graph: one of the inputs, a constant, or a node's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -161,12 +164,12 @@ impl Graph {
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
     /// Shapes and dtypes were inferred when the graph was built, so the kernels run directly;
     /// each result is still checked against what inference said.
-    pub fn run(&self, inputs: &[&TensorData]) -> Result<Vec<TensorData>, TensorError> {
+    pub fn run(&self, inputs: &[&TensorData]) -> Result<Outputs, TensorError> {
         if inputs.len() != self.inputs.len() {
             return Err(TensorError::type_error(format!("the graph takes {} tensors, got {}", self.inputs.len(), inputs.len())));
         }
         for (i, (t, meta)) in inputs.iter().zip(&self.inputs).enumerate() {
-            if t.dtype() != meta.dtype || t.shape() != meta.shape.as_slice() {
+            if !meta.describes(t) {
                 return Err(TensorError::value(format!("graph input {i} is {:?}, the graph was built for {:?}", Meta::of(t), meta)));
             }
         }
@@ -190,7 +193,7 @@ impl Graph {
                     many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), &node.attrs)?,
                 }
             };
-            if out.dtype() != node.meta.dtype || out.shape() != node.meta.shape.as_slice() {
+            if !node.meta.describes(&out) {
                 return Err(TensorError::runtime(format!("op {}: the kernel returned {:?} where inference said {:?}", node.op, Meta::of(&out), node.meta)));
             }
             // A result is dropped after its last use, as eager execution frees it.

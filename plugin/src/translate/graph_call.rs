@@ -55,15 +55,25 @@ impl GraphCall {
         GraphCall { roots, inputs, returns_tuple: n_outputs != 1 }
     }
 
-    /// The input objects, read from the roots passed.
-    pub fn gather(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> Result<SmallVec<[PyObjectRef; 8]>, String> {
+    /// The input objects, read from the roots passed. Each is borrowed from a root, from a
+    /// tuple under it, or from `held`, which keeps what was read out of a list or a dictionary
+    /// (another thread may replace those entries) until the caller is done.
+    pub fn gather<'a>(
+        &self,
+        roots: &'a [PyObjectRef],
+        held: &'a mut SmallVec<[PyObjectRef; 8]>,
+        vm: &VirtualMachine,
+    ) -> Result<SmallVec<[&'a PyObject; 8]>, String> {
         if roots.len() != self.roots.len() {
             return Err(format!("the graph takes {} arguments, got {}", self.roots.len(), roots.len()));
         }
         let mut objects = SmallVec::with_capacity(self.inputs.len());
         for (root, steps) in &self.inputs {
-            match walk(&roots[*root], steps, vm) {
-                Some(v) => objects.push(v),
+            match walk(&roots[*root], steps, held, vm) {
+                // SAFETY: the object is kept alive by `roots`, by a tuple kept alive by them
+                // (a tuple's items never change), or by `held`; moving a `PyObjectRef` inside
+                // `held` does not move the object it points to.
+                Some(v) => objects.push(unsafe { &*v }),
                 None => return Err(format!("an input under {} is missing", self.roots[*root])),
             }
         }
@@ -73,16 +83,20 @@ impl GraphCall {
 
 /// The object `steps` below `v`. Tuple items are borrowed on the way down (a reference count
 /// is an atomic operation, and a tuple keeps its items); list items and dictionary values,
-/// which another thread may replace, are held while they are walked.
-fn walk(v: &PyObject, steps: &[PathStep], vm: &VirtualMachine) -> Option<PyObjectRef> {
+/// which another thread may replace, are pushed onto `held`.
+fn walk(v: &PyObject, steps: &[PathStep], held: &mut SmallVec<[PyObjectRef; 8]>, vm: &VirtualMachine) -> Option<*const PyObject> {
     let Some((step, rest)) = steps.split_first() else {
-        return Some(v.to_owned());
+        return Some(v);
     };
-    match step {
+    let owned = match step {
         PathStep::Item(i) => match v.downcast_ref::<PyTuple>() {
-            Some(t) => walk(t.as_slice().get(*i)?, rest, vm),
-            None => walk(&*item(v, *i)?, rest, vm),
+            Some(t) => return walk(t.as_slice().get(*i)?, rest, held, vm),
+            None => item(v, *i)?,
         },
-        PathStep::Key(k) => walk(&*exact_dict(v, vm)?.get_item_opt(*k, vm).ok().flatten()?, rest, vm),
-    }
+        PathStep::Key(k) => exact_dict(v, vm)?.get_item_opt(*k, vm).ok().flatten()?,
+    };
+    let next: *const PyObject = &*owned;
+    held.push(owned);
+    // SAFETY: `held` keeps the object alive; pushing more does not move it.
+    walk(unsafe { &*next }, rest, held, vm)
 }

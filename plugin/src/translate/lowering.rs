@@ -11,10 +11,10 @@
 use std::cell::Cell;
 use std::ops::Range;
 
-use ndarray::{ArrayD, ArrayViewMut1, IxDyn};
+use ndarray::{ArrayD, IxDyn};
 use smallvec::SmallVec;
 
-use super::graph::{Graph, Value};
+use super::graph::{Graph, Outputs, Value};
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, fit, float_op};
 use crate::tensor::ops::linalg::{SMALL_PRODUCT, small_product_into};
 use crate::tensor::ops::reduce::softmax_lane;
@@ -78,8 +78,10 @@ pub struct Lowered {
     places: Vec<Range<usize>>,
     /// The scratch buffer's length.
     scratch_len: usize,
-    /// Each output and its shape.
-    outputs: Vec<(Value, Vec<usize>)>,
+    /// Each output, and an array of its shape that a run's result is cloned from: a clone
+    /// copies the shape and strides as they are, where making an array from a shape works
+    /// out and checks its strides, which costs more than the rest of a small output.
+    outputs: Vec<(Value, ArrayD<f64>)>,
 }
 
 /// Lowering pays for small tensors, where fixed costs dominate; a graph whose intermediate
@@ -115,7 +117,7 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
             _ => unreachable!("checked to be float64"),
         })
         .collect();
-    let outputs = graph.outputs.iter().map(|v| (*v, graph.meta(*v).shape)).collect();
+    let outputs = graph.outputs.iter().map(|v| (*v, ArrayD::zeros(IxDyn(&graph.meta(*v).shape)))).collect();
     let in_place: Vec<Option<usize>> = steps.iter().enumerate().map(|(j, step)| step.overwritable(j, last_use)).collect();
     let (places, scratch_len) = plan_places(graph, &steps, &in_place, last_use);
     if scratch_len > SCRATCH_LIMIT {
@@ -218,7 +220,7 @@ fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
     /// not a row-major float64 array, which the general path then handles.
-    pub fn run(&self, inputs: &[&TensorData]) -> Option<Vec<TensorData>> {
+    pub fn run(&self, inputs: &[&TensorData]) -> Option<Outputs> {
         let slices = inputs
             .iter()
             .map(|t| match t {
@@ -240,13 +242,16 @@ impl Lowered {
         let outputs = self
             .outputs
             .iter()
-            .map(|(v, shape)| {
-                let data = match *v {
-                    Value::Input(i) => return_input(inputs[i]),
-                    Value::Const(i) => self.consts[i].clone(),
-                    Value::Node(i) => scratch[self.places[i].clone()].to_vec(),
+            .map(|(v, template)| {
+                let data: &[f64] = match *v {
+                    Value::Input(i) => return TensorData::Float64(return_input(inputs[i], template)),
+                    Value::Const(i) => &self.consts[i],
+                    Value::Node(i) => &scratch[self.places[i].clone()],
                 };
-                TensorData::Float64(ArrayD::from_shape_vec(IxDyn(shape), data).expect("the shape was inferred"))
+                let mut out = template.clone();
+                // SAFETY: a clone of an array made by `zeros` owns `len()` contiguous elements.
+                unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr(), out.len()) }.copy_from_slice(data);
+                TensorData::Float64(out)
             })
             .collect();
         SCRATCH.set(scratch);
@@ -310,7 +315,7 @@ impl Step {
             }
             Step::Softmax { a, lane, log } => {
                 out.copy_from_slice(get(*a));
-                out.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log));
+                out.chunks_exact_mut(*lane).for_each(|l| softmax_lane(l, *log));
             }
             Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
             Step::Copy { a } => out.copy_from_slice(get(*a)),
@@ -368,7 +373,7 @@ impl Step {
                 })
             }
             Step::Unary { op, .. } => with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x))),
-            Step::Softmax { lane, log, .. } => buf.chunks_exact_mut(*lane).for_each(|l| softmax_lane(ArrayViewMut1::from(l), *log)),
+            Step::Softmax { lane, log, .. } => buf.chunks_exact_mut(*lane).for_each(|l| softmax_lane(l, *log)),
             Step::Copy { .. } => {}
             Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
         }
@@ -414,9 +419,14 @@ fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
     }
 }
 
-fn return_input(t: &TensorData) -> Vec<f64> {
+/// A graph input returned as an output: a row-major copy, as eager's result would be.
+fn return_input(t: &TensorData, template: &ArrayD<f64>) -> ArrayD<f64> {
     match t {
-        TensorData::Float64(a) => a.iter().copied().collect(),
+        TensorData::Float64(a) => {
+            let mut out = template.clone();
+            out.assign(a);
+            out
+        }
         _ => unreachable!("checked to be float64"),
     }
 }

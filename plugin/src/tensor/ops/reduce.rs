@@ -1,7 +1,7 @@
 //! Reductions over one dimension or all of them (`dim=None`), with `keepdim`; softmax and
 //! log_softmax.
 
-use ndarray::{ArrayD, ArrayViewD, ArrayViewMut1, Axis, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
@@ -162,18 +162,18 @@ pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData
 
 /// softmax (or log_softmax) of one lane, in place. Every implementation of softmax (eager, a
 /// lowered graph) goes through here, so that they round alike.
-pub fn softmax_lane(mut lane: ArrayViewMut1<'_, f64>, log: bool) {
+pub fn softmax_lane(lane: &mut [f64], log: bool) {
     let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
     let max = if max.is_finite() { max } else { 0.0 };
     if log {
         let sum: f64 = lane.iter().map(|&v| (v - max).exp()).sum();
         let ln_sum = sum.ln();
-        lane.mapv_inplace(|v| v - max - ln_sum);
+        lane.iter_mut().for_each(|v| *v = *v - max - ln_sum);
     } else {
         // Each exponential is computed once, kept in the lane, then normalized.
-        lane.mapv_inplace(|v| (v - max).exp());
+        lane.iter_mut().for_each(|v| *v = (*v - max).exp());
         let sum: f64 = lane.iter().sum();
-        lane.mapv_inplace(|e| e / sum);
+        lane.iter_mut().for_each(|e| *e /= sum);
     }
 }
 
@@ -186,8 +186,13 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
         let n = x.shape()[d];
         match x.as_slice_mut() {
             // Row-major along the last dimension: the lanes are consecutive runs of memory.
-            Some(all) if d + 1 == t.ndim() && n > 0 => all.chunks_exact_mut(n).for_each(|lane| softmax_lane(ArrayViewMut1::from(lane), log)),
-            _ => x.lanes_mut(Axis(d)).into_iter().for_each(|lane| softmax_lane(lane, log)),
+            Some(all) if d + 1 == t.ndim() && n > 0 => all.chunks_exact_mut(n).for_each(|lane| softmax_lane(lane, log)),
+            _ => x.lanes_mut(Axis(d)).into_iter().for_each(|mut lane| {
+                // A strided lane is computed in a contiguous copy, by the same function.
+                let mut run = lane.to_vec();
+                softmax_lane(&mut run, log);
+                lane.iter_mut().zip(run).for_each(|(v, r)| *v = r);
+            }),
         }
     } else {
         // One element: softmax 1, log_softmax 0 (NaN for a non-finite input, as torch).
