@@ -37,6 +37,7 @@ const SCRIPTS: &[&str] = &[
     "demos/train.py",
     "tests/python/graph_breaks.py",
     "tests/python/side_effects.py",
+    "tests/python/generators.py",
 ];
 
 const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);

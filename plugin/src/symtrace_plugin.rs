@@ -116,8 +116,16 @@ impl SymtraceHook {
 }
 
 impl EvalFrameHook for SymtraceHook {
+    /// The translator says when a generator function runs as written.
+    fn wants_generator_events(&self) -> bool {
+        self.translator.is_some()
+    }
+
     fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
         if frame.entry() != FrameEntry::Call {
+            if let Some(t) = &self.translator {
+                t.generator_started(frame);
+            }
             return Ok(FrameDecision::run_default());
         }
         if let Some(t) = &self.translator {

@@ -16,7 +16,7 @@ use super::executor::{SimFrame, Slot};
 use super::guard::Check;
 use super::source::Source;
 use super::tracer::{MAX_INLINE_DEPTH, SimResult, Tracer, Unsupported, unsupported};
-use super::var::{CellRef, CellState, Globals, Var, is_plain};
+use super::var::{CellRef, CellState, Globals, SimGen, Var, is_plain};
 use crate::tensor::python::symtrace::PyTensor;
 
 /// Builtins that compute on plain values without side effects.
@@ -150,8 +150,15 @@ impl Tracer<'_> {
     /// Simulate a call of `callee` inline; on failure the translation rolls back to here.
     fn inline(&mut self, callee: Callee, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<Var> {
         let code = callee.code.clone();
-        if code.flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE) {
-            return unsupported(format!("a call to generator function {}", code.qualname.as_str()));
+        if code.flags.intersects(CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE) {
+            return unsupported(format!("a call to coroutine function {}", code.qualname.as_str()));
+        }
+        if code.flags.contains(CodeFlags::GENERATOR) {
+            // The call only makes the generator: its frame runs as its consumer asks for items.
+            let frame = self.bind(&callee, args, kwargs)?;
+            self.inlined.push(code.qualname.as_str().to_owned());
+            let qualname = code.qualname.as_str().to_owned();
+            return Ok(Var::Gen(Rc::new(RefCell::new(SimGen { frame: Some(frame), started: false, done: false, qualname }))));
         }
         if self.depth >= MAX_INLINE_DEPTH {
             return unsupported(format!("calls nested deeper than {MAX_INLINE_DEPTH}"));

@@ -14,8 +14,8 @@ use rustpython_vm::bytecode::{
 use rustpython_vm::{PyObjectRef, PyRef};
 
 use super::source::Source;
-use super::tracer::{Location, SimResult, Tracer, Unsupported, unsupported, INSTRUCTION_BUDGET};
-use super::var::{CellRef, CellState, Globals, SimFunction, Var};
+use super::tracer::{Location, MAX_INLINE_DEPTH, SimResult, Tracer, Unsupported, unsupported, INSTRUCTION_BUDGET};
+use super::var::{CellRef, CellState, Globals, SimFunction, SimGen, Var};
 use crate::bytecode::decode::{Instr, decode};
 use crate::bytecode::linetable::Position;
 
@@ -41,10 +41,11 @@ pub struct SimFrame {
     pc: usize,
 }
 
-/// How a simulated frame ended.
+/// How a simulated frame ended, or (a generator's) stopped at a yield.
 pub struct Returned {
     pub value: Var,
     pub position: Position,
+    pub yielded: bool,
 }
 
 impl SimFrame {
@@ -97,6 +98,13 @@ impl SimFrame {
     }
 }
 
+/// What resuming a simulated generator gave.
+pub enum Resumed {
+    Yielded(Var),
+    /// It returned (StopIteration) with this value.
+    Returned(Var),
+}
+
 /// How the simulation of the translated frame itself ended.
 pub enum TopOutcome {
     Returned(Returned),
@@ -128,7 +136,7 @@ impl Tracer<'_> {
         }
     }
 
-    /// Simulate `f` to its return.
+    /// Simulate `f` to its return (or, for a generator's frame, to its next yield).
     pub fn run(&mut self, f: &mut SimFrame) -> SimResult<Returned> {
         loop {
             match self.step(f) {
@@ -141,6 +149,53 @@ impl Tracer<'_> {
                     return Err(e);
                 }
             }
+        }
+    }
+
+    /// The next item of an iterator made during the simulation (`None`: exhausted).
+    pub fn next_item(&mut self, iterator: &Var) -> SimResult<Option<Var>> {
+        match iterator {
+            Var::Iter(it) => Ok(it.borrow_mut().pop_front()),
+            Var::Gen(g) => Ok(match self.resume(g)? {
+                Resumed::Yielded(v) => Some(v),
+                Resumed::Returned(_) => None,
+            }),
+            other => unsupported(format!("next() of a {}", other.kind())),
+        }
+    }
+
+    /// Run a simulated generator to its next yield or its return.
+    pub fn resume(&mut self, g: &Rc<RefCell<SimGen>>) -> SimResult<Resumed> {
+        // The frame is taken out while it runs: a generator that resumes itself is refused.
+        let (frame, started) = {
+            let mut state = g.borrow_mut();
+            if state.done {
+                return Ok(Resumed::Returned(Var::Obj(self.vm.ctx.none())));
+            }
+            let started = std::mem::replace(&mut state.started, true);
+            (state.frame.take(), started)
+        };
+        let Some(mut frame) = frame else {
+            return unsupported(format!("generator {} already running (ValueError)", g.borrow().qualname));
+        };
+        if started {
+            // What the paused YIELD_VALUE evaluates to: the value sent, None for next().
+            frame.stack.push(Var::Obj(self.vm.ctx.none()));
+        }
+        if self.depth >= MAX_INLINE_DEPTH {
+            return unsupported("generators nested too deep");
+        }
+        self.depth += 1;
+        let result = self.run(&mut frame);
+        self.depth -= 1;
+        let r = result?;
+        let mut state = g.borrow_mut();
+        if r.yielded {
+            state.frame = Some(frame);
+            Ok(Resumed::Yielded(r.value))
+        } else {
+            state.done = true;
+            Ok(Resumed::Returned(r.value))
         }
     }
 
@@ -494,19 +549,57 @@ impl Tracer<'_> {
                 out.extend(items[items.len() - after..].iter().cloned());
                 f.stack.extend(out.into_iter().rev());
             }
-            Opcode::GetIter => {
+            Opcode::ReturnGenerator => {
+                // A generator's first instruction: what it "returns" was made by the call
+                // (`Var::Gen`); resumed, it goes on with the value sent, None.
+                f.stack.push(Var::Obj(vm.ctx.none()));
+            }
+            Opcode::YieldValue => {
+                let value = f.pop()?;
+                return Ok(Some(Returned { value, position: ins.position, yielded: true }));
+            }
+            Opcode::Send => {
+                // `yield from`: [receiver, sent] -> [receiver, item], or, once the receiver is
+                // done, [receiver, its return value] and a jump to END_SEND.
+                f.pop()?;
+                let receiver = f.top(1)?.clone();
+                let done = match &receiver {
+                    Var::Gen(g) => match self.resume(g)? {
+                        Resumed::Yielded(item) => {
+                            f.stack.push(item);
+                            None
+                        }
+                        Resumed::Returned(value) => Some(value),
+                    },
+                    other => match self.next_item(other)? {
+                        Some(item) => {
+                            f.stack.push(item);
+                            None
+                        }
+                        None => Some(Var::Obj(vm.ctx.none())),
+                    },
+                };
+                if let Some(value) = done {
+                    f.stack.push(value);
+                    f.pc = f.body_start() + ins.target.ok_or_else(|| Unsupported { reason: "SEND without target".into(), location: None })?;
+                }
+            }
+            Opcode::EndSend => {
+                let value = f.pop()?;
+                f.pop()?;
+                f.stack.push(value);
+            }
+            Opcode::GetIter | Opcode::GetYieldFromIter => {
                 let v = f.pop()?;
                 let it = match v {
-                    Var::Iter(_) => v,
+                    Var::Iter(_) | Var::Gen(_) => v,
                     other => Var::Iter(Rc::new(RefCell::new(VecDeque::from(self.items(&other)?)))),
                 };
                 f.stack.push(it);
             }
             Opcode::ForIter => {
-                let next = match f.top(1)? {
-                    Var::Iter(it) => it.borrow_mut().pop_front(),
-                    _ => return unsupported("FOR_ITER over a non-iterator"),
-                };
+                let iterator = f.top(1)?.clone();
+                let next = self.next_item(&iterator)?;
                 match next {
                     Some(v) => f.stack.push(v),
                     None => {
@@ -619,7 +712,7 @@ impl Tracer<'_> {
             }
             Opcode::ReturnValue => {
                 let value = f.pop()?;
-                return Ok(Some(Returned { value, position: ins.position }));
+                return Ok(Some(Returned { value, position: ins.position, yielded: false }));
             }
             Opcode::StoreAttr => {
                 let owner = f.pop()?;

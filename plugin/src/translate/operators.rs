@@ -330,7 +330,7 @@ impl Tracer<'_> {
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
             Var::Dict(d) => Ok(!d.borrow().is_empty()),
-            Var::Func(_) | Var::Method(..) | Var::Iter(_) => Ok(true),
+            Var::Func(_) | Var::Method(..) | Var::Iter(_) | Var::Gen(_) => Ok(true),
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return unsupported("a branch on a tensor's value (data-dependent control flow)");
@@ -433,6 +433,17 @@ impl Tracer<'_> {
             Var::List(l) => Ok(l.borrow().clone()),
             Var::Dict(d) => Ok(d.borrow().iter().map(|(k, _)| Var::Obj(k.clone())).collect()),
             Var::Iter(it) => Ok(it.borrow_mut().drain(..).collect()),
+            Var::Gen(_) => {
+                // Consumed whole (by list(), sum(), a starred call...), as it is when run.
+                let mut items = Vec::new();
+                while let Some(item) = self.next_item(v)? {
+                    if items.len() == super::tracer::MAX_UNROLL {
+                        return unsupported(format!("a generator of more than {} items", super::tracer::MAX_UNROLL));
+                    }
+                    items.push(item);
+                }
+                Ok(items)
+            }
             Var::Lazy(o, source) => {
                 if let Some(items) = self.lazy_items(o, source)? {
                     return Ok(items);

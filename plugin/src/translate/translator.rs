@@ -175,17 +175,54 @@ impl Translator {
         self.stats.reset();
     }
 
-    fn traceable(&self, code: &Py<PyCode>) -> bool {
-        use rustpython_vm::bytecode::CodeFlags;
+    /// Code of the program's own, not of the standard library (frozen or on disk).
+    fn is_user_code(&self, code: &Py<PyCode>) -> bool {
         let path = code.source_path().as_str();
         // Frozen standard-library modules are named by module, without a directory or `.py`.
         let frozen = path.starts_with("<frozen") || (!path.starts_with('<') && !path.contains('/') && !path.ends_with(".py"));
-        if frozen || self.stdlib.as_deref().is_some_and(|s| path.starts_with(s)) {
+        !frozen && !self.stdlib.as_deref().is_some_and(|s| path.starts_with(s))
+    }
+
+    fn traceable(&self, code: &Py<PyCode>) -> bool {
+        use rustpython_vm::bytecode::CodeFlags;
+        if !self.is_user_code(code) {
             return false;
         }
         // Module and class bodies run once; generators are not translated (yet).
         code.flags.contains(CodeFlags::OPTIMIZED)
             && !code.flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE)
+    }
+
+    /// A generator function's frame starts running as written (its frames are never
+    /// replaced; one consumed inside a traced function is simulated with it instead). Said
+    /// once per code object on `symtrace::graph_breaks`, and in `explain()` each time.
+    pub fn generator_started(&self, frame: &FrameView<'_>) {
+        let code = frame.code();
+        if !self.is_user_code(code) || !code.flags.contains(rustpython_vm::bytecode::CodeFlags::GENERATOR) {
+            code.set_eval_hook_skipped(true);
+            return;
+        }
+        const REASON: &str = "a generator function runs as written: its frames are not replaced";
+        const HINT: &str = "consume it inside a traced function (a for loop, list(), sum(), yield from): it is simulated there";
+        let location = describe(code);
+        if self.cached(code).is_none() {
+            self.new_cache(code);
+            log::info!(target: LOG_BREAKS, "{}: [GB-GENERATOR] {REASON} (hint: {HINT})", location);
+        }
+        EXPLAIN.with(|e| {
+            if let Some(log) = e.borrow_mut().as_mut() {
+                log.breaks.push(BreakRecord {
+                    function: code.qualname.as_str().to_owned(),
+                    reason: REASON.to_owned(),
+                    location: location.clone(),
+                    ops_left: Vec::new(),
+                    guards_left: Vec::new(),
+                    id: "GB-GENERATOR".to_owned(),
+                    hint: HINT.to_owned(),
+                    resumed: false,
+                });
+            }
+        });
     }
 
     fn cached(&self, code: &Py<PyCode>) -> Option<Arc<CodeCache>> {

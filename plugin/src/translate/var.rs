@@ -76,6 +76,26 @@ pub enum Var {
     Cell(CellRef),
     /// A method of a list or dict made during the simulation.
     Method(Box<Var>, &'static str),
+    /// A generator of a user generator function called during the simulation: its frame is
+    /// simulated between its yields, as its consumer asks for items, so that the two
+    /// interleave as they do when run.
+    Gen(Rc<RefCell<SimGen>>),
+}
+
+/// The state of a simulated generator.
+pub struct SimGen {
+    /// Its frame, suspended at a yield (or not started); taken out while it runs.
+    pub frame: Option<super::executor::SimFrame>,
+    pub started: bool,
+    /// It has returned: it gives nothing more.
+    pub done: bool,
+    pub qualname: String,
+}
+
+impl std::fmt::Debug for SimGen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<generator {}>", self.qualname)
+    }
 }
 
 impl Var {
@@ -97,6 +117,7 @@ impl Var {
             Var::Func(_) => "function".into(),
             Var::Cell(_) => "cell".into(),
             Var::Method(_, m) => format!("method {m}"),
+            Var::Gen(g) => format!("generator {}", g.borrow().qualname),
         }
     }
 }

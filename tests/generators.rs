@@ -1,0 +1,28 @@
+//! Generators under `--plugin symtrace` (tests/python/generators.py): a user generator
+//! consumed inside a traced function is simulated with its consumer, item by item (its side
+//! effects interleave with the loop body's as when run), so the function is one graph; a
+//! generator function that runs as written says so, once, on `symtrace::graph_breaks`.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn generators_consumed_in_a_traced_function_are_simulated_with_it() {
+    let script = python_dir().join("generators.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]).env("RUST_LOG", "symtrace::graph_breaks=info"));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    for case in [
+        "a for loop over a user generator",
+        "sum() of a generator expression",
+        "list() of a user generator",
+        "yield from, with the inner generator's return value",
+        "a generator function that runs as written",
+    ] {
+        assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
+    }
+    let said = stderr.lines().filter(|l| l.contains("counter (") && l.contains("[GB-GENERATOR] a generator function runs as written")).count();
+    assert_eq!(said, 1, "said once per code object:\n{stderr}");
+}
