@@ -21,7 +21,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.
     assert!(stdout.contains("opaque calls: 4"), "{stdout}");
     assert_eq!(stdout.matches("print_break sees").count(), 4, "{stdout}");
-    assert!(stderr.contains("graph break [GB-CALL] at") && stderr.contains("graph_breaks.py:28: a call to builtin print() (not simulated); resumes after it (hint: "), "{stderr}");
+    assert!(stderr.contains("graph break [GB-CALL] at") && stderr.contains("graph_breaks.py:29: a call to builtin print() (not simulated); resumes after it (hint: "), "{stderr}");
     assert!(stderr.contains("graph break [GB-BRANCH]") && stderr.contains("graph break [GB-OPCODE]"), "{stderr}");
 }
 

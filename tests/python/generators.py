@@ -5,6 +5,7 @@ function that runs as written says so (GB-GENERATOR). For each case: the traced 
 eager, explain() counts the expected graphs and breaks, and a second call translates nothing
 new. Prints one line per case; `FAIL` marks a failed one."""
 import symtrace as st
+from case_report import count_problems, report, same
 
 failures = []
 log = []
@@ -62,12 +63,6 @@ def runs_as_written(x):
     return first * 2.0
 
 
-def same(a, b):
-    if isinstance(a, st.Tensor):
-        return a.tolist() == b.tolist()
-    return a == b
-
-
 @st.disable
 def check(name, fn, args, graphs, breaks, ids=()):
     del log[:]
@@ -85,15 +80,12 @@ def check(name, fn, args, graphs, breaks, ids=()):
         problems.append(f"result {traced!r} != {eager!r}")
     if traced_log != eager_log:
         problems.append(f"side effects in another order: {traced_log} != {eager_log}")
-    if (e.graph_count, e.graph_break_count) != (graphs, breaks):
-        problems.append(f"{e.graph_count} graphs, {e.graph_break_count} breaks (expected {graphs}, {breaks}): {e.break_reasons}")
+    problems += count_problems(e, graphs, breaks)
     if sorted(b["id"] for b in e.break_reasons) != sorted(ids):
         problems.append(f"break ids {[b['id'] for b in e.break_reasons]} (expected {list(ids)})")
     if after != before:
         problems.append(f"calls after explain translated {after - before} more")
-    print(("FAIL " if problems else "ok ") + name + (": " + "; ".join(problems) if problems else ""))
-    if problems:
-        failures.append(name)
+    report(name, problems, failures)
 
 
 st.manual_seed(0)

@@ -4,6 +4,7 @@ the expected graphs and breaks (with the break's id and the user's line), and a 
 translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
 import sys
 import symtrace as st
+from case_report import count_problems, report, same
 
 failures = []
 
@@ -79,14 +80,6 @@ def two_breaks(x):
     return z * z
 
 
-def same(a, b):
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(same(p, q) for p, q in zip(a, b))
-    if isinstance(a, st.Tensor):
-        return a.tolist() == b.tolist()
-    return a == b
-
-
 @st.disable
 def check(name, fn, args, graphs, breaks, break_id, line):
     eager = st.disable(fn)(*args)
@@ -98,34 +91,31 @@ def check(name, fn, args, graphs, breaks, break_id, line):
     problems = []
     if not (same(traced, eager) and same(again, eager)):
         problems.append(f"result {traced!r} != {eager!r}")
-    if (e.graph_count, e.graph_break_count) != (graphs, breaks):
-        problems.append(f"{e.graph_count} graphs, {e.graph_break_count} breaks (expected {graphs}, {breaks}): {e.break_reasons}")
+    problems += count_problems(e, graphs, breaks)
     first = e.break_reasons[0] if e.break_reasons else {}
     if first.get("id") != break_id or not first.get("location", "").endswith(f"graph_breaks.py:{line}") or not first.get("resumed"):
         problems.append(f"first break {first}")
     if after != before:
         problems.append(f"calls after explain translated {after - before} more")
-    print(("FAIL " if problems else "ok ") + name + (": " + "; ".join(problems) if problems else ""))
-    if problems:
-        failures.append(name)
+    report(name, problems, failures)
 
 
 st.manual_seed(0)
 x = st.randn(2, 4)
 w = st.randn(4, 3)
-check("a call to print", print_break, (x, w), 2, 1, "GB-CALL", 28)
-check("a call to an unsupported builtin", builtin_break, (x,), 2, 1, "GB-CALL", 34)
+check("a call to print", print_break, (x, w), 2, 1, "GB-CALL", 29)
+check("a call to an unsupported builtin", builtin_break, (x,), 2, 1, "GB-CALL", 35)
 # Opaque.__call__, run as written, is simulated in turn: no tensor work, so it runs as
 # written (its attribute store would be replayed; with nothing to capture there is no graph).
-check("a call to an opaque object", opaque_break, (x,), 2, 1, "GB-CALL", 40)
+check("a call to an opaque object", opaque_break, (x,), 2, 1, "GB-CALL", 41)
 pos = x if st.disable(lambda: (x * 3.0).sum().item())() > 0 else -x
-check("a branch on t.item()", item_branch, (pos,), 2, 1, "GB-CALL", 46)
-check("a branch on t.item(), other side", item_branch, (-pos,), 2, 1, "GB-CALL", 46)
-check("the truth of a tensor", tensor_truth, (x,), 2, 1, "GB-BRANCH", 53)
-check("an unsupported opcode", opcode_break, (x,), 2, 1, "GB-OPCODE", 59)
+check("a branch on t.item()", item_branch, (pos,), 2, 1, "GB-CALL", 47)
+check("a branch on t.item(), other side", item_branch, (-pos,), 2, 1, "GB-CALL", 47)
+check("the truth of a tensor", tensor_truth, (x,), 2, 1, "GB-BRANCH", 54)
+check("an unsupported opcode", opcode_break, (x,), 2, 1, "GB-OPCODE", 60)
 # The caller breaks at the call; the callee, translated when it runs, breaks at its print:
 # graphs of the caller, the callee, and their two resume functions.
-check("a nested inlined call", nested_inline, (x,), 4, 2, "GB-CALL", 71)
-check("two breaks in a row", two_breaks, (x,), 3, 2, "GB-CALL", 76)
+check("a nested inlined call", nested_inline, (x,), 4, 2, "GB-CALL", 72)
+check("two breaks in a row", two_breaks, (x,), 3, 2, "GB-CALL", 77)
 print("opaque calls:", opaque.calls)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

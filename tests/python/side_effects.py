@@ -6,6 +6,7 @@ of mutated state. For each case: eager and traced start from equal fresh state; 
 and the state afterwards are equal; explain() counts the expected graphs and breaks; a second
 call translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
 import symtrace as st
+from case_report import count_problems, report
 
 failures = []
 
@@ -135,13 +136,11 @@ def check(name, fn, make_args, graphs, breaks, state_of=None):
         problems.append(f"traced {traced} != eager {eager}")
     if again != eager:
         problems.append(f"second call {again} != eager {eager}")
-    if graphs is not None and (e.graph_count, e.graph_break_count) != (graphs, breaks):
-        problems.append(f"{e.graph_count} graphs, {e.graph_break_count} breaks (expected {graphs}, {breaks}): {e.break_reasons}")
+    if graphs is not None:
+        problems += count_problems(e, graphs, breaks)
     if after != before:
         problems.append(f"a second call translated {after - before} more")
-    print(("FAIL " if problems else "ok ") + name + (": " + "; ".join(problems) if problems else ""))
-    if problems:
-        failures.append(name)
+    report(name, problems, failures)
 
 
 st.manual_seed(0)
