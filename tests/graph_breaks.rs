@@ -15,7 +15,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    for case in ["a call to print", "an unsupported builtin", "an opaque object", "a branch on t.item()", "the truth of a tensor", "an unsupported opcode", "a nested inlined call", "two breaks in a row"] {
+    for case in ["a call to print", "an unsupported builtin", "an opaque object", "a branch on t.item()", "the truth of a tensor", "an unsupported opcode", "a nested inlined call", "two breaks in a row", "a break inside a for loop", "a break inside a while loop", "a return inside a split loop", "a return inside a split loop, taken", "a loop body under min_graph_size is not split"] {
         assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
     }
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.
@@ -23,6 +23,74 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     assert_eq!(stdout.matches("print_break sees").count(), 4, "{stdout}");
     assert!(stderr.contains("graph break [GB-CALL] at") && stderr.contains("graph_breaks.py:29: a call to builtin print() (not simulated); resumes after it (hint: "), "{stderr}");
     assert!(stderr.contains("graph break [GB-BRANCH]") && stderr.contains("graph break [GB-OPCODE]"), "{stderr}");
+    // Eager, explain, and two traced calls of three iterations: the print inside the split
+    // loop ran once per iteration.
+    assert_eq!(stdout.matches("for_loop_break step").count(), 12, "{stdout}");
+    assert!(stderr.contains("for_loop_break: graph break [GB-LOOP] at") && stderr.contains("loop_body_in_for_loop_break_at_85: graph break [GB-CALL]"), "{stderr}");
+}
+
+/// Runs `source` as a script under the plugin with `opts` and gives its standard output.
+fn run_script(name: &str, source: &str, opts: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!("symtrace-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join(format!("{name}.py"));
+    std::fs::write(&script, source).unwrap();
+    let mut cmd = rustpython();
+    cmd.args(["--plugin", "symtrace"]);
+    for o in opts {
+        cmd.args(["--plugin-opt", o]);
+    }
+    let out = run_ok(cmd.arg(script.to_str().unwrap()));
+    std::fs::remove_dir_all(&dir).ok();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const TINY_LOOP: &str = "import symtrace as st
+def f(x, n):
+    y = x * 2.0
+    for i in range(n):
+        y = y + 1.0
+        print('step', i)
+    return y * 3.0
+x = st.ones(2)
+e = st.explain(f, x, 3)
+print('counts', e.graph_count, e.graph_break_count, [b['id'] for b in e.break_reasons])
+print('same', f(x, 3).tolist() == st.disable(f)(x, 3).tolist())
+";
+
+#[test]
+fn min_graph_size_decides_whether_a_small_loop_body_is_split() {
+    // Default (3): one op before the break is too few; the frame runs as written.
+    let whole = run_script("tiny-loop-default", TINY_LOOP, &[]);
+    assert!(whole.contains("counts 0 1 ['GB-FRAME']") && whole.contains("same True"), "{whole}");
+    // min_graph_size=1: split; graphs before the loop, in the body, after the loop.
+    let split = run_script("tiny-loop-split", TINY_LOOP, &["min_graph_size=1"]);
+    assert!(split.contains("counts 3 2 ['GB-LOOP', 'GB-CALL']") && split.contains("same True"), "{split}");
+}
+
+#[test]
+fn a_break_after_a_try_block_resumes() {
+    // The except block's jump back (JUMP_BACKWARD_NO_INTERRUPT) once made this look like a
+    // loop, and the resume function's unreachable handlers made a malformed exception table.
+    let out = run_script(
+        "after-try",
+        "import symtrace as st
+def f(x):
+    try:
+        x = x + 0.0
+    except ValueError:
+        pass
+    y = x * 2.0
+    print('between')
+    return y + 1.0
+x = st.ones(2)
+e = st.explain(f, x)
+print('counts', e.graph_count, e.graph_break_count, [b['id'] for b in e.break_reasons])
+print('same', f(x).tolist() == st.disable(f)(x).tolist())
+",
+        &[],
+    );
+    assert!(out.contains("counts 2 1 ['GB-CALL']") && out.contains("same True"), "{out}");
 }
 
 #[test]

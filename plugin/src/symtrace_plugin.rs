@@ -157,6 +157,7 @@ const OPTIONS: &[PluginOption] = &[
     PluginOption { key: "trace_all", help: "1: translate every user frame, even when its graph is empty" },
     PluginOption { key: "recompile_limit", help: "translations per code object before it runs as written on a guard miss (default 8)" },
     PluginOption { key: "skip_after", help: "calls without a graph after which a code object is skipped for good (default 2)" },
+    PluginOption { key: "min_graph_size", help: "ops a loop's body must capture before a graph break for the loop to be split and its body translated per iteration (default 3)" },
 ];
 
 fn flag(options: &PluginOptions, key: &str) -> Result<bool, String> {
@@ -181,6 +182,7 @@ fn translator_options(options: &PluginOptions) -> Result<Options, String> {
         trace_all: flag(options, "trace_all")?,
         recompile_limit: count(options, "recompile_limit", d.recompile_limit)?,
         skip_after: count(options, "skip_after", d.skip_after)?,
+        min_graph_size: count(options, "min_graph_size", d.min_graph_size)?,
     })
 }
 

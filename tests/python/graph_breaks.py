@@ -80,6 +80,46 @@ def two_breaks(x):
     return z * z
 
 
+def for_loop_break(x, n):
+    y = x * 2.0
+    for i in range(n):
+        y = y + 1.0
+        y = st.tanh(y * 0.5)
+        print("  for_loop_break step", i)
+        y = y - 0.25
+    return y * 3.0
+
+
+def while_loop_break(x):
+    y = x * 1.0
+    while True:
+        y = y * 1.5
+        y = st.relu(y + 0.1)
+        if y.sum().item() > 20.0:
+            break
+    return y * 2.0
+
+
+def loop_return_inside(x, ws):
+    y = x * 1.0
+    for w in ws:
+        last = y * w
+        last = st.exp(last - 1.0)
+        y = last + 0.5
+        print("  loop_return_inside")
+        if last.sum().item() > 100.0:
+            return last, "early"
+    return y, last
+
+
+def tiny_loop(x, n):
+    y = x * 2.0
+    for i in range(n):
+        y = y + 1.0
+        print("  tiny_loop", i)
+    return y
+
+
 @st.disable
 def check(name, fn, args, graphs, breaks, break_id, line):
     eager = st.disable(fn)(*args)
@@ -117,5 +157,36 @@ check("an unsupported opcode", opcode_break, (x,), 2, 1, "GB-OPCODE", 60)
 # graphs of the caller, the callee, and their two resume functions.
 check("a nested inlined call", nested_inline, (x,), 4, 2, "GB-CALL", 72)
 check("two breaks in a row", two_breaks, (x,), 3, 2, "GB-CALL", 77)
+# A loop whose body breaks is split: the loop runs as written, its body is a function
+# translated per iteration (with the break inside it), and the rest of the frame resumes
+# after the loop. Graphs: before the loop, the body before and after the break, after the loop.
+check("a break inside a for loop", for_loop_break, (x, 3), 4, 2, "GB-LOOP", 88)
+# The body's resume function has no tensor work (the comparison and the jump out): it runs as
+# written, with no graph and no break of its own.
+check("a break inside a while loop", while_loop_break, (x,), 3, 2, "GB-LOOP", 98)
+# `last` is first assigned inside the loop and read after it. Numbers that change per
+# iteration are guarded by value, so they stay out of the graphs here: the weights are tensors,
+# and after item() comes no tensor work (its value would be guarded: a recompile per
+# iteration). Graphs: before the loop, the body before the print and between the print and
+# item(); breaks: the loop, the print, the item().
+ws = [st.ones(2, 4) * 0.5, st.ones(2, 4) * 0.75, st.ones(2, 4)]
+check("a return inside a split loop", loop_return_inside, (x, ws), 3, 3, "GB-LOOP", 109)
+check("a return inside a split loop, taken", loop_return_inside, (x + 3.0, ws), 3, 3, "GB-LOOP", 109)
+
+@st.disable
+def check_tiny():
+    # One op before the break: under min_graph_size (3), the loop is not split and the frame
+    # runs as written.
+    e = st.explain(tiny_loop, x, 3)
+    problems = count_problems(e, 0, 1)
+    reason = e.break_reasons[0]["reason"] if e.break_reasons else ""
+    if e.break_reasons and (e.break_reasons[0]["id"] != "GB-FRAME" or e.break_reasons[0]["resumed"]):
+        problems.append(f"break {e.break_reasons[0]}")
+    if not same(tiny_loop(x, 3), st.disable(tiny_loop)(x, 3)):
+        problems.append("result differs")
+    report("a loop body under min_graph_size is not split", problems, failures)
+
+
+check_tiny()
 print("opaque calls:", opaque.calls)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

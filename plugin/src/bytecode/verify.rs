@@ -171,7 +171,16 @@ fn check_operands(x: &Instr, facts: &CodeFacts) -> Result<(), VerifyError> {
 /// no underflow, never above co_stacksize, the same depth wherever paths meet, and no path
 /// running off the end.
 fn check_stack(instrs: &[Instr], facts: &CodeFacts) -> Result<(), VerifyError> {
-    let max = facts.max_stackdepth as i64;
+    walk_stack(instrs, facts.max_stackdepth as i64).map(|_| ())
+}
+
+/// The stack depth before each instruction of `instrs` (`None`: unreachable), as the
+/// verifier finds it; fails where the verifier would.
+pub fn stack_depths(instrs: &[Instr]) -> Result<Vec<Option<i64>>, VerifyError> {
+    walk_stack(instrs, i64::MAX)
+}
+
+fn walk_stack(instrs: &[Instr], max: i64) -> Result<Vec<Option<i64>>, VerifyError> {
     let mut depth_at: Vec<Option<i64>> = vec![None; instrs.len()];
     let mut work = vec![0usize];
     depth_at[0] = Some(0);
@@ -224,5 +233,5 @@ fn check_stack(instrs: &[Instr], facts: &CodeFacts) -> Result<(), VerifyError> {
             reach(&mut depth_at, &mut work, x, i + 1, after)?;
         }
     }
-    Ok(())
+    Ok(depth_at)
 }

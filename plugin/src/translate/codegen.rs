@@ -28,6 +28,8 @@ pub enum Template {
     Tuple(Vec<Template>),
     List(Vec<Template>),
     Dict(Vec<(PyObjectRef, Template)>),
+    /// `iter(t)`.
+    Iter(Box<Template>),
 }
 
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from
@@ -206,6 +208,10 @@ impl Emitter<'_> {
                 }
                 let op = if matches!(t, Template::Tuple(_)) { Opcode::BuildTuple } else { Opcode::BuildList };
                 self.emit(op, items.len() as u32);
+            }
+            Template::Iter(items) => {
+                self.build(items)?;
+                self.emit(Opcode::GetIter, 0);
             }
             Template::Dict(entries) => {
                 for (k, v) in entries {

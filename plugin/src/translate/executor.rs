@@ -105,6 +105,16 @@ pub enum Resumed {
     Returned(Var),
 }
 
+/// Where `run_top` stops before its frame returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Never,
+    /// Before the frame's own `n`th instruction (counted as `top_steps` counts).
+    BeforeStep(usize),
+    /// The first time the frame is about to run the body's instruction at this index.
+    AtFirst(usize),
+}
+
 /// How the simulation of the translated frame itself ended.
 pub enum TopOutcome {
     Returned(Returned),
@@ -113,13 +123,17 @@ pub enum TopOutcome {
 }
 
 impl Tracer<'_> {
-    /// Simulate the translated frame `f` to its return, or until `stop_before` of its own
-    /// instructions have run. `top_steps` counts them, so that after a failure it names the
+    /// Simulate the translated frame `f` to its return, or until `stop` says so. `top_steps` counts them, so that after a failure it names the
     /// instruction that failed (an inlined call fails at the caller's CALL).
-    pub fn run_top(&mut self, f: &mut SimFrame, stop_before: Option<usize>) -> SimResult<TopOutcome> {
+    pub fn run_top(&mut self, f: &mut SimFrame, stop: Stop) -> SimResult<TopOutcome> {
         self.top_steps = 0;
         loop {
-            if stop_before == Some(self.top_steps) {
+            let stopped = match stop {
+                Stop::Never => false,
+                Stop::BeforeStep(n) => n == self.top_steps,
+                Stop::AtFirst(pc) => f.body_pc() == Some(pc),
+            };
+            if stopped {
                 return Ok(TopOutcome::Stopped);
             }
             self.top_steps += 1;

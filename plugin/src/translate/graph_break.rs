@@ -8,13 +8,14 @@
 //! and made once per (code, break point, state shape), so that later calls reuse its cache.
 //!
 //! A break is taken only where it keeps tensor work; elsewhere the frame runs as written, as
-//! before. Not (yet) broken: an instruction inside a loop (resuming there would nest a call
-//! per iteration), under an exception handler or a `with` block (the handler would not cover
-//! the instruction run by the replacement), and frames with cells or free variables.
+//! before. An instruction inside a loop is not broken here (resuming there would nest a call
+//! per iteration): `loop_break` splits the loop instead. Not (yet) broken: an instruction
+//! under an exception handler or a `with` block (the handler would not cover the instruction
+//! run by the replacement), and frames with cells or free variables.
 
-use rustpython_vm::builtins::{PyCode, PyStrInterned};
+use rustpython_vm::builtins::{PyCode, PyDict, PyStrInterned};
 use rustpython_vm::bytecode::{CodeFlags, Opcode};
-use rustpython_vm::{PyRef, VirtualMachine};
+use rustpython_vm::{Py, PyObjectRef, PyRef, VirtualMachine};
 
 use crate::bytecode::{CodeLayout, Instr, assemble};
 
@@ -29,6 +30,9 @@ pub enum BreakKind {
     Branch,
     /// Any other instruction the executor does not simulate.
     Opcode,
+    /// A break inside a loop: the loop runs as written and its body, made a function, is
+    /// translated per iteration with the break inside it (`loop_break`).
+    Loop,
 }
 
 impl BreakKind {
@@ -45,6 +49,7 @@ impl BreakKind {
             BreakKind::Call => "GB-CALL",
             BreakKind::Branch => "GB-BRANCH",
             BreakKind::Opcode => "GB-OPCODE",
+            BreakKind::Loop => "GB-LOOP",
         }
     }
 
@@ -53,9 +58,13 @@ impl BreakKind {
             BreakKind::Call => "the call runs as written between two graphs; move it out of the hot path, or wrap it in symtrace.disable if it is yours",
             BreakKind::Branch => "the truth of a tensor is known only at run time; compute both branches with symtrace.where, or branch on a Python value",
             BreakKind::Opcode => "this instruction runs as written between two graphs",
+            BreakKind::Loop => "the loop runs as written and its body is translated per iteration, split at the break; raise min_graph_size to keep small bodies whole",
         }
     }
 }
+
+/// `not_breakable`'s reason for an instruction inside a loop (see `loop_break`).
+pub const IN_LOOP: &str = "inside a loop";
 
 /// Why the body instruction at `index` of `code` cannot be a break point, if it cannot.
 pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<String> {
@@ -70,10 +79,12 @@ pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<Stri
         return Some("inside a try, except or with block".into());
     }
     let in_loop = body.iter().enumerate().any(|(j, y)| {
-        matches!(y.op, Opcode::JumpBackward | Opcode::JumpBackwardNoInterrupt) && y.target.is_some_and(|t| t <= index && index < j)
+        // JUMP_BACKWARD_NO_INTERRUPT is no loop: it ends an except block placed after the code
+        // that follows its try.
+        y.op == Opcode::JumpBackward && y.target.is_some_and(|t| t <= index && index < j)
     });
     if in_loop {
-        return Some("inside a loop".into());
+        return Some(IN_LOOP.into());
     }
     let banned = matches!(
         x.op,
@@ -115,13 +126,32 @@ pub struct ResumeShape {
     pub stack: Vec<bool>,
     /// Slots of the original's locals unbound at the break (passed as None, then deleted).
     pub unbound: Vec<usize>,
+    /// Slots that may hold the unbound marker (`ResumeCache::unbound_marker`) after a loop run
+    /// as written: deleted when they do.
+    pub maybe_unbound: Vec<usize>,
 }
 
 /// The resume function's code: parameters are the original's locals (every one, in slot
 /// order, so that the copied instructions keep their slot numbers) and then the non-NULL stack
 /// values, bottom first.
-pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
-    let mut layout = CodeLayout::of(original);
+pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+    let line = body.get(shape.resume_at).and_then(|x| x.position.line).unwrap_or(0);
+    let name = format!("resume_in_{}_at_{line}", original.obj_name.as_str());
+    resume_code_with(CodeLayout::of(original), body, shape, &Resumed { name: &name, extra_locals: &[], marker }, vm)
+}
+
+/// What a function that starts inside an original's body is called and holds besides the
+/// original's locals and stack.
+pub struct Resumed<'a> {
+    pub name: &'a str,
+    /// Locals of its own, after the parameters (slots `nlocals + passed + k`).
+    pub extra_locals: &'a [&'a str],
+    pub marker: &'a PyObjectRef,
+}
+
+/// A function made of `body` (the original's instructions, or a rewrite of them with the same
+/// slots) that starts at `shape.resume_at` with the state of `shape` as its parameters.
+pub fn resume_code_with(mut layout: CodeLayout, body: &[Instr], shape: &ResumeShape, made: &Resumed<'_>, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
     let nlocals = layout.varnames.len();
     let passed = shape.stack.iter().filter(|null| !**null).count();
     for k in 0..passed {
@@ -132,15 +162,32 @@ pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, vm: &
     layout.posonlyarg_count = 0;
     layout.kwonlyarg_count = 0;
     layout.flags.remove(CodeFlags::VARARGS | CodeFlags::VARKEYWORDS);
-    let line = body.get(shape.resume_at).and_then(|x| x.position.line).unwrap_or(0);
-    let name: &'static PyStrInterned = vm.ctx.intern_str(format!("resume_in_{}_at_{line}", original.obj_name.as_str()));
+    for extra in made.extra_locals {
+        layout.varnames.push(vm.ctx.intern_str(*extra));
+    }
+    let name: &'static PyStrInterned = vm.ctx.intern_str(made.name);
     layout.obj_name = name;
     layout.qualname = name;
+    let marker = if shape.maybe_unbound.is_empty() {
+        0
+    } else {
+        layout.constants.push(made.marker.clone());
+        (layout.constants.len() - 1) as u32
+    };
 
     let position = body.get(shape.resume_at).map(|x| x.position).ok_or("no instruction to resume at")?;
     let op = |op: Opcode, arg: u32| Instr { op, arg, target: None, handler: None, position, offset: 0 };
     let mut instrs = vec![op(Opcode::Resume, 0)];
     for &slot in &shape.unbound {
+        instrs.push(op(Opcode::DeleteFast, slot as u32));
+    }
+    for &slot in &shape.maybe_unbound {
+        // if slot is marker: del slot
+        instrs.push(op(Opcode::LoadFast, slot as u32));
+        instrs.push(op(Opcode::LoadConst, marker));
+        instrs.push(op(Opcode::IsOp, 0));
+        let after = instrs.len() + 2;
+        instrs.push(Instr { target: Some(after), ..op(Opcode::PopJumpIfFalse, 0) });
         instrs.push(op(Opcode::DeleteFast, slot as u32));
     }
     let mut next = nlocals;
@@ -167,14 +214,39 @@ pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, vm: &
         }
         instrs.push(y);
     }
+    drop_unreachable_handlers(&mut instrs);
     assemble(&layout, &instrs, vm).map_err(|e| e.to_string())
 }
 
-/// Resume functions made so far, one per (code, shape): a second break at the same point
-/// finds the same function, whose translations are cached on its code.
+/// Forget the handlers of instructions no path reaches (the code before a resume point): the
+/// assembler drops unreachable blocks, and a handler entry left for them would be malformed.
+pub fn drop_unreachable_handlers(instrs: &mut [Instr]) {
+    if let Ok(depths) = crate::bytecode::verify::stack_depths(instrs) {
+        for (x, d) in instrs.iter_mut().zip(depths) {
+            if d.is_none() {
+                x.handler = None;
+            }
+        }
+    }
+}
+
+/// What a generated function is made for: the key of its cache entry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Purpose {
+    /// A resume function after a break.
+    Resume(ResumeShape),
+    /// A loop's body as a function (`loop_break`), for the locals bound at its head.
+    LoopBody { head: usize, bound: Vec<bool> },
+    /// The loop run as written, calling its body function (`loop_break`).
+    LoopDriver { head: usize, bound: Vec<bool>, stack: Vec<bool> },
+}
+
+/// Functions made so far, one per (code, purpose): a second break at the same point finds
+/// the same function, whose translations are cached on its code.
 #[derive(Default)]
 pub struct ResumeCache {
-    made: std::sync::Mutex<std::collections::HashMap<(usize, ResumeShape), Made>>,
+    made: std::sync::Mutex<std::collections::HashMap<(usize, Purpose), Made>>,
+    marker: std::sync::OnceLock<PyObjectRef>,
 }
 
 struct Made {
@@ -187,22 +259,47 @@ struct Made {
 static RESUME_NAMES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl ResumeCache {
+    /// The object that stands for an unbound local where a loop run as written passes its
+    /// locals around (a call cannot pass "unbound"); never seen by the user's code.
+    pub fn unbound_marker(&self, vm: &VirtualMachine) -> PyObjectRef {
+        use rustpython_vm::AsObject;
+        self.marker.get_or_init(|| vm.ctx.types.object_type.as_object().call((), vm).expect("object() cannot fail")).clone()
+    }
+
     /// The name under which the resume function for `shape` is bound in `globals` (made and
     /// bound on first use).
     pub fn function_for(
         &self,
-        original: &rustpython_vm::Py<PyCode>,
+        original: &Py<PyCode>,
         body: &[Instr],
         shape: &ResumeShape,
-        globals: &rustpython_vm::Py<rustpython_vm::builtins::PyDict>,
+        globals: &Py<PyDict>,
         vm: &VirtualMachine,
     ) -> Result<String, String> {
+        let marker = self.unbound_marker(vm);
+        self.bound_function(original, Purpose::Resume(shape.clone()), globals, vm, || resume_code(original, body, shape, &marker, vm))
+    }
+
+    /// The name under which the function made by `make` for `purpose` is bound in `globals`
+    /// (made, verified and bound on first use).
+    pub fn bound_function(
+        &self,
+        original: &Py<PyCode>,
+        purpose: Purpose,
+        globals: &Py<PyDict>,
+        vm: &VirtualMachine,
+        make: impl FnOnce() -> Result<PyRef<PyCode>, String>,
+    ) -> Result<String, String> {
         use rustpython_vm::AsObject;
-        let key = (original as *const _ as usize, shape.clone());
+        let key = (original as *const _ as usize, purpose);
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
         if !made.contains_key(&key) {
-            let code = resume_code(original, body, shape, vm)?;
-            crate::bytecode::verify(&code).map_err(|e| format!("the resume function was rejected by the verifier: {e}"))?;
+            let code = make()?;
+            crate::bytecode::verify(&code).map_err(|e| format!("the generated function {} was rejected by the verifier: {e}", code.qualname.as_str()))?;
+            if matches!(key.1, Purpose::LoopDriver { .. }) {
+                // The loop runs as written; its body function is what gets translated.
+                code.set_eval_hook_skipped(true);
+            }
             let name = format!("__symtrace_resume_{}", RESUME_NAMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
             made.insert(key.clone(), Made { _original: original.to_owned(), code, name });
         }

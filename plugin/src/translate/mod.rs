@@ -12,6 +12,7 @@ pub mod graph_call;
 pub mod guard;
 pub mod guard_program;
 pub mod lowering;
+pub mod loop_break;
 pub mod operators;
 pub mod recorder;
 pub mod side_effects;

@@ -381,6 +381,25 @@ impl Tracer<'_> {
         {
             return self.is_none(b);
         }
+        // A bare `object()` (a sentinel, such as the marker of an unbound local after a split
+        // loop) is no tensor, and no value of another type.
+        let bare = |v: &Var| matches!(v, Var::Obj(o) if o.class().is(self.vm.ctx.types.object_type));
+        if bare(a) || bare(b) {
+            let (s, other) = if bare(a) { (a, b) } else { (b, a) };
+            let Var::Obj(s) = s else { unreachable!() };
+            match other {
+                Var::Tensor(_) => return Ok(false),
+                Var::Lazy(o, source) if !o.class().is(self.vm.ctx.types.object_type) => {
+                    self.guard(source, Check::TypeIs(o.class().to_owned()));
+                    return Ok(false);
+                }
+                Var::Lazy(o, source) if o.is(s) => {
+                    self.guard(source, Check::Is(s.clone()));
+                    return Ok(true);
+                }
+                _ => {}
+            }
+        }
         Ok(match (a, b) {
             (Var::Tensor(x), Var::Tensor(y)) => x.is(y),
             (Var::List(x), Var::List(y)) => Rc::ptr_eq(x, y),

@@ -11,8 +11,9 @@ use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
 
 use super::codegen::{BreakPlan, Replay, Template, generate, generate_break};
-use super::executor::{SimFrame, Slot, TopOutcome};
-use super::graph_break::{BreakKind, ResumeCache, ResumeShape, not_breakable, replayed};
+use super::executor::{SimFrame, Slot, Stop, TopOutcome};
+use super::graph_break::{self, BreakKind, Purpose, ResumeCache, ResumeShape, not_breakable, replayed};
+use super::loop_break::{self, Driver, Exit, Loop};
 use super::graph::{Graph, Value};
 use super::graph_call::GraphCall;
 use super::guard::GuardSet;
@@ -63,23 +64,52 @@ struct Simulated {
     position: crate::bytecode::Position,
 }
 
+/// How a frame that cannot be simulated whole may break (absent: it fails instead).
+pub struct BreakPolicy<'a> {
+    pub resumes: &'a ResumeCache,
+    /// Ops a loop's body must capture before its break for the body to be split off and
+    /// translated per iteration (below it, the frame runs as written).
+    pub min_graph_size: usize,
+}
+
 /// Translate the frame in `view`. `graph_global` is the name the compiled graph will have in
-/// the frame's globals; `keep_empty` generates code even when nothing was captured; with
-/// `resumes`, an instruction that cannot be simulated breaks the graph where it can (see
-/// `graph_break`) instead of failing the frame.
+/// the frame's globals; `keep_empty` generates code even when nothing was captured; with a
+/// break policy, an instruction that cannot be simulated breaks the graph where it can (see
+/// `graph_break` and `loop_break`) instead of failing the frame.
 #[allow(clippy::result_large_err)] // a failure is rare and carries what explain reports
-pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool, resumes: Option<&ResumeCache>) -> Result<Translation, Failure> {
-    match (translate_whole(view, vm, graph_global, keep_empty), resumes) {
-        (Err(failure), Some(resumes)) if !failure.empty && failure.top_steps > 0 => {
-            match translate_with_break(view, vm, graph_global, failure.top_steps - 1, failure.why.clone(), resumes) {
+pub fn translate(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, keep_empty: bool, breaks: Option<&BreakPolicy<'_>>) -> Result<Translation, Failure> {
+    match (translate_whole(view, vm, graph_global, keep_empty), breaks) {
+        (Err(failure), Some(policy)) if !failure.empty && failure.top_steps > 0 => {
+            let broken = match translate_with_break(view, vm, graph_global, failure.top_steps - 1, failure.why.clone(), policy.resumes) {
+                Err(NoBreak::InLoop(index)) => translate_loop_break(view, vm, graph_global, index, failure.ops_left.len(), failure.why.clone(), policy),
+                Err(NoBreak::Because(why)) => Err(why),
                 Ok(t) => Ok(t),
-                Err(no_break) => {
-                    log::debug!(target: super::translator::LOG_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
-                    Err(failure)
-                }
-            }
+            };
+            broken.map_err(|no_break| {
+                log::debug!(target: super::translator::LOG_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
+                failure
+            })
         }
         (result, _) => result,
+    }
+}
+
+/// Why a frame does not break where its simulation failed.
+enum NoBreak {
+    /// The instruction is inside a loop (see `loop_break`).
+    InLoop(usize),
+    Because(String),
+}
+
+impl From<String> for NoBreak {
+    fn from(why: String) -> Self {
+        NoBreak::Because(why)
+    }
+}
+
+impl From<&str> for NoBreak {
+    fn from(why: &str) -> Self {
+        NoBreak::Because(why.to_owned())
     }
 }
 
@@ -124,11 +154,11 @@ fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str
 /// Simulate again, stopping before the instruction that failed (the `stop_before`th of the
 /// frame's own), and break there: the graph so far, then that instruction run as written, then
 /// the resume function.
-fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, stop_before: usize, why: Unsupported, resumes: &ResumeCache) -> Result<Translation, String> {
+fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, stop_before: usize, why: Unsupported, resumes: &ResumeCache) -> Result<Translation, NoBreak> {
     let recording = recorder::start().ok_or("a translation is already under way on this thread")?;
     let mut tracer = Tracer::new(vm);
     let mut frame = initial_frame(&mut tracer, view).map_err(|e| e.reason)?;
-    match tracer.run_top(&mut frame, Some(stop_before)) {
+    match tracer.run_top(&mut frame, Stop::BeforeStep(stop_before)) {
         Ok(TopOutcome::Stopped) => {}
         _ => return Err("the second simulation did not reach the failing instruction".into()),
     }
@@ -136,21 +166,139 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let index = frame.body_pc().ok_or("stopped in the prologue")?;
     let body = frame.body().to_vec();
     if let Some(why) = not_breakable(code, &body, index) {
-        return Err(why);
+        return Err(if loop_break::innermost(&body, index).is_some() && why == graph_break::IN_LOOP { NoBreak::InLoop(index) } else { NoBreak::Because(why) });
     }
     let x = &body[index];
     let popped = x.op.stack_effect_info(x.arg).popped() as usize;
     let split = frame.stack.len().checked_sub(popped).ok_or("the stack is shorter than the instruction pops")?;
-    let nlocals = code.varnames.len();
+    let state = frame_state(&mut tracer, &frame, split, code.varnames.len())?;
+    let mut graph = recording.finish();
+    graph.prune();
+    if graph.nodes.is_empty() {
+        return Err("no tensor work before it".into());
+    }
+
+    let (replayed, pushed) = replayed(x);
+    let shape = ResumeShape {
+        resume_at: index + 1,
+        stack: state.kept.iter().map(Option::is_none).chain(pushed.iter().copied()).collect(),
+        unbound: state.locals.iter().enumerate().filter(|(_, l)| l.is_none()).map(|(i, _)| i).collect(),
+        maybe_unbound: Vec::new(),
+    };
+    let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
+    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
+    let plan = BreakPlan { resume_global: &resume_global, locals: state.locals, kept: state.kept, consumed: state.consumed, replayed, pushed };
+    let generated = generate_break(code, Some((graph_global, &call, graph.outputs.len())), &state.replays, &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
+    Ok(Translation {
+        guards: GuardSet::new(tracer.guards),
+        graph: Arc::new(graph),
+        call: Arc::new(call),
+        code: generated,
+        inlined: tracer.inlined,
+        graph_break: Some(GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) }),
+    })
+}
+
+/// Simulate again up to the head of the innermost loop around the instruction that failed
+/// (at `index`), and split the loop there (see `loop_break`): the graph so far, then the loop
+/// run as written by its driver, which calls the loop's body as a function per iteration.
+/// `ops_at_failure`: ops the first simulation had captured when it failed.
+fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str, index: usize, ops_at_failure: usize, why: Unsupported, policy: &BreakPolicy<'_>) -> Result<Translation, String> {
+    let recording = recorder::start().ok_or("a translation is already under way on this thread")?;
+    let mut tracer = Tracer::new(vm);
+    let mut frame = initial_frame(&mut tracer, view).map_err(|e| e.reason)?;
+    let body = frame.body().to_vec();
+    let lp: Loop = loop_break::innermost(&body, index).ok_or("no loop")?;
+    match tracer.run_top(&mut frame, Stop::AtFirst(lp.head)) {
+        Ok(TopOutcome::Stopped) => {}
+        _ => return Err("the simulation did not reach the loop's head".into()),
+    }
+    let in_body = ops_at_failure.saturating_sub(recorder::with(|r| r.graph.nodes.len()));
+    if in_body < policy.min_graph_size {
+        return Err(format!("the loop's body captures {in_body} ops before the break, fewer than min_graph_size ({})", policy.min_graph_size));
+    }
+    let code = view.code();
+    let state = frame_state(&mut tracer, &frame, frame.stack.len(), code.varnames.len())?;
+    let bound: Vec<bool> = state.locals.iter().map(Option::is_some).collect();
+    if let Some(why) = loop_break::refusal(code, &body, &lp, &bound) {
+        return Err(why);
+    }
+    let depths = crate::bytecode::verify::stack_depths(&body).map_err(|e| e.to_string())?;
+    let head_depth = depths[lp.head].ok_or("the loop's head is unreachable")? as usize;
+    if head_depth != frame.stack.len() {
+        return Err("the stack at the loop's head is not what the simulation found".into());
+    }
+    let exits = loop_break::exits(&body, &lp);
+    let resumes = policy.resumes;
+    let globals = view.globals();
+    let marker = resumes.unbound_marker(vm);
+    let maybe_unbound: Vec<usize> = bound.iter().enumerate().filter(|(_, b)| !**b).map(|(i, _)| i).collect();
+    let body_global = resumes.bound_function(code, Purpose::LoopBody { head: lp.head, bound: bound.clone() }, globals, vm, || {
+        loop_break::body_code(code, &body, &lp, head_depth, &exits, vm)
+    })?;
+    // Where the stack is empty after the loop, the rest of the frame is a resume function.
+    let mut leaves: Vec<(Option<usize>, usize)> = exits.kinds.iter().filter_map(|k| if let Exit::Leave(t) = k { Some((Some(*t), *t)) } else { None }).collect();
+    if lp.is_for
+        && let Some(e) = body[lp.head].target
+    {
+        leaves.push((None, e + 2));
+    }
+    let mut after = Vec::new();
+    for (exit, at) in leaves {
+        if depths.get(at).copied().flatten() == Some(0) {
+            let shape = ResumeShape { resume_at: at, stack: Vec::new(), unbound: Vec::new(), maybe_unbound: maybe_unbound.clone() };
+            after.push((exit, resumes.function_for(code, &body, &shape, globals, vm)?));
+        }
+    }
+    let stack: Vec<bool> = state.kept.iter().map(Option::is_none).collect();
+    let line = body[lp.head].position.line.unwrap_or(0);
+    let driver_name = format!("loop_in_{}_at_{line}", code.obj_name.as_str());
+    let driver = Driver { body_global: &body_global, after, depths: &depths, maybe_unbound: &maybe_unbound, marker: &marker, name: &driver_name };
+    let driver_global = resumes.bound_function(code, Purpose::LoopDriver { head: lp.head, bound, stack }, globals, vm, || {
+        loop_break::driver_code(code, &body, &lp, &exits, &state.kept.iter().map(Option::is_none).collect::<Vec<_>>(), &driver, vm)
+    })?;
+
+    let mut graph = recording.finish();
+    graph.prune();
+    let has_graph = !graph.outputs.is_empty();
+    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
+    let position = body[lp.head].position;
+    let nop = crate::bytecode::Instr { op: rustpython_vm::bytecode::Opcode::Nop, arg: 0, target: None, handler: None, position, offset: 0 };
+    let locals = state.locals.into_iter().map(|l| Some(l.unwrap_or_else(|| Template::Const(marker.clone())))).collect();
+    let plan = BreakPlan { resume_global: &driver_global, locals, kept: state.kept, consumed: Vec::new(), replayed: nop, pushed: Vec::new() };
+    let generated = generate_break(code, has_graph.then_some((graph_global, &call, graph.outputs.len())), &state.replays, &plan, position, vm)
+        .map_err(|e| format!("code generation: {e}"))?;
+    Ok(Translation {
+        guards: GuardSet::new(tracer.guards),
+        graph: Arc::new(graph),
+        call: Arc::new(call),
+        code: generated,
+        inlined: tracer.inlined,
+        graph_break: Some(GraphBreak { kind: BreakKind::Loop, reason: at_break(why, code, &body[index]) }),
+    })
+}
+
+/// The frame's state at a break, as templates: what the replacement passes on.
+struct BreakState {
+    replays: Vec<Replay>,
+    /// Every local in slot order (`None`: unbound).
+    locals: Vec<Option<Template>>,
+    /// The stack under `split`, and from it (`None`: a NULL).
+    kept: Vec<Option<Template>>,
+    consumed: Vec<Option<Template>>,
+}
+
+/// Templates of the frame's locals and stack (split at `split`) and of the recorded side
+/// effects; the tensors among them become the graph's outputs.
+fn frame_state(tracer: &mut Tracer<'_>, frame: &SimFrame, split: usize, nlocals: usize) -> Result<BreakState, String> {
     let n_effects = tracer.effects.log.len();
     held_once(tracer.effects.log.iter().flat_map(Effect::values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
         Slot::Val(v) => Some(v),
         _ => None,
     })))?;
-
     let mut outputs: Vec<Value> = Vec::new();
     let mut numbered: HashMap<Value, usize> = HashMap::new();
-    let replays = replays(&mut tracer, &mut outputs, &mut numbered).map_err(|e| e.reason)?;
+    let replays = replays(tracer, &mut outputs, &mut numbered).map_err(|e| e.reason)?;
     let mut template = |tracer: &mut Tracer<'_>, v: &Var| -> Result<Option<Template>, String> {
         match v {
             Var::Null => Ok(None),
@@ -165,38 +313,15 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     for slot in &frame.slots[..nlocals] {
         locals.push(match slot {
             Slot::Empty => None,
-            Slot::Val(v) => Some(template(&mut tracer, v)?.ok_or("a local holds NULL")?),
+            Slot::Val(v) => Some(template(tracer, v)?.ok_or("a local holds NULL")?),
             Slot::Cell(_) => return Err("a local is a cell".into()),
         });
     }
     let stack = frame.stack.clone();
-    let kept = stack[..split].iter().map(|v| template(&mut tracer, v)).collect::<Result<Vec<_>, _>>()?;
-    let consumed = stack[split..].iter().map(|v| template(&mut tracer, v)).collect::<Result<Vec<_>, _>>()?;
+    let kept = stack[..split].iter().map(|v| template(tracer, v)).collect::<Result<Vec<_>, _>>()?;
+    let consumed = stack[split..].iter().map(|v| template(tracer, v)).collect::<Result<Vec<_>, _>>()?;
     recorder::with(|r| r.graph.outputs = outputs);
-    let mut graph = recording.finish();
-    graph.prune();
-    if graph.nodes.is_empty() {
-        return Err("no tensor work before it".into());
-    }
-
-    let (replayed, pushed) = replayed(x);
-    let shape = ResumeShape {
-        resume_at: index + 1,
-        stack: kept.iter().map(Option::is_none).chain(pushed.iter().copied()).collect(),
-        unbound: locals.iter().enumerate().filter(|(_, l)| l.is_none()).map(|(i, _)| i).collect(),
-    };
-    let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
-    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
-    let plan = BreakPlan { resume_global: &resume_global, locals, kept, consumed, replayed, pushed };
-    let generated = generate_break(code, Some((graph_global, &call, graph.outputs.len())), &replays, &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
-    Ok(Translation {
-        guards: GuardSet::new(tracer.guards),
-        graph: Arc::new(graph),
-        call: Arc::new(call),
-        code: generated,
-        inlined: tracer.inlined,
-        graph_break: Some(GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) }),
-    })
+    Ok(BreakState { replays, locals, kept, consumed })
 }
 
 /// The reason of a break, located at the breaking instruction of the translated frame (a call
@@ -227,7 +352,7 @@ fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> Result<(), String> {
 fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> Result<(), String> {
     let mut note = |p: usize| {
         if seen.contains(&p) {
-            return Err("a list or dict made during the call is held twice".to_owned());
+            return Err("a list, dict or iterator made during the call is held twice".to_owned());
         }
         seen.push(p);
         Ok(())
@@ -242,6 +367,10 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> Result<(), String> {
             d.borrow().iter().try_for_each(|(_, x)| mutable_containers(x, seen))
         }
         Var::Tuple(items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
+        Var::Iter(items) => {
+            note(Rc::as_ptr(items) as usize)?;
+            items.borrow().iter().try_for_each(|x| mutable_containers(x, seen))
+        }
         _ => Ok(()),
     }
 }
@@ -252,7 +381,7 @@ fn failure(why: Unsupported, empty: bool) -> Failure {
 
 fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulated> {
     let mut frame = initial_frame(tracer, view)?;
-    let returned = match tracer.run_top(&mut frame, None)? {
+    let returned = match tracer.run_top(&mut frame, Stop::Never)? {
         TopOutcome::Returned(r) => r,
         TopOutcome::Stopped => return unsupported("stopped"),
     };
@@ -293,6 +422,7 @@ fn fresh_after(tracer: &Tracer<'_>, after: usize, t: &Template) -> SimResult<()>
     match t {
         Template::Load(s) if tracer.effects.stale(after, s) => unsupported(format!("{s} is used after a side effect changed it")),
         Template::Tuple(items) | Template::List(items) => items.iter().try_for_each(|i| fresh_after(tracer, after, i)),
+        Template::Iter(items) => fresh_after(tracer, after, items),
         Template::Dict(entries) => entries.iter().try_for_each(|(_, v)| fresh_after(tracer, after, v)),
         _ => Ok(()),
     }
@@ -336,6 +466,8 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
     Ok(match v {
         Var::Lazy(_, s) => Template::Load(s.clone()),
         Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
+        // A bare `object()`: a sentinel with no state (the simulation never makes one).
+        Var::Obj(o) if o.class().is(vm.ctx.types.object_type) => Template::Const(o.clone()),
         // A method or function of a native type (`Tensor.item` taken for a call): immutable,
         // the same object on every call, held as a constant.
         Var::Obj(o) if o.class().is(vm.ctx.types.method_descriptor_type) || o.class().is(vm.ctx.types.builtin_function_or_method_type) => Template::Const(o.clone()),
@@ -351,6 +483,12 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
             None => return unsupported("returns a tensor the graph does not know"),
         },
         Var::Tuple(items) => Template::Tuple(items.iter().map(|i| build(tracer, i, outputs, index)).collect::<SimResult<_>>()?),
+        // An iterator the simulation made (a `for` loop's, at a loop split): what it has left
+        // to give, iterated again. Only `FOR_ITER` sees it, so its type does not show.
+        Var::Iter(items) => {
+            let items = items.borrow().iter().cloned().collect::<Vec<_>>();
+            Template::Iter(Box::new(Template::Tuple(items.iter().map(|i| build(tracer, i, outputs, index)).collect::<SimResult<_>>()?)))
+        }
         Var::List(items) => {
             let items = items.borrow().clone();
             Template::List(items.iter().map(|i| build(tracer, i, outputs, index)).collect::<SimResult<_>>()?)

@@ -14,7 +14,7 @@ use super::graph::Graph;
 use super::graph_break::ResumeCache;
 use super::guard::GuardSet;
 use super::tracer::Unsupported;
-use super::translation::{Failure, translate};
+use super::translation::{BreakPolicy, Failure, translate};
 use crate::bytecode::verify;
 use crate::tensor::python::symtrace::PyCompiledGraph;
 
@@ -32,11 +32,15 @@ pub struct Options {
     pub recompile_limit: usize,
     /// Calls without a graph after which a code object is skipped for good.
     pub skip_after: usize,
+    /// Ops a loop's body must capture before a break for the loop to be split (see
+    /// `loop_break`): fewer, and the frame runs as written rather than paying a call per
+    /// iteration for a tiny graph.
+    pub min_graph_size: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self { strict: false, trace_all: false, recompile_limit: 8, skip_after: 2 }
+        Self { strict: false, trace_all: false, recompile_limit: 8, skip_after: 2, min_graph_size: 3 }
     }
 }
 
@@ -287,7 +291,8 @@ impl Translator {
         }
         let name = format!("__symtrace_graph_{}", GRAPH_NAMES.fetch_add(1, Ordering::Relaxed));
         // Under strict or fullgraph, what cannot be simulated fails the frame: no break.
-        let breaks = (!self.options.strict && !wants_fullgraph(code)).then_some(&self.resumes);
+        let policy = BreakPolicy { resumes: &self.resumes, min_graph_size: self.options.min_graph_size };
+        let breaks = (!self.options.strict && !wants_fullgraph(code)).then_some(&policy);
         match translate(frame, vm, &name, self.options.trace_all, breaks).and_then(|t| self.install(t, frame, &name, vm)) {
             Ok(entry) => {
                 self.stats.translations.fetch_add(1, Ordering::Relaxed);

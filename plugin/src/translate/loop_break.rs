@@ -1,0 +1,429 @@
+//! Graph breaks inside loops. Resuming in the middle of a loop would nest one resume call per
+//! iteration, so a loop whose body breaks is split instead (as SOT does): its body becomes a
+//! function of its own, the *body function*, that takes the frame's locals (and the item of a
+//! `for` loop), runs one iteration and returns `(tag, value, *locals)`, where the tag says
+//! how the iteration ended: the next iteration, a `return`, or a jump out of the loop. The
+//! loop itself runs as written in the *driver*, a resume function of the original at the
+//! loop's head whose body is replaced by the call and the dispatch on the tag. The body
+//! function is an ordinary function to the hook: each call is translated (and cached), and
+//! the break inside it is an ordinary break, no longer inside a loop. After the loop the
+//! driver calls a resume function for the rest of the frame, translated in turn.
+//!
+//! A call cannot pass an unbound local, so the driver starts with every local that is unbound
+//! at the head bound to a marker object, and the functions after the loop delete the locals
+//! that still hold it. The marker is never seen by the user's code: a body that might read a
+//! local before the iteration assigns it (the compiler emits `LOAD_FAST_CHECK` there) is not
+//! split, nor one that deletes a local.
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::bytecode::Opcode;
+use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
+
+use super::graph_break::{ResumeShape, Resumed, resume_code_with};
+use crate::bytecode::{CodeLayout, Instr, Position, assemble};
+
+/// `COMPARE_OP` for `==` with its result made a bool, as the compiler emits it.
+const COMPARE_EQ_BOOL: u32 = 88;
+
+/// A loop of the original's body: instructions `head..=end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// The first instruction of an iteration: `FOR_ITER`, or a `while` loop's condition.
+    pub head: usize,
+    /// The last backward jump to the head (`JUMP_BACKWARD`: the no-interrupt one ends
+    /// except blocks, not loops).
+    pub end: usize,
+    pub is_for: bool,
+}
+
+impl Loop {
+    /// First instruction of the body function's copy (after `FOR_ITER`).
+    fn start(&self) -> usize {
+        self.head + usize::from(self.is_for)
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.head <= i && i <= self.end
+    }
+}
+
+/// The innermost loop around instruction `index`.
+pub fn innermost(body: &[Instr], index: usize) -> Option<Loop> {
+    let head = body
+        .iter()
+        .enumerate()
+        .filter(|(j, x)| x.op == Opcode::JumpBackward && x.target.is_some_and(|t| t <= index && index < *j))
+        .filter_map(|(_, x)| x.target)
+        .max()?;
+    let end = body.iter().enumerate().filter(|(_, x)| x.op == Opcode::JumpBackward && x.target == Some(head)).map(|(j, _)| j).max()?;
+    Some(Loop { head, end, is_for: body[head].op == Opcode::ForIter })
+}
+
+/// How an iteration of the body function ended (its tag is the index in `Exits::kinds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The next iteration (the end of the body, or `continue`).
+    Next,
+    /// `return`: the value is the second item.
+    Return,
+    /// A jump out of the loop to this instruction of the original (`break`, a `while` loop's
+    /// condition, ...).
+    Leave(usize),
+}
+
+/// Every way out of the loop's body.
+pub struct Exits {
+    pub kinds: Vec<Exit>,
+}
+
+impl Exits {
+    fn tag(&self, e: Exit) -> usize {
+        self.kinds.iter().position(|k| *k == e).expect("every exit is listed")
+    }
+}
+
+/// Why the loop cannot be split, if it cannot. `bound[slot]`: the local is bound at the head.
+pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, bound: &[bool]) -> Option<String> {
+    if !code.cellvars.is_empty() || !code.freevars.is_empty() {
+        return Some("the frame has cells or free variables".into());
+    }
+    if lp.is_for {
+        let exhausted = body[lp.head].target?;
+        if body.get(exhausted).map(|x| x.op) != Some(Opcode::EndFor) || body.get(exhausted + 1).map(|x| x.op) != Some(Opcode::PopIter) {
+            return Some("a for loop that does not end in END_FOR, POP_ITER".into());
+        }
+    }
+    for (i, x) in body.iter().enumerate() {
+        let inside = lp.contains(i);
+        // Handlers wholly inside the body (an inlined comprehension's, a try inside the loop)
+        // come with it; a try or with around the loop would not cover the body function.
+        if x.handler.is_some_and(|h| inside != (lp.start() <= h.target && h.target <= lp.end)) {
+            return Some("the loop is inside a try or with block".into());
+        }
+        if !inside && x.target.is_some_and(|t| lp.contains(t) && t != lp.head) {
+            return Some("a jump into the loop's body".into());
+        }
+        if !inside || i < lp.start() {
+            continue;
+        }
+        match x.op {
+            Opcode::DeleteFast => return Some("the loop deletes a local".into()),
+            Opcode::LoadFastCheck if !bound.get(x.arg as usize).copied().unwrap_or(false) => {
+                return Some("the loop may read a local before assigning it".into());
+            }
+            Opcode::YieldValue | Opcode::Send | Opcode::ReturnGenerator | Opcode::GetAwaitable => return Some("the loop yields".into()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The exits of the loop's body.
+pub fn exits(body: &[Instr], lp: &Loop) -> Exits {
+    let mut kinds = vec![Exit::Next, Exit::Return];
+    for x in &body[lp.start()..=lp.end] {
+        if let Some(t) = x.target
+            && !lp.contains(t)
+            && !kinds.contains(&Exit::Leave(t))
+        {
+            kinds.push(Exit::Leave(t));
+        }
+    }
+    Exits { kinds }
+}
+
+/// Where an instruction being built jumps: to an instruction of the original, or to a piece
+/// of code of the builder's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Label {
+    Body(usize),
+    Own(usize),
+}
+
+/// An instruction list whose jumps name labels, resolved once every instruction is placed.
+struct Builder {
+    instrs: Vec<Instr>,
+    targets: Vec<Option<Label>>,
+    handlers: Vec<Option<Label>>,
+    body_at: std::collections::HashMap<usize, usize>,
+    own_at: Vec<Option<usize>>,
+    position: Position,
+}
+
+impl Builder {
+    fn new(position: Position) -> Self {
+        Self { instrs: Vec::new(), targets: Vec::new(), handlers: Vec::new(), body_at: Default::default(), own_at: Vec::new(), position }
+    }
+
+    fn emit(&mut self, op: Opcode, arg: u32) {
+        self.jump(op, arg, None);
+    }
+
+    fn jump(&mut self, op: Opcode, arg: u32, to: Option<Label>) {
+        self.instrs.push(Instr { op, arg, target: None, handler: None, position: self.position, offset: 0 });
+        self.targets.push(to);
+        self.handlers.push(None);
+    }
+
+    /// Copy `x` (instruction `i` of the original) with its jump going to `to`; its handler
+    /// stays on the copy of the original's handler.
+    fn copy(&mut self, i: usize, x: &Instr, to: Option<Label>) {
+        self.body_at.entry(i).or_insert(self.instrs.len());
+        let mut y = x.clone();
+        y.target = None;
+        self.instrs.push(y);
+        self.targets.push(to);
+        self.handlers.push(x.handler.map(|h| Label::Body(h.target)));
+    }
+
+    /// Mark where instruction `i` of the original now starts (it was replaced).
+    fn mark_body(&mut self, i: usize) {
+        self.body_at.insert(i, self.instrs.len());
+    }
+
+    fn new_label(&mut self) -> Label {
+        self.own_at.push(None);
+        Label::Own(self.own_at.len() - 1)
+    }
+
+    fn place(&mut self, l: Label) {
+        if let Label::Own(k) = l {
+            self.own_at[k] = Some(self.instrs.len());
+        }
+    }
+
+    /// The instructions, and where each instruction of the original now is.
+    fn finish(mut self) -> Result<(Vec<Instr>, std::collections::HashMap<usize, usize>), String> {
+        let resolve = |l: &Label| -> Result<usize, String> {
+            match l {
+                Label::Body(i) => self.body_at.get(i).copied().ok_or_else(|| format!("instruction {i} of the original was not copied")),
+                Label::Own(k) => self.own_at[*k].ok_or_else(|| "a label was never placed".to_owned()),
+            }
+        };
+        for ((x, t), h) in self.instrs.iter_mut().zip(&self.targets).zip(&self.handlers) {
+            x.target = t.as_ref().map(resolve).transpose()?;
+            if let (Some(handler), Some(l)) = (x.handler.as_mut(), h) {
+                handler.target = resolve(l)?;
+            }
+        }
+        Ok((self.instrs, self.body_at))
+    }
+}
+
+fn constant(layout: &mut CodeLayout, o: PyObjectRef) -> u32 {
+    layout.constants.push(o);
+    (layout.constants.len() - 1) as u32
+}
+
+/// The body function's code. Parameters: the original's locals in slot order, then the item
+/// (a `for` loop). It starts with the stack of the loop's head (`head_depth` values, made
+/// `None`: the body only drops them) and the item, runs the body's instructions, and ends
+/// each iteration by returning `(tag, value, *locals)`.
+pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, head_depth: usize, exits: &Exits, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+    let mut layout = CodeLayout::of(original);
+    let nlocals = layout.varnames.len();
+    if lp.is_for {
+        layout.varnames.push(vm.ctx.intern_str("%item"));
+    }
+    layout.arg_count = layout.varnames.len() as u32;
+    layout.posonlyarg_count = 0;
+    layout.kwonlyarg_count = 0;
+    layout.flags.remove(rustpython_vm::bytecode::CodeFlags::VARARGS | rustpython_vm::bytecode::CodeFlags::VARKEYWORDS);
+    let line = body[lp.head].position.line.unwrap_or(0);
+    let name = vm.ctx.intern_str(format!("loop_body_in_{}_at_{line}", original.obj_name.as_str()));
+    layout.obj_name = name;
+    layout.qualname = name;
+    let none = constant(&mut layout, vm.ctx.none());
+    let tags: Vec<u32> = (0..exits.kinds.len()).map(|k| constant(&mut layout, vm.ctx.new_int(k).into())).collect();
+
+    let mut b = Builder::new(body[lp.start()].position);
+    b.emit(Opcode::Resume, 0);
+    for _ in 0..head_depth {
+        b.emit(Opcode::LoadConst, none);
+    }
+    if lp.is_for {
+        b.emit(Opcode::LoadFast, nlocals as u32);
+    }
+    b.jump(Opcode::JumpForward, 0, Some(Label::Body(lp.start())));
+    let own: Vec<Label> = exits.kinds.iter().map(|_| b.new_label()).collect();
+    let epilogue = |b: &mut Builder, tag: u32, value_on_stack: bool| {
+        if !value_on_stack {
+            b.emit(Opcode::LoadConst, none);
+        }
+        b.emit(Opcode::LoadConst, tag);
+        b.emit(Opcode::Swap, 2);
+        for slot in 0..nlocals {
+            b.emit(Opcode::LoadFast, slot as u32);
+        }
+        b.emit(Opcode::BuildTuple, nlocals as u32 + 2);
+        b.emit(Opcode::ReturnValue, 0);
+    };
+    for i in lp.start()..=lp.end {
+        let x = &body[i];
+        if x.op == Opcode::ReturnValue {
+            // In place: each return leaves its own stack under the value.
+            b.mark_body(i);
+            b.position = x.position;
+            epilogue(&mut b, tags[exits.tag(Exit::Return)], true);
+            continue;
+        }
+        let to = x.target.map(|t| match t {
+            t if t == lp.head => own[exits.tag(Exit::Next)],
+            t if lp.contains(t) => Label::Body(t),
+            t => own[exits.tag(Exit::Leave(t))],
+        });
+        b.copy(i, x, to);
+    }
+    for (k, kind) in exits.kinds.iter().enumerate() {
+        if *kind == Exit::Return {
+            continue;
+        }
+        b.place(own[k]);
+        b.position = body[lp.end].position;
+        epilogue(&mut b, tags[k], false);
+    }
+    // The return label is never jumped to; place it on the last instruction.
+    let last = b.instrs.len() - 1;
+    if let Label::Own(k) = own[exits.tag(Exit::Return)] {
+        b.own_at[k] = Some(last);
+    }
+    let (instrs, _) = b.finish()?;
+    assemble(&layout, &instrs, vm).map_err(|e| e.to_string())
+}
+
+/// What the driver needs besides the loop.
+pub struct Driver<'a> {
+    /// The body function's name in the globals.
+    pub body_global: &'a str,
+    /// Per exit out of the loop (and `None` for the `for` loop running out), the resume
+    /// function the driver calls instead of running the rest of the frame as written, where
+    /// the stack is empty there.
+    pub after: Vec<(Option<usize>, String)>,
+    /// Stack depth of the original at each of its instructions.
+    pub depths: &'a [Option<i64>],
+    /// Locals unbound at the head: they hold the marker until assigned.
+    pub maybe_unbound: &'a [usize],
+    pub marker: &'a PyObjectRef,
+    pub name: &'a str,
+}
+
+/// The driver's code: a resume function of the original at the loop's head (parameters: the
+/// locals, then the stack there) whose body is replaced by a call to the body function, the
+/// locals unpacked from what it returns, and a dispatch on its tag.
+pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, stack: &[bool], d: &Driver<'_>, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+    let mut layout = CodeLayout::of(original);
+    let nlocals = layout.varnames.len();
+    let passed = stack.iter().filter(|null| !**null).count();
+    let (item, tag, value) = ((nlocals + passed) as u32, (nlocals + passed + 1) as u32, (nlocals + passed + 2) as u32);
+    let marker = constant(&mut layout, d.marker.clone());
+    let tags: Vec<u32> = (0..exits.kinds.len()).map(|k| constant(&mut layout, vm.ctx.new_int(k).into())).collect();
+    let name_index = |layout: &mut CodeLayout, n: &str| -> u32 {
+        layout.names.push(vm.ctx.intern_str(n));
+        (layout.names.len() - 1) as u32
+    };
+    let body_fn = name_index(&mut layout, d.body_global);
+    let after: Vec<(Option<usize>, u32)> = d.after.iter().map(|(x, g)| (*x, name_index(&mut layout, g))).collect();
+    let head_depth = d.depths[lp.head].ok_or("the loop's head is unreachable")?;
+
+    let mut b = Builder::new(body[lp.head].position);
+    // Delete the locals that still hold the marker (the rest of the frame runs here).
+    let clear_marked = |b: &mut Builder| {
+        for &slot in d.maybe_unbound {
+            let skip = b.new_label();
+            b.emit(Opcode::LoadFast, slot as u32);
+            b.emit(Opcode::LoadConst, marker);
+            b.emit(Opcode::IsOp, 0);
+            b.jump(Opcode::PopJumpIfFalse, 0, Some(skip));
+            b.emit(Opcode::DeleteFast, slot as u32);
+            b.place(skip);
+        }
+    };
+    // Call the resume function for the rest of the frame, or run it here.
+    let leave = |b: &mut Builder, x: Option<usize>, to: Option<Label>| {
+        if let Some((_, g)) = after.iter().find(|(y, _)| *y == x) {
+            b.emit(Opcode::LoadGlobal, (g << 1) | 1);
+            for slot in 0..nlocals {
+                b.emit(Opcode::LoadFast, slot as u32);
+            }
+            b.emit(Opcode::Call, nlocals as u32);
+            b.emit(Opcode::ReturnValue, 0);
+        } else {
+            clear_marked(b);
+            if let Some(to) = to {
+                b.jump(Opcode::JumpForward, 0, Some(to));
+            }
+        }
+    };
+    for (i, x) in body.iter().enumerate() {
+        if lp.contains(i) && i >= lp.start() {
+            if i > lp.start() {
+                continue;
+            }
+            b.mark_body(i);
+            b.position = x.position;
+            let call = Label::Body(i);
+            if lp.is_for {
+                b.emit(Opcode::StoreFast, item);
+            }
+            b.emit(Opcode::LoadGlobal, (body_fn << 1) | 1);
+            for slot in 0..nlocals {
+                b.emit(Opcode::LoadFast, slot as u32);
+            }
+            if lp.is_for {
+                b.emit(Opcode::LoadFast, item);
+            }
+            b.emit(Opcode::Call, nlocals as u32 + u32::from(lp.is_for));
+            b.emit(Opcode::UnpackSequence, nlocals as u32 + 2);
+            b.emit(Opcode::StoreFast, tag);
+            b.emit(Opcode::StoreFast, value);
+            for slot in 0..nlocals {
+                b.emit(Opcode::StoreFast, slot as u32);
+            }
+            let dispatch = b.new_label();
+            b.emit(Opcode::LoadFast, tag);
+            b.jump(Opcode::PopJumpIfTrue, 0, Some(dispatch));
+            b.jump(Opcode::JumpBackward, 0, Some(if lp.is_for { Label::Body(lp.head) } else { call }));
+            b.place(dispatch);
+            for (k, kind) in exits.kinds.iter().enumerate() {
+                if *kind == Exit::Next {
+                    continue;
+                }
+                let next = b.new_label();
+                b.emit(Opcode::LoadFast, tag);
+                b.emit(Opcode::LoadConst, tags[k]);
+                b.emit(Opcode::CompareOp, COMPARE_EQ_BOOL);
+                b.jump(Opcode::PopJumpIfFalse, 0, Some(next));
+                match kind {
+                    Exit::Return => {
+                        b.emit(Opcode::LoadFast, value);
+                        b.emit(Opcode::ReturnValue, 0);
+                    }
+                    Exit::Leave(t) => {
+                        let there = d.depths[*t].ok_or("a loop exit is unreachable")?;
+                        for _ in there..head_depth {
+                            b.emit(Opcode::PopTop, 0);
+                        }
+                        leave(&mut b, Some(*t), Some(Label::Body(*t)));
+                    }
+                    Exit::Next => {}
+                }
+                b.place(next);
+            }
+            // Every tag was dispatched above.
+            b.emit(Opcode::LoadFast, value);
+            b.emit(Opcode::ReturnValue, 0);
+            continue;
+        }
+        b.position = x.position;
+        b.copy(i, x, x.target.map(Label::Body));
+        let ran_out = lp.is_for && body[lp.head].target.is_some_and(|e| i == e + 1);
+        if ran_out {
+            leave(&mut b, None, None);
+        }
+    }
+    let (driver_body, body_at) = b.finish()?;
+    let resume_at = *body_at.get(&lp.head).ok_or("the loop's head was not placed")?;
+    let shape = ResumeShape { resume_at, stack: stack.to_vec(), unbound: Vec::new(), maybe_unbound: Vec::new() };
+    let made = Resumed { name: d.name, extra_locals: &["%item", "%tag", "%value"], marker: d.marker };
+    resume_code_with(layout, &driver_body, &shape, &made, vm)
+}
