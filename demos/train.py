@@ -2,7 +2,9 @@
 hand), printing the loss at every step and stopping early when the loss, a tensor, falls under
 a tolerance. Under `--plugin symtrace`, `step` is captured with a graph break at `loss.item()`:
 its tensor work runs as one graph, the item() call and the print run as written, and the rest
-resumes after them. The loop itself runs as written (a break inside a loop is not kept yet).
+resumes after them. `train`'s loop is not split (see README: a break inside a loop): its body
+breaks at the call to `step` with no tensor work of its own before it, so it runs as written
+and `step` is translated on its own.
 
     rustpython --plugin symtrace demos/train.py
 """

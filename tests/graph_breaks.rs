@@ -115,6 +115,6 @@ fn the_training_demo_breaks_at_item_and_equals_eager() {
     assert!(text.contains("traced equals eager: True"), "{text}");
     // One graph with the step's tensor work, a break at loss.item() that resumes, and the
     // resume function (formatting and print only) running as written.
-    assert!(text.contains("captured: 1 graph, 14 ops; breaks: [('GB-CALL', 'step'), ('GB-FRAME', 'resume_in_step_at_22')]"), "{text}");
+    assert!(text.contains("captured: 1 graph, 14 ops; breaks: [('GB-CALL', 'step'), ('GB-FRAME', 'resume_in_step_at_24')]"), "{text}");
     assert_eq!(text.matches("  loss ").count(), 43, "every step prints, and explain's step once more:\n{text}");
 }
