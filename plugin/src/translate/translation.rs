@@ -186,17 +186,28 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
         maybe_unbound: Vec::new(),
     };
     let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
-    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
     let plan = BreakPlan { resume_global: &resume_global, locals: state.locals, kept: state.kept, consumed: state.consumed, replayed, pushed };
-    let generated = generate_break(code, Some((graph_global, &call, graph.outputs.len())), &state.replays, &plan, x.position, vm).map_err(|e| format!("code generation: {e}"))?;
-    Ok(Translation {
-        guards: GuardSet::new(tracer.guards),
-        graph: Arc::new(graph),
-        call: Arc::new(call),
-        code: generated,
-        inlined: tracer.inlined,
-        graph_break: Some(GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) }),
-    })
+    let graph_break = GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) };
+    Ok(break_translation(code, tracer, graph, graph_global, &state.replays, &plan, x.position, graph_break, vm)?)
+}
+
+/// The translation that breaks as `plan` says, after running `graph` (when it has outputs).
+#[allow(clippy::too_many_arguments)]
+fn break_translation(
+    code: &PyCode,
+    tracer: Tracer<'_>,
+    graph: Graph,
+    graph_global: &str,
+    replays: &[Replay],
+    plan: &BreakPlan<'_>,
+    position: crate::bytecode::Position,
+    graph_break: GraphBreak,
+    vm: &VirtualMachine,
+) -> Result<Translation, String> {
+    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
+    let run_graph = (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));
+    let code = generate_break(code, run_graph, replays, plan, position, vm).map_err(|e| format!("code generation: {e}"))?;
+    Ok(Translation { guards: GuardSet::new(tracer.guards), graph: Arc::new(graph), call: Arc::new(call), code, inlined: tracer.inlined, graph_break: Some(graph_break) })
 }
 
 /// Simulate again up to the head of the innermost loop around the instruction that failed
@@ -260,22 +271,12 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
 
     let mut graph = recording.finish();
     graph.prune();
-    let has_graph = !graph.outputs.is_empty();
-    let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
     let position = body[lp.head].position;
     let nop = crate::bytecode::Instr { op: rustpython_vm::bytecode::Opcode::Nop, arg: 0, target: None, handler: None, position, offset: 0 };
     let locals = state.locals.into_iter().map(|l| Some(l.unwrap_or_else(|| Template::Const(marker.clone())))).collect();
     let plan = BreakPlan { resume_global: &driver_global, locals, kept: state.kept, consumed: Vec::new(), replayed: nop, pushed: Vec::new() };
-    let generated = generate_break(code, has_graph.then_some((graph_global, &call, graph.outputs.len())), &state.replays, &plan, position, vm)
-        .map_err(|e| format!("code generation: {e}"))?;
-    Ok(Translation {
-        guards: GuardSet::new(tracer.guards),
-        graph: Arc::new(graph),
-        call: Arc::new(call),
-        code: generated,
-        inlined: tracer.inlined,
-        graph_break: Some(GraphBreak { kind: BreakKind::Loop, reason: at_break(why, code, &body[index]) }),
-    })
+    let graph_break = GraphBreak { kind: BreakKind::Loop, reason: at_break(why, code, &body[index]) };
+    break_translation(code, tracer, graph, graph_global, &state.replays, &plan, position, graph_break, vm)
 }
 
 /// The frame's state at a break, as templates: what the replacement passes on.
