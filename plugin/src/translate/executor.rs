@@ -123,8 +123,9 @@ pub enum TopOutcome {
 }
 
 impl Tracer<'_> {
-    /// Simulate the translated frame `f` to its return, or until `stop` says so. `top_steps` counts them, so that after a failure it names the
-    /// instruction that failed (an inlined call fails at the caller's CALL).
+    /// Simulate the translated frame `f` to its return, or until `stop` says so. `top_steps`
+    /// counts the frame's own instructions, so that after a failure it names the instruction
+    /// that failed (an inlined call fails at the caller's CALL).
     pub fn run_top(&mut self, f: &mut SimFrame, stop: Stop) -> SimResult<TopOutcome> {
         self.top_steps = 0;
         loop {
