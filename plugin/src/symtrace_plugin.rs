@@ -20,7 +20,7 @@ use crate::bytecode::{dis::side_by_side, verify};
 use crate::dump::DumpDir;
 use crate::translate::{Options, Translator};
 
-const LOG_BYTECODE: &str = "symtrace::bytecode";
+use crate::translate::translator::LOG_BYTECODE;
 
 /// The replacement cached in a code object's hook slot.
 struct Replacement(PyRef<PyCode>);

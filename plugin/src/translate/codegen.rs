@@ -289,6 +289,20 @@ pub struct BreakPlan<'a> {
     /// what the original leaves on the stack (`true`: a NULL, which the replacement does not push).
     pub replayed: Instr,
     pub pushed: Vec<bool>,
+    /// Where an exception raised by the breaking instruction goes, when the original has a
+    /// handler for it.
+    pub handler: Option<HandlerPlan<'a>>,
+}
+
+/// The landing pad of a breaking instruction under an exception handler (a `try` or `with`
+/// block): the exception and the stack the handler runs with go to a function that runs the
+/// original's handler as written (`graph_break::handler_shape`).
+pub struct HandlerPlan<'a> {
+    /// That function's name in the frame's globals.
+    pub handler_global: &'a str,
+    /// The handler's stack depth in the original.
+    pub depth: usize,
+    pub push_lasti: bool,
 }
 
 /// The replacement code for `original` that breaks: run the graph, load the resume function,
@@ -331,9 +345,49 @@ pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)
             None => e.emit(Opcode::PushNull, 0),
         }
     }
-    e.instrs.push(plan.replayed.clone());
+    let mut replayed = plan.replayed.clone();
+    if let Some(h) = &plan.handler {
+        // Below the handler's stack: the resume function, its NULL and the locals; the
+        // original's NULLs are not pushed.
+        let kept = plan.kept.get(..h.depth).ok_or("the handler's stack is deeper than the break's")?;
+        let depth = 2 + plan.locals.len() + kept.iter().flatten().count();
+        replayed.handler = Some(crate::bytecode::Handler { target: e.instrs.len() + 3, depth: depth as u32, push_lasti: h.push_lasti });
+    }
+    e.instrs.push(replayed);
     args += plan.pushed.iter().filter(|null| !**null).count();
     e.emit(Opcode::Call, args as u32);
     e.emit(Opcode::ReturnValue, 0);
+    if let Some(h) = &plan.handler {
+        e.landing_pad(h, plan.locals.len() + plan.kept[..h.depth].iter().flatten().count());
+    }
     assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
+}
+
+impl Emitter<'_> {
+    /// The handler's entry in the replacement: the stack is the resume call's callable and
+    /// NULL, the `passed` values the handler's function takes (locals, then the handler's
+    /// stack), the offset of the raising instruction when the handler wants it, and the
+    /// exception. Call the handler's function with all but the first two, and return what it
+    /// returns (or let what it raises out).
+    fn landing_pad(&mut self, h: &HandlerPlan<'_>, passed: usize) {
+        if h.push_lasti {
+            // An offset in the replacement means nothing in the handler's function, where
+            // RERAISE would restore it: point at its first instruction instead.
+            self.emit(Opcode::Swap, 2);
+            self.emit(Opcode::PopTop, 0);
+            self.emit(Opcode::LoadSmallInt, 0);
+            self.emit(Opcode::Swap, 2);
+        }
+        self.emit(Opcode::BuildTuple, (passed + usize::from(h.push_lasti) + 1) as u32);
+        // resume, NULL, args -> args, NULL, resume -> args, NULL, handler -> handler, NULL, args
+        // (a NULL is never popped: POP_TOP takes an object)
+        self.emit(Opcode::Swap, 3);
+        self.emit(Opcode::PopTop, 0);
+        let f = self.name(h.handler_global);
+        self.emit(Opcode::LoadGlobal, f << 1);
+        self.emit(Opcode::Swap, 3);
+        self.emit(Opcode::PushNull, 0);
+        self.emit(Opcode::CallFunctionEx, 0);
+        self.emit(Opcode::ReturnValue, 0);
+    }
 }

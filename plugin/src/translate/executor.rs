@@ -349,6 +349,17 @@ impl Tracer<'_> {
                     f.stack.push(v);
                 }
             }
+            Opcode::LoadSpecial => {
+                let name = match arg {
+                    0 => "__enter__",
+                    1 => "__exit__",
+                    _ => return unsupported("an async context manager"),
+                };
+                let owner = f.pop()?;
+                let (callable, this) = self.load_special(&owner, name)?;
+                f.stack.push(callable);
+                f.stack.push(this);
+            }
             Opcode::PopTop | Opcode::EndFor | Opcode::PopIter => {
                 f.pop()?;
             }

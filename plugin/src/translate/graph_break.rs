@@ -9,9 +9,15 @@
 //!
 //! A break is taken only where it keeps tensor work; elsewhere the frame runs as written, as
 //! before. An instruction inside a loop is not broken here (resuming there would nest a call
-//! per iteration): `loop_break` splits the loop instead. Not (yet) broken: an instruction
-//! under an exception handler or a `with` block (the handler would not cover the instruction
-//! run by the replacement), and frames with cells or free variables.
+//! per iteration): `loop_break` splits the loop instead. Not (yet) broken: frames with cells
+//! or free variables.
+//!
+//! Under an exception handler (a `try` or `with` block), the resume function keeps the
+//! original's exception table, so what follows the break is covered as written; the breaking
+//! instruction itself gets a landing pad in the replacement, which passes the exception and
+//! the handler's stack to a *handler function*: the original from the handler's first
+//! instruction, run as written (the hook skips it), so `except` clauses match, `finally`
+//! blocks run and `__exit__` sees the exception as they would have.
 
 use rustpython_vm::builtins::{PyCode, PyDict, PyStrInterned};
 use rustpython_vm::bytecode::{CodeFlags, Opcode};
@@ -75,14 +81,8 @@ pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<Stri
     if x.target.is_some() || x.op.is_no_fallthrough() || index == 0 {
         return Some("a jump, return or raise".into());
     }
-    if x.handler.is_some() {
-        return Some("inside a try, except or with block".into());
-    }
-    let in_loop = body.iter().enumerate().any(|(j, y)| {
-        // JUMP_BACKWARD_NO_INTERRUPT is no loop: it ends an except block placed after the code
-        // that follows its try.
-        y.op == Opcode::JumpBackward && y.target.is_some_and(|t| t <= index && index < j)
-    });
+    // Only loops entered without an exception: see `loop_break::innermost`.
+    let in_loop = super::loop_break::innermost(body, index).is_some();
     if in_loop {
         return Some(IN_LOOP.into());
     }
@@ -97,6 +97,8 @@ pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<Stri
             | Opcode::LoadFastAndClear
             | Opcode::ReturnGenerator
             | Opcode::GetAwaitable
+            // May push a NULL as its second value, which the replacement cannot pass on.
+            | Opcode::LoadSpecial
     );
     banned.then(|| format!("{} cannot be replayed", crate::bytecode::opcodes::opcode_name(x.op)))
 }
@@ -134,9 +136,10 @@ pub struct ResumeShape {
 /// The resume function's code: parameters are the original's locals (every one, in slot
 /// order, so that the copied instructions keep their slot numbers) and then the non-NULL stack
 /// values, bottom first.
-pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
-    let line = body.get(shape.resume_at).and_then(|x| x.position.line).unwrap_or(0);
-    let name = format!("resume_in_{}_at_{line}", original.obj_name.as_str());
+pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, kind: &str, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+    // A handler's first instruction (PUSH_EXC_INFO) has no line: the first one that has.
+    let line = body.get(shape.resume_at..).and_then(|rest| rest.iter().find_map(|x| x.position.line)).unwrap_or(0);
+    let name = format!("{kind}_in_{}_at_{line}", original.obj_name.as_str());
     resume_code_with(CodeLayout::of(original), body, shape, &Resumed { name: &name, extra_locals: &[], marker }, vm)
 }
 
@@ -230,11 +233,23 @@ pub fn drop_unreachable_handlers(instrs: &mut [Instr]) {
     }
 }
 
+/// The state the handler function of a break under `handler` takes: the original's stack cut
+/// to the handler's depth (`kept`: `true` for a NULL), the raising instruction's offset if the
+/// handler wants it, and the exception; `unbound` as for the resume function.
+pub fn handler_shape(handler: &crate::bytecode::Handler, kept: &[bool], unbound: Vec<usize>) -> Result<ResumeShape, String> {
+    let below = kept.get(..handler.depth as usize).ok_or("the handler's stack is deeper than the break's")?;
+    let stack = below.iter().copied().chain(handler.push_lasti.then_some(false)).chain([false]).collect();
+    Ok(ResumeShape { resume_at: handler.target, stack, unbound, maybe_unbound: Vec::new() })
+}
+
 /// What a generated function is made for: the key of its cache entry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Purpose {
     /// A resume function after a break.
     Resume(ResumeShape),
+    /// The original's exception handler, entered from a breaking instruction's landing pad:
+    /// run as written (an exception being handled is not simulated).
+    Handler(ResumeShape),
     /// A loop's body as a function (`loop_break`), for the locals bound at its head.
     LoopBody { head: usize, bound: Vec<bool> },
     /// The loop run as written, calling its body function (`loop_break`).
@@ -277,7 +292,14 @@ impl ResumeCache {
         vm: &VirtualMachine,
     ) -> Result<String, String> {
         let marker = self.unbound_marker(vm);
-        self.bound_function(original, Purpose::Resume(shape.clone()), globals, vm, || resume_code(original, body, shape, &marker, vm))
+        self.bound_function(original, Purpose::Resume(shape.clone()), globals, vm, || resume_code(original, body, shape, "resume", &marker, vm))
+    }
+
+    /// The name under which the handler function for `shape` (see `handler_shape`) is bound
+    /// in `globals`.
+    pub fn handler_function_for(&self, original: &Py<PyCode>, body: &[Instr], shape: &ResumeShape, globals: &Py<PyDict>, vm: &VirtualMachine) -> Result<String, String> {
+        let marker = self.unbound_marker(vm);
+        self.bound_function(original, Purpose::Handler(shape.clone()), globals, vm, || resume_code(original, body, shape, "handler", &marker, vm))
     }
 
     /// The name under which the function made by `make` for `purpose` is bound in `globals`
@@ -296,8 +318,9 @@ impl ResumeCache {
         if !made.contains_key(&key) {
             let code = make()?;
             crate::bytecode::verify(&code).map_err(|e| format!("the generated function {} was rejected by the verifier: {e}", code.qualname.as_str()))?;
-            if matches!(key.1, Purpose::LoopDriver { .. }) {
-                // The loop runs as written; its body function is what gets translated.
+            if matches!(key.1, Purpose::LoopDriver { .. } | Purpose::Handler(_)) {
+                // The loop runs as written (its body function is what gets translated); so
+                // does a handler, entered with an exception the simulation never saw.
                 code.set_eval_hook_skipped(true);
             }
             let name = format!("__symtrace_resume_{}", RESUME_NAMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed));

@@ -548,6 +548,25 @@ impl Tracer<'_> {
         }
     }
 
+    /// `__enter__` or `__exit__` of a context manager (LOAD_SPECIAL): looked up on its type,
+    /// as `(function, self)`. A Python function is inlined when called; a method of a native
+    /// type breaks the graph when called (both are constants of the replacement, fixed by the
+    /// type guard). Other kinds of attribute (LOAD_SPECIAL would push a NULL) are not simulated.
+    pub fn load_special(&mut self, owner: &Var, name: &'static str) -> SimResult<(Var, Var)> {
+        let vm = self.vm;
+        let Var::Lazy(o, source) = owner else { return unsupported(format!("a {} as a context manager", owner.kind())) };
+        let method = o.class().get_attr(vm.ctx.intern_str(name)).filter(|f| {
+            f.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() || f.class().is(vm.ctx.types.method_descriptor_type)
+        });
+        match method {
+            Some(f) => {
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                Ok((Var::Obj(f), owner.clone()))
+            }
+            None => unsupported(format!("{name} of a {} that is not a function or a native method", o.class().name())),
+        }
+    }
+
     /// `owner.name` in method form: `(callable, self or NULL)`.
     pub fn load_method(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
         let vm = self.vm;

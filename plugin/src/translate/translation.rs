@@ -10,7 +10,7 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
 
-use super::codegen::{BreakPlan, Replay, Template, generate, generate_break};
+use super::codegen::{BreakPlan, HandlerPlan, Replay, Template, generate, generate_break};
 use super::executor::{SimFrame, Slot, Stop, TopOutcome};
 use super::graph_break::{self, BreakKind, Purpose, ResumeCache, ResumeShape, not_breakable, replayed};
 use super::loop_break::{self, Driver, Exit, Loop};
@@ -186,7 +186,16 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
         maybe_unbound: Vec::new(),
     };
     let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
-    let plan = BreakPlan { resume_global: &resume_global, locals: state.locals, kept: state.kept, consumed: state.consumed, replayed, pushed };
+    let handler_global = match &x.handler {
+        Some(h) => {
+            let kept: Vec<bool> = state.kept.iter().map(Option::is_none).collect();
+            let shape = graph_break::handler_shape(h, &kept, shape.unbound.clone())?;
+            Some((h, resumes.handler_function_for(code, &body, &shape, view.globals(), vm)?))
+        }
+        None => None,
+    };
+    let handler = handler_global.as_ref().map(|(h, name)| HandlerPlan { handler_global: name, depth: h.depth as usize, push_lasti: h.push_lasti });
+    let plan = BreakPlan { resume_global: &resume_global, locals: state.locals, kept: state.kept, consumed: state.consumed, replayed, pushed, handler };
     let graph_break = GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) };
     Ok(break_translation(code, tracer, graph, graph_global, &state.replays, &plan, x.position, graph_break, vm)?)
 }
@@ -274,7 +283,7 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let position = body[lp.head].position;
     let nop = crate::bytecode::Instr { op: rustpython_vm::bytecode::Opcode::Nop, arg: 0, target: None, handler: None, position, offset: 0 };
     let locals = state.locals.into_iter().map(|l| Some(l.unwrap_or_else(|| Template::Const(marker.clone())))).collect();
-    let plan = BreakPlan { resume_global: &driver_global, locals, kept: state.kept, consumed: Vec::new(), replayed: nop, pushed: Vec::new() };
+    let plan = BreakPlan { resume_global: &driver_global, locals, kept: state.kept, consumed: Vec::new(), replayed: nop, pushed: Vec::new(), handler: None };
     let graph_break = GraphBreak { kind: BreakKind::Loop, reason: at_break(why, code, &body[index]) };
     break_translation(code, tracer, graph, graph_global, &state.replays, &plan, position, graph_break, vm)
 }
@@ -472,6 +481,9 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
         // A method or function of a native type (`Tensor.item` taken for a call): immutable,
         // the same object on every call, held as a constant.
         Var::Obj(o) if o.class().is(vm.ctx.types.method_descriptor_type) || o.class().is(vm.ctx.types.builtin_function_or_method_type) => Template::Const(o.clone()),
+        // A Python function found on a class (a method, `__exit__` on a `with` block's stack):
+        // it existed before the call, and the constant is that object.
+        Var::Obj(o) if o.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() => Template::Const(o.clone()),
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
             let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();

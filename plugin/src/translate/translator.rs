@@ -22,6 +22,7 @@ pub const LOG_RECOMPILES: &str = "symtrace::recompiles";
 pub const LOG_BREAKS: &str = "symtrace::graph_breaks";
 pub const LOG_GUARDS: &str = "symtrace::guards";
 pub const LOG_GRAPH: &str = "symtrace::graph";
+pub const LOG_BYTECODE: &str = "symtrace::bytecode";
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -344,6 +345,9 @@ impl Translator {
     fn install(&self, t: super::translation::Translation, frame: &FrameView<'_>, name: &str, vm: &VirtualMachine) -> Result<Entry, Failure> {
         let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false, top_steps: 0 };
         verify(&t.code).map_err(|e| fail(format!("the generated code was rejected by the verifier: {e}")))?;
+        if log::log_enabled!(target: LOG_BYTECODE, log::Level::Debug) {
+            log::debug!(target: LOG_BYTECODE, "{}: original | replacement\n{}", describe(frame.code()), crate::bytecode::dis::side_by_side(frame.code(), &t.code));
+        }
         if !t.graph.outputs.is_empty() {
             let callable = PyCompiledGraph { graph: t.graph.clone(), call: t.call.clone() }.into_pyobject(vm);
             let globals: &Py<PyDict> = frame.globals();
