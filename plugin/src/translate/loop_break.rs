@@ -11,9 +11,15 @@
 //!
 //! A call cannot pass an unbound local, so the driver starts with every local that is unbound
 //! at the head bound to a marker object, and the functions after the loop delete the locals
-//! that still hold it. The marker is never seen by the user's code: a body that might read a
-//! local before the iteration assigns it (the compiler emits `LOAD_FAST_CHECK` there) is not
-//! split, nor one that deletes a local.
+//! that still hold it; a local the body deletes (`except E as e` ends in `del e`) is bound to
+//! the marker instead. The marker is never seen by the user's code: a body that might read
+//! such a local (the compiler emits `LOAD_FAST_CHECK` there) is not split.
+//!
+//! The body's exception handlers (an except block, a `with` block's exit, a comprehension's
+//! cleanup) are placed by the compiler after the function's code; reached only through the
+//! body's handlers, they go with the body function (`handler_region`). A loop inside a `try`
+//! or `with` block is not split: the body function's exception would reach the handler with
+//! the locals of the iteration before.
 
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::Opcode;
@@ -47,16 +53,61 @@ impl Loop {
     }
 }
 
-/// The innermost loop around instruction `index`.
+/// The innermost loop around instruction `index`. Only backward jumps reached without an
+/// exception count: an except block placed after the function's code may jump back to the
+/// head (`continue` after it is handled), but it is part of the body (`handler_region`), and
+/// the loop does not extend to it.
 pub fn innermost(body: &[Instr], index: usize) -> Option<Loop> {
-    let head = body
-        .iter()
-        .enumerate()
-        .filter(|(j, x)| x.op == Opcode::JumpBackward && x.target.is_some_and(|t| t <= index && index < *j))
-        .filter_map(|(_, x)| x.target)
-        .max()?;
-    let end = body.iter().enumerate().filter(|(_, x)| x.op == Opcode::JumpBackward && x.target == Some(head)).map(|(j, _)| j).max()?;
+    let normal = normally_reached(body);
+    let back = |j: usize, x: &Instr| normal[j] && x.op == Opcode::JumpBackward;
+    let head = body.iter().enumerate().filter(|(j, x)| back(*j, x) && x.target.is_some_and(|t| t <= index && index < *j)).filter_map(|(_, x)| x.target).max()?;
+    let end = body.iter().enumerate().filter(|(j, x)| back(*j, x) && x.target == Some(head)).map(|(j, _)| j).max()?;
     Some(Loop { head, end, is_for: body[head].op == Opcode::ForIter })
+}
+
+/// Instructions reached from the first without an exception: through fallthroughs and jumps.
+fn normally_reached(body: &[Instr]) -> Vec<bool> {
+    let mut seen = vec![false; body.len()];
+    let mut work = vec![0];
+    while let Some(i) = work.pop() {
+        if i >= body.len() || seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        let x = &body[i];
+        work.extend(x.target);
+        if !x.op.is_no_fallthrough() {
+            work.push(i + 1);
+        }
+    }
+    seen
+}
+
+/// The loop's code outside its instructions: the blocks reached only through the exception
+/// handlers of its body (an except block, a `with` block's exit, an inlined comprehension's
+/// cleanup), which the compiler places after the function's code. They go with the body
+/// function. Fails when such a block continues into code outside the loop (the loop is
+/// inside a `try` or `with` block, or an except block leaves the loop).
+pub fn handler_region(body: &[Instr], lp: &Loop) -> Result<Vec<usize>, String> {
+    let normal = normally_reached(body);
+    let mut region = vec![false; body.len()];
+    let mut work: Vec<usize> = body[lp.start()..=lp.end].iter().filter_map(|x| x.handler.map(|h| h.target)).collect();
+    while let Some(i) = work.pop() {
+        if lp.contains(i) || region.get(i).is_none_or(|r| *r) {
+            continue;
+        }
+        if normal[i] {
+            return Err("an exception handler of the loop's body continues outside the loop (a try or with block around the loop, or an except block that leaves it)".into());
+        }
+        region[i] = true;
+        let x = &body[i];
+        work.extend(x.target.filter(|t| !lp.contains(*t)));
+        work.extend(x.handler.map(|h| h.target));
+        if !x.op.is_no_fallthrough() {
+            work.push(i + 1);
+        }
+    }
+    Ok(region.iter().enumerate().filter(|(_, r)| **r).map(|(i, _)| i).collect())
 }
 
 /// How an iteration of the body function ended (its tag is the index in `Exits::kinds`).
@@ -82,8 +133,9 @@ impl Exits {
     }
 }
 
-/// Why the loop cannot be split, if it cannot. `bound[slot]`: the local is bound at the head.
-pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, bound: &[bool]) -> Option<String> {
+/// Why the loop cannot be split, if it cannot. `bound[slot]`: the local is bound at the head;
+/// `region`: the loop's handler blocks (`handler_region`).
+pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound: &[bool]) -> Option<String> {
     if !code.cellvars.is_empty() || !code.freevars.is_empty() {
         return Some("the frame has cells or free variables".into());
     }
@@ -93,22 +145,23 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, bound: &[bool]) -> Opti
             return Some("a for loop that does not end in END_FOR, POP_ITER".into());
         }
     }
+    let in_body = |i: usize| (lp.start() <= i && i <= lp.end) || region.binary_search(&i).is_ok();
+    let deleted = deleted_slots(body, lp, region);
     for (i, x) in body.iter().enumerate() {
-        let inside = lp.contains(i);
-        // Handlers wholly inside the body (an inlined comprehension's, a try inside the loop)
-        // come with it; a try or with around the loop would not cover the body function.
-        if x.handler.is_some_and(|h| inside != (lp.start() <= h.target && h.target <= lp.end)) {
+        let inside = in_body(i);
+        // The body's handlers come with it; a try or with around the loop would not cover
+        // the body function.
+        if x.handler.is_some_and(|h| inside != in_body(h.target)) {
             return Some("the loop is inside a try or with block".into());
         }
-        if !inside && x.target.is_some_and(|t| lp.contains(t) && t != lp.head) {
+        if !lp.contains(i) && !region.contains(&i) && x.target.is_some_and(|t| in_body(t) && t != lp.head) {
             return Some("a jump into the loop's body".into());
         }
-        if !inside || i < lp.start() {
+        if !inside {
             continue;
         }
         match x.op {
-            Opcode::DeleteFast => return Some("the loop deletes a local".into()),
-            Opcode::LoadFastCheck if !bound.get(x.arg as usize).copied().unwrap_or(false) => {
+            Opcode::LoadFastCheck if !bound.get(x.arg as usize).copied().unwrap_or(false) || deleted.contains(&(x.arg as usize)) => {
                 return Some("the loop may read a local before assigning it".into());
             }
             Opcode::YieldValue | Opcode::Send | Opcode::ReturnGenerator | Opcode::GetAwaitable => return Some("the loop yields".into()),
@@ -116,6 +169,16 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, bound: &[bool]) -> Opti
         }
     }
     None
+}
+
+/// Locals the loop's body deletes (`except E as e` ends with `del e`). In the body function
+/// a delete binds the unbound marker instead, which travels like the marker of a local
+/// unbound at the head; a body that might read such a local is not split (`refusal`).
+pub fn deleted_slots(body: &[Instr], lp: &Loop, region: &[usize]) -> Vec<usize> {
+    let mut slots: Vec<usize> = (lp.start()..=lp.end).chain(region.iter().copied()).filter(|&i| body[i].op == Opcode::DeleteFast).map(|i| body[i].arg as usize).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    slots
 }
 
 /// The exits of the loop's body.
@@ -219,8 +282,9 @@ fn constant(layout: &mut CodeLayout, o: PyObjectRef) -> u32 {
 /// (a `for` loop). It starts with the stack of the loop's head (`head_depth` values, made
 /// `None`: the body only drops them) and the item, runs the body's instructions, and ends
 /// each iteration by returning `(tag, value, *locals)`.
-pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, head_depth: usize, exits: &Exits, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], head_depth: usize, exits: &Exits, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
+    let marker = constant(&mut layout, marker.clone());
     let nlocals = layout.varnames.len();
     if lp.is_for {
         layout.varnames.push(vm.ctx.intern_str("%item"));
@@ -258,8 +322,16 @@ pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, head_depth: usize
         b.emit(Opcode::BuildTuple, nlocals as u32 + 2);
         b.emit(Opcode::ReturnValue, 0);
     };
-    for i in lp.start()..=lp.end {
+    for i in (lp.start()..=lp.end).chain(region.iter().copied()) {
         let x = &body[i];
+        if x.op == Opcode::DeleteFast {
+            // The local travels as the unbound marker (see `deleted_slots`).
+            b.mark_body(i);
+            b.position = x.position;
+            b.emit(Opcode::LoadConst, marker);
+            b.emit(Opcode::StoreFast, x.arg);
+            continue;
+        }
         if x.op == Opcode::ReturnValue {
             // In place: each return leaves its own stack under the value.
             b.mark_body(i);
@@ -269,7 +341,7 @@ pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, head_depth: usize
         }
         let to = x.target.map(|t| match t {
             t if t == lp.head => own[exits.tag(Exit::Next)],
-            t if lp.contains(t) => Label::Body(t),
+            t if lp.contains(t) || region.contains(&t) => Label::Body(t),
             t => own[exits.tag(Exit::Leave(t))],
         });
         b.copy(i, x, to);
@@ -301,8 +373,10 @@ pub struct Driver<'a> {
     pub after: Vec<(Option<usize>, String)>,
     /// Stack depth of the original at each of its instructions.
     pub depths: &'a [Option<i64>],
-    /// Locals unbound at the head: they hold the marker until assigned.
+    /// Locals unbound at the head or deleted by the body: they may hold the marker.
     pub maybe_unbound: &'a [usize],
+    /// The loop's handler blocks (`handler_region`), which only the body function holds.
+    pub region: &'a [usize],
     pub marker: &'a PyObjectRef,
     pub name: &'a str,
 }
@@ -355,6 +429,9 @@ pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, 
         }
     };
     for (i, x) in body.iter().enumerate() {
+        if d.region.contains(&i) {
+            continue;
+        }
         if lp.contains(i) && i >= lp.start() {
             if i > lp.start() {
                 continue;

@@ -240,7 +240,8 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let code = view.code();
     let state = frame_state(&mut tracer, &frame, frame.stack.len(), code.varnames.len())?;
     let bound: Vec<bool> = state.locals.iter().map(Option::is_some).collect();
-    if let Some(why) = loop_break::refusal(code, &body, &lp, &bound) {
+    let region = loop_break::handler_region(&body, &lp)?;
+    if let Some(why) = loop_break::refusal(code, &body, &lp, &region, &bound) {
         return Err(why);
     }
     let depths = crate::bytecode::verify::stack_depths(&body).map_err(|e| e.to_string())?;
@@ -252,9 +253,12 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let resumes = policy.resumes;
     let globals = view.globals();
     let marker = resumes.unbound_marker(vm);
-    let maybe_unbound: Vec<usize> = bound.iter().enumerate().filter(|(_, b)| !**b).map(|(i, _)| i).collect();
+    let mut maybe_unbound: Vec<usize> = bound.iter().enumerate().filter(|(_, b)| !**b).map(|(i, _)| i).collect();
+    maybe_unbound.extend(loop_break::deleted_slots(&body, &lp, &region));
+    maybe_unbound.sort_unstable();
+    maybe_unbound.dedup();
     let body_global = resumes.bound_function(code, Purpose::LoopBody { head: lp.head, bound: bound.clone() }, globals, vm, || {
-        loop_break::body_code(code, &body, &lp, head_depth, &exits, vm)
+        loop_break::body_code(code, &body, &lp, &region, head_depth, &exits, &marker, vm)
     })?;
     // Where the stack is empty after the loop, the rest of the frame is a resume function.
     let mut leaves: Vec<(Option<usize>, usize)> = exits.kinds.iter().filter_map(|k| if let Exit::Leave(t) = k { Some((Some(*t), *t)) } else { None }).collect();
@@ -273,7 +277,7 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let stack: Vec<bool> = state.kept.iter().map(Option::is_none).collect();
     let line = body[lp.head].position.line.unwrap_or(0);
     let driver_name = format!("loop_in_{}_at_{line}", code.obj_name.as_str());
-    let driver = Driver { body_global: &body_global, after, depths: &depths, maybe_unbound: &maybe_unbound, marker: &marker, name: &driver_name };
+    let driver = Driver { body_global: &body_global, after, depths: &depths, maybe_unbound: &maybe_unbound, region: &region, marker: &marker, name: &driver_name };
     let driver_global = resumes.bound_function(code, Purpose::LoopDriver { head: lp.head, bound, stack }, globals, vm, || {
         loop_break::driver_code(code, &body, &lp, &exits, &state.kept.iter().map(Option::is_none).collect::<Vec<_>>(), &driver, vm)
     })?;
