@@ -15,7 +15,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    for case in ["a call to print", "an unsupported builtin", "an opaque object", "a branch on t.item()", "the truth of a tensor", "an unsupported opcode", "a nested inlined call", "two breaks in a row", "a break inside a for loop", "a break inside a while loop", "a return inside a split loop", "a return inside a split loop, taken", "a loop body under min_graph_size is not split"] {
+    for case in ["a call to print", "an unsupported builtin", "an opaque object", "a branch on t.item()", "the truth of a tensor", "an unsupported opcode", "a nested inlined call", "two breaks in a row", "a break inside a for loop", "a break inside a while loop", "a return inside a split loop", "a return inside a split loop, taken", "a loop body under min_graph_size is not split", "a break inside a try/except", "a break inside a try/except, the call raises", "a break inside a with-block", "a break inside a with-block, the call raises", "a break inside a with-block, __exit__ suppresses", "a with-block over a native lock", "a break inside a try/except inside a split loop", "a break inside a with-block inside a split loop", "a break inside a with-block inside a split loop, no exception", "a break inside a comprehension's loop body"] {
         assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
     }
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.
@@ -87,6 +87,33 @@ x = st.ones(2)
 e = st.explain(f, x)
 print('counts', e.graph_count, e.graph_break_count, [b['id'] for b in e.break_reasons])
 print('same', f(x).tolist() == st.disable(f)(x).tolist())
+",
+        &[],
+    );
+    assert!(out.contains("counts 2 1 ['GB-CALL']") && out.contains("same True"), "{out}");
+}
+
+#[test]
+fn a_break_after_a_loop_holding_a_try_block_resumes() {
+    // The except block inside the loop jumps back to the loop's head from after the
+    // function's code: that jump does not make the code after the loop part of the loop.
+    let out = run_script(
+        "after-loop-try",
+        "import symtrace as st
+def f(x, n):
+    y = x * 1.0
+    for i in range(n):
+        try:
+            y = y + 1.0
+        except ValueError:
+            y = y - 1.0
+    y = st.tanh(y * 2.0)
+    print('after the loop')
+    return y * 3.0
+x = st.ones(2)
+e = st.explain(f, x, 2)
+print('counts', e.graph_count, e.graph_break_count, [b['id'] for b in e.break_reasons])
+print('same', f(x, 2).tolist() == st.disable(f)(x, 2).tolist())
 ",
         &[],
     );

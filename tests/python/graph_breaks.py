@@ -2,7 +2,7 @@
 written and resumes after it. For each case: the traced result equals eager, explain() counts
 the expected graphs and breaks (with the break's id and the user's line), and a second call
 translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
-import sys
+import sys, _thread
 import symtrace as st
 from case_report import count_problems, report, same
 
@@ -120,6 +120,109 @@ def tiny_loop(x, n):
     return y
 
 
+events = []
+
+
+class Boom:
+    """Opaque to the translator; raises when asked to, so that a handler runs."""
+
+    def __call__(self, fail):
+        events.append("boom")
+        if fail:
+            raise ValueError("boom")
+        return 1
+
+
+boom = Boom()
+
+
+class Span:
+    """A context manager of the user's: its __enter__ and __exit__ are inlined."""
+
+    def __init__(self, suppress):
+        self.suppress = suppress
+
+    def __enter__(self):
+        events.append("enter")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        events.append("exit " + (kind.__name__ if kind else "-"))
+        return self.suppress
+
+
+def try_except_break(x, fail):
+    y = st.tanh(x * 2.0)
+    try:
+        y = y + 1.0
+        boom(fail)
+        y = st.relu(y * 3.0)
+    except ValueError as e:
+        events.append("caught " + str(e))
+        y = y - 1.0
+    finally:
+        events.append("finally")
+    return y * 0.5
+
+
+def with_break(x, span, fail):
+    y = st.tanh(x * 2.0)
+    with span as s:
+        y = y + 1.0
+        boom(fail)
+        y = st.relu(y * 3.0)
+    return y - 0.5, s.suppress
+
+
+lock = _thread.allocate_lock()
+
+
+def with_native(x):
+    y = st.tanh(x * 2.0)
+    with lock:
+        y = y + 1.0
+        y = st.relu(y * 3.0)
+    return y - 0.5
+
+
+def loop_try_break(x, flags):
+    y = x * 1.0
+    for f in flags:
+        y = st.tanh(y * 0.5)
+        y = y + 1.0
+        try:
+            y = y * 2.0
+            boom(f)
+            y = y - 1.0
+        except ValueError as e:
+            events.append("caught " + str(e))
+            y = y + 10.0
+    return y
+
+
+def loop_with_break(x, flags, span):
+    y = x * 1.0
+    for f in flags:
+        y = st.tanh(y * 0.5)
+        with span:
+            y = y + 1.0
+            y = y * 2.0
+            boom(f)
+            y = y - 1.0
+    return y
+
+
+def loop_comprehension_break(x, ws):
+    y = x * 1.0
+    for w in ws:
+        y = st.tanh(y * 0.5)
+        y = y + 1.0
+        s = [v * 2.0 for v in (y, w)]
+        boom(False)
+        y = s[0] + s[1]
+    return y
+
+
 @st.disable
 def check(name, fn, args, graphs, breaks, break_id, line):
     eager = st.disable(fn)(*args)
@@ -172,6 +275,71 @@ check("a break inside a while loop", while_loop_break, (x,), 3, 2, "GB-LOOP", 98
 ws = [st.ones(2, 4) * 0.5, st.ones(2, 4) * 0.75, st.ones(2, 4)]
 check("a return inside a split loop", loop_return_inside, (x, ws), 3, 3, "GB-LOOP", 109)
 check("a return inside a split loop, taken", loop_return_inside, (x + 3.0, ws), 3, 3, "GB-LOOP", 109)
+
+@st.disable
+def check_handler(name, fn, args, graphs, breaks, line):
+    """As check(), where the call may raise: the outcome (result or exception) and the events
+    of each call equal eager's."""
+
+    def outcome(f):
+        events.clear()
+        try:
+            r = f(*args)
+        except ValueError as e:
+            r = "raised " + repr(e)
+        return r, list(events)
+
+    eager = outcome(st.disable(fn))
+    e, explained_events = outcome(lambda *a: st.explain(fn, *a))
+    before = st.stats()["translations"]
+    traced, again = outcome(fn), outcome(fn)
+    after = st.stats()["translations"]
+    problems = []
+    for got in (traced, again):
+        if not (same(got[0], eager[0]) and got[1] == eager[1]):
+            problems.append(f"{got} != {eager}")
+    if isinstance(e, str):
+        # explain() lets the call's exception out, as the call would.
+        if graphs is not None or (e, explained_events) != eager:
+            problems.append(f"explain: {e}, {explained_events}")
+    else:
+        problems += count_problems(e, graphs, breaks)
+        first = e.break_reasons[0] if e.break_reasons else {}
+        if first.get("id") not in ("GB-CALL", "GB-LOOP") or not first.get("location", "").endswith(f"graph_breaks.py:{line}"):
+            problems.append(f"first break {first}")
+    if after != before:
+        problems.append(f"calls after explain translated {after - before} more")
+    report(name, problems, failures)
+
+
+# The call inside the try block runs as written between two graphs; when it raises, its
+# exception goes to the handler as written (the graph after the break never runs).
+# Boom.__call__ runs as written when it raises (ValueError() is not simulated): a GB-FRAME.
+check_handler("a break inside a try/except", try_except_break, (x, False), 2, 1, 158)
+check_handler("a break inside a try/except, the call raises", try_except_break, (x, True), 1, 2, 158)
+# __enter__ and __exit__ are inlined into the graphs before and after the break.
+check_handler("a break inside a with-block", with_break, (x, Span(False), False), 2, 1, 172)
+# __exit__ lets the exception out of the call: explain() raises it too, so there are no counts.
+check_handler("a break inside a with-block, the call raises", with_break, (x, Span(False), True), None, None, 172)
+# The handler calls Span.__exit__ as written; translated on its own, it runs as written too
+# (`kind.__name__` is not simulated): a third break.
+check_handler("a break inside a with-block, __exit__ suppresses", with_break, (x, Span(True), True), 1, 3, 172)
+# A native context manager: its __enter__ and __exit__ calls are breaks of their own.
+check("a with-block over a native lock", with_native, (x,), 3, 2, "GB-CALL", 182)
+if lock.locked():
+    failures.append("the lock was left held")
+
+# A loop whose body holds a try/except, a with-block or a comprehension is split with the
+# handlers, which the compiler places after the function's code, copied into the body
+# function. Graphs: before the loop, the body before and after the break. When the call
+# raises, the except block runs as written, to the end of the iteration (Boom.__call__ runs
+# as written too: a GB-FRAME).
+check_handler("a break inside a try/except inside a split loop", loop_try_break, (x, [False, True, False]), 3, 3, 195)
+# The second iteration's exception leaves the loop through __exit__: explain() raises it.
+check_handler("a break inside a with-block inside a split loop", loop_with_break, (x, [False, True], Span(False)), None, None, 210)
+check_handler("a break inside a with-block inside a split loop, no exception", loop_with_break, (x, [False, False], Span(False)), 3, 2, 210)
+check_handler("a break inside a comprehension's loop body", loop_comprehension_break, (x, [x, x * 2.0]), 3, 2, 221)
+
 
 @st.disable
 def check_tiny():
