@@ -72,6 +72,13 @@ impl Tracer<'_> {
                     let callee = self.python_callee(&o, source, caller)?;
                     return self.inline(callee, args, kwargs);
                 }
+                if let Some(class) = self.exception_class(&o) {
+                    if !kwargs.is_empty() {
+                        return unsupported(format!("{}() with keyword arguments", class.name()));
+                    }
+                    self.obj(callable)?; // its identity
+                    return self.new_exception(class, args);
+                }
                 if let Some(name) = self.builtin_name(&o) {
                     self.obj(callable)?;
                     return self.builtin(&name, args, kwargs);
@@ -385,6 +392,7 @@ impl Tracer<'_> {
                 let o = self.obj(&args[0])?;
                 self.native_result(vm._abs(&o), true, "abs()")
             }
+            "str" | "repr" if args.len() == 1 && kwargs.is_empty() && let Some(shown) = self.show_exception(name, &args[0]) => shown,
             n if PURE_BUILTINS.contains(&n) => {
                 let o = self.builtins_obj(n)?;
                 self.plain_call(&o, args, kwargs, &format!("{n}()"))

@@ -30,6 +30,8 @@ pub enum Template {
     Dict(Vec<(PyObjectRef, Template)>),
     /// `iter(t)`.
     Iter(Box<Template>),
+    /// `class(*args)`: an exception made during the simulation, made again.
+    New(PyObjectRef, Vec<Template>),
 }
 
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from
@@ -213,6 +215,15 @@ impl Emitter<'_> {
                 self.build(items)?;
                 self.emit(Opcode::GetIter, 0);
             }
+            Template::New(class, args) => {
+                let c = self.constant(class.clone());
+                self.emit(Opcode::LoadConst, c);
+                self.emit(Opcode::PushNull, 0);
+                for a in args {
+                    self.build(a)?;
+                }
+                self.emit(Opcode::Call, args.len() as u32);
+            }
             Template::Dict(entries) => {
                 for (k, v) in entries {
                     let c = self.constant(k.clone());
@@ -246,11 +257,12 @@ pub fn generate(
     graph: Option<(&str, &GraphCall, usize)>,
     effects: &[Replay],
     result: &Template,
+    raises: bool,
     position: Position,
     vm: &VirtualMachine,
 ) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
-    let direct = effects.is_empty() && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
+    let direct = !raises && effects.is_empty() && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
     if graph.is_some() && !direct {
         let out: &'static PyStrInterned = vm.ctx.intern_str(OUT);
         layout.varnames.push(out);
@@ -269,7 +281,11 @@ pub fn generate(
     }
     e.replay(effects)?;
     e.build(result)?;
-    e.emit(Opcode::ReturnValue, 0);
+    if raises {
+        e.emit(Opcode::RaiseVarargs, 1);
+    } else {
+        e.emit(Opcode::ReturnValue, 0);
+    }
     assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
 }
 

@@ -39,6 +39,9 @@ pub struct SimFrame {
     /// The free variables' cells, in order, for COPY_FREE_VARS.
     pub closure: Vec<CellRef>,
     pc: usize,
+    /// Exceptions being handled (PUSH_EXC_INFO to POP_EXCEPT), innermost last: what a bare
+    /// `raise` raises.
+    handling: Vec<Var>,
 }
 
 /// How a simulated frame ended, or (a generator's) stopped at a yield.
@@ -46,6 +49,8 @@ pub struct Returned {
     pub value: Var,
     pub position: Position,
     pub yielded: bool,
+    /// The frame raised `value` (see `exceptions`).
+    pub raised: bool,
 }
 
 impl SimFrame {
@@ -56,7 +61,13 @@ impl SimFrame {
         let body = decoded.prologue.len();
         let mut instrs = decoded.prologue;
         instrs.extend(decoded.instrs);
-        Ok(Self { slots: vec![Slot::Empty; names.len()], names, code, instrs, body, stack: Vec::new(), globals, closure, pc: 0 })
+        Ok(Self { slots: vec![Slot::Empty; names.len()], names, code, instrs, body, stack: Vec::new(), globals, closure, pc: 0, handling: Vec::new() })
+    }
+
+    /// An exception is being handled (the frame is inside an except or finally block entered
+    /// by one): the VM's record of it could not be rebuilt at a break.
+    pub fn handling_exception(&self) -> bool {
+        !self.handling.is_empty()
     }
 
     pub fn slot_of(&self, name: &str) -> Option<usize> {
@@ -155,6 +166,13 @@ impl Tracer<'_> {
     pub fn run(&mut self, f: &mut SimFrame) -> SimResult<Returned> {
         loop {
             match self.step(f) {
+                Ok(Some(r)) if r.raised => {
+                    let shown = match &r.value {
+                        Var::Obj(o) => o.class().name().to_string(),
+                        other => other.kind().to_string(),
+                    };
+                    return Err(Unsupported { reason: format!("{shown} raised out of {} (an exception leaving an inlined call)", f.code.qualname.as_str()), location: Some(f.location()) });
+                }
                 Ok(Some(r)) => return Ok(r),
                 Ok(None) => {}
                 Err(mut e) => {
@@ -236,6 +254,26 @@ impl Tracer<'_> {
         match f.slots.get(i) {
             Some(Slot::Cell(c)) => Ok(c.clone()),
             _ => unsupported("not a cell"),
+        }
+    }
+
+    /// Raise `exc` at the instruction just started: to its handler (the stack cut to the
+    /// handler's depth, the raising offset pushed if it wants it, then the exception), or out
+    /// of the frame.
+    fn throw(&mut self, f: &mut SimFrame, exc: Var, position: Position) -> Option<Returned> {
+        let at = f.pc - 1;
+        match f.instrs[at].handler {
+            Some(h) => {
+                f.stack.truncate(h.depth as usize);
+                if h.push_lasti {
+                    let offset = at.saturating_sub(f.body) as u32;
+                    f.stack.push(Var::Obj(self.vm.ctx.new_int(offset).into()));
+                }
+                f.stack.push(exc);
+                f.pc = f.body + h.target;
+                None
+            }
+            None => Some(Returned { value: exc, position, yielded: false, raised: true }),
         }
     }
 
@@ -442,7 +480,10 @@ impl Tracer<'_> {
                 let a = f.pop()?;
                 let op = ComparisonOperator::try_from(arg).map_err(|_| Unsupported { reason: "bad comparison".into(), location: None })?;
                 let r = self.compare(op, &a, &b)?;
-                let r = if arg & rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK != 0 && !matches!(r, Var::Tensor(_)) {
+                // The compiler asks for a bool where the comparison feeds a jump: of a tensor,
+                // a branch on its value. It breaks here (the comparison, run as written, gives
+                // the bool), not at the jump, which cannot be a break point.
+                let r = if arg & rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK != 0 {
                     Var::Obj(vm.ctx.new_bool(self.truth(&r)?).into())
                 } else {
                     r
@@ -582,7 +623,7 @@ impl Tracer<'_> {
             }
             Opcode::YieldValue => {
                 let value = f.pop()?;
-                return Ok(Some(Returned { value, position: ins.position, yielded: true }));
+                return Ok(Some(Returned { value, position: ins.position, yielded: true, raised: false }));
             }
             Opcode::Send => {
                 // `yield from`: [receiver, sent] -> [receiver, item], or, once the receiver is
@@ -736,9 +777,43 @@ impl Tracer<'_> {
                 let value = f.pop()?;
                 self.store_subscr(&container, &key, value)?;
             }
+            Opcode::RaiseVarargs => {
+                let exc = match arg {
+                    0 => f.handling.last().cloned().ok_or_else(|| Unsupported { reason: "a bare raise with no exception being handled (RuntimeError)".into(), location: None })?,
+                    1 => {
+                        let x = f.pop()?;
+                        self.exception_to_raise(&x)?
+                    }
+                    _ => return unsupported("raise ... from ..."),
+                };
+                self.note_raised(&exc, f.handling.last());
+                return Ok(self.throw(f, exc, ins.position));
+            }
+            Opcode::Reraise => {
+                // The raising offset under it (oparg 1) only names a line for the traceback.
+                let exc = f.pop()?;
+                return Ok(self.throw(f, exc, ins.position));
+            }
+            Opcode::PushExcInfo => {
+                let exc = f.pop()?;
+                // What POP_EXCEPT would restore: not read by the simulation.
+                f.stack.push(Var::Obj(vm.ctx.none()));
+                f.stack.push(exc.clone());
+                f.handling.push(exc);
+            }
+            Opcode::PopExcept => {
+                f.pop()?;
+                f.handling.pop().ok_or_else(|| Unsupported { reason: "POP_EXCEPT with no exception being handled".into(), location: None })?;
+            }
+            Opcode::CheckExcMatch => {
+                let class = f.pop()?;
+                let exc = f.top(1)?.clone();
+                let matched = self.exception_matches(&exc, &class)?;
+                f.stack.push(Var::Obj(vm.ctx.new_bool(matched).into()));
+            }
             Opcode::ReturnValue => {
                 let value = f.pop()?;
-                return Ok(Some(Returned { value, position: ins.position, yielded: false }));
+                return Ok(Some(Returned { value, position: ins.position, yielded: false, raised: false }));
             }
             Opcode::StoreAttr => {
                 let owner = f.pop()?;

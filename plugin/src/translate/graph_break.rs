@@ -42,8 +42,10 @@ pub enum BreakKind {
 }
 
 impl BreakKind {
-    pub fn of(op: Opcode) -> Self {
-        match op {
+    pub fn of(x: &Instr) -> Self {
+        match x.op {
+            // A comparison whose result feeds a jump (it gives a bool).
+            Opcode::CompareOp if x.arg & rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK != 0 => BreakKind::Branch,
             Opcode::Call | Opcode::CallKw | Opcode::CallFunctionEx => BreakKind::Call,
             Opcode::ToBool | Opcode::UnaryNot => BreakKind::Branch,
             _ => BreakKind::Opcode,

@@ -5,6 +5,7 @@
 
 pub mod calls;
 pub mod codegen;
+pub mod exceptions;
 pub mod executor;
 pub mod graph;
 pub mod graph_break;

@@ -84,6 +84,8 @@ pub struct Tracer<'vm> {
     /// Every fake the simulation has seen, kept alive: fakes are known by the address of
     /// their data, which must not be reused during the translation.
     alive: Vec<PyRef<PyTensor>>,
+    /// Exceptions made during the simulation (see `exceptions`).
+    pub exceptions: Vec<super::exceptions::MadeException>,
 }
 
 impl<'vm> Tracer<'vm> {
@@ -101,6 +103,7 @@ impl<'vm> Tracer<'vm> {
             rollbacks: 0,
             effects: Default::default(),
             alive: Vec::new(),
+            exceptions: Vec::new(),
         }
     }
 

@@ -60,6 +60,8 @@ pub struct Failure {
 /// What a finished simulation gives code generation.
 struct Simulated {
     template: Template,
+    /// The frame raises what `template` makes, instead of returning it.
+    raises: bool,
     replays: Vec<Replay>,
     position: crate::bytecode::Position,
 }
@@ -135,7 +137,9 @@ fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str
     let mut graph = recording.finish();
     graph.prune();
     let empty = graph.nodes.is_empty() && graph.outputs.iter().all(|v| !matches!(v, Value::Const(_)));
-    if empty && !keep_empty {
+    // A frame that raises out of its replacement shows the replacement's offset in its
+    // traceback entry (tb_lasti): worth it only for a graph.
+    if empty && (!keep_empty || result.raises) {
         return Err(Failure {
             why: Unsupported { reason: "no tensor operation to capture (empty graph)".into(), location: None },
             ops_left,
@@ -146,7 +150,7 @@ fn translate_whole(view: &FrameView<'_>, vm: &VirtualMachine, graph_global: &str
     }
     let has_graph = !graph.outputs.is_empty();
     let call = GraphCall::new(&tracer.inputs, graph.outputs.len(), vm);
-    let code = generate(view.code(), has_graph.then_some((graph_global, &call, graph.outputs.len())), &result.replays, &result.template, result.position, vm)
+    let code = generate(view.code(), has_graph.then_some((graph_global, &call, graph.outputs.len())), &result.replays, &result.template, result.raises, result.position, vm)
         .map_err(|e| failure(Unsupported { reason: format!("code generation: {e}"), location: None }, false))?;
     Ok(Translation { guards: GuardSet::new(tracer.guards), graph: Arc::new(graph), call: Arc::new(call), code, inlined: tracer.inlined, graph_break: None })
 }
@@ -196,7 +200,7 @@ fn translate_with_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     };
     let handler = handler_global.as_ref().map(|(h, name)| HandlerPlan { handler_global: name, depth: h.depth as usize, push_lasti: h.push_lasti });
     let plan = BreakPlan { resume_global: &resume_global, locals: state.locals, kept: state.kept, consumed: state.consumed, replayed, pushed, handler };
-    let graph_break = GraphBreak { kind: BreakKind::of(x.op), reason: at_break(why, code, x) };
+    let graph_break = GraphBreak { kind: BreakKind::of(x), reason: at_break(why, code, x) };
     Ok(break_translation(code, tracer, graph, graph_global, &state.replays, &plan, x.position, graph_break, vm)?)
 }
 
@@ -305,6 +309,9 @@ struct BreakState {
 /// Templates of the frame's locals and stack (split at `split`) and of the recorded side
 /// effects; the tensors among them become the graph's outputs.
 fn frame_state(tracer: &mut Tracer<'_>, frame: &SimFrame, split: usize, nlocals: usize) -> Result<BreakState, String> {
+    if frame.handling_exception() {
+        return Err("inside an except or finally block handling an exception".into());
+    }
     let n_effects = tracer.effects.log.len();
     held_once(tracer.effects.log.iter().flat_map(Effect::values).chain(frame.stack.iter()).chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
         Slot::Val(v) => Some(v),
@@ -406,7 +413,7 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulate
     fresh_after(tracer, tracer.effects.log.len(), &template)?;
     held_once(tracer.effects.log.iter().flat_map(Effect::values).chain([&returned.value])).map_err(|e| Unsupported { reason: e, location: None })?;
     recorder::with(|r| r.graph.outputs = outputs);
-    Ok(Simulated { template, replays, position: returned.position })
+    Ok(Simulated { template, raises: returned.raised, replays, position: returned.position })
 }
 
 /// The recorded side effects as the replacement replays them. Each value is built from what
@@ -437,6 +444,7 @@ fn fresh_after(tracer: &Tracer<'_>, after: usize, t: &Template) -> SimResult<()>
         Template::Load(s) if tracer.effects.stale(after, s) => unsupported(format!("{s} is used after a side effect changed it")),
         Template::Tuple(items) | Template::List(items) => items.iter().try_for_each(|i| fresh_after(tracer, after, i)),
         Template::Iter(items) => fresh_after(tracer, after, items),
+        Template::New(_, args) => args.iter().try_for_each(|a| fresh_after(tracer, after, a)),
         Template::Dict(entries) => entries.iter().try_for_each(|(_, v)| fresh_after(tracer, after, v)),
         _ => Ok(()),
     }
@@ -488,6 +496,13 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
         // A Python function found on a class (a method, `__exit__` on a `with` block's stack):
         // it existed before the call, and the constant is that object.
         Var::Obj(o) if o.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() => Template::Const(o.clone()),
+        Var::Obj(o) if let Some(made) = tracer.made_exception(o).cloned() => {
+            if made.chained {
+                return unsupported("an exception raised while another was handled (made again, it would lose its __context__)");
+            }
+            let args = made.args.iter().map(|a| build(tracer, a, outputs, index)).collect::<SimResult<_>>()?;
+            Template::New(made.class.into(), args)
+        }
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
             let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();

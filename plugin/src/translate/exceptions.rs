@@ -1,0 +1,121 @@
+//! Exceptions in the simulation: `raise`, and the handlers of the exception table. An
+//! exception the simulation raises is an instance of a native exception class (or of a user
+//! subclass that defines no `__new__`, `__init__`, `__str__` or `__repr__`), made natively from
+//! plain arguments: making it runs no user code. The translator remembers how it was made, so
+//! that the replacement makes a new one on every call where it escapes the frame or is
+//! returned, as the original would.
+//!
+//! Raised, it goes where the VM would send it: the handler of the raising instruction (the
+//! stack cut to the handler's depth, the raising offset pushed if the handler wants it), or out
+//! of the frame. An exception that leaves an inlined call is not followed into its caller: the
+//! call is rolled back and runs as written. One that leaves the translated frame ends its
+//! replacement: the graph, the side effects, then `raise`.
+//!
+//! The traceback is not simulated: reading `__traceback__`, or a `with` block's `__exit__`
+//! (which is given it), is not simulated either, and breaks.
+
+use rustpython_vm::builtins::PyType;
+use rustpython_vm::{AsObject, PyObjectRef, PyRef};
+
+use super::tracer::{SimResult, Tracer, unsupported};
+use super::var::Var;
+
+/// An exception made during the simulation: its class and arguments, to make it again.
+#[derive(Clone, Debug)]
+pub struct MadeException {
+    pub object: PyObjectRef,
+    pub class: PyRef<PyType>,
+    pub args: Vec<Var>,
+    /// Raised while another exception was being handled: the VM would have chained that one
+    /// as its `__context__`, which a new instance would not have.
+    pub chained: bool,
+}
+
+/// Methods that would run user code when an exception is made or shown.
+const USER_METHODS: &[&str] = &["__new__", "__init__", "__str__", "__repr__"];
+
+impl Tracer<'_> {
+    /// The exception class `o`, if it is one the simulation may instantiate.
+    pub fn exception_class(&self, o: &PyObjectRef) -> Option<PyRef<PyType>> {
+        let vm = self.vm;
+        let class = o.clone().downcast::<PyType>().ok()?;
+        if !class.fast_issubclass(vm.ctx.exceptions.base_exception_type) || !o.class().is(vm.ctx.types.type_type) {
+            return None;
+        }
+        // A class of the user's that defines one of them would run its code.
+        let user_method = class.mro_map_collect(|t| {
+            t.slots.flags.has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE) && USER_METHODS.iter().any(|m| t.get_direct_attr(vm.ctx.intern_str(*m)).is_some())
+        });
+        (!user_method.iter().any(|u| *u)).then_some(class)
+    }
+
+    /// `class(*args)` for an exception class (see `exception_class`): made natively from plain
+    /// arguments, and remembered.
+    pub fn new_exception(&mut self, class: PyRef<PyType>, args: Vec<Var>) -> SimResult<Var> {
+        let vm = self.vm;
+        let mut plain = Vec::with_capacity(args.len());
+        for a in &args {
+            plain.push(self.plain_obj(a, "an exception's argument")?);
+        }
+        let object = class.as_object().call(plain, vm).map_err(|_| super::tracer::Unsupported { reason: format!("{}() raises", class.name()), location: None })?;
+        self.exceptions.push(MadeException { object: object.clone(), class, args, chained: false });
+        Ok(Var::Obj(object))
+    }
+
+    /// `exc` is raised while `handled` is being handled: it would be chained to it.
+    pub fn note_raised(&mut self, exc: &Var, handled: Option<&Var>) {
+        if let (Var::Obj(e), Some(Var::Obj(h))) = (exc, handled)
+            && !e.is(h)
+            && let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(e))
+        {
+            m.chained = true;
+        }
+    }
+
+    /// How `o` was made, if the simulation made it.
+    pub fn made_exception(&self, o: &PyObjectRef) -> Option<&MadeException> {
+        self.exceptions.iter().find(|m| m.object.is(o))
+    }
+
+    /// What `raise x` raises: `x` itself, an exception the simulation made, or a new instance
+    /// of the exception class `x`.
+    pub fn exception_to_raise(&mut self, x: &Var) -> SimResult<Var> {
+        if let Var::Obj(o) = x
+            && self.made_exception(o).is_some()
+        {
+            return Ok(x.clone());
+        }
+        if let Var::Obj(o) | Var::Lazy(o, _) = x
+            && let Some(class) = self.exception_class(o)
+        {
+            self.obj(x)?; // the class's identity
+            return self.new_exception(class, Vec::new());
+        }
+        unsupported(format!("raise of a {}", x.kind()))
+    }
+
+    /// Whether the exception `exc` matches `except` clause's `class` (a class, or a tuple of them).
+    pub fn exception_matches(&mut self, exc: &Var, class: &Var) -> SimResult<bool> {
+        let Var::Obj(e) = exc else { return unsupported("an exception the simulation did not make") };
+        let class = self.obj(class)?;
+        let classes: Vec<PyObjectRef> = match class.downcast_ref::<rustpython_vm::builtins::PyTuple>() {
+            Some(t) => t.as_slice().to_vec(),
+            None => vec![class.clone()],
+        };
+        let mut matched = false;
+        for c in classes {
+            let Ok(c) = c.downcast::<PyType>() else { return unsupported("an except clause that names no class") };
+            matched |= e.class().fast_issubclass(&c);
+        }
+        Ok(matched)
+    }
+
+    /// `str(e)` or `repr(e)` of an exception the simulation made (its class shows it natively).
+    pub fn show_exception(&mut self, name: &str, e: &Var) -> Option<SimResult<Var>> {
+        let Var::Obj(o) = e else { return None };
+        self.made_exception(o)?;
+        let vm = self.vm;
+        let shown = if name == "str" { o.str(vm).map(Into::into) } else { o.repr(vm).map(Into::into) };
+        Some(shown.map(Var::Obj).map_err(|_| super::tracer::Unsupported { reason: format!("{name}() of an exception raises"), location: None }))
+    }
+}
