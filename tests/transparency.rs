@@ -38,6 +38,7 @@ const SCRIPTS: &[&str] = &[
     "tests/python/graph_breaks.py",
     "tests/python/side_effects.py",
     "tests/python/generators.py",
+    "tests/python/exceptions.py",
 ];
 
 const PER_MODULE_TIMEOUT: Duration = Duration::from_secs(600);

@@ -1,0 +1,33 @@
+//! Exceptions in traced code under `--plugin symtrace` (tests/python/exceptions.py): `raise`
+//! and the exception table's handlers are simulated, so a frame that raises and handles an
+//! exception is one graph; an exception that leaves the frame is raised by the replacement
+//! after its graph and side effects; what cannot be made again (a chained exception) runs as
+//! written and says why.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn raise_and_handlers_are_simulated() {
+    let script = python_dir().join("exceptions.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]).env("RUST_LOG", "symtrace::graph_breaks=info"));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    for case in [
+        "raise caught in the same frame (else, finally)",
+        "raise caught in the same frame (except, finally)",
+        "nested handlers: a clause that does not match, an inner finally",
+        "raised and caught in a loop, unrolled",
+        "an exception that leaves the frame after tensor work",
+        "the same frame, not raising",
+        "a bare raise in the handler",
+        "an exception leaving an inlined call",
+        "an exception raised while another is handled runs as written",
+    ] {
+        assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
+    }
+    assert!(stderr.contains("chained (") && stderr.contains("it would lose its __context__"), "{stderr}");
+    assert!(stderr.contains("ValueError raised out of helper_raises (an exception leaving an inlined call)"), "{stderr}");
+}
