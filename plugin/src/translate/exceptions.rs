@@ -29,6 +29,9 @@ pub struct MadeException {
     /// Raised while another exception was being handled: the VM would have chained that one
     /// as its `__context__`, which a new instance would not have.
     pub chained: bool,
+    /// Raised: the VM would have given it a `__traceback__`. Made again, only the exception
+    /// the frame raises out of itself gets one (when the replacement raises it).
+    pub raised: bool,
 }
 
 /// Methods that would run user code when an exception is made or shown.
@@ -58,17 +61,17 @@ impl Tracer<'_> {
             plain.push(self.plain_obj(a, "an exception's argument")?);
         }
         let object = class.as_object().call(plain, vm).map_err(|_| super::tracer::Unsupported { reason: format!("{}() raises", class.name()), location: None })?;
-        self.exceptions.push(MadeException { object: object.clone(), class, args, chained: false });
+        self.exceptions.push(MadeException { object: object.clone(), class, args, chained: false, raised: false });
         Ok(Var::Obj(object))
     }
 
-    /// `exc` is raised while `handled` is being handled: it would be chained to it.
+    /// `exc` is raised while `handled` (if any) is being handled: it would be chained to it.
     pub fn note_raised(&mut self, exc: &Var, handled: Option<&Var>) {
-        if let (Var::Obj(e), Some(Var::Obj(h))) = (exc, handled)
-            && !e.is(h)
-            && let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(e))
-        {
-            m.chained = true;
+        let Var::Obj(e) = exc else { return };
+        let chained = matches!(handled, Some(Var::Obj(h)) if !e.is(h));
+        if let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(e)) {
+            m.raised = true;
+            m.chained |= chained;
         }
     }
 

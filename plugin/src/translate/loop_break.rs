@@ -164,6 +164,11 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound
             Opcode::LoadFastCheck if !bound.get(x.arg as usize).copied().unwrap_or(false) || deleted.contains(&(x.arg as usize)) => {
                 return Some("the loop may read a local before assigning it".into());
             }
+            // Only the compiler's `name = None; del name` (after `except E as name`): a delete
+            // of a local that may be unbound raises, where binding the marker would not.
+            Opcode::DeleteFast if i == 0 || body[i - 1].op != Opcode::StoreFast || body[i - 1].arg != x.arg => {
+                return Some("the loop deletes a local".into());
+            }
             Opcode::YieldValue | Opcode::Send | Opcode::ReturnGenerator | Opcode::GetAwaitable => return Some("the loop yields".into()),
             _ => {}
         }

@@ -409,7 +409,7 @@ fn simulate(tracer: &mut Tracer<'_>, view: &FrameView<'_>) -> SimResult<Simulate
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(tracer, &mut outputs, &mut index)?;
-    let template = build(tracer, &returned.value, &mut outputs, &mut index)?;
+    let template = if returned.raised { raised_template(tracer, &returned.value, &mut outputs, &mut index)? } else { build(tracer, &returned.value, &mut outputs, &mut index)? };
     fresh_after(tracer, tracer.effects.log.len(), &template)?;
     held_once(tracer.effects.log.iter().flat_map(Effect::values).chain([&returned.value])).map_err(|e| Unsupported { reason: e, location: None })?;
     recorder::with(|r| r.graph.outputs = outputs);
@@ -496,12 +496,11 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
         // A Python function found on a class (a method, `__exit__` on a `with` block's stack):
         // it existed before the call, and the constant is that object.
         Var::Obj(o) if o.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() => Template::Const(o.clone()),
-        Var::Obj(o) if let Some(made) = tracer.made_exception(o).cloned() => {
-            if made.chained {
-                return unsupported("an exception raised while another was handled (made again, it would lose its __context__)");
+        Var::Obj(o) if let Some(made) = tracer.made_exception(o) => {
+            if made.raised {
+                return unsupported("an exception that was raised, kept (made again, it would lose its __traceback__)");
             }
-            let args = made.args.iter().map(|a| build(tracer, a, outputs, index)).collect::<SimResult<_>>()?;
-            Template::New(made.class.into(), args)
+            exception_template(tracer, &made.clone(), outputs, index)?
         }
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
@@ -539,6 +538,24 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
         Var::Obj(o) => return unsupported(format!("returns a {} made during the call", class_name(o))),
         other => return unsupported(format!("returns a {}", other.kind())),
     })
+}
+
+/// The template of the exception a frame raises out of itself (the replacement raises it,
+/// and the VM gives it its traceback).
+fn raised_template(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut HashMap<Value, usize>) -> SimResult<Template> {
+    match v {
+        Var::Obj(o) if let Some(made) = tracer.made_exception(o) => exception_template(tracer, &made.clone(), outputs, index),
+        other => build(tracer, other, outputs, index),
+    }
+}
+
+/// `class(*args)`, for an exception the simulation made.
+fn exception_template(tracer: &mut Tracer<'_>, made: &super::exceptions::MadeException, outputs: &mut Vec<Value>, index: &mut HashMap<Value, usize>) -> SimResult<Template> {
+    if made.chained {
+        return unsupported("an exception raised while another was handled (made again, it would lose its __context__)");
+    }
+    let args = made.args.iter().map(|a| build(tracer, a, outputs, index)).collect::<SimResult<_>>()?;
+    Ok(Template::New(made.class.clone().into(), args))
 }
 
 fn class_name(o: &PyObjectRef) -> String {
