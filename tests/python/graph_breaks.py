@@ -230,6 +230,33 @@ def compare_branch(x):
     return a - 1.0
 
 
+def loop_inside_try(x, flags):
+    y = x * 1.0
+    try:
+        for f in flags:
+            y = st.tanh(y * 0.5)
+            y = y + 1.0
+            y = y * 2.0
+            boom(f)
+            y = y - 1.0
+    except ValueError as e:
+        events.append("caught " + str(e))
+        y = y - 100.0
+    return y
+
+
+def loop_inside_with(x, flags, span):
+    y = x * 1.0
+    with span:
+        for f in flags:
+            y = st.tanh(y * 0.5)
+            y = y + 1.0
+            y = y * 2.0
+            boom(f)
+            y = y - 1.0
+    return y
+
+
 @st.disable
 def check(name, fn, args, graphs, breaks, break_id, line):
     eager = st.disable(fn)(*args)
@@ -348,6 +375,16 @@ check_handler("a break inside a try/except inside a split loop", loop_try_break,
 check_handler("a break inside a with-block inside a split loop", loop_with_break, (x, [False, True], Span(False)), None, None, 210)
 check_handler("a break inside a with-block inside a split loop, no exception", loop_with_break, (x, [False, False], Span(False)), 3, 2, 210)
 check_handler("a break inside a comprehension's loop body", loop_comprehension_break, (x, [x, x * 2.0]), 3, 2, 221)
+
+# A loop inside a try or with block: in the body function, an exception for the block's
+# handler ends the iteration, and the driver raises it again under that handler, with the
+# iteration's locals (`y` after `y * 2.0`). The with cases iterate over a tuple: after
+# __enter__ appends to a list, a list of the caller could be that one (reading it breaks).
+check_handler("a split loop inside a try/except", loop_inside_try, (x, [False, False]), 3, 2, 240)
+check_handler("a split loop inside a try/except, the call raises", loop_inside_try, (x, [False, True]), 3, 2, 240)
+check_handler("a split loop inside a with-block", loop_inside_with, (x, (False, False), Span(False)), 3, 2, 255)
+check_handler("a split loop inside a with-block, the call raises", loop_inside_with, (x, (False, True), Span(False)), None, None, 255)
+check_handler("a split loop inside a with-block, __exit__ suppresses", loop_inside_with, (x, (False, True), Span(True)), 3, 3, 255)
 
 
 @st.disable

@@ -18,15 +18,16 @@
 //! The body's exception handlers (an except block, a `with` block's exit, a comprehension's
 //! cleanup) are placed by the compiler after the function's code; reached only through the
 //! body's handlers, they go with the body function (`handler_region`). A loop inside a `try`
-//! or `with` block is not split: the body function's exception would reach the handler with
-//! the locals of the iteration before.
+//! or `with` block is split too: in the body function, an exception for that block's handler
+//! ends the iteration (`Exit::Raise`, with the iteration's locals), and the driver raises it
+//! again under the handler.
 
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::Opcode;
 use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 
 use super::graph_break::{ResumeShape, Resumed, resume_code_with};
-use crate::bytecode::{CodeLayout, Instr, Position, assemble};
+use crate::bytecode::{CodeLayout, Handler, Instr, Position, assemble};
 
 /// `COMPARE_OP` for `==` with its result made a bool, as the compiler emits it.
 const COMPARE_EQ_BOOL: u32 = 88;
@@ -40,6 +41,10 @@ pub struct Loop {
     /// except blocks, not loops).
     pub end: usize,
     pub is_for: bool,
+    /// The handler of a `try` or `with` block around the loop (the head's): in the body
+    /// function, an exception it would catch ends the iteration (`Exit::Raise`), and the
+    /// driver raises it again under that handler, with the iteration's locals.
+    pub outer: Option<Handler>,
 }
 
 impl Loop {
@@ -62,7 +67,7 @@ pub fn innermost(body: &[Instr], index: usize) -> Option<Loop> {
     let back = |j: usize, x: &Instr| normal[j] && x.op == Opcode::JumpBackward;
     let head = body.iter().enumerate().filter(|(j, x)| back(*j, x) && x.target.is_some_and(|t| t <= index && index < *j)).filter_map(|(_, x)| x.target).max()?;
     let end = body.iter().enumerate().filter(|(j, x)| back(*j, x) && x.target == Some(head)).map(|(j, _)| j).max()?;
-    Some(Loop { head, end, is_for: body[head].op == Opcode::ForIter })
+    Some(Loop { head, end, is_for: body[head].op == Opcode::ForIter, outer: body[head].handler })
 }
 
 /// Instructions reached from the first without an exception: through fallthroughs and jumps.
@@ -91,9 +96,10 @@ fn normally_reached(body: &[Instr]) -> Vec<bool> {
 pub fn handler_region(body: &[Instr], lp: &Loop) -> Result<Vec<usize>, String> {
     let normal = normally_reached(body);
     let mut region = vec![false; body.len()];
+    let outer = lp.outer.map(|h| h.target);
     let mut work: Vec<usize> = body[lp.start()..=lp.end].iter().filter_map(|x| x.handler.map(|h| h.target)).collect();
     while let Some(i) = work.pop() {
-        if lp.contains(i) || region.get(i).is_none_or(|r| *r) {
+        if lp.contains(i) || Some(i) == outer || region.get(i).is_none_or(|r| *r) {
             continue;
         }
         if normal[i] {
@@ -120,6 +126,8 @@ pub enum Exit {
     /// A jump out of the loop to this instruction of the original (`break`, a `while` loop's
     /// condition, ...).
     Leave(usize),
+    /// An exception for the handler around the loop (`Loop::outer`): the value.
+    Raise,
 }
 
 /// Every way out of the loop's body.
@@ -151,8 +159,8 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound
         let inside = in_body(i);
         // The body's handlers come with it; a try or with around the loop would not cover
         // the body function.
-        if x.handler.is_some_and(|h| inside != in_body(h.target)) {
-            return Some("the loop is inside a try or with block".into());
+        if x.handler.is_some_and(|h| inside != in_body(h.target) && !(inside && Some(h) == lp.outer)) {
+            return Some("the loop's handlers cover code outside it, or it jumps into them".into());
         }
         if !lp.contains(i) && !region.contains(&i) && x.target.is_some_and(|t| in_body(t) && t != lp.head) {
             return Some("a jump into the loop's body".into());
@@ -189,6 +197,9 @@ pub fn deleted_slots(body: &[Instr], lp: &Loop, region: &[usize]) -> Vec<usize> 
 /// The exits of the loop's body.
 pub fn exits(body: &[Instr], lp: &Loop) -> Exits {
     let mut kinds = vec![Exit::Next, Exit::Return];
+    if lp.outer.is_some() {
+        kinds.push(Exit::Raise);
+    }
     for x in &body[lp.start()..=lp.end] {
         if let Some(t) = x.target
             && !lp.contains(t)
@@ -242,6 +253,14 @@ impl Builder {
         self.instrs.push(y);
         self.targets.push(to);
         self.handlers.push(x.handler.map(|h| Label::Body(h.target)));
+    }
+
+    /// The handler of the last instruction placed: `h`, at label `to`.
+    fn set_handler(&mut self, h: Handler, to: Label) {
+        if let (Some(x), Some(l)) = (self.instrs.last_mut(), self.handlers.last_mut()) {
+            x.handler = Some(h);
+            *l = Some(to);
+        }
     }
 
     /// Mark where instruction `i` of the original now starts (it was replaced).
@@ -350,6 +369,11 @@ pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, region: &[usize],
             t => own[exits.tag(Exit::Leave(t))],
         });
         b.copy(i, x, to);
+        if let (Some(h), Some(outer)) = (x.handler, lp.outer)
+            && h == outer
+        {
+            b.set_handler(h, own[exits.tag(Exit::Raise)]);
+        }
     }
     for (k, kind) in exits.kinds.iter().enumerate() {
         if *kind == Exit::Return {
@@ -357,6 +381,16 @@ pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, region: &[usize],
         }
         b.place(own[k]);
         b.position = body[lp.end].position;
+        if *kind == Exit::Raise {
+            // The stack as the handler takes it: cut to its depth, the raising offset (if it
+            // wants one: the driver's raise makes its own), the exception.
+            if lp.outer.is_some_and(|h| h.push_lasti) {
+                b.emit(Opcode::Swap, 2);
+                b.emit(Opcode::PopTop, 0);
+            }
+            epilogue(&mut b, tags[k], true);
+            continue;
+        }
         epilogue(&mut b, tags[k], false);
     }
     // The return label is never jumped to; place it on the last instruction.
@@ -486,6 +520,15 @@ pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, 
                             b.emit(Opcode::PopTop, 0);
                         }
                         leave(&mut b, Some(*t), Some(Label::Body(*t)));
+                    }
+                    Exit::Raise => {
+                        // Under the handler around the loop, with the iteration's locals.
+                        clear_marked(&mut b);
+                        b.emit(Opcode::LoadFast, value);
+                        b.emit(Opcode::RaiseVarargs, 1);
+                        if let Some(h) = lp.outer {
+                            b.set_handler(h, Label::Body(h.target));
+                        }
                     }
                     Exit::Next => {}
                 }
