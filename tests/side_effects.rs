@@ -25,13 +25,22 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
         "a read of a mutated list",
         "a value read before its store",
         "two arguments that are one list",
+        "item and attribute deletes, dict.update",
+        "a delete of a missing key raises when replayed",
     ] {
         assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
     }
     // The print after the effects ran once per call (eager, explain, two traced calls), and
     // saw the appended tensor: the append was replayed before it.
     assert_eq!(stdout.matches("effects_then_break sees [tensor(").count(), 4, "{stdout}");
-    for effect in ["Method { target: Local(\"log\"), method: \"append\"", "SetItem { target: Local(\"table\")", "SetAttr { target: Local(\"m\"), name: \"last\""] {
+    for effect in [
+        "Method { target: Local(\"log\"), method: \"append\"",
+        "SetItem { target: Local(\"table\")",
+        "SetAttr { target: Local(\"m\"), name: \"last\"",
+        "DelItem { target: Local(\"table\")",
+        "DelAttr { target: Local(\"m\"), name: \"steps\"",
+        "Method { target: Local(\"table\"), method: \"update\"",
+    ] {
         assert!(stderr.contains(effect), "{effect} not recorded:\n{stderr}");
     }
 }

@@ -1,8 +1,8 @@
 """Side effects in traced functions: mutations of what existed before the call are recorded
 by the simulation and replayed by the replacement code, in program order, so that after the
-call everything is as after an eager call: list appends, dict and list item stores, attribute
-stores, global stores and deletes, closure cell stores, also before a graph break, and reads
-of mutated state. For each case: eager and traced start from equal fresh state; the results
+call everything is as after an eager call: list appends, dict and list item stores and
+deletes, dict.update, attribute stores and deletes, global stores and deletes, closure cell
+stores, also before a graph break, and reads of mutated state. For each case: eager and traced start from equal fresh state; the results
 and the state afterwards are equal; explain() counts the expected graphs and breaks; a second
 call translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
 import symtrace as st
@@ -91,6 +91,21 @@ def aliased(x, a, b):
     return len(b)
 
 
+def deletes_and_update(x, table, row, m):
+    y = x * 8.0
+    del table["gone"]
+    table.update({"y": y, "n": 2})
+    del row[0]
+    del m.steps
+    return y + 1.0
+
+
+def delete_missing(x, table):
+    y = x * 9.0
+    del table["missing"]  # KeyError when replayed, as when run
+    return y
+
+
 def plain(v):
     """Tensors as lists, objects as their dicts, so that states compare by value."""
     if isinstance(v, st.Tensor):
@@ -168,4 +183,27 @@ check("a read of a mutated list", read_after_mutation, lambda: (x, [1]), None, N
 check("a value read before its store", stale_value, lambda: (x, Model()), None, None)
 check("two arguments that are one list", aliased, lambda: (lambda s: (x, s, s))([]), None, None)
 check("two distinct lists", aliased, lambda: (x, [], [9]), None, None)
+check("item and attribute deletes, dict.update", deletes_and_update, lambda: (x, {"gone": 1, "keep": 2}, [0, 1, 2], Model()), 1, 0,
+      state_of=lambda args: args[1:])
+
+
+@st.disable
+def check_missing():
+    # The delete raises when replayed, after the graph ran: the same KeyError, and the
+    # dictionary unchanged, as when run.
+    def outcome(call):
+        table = {"keep": 1}
+        try:
+            r = call(x, table)
+        except KeyError as e:
+            r = "raised " + repr(e)
+        return r, table
+    eager = outcome(st.disable(delete_missing))
+    traced = outcome(st.compile(delete_missing))
+    again = outcome(st.compile(delete_missing))
+    problems = [] if traced == eager == again and eager[0].startswith("raised") else [f"{traced} {again} != {eager}"]
+    report("a delete of a missing key raises when replayed", problems, failures)
+
+
+check_missing()
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

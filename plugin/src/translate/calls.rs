@@ -479,6 +479,21 @@ impl Tracer<'_> {
                 self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method: name, args });
                 Ok(none())
             }
+            (Var::Dict(d), "update", [other]) => {
+                for (k, v) in self.dict_entries(other)? {
+                    super::executor::dict_insert(&mut d.borrow_mut(), k, v, vm)?;
+                }
+                Ok(none())
+            }
+            (Var::Lazy(o, source), "update", [other]) if o.class().is(vm.ctx.types.dict_type) => {
+                // What update reads, checked readable now; keys of the caller's dict are strs.
+                if self.dict_entries(other)?.iter().any(|(k, _)| !k.class().is(vm.ctx.types.str_type)) {
+                    return unsupported("an update of a dict of the caller with a key that is not a str");
+                }
+                self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method: name, args });
+                Ok(none())
+            }
             (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| err("pop from an empty list (IndexError)")),
             (Var::List(l), "copy", []) => Ok(Var::list(l.borrow().clone())),
             (Var::Dict(d), "items", []) => Ok(Var::list(d.borrow().iter().map(|(k, v)| Var::tuple(vec![Var::Obj(k.clone()), v.clone()])).collect())),

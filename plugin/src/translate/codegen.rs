@@ -170,6 +170,16 @@ impl Emitter<'_> {
                     let n = self.name(name);
                     self.emit(Opcode::StoreAttr, n);
                 }
+                Effect::DelItem { target, key } => {
+                    self.load_source(target)?;
+                    self.build(key)?;
+                    self.emit(Opcode::DeleteSubscr, 0);
+                }
+                Effect::DelAttr { target, name } => {
+                    self.load_source(target)?;
+                    let n = self.name(name);
+                    self.emit(Opcode::DeleteAttr, n);
+                }
                 Effect::StoreGlobal { name, value: Some(value) } => {
                     self.build(value)?;
                     let n = self.name(name);

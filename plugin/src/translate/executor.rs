@@ -832,7 +832,17 @@ impl Tracer<'_> {
                 }
                 self.effects.store_global(&f.globals.dict, &name, value);
             }
-            Opcode::DeleteAttr | Opcode::DeleteSubscr | Opcode::StoreSlice | Opcode::DeleteDeref => {
+            Opcode::DeleteSubscr => {
+                let key = f.pop()?;
+                let container = f.pop()?;
+                self.delete_subscr(&container, &key)?;
+            }
+            Opcode::DeleteAttr => {
+                let owner = f.pop()?;
+                let name = f.name(arg);
+                self.delete_attr(&owner, &name)?;
+            }
+            Opcode::StoreSlice | Opcode::DeleteDeref => {
                 return unsupported(format!("{} (a side effect)", crate::bytecode::opcodes::opcode_name(ins.op)));
             }
             other => return unsupported(format!("opcode {}", crate::bytecode::opcodes::opcode_name(other))),

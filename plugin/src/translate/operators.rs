@@ -297,6 +297,62 @@ impl Tracer<'_> {
         }
     }
 
+    /// `del container[key]`: in a list or dict made during the simulation, done there; in one
+    /// of the caller, a side effect replayed as written (an index out of range, or a missing
+    /// key, raises then, at the same point among the effects as it would have).
+    pub fn delete_subscr(&mut self, container: &Var, key: &Var) -> SimResult<()> {
+        let vm = self.vm;
+        match container {
+            Var::List(l) => {
+                let k = self.plain_obj(key, "an index")?;
+                let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
+                let mut l = l.borrow_mut();
+                let n = l.len() as i64;
+                let j = if i < 0 { i + n } else { i };
+                if j < 0 || j >= n {
+                    return unsupported("list index out of range (IndexError)");
+                }
+                l.remove(j as usize);
+                Ok(())
+            }
+            Var::Dict(d) => {
+                let k = self.key(key)?;
+                let mut d = d.borrow_mut();
+                let at = d.iter().position(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false)).ok_or_else(|| err("del of a missing key (KeyError)"))?;
+                d.remove(at);
+                Ok(())
+            }
+            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+                let k = self.plain_obj(key, "a key")?;
+                if o.downcast_ref::<PyList>().is_some() {
+                    self.effects.check_len_readable(o)?;
+                    if k.downcast_ref::<PyInt>().is_none() {
+                        return unsupported("a list index that is not an int");
+                    }
+                } else if !k.class().is(vm.ctx.types.str_type) {
+                    return unsupported("a delete from a dict of the caller with a key that is not a str");
+                }
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(o, Effect::DelItem { target: source.clone(), key: Var::Obj(k) });
+                Ok(())
+            }
+            _ => unsupported(format!("item deletion from a {} (a side effect that is not replayed)", container.kind())),
+        }
+    }
+
+    /// `del owner.name` on an object of the caller: a side effect replayed as written.
+    pub fn delete_attr(&mut self, owner: &Var, name: &str) -> SimResult<()> {
+        let vm = self.vm;
+        match owner {
+            Var::Lazy(o, source) if is_user_instance(o, vm) && super::side_effects::plain_attribute_store(o, name, vm) => {
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(o, Effect::DelAttr { target: source.clone(), name: name.to_owned() });
+                Ok(())
+            }
+            _ => unsupported(format!("del of attribute {name} of a {} (a side effect that is not replayed)", owner.kind())),
+        }
+    }
+
     /// `owner.name = value`: on an object of the caller, a side effect replayed as written.
     pub fn store_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
         let vm = self.vm;
@@ -576,6 +632,8 @@ impl Tracer<'_> {
             Var::Lazy(o, _) if o.class().is(vm.ctx.types.list_type) && matches!(name, "append" | "extend" | "insert") => {
                 Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null))
             }
+            // Of a caller's dict: recorded as a side effect when called.
+            Var::Lazy(o, _) if o.class().is(vm.ctx.types.dict_type) && name == "update" => Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null)),
             _ if self.is_tensor(owner) => {
                 let class = PyTensor::class(&vm.ctx);
                 match class.get_attr(vm.ctx.intern_str(name)) {
@@ -663,7 +721,7 @@ fn class_has_data_descriptor(o: &PyObjectRef, name: &str, vm: &VirtualMachine) -
 }
 
 fn intern_method(name: &str) -> SimResult<&'static str> {
-    const METHODS: &[&str] = &["append", "extend", "pop", "insert", "items", "keys", "values", "get", "index", "count", "copy"];
+    const METHODS: &[&str] = &["append", "extend", "pop", "insert", "items", "keys", "values", "get", "index", "count", "copy", "update"];
     METHODS.iter().find(|m| **m == name).copied().ok_or_else(|| err(format!("method {name} of a list or dict made here")))
 }
 

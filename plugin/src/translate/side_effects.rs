@@ -1,5 +1,6 @@
 //! Side effects: mutations the simulated code makes to what existed before the call (a list
-//! or dict of the caller, an attribute of an object, a global, a closure cell). The simulation
+//! or dict of the caller: appends, item stores and deletes, `dict.update`; an attribute of an
+//! object, stored or deleted; a global; a closure cell). The simulation
 //! does not make them; it records them, in program order, and the replacement code replays
 //! them after the graph has run (and before the breaking instruction, when the frame breaks),
 //! so that they happen exactly once, as written.
@@ -28,6 +29,10 @@ pub enum Effect<V = Var> {
     SetItem { target: Source, key: V, value: V },
     /// `target.name = value` on an object that existed before the call.
     SetAttr { target: Source, name: String, value: V },
+    /// `del target[key]` on a list or dict that existed before the call.
+    DelItem { target: Source, key: V },
+    /// `del target.name` on an object that existed before the call.
+    DelAttr { target: Source, name: String },
     /// `global name; name = value` (`None`: `del name`), in the frame's own globals.
     StoreGlobal { name: String, value: Option<V> },
     /// `nonlocal name; name = value`: a free variable of the translated frame.
@@ -44,6 +49,8 @@ impl<V> Effect<V> {
                 Effect::SetItem { target: target.clone(), key: f(key)?, value }
             }
             Effect::SetAttr { target, name, value } => Effect::SetAttr { target: target.clone(), name: name.clone(), value: f(value)? },
+            Effect::DelItem { target, key } => Effect::DelItem { target: target.clone(), key: f(key)? },
+            Effect::DelAttr { target, name } => Effect::DelAttr { target: target.clone(), name: name.clone() },
             Effect::StoreGlobal { name, value } => Effect::StoreGlobal { name: name.clone(), value: value.as_ref().map(f).transpose()? },
             Effect::StoreCell { name, value } => Effect::StoreCell { name: name.clone(), value: f(value)? },
         })
@@ -52,7 +59,7 @@ impl<V> Effect<V> {
     /// The object or name the effect changes, when it is read from the frame.
     pub fn target(&self) -> Option<&Source> {
         match self {
-            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } => Some(target),
+            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } | Effect::DelItem { target, .. } | Effect::DelAttr { target, .. } => Some(target),
             Effect::StoreGlobal { .. } | Effect::StoreCell { .. } => None,
         }
     }
@@ -62,6 +69,8 @@ impl<V> Effect<V> {
         match self {
             Effect::Method { args, .. } => args.iter().collect(),
             Effect::SetItem { key, value, .. } => vec![key, value],
+            Effect::DelItem { key, .. } => vec![key],
+            Effect::DelAttr { .. } => Vec::new(),
             Effect::SetAttr { value, .. } | Effect::StoreCell { value, .. } => vec![value],
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
         }
@@ -71,7 +80,9 @@ impl<V> Effect<V> {
     /// under a mutated object (the object itself is the same object), or a rebound name.
     fn changes(&self, source: &Source) -> bool {
         match self {
-            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } => is_strictly_under(source, target),
+            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } | Effect::DelItem { target, .. } | Effect::DelAttr { target, .. } => {
+                is_strictly_under(source, target)
+            }
             Effect::StoreGlobal { name, .. } => is_under_or_at(source, &Source::Global(name.clone())),
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
         }
@@ -122,8 +133,8 @@ impl SideEffects {
     /// Record a mutation of `obj` (read from the frame as the effect's target).
     pub fn mutate(&mut self, obj: &PyObjectRef, effect: Effect) {
         match &effect {
-            Effect::SetAttr { name, .. } => self.attributes.push((obj.class().to_owned().into(), name.clone())),
-            Effect::Method { .. } => {
+            Effect::SetAttr { name, .. } | Effect::DelAttr { name, .. } => self.attributes.push((obj.class().to_owned().into(), name.clone())),
+            Effect::Method { .. } | Effect::DelItem { .. } => {
                 self.mutated.push(obj.clone());
                 self.resized.push(obj.clone());
             }
