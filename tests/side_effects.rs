@@ -26,6 +26,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
         "a value read before its store",
         "two arguments that are one list",
         "item and attribute deletes, dict.update",
+        "slice stores and deletes",
         "a delete of a missing key raises when replayed",
     ] {
         assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");

@@ -1,7 +1,7 @@
 """Side effects in traced functions: mutations of what existed before the call are recorded
 by the simulation and replayed by the replacement code, in program order, so that after the
 call everything is as after an eager call: list appends, dict and list item stores and
-deletes, dict.update, attribute stores and deletes, global stores and deletes, closure cell
+deletes (slices too), dict.update, attribute stores and deletes, global stores and deletes, closure cell
 stores, also before a graph break, and reads of mutated state. For each case: eager and traced start from equal fresh state; the results
 and the state afterwards are equal; explain() counts the expected graphs and breaks; a second
 call translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
@@ -100,6 +100,14 @@ def deletes_and_update(x, table, row, m):
     return y + 1.0
 
 
+def slice_stores(x, row):
+    y = x * 10.0
+    row[1:3] = [y, "mid", "extra"]
+    del row[-1:]
+    del row[0]
+    return y - 1.0
+
+
 def delete_missing(x, table):
     y = x * 9.0
     del table["missing"]  # KeyError when replayed, as when run
@@ -183,6 +191,7 @@ check("a read of a mutated list", read_after_mutation, lambda: (x, [1]), None, N
 check("a value read before its store", stale_value, lambda: (x, Model()), None, None)
 check("two arguments that are one list", aliased, lambda: (lambda s: (x, s, s))([]), None, None)
 check("two distinct lists", aliased, lambda: (x, [], [9]), None, None)
+check("slice stores and deletes", slice_stores, lambda: (x, [0, 1, 2, 3]), 1, 0)
 check("item and attribute deletes, dict.update", deletes_and_update, lambda: (x, {"gone": 1, "keep": 2}, [0, 1, 2], Model()), 1, 0,
       state_of=lambda args: args[1:])
 

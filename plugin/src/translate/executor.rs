@@ -842,7 +842,16 @@ impl Tracer<'_> {
                 let name = f.name(arg);
                 self.delete_attr(&owner, &name)?;
             }
-            Opcode::StoreSlice | Opcode::DeleteDeref => {
+            Opcode::StoreSlice => {
+                // container[start:stop] = value: an item store with a slice for its key.
+                let stop = f.pop()?;
+                let start = f.pop()?;
+                let container = f.pop()?;
+                let value = f.pop()?;
+                let key = self.slice_of(&start, &stop)?;
+                self.store_subscr(&container, &key, value)?;
+            }
+            Opcode::DeleteDeref => {
                 return unsupported(format!("{} (a side effect)", crate::bytecode::opcodes::opcode_name(ins.op)));
             }
             other => return unsupported(format!("opcode {}", crate::bytecode::opcodes::opcode_name(other))),

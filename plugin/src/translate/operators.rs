@@ -278,7 +278,11 @@ impl Tracer<'_> {
             Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
                 // Replayed as written; a list index is checked now, as the store would.
                 let k = self.plain_obj(key, "a key")?;
-                if let Some(l) = o.downcast_ref::<PyList>() {
+                if k.downcast_ref::<PySlice>().is_some() && o.downcast_ref::<PyList>().is_some() {
+                    // A slice store may change the length: replayed as written, it raises
+                    // there if the value does not fit (an extended slice).
+                    self.items(&value)?; // what the store reads, checked readable now
+                } else if let Some(l) = o.downcast_ref::<PyList>() {
                     self.effects.check_len_readable(o)?;
                     let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
                     let n = l.borrow_vec().len() as i64;
@@ -295,6 +299,14 @@ impl Tracer<'_> {
             }
             _ => unsupported(format!("item assignment into a {} (a side effect that is not replayed)", container.kind())),
         }
+    }
+
+    /// `slice(start, stop)` of plain values (STORE_SLICE's key).
+    pub fn slice_of(&mut self, start: &Var, stop: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        let (start, stop) = (self.plain_obj(start, "a slice bound")?, self.plain_obj(stop, "a slice bound")?);
+        let s = vm.ctx.types.slice_type.as_object().call((start, stop), vm).map_err(|_| err("slice() raises"))?;
+        Ok(Var::Obj(s))
     }
 
     /// `del container[key]`: in a list or dict made during the simulation, done there; in one
@@ -324,10 +336,10 @@ impl Tracer<'_> {
             }
             Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
                 let k = self.plain_obj(key, "a key")?;
+                // The length is not read: an index out of range raises when replayed.
                 if o.downcast_ref::<PyList>().is_some() {
-                    self.effects.check_len_readable(o)?;
-                    if k.downcast_ref::<PyInt>().is_none() {
-                        return unsupported("a list index that is not an int");
+                    if k.downcast_ref::<PyInt>().is_none() && k.downcast_ref::<PySlice>().is_none() {
+                        return unsupported("a list index that is not an int or a slice");
                     }
                 } else if !k.class().is(vm.ctx.types.str_type) {
                     return unsupported("a delete from a dict of the caller with a key that is not a str");

@@ -134,6 +134,11 @@ impl SideEffects {
     pub fn mutate(&mut self, obj: &PyObjectRef, effect: Effect) {
         match &effect {
             Effect::SetAttr { name, .. } | Effect::DelAttr { name, .. } => self.attributes.push((obj.class().to_owned().into(), name.clone())),
+            // A slice store may change the length, as a delete or a method does.
+            Effect::SetItem { key: Var::Obj(k), .. } if k.downcast_ref::<rustpython_vm::builtins::PySlice>().is_some() => {
+                self.mutated.push(obj.clone());
+                self.resized.push(obj.clone());
+            }
             Effect::Method { .. } | Effect::DelItem { .. } => {
                 self.mutated.push(obj.clone());
                 self.resized.push(obj.clone());

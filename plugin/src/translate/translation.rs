@@ -488,6 +488,8 @@ fn build(tracer: &mut Tracer<'_>, v: &Var, outputs: &mut Vec<Value>, index: &mut
     Ok(match v {
         Var::Lazy(_, s) => Template::Load(s.clone()),
         Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
+        // A slice of plain values: immutable (STORE_SLICE's key).
+        Var::Obj(o) if o.downcast_ref::<rustpython_vm::builtins::PySlice>().is_some() && super::var::is_plain(o, vm) => Template::Const(o.clone()),
         // A bare `object()`: a sentinel with no state (the simulation never makes one).
         Var::Obj(o) if o.class().is(vm.ctx.types.object_type) => Template::Const(o.clone()),
         // A method or function of a native type (`Tensor.item` taken for a call): immutable,
