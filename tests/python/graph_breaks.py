@@ -257,6 +257,23 @@ def loop_inside_with(x, flags, span):
     return y
 
 
+def except_leaves_loop(x, flags):
+    y = x * 1.0
+    for f in flags:
+        y = st.tanh(y * 0.5)
+        y = y + 1.0
+        y = y * 2.0
+        try:
+            boom(f)
+        except ValueError:
+            events.append("stop")
+            break
+        y = y - 1.0
+    y = y * 2.0
+    z = st.relu(y + 1.0)
+    return z * z + y
+
+
 @st.disable
 def check(name, fn, args, graphs, breaks, break_id, line):
     eager = st.disable(fn)(*args)
@@ -385,6 +402,12 @@ check_handler("a split loop inside a try/except, the call raises", loop_inside_t
 check_handler("a split loop inside a with-block", loop_inside_with, (x, (False, False), Span(False)), 3, 2, 255)
 check_handler("a split loop inside a with-block, the call raises", loop_inside_with, (x, (False, True), Span(False)), None, None, 255)
 check_handler("a split loop inside a with-block, __exit__ suppresses", loop_inside_with, (x, (False, True), Span(True)), 3, 3, 255)
+
+# `break` in an except block jumps from the handler (placed after the function's code) to the
+# code after the loop: an exit of the body function, like a `break` in the body. Graphs:
+# before the loop, the body before and after the call, after the loop.
+check_handler("a break out of a split loop from its except block", except_leaves_loop, (x, (False, False)), 4, 2, 267)
+check_handler("a break out of a split loop from its except block, taken", except_leaves_loop, (x, (False, True, False)), 4, 2, 267)
 
 
 @st.disable

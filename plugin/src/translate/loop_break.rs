@@ -91,8 +91,9 @@ fn normally_reached(body: &[Instr]) -> Vec<bool> {
 /// The loop's code outside its instructions: the blocks reached only through the exception
 /// handlers of its body (an except block, a `with` block's exit, an inlined comprehension's
 /// cleanup), which the compiler places after the function's code. They go with the body
-/// function. Fails when such a block continues into code outside the loop (the loop is
-/// inside a `try` or `with` block, or an except block leaves the loop).
+/// function; a jump from them to the code after the loop (`break` in an except block) is an
+/// exit of the loop (`exits`). Fails when such a block falls through into code outside the
+/// loop.
 pub fn handler_region(body: &[Instr], lp: &Loop) -> Result<Vec<usize>, String> {
     let normal = normally_reached(body);
     let mut region = vec![false; body.len()];
@@ -103,11 +104,12 @@ pub fn handler_region(body: &[Instr], lp: &Loop) -> Result<Vec<usize>, String> {
             continue;
         }
         if normal[i] {
-            return Err("an exception handler of the loop's body continues outside the loop (a try or with block around the loop, or an except block that leaves it)".into());
+            return Err("an exception handler of the loop's body falls through into code outside the loop".into());
         }
         region[i] = true;
         let x = &body[i];
-        work.extend(x.target.filter(|t| !lp.contains(*t)));
+        // A jump to code reached without an exception leaves the loop (see `exits`).
+        work.extend(x.target.filter(|t| !lp.contains(*t) && !normal[*t]));
         work.extend(x.handler.map(|h| h.target));
         if !x.op.is_no_fallthrough() {
             work.push(i + 1);
@@ -195,14 +197,15 @@ pub fn deleted_slots(body: &[Instr], lp: &Loop, region: &[usize]) -> Vec<usize> 
 }
 
 /// The exits of the loop's body.
-pub fn exits(body: &[Instr], lp: &Loop) -> Exits {
+pub fn exits(body: &[Instr], lp: &Loop, region: &[usize]) -> Exits {
     let mut kinds = vec![Exit::Next, Exit::Return];
     if lp.outer.is_some() {
         kinds.push(Exit::Raise);
     }
-    for x in &body[lp.start()..=lp.end] {
+    for x in body[lp.start()..=lp.end].iter().chain(region.iter().map(|&i| &body[i])) {
         if let Some(t) = x.target
             && !lp.contains(t)
+            && !region.contains(&t)
             && !kinds.contains(&Exit::Leave(t))
         {
             kinds.push(Exit::Leave(t));
@@ -430,7 +433,11 @@ pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, 
     let (item, tag, value) = ((nlocals + passed) as u32, (nlocals + passed + 1) as u32, (nlocals + passed + 2) as u32);
     let marker = constant(&mut layout, d.marker.clone());
     let tags: Vec<u32> = (0..exits.kinds.len()).map(|k| constant(&mut layout, vm.ctx.new_int(k).into())).collect();
+    // Two exits may resume at the same place, through the same function.
     let name_index = |layout: &mut CodeLayout, n: &str| -> u32 {
+        if let Some(i) = layout.names.iter().position(|x| x.as_str() == n) {
+            return i as u32;
+        }
         layout.names.push(vm.ctx.intern_str(n));
         (layout.names.len() - 1) as u32
     };

@@ -253,7 +253,7 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     if head_depth != frame.stack.len() {
         return Err("the stack at the loop's head is not what the simulation found".into());
     }
-    let exits = loop_break::exits(&body, &lp);
+    let exits = loop_break::exits(&body, &lp, &region);
     let resumes = policy.resumes;
     let globals = view.globals();
     let marker = resumes.unbound_marker(vm);
