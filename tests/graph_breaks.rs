@@ -121,6 +121,29 @@ print('same', f(x, 2).tolist() == st.disable(f)(x, 2).tolist())
 }
 
 #[test]
+fn a_comprehension_whose_body_breaks_is_not_split_inside_an_expression() {
+    // The comprehension's loop appends to the list under its iterator: a body function, which
+    // has only placeholders for that stack, would append to None (the VM crashed on it). The
+    // loop is not split; the frame runs as written.
+    let out = run_script(
+        "comprehension-in-expression",
+        "import symtrace as st
+def f(x, ws):
+    y = x * 1.0
+    out = [st.tanh(y * w + 1.0) * 2.0 + float(print('it') or 0) for w in ws]
+    return out[0] + out[1]
+x = st.ones(2)
+ws = [st.ones(2), st.ones(2) * 2.0]
+e = st.explain(f, x, ws)
+print('counts', e.graph_count, e.graph_break_count, [b['id'] for b in e.break_reasons])
+print('same', st.compile(f)(x, ws).tolist() == st.disable(f)(x, ws).tolist())
+",
+        &[],
+    );
+    assert!(out.contains("counts 0 1 ['GB-FRAME']") && out.contains("same True"), "{out}");
+}
+
+#[test]
 fn strict_mode_refuses_to_break() {
     let dir = std::env::temp_dir().join(format!("symtrace-strict-break-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

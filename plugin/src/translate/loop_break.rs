@@ -186,6 +186,84 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound
     None
 }
 
+/// Why the body cannot run on placeholders for the stack of the loop's head, if it cannot: an
+/// instruction of the body (or of its handler blocks) uses a value of that stack, where the
+/// body function has only `None` (a comprehension inside an expression appends to the list
+/// under its iterator; a `return` inside a loop inside a `with` block calls the block's
+/// `__exit__`). Which slots hold placeholders is followed along the body's paths; moving,
+/// copying and dropping them (an iterator, on the way out) is fine.
+pub fn uses_stack_below(body: &[Instr], lp: &Loop, region: &[usize], head_depth: usize) -> Option<String> {
+    let in_body = |i: usize| (lp.start() <= i && i <= lp.end) || region.contains(&i);
+    let mut at: std::collections::HashMap<usize, Vec<bool>> = std::collections::HashMap::new();
+    let mut first = vec![true; head_depth];
+    if lp.is_for {
+        first.push(false); // the item
+    }
+    at.insert(lp.start(), first);
+    let mut work = vec![lp.start()];
+    let used = |x: &Instr| Some(format!("the loop's body uses the stack under it ({} at line {})", crate::bytecode::opcodes::opcode_name(x.op), x.position.line.unwrap_or(0)));
+    while let Some(i) = work.pop() {
+        let x = &body[i];
+        let mut s = at[&i].clone();
+        let n = s.len();
+        match x.op {
+            Opcode::PopTop | Opcode::PopIter | Opcode::EndFor => {
+                s.pop()?;
+            }
+            Opcode::Swap => s.swap(n - 1, n.checked_sub(x.arg as usize)?),
+            Opcode::Copy => s.push(s[n.checked_sub(x.arg as usize)?]),
+            _ => {
+                let effect = x.op.stack_effect_info(x.arg);
+                let popped = effect.popped() as usize;
+                // LIST_APPEND, SET_ADD and MAP_ADD also read the container under what they pop.
+                let reads = match x.op {
+                    Opcode::ListAppend | Opcode::SetAdd => x.arg as usize + 1,
+                    Opcode::MapAdd => x.arg as usize + 2,
+                    _ => popped,
+                };
+                if s[n.checked_sub(reads)?..].iter().any(|p| *p) {
+                    return used(x);
+                }
+                s.truncate(n - popped);
+                s.extend(std::iter::repeat_n(false, effect.pushed() as usize));
+            }
+        }
+        let mut next = Vec::new();
+        if let Some(t) = x.target {
+            next.push((t, s.clone()));
+        }
+        if !x.op.is_no_fallthrough() {
+            next.push((i + 1, s.clone()));
+        }
+        if let Some(h) = x.handler {
+            let mut entry: Vec<bool> = at[&i].iter().copied().take(h.depth as usize).collect();
+            entry.extend(std::iter::repeat_n(false, 1 + usize::from(h.push_lasti)));
+            next.push((h.target, entry));
+        }
+        for (t, state) in next {
+            // The head, and code outside the body, are exits: the body function returns there.
+            if t == lp.head || !in_body(t) {
+                continue;
+            }
+            match at.get_mut(&t) {
+                None => {
+                    at.insert(t, state);
+                    work.push(t);
+                }
+                Some(old) if old.len() != state.len() => return used(x),
+                Some(old) => {
+                    let merged: Vec<bool> = old.iter().zip(&state).map(|(a, b)| *a || *b).collect();
+                    if merged != *old {
+                        *old = merged;
+                        work.push(t);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Locals the loop's body deletes (`except E as e` ends with `del e`). In the body function
 /// a delete binds the unbound marker instead, which travels like the marker of a local
 /// unbound at the head; a body that might read such a local is not split (`refusal`).
@@ -307,8 +385,8 @@ fn constant(layout: &mut CodeLayout, o: PyObjectRef) -> u32 {
 
 /// The body function's code. Parameters: the original's locals in slot order, then the item
 /// (a `for` loop). It starts with the stack of the loop's head (`head_depth` values, made
-/// `None`: the body only drops them) and the item, runs the body's instructions, and ends
-/// each iteration by returning `(tag, value, *locals)`.
+/// `None`: `uses_stack_below` makes sure the body only moves and drops them) and the item,
+/// runs the body's instructions, and ends each iteration by returning `(tag, value, *locals)`.
 pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], head_depth: usize, exits: &Exits, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
     let marker = constant(&mut layout, marker.clone());

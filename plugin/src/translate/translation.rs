@@ -245,11 +245,11 @@ fn translate_loop_break(view: &FrameView<'_>, vm: &VirtualMachine, graph_global:
     let state = frame_state(&mut tracer, &frame, frame.stack.len(), code.varnames.len())?;
     let bound: Vec<bool> = state.locals.iter().map(Option::is_some).collect();
     let region = loop_break::handler_region(&body, &lp)?;
-    if let Some(why) = loop_break::refusal(code, &body, &lp, &region, &bound) {
-        return Err(why);
-    }
     let depths = crate::bytecode::verify::stack_depths(&body).map_err(|e| e.to_string())?;
     let head_depth = depths[lp.head].ok_or("the loop's head is unreachable")? as usize;
+    if let Some(why) = loop_break::refusal(code, &body, &lp, &region, &bound).or_else(|| loop_break::uses_stack_below(&body, &lp, &region, head_depth)) {
+        return Err(why);
+    }
     if head_depth != frame.stack.len() {
         return Err("the stack at the loop's head is not what the simulation found".into());
     }
