@@ -372,19 +372,21 @@ pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)
         }
     }
     let mut replayed = plan.replayed.clone();
-    if let Some(h) = &plan.handler {
-        // Below the handler's stack: the resume function, its NULL and the locals; the
-        // original's NULLs are not pushed.
-        let kept = plan.kept.get(..h.depth).ok_or("the handler's stack is deeper than the break's")?;
-        let depth = 2 + plan.locals.len() + kept.iter().flatten().count();
-        replayed.handler = Some(crate::bytecode::Handler { target: e.instrs.len() + 3, depth: depth as u32, push_lasti: h.push_lasti });
+    // What the handler's function takes: the locals and the original's stack up to the
+    // handler's depth (its NULLs are not pushed). Under them: the resume function and its NULL.
+    let passed = match &plan.handler {
+        Some(h) => Some(plan.locals.len() + plan.kept.get(..h.depth).ok_or("the handler's stack is deeper than the break's")?.iter().flatten().count()),
+        None => None,
+    };
+    if let (Some(h), Some(passed)) = (&plan.handler, passed) {
+        replayed.handler = Some(crate::bytecode::Handler { target: e.instrs.len() + 3, depth: (2 + passed) as u32, push_lasti: h.push_lasti });
     }
     e.instrs.push(replayed);
     args += plan.pushed.iter().filter(|null| !**null).count();
     e.emit(Opcode::Call, args as u32);
     e.emit(Opcode::ReturnValue, 0);
-    if let Some(h) = &plan.handler {
-        e.landing_pad(h, plan.locals.len() + plan.kept[..h.depth].iter().flatten().count());
+    if let (Some(h), Some(passed)) = (&plan.handler, passed) {
+        e.landing_pad(h, passed);
     }
     assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
 }

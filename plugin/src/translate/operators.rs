@@ -261,14 +261,9 @@ impl Tracer<'_> {
         match container {
             Var::List(l) => {
                 let k = self.plain_obj(key, "an index")?;
-                let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
                 let mut l = l.borrow_mut();
-                let n = l.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
-                    return unsupported("list index out of range (IndexError)");
-                }
-                l[j as usize] = value;
+                let j = list_position(&k, l.len(), vm)?;
+                l[j] = value;
                 Ok(())
             }
             Var::Dict(d) => {
@@ -284,12 +279,9 @@ impl Tracer<'_> {
                     self.items(&value)?; // what the store reads, checked readable now
                 } else if let Some(l) = o.downcast_ref::<PyList>() {
                     self.effects.check_len_readable(o)?;
-                    let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
-                    let n = l.borrow_vec().len() as i64;
-                    if i < -n || i >= n {
-                        return unsupported("list index out of range (IndexError)");
-                    }
-                    self.guard(source, Check::Len(n as usize));
+                    let n = l.borrow_vec().len();
+                    list_position(&k, n, vm)?;
+                    self.guard(source, Check::Len(n));
                 } else if !k.class().is(vm.ctx.types.str_type) {
                     return unsupported("a store into a dict of the caller with a key that is not a str");
                 }
@@ -317,14 +309,9 @@ impl Tracer<'_> {
         match container {
             Var::List(l) => {
                 let k = self.plain_obj(key, "an index")?;
-                let i = k.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()).ok_or_else(|| err("a list index that is not an int"))?;
                 let mut l = l.borrow_mut();
-                let n = l.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
-                    return unsupported("list index out of range (IndexError)");
-                }
-                l.remove(j as usize);
+                let j = list_position(&k, l.len(), vm)?;
+                l.remove(j);
                 Ok(())
             }
             Var::Dict(d) => {
@@ -679,15 +666,21 @@ fn operand_ok(x: &PyObjectRef, vm: &VirtualMachine) -> bool {
     x.downcast_ref::<PyTensor>().is_some() || is_plain(x, vm) || x.class().is(vm.ctx.types.list_type)
 }
 
+/// The position an int index names in a sequence of `len` items (negative from the end).
+fn list_position(key: &PyObjectRef, len: usize, vm: &VirtualMachine) -> SimResult<usize> {
+    let i = key.downcast_ref::<PyInt>().ok_or_else(|| err("an index that is not an int"))?;
+    let i = i.try_to_primitive::<i64>(vm).map_err(|_| err("index too large"))?;
+    let n = len as i64;
+    let j = if i < 0 { i + n } else { i };
+    if j < 0 || j >= n {
+        return unsupported("index out of range (IndexError)");
+    }
+    Ok(j as usize)
+}
+
 fn index_items(items: &[Var], key: &PyObjectRef, list: bool, vm: &VirtualMachine) -> SimResult<Var> {
-    if let Some(i) = key.downcast_ref::<PyInt>() {
-        let i = i.try_to_primitive::<i64>(vm).map_err(|_| err("index too large"))?;
-        let n = items.len() as i64;
-        let j = if i < 0 { i + n } else { i };
-        if j < 0 || j >= n {
-            return unsupported("index out of range (IndexError)");
-        }
-        return Ok(items[j as usize].clone());
+    if key.downcast_ref::<PyInt>().is_some() {
+        return Ok(items[list_position(key, items.len(), vm)?].clone());
     }
     if let Some(s) = key.downcast_ref::<PySlice>() {
         let idx = vm.ctx.new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect());
