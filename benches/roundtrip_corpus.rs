@@ -8,16 +8,40 @@ use rustpython::InterpreterBuilderExt;
 use symtrace::bytecode::{CodeLayout, assemble, corpus, decode, verify};
 
 fn main() {
-    let passes: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
-    let interp = rustpython::InterpreterBuilder::new().init_stdlib().interpreter();
+    let passes: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(3);
+    let interp = rustpython::InterpreterBuilder::new()
+        .init_stdlib()
+        .interpreter();
     interp.enter(|vm| {
         let scope = vm.new_scope_with_builtins();
-        vm.run_string(scope.clone(), "import os\nLIB = os.path.dirname(os.__file__)\n", "<bench>").unwrap();
-        let lib = scope.globals.get_item("LIB", vm).unwrap().str(vm).unwrap().to_string_lossy().into_owned();
-        let corpus = corpus::compile_tree(std::path::Path::new(&lib), vm).expect("cannot read the standard library");
+        vm.run_string(
+            scope.clone(),
+            "import os\nLIB = os.path.dirname(os.__file__)\n",
+            "<bench>",
+        )
+        .unwrap();
+        let lib = scope
+            .globals
+            .get_item("LIB", vm)
+            .unwrap()
+            .str(vm)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let corpus = corpus::compile_tree(std::path::Path::new(&lib), vm)
+            .expect("cannot read the standard library");
         let n = corpus.codes.len();
-        println!("corpus: {n} code objects from {} files under {lib}", corpus.files);
-        println!("{:>5} {:>12} {:>12} {:>12} {:>12}", "pass", "decode", "assemble", "verify", "total");
+        println!(
+            "corpus: {n} code objects from {} files under {lib}",
+            corpus.files
+        );
+        println!(
+            "{:>5} {:>12} {:>12} {:>12} {:>12}",
+            "pass", "decode", "assemble", "verify", "total"
+        );
         let mut best = [Duration::MAX; 4];
         for pass in 1..=passes {
             let mut t = [Duration::ZERO; 3];
@@ -26,7 +50,9 @@ fn main() {
                 let t0 = Instant::now();
                 let decoded = decode(code);
                 let t1 = Instant::now();
-                let rebuilt = decoded.ok().and_then(|d| assemble(&CodeLayout::of(code), &d.instrs, vm).ok());
+                let rebuilt = decoded
+                    .ok()
+                    .and_then(|d| assemble(&CodeLayout::of(code), &d.instrs, vm).ok());
                 let t2 = Instant::now();
                 let ok = rebuilt.as_ref().is_some_and(|r| verify(r).is_ok());
                 let t3 = Instant::now();
@@ -37,12 +63,25 @@ fn main() {
             }
             let total = t[0] + t[1] + t[2];
             let us = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
-            println!("{pass:>5} {:>9.2} µs {:>9.2} µs {:>9.2} µs {:>9.2} µs   ({failed} failed)", us(t[0]), us(t[1]), us(t[2]), us(total));
+            println!(
+                "{pass:>5} {:>9.2} µs {:>9.2} µs {:>9.2} µs {:>9.2} µs   ({failed} failed)",
+                us(t[0]),
+                us(t[1]),
+                us(t[2]),
+                us(total)
+            );
             for (b, v) in best.iter_mut().zip([t[0], t[1], t[2], total]) {
                 *b = (*b).min(v);
             }
         }
         let us = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
-        println!("{:>5} {:>9.2} µs {:>9.2} µs {:>9.2} µs {:>9.2} µs   per code object", "best", us(best[0]), us(best[1]), us(best[2]), us(best[3]));
+        println!(
+            "{:>5} {:>9.2} µs {:>9.2} µs {:>9.2} µs {:>9.2} µs   per code object",
+            "best",
+            us(best[0]),
+            us(best[1]),
+            us(best[2]),
+            us(best[3])
+        );
     });
 }

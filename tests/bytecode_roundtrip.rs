@@ -10,7 +10,11 @@ use common::with_vm;
 use symtrace::bytecode::{corpus, differences, rebuild};
 
 fn stdlib_dir(vm: &rustpython_vm::VirtualMachine) -> PathBuf {
-    let scope = common::exec(vm, "import os\nLIB = os.path.dirname(os.__file__)\n", "<find-lib>");
+    let scope = common::exec(
+        vm,
+        "import os\nLIB = os.path.dirname(os.__file__)\n",
+        "<find-lib>",
+    );
     let lib = scope.globals.get_item("LIB", vm).unwrap();
     PathBuf::from(lib.str(vm).unwrap().to_string_lossy().into_owned())
 }
@@ -20,13 +24,26 @@ fn every_stdlib_code_object_round_trips() {
     with_vm(|vm| {
         let lib = stdlib_dir(vm);
         let corpus = corpus::compile_tree(&lib, vm).expect("cannot read the standard library");
-        assert!(corpus.files > 500, "only {} files under {}", corpus.files, lib.display());
-        assert!(corpus.codes.len() > 20_000, "only {} code objects", corpus.codes.len());
+        assert!(
+            corpus.files > 500,
+            "only {} files under {}",
+            corpus.files,
+            lib.display()
+        );
+        assert!(
+            corpus.codes.len() > 20_000,
+            "only {} code objects",
+            corpus.codes.len()
+        );
         let mut failures = Vec::new();
         let mut identical_bytes = 0;
         for code in &corpus.codes {
-            let what = format!("{} ({}:{})", code.code.qualname.as_str(), code.source_path().as_str(),
-                code.code.first_line_number.map_or(0, |l| l.get()));
+            let what = format!(
+                "{} ({}:{})",
+                code.code.qualname.as_str(),
+                code.source_path().as_str(),
+                code.code.first_line_number.map_or(0, |l| l.get())
+            );
             match rebuild(code, vm) {
                 Ok(rebuilt) => {
                     let (a, b) = (&code.code, &rebuilt.code);
@@ -57,12 +74,25 @@ fn every_stdlib_code_object_round_trips() {
         for (path, e) in &corpus.not_compiled {
             println!("  not compiled: {}: {e}", path.display());
         }
-        assert_eq!(identical_bytes, corpus.codes.len(), "re-assembled code differs in its bytes");
-        assert!(failures.is_empty(), "{} of {} code objects differ:\n{}", failures.len(), corpus.codes.len(),
-            failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
+        assert_eq!(
+            identical_bytes,
+            corpus.codes.len(),
+            "re-assembled code differs in its bytes"
+        );
+        assert!(
+            failures.is_empty(),
+            "{} of {} code objects differ:\n{}",
+            failures.len(),
+            corpus.codes.len(),
+            failures
+                .iter()
+                .take(30)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     });
 }
-
 
 #[test]
 fn positions_are_what_co_positions_reports() {
@@ -73,7 +103,10 @@ fn positions_are_what_co_positions_reports() {
         assert!(corpus.codes.len() > 40);
         let scope = vm.new_scope_with_builtins();
         for code in &corpus.codes {
-            scope.globals.set_item("c", code.clone().into(), vm).unwrap();
+            scope
+                .globals
+                .set_item("c", code.clone().into(), vm)
+                .unwrap();
             // Position's Display: line:col-end_line:end_col, "-" for none.
             let python = common::eval(
                 vm,
@@ -87,8 +120,13 @@ fn positions_are_what_co_positions_reports() {
             .to_string_lossy()
             .into_owned();
             let first = code.code.first_line_number.map_or(0, |l| l.get() as i32);
-            let ours = decode_positions(&code.code.linetable, first, code.code.instructions.len()).unwrap();
-            let ours = ours.iter().map(ToString::to_string).collect::<Vec<_>>().join("|");
+            let ours = decode_positions(&code.code.linetable, first, code.code.instructions.len())
+                .unwrap();
+            let ours = ours
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("|");
             assert_eq!(ours, python, "{}", code.code.qualname.as_str());
         }
     });

@@ -37,18 +37,33 @@ enum Fault {
     BadExceptionRange,
 }
 
-const FAULTS: [Fault; 5] =
-    [Fault::JumpOutOfRange, Fault::StackUnderflow, Fault::BadLocalIndex, Fault::UnknownOpcode, Fault::BadExceptionRange];
+const FAULTS: [Fault; 5] = [
+    Fault::JumpOutOfRange,
+    Fault::StackUnderflow,
+    Fault::BadLocalIndex,
+    Fault::UnknownOpcode,
+    Fault::BadExceptionRange,
+];
 
 fn units(code: &PyCode) -> Vec<(Opcode, u8)> {
     let u = &code.code.instructions;
-    (0..u.len()).map(|i| (u.read_op(i).as_opcode(), u8::from(u.read_arg(i)))).collect()
+    (0..u.len())
+        .map(|i| (u.read_op(i).as_opcode(), u8::from(u.read_arg(i))))
+        .collect()
 }
 
-fn with_units(code: &PyCode, units: &[(Opcode, u8)], table: Option<Box<[u8]>>, vm: &VirtualMachine) -> PyRef<PyCode> {
+fn with_units(
+    code: &PyCode,
+    units: &[(Opcode, u8)],
+    table: Option<Box<[u8]>>,
+    vm: &VirtualMachine,
+) -> PyRef<PyCode> {
     let mut c: VmCodeObject = code.code.clone();
     c.instructions = CodeUnits::from(
-        units.iter().map(|&(op, arg)| CodeUnit::try_from([u8::from(op), arg]).unwrap()).collect::<Vec<_>>(),
+        units
+            .iter()
+            .map(|&(op, arg)| CodeUnit::try_from([u8::from(op), arg]).unwrap())
+            .collect::<Vec<_>>(),
     );
     if let Some(t) = table {
         c.exceptiontable = t;
@@ -61,7 +76,9 @@ fn corrupt(code: &PyCode, fault: Fault, vm: &VirtualMachine) -> PyRef<PyCode> {
     let first = |pred: &dyn Fn(Opcode) -> bool| u.iter().position(|(op, _)| pred(*op)).unwrap();
     match fault {
         Fault::JumpOutOfRange => {
-            let i = first(&|op| op == Opcode::JumpForward || op == Opcode::PopJumpIfFalse || op == Opcode::ForIter);
+            let i = first(&|op| {
+                op == Opcode::JumpForward || op == Opcode::PopJumpIfFalse || op == Opcode::ForIter
+            });
             u[i].1 = 0xff;
         }
         Fault::StackUnderflow => {
@@ -71,7 +88,12 @@ fn corrupt(code: &PyCode, fault: Fault, vm: &VirtualMachine) -> PyRef<PyCode> {
             u[i] = (Opcode::PopTop, 0);
         }
         Fault::BadLocalIndex => {
-            let i = first(&|op| matches!(op, Opcode::LoadFast | Opcode::LoadFastBorrow | Opcode::StoreFast));
+            let i = first(&|op| {
+                matches!(
+                    op,
+                    Opcode::LoadFast | Opcode::LoadFastBorrow | Opcode::StoreFast
+                )
+            });
             u[i].1 = 200;
         }
         Fault::UnknownOpcode => {
@@ -91,7 +113,10 @@ fn corrupt(code: &PyCode, fault: Fault, vm: &VirtualMachine) -> PyRef<PyCode> {
 fn target_code(vm: &VirtualMachine) -> PyRef<PyCode> {
     let scope = exec(vm, SOURCE, "verifier_probe.py");
     let f = scope.globals.get_item("target", vm).unwrap();
-    f.get_attr("__code__", vm).unwrap().downcast::<PyCode>().unwrap()
+    f.get_attr("__code__", vm)
+        .unwrap()
+        .downcast::<PyCode>()
+        .unwrap()
 }
 
 #[test]
@@ -110,10 +135,19 @@ fn verifier_rejects_each_malformation_with_a_clear_error() {
         let good = rebuild(&target_code(vm), vm).unwrap();
         let expect = [
             (Fault::JumpOutOfRange, "lands outside the code"),
-            (Fault::StackUnderflow, "stack underflow: pops 1 of a stack of 0"),
-            (Fault::BadLocalIndex, "local slot 200 out of range (4 slots)"),
+            (
+                Fault::StackUnderflow,
+                "stack underflow: pops 1 of a stack of 0",
+            ),
+            (
+                Fault::BadLocalIndex,
+                "local slot 200 out of range (4 slots)",
+            ),
             (Fault::UnknownOpcode, "RESERVED at offset"),
-            (Fault::BadExceptionRange, "range is empty or outside the code"),
+            (
+                Fault::BadExceptionRange,
+                "range is empty or outside the code",
+            ),
         ];
         for (fault, message) in expect {
             let bad = corrupt(&good, fault, vm);
@@ -127,7 +161,10 @@ fn verifier_rejects_each_malformation_with_a_clear_error() {
 fn verifier_rejects_bytes_that_are_no_opcode_at_all() {
     with_vm(|vm| {
         let good = rebuild(&target_code(vm), vm).unwrap();
-        let mut bytes: Vec<u8> = units(&good).iter().flat_map(|&(op, arg)| [u8::from(op), arg]).collect();
+        let mut bytes: Vec<u8> = units(&good)
+            .iter()
+            .flat_map(|&(op, arg)| [u8::from(op), arg])
+            .collect();
         let facts = CodeFacts {
             nconsts: good.code.constants.len(),
             nnames: good.code.names.len(),
@@ -142,11 +179,17 @@ fn verifier_rejects_bytes_that_are_no_opcode_at_all() {
         // A truncated exception table.
         let table = &good.code.exceptiontable[..good.code.exceptiontable.len() - 1];
         let err = verify_parts(&bytes, table, &facts).unwrap_err();
-        assert!(err.to_string().contains("exception table is malformed"), "{err}");
+        assert!(
+            err.to_string().contains("exception table is malformed"),
+            "{err}"
+        );
         // A handler deeper than the stack can ever be.
         let mut entries = decode_exception_table(&good.code.exceptiontable);
         entries[0].depth = 50;
-        let bytes: Vec<u8> = units(&good).iter().flat_map(|&(op, arg)| [u8::from(op), arg]).collect();
+        let bytes: Vec<u8> = units(&good)
+            .iter()
+            .flat_map(|&(op, arg)| [u8::from(op), arg])
+            .collect();
         let err = verify_parts(&bytes, &encode_exception_table(&entries), &facts).unwrap_err();
         assert!(err.to_string().contains("exceeds co_stacksize"), "{err}");
     });
@@ -159,7 +202,11 @@ impl Backend for Corrupting {
     fn name(&self) -> &'static str {
         "corrupting"
     }
-    fn rewrite(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Result<Option<PyRef<PyCode>>, RebuildError> {
+    fn rewrite(
+        &self,
+        code: &Py<PyCode>,
+        vm: &VirtualMachine,
+    ) -> Result<Option<PyRef<PyCode>>, RebuildError> {
         if code.code.obj_name.as_str() != "target" {
             return Ok(None);
         }
@@ -176,13 +223,19 @@ fn rejected_code_never_reaches_the_vm() {
     assert_eq!(expected, "[-2, -3, 2]");
     for fault in FAULTS {
         with_vm(|vm| {
-            activate(vm, Arc::new(SymtraceHook::new(Box::new(Corrupting(fault)), None)));
+            activate(
+                vm,
+                Arc::new(SymtraceHook::new(Box::new(Corrupting(fault)), None)),
+            );
             let scope = exec(vm, &program, "verifier_probe.py");
             // Computed by the original code: the malformed replacement never ran.
             assert_eq!(eval_repr(vm, &scope, "results"), expected, "{fault:?}");
             vm.set_eval_frame_hook(None);
         });
-        let lines = logged("symtrace::bytecode", "target (verifier_probe.py:1): rejected by the verifier");
+        let lines = logged(
+            "symtrace::bytecode",
+            "target (verifier_probe.py:1): rejected by the verifier",
+        );
         assert!(!lines.is_empty(), "{fault:?} was not logged");
     }
 }

@@ -24,13 +24,33 @@ fn unknown_plugin_lists_the_available_ones() {
 
 #[test]
 fn malformed_unknown_and_orphan_options_are_errors() {
-    let (code, _, err) = stderr_of(&["--plugin", "frames", "--plugin-opt", "novalue", "-c", "pass"]);
+    let (code, _, err) = stderr_of(&[
+        "--plugin",
+        "frames",
+        "--plugin-opt",
+        "novalue",
+        "-c",
+        "pass",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("--plugin-opt takes KEY=VALUE, got \"novalue\""), "{err}");
+    assert!(
+        err.contains("--plugin-opt takes KEY=VALUE, got \"novalue\""),
+        "{err}"
+    );
 
-    let (code, _, err) = stderr_of(&["--plugin", "frames", "--plugin-opt", "colour=red", "-c", "pass"]);
+    let (code, _, err) = stderr_of(&[
+        "--plugin",
+        "frames",
+        "--plugin-opt",
+        "colour=red",
+        "-c",
+        "pass",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("has no option \"colour\"; its options: out"), "{err}");
+    assert!(
+        err.contains("has no option \"colour\"; its options: out"),
+        "{err}"
+    );
 
     let (code, _, err) = stderr_of(&["--plugin-opt", "out=x", "-c", "pass"]);
     assert_eq!(code, 2);
@@ -45,27 +65,54 @@ fn malformed_unknown_and_orphan_options_are_errors() {
 fn upstream_options_still_work_with_a_plugin() {
     for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
         let mut cmd = rustpython();
-        cmd.args(plugin).args(["-X", "dev", "-c", "import sys; print(sys.flags.dev_mode, sys.argv[1:])", "a"]);
+        cmd.args(plugin).args([
+            "-X",
+            "dev",
+            "-c",
+            "import sys; print(sys.flags.dev_mode, sys.argv[1:])",
+            "a",
+        ]);
         let out = run_ok(&mut cmd);
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "True ['a']");
 
         let mut cmd = rustpython();
-        cmd.args(plugin).args(["-m", "json.tool"]).current_dir(python_dir());
+        cmd.args(plugin)
+            .args(["-m", "json.tool"])
+            .current_dir(python_dir());
         use std::io::Write;
-        cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
         let mut child = cmd.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(b"{\"b\": [1, 2]}").unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"{\"b\": [1, 2]}")
+            .unwrap();
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success());
         assert!(String::from_utf8_lossy(&out.stdout).contains("\"b\": ["));
 
         // The REPL, reading from a pipe.
         let mut cmd = rustpython();
-        cmd.args(plugin).arg("-q").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        cmd.args(plugin)
+            .arg("-q")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
         let mut child = cmd.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(b"def f(x):\n    return x * 7\n\nprint(f(6))\n").unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"def f(x):\n    return x * 7\n\nprint(f(6))\n")
+            .unwrap();
         let out = child.wait_with_output().unwrap();
-        assert!(String::from_utf8_lossy(&out.stdout).contains("42"), "{:?}", out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("42"),
+            "{:?}",
+            out
+        );
     }
 }
 
@@ -75,5 +122,8 @@ fn symtrace_plugin_runs_a_program_unchanged() {
     let plain = run_ok(rustpython().args(["-c", src]));
     let hooked = run_ok(rustpython().args(["--plugin", "symtrace", "-c", src]));
     assert_eq!(plain.stdout, hooked.stdout);
-    assert_eq!(String::from_utf8_lossy(&hooked.stdout).trim(), "1548008755920");
+    assert_eq!(
+        String::from_utf8_lossy(&hooked.stdout).trim(),
+        "1548008755920"
+    );
 }

@@ -19,46 +19,100 @@ fn a_graph_is_a_python_callable_over_tensors() {
         let scope = exec(vm, "import symtrace as st\n", "<graph>");
         // (x * 2 + 1).sum(dim=0), and the product itself
         let mut g = Graph::new();
-        let x = g.input(Meta { shape: vec![2, 3], dtype: DType::Float64 });
+        let x = g.input(Meta {
+            shape: vec![2, 3],
+            dtype: DType::Float64,
+        });
         let two = g.constant(TensorData::scalar(Scalar::Float(2.0)));
         let one = g.constant(TensorData::scalar(Scalar::Float(1.0)));
         let y = g.apply("mul", &[x, two], Attrs::new()).unwrap();
         let z = g.apply("add", &[y, one], Attrs::new()).unwrap();
-        let s = g.apply("sum", &[z], Attrs::new().with("dim", Attr::Int(0))).unwrap();
+        let s = g
+            .apply("sum", &[z], Attrs::new().with("dim", Attr::Int(0)))
+            .unwrap();
         g.outputs = vec![s, y];
         let call = GraphCall::new(&[Source::Local("x".into())], g.outputs.len(), vm);
-        let compiled = PyCompiledGraph { graph: Arc::new(g), call: Arc::new(call) }.into_ref(&vm.ctx);
-        scope.globals.set_item("graph", compiled.into(), vm).unwrap();
+        let compiled = PyCompiledGraph {
+            graph: Arc::new(g),
+            call: Arc::new(call),
+        }
+        .into_ref(&vm.ctx);
+        scope
+            .globals
+            .set_item("graph", compiled.into(), vm)
+            .unwrap();
 
         assert_eq!(
             eval_repr(vm, &scope, "graph(st.tensor([[1., 2., 3.], [4., 5., 6.]]))"),
             "(tensor([12., 16., 20.]), tensor([[ 2.,  4.,  6.],\n        [ 8., 10., 12.]]))"
         );
-        assert_eq!(eval_repr(vm, &scope, "graph"), "<symtrace.CompiledGraph: 1 inputs, 3 nodes, 2 outputs>");
-        assert!(eval_repr(vm, &scope, "graph.code").contains("v2: float64[3] = sum(v1, dim=Int(0))"));
-        assert!(eval_repr(vm, &scope, "graph(st.zeros(3))").contains("ValueError: graph input 0 is"));
-        assert!(eval_repr(vm, &scope, "graph([1, 2])").contains("TypeError: a compiled graph takes tensors, not list"));
+        assert_eq!(
+            eval_repr(vm, &scope, "graph"),
+            "<symtrace.CompiledGraph: 1 inputs, 3 nodes, 2 outputs>"
+        );
+        assert!(
+            eval_repr(vm, &scope, "graph.code").contains("v2: float64[3] = sum(v1, dim=Int(0))")
+        );
+        assert!(
+            eval_repr(vm, &scope, "graph(st.zeros(3))").contains("ValueError: graph input 0 is")
+        );
+        assert!(
+            eval_repr(vm, &scope, "graph([1, 2])")
+                .contains("TypeError: a compiled graph takes tensors, not list")
+        );
     });
 }
 
 #[test]
 fn a_graph_reads_its_inputs_under_the_roots_it_is_passed() {
     with_vm(|vm| {
-        let scope = exec(vm, "import symtrace as st\nxs = [st.ones(2), (st.zeros(2), st.tensor([1., 2.]))]\nd = {'w': st.tensor([10., 20.])}\n", "<graph>");
+        let scope = exec(
+            vm,
+            "import symtrace as st\nxs = [st.ones(2), (st.zeros(2), st.tensor([1., 2.]))]\nd = {'w': st.tensor([10., 20.])}\n",
+            "<graph>",
+        );
         let mut g = Graph::new();
-        let a = g.input(Meta { shape: vec![2], dtype: DType::Float64 });
-        let w = g.input(Meta { shape: vec![2], dtype: DType::Float64 });
+        let a = g.input(Meta {
+            shape: vec![2],
+            dtype: DType::Float64,
+        });
+        let w = g.input(Meta {
+            shape: vec![2],
+            dtype: DType::Float64,
+        });
         let y = g.apply("mul", &[a, w], Attrs::new()).unwrap();
         g.outputs = vec![y];
-        let sources = [Source::Local("xs".into()).item(1).item(1), Source::Key(Box::new(Source::Local("d".into())), "w".into())];
+        let sources = [
+            Source::Local("xs".into()).item(1).item(1),
+            Source::Key(Box::new(Source::Local("d".into())), "w".into()),
+        ];
         let call = GraphCall::new(&sources, 1, vm);
-        assert_eq!(call.roots, [Source::Local("xs".into()), Source::Local("d".into())]);
+        assert_eq!(
+            call.roots,
+            [Source::Local("xs".into()), Source::Local("d".into())]
+        );
         assert!(!call.returns_tuple, "one output comes back as itself");
-        let compiled = PyCompiledGraph { graph: Arc::new(g), call: Arc::new(call) }.into_ref(&vm.ctx);
-        scope.globals.set_item("graph", compiled.into(), vm).unwrap();
+        let compiled = PyCompiledGraph {
+            graph: Arc::new(g),
+            call: Arc::new(call),
+        }
+        .into_ref(&vm.ctx);
+        scope
+            .globals
+            .set_item("graph", compiled.into(), vm)
+            .unwrap();
         assert_eq!(eval_repr(vm, &scope, "graph(xs, d)"), "tensor([10., 40.])");
-        assert!(eval_repr(vm, &scope, "graph([st.ones(2)], d)").contains("TypeError: a compiled graph: an input under L['xs'] is missing"));
-        assert!(eval_repr(vm, &scope, "graph(xs)").contains("TypeError: a compiled graph: the graph takes 2 arguments, got 1"));
-        assert!(eval_repr(vm, &scope, "graph(xs, d=d)").contains("TypeError: a compiled graph takes no keyword arguments"));
+        assert!(
+            eval_repr(vm, &scope, "graph([st.ones(2)], d)")
+                .contains("TypeError: a compiled graph: an input under L['xs'] is missing")
+        );
+        assert!(
+            eval_repr(vm, &scope, "graph(xs)")
+                .contains("TypeError: a compiled graph: the graph takes 2 arguments, got 1")
+        );
+        assert!(
+            eval_repr(vm, &scope, "graph(xs, d=d)")
+                .contains("TypeError: a compiled graph takes no keyword arguments")
+        );
     });
 }

@@ -11,8 +11,15 @@ use common::*;
 #[test]
 fn raise_and_handlers_are_simulated() {
     let script = python_dir().join("exceptions.py");
-    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]).env("RUST_LOG", "symtrace::graph_breaks=info"));
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::graph_breaks=info"),
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
     for case in [
@@ -26,8 +33,21 @@ fn raise_and_handlers_are_simulated() {
         "an exception leaving an inlined call",
         "an exception raised while another is handled runs as written",
     ] {
-        assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(case)),
+            "{case} not checked:\n{stdout}"
+        );
     }
-    assert!(stderr.contains("chained (") && stderr.contains("it would lose its __context__"), "{stderr}");
-    assert!(stderr.contains("ValueError raised out of helper_raises (an exception leaving an inlined call)"), "{stderr}");
+    assert!(
+        stderr.contains("chained (") && stderr.contains("it would lose its __context__"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "ValueError raised out of helper_raises (an exception leaving an inlined call)"
+        ),
+        "{stderr}"
+    );
 }

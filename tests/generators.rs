@@ -10,8 +10,15 @@ use common::*;
 #[test]
 fn generators_consumed_in_a_traced_function_are_simulated_with_it() {
     let script = python_dir().join("generators.py");
-    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]).env("RUST_LOG", "symtrace::graph_breaks=info"));
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::graph_breaks=info"),
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
     for case in [
@@ -21,8 +28,19 @@ fn generators_consumed_in_a_traced_function_are_simulated_with_it() {
         "yield from, with the inner generator's return value",
         "a generator function that runs as written",
     ] {
-        assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(case)),
+            "{case} not checked:\n{stdout}"
+        );
     }
-    let said = stderr.lines().filter(|l| l.contains("counter (") && l.contains("[GB-GENERATOR] a generator function runs as written")).count();
+    let said = stderr
+        .lines()
+        .filter(|l| {
+            l.contains("counter (")
+                && l.contains("[GB-GENERATOR] a generator function runs as written")
+        })
+        .count();
     assert_eq!(said, 1, "said once per code object:\n{stderr}");
 }

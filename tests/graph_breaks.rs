@@ -11,22 +11,78 @@ use common::*;
 #[test]
 fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     let script = python_dir().join("graph_breaks.py");
-    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]).env("RUST_LOG", "symtrace::graph_breaks=info"));
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::graph_breaks=info"),
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    for case in ["a call to print", "an unsupported builtin", "an opaque object", "a branch on t.item()", "the truth of a tensor", "a tensor comparison feeding a branch", "a tensor comparison feeding a branch, other side", "an unsupported opcode", "a nested inlined call", "two breaks in a row", "a break inside a for loop", "a break inside a while loop", "a return inside a split loop", "a return inside a split loop, taken", "a loop body under min_graph_size is not split", "a break inside a try/except", "a break inside a try/except, the call raises", "a break inside a with-block", "a break inside a with-block, the call raises", "a break inside a with-block, __exit__ suppresses", "a with-block over a native lock", "a break inside a try/except inside a split loop", "a break inside a with-block inside a split loop", "a break inside a with-block inside a split loop, no exception", "a break inside a comprehension's loop body", "a split loop inside a try/except", "a split loop inside a try/except, the call raises", "a split loop inside a with-block", "a split loop inside a with-block, the call raises", "a split loop inside a with-block, __exit__ suppresses", "a break out of a split loop from its except block", "a break out of a split loop from its except block, taken"] {
-        assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
+    for case in [
+        "a call to print",
+        "an unsupported builtin",
+        "an opaque object",
+        "a branch on t.item()",
+        "the truth of a tensor",
+        "a tensor comparison feeding a branch",
+        "a tensor comparison feeding a branch, other side",
+        "an unsupported opcode",
+        "a nested inlined call",
+        "two breaks in a row",
+        "a break inside a for loop",
+        "a break inside a while loop",
+        "a return inside a split loop",
+        "a return inside a split loop, taken",
+        "a loop body under min_graph_size is not split",
+        "a break inside a try/except",
+        "a break inside a try/except, the call raises",
+        "a break inside a with-block",
+        "a break inside a with-block, the call raises",
+        "a break inside a with-block, __exit__ suppresses",
+        "a with-block over a native lock",
+        "a break inside a try/except inside a split loop",
+        "a break inside a with-block inside a split loop",
+        "a break inside a with-block inside a split loop, no exception",
+        "a break inside a comprehension's loop body",
+        "a split loop inside a try/except",
+        "a split loop inside a try/except, the call raises",
+        "a split loop inside a with-block",
+        "a split loop inside a with-block, the call raises",
+        "a split loop inside a with-block, __exit__ suppresses",
+        "a break out of a split loop from its except block",
+        "a break out of a split loop from its except block, taken",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(case)),
+            "{case} not checked:\n{stdout}"
+        );
     }
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.
     assert!(stdout.contains("opaque calls: 4"), "{stdout}");
     assert_eq!(stdout.matches("print_break sees").count(), 4, "{stdout}");
     assert!(stderr.contains("graph break [GB-CALL] at") && stderr.contains("graph_breaks.py:29: a call to builtin print() (not simulated); resumes after it (hint: "), "{stderr}");
-    assert!(stderr.contains("graph break [GB-BRANCH]") && stderr.contains("graph break [GB-OPCODE]"), "{stderr}");
+    assert!(
+        stderr.contains("graph break [GB-BRANCH]") && stderr.contains("graph break [GB-OPCODE]"),
+        "{stderr}"
+    );
     // Eager, explain, and two traced calls of three iterations: the print inside the split
     // loop ran once per iteration.
-    assert_eq!(stdout.matches("for_loop_break step").count(), 12, "{stdout}");
-    assert!(stderr.contains("for_loop_break: graph break [GB-LOOP] at") && stderr.contains("loop_body_in_for_loop_break_at_85: graph break [GB-CALL]"), "{stderr}");
+    assert_eq!(
+        stdout.matches("for_loop_break step").count(),
+        12,
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("for_loop_break: graph break [GB-LOOP] at")
+            && stderr.contains("loop_body_in_for_loop_break_at_85: graph break [GB-CALL]"),
+        "{stderr}"
+    );
 }
 
 /// Runs `source` as a script under the plugin with `opts` and gives its standard output.
@@ -62,10 +118,16 @@ print('same', f(x, 3).tolist() == st.disable(f)(x, 3).tolist())
 fn min_graph_size_decides_whether_a_small_loop_body_is_split() {
     // Default (3): one op before the break is too few; the frame runs as written.
     let whole = run_script("tiny-loop-default", TINY_LOOP, &[]);
-    assert!(whole.contains("counts 0 1 ['GB-FRAME']") && whole.contains("same True"), "{whole}");
+    assert!(
+        whole.contains("counts 0 1 ['GB-FRAME']") && whole.contains("same True"),
+        "{whole}"
+    );
     // min_graph_size=1: split; graphs before the loop, in the body, after the loop.
     let split = run_script("tiny-loop-split", TINY_LOOP, &["min_graph_size=1"]);
-    assert!(split.contains("counts 3 2 ['GB-LOOP', 'GB-CALL']") && split.contains("same True"), "{split}");
+    assert!(
+        split.contains("counts 3 2 ['GB-LOOP', 'GB-CALL']") && split.contains("same True"),
+        "{split}"
+    );
 }
 
 #[test]
@@ -90,7 +152,10 @@ print('same', f(x).tolist() == st.disable(f)(x).tolist())
 ",
         &[],
     );
-    assert!(out.contains("counts 2 1 ['GB-CALL']") && out.contains("same True"), "{out}");
+    assert!(
+        out.contains("counts 2 1 ['GB-CALL']") && out.contains("same True"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -117,7 +182,10 @@ print('same', f(x, 2).tolist() == st.disable(f)(x, 2).tolist())
 ",
         &[],
     );
-    assert!(out.contains("counts 2 1 ['GB-CALL']") && out.contains("same True"), "{out}");
+    assert!(
+        out.contains("counts 2 1 ['GB-CALL']") && out.contains("same True"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -140,7 +208,10 @@ print('same', st.compile(f)(x, ws).tolist() == st.disable(f)(x, ws).tolist())
 ",
         &[],
     );
-    assert!(out.contains("counts 0 1 ['GB-FRAME']") && out.contains("same True"), "{out}");
+    assert!(
+        out.contains("counts 0 1 ['GB-FRAME']") && out.contains("same True"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -149,22 +220,44 @@ fn strict_mode_refuses_to_break() {
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("strict_break.py");
     std::fs::write(&script, "import symtrace as st\ndef f(x):\n    y = x * 2.0\n    print('between')\n    return y + 1.0\nf(st.ones(2))\n").unwrap();
-    let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", "strict=1", script.to_str().unwrap()]).output().unwrap();
+    let out = rustpython()
+        .args([
+            "--plugin",
+            "symtrace",
+            "--plugin-opt",
+            "strict=1",
+            script.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "strict mode ran through the break");
-    assert!(stderr.contains("symtrace: f cannot be captured whole: a call to builtin print() (not simulated)"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "symtrace: f cannot be captured whole: a call to builtin print() (not simulated)"
+        ),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn the_training_demo_breaks_at_item_and_equals_eager() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(root.join("demos/train.py")));
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace"])
+            .arg(root.join("demos/train.py")),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("stopped after 42 steps"), "{text}");
     assert!(text.contains("traced equals eager: True"), "{text}");
     // One graph with the step's tensor work, a break at loss.item() that resumes, and the
     // resume function (formatting and print only) running as written.
     assert!(text.contains("captured: 1 graph, 14 ops; breaks: [('GB-CALL', 'step'), ('GB-FRAME', 'resume_in_step_at_24')]"), "{text}");
-    assert_eq!(text.matches("  loss ").count(), 43, "every step prints, and explain's step once more:\n{text}");
+    assert_eq!(
+        text.matches("  loss ").count(),
+        43,
+        "every step prints, and explain's step once more:\n{text}"
+    );
 }

@@ -53,27 +53,44 @@ fn guards_read_every_kind_of_source_and_name_the_first_failure() {
     with_vm(|vm| {
         let scope = exec(vm, PROGRAM, "guards.py");
         let len_builtin = eval(vm, &scope, "len").unwrap();
-        let tensor = |shape: Vec<usize>| Check::tensor(Meta { shape, dtype: DType::Float64 });
+        let tensor = |shape: Vec<usize>| {
+            Check::tensor(Meta {
+                shape,
+                dtype: DType::Float64,
+            })
+        };
         let set = GuardSet::new(vec![
-                Guard::new(Source::Local("x".into()), tensor(vec![2, 3])),
-                Guard::new(Source::Local("n".into()), Check::EqInt(3)),
-                Guard::new(Source::Local("xs".into()), Check::Len(2)),
-                Guard::new(Source::Local("xs".into()).item(1), Check::EqStr("b".into())),
-                Guard::new(Source::Local("m".into()).attr("w"), tensor(vec![3])),
-                Guard::new(Source::Local("flag".into()), Check::IsNone),
-                Guard::new(Source::Global("scale".into()), Check::EqFloat(2.0)),
-                Guard::new(Source::Global("missing".into()), Check::Absent),
-                Guard::new(Source::Builtin("len".into()), Check::Is(len_builtin)),
-                Guard::new(Source::Free("k".into()), Check::EqInt(4)),
+            Guard::new(Source::Local("x".into()), tensor(vec![2, 3])),
+            Guard::new(Source::Local("n".into()), Check::EqInt(3)),
+            Guard::new(Source::Local("xs".into()), Check::Len(2)),
+            Guard::new(Source::Local("xs".into()).item(1), Check::EqStr("b".into())),
+            Guard::new(Source::Local("m".into()).attr("w"), tensor(vec![3])),
+            Guard::new(Source::Local("flag".into()), Check::IsNone),
+            Guard::new(Source::Global("scale".into()), Check::EqFloat(2.0)),
+            Guard::new(Source::Global("missing".into()), Check::Absent),
+            Guard::new(Source::Builtin("len".into()), Check::Is(len_builtin)),
+            Guard::new(Source::Free("k".into()), Check::EqInt(4)),
         ]);
         let text = set.to_string();
-        assert!(text.contains("L['x'] is a float64 tensor of shape [2, 3]"), "{text}");
+        assert!(
+            text.contains("L['x'] is a float64 tensor of shape [2, 3]"),
+            "{text}"
+        );
         assert!(text.contains("L['xs'][1] == \"b\""), "{text}");
-        assert!(text.contains("L['m'].w is a float64 tensor of shape [3]"), "{text}");
-        assert!(text.contains("B['len'] is <builtin_function_or_method object at"), "{text}");
+        assert!(
+            text.contains("L['m'].w is a float64 tensor of shape [3]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("B['len'] is <builtin_function_or_method object at"),
+            "{text}"
+        );
         assert!(text.contains("F['k'] == 4"), "{text}");
 
-        let checker = Arc::new(Checker { guards: Mutex::new(Some(set)), verdicts: Mutex::new(Vec::new()) });
+        let checker = Arc::new(Checker {
+            guards: Mutex::new(Some(set)),
+            verdicts: Mutex::new(Vec::new()),
+        });
         symtrace::activate(vm, checker.clone());
         let calls = "\
 f(st.zeros(2, 3), 3, ['a', 'b'], model)

@@ -48,7 +48,10 @@ fn with_replacement(original: &str, alternative: &str, replaced: &[&str], expr: 
         let alt = exec(vm, alternative, "orig.py");
         let hook = Arc::new(Replacer::default());
         for e in replaced {
-            hook.table.lock().unwrap().push((code_of(vm, &orig, e), code_of(vm, &alt, e)));
+            hook.table
+                .lock()
+                .unwrap()
+                .push((code_of(vm, &orig, e), code_of(vm, &alt, e)));
         }
         let plain = eval_repr(vm, &orig, expr);
         vm.set_eval_frame_hook(Some(hook));
@@ -160,7 +163,11 @@ fn exception_in_a_replacement_shows_the_original_position() {
     with_vm(|vm| {
         let orig = exec(vm, "def f(x):\n    return x\n", "orig.py");
         let alt = exec(vm, "def f(x):\n    return 1 / (x - x)\n", "orig.py");
-        activate_replacement(vm, code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__"));
+        activate_replacement(
+            vm,
+            code_of(vm, &orig, "f.__code__"),
+            code_of(vm, &alt, "f.__code__"),
+        );
         exec_in(
             vm,
             &orig,
@@ -191,10 +198,22 @@ fn replaced_after_warm_up_and_through_native_callers() {
     // 10,000 calls specialize the call sites first; then the hook is installed, and calls
     // from sorted(key=) and map() are replaced as well.
     with_vm(|vm| {
-        let orig = exec(vm, "def key(v):\n    return v\ndef loop():\n    t = 0\n    for i in range(10000):\n        t += key(i)\n    return t\nloop()\n", "orig.py");
+        let orig = exec(
+            vm,
+            "def key(v):\n    return v\ndef loop():\n    t = 0\n    for i in range(10000):\n        t += key(i)\n    return t\nloop()\n",
+            "orig.py",
+        );
         let alt = exec(vm, "def key(v):\n    return -v\n", "orig.py");
-        activate_replacement(vm, code_of(vm, &orig, "key.__code__"), code_of(vm, &alt, "key.__code__"));
-        let got = eval_repr(vm, &orig, "(loop(), sorted([1, 3, 2], key=key), list(map(key, [1, 2])))");
+        activate_replacement(
+            vm,
+            code_of(vm, &orig, "key.__code__"),
+            code_of(vm, &alt, "key.__code__"),
+        );
+        let got = eval_repr(
+            vm,
+            &orig,
+            "(loop(), sorted([1, 3, 2], key=key), list(map(key, [1, 2])))",
+        );
         vm.set_eval_hook_mode(EvalHookMode::Disabled);
         assert_eq!(got, "(-49995000, [3, 2, 1], [-1, -2])");
     });
@@ -207,9 +226,23 @@ fn replacement_while_a_profiler_runs_uses_heap_frames() {
     with_vm(|vm| {
         let src = "import sys\ncalls = []\ndef prof(frame, event, arg):\n    if event == 'call':\n        calls.append(frame.f_code.co_name)\ndef outer(k):\n    def f(a, b=2):\n        return a + b + k\n    return f\nf = outer(100)\n";
         let orig = exec(vm, src, "orig.py");
-        let alt = exec(vm, &src.replace("return a + b + k", "return (a, b, k, 'alt')"), "orig.py");
-        activate_replacement(vm, code_of(vm, &orig, "f.__code__"), code_of(vm, &alt, "f.__code__"));
-        exec_in(vm, &orig, "sys.setprofile(prof)\nr = f(1)\nsys.setprofile(None)\n", "driver.py").unwrap();
+        let alt = exec(
+            vm,
+            &src.replace("return a + b + k", "return (a, b, k, 'alt')"),
+            "orig.py",
+        );
+        activate_replacement(
+            vm,
+            code_of(vm, &orig, "f.__code__"),
+            code_of(vm, &alt, "f.__code__"),
+        );
+        exec_in(
+            vm,
+            &orig,
+            "sys.setprofile(prof)\nr = f(1)\nsys.setprofile(None)\n",
+            "driver.py",
+        )
+        .unwrap();
         vm.set_eval_hook_mode(EvalHookMode::Disabled);
         assert_eq!(eval_repr(vm, &orig, "r"), "(1, 2, 100, 'alt')");
         assert_eq!(eval_repr(vm, &orig, "'f' in calls"), "True");

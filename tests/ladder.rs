@@ -8,16 +8,29 @@ mod common;
 fn family(name: &str) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ladder");
     let out = common::rustpython()
-        .args(["--plugin", "symtrace", "--plugin-opt", "strict=1", "--plugin-opt", "trace_all=1"])
+        .args([
+            "--plugin",
+            "symtrace",
+            "--plugin-opt",
+            "strict=1",
+            "--plugin-opt",
+            "trace_all=1",
+        ])
         .arg(dir.join(format!("{name}.py")))
         .output()
         .expect("rustpython runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "family {name} failed:\n{stdout}\n{stderr}");
+    assert!(
+        out.status.success(),
+        "family {name} failed:\n{stdout}\n{stderr}"
+    );
     let summary = stdout.lines().last().unwrap_or_default().to_owned();
     let (ok, total) = summary.split_once(" of ").expect("a summary line");
-    assert!(total.starts_with(ok) && ok.parse::<usize>().unwrap() > 0, "family {name}: {summary}");
+    assert!(
+        total.starts_with(ok) && ok.parse::<usize>().unwrap() > 0,
+        "family {name}: {summary}"
+    );
     println!("{name}: {summary}");
 }
 

@@ -13,7 +13,12 @@ use common::*;
 const ROUNDTRIP: &[&str] = &["--plugin", "symtrace", "--plugin-opt", "backend=roundtrip"];
 
 fn run(args: &[&str], script: &Path) -> Output {
-    rustpython().args(args).arg(script).env_remove("RUST_LOG").output().expect("cannot start rustpython")
+    rustpython()
+        .args(args)
+        .arg(script)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("cannot start rustpython")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -24,9 +29,24 @@ fn text(bytes: &[u8]) -> String {
 fn assert_same_run(script: &Path) -> String {
     let plain = run(&[], script);
     let hooked = run(ROUNDTRIP, script);
-    assert_eq!(text(&hooked.stdout), text(&plain.stdout), "stdout of {}", script.display());
-    assert_eq!(text(&hooked.stderr), text(&plain.stderr), "stderr of {}", script.display());
-    assert_eq!(hooked.status.code(), plain.status.code(), "exit status of {}", script.display());
+    assert_eq!(
+        text(&hooked.stdout),
+        text(&plain.stdout),
+        "stdout of {}",
+        script.display()
+    );
+    assert_eq!(
+        text(&hooked.stderr),
+        text(&plain.stderr),
+        "stderr of {}",
+        script.display()
+    );
+    assert_eq!(
+        hooked.status.code(),
+        plain.status.code(),
+        "exit status of {}",
+        script.display()
+    );
     text(&plain.stdout)
 }
 
@@ -45,7 +65,11 @@ fn the_replacement_actually_runs() {
     // Under roundtrip a frame's code is the replacement, not the function's own code object:
     // proof that the comparisons above ran re-assembled code.
     let probe = std::env::temp_dir().join(format!("symtrace-rt-probe-{}.py", std::process::id()));
-    std::fs::write(&probe, "import sys\ndef f():\n    return sys._getframe().f_code is f.__code__\nprint(f())\n").unwrap();
+    std::fs::write(
+        &probe,
+        "import sys\ndef f():\n    return sys._getframe().f_code is f.__code__\nprint(f())\n",
+    )
+    .unwrap();
     assert_eq!(text(&run(&[], &probe).stdout), "True\n");
     assert_eq!(text(&run(ROUNDTRIP, &probe).stdout), "False\n");
     std::fs::remove_file(&probe).ok();
@@ -54,7 +78,11 @@ fn the_replacement_actually_runs() {
 #[test]
 fn exit_status_is_kept_under_roundtrip() {
     let failing = std::env::temp_dir().join(format!("symtrace-rt-exit-{}.py", std::process::id()));
-    std::fs::write(&failing, "import sys\ndef f(n):\n    if n > 2:\n        sys.exit(n)\n    return f(n + 1)\nf(0)\n").unwrap();
+    std::fs::write(
+        &failing,
+        "import sys\ndef f(n):\n    if n > 2:\n        sys.exit(n)\n    return f(n + 1)\nf(0)\n",
+    )
+    .unwrap();
     assert_eq!(run(ROUNDTRIP, &failing).status.code(), Some(3));
     std::fs::remove_file(&failing).ok();
 }
@@ -81,31 +109,83 @@ fn each_code_object_is_rebuilt_once_and_dumped_side_by_side() {
     assert_eq!(text(&out.stdout), "1004661\n");
     let log = text(&out.stderr);
     // 1000 calls of hot, one rebuild.
-    assert_eq!(log.lines().filter(|l| l.contains("hot (") && l.contains("backend=roundtrip")).count(), 1, "{log}");
+    assert_eq!(
+        log.lines()
+            .filter(|l| l.contains("hot (") && l.contains("backend=roundtrip"))
+            .count(),
+        1,
+        "{log}"
+    );
 
     let stem = script.file_stem().unwrap().to_string_lossy().into_owned();
-    let hot = std::fs::read_to_string(dir.join(format!("{stem}.hot.1.dis"))).expect("hot was dumped");
+    let hot =
+        std::fs::read_to_string(dir.join(format!("{stem}.hot.1.dis"))).expect("hot was dumped");
     assert!(hot.contains("| replacement"), "{hot}");
-    assert!(hot.lines().any(|l| l.contains("BINARY_OP") && l.matches("BINARY_OP").count() == 2), "{hot}");
-    let guarded = std::fs::read_to_string(dir.join(format!("{stem}.guarded.4.dis"))).expect("guarded was dumped");
+    assert!(
+        hot.lines()
+            .any(|l| l.contains("BINARY_OP") && l.matches("BINARY_OP").count() == 2),
+        "{hot}"
+    );
+    let guarded = std::fs::read_to_string(dir.join(format!("{stem}.guarded.4.dis")))
+        .expect("guarded was dumped");
     assert!(guarded.matches("ExceptionTable:").count() == 2, "{guarded}");
     // One file per code object: of the script's, the module, hot and guarded (the rest are
     // the standard library's frames the run went through: imports, threading at exit).
-    let names: Vec<String> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    let mut ours: Vec<&String> = names.iter().filter(|n| n.starts_with(&format!("{stem}."))).collect();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut ours: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(&format!("{stem}.")))
+        .collect();
     ours.sort();
-    assert_eq!(ours, [&format!("{stem}._module_.1.dis"), &format!("{stem}.guarded.4.dis"), &format!("{stem}.hot.1.dis")]);
+    assert_eq!(
+        ours,
+        [
+            &format!("{stem}._module_.1.dis"),
+            &format!("{stem}.guarded.4.dis"),
+            &format!("{stem}.hot.1.dis")
+        ]
+    );
     std::fs::remove_dir_all(&dir).ok();
     std::fs::remove_file(&script).ok();
 }
 
 #[test]
 fn unknown_backend_and_empty_dump_are_clear_errors() {
-    let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", "backend=fast", "-c", "pass"]).output().unwrap();
+    let out = rustpython()
+        .args([
+            "--plugin",
+            "symtrace",
+            "--plugin-opt",
+            "backend=fast",
+            "-c",
+            "pass",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown backend \"fast\" (known: translate, none, roundtrip)"), "{}", text(&out.stderr));
-    let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", "dump=", "-c", "pass"]).output().unwrap();
+    assert!(
+        text(&out.stderr).contains("unknown backend \"fast\" (known: translate, none, roundtrip)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = rustpython()
+        .args([
+            "--plugin",
+            "symtrace",
+            "--plugin-opt",
+            "dump=",
+            "-c",
+            "pass",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("option dump needs a directory"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("option dump needs a directory"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -11,8 +11,15 @@ use common::*;
 #[test]
 fn mutations_are_replayed_in_order_and_equal_eager() {
     let script = python_dir().join("side_effects.py");
-    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]).env("RUST_LOG", "symtrace::side_effects=debug"));
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::side_effects=debug"),
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
     for case in [
@@ -29,11 +36,20 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
         "slice stores and deletes",
         "a delete of a missing key raises when replayed",
     ] {
-        assert!(stdout.lines().any(|l| l.starts_with("ok ") && l.contains(case)), "{case} not checked:\n{stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(case)),
+            "{case} not checked:\n{stdout}"
+        );
     }
     // The print after the effects ran once per call (eager, explain, two traced calls), and
     // saw the appended tensor: the append was replayed before it.
-    assert_eq!(stdout.matches("effects_then_break sees [tensor(").count(), 4, "{stdout}");
+    assert_eq!(
+        stdout.matches("effects_then_break sees [tensor(").count(),
+        4,
+        "{stdout}"
+    );
     for effect in [
         "Method { target: Local(\"log\"), method: \"append\"",
         "SetItem { target: Local(\"table\")",

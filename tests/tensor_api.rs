@@ -9,28 +9,55 @@ use std::path::Path;
 use common::*;
 
 fn tensor_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("tensor")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("tensor")
 }
 
 #[test]
 fn every_case_matches_numpy() {
-    let ours = std::env::temp_dir().join(format!("symtrace-tensor-cases-{}.json", std::process::id()));
-    run_ok(rustpython().arg(tensor_dir().join("run_cases.py")).arg(&ours));
-    let out = run_ok(rustpython().arg(tensor_dir().join("compare.py")).arg(tensor_dir().join("reference.json")).arg(&ours));
+    let ours =
+        std::env::temp_dir().join(format!("symtrace-tensor-cases-{}.json", std::process::id()));
+    run_ok(
+        rustpython()
+            .arg(tensor_dir().join("run_cases.py"))
+            .arg(&ours),
+    );
+    let out = run_ok(
+        rustpython()
+            .arg(tensor_dir().join("compare.py"))
+            .arg(tensor_dir().join("reference.json"))
+            .arg(&ours),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("135 cases compared with NumPy, 0 differences"), "{text}");
+    assert!(
+        text.contains("135 cases compared with NumPy, 0 differences"),
+        "{text}"
+    );
 }
 
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
-    let out = rustpython().args(args).arg("-c").arg(source).output().unwrap();
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+    let out = rustpython()
+        .args(args)
+        .arg("-c")
+        .arg(source)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
 }
 
 #[test]
 fn importable_with_and_without_the_plugin() {
     for args in [&[][..], &["--plugin", "symtrace"][..]] {
-        let (out, err, code) = run_py("import symtrace as st; print(st.ones(2, 2).sum().item())", args);
+        let (out, err, code) = run_py(
+            "import symtrace as st; print(st.ones(2, 2).sum().item())",
+            args,
+        );
         assert_eq!((out.as_str(), code), ("4.0\n", Some(0)), "{err}");
     }
 }
@@ -109,7 +136,10 @@ fn maximum_minimum_and_where_as_methods() {
          print(a.maximum(b).tolist(), a.minimum(b).tolist(), a.where(a > 2, -1.0).tolist())\n",
         &[],
     );
-    assert_eq!(out, "[4.0, 5.0, 3.0] [1.0, 2.0, 3.0] [-1.0, 5.0, 3.0]\n", "{err}");
+    assert_eq!(
+        out, "[4.0, 5.0, 3.0] [1.0, 2.0, 3.0] [-1.0, 5.0, 3.0]\n",
+        "{err}"
+    );
 }
 
 #[test]
@@ -161,10 +191,17 @@ fn an_application_op_is_callable_from_python() {
         ))
         .unwrap();
     with_vm(|vm| {
-        let scope = exec(vm, "import symtrace as st\nr = st.call_op('test_double_plus_one', st.tensor([1, 2]))\n", "<t>");
+        let scope = exec(
+            vm,
+            "import symtrace as st\nr = st.call_op('test_double_plus_one', st.tensor([1, 2]))\n",
+            "<t>",
+        );
         assert_eq!(eval_repr(vm, &scope, "r"), "tensor([3, 5])");
         assert!(eval_repr(vm, &scope, "'test_double_plus_one' in st.op_names()") == "True");
-        assert!(eval_repr(vm, &scope, "st.call_op('nope', r)").contains("ValueError: no op named \"nope\""));
+        assert!(
+            eval_repr(vm, &scope, "st.call_op('nope', r)")
+                .contains("ValueError: no op named \"nope\"")
+        );
     });
 }
 
@@ -173,10 +210,16 @@ fn demos_run_eager_and_print_their_results() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mlp = run_ok(rustpython().arg(root.join("demos/mlp.py")));
     let text = String::from_utf8_lossy(&mlp.stdout);
-    assert!(text.contains("row sums: [1. 1. 1. 1. 1. 1. 1. 1.]"), "{text}");
+    assert!(
+        text.contains("row sums: [1. 1. 1. 1. 1. 1. 1. 1.]"),
+        "{text}"
+    );
     assert!(text.contains("predicted classes: ["), "{text}");
     let att = run_ok(rustpython().arg(root.join("demos/attention.py")));
     let text = String::from_utf8_lossy(&att.stdout);
     assert!(text.contains("output shape: (2, 5, 8)"), "{text}");
-    assert!(text.contains("weights sum to one: [True, True, True, True, True]"), "{text}");
+    assert!(
+        text.contains("weights sum to one: [True, True, True, True, True]"),
+        "{text}"
+    );
 }

@@ -13,20 +13,45 @@ fn stdout_of(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
         cmd.env(k, v);
     }
     let out = run_ok(&mut cmd);
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn every_kind_of_change_recompiles_and_results_stay_right() {
     let script = python_dir().join("guards_recompile.py");
-    let (out, err) = stdout_of(&[script.to_str().unwrap()], &[("RUST_LOG", "symtrace::recompiles=info")]);
+    let (out, err) = stdout_of(
+        &[script.to_str().unwrap()],
+        &[("RUST_LOG", "symtrace::recompiles=info")],
+    );
     println!("{out}");
     assert!(out.contains("ALL OK 0"), "{out}");
-    for name in ["dtype change", "shape change", "constant change", "type change", "global rebinding", "global function rebinding", "module attribute rebinding", "closure cell change", "list length change", "unchanged call hits the cache"] {
-        assert!(out.lines().any(|l| l.starts_with("ok ") && l.contains(name)), "{name} not checked:\n{out}");
+    for name in [
+        "dtype change",
+        "shape change",
+        "constant change",
+        "type change",
+        "global rebinding",
+        "global function rebinding",
+        "module attribute rebinding",
+        "closure cell change",
+        "list length change",
+        "unchanged call hits the cache",
+    ] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("ok ") && l.contains(name)),
+            "{name} not checked:\n{out}"
+        );
     }
     // Each recompile names the guard that failed; past the limit, the frame runs as written.
-    assert!(err.contains("recompiling") && err.contains("guard failed: L['x'] is a float64 tensor of shape [3]"), "{err}");
+    assert!(
+        err.contains("recompiling")
+            && err.contains("guard failed: L['x'] is a float64 tensor of shape [3]"),
+        "{err}"
+    );
     assert!(err.contains("guard failed: G['SCALE'] == 2.0"), "{err}");
     assert!(err.contains("recompile limit (8) reached"), "{err}");
 }
@@ -38,16 +63,25 @@ fn a_failed_inline_call_leaves_nothing_behind() {
     println!("{out}");
     // The caller's graph and the callee's own (translated when the call runs as written).
     assert!(out.contains("graphs: 2 breaks: 2"), "{out}");
-    assert!(out.contains("ops per graph: [['mul'], ['add', 'exp']]"), "{out}");
+    assert!(
+        out.contains("ops per graph: [['mul'], ['add', 'exp']]"),
+        "{out}"
+    );
     assert!(out.contains("id: GB-CALL resumed: True"), "{out}");
     assert!(out.contains("function: f\n"), "{out}");
     // The break is at the caller's call; the reason says where inside the callee it failed.
-    assert!(out.contains("reason: a call to builtin print() (not simulated) (in helper, "), "{out}");
+    assert!(
+        out.contains("reason: a call to builtin print() (not simulated) (in helper, "),
+        "{out}"
+    );
     assert!(out.contains("rollback.py:12)"), "{out}");
     assert!(out.contains("location: rollback.py:18"), "{out}");
     // helper's add and exp and its guards (print's binding) are gone; the caller's mul stays.
     assert!(out.contains("ops left: ['mul']"), "{out}");
-    assert!(out.contains("guards left: [\"L['x'] is a float64 tensor of shape [3]\"]"), "{out}");
+    assert!(
+        out.contains("guards left: [\"L['x'] is a float64 tensor of shape [3]\"]"),
+        "{out}"
+    );
     assert!(out.contains("same result: True"), "{out}");
 }
 
@@ -67,9 +101,25 @@ fn fullgraph_raises_with_the_reason_and_the_users_line() {
     assert!(out.trim_end().ends_with("True"), "{out}");
 
     // strict=1 makes every fallback an error, for frames traced without any decorator.
-    std::fs::write(&script, format!("{FALLBACK}try:\n    f(x)\nexcept RuntimeError as e:\n    print('raised:', e)\n")).unwrap();
-    let (out, _) = stdout_of(&["--plugin", "symtrace", "--plugin-opt", "strict=1", script.to_str().unwrap()], &[]);
-    assert!(out.contains("raised: symtrace: f cannot be captured whole"), "{out}");
+    std::fs::write(
+        &script,
+        format!("{FALLBACK}try:\n    f(x)\nexcept RuntimeError as e:\n    print('raised:', e)\n"),
+    )
+    .unwrap();
+    let (out, _) = stdout_of(
+        &[
+            "--plugin",
+            "symtrace",
+            "--plugin-opt",
+            "strict=1",
+            script.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        out.contains("raised: symtrace: f cannot be captured whole"),
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -80,21 +130,40 @@ fn demos_run_as_one_graph_each_under_the_plugin() {
         let path = root.join("demos").join(format!("{demo}.py"));
         let (out, err) = stdout_of(
             &["--plugin", "symtrace", path.to_str().unwrap()],
-            &[("RUST_LOG", "symtrace::graph=debug,symtrace::graph_breaks=info")],
+            &[(
+                "RUST_LOG",
+                "symtrace::graph=debug,symtrace::graph_breaks=info",
+            )],
         );
         assert!(out.contains("traced equals eager: True"), "{demo}: {out}");
-        assert!(out.contains("captured: 1 graph,") && out.contains(", 0 graph breaks"), "{demo}: {out}");
+        assert!(
+            out.contains("captured: 1 graph,") && out.contains(", 0 graph breaks"),
+            "{demo}: {out}"
+        );
         // The plain call at module level ran the captured graph, not the bytecode.
-        assert!(err.contains(&format!("{function} (")) && err.contains("captured"), "{demo}: {err}");
-        let fell_back = err.lines().any(|l| l.contains("symtrace::graph_breaks") && l.contains(&format!("] {function} (")));
+        assert!(
+            err.contains(&format!("{function} (")) && err.contains("captured"),
+            "{demo}: {err}"
+        );
+        let fell_back = err.lines().any(|l| {
+            l.contains("symtrace::graph_breaks") && l.contains(&format!("] {function} ("))
+        });
         assert!(!fell_back, "{demo}: {err}");
     }
 }
 
 #[test]
 fn bad_options_are_refused_with_a_message() {
-    for opt in ["strict=2", "recompile_limit=0", "skip_after=x", "backend=jit"] {
-        let out = rustpython().args(["--plugin", "symtrace", "--plugin-opt", opt, "-c", "pass"]).output().unwrap();
+    for opt in [
+        "strict=2",
+        "recompile_limit=0",
+        "skip_after=x",
+        "backend=jit",
+    ] {
+        let out = rustpython()
+            .args(["--plugin", "symtrace", "--plugin-opt", opt, "-c", "pass"])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{opt}");
         assert!(!out.stderr.is_empty(), "{opt}");
     }
@@ -108,8 +177,14 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
     // range(10**12) would be a trillion integers if the translator unrolled it before
     // counting; the loop itself stops after three steps when it runs as written.
     std::fs::write(&script, "import symtrace as st\ndef f(x):\n    for i in range(10**12):\n        if i == 3:\n            break\n        x = x + 1.0\n    return x\nprint(f(st.zeros(2)).tolist())\n").unwrap();
-    let (out, err) = stdout_of(&["--plugin", "symtrace", script.to_str().unwrap()], &[("RUST_LOG", "symtrace::graph_breaks=info")]);
+    let (out, err) = stdout_of(
+        &["--plugin", "symtrace", script.to_str().unwrap()],
+        &[("RUST_LOG", "symtrace::graph_breaks=info")],
+    );
     assert_eq!(out.trim(), "[3.0, 3.0]");
-    assert!(err.contains("a loop of more than 10000 iterations"), "{err}");
+    assert!(
+        err.contains("a loop of more than 10000 iterations"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -16,14 +16,35 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-
 const MODULES: &[&str] = &[
-    "test_scope", "test_generators", "test_exceptions", "test_raise", "test_with",
-    "test_contextlib", "test_class", "test_super", "test_funcattrs", "test_keywordonlyarg",
-    "test_positional_only_arg", "test_listcomps", "test_setcomps", "test_dict", "test_list",
-    "test_tuple", "test_set", "test_iter", "test_enumerate", "test_patma", "test_string",
-    "test_bool", "test_augassign", "test_dataclasses", "test_functools", "test_itertools",
-    "test_range", "test_sort",
+    "test_scope",
+    "test_generators",
+    "test_exceptions",
+    "test_raise",
+    "test_with",
+    "test_contextlib",
+    "test_class",
+    "test_super",
+    "test_funcattrs",
+    "test_keywordonlyarg",
+    "test_positional_only_arg",
+    "test_listcomps",
+    "test_setcomps",
+    "test_dict",
+    "test_list",
+    "test_tuple",
+    "test_set",
+    "test_iter",
+    "test_enumerate",
+    "test_patma",
+    "test_string",
+    "test_bool",
+    "test_augassign",
+    "test_dataclasses",
+    "test_functools",
+    "test_itertools",
+    "test_range",
+    "test_sort",
 ];
 
 /// Script-style tests: programs whose whole output is the test. Their stdout, stderr and exit
@@ -103,7 +124,11 @@ fn run_module(path: &Path, module: &str, plugin_args: &[String], tag: &str) -> R
 
 fn modules() -> Vec<String> {
     match std::env::var("SYMTRACE_HARNESS_MODULES") {
-        Ok(list) => list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect(),
+        Ok(list) => list
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect(),
         Err(_) => MODULES.iter().map(|s| s.to_string()).collect(),
     }
 }
@@ -118,11 +143,15 @@ fn compare(plugin_args: &[&str], modules: Vec<String>) -> (usize, Vec<String>) {
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..2 {
-            s.spawn(|| loop {
-                let Some(module) = queue.lock().unwrap().pop() else { break };
-                let plain = run_module(&path, &module, &[], &format!("plain{tag}"));
-                let hooked = run_module(&path, &module, &plugin_args, &tag);
-                results.lock().unwrap().push((module, plain, hooked));
+            s.spawn(|| {
+                loop {
+                    let Some(module) = queue.lock().unwrap().pop() else {
+                        break;
+                    };
+                    let plain = run_module(&path, &module, &[], &format!("plain{tag}"));
+                    let hooked = run_module(&path, &module, &plugin_args, &tag);
+                    results.lock().unwrap().push((module, plain, hooked));
+                }
             });
         }
     });
@@ -133,10 +162,16 @@ fn compare(plugin_args: &[&str], modules: Vec<String>) -> (usize, Vec<String>) {
     let mut differences = Vec::new();
     for (module, plain, hooked) in &results {
         if plain.tests.is_empty() {
-            differences.push(format!("{module}: no test ran in the plain run ({})", plain.status));
+            differences.push(format!(
+                "{module}: no test ran in the plain run ({})",
+                plain.status
+            ));
         }
         if plain.status != hooked.status {
-            differences.push(format!("{module}: plain {} / plugin {}", plain.status, hooked.status));
+            differences.push(format!(
+                "{module}: plain {} / plugin {}",
+                plain.status, hooked.status
+            ));
         }
         for (id, outcome) in &plain.tests {
             compared += 1;
@@ -185,7 +220,10 @@ fn compare_scripts(plugin_args: &[String], differences: &mut Vec<String>) -> usi
     for script in SCRIPTS {
         let plain = run(&[], script);
         let hooked = run(plugin_args, script);
-        for (what, a, b) in [("stdout", &plain.0, &hooked.0), ("stderr", &plain.1, &hooked.1)] {
+        for (what, a, b) in [
+            ("stdout", &plain.0, &hooked.0),
+            ("stderr", &plain.1, &hooked.1),
+        ] {
             if a != b {
                 let (n, (la, lb)) = a
                     .lines()
@@ -194,11 +232,17 @@ fn compare_scripts(plugin_args: &[String], differences: &mut Vec<String>) -> usi
                     .enumerate()
                     .find(|(_, (x, y))| x != y)
                     .unwrap();
-                differences.push(format!("{script}: {what} line {}: plain {la:?} / plugin {lb:?}", n + 1));
+                differences.push(format!(
+                    "{script}: {what} line {}: plain {la:?} / plugin {lb:?}",
+                    n + 1
+                ));
             }
         }
         if plain.2 != hooked.2 {
-            differences.push(format!("{script}: plain exit {:?} / plugin exit {:?}", plain.2, hooked.2));
+            differences.push(format!(
+                "{script}: plain exit {:?} / plugin exit {:?}",
+                plain.2, hooked.2
+            ));
         }
     }
     SCRIPTS.len()
@@ -207,7 +251,11 @@ fn compare_scripts(plugin_args: &[String], differences: &mut Vec<String>) -> usi
 fn assert_transparent(plugin_args: &[&str]) {
     let (compared, differences) = compare(plugin_args, modules());
     assert!(compared > 0, "no test was compared");
-    assert!(differences.is_empty(), "{} differences (listed above)", differences.len());
+    assert!(
+        differences.is_empty(),
+        "{} differences (listed above)",
+        differences.len()
+    );
 }
 
 #[test]
@@ -231,7 +279,12 @@ fn cpython_suite_unchanged_under_the_roundtrip_backend() {
 #[test]
 fn cpython_suite_unchanged_under_the_frames_recorder() {
     let record = std::env::temp_dir().join(format!("symtrace-frames-{}.txt", std::process::id()));
-    assert_transparent(&["--plugin", "frames", "--plugin-opt", &format!("out={}", record.display())]);
+    assert_transparent(&[
+        "--plugin",
+        "frames",
+        "--plugin-opt",
+        &format!("out={}", record.display()),
+    ]);
 }
 
 #[test]
@@ -239,15 +292,37 @@ fn the_harness_reports_a_plugin_that_changes_outcomes() {
     // A plugin that cannot install makes every run fail before any test: the harness must say
     // so, test by test, not pass.
     let (compared, differences) = compare(
-        &["--plugin", "frames", "--plugin-opt", "out=/nonexistent-dir/record.txt"],
+        &[
+            "--plugin",
+            "frames",
+            "--plugin-opt",
+            "out=/nonexistent-dir/record.txt",
+        ],
         vec!["test_bool".to_owned()],
     );
     assert!(compared > 0);
-    assert!(differences.iter().any(|d| d.starts_with("test_bool: plain exit 0 / plugin exit 1")), "{differences:?}");
-    assert!(differences.iter().any(|d| d.ends_with(": plain ok / plugin (not run)")), "{differences:?}");
     assert!(
-        differences.iter().any(|d| d.starts_with("demos/hello.py: stdout line 1: plain \"mean=")),
+        differences
+            .iter()
+            .any(|d| d.starts_with("test_bool: plain exit 0 / plugin exit 1")),
         "{differences:?}"
     );
-    assert!(differences.iter().any(|d| d == "demos/hello.py: plain exit Some(0) / plugin exit Some(1)"), "{differences:?}");
+    assert!(
+        differences
+            .iter()
+            .any(|d| d.ends_with(": plain ok / plugin (not run)")),
+        "{differences:?}"
+    );
+    assert!(
+        differences
+            .iter()
+            .any(|d| d.starts_with("demos/hello.py: stdout line 1: plain \"mean=")),
+        "{differences:?}"
+    );
+    assert!(
+        differences
+            .iter()
+            .any(|d| d == "demos/hello.py: plain exit Some(0) / plugin exit Some(1)"),
+        "{differences:?}"
+    );
 }

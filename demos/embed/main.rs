@@ -27,8 +27,13 @@ impl EvalFrameHook for Watcher {
     fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
         let name = frame.code().qualname.as_str().to_owned();
         if name == "slow_square" && self.calls.lock().unwrap().get(&name).is_none() {
-            let x = frame.get("x").map(|v| v.repr(vm).map(|r| r.to_string_lossy().into_owned()));
-            println!("  first call of slow_square sees x = {}", x.transpose()?.unwrap_or_default());
+            let x = frame
+                .get("x")
+                .map(|v| v.repr(vm).map(|r| r.to_string_lossy().into_owned()));
+            println!(
+                "  first call of slow_square sees x = {}",
+                x.transpose()?.unwrap_or_default()
+            );
         }
         *self.calls.lock().unwrap().entry(name.clone()).or_default() += 1;
         if name == "slow_square"
@@ -47,7 +52,12 @@ fn register_swish() {
     let op = OpDef::new(
         "swish",
         Arity::Exactly(1),
-        |inputs: &[Meta], _: &Attrs| Ok(Meta { shape: inputs[0].shape.clone(), dtype: inputs[0].dtype.to_float() }),
+        |inputs: &[Meta], _: &Attrs| {
+            Ok(Meta {
+                shape: inputs[0].shape.clone(),
+                dtype: inputs[0].dtype.to_float(),
+            })
+        },
         |inputs: &[&TensorData], _: &Attrs| {
             let s = registry().call("sigmoid", &[inputs[0]], &Attrs::new())?;
             registry().call("mul", &[inputs[0], &s], &Attrs::new())
@@ -72,12 +82,20 @@ def work():
 
 fn main() {
     register_swish();
-    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib()).interpreter();
+    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib())
+        .interpreter();
     let exit = interp.enter(|vm| -> PyResult<()> {
         let scope = vm.new_scope_with_builtins();
-        vm.run_string(scope.clone(), "import symtrace as st\nr = st.call_op('swish', st.tensor([-1.0, 0.0, 2.0]))\n", "<ops>")?;
+        vm.run_string(
+            scope.clone(),
+            "import symtrace as st\nr = st.call_op('swish', st.tensor([-1.0, 0.0, 2.0]))\n",
+            "<ops>",
+        )?;
         let r = scope.globals.get_item("r", vm)?;
-        println!("the application's own op, from Python: swish([-1, 0, 2]) = {}", r.repr(vm)?.to_string_lossy());
+        println!(
+            "the application's own op, from Python: swish([-1, 0, 2]) = {}",
+            r.repr(vm)?.to_string_lossy()
+        );
         vm.run_string(scope.clone(), PROGRAM, "embedded.py")?;
 
         let watcher = Arc::new(Watcher::default());
@@ -85,14 +103,19 @@ fn main() {
         vm.set_eval_hook_mode(EvalHookMode::Active);
 
         println!("run 1, every frame runs as is:");
-        let first = vm.run_string(scope.clone(), "result = work()", "<driver>")
+        let first = vm
+            .run_string(scope.clone(), "result = work()", "<driver>")
             .and_then(|_| scope.globals.get_item("result", vm))?;
         println!("  work() = {}", first.repr(vm)?.to_string_lossy());
 
-        let fast = scope.globals.get_item("fast_square", vm)?.get_attr("__code__", vm)?;
+        let fast = scope
+            .globals
+            .get_item("fast_square", vm)?
+            .get_attr("__code__", vm)?;
         *watcher.fast_square.lock().unwrap() = Some(fast.downcast().expect("a code object"));
         println!("run 2, slow_square's frames run fast_square's code:");
-        let second = vm.run_string(scope.clone(), "result = work()", "<driver>")
+        let second = vm
+            .run_string(scope.clone(), "result = work()", "<driver>")
             .and_then(|_| scope.globals.get_item("result", vm))?;
         println!("  work() = {}", second.repr(vm)?.to_string_lossy());
         vm.set_eval_hook_mode(EvalHookMode::Disabled);

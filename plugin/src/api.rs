@@ -55,7 +55,12 @@ impl Drop for Traced<'_> {
 }
 
 /// Call `func` with tracing on (`fullgraph`: its own frame must translate whole).
-pub fn call_traced(func: &PyObjectRef, args: FuncArgs, fullgraph: bool, vm: &VirtualMachine) -> PyResult {
+pub fn call_traced(
+    func: &PyObjectRef,
+    args: FuncArgs,
+    fullgraph: bool,
+    vm: &VirtualMachine,
+) -> PyResult {
     let previous_hook = if SymtraceHook::installed(vm).is_some() {
         None
     } else {
@@ -65,10 +70,20 @@ pub fn call_traced(func: &PyObjectRef, args: FuncArgs, fullgraph: bool, vm: &Vir
         Some(previous)
     };
     if fullgraph {
-        let code = func.get_attr("__code__", vm)?.downcast::<PyCode>().map_err(|_| vm.new_type_error("compile(fullgraph=True) takes a Python function".to_owned()))?;
+        let code = func
+            .get_attr("__code__", vm)?
+            .downcast::<PyCode>()
+            .map_err(|_| {
+                vm.new_type_error("compile(fullgraph=True) takes a Python function".to_owned())
+            })?;
         translator::push_fullgraph(&code);
     }
-    let _restore = Traced { vm, previous_hook, previous_mode: vm.set_eval_hook_mode(EvalHookMode::Active), fullgraph };
+    let _restore = Traced {
+        vm,
+        previous_hook,
+        previous_mode: vm.set_eval_hook_mode(EvalHookMode::Active),
+        fullgraph,
+    };
     func.call(args, vm)
 }
 
@@ -91,10 +106,23 @@ pub fn explain(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyRes
 
 /// The readable form of an explanation, after TorchDynamo's `ExplainOutput.__str__`.
 pub fn explain_text(log: &ExplainLog) -> String {
-    let mut s = format!("Graph Count: {}\nGraph Break Count: {}\nOp Count: {}\n", log.graphs.len(), log.breaks.len(), log.graphs.iter().map(|g| g.ops.len()).sum::<usize>());
+    let mut s = format!(
+        "Graph Count: {}\nGraph Break Count: {}\nOp Count: {}\n",
+        log.graphs.len(),
+        log.breaks.len(),
+        log.graphs.iter().map(|g| g.ops.len()).sum::<usize>()
+    );
     s.push_str("Break Reasons:\n");
     for (i, b) in log.breaks.iter().enumerate() {
-        s.push_str(&format!("  Break Reason {}:\n    Reason: [{}] {}\n    User Stack: {} in {}\n    Hint: {}\n", i + 1, b.id, b.reason, b.location, b.function, b.hint));
+        s.push_str(&format!(
+            "  Break Reason {}:\n    Reason: [{}] {}\n    User Stack: {} in {}\n    Hint: {}\n",
+            i + 1,
+            b.id,
+            b.reason,
+            b.location,
+            b.function,
+            b.hint
+        ));
     }
     s.push_str("Ops per Graph:\n");
     for (i, g) in log.graphs.iter().enumerate() {

@@ -11,7 +11,11 @@ pub trait Backend: Send + Sync {
     /// The name `--plugin-opt backend=NAME` selects it by.
     fn name(&self) -> &'static str;
     /// The code to run instead of `code`; `Ok(None)` runs the original as is.
-    fn rewrite(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Result<Option<PyRef<PyCode>>, RebuildError>;
+    fn rewrite(
+        &self,
+        code: &Py<PyCode>,
+        vm: &VirtualMachine,
+    ) -> Result<Option<PyRef<PyCode>>, RebuildError>;
 }
 
 /// Runs every frame as written (the translator comes with later work).
@@ -21,7 +25,11 @@ impl Backend for Passthrough {
     fn name(&self) -> &'static str {
         "none"
     }
-    fn rewrite(&self, _code: &Py<PyCode>, _vm: &VirtualMachine) -> Result<Option<PyRef<PyCode>>, RebuildError> {
+    fn rewrite(
+        &self,
+        _code: &Py<PyCode>,
+        _vm: &VirtualMachine,
+    ) -> Result<Option<PyRef<PyCode>>, RebuildError> {
         Ok(None)
     }
 }
@@ -35,7 +43,11 @@ impl Backend for Roundtrip {
     fn name(&self) -> &'static str {
         "roundtrip"
     }
-    fn rewrite(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Result<Option<PyRef<PyCode>>, RebuildError> {
+    fn rewrite(
+        &self,
+        code: &Py<PyCode>,
+        vm: &VirtualMachine,
+    ) -> Result<Option<PyRef<PyCode>>, RebuildError> {
         rebuild(code, vm).map(Some)
     }
 }

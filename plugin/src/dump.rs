@@ -18,7 +18,10 @@ impl DumpDir {
     /// Create `dir` (and its parents) if needed.
     pub fn create(dir: &Path) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
-        Ok(Self { dir: dir.to_owned(), used: Mutex::new(HashSet::new()) })
+        Ok(Self {
+            dir: dir.to_owned(),
+            used: Mutex::new(HashSet::new()),
+        })
     }
 
     /// Write `FILE.QUALNAME.LINE.dis` (a numeric suffix keeps names unique).
@@ -48,5 +51,13 @@ impl DumpDir {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

@@ -20,7 +20,9 @@ pub struct FrameRecorder {
 
 impl FrameRecorder {
     pub fn new(out: Option<File>) -> Self {
-        Self { out: out.map(|f| Mutex::new(LineWriter::new(f))) }
+        Self {
+            out: out.map(|f| Mutex::new(LineWriter::new(f))),
+        }
     }
 
     fn line(frame: &FrameView<'_>) -> String {
@@ -69,7 +71,10 @@ impl Plugin for FramesPlugin {
         "record every frame entry (log target symtrace::frames)"
     }
     fn options(&self) -> &'static [PluginOption] {
-        &[PluginOption { key: "out", help: "write the entered frames to this file, one a line" }]
+        &[PluginOption {
+            key: "out",
+            help: "write the entered frames to this file, one a line",
+        }]
     }
     fn validate(&self, options: &PluginOptions) -> Result<(), String> {
         match options.get("out") {

@@ -8,11 +8,11 @@
 pub mod api;
 pub mod backend;
 pub mod bytecode;
-pub mod tensor;
-pub mod translate;
 mod dump;
 mod frames;
 mod symtrace_plugin;
+pub mod tensor;
+pub mod translate;
 
 pub use dump::DumpDir;
 pub use frames::{FrameRecorder, FramesPlugin};
@@ -22,12 +22,16 @@ use rustpython::PluginRegistry;
 
 /// Every plugin this crate provides, ready for [`rustpython::run_with_plugins`].
 pub fn registry() -> PluginRegistry {
-    PluginRegistry::new().with(SymtracePlugin).with(FramesPlugin)
+    PluginRegistry::new()
+        .with(SymtracePlugin)
+        .with(FramesPlugin)
 }
 
 /// Add the `symtrace` Python module (tensors, dtypes, ops) to an interpreter being built; the
 /// `rustpython` binary does it always, with or without `--plugin`.
-pub fn with_python_module(builder: rustpython_vm::vm::InterpreterBuilder) -> rustpython_vm::vm::InterpreterBuilder {
+pub fn with_python_module(
+    builder: rustpython_vm::vm::InterpreterBuilder,
+) -> rustpython_vm::vm::InterpreterBuilder {
     let def = tensor::python::module_def(&builder.ctx);
     builder.add_native_module(def)
 }

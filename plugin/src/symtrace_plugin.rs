@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, Weak};
 
 use rustpython::{Plugin, PluginOption, PluginOptions};
 use rustpython_vm::builtins::PyCode;
-use rustpython_vm::eval_hook::{EvalFrameHook, FrameDecision, FrameEntry, FrameView, request_code_extra_index};
+use rustpython_vm::eval_hook::{
+    EvalFrameHook, FrameDecision, FrameEntry, FrameView, request_code_extra_index,
+};
 use rustpython_vm::{Py, PyRef, PyResult, VirtualMachine};
 
 use crate::backend::{BACKEND_NAMES, Backend, Passthrough, backend_named};
@@ -48,7 +50,12 @@ impl Default for SymtraceHook {
 
 impl SymtraceHook {
     pub fn new(backend: Box<dyn Backend>, dump: Option<DumpDir>) -> Self {
-        Self { backend, dump, slot: request_code_extra_index(), translator: None }
+        Self {
+            backend,
+            dump,
+            slot: request_code_extra_index(),
+            translator: None,
+        }
     }
 
     /// A hook that translates frames (the product's mode).
@@ -77,7 +84,10 @@ impl SymtraceHook {
         let hook = vm.eval_frame_hook()?;
         let address = hook_address(&hook);
         let hooks = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
-        hooks.iter().find(|(a, _)| *a == address).and_then(|(_, w)| w.upgrade())
+        hooks
+            .iter()
+            .find(|(a, _)| *a == address)
+            .and_then(|(_, w)| w.upgrade())
     }
 
     /// The verified replacement of `code`, or `None`: it runs as written.
@@ -151,13 +161,34 @@ impl EvalFrameHook for SymtraceHook {
 pub struct SymtracePlugin;
 
 const OPTIONS: &[PluginOption] = &[
-    PluginOption { key: "backend", help: "what replaces each frame's code: translate (default: the symbolic translator), none (run as written) or roundtrip (decode, re-assemble, verify)" },
-    PluginOption { key: "dump", help: "with backend=none|roundtrip: write each code object and its replacement, side by side, into this directory" },
-    PluginOption { key: "strict", help: "1: every fallback raises RuntimeError (with the reason and the user's file:line)" },
-    PluginOption { key: "trace_all", help: "1: translate every user frame, even when its graph is empty" },
-    PluginOption { key: "recompile_limit", help: "translations per code object before it runs as written on a guard miss (default 8)" },
-    PluginOption { key: "skip_after", help: "calls without a graph after which a code object is skipped for good (default 2)" },
-    PluginOption { key: "min_graph_size", help: "ops a loop's body must capture before a graph break for the loop to be split and its body translated per iteration (default 3)" },
+    PluginOption {
+        key: "backend",
+        help: "what replaces each frame's code: translate (default: the symbolic translator), none (run as written) or roundtrip (decode, re-assemble, verify)",
+    },
+    PluginOption {
+        key: "dump",
+        help: "with backend=none|roundtrip: write each code object and its replacement, side by side, into this directory",
+    },
+    PluginOption {
+        key: "strict",
+        help: "1: every fallback raises RuntimeError (with the reason and the user's file:line)",
+    },
+    PluginOption {
+        key: "trace_all",
+        help: "1: translate every user frame, even when its graph is empty",
+    },
+    PluginOption {
+        key: "recompile_limit",
+        help: "translations per code object before it runs as written on a guard miss (default 8)",
+    },
+    PluginOption {
+        key: "skip_after",
+        help: "calls without a graph after which a code object is skipped for good (default 2)",
+    },
+    PluginOption {
+        key: "min_graph_size",
+        help: "ops a loop's body must capture before a graph break for the loop to be split and its body translated per iteration (default 3)",
+    },
 ];
 
 fn flag(options: &PluginOptions, key: &str) -> Result<bool, String> {
@@ -171,7 +202,11 @@ fn flag(options: &PluginOptions, key: &str) -> Result<bool, String> {
 fn count(options: &PluginOptions, key: &str, default: usize) -> Result<usize, String> {
     match options.get(key) {
         None => Ok(default),
-        Some(v) => v.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| format!("option {key} takes a positive number, not {v:?}")),
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("option {key} takes a positive number, not {v:?}")),
     }
 }
 
@@ -190,8 +225,13 @@ fn translator_options(options: &PluginOptions) -> Result<Options, String> {
 fn stdlib_dir(vm: &VirtualMachine) -> Option<String> {
     let os = vm.import("os", 0).ok()?;
     let file = os.get_attr("__file__", vm).ok()?;
-    let file = file.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_string_lossy().into_owned();
-    Path::new(&file).parent().map(|p| p.to_string_lossy().into_owned())
+    let file = file
+        .downcast_ref::<rustpython_vm::builtins::PyStr>()?
+        .to_string_lossy()
+        .into_owned();
+    Path::new(&file)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
 }
 
 impl Plugin for SymtracePlugin {
@@ -209,7 +249,9 @@ impl Plugin for SymtracePlugin {
             && name != "translate"
             && backend_named(name).is_none()
         {
-            return Err(format!("unknown backend {name:?} (known: translate, {BACKEND_NAMES})"));
+            return Err(format!(
+                "unknown backend {name:?} (known: translate, {BACKEND_NAMES})"
+            ));
         }
         if options.get("dump") == Some("") {
             return Err("option dump needs a directory".to_owned());
@@ -226,7 +268,9 @@ impl Plugin for SymtracePlugin {
         let backend = backend_named(name).expect("validated");
         let dump = match options.get("dump") {
             Some(dir) => Some(DumpDir::create(Path::new(dir)).map_err(|e| {
-                vm.new_os_error(format!("symtrace plugin: cannot create the dump directory {dir}: {e}"))
+                vm.new_os_error(format!(
+                    "symtrace plugin: cannot create the dump directory {dir}: {e}"
+                ))
             })?),
             None => None,
         };

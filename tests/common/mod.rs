@@ -15,7 +15,9 @@ pub fn rustpython() -> Command {
 }
 
 pub fn python_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("python")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("python")
 }
 
 pub fn run_ok(cmd: &mut Command) -> Output {
@@ -32,7 +34,8 @@ pub fn run_ok(cmd: &mut Command) -> Output {
 
 /// Run `f` in a fresh interpreter with the standard library and the `symtrace` module.
 pub fn with_vm<R>(f: impl FnOnce(&VirtualMachine) -> R) -> R {
-    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib()).interpreter();
+    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib())
+        .interpreter();
     interp.enter(f)
 }
 
@@ -56,7 +59,10 @@ pub fn eval(vm: &VirtualMachine, scope: &Scope, expr: &str) -> PyResult<PyObject
 /// `repr()` of an expression's value, or the exception it raised.
 pub fn eval_repr(vm: &VirtualMachine, scope: &Scope, expr: &str) -> String {
     match eval(vm, scope, expr) {
-        Ok(v) => v.repr(vm).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        Ok(v) => v
+            .repr(vm)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         Err(e) => describe(vm, &e),
     }
 }
@@ -77,7 +83,10 @@ impl log::Log for Collector {
         true
     }
     fn log(&self, record: &log::Record<'_>) {
-        RECORDS.lock().unwrap().push((record.target().to_owned(), record.args().to_string()));
+        RECORDS
+            .lock()
+            .unwrap()
+            .push((record.target().to_owned(), record.args().to_string()));
     }
     fn flush(&self) {}
 }

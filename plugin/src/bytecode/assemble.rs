@@ -76,7 +76,11 @@ impl CodeLayout {
     /// The slot names in frame order: locals, cells that are not parameters, free variables.
     pub fn localsplus_names(&self) -> Vec<&'static PyStrInterned> {
         let mut names = self.varnames.clone();
-        names.extend(self.cellvars.iter().filter(|c| !self.varnames.iter().any(|v| v.as_str() == c.as_str())));
+        names.extend(
+            self.cellvars
+                .iter()
+                .filter(|c| !self.varnames.iter().any(|v| v.as_str() == c.as_str())),
+        );
         names.extend(self.freevars.iter());
         names
     }
@@ -101,27 +105,48 @@ fn err(msg: impl Into<String>) -> AssembleError {
 /// Assemble `instrs` (starting with RESUME, without the prologue) into a code object with
 /// `layout`. Jump targets and handlers are instruction indices, local opargs are slots of the
 /// layout's frame, as [`super::decode`] gives them.
-pub fn assemble(layout: &CodeLayout, instrs: &[Instr], vm: &VirtualMachine) -> Result<PyRef<PyCode>, AssembleError> {
+pub fn assemble(
+    layout: &CodeLayout,
+    instrs: &[Instr],
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, AssembleError> {
     let seq = instruction_sequence(layout, instrs)?;
     let metadata = metadata(layout)?;
-    let assembled = assemble_code(layout.source_path.as_str().to_owned(), seq, metadata, layout.flags, true, true)
-        .map_err(|e| err(e.to_string()))?;
+    let assembled = assemble_code(
+        layout.source_path.as_str().to_owned(),
+        seq,
+        metadata,
+        layout.flags,
+        true,
+        true,
+    )
+    .map_err(|e| err(e.to_string()))?;
     Ok(vm.ctx.new_code(into_vm_code(layout, assembled)?))
 }
 
-fn instruction_sequence(layout: &CodeLayout, instrs: &[Instr]) -> Result<InstructionSequence, AssembleError> {
+fn instruction_sequence(
+    layout: &CodeLayout,
+    instrs: &[Instr],
+) -> Result<InstructionSequence, AssembleError> {
     let mut seq = InstructionSequence::new();
     let mut labels = vec![None; instrs.len()];
     for x in instrs {
         for target in x.target.into_iter().chain(x.handler.map(|h| h.target)) {
-            let slot = labels.get_mut(target).ok_or_else(|| err(format!("target {target} is past the end")))?;
+            let slot = labels
+                .get_mut(target)
+                .ok_or_else(|| err(format!("target {target} is past the end")))?;
             if slot.is_none() {
                 *slot = Some(seq.new_label());
             }
         }
     }
     let slots = layout.localsplus_names();
-    let cell_names: Vec<&str> = layout.cellvars.iter().chain(&layout.freevars).map(|n| n.as_str()).collect();
+    let cell_names: Vec<&str> = layout
+        .cellvars
+        .iter()
+        .chain(&layout.freevars)
+        .map(|n| n.as_str())
+        .collect();
     for (i, x) in instrs.iter().enumerate() {
         if let Some(label) = labels[i] {
             seq.use_label(label).map_err(|e| err(e.to_string()))?;
@@ -129,29 +154,44 @@ fn instruction_sequence(layout: &CodeLayout, instrs: &[Instr]) -> Result<Instruc
         let (opcode, arg) = if let Some(target) = x.target {
             let label = labels[target].expect("every target has a label");
             let op = match x.op {
-                Opcode::JumpForward | Opcode::JumpBackward => i32::from(PseudoOpcode::Jump.as_u16()),
-                Opcode::JumpBackwardNoInterrupt => i32::from(PseudoOpcode::JumpNoInterrupt.as_u16()),
+                Opcode::JumpForward | Opcode::JumpBackward => {
+                    i32::from(PseudoOpcode::Jump.as_u16())
+                }
+                Opcode::JumpBackwardNoInterrupt => {
+                    i32::from(PseudoOpcode::JumpNoInterrupt.as_u16())
+                }
                 op => i32::from(u8::from(op)),
             };
             (op, label)
         } else if uses_cell_slot(x.op) {
             // The assembler numbers cells and free variables among themselves and maps them to
             // frame slots itself (fix_cell_offsets).
-            let name = slots.get(x.arg as usize).ok_or_else(|| err(format!("{:?} slot {} out of range", x.op, x.arg)))?;
+            let name = slots
+                .get(x.arg as usize)
+                .ok_or_else(|| err(format!("{:?} slot {} out of range", x.op, x.arg)))?;
             let index = cell_names
                 .iter()
                 .position(|c| *c == name.as_str())
-                .ok_or_else(|| err(format!("{:?} slot {} ({}) is not a cell", x.op, x.arg, name.as_str())))?;
+                .ok_or_else(|| {
+                    err(format!(
+                        "{:?} slot {} ({}) is not a cell",
+                        x.op,
+                        x.arg,
+                        name.as_str()
+                    ))
+                })?;
             (i32::from(u8::from(x.op)), index as i32)
         } else {
             let arg = i32::try_from(x.arg).map_err(|_| err("oparg too large"))?;
             (i32::from(u8::from(x.op)), arg)
         };
         let [line, col, end_line, end_col] = x.position.to_addop_args();
-        seq.addop(opcode, arg, line, col, end_line, end_col).map_err(|e| err(format!("instruction {i}: {e}")))?;
+        seq.addop(opcode, arg, line, col, end_line, end_col)
+            .map_err(|e| err(format!("instruction {i}: {e}")))?;
         if let Some(h) = x.handler {
             let label = labels[h.target].expect("every handler has a label");
-            seq.set_except_handler(label, h.depth, h.push_lasti).map_err(|e| err(e.to_string()))?;
+            seq.set_except_handler(label, h.depth, h.push_lasti)
+                .map_err(|e| err(e.to_string()))?;
         }
     }
     Ok(seq)
@@ -168,7 +208,10 @@ fn metadata(layout: &CodeLayout) -> Result<CodeUnitMetadata, AssembleError> {
         freevars: Default::default(),
         fast_hidden: Default::default(),
         fast_hidden_final: Default::default(),
-        argcount: layout.arg_count.checked_sub(layout.posonlyarg_count).ok_or_else(|| err("fewer arguments than positional-only ones"))?,
+        argcount: layout
+            .arg_count
+            .checked_sub(layout.posonlyarg_count)
+            .ok_or_else(|| err("fewer arguments than positional-only ones"))?,
         posonlyargcount: layout.posonlyarg_count,
         kwonlyargcount: layout.kwonlyarg_count,
         firstlineno: layout.first_line.unwrap_or(OneIndexed::MIN),
@@ -192,13 +235,21 @@ fn metadata(layout: &CodeLayout) -> Result<CodeUnitMetadata, AssembleError> {
     Ok(md)
 }
 
-fn into_vm_code(layout: &CodeLayout, out: CodeObject<ConstantData>) -> Result<VmCodeObject, AssembleError> {
+fn into_vm_code(
+    layout: &CodeLayout,
+    out: CodeObject<ConstantData>,
+) -> Result<VmCodeObject, AssembleError> {
     // The assembler lists parameter cells first; keep the interned names, in its order.
     let cellvars = out
         .cellvars
         .iter()
         .map(|name| {
-            layout.cellvars.iter().find(|c| c.as_str() == name.as_str()).copied().ok_or_else(|| err(format!("cell {name} appeared")))
+            layout
+                .cellvars
+                .iter()
+                .find(|c| c.as_str() == name.as_str())
+                .copied()
+                .ok_or_else(|| err(format!("cell {name} appeared")))
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(CodeObject {

@@ -20,7 +20,11 @@ pub fn compile_tree(dir: &Path, vm: &VirtualMachine) -> std::io::Result<Corpus> 
     let mut paths = Vec::new();
     collect_py_files(dir, &mut paths)?;
     paths.sort();
-    let mut corpus = Corpus { files: paths.len(), codes: Vec::new(), not_compiled: Vec::new() };
+    let mut corpus = Corpus {
+        files: paths.len(),
+        codes: Vec::new(),
+        not_compiled: Vec::new(),
+    };
     for path in paths {
         let Ok(source) = std::fs::read_to_string(&path) else {
             corpus.not_compiled.push((path, "not UTF-8".into()));

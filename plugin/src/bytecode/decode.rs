@@ -46,11 +46,22 @@ pub struct DecodedCode {
 /// Why a code object cannot be decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DecodeError {
-    UnknownOpcode { offset: usize, byte: u8 },
+    UnknownOpcode {
+        offset: usize,
+        byte: u8,
+    },
     /// Instrumented (sys.monitoring) or otherwise not a compiler's opcode.
-    NotBaseOpcode { offset: usize, name: String },
-    Truncated { offset: usize },
-    JumpOutOfRange { offset: usize, target: Option<usize> },
+    NotBaseOpcode {
+        offset: usize,
+        name: String,
+    },
+    Truncated {
+        offset: usize,
+    },
+    JumpOutOfRange {
+        offset: usize,
+        target: Option<usize>,
+    },
     ExceptionTable(String),
     LineTable(String),
     NoResume,
@@ -59,13 +70,23 @@ pub enum DecodeError {
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::UnknownOpcode { offset, byte } => write!(f, "unknown opcode {byte} at offset {offset}"),
-            Self::NotBaseOpcode { offset, name } => {
-                write!(f, "{name} at offset {offset} is not an opcode a compiler emits")
+            Self::UnknownOpcode { offset, byte } => {
+                write!(f, "unknown opcode {byte} at offset {offset}")
             }
-            Self::Truncated { offset } => write!(f, "instruction at offset {offset} runs past the end"),
+            Self::NotBaseOpcode { offset, name } => {
+                write!(
+                    f,
+                    "{name} at offset {offset} is not an opcode a compiler emits"
+                )
+            }
+            Self::Truncated { offset } => {
+                write!(f, "instruction at offset {offset} runs past the end")
+            }
             Self::JumpOutOfRange { offset, target } => match target {
-                Some(t) => write!(f, "jump at offset {offset} lands on {t}, not an instruction start"),
+                Some(t) => write!(
+                    f,
+                    "jump at offset {offset} lands on {t}, not an instruction start"
+                ),
                 None => write!(f, "jump at offset {offset} lands outside the code"),
             },
             Self::ExceptionTable(m) | Self::LineTable(m) => f.write_str(m),
@@ -102,10 +123,13 @@ pub(super) fn decode_units(
     first_line: i32,
 ) -> Result<Vec<Instr>, DecodeError> {
     if !bytes.len().is_multiple_of(2) {
-        return Err(DecodeError::Truncated { offset: bytes.len() / 2 });
+        return Err(DecodeError::Truncated {
+            offset: bytes.len() / 2,
+        });
     }
     let units = bytes.len() / 2;
-    let positions = decode_positions(linetable, first_line, units).map_err(DecodeError::LineTable)?;
+    let positions =
+        decode_positions(linetable, first_line, units).map_err(DecodeError::LineTable)?;
     let mut instrs = Vec::new();
     // Code-unit offset → index of the instruction starting there.
     let mut start_of = vec![None; units + 1];
@@ -116,7 +140,8 @@ pub(super) fn decode_units(
         let mut arg = 0u32;
         let op = loop {
             let byte = bytes[2 * i];
-            let op = Opcode::try_from(byte).map_err(|_| DecodeError::UnknownOpcode { offset: i, byte })?;
+            let op = Opcode::try_from(byte)
+                .map_err(|_| DecodeError::UnknownOpcode { offset: i, byte })?;
             arg = (arg << 8) | u32::from(bytes[2 * i + 1]);
             i += 1;
             if op != Opcode::ExtendedArg {
@@ -127,7 +152,10 @@ pub(super) fn decode_units(
             }
         };
         if !is_base_opcode(op) {
-            return Err(DecodeError::NotBaseOpcode { offset: start, name: opcode_name(op) });
+            return Err(DecodeError::NotBaseOpcode {
+                offset: start,
+                name: opcode_name(op),
+            });
         }
         i += op.cache_entries();
         if i > units {
@@ -135,13 +163,23 @@ pub(super) fn decode_units(
         }
         start_of[start] = Some(instrs.len());
         ends.push(i);
-        instrs.push(Instr { op, arg, target: None, handler: None, position: positions[start], offset: start });
+        instrs.push(Instr {
+            op,
+            arg,
+            target: None,
+            handler: None,
+            position: positions[start],
+            offset: start,
+        });
     }
     for (instr, &end) in instrs.iter_mut().zip(&ends) {
         if let Some(encoding) = jump_encoding(instr.op) {
             let unit = jump_target(encoding, end, instr.arg).filter(|&u| u < units);
             let index = unit.and_then(|u| start_of.get(u).copied().flatten());
-            instr.target = Some(index.ok_or(DecodeError::JumpOutOfRange { offset: instr.offset, target: unit })?);
+            instr.target = Some(index.ok_or(DecodeError::JumpOutOfRange {
+                offset: instr.offset,
+                target: unit,
+            })?);
         }
     }
     attach_handlers(&mut instrs, &start_of, exceptiontable)?;
@@ -156,18 +194,31 @@ fn attach_handlers(
     let entries = decode_exception_table(table);
     let units = start_of.len() - 1;
     for e in entries {
-        let bad = |what: &str| DecodeError::ExceptionTable(format!(
-            "exception table entry {}..{} -> {}: {what}", e.start, e.end, e.target
-        ));
+        let bad = |what: &str| {
+            DecodeError::ExceptionTable(format!(
+                "exception table entry {}..{} -> {}: {what}",
+                e.start, e.end, e.target
+            ))
+        };
         let (start, end, target) = (e.start as usize, e.end as usize, e.target as usize);
         if start >= end || end > units {
             return Err(bad("range is empty or outside the code"));
         }
         if start_of[start].is_none() || (start_of[end].is_none() && end != units) {
-            return Err(bad("range does not start and end on instruction boundaries"));
+            return Err(bad(
+                "range does not start and end on instruction boundaries",
+            ));
         }
-        let target = start_of.get(target).copied().flatten().ok_or_else(|| bad("handler is not an instruction start"))?;
-        let handler = Handler { target, depth: u32::from(e.depth), push_lasti: e.push_lasti };
+        let target = start_of
+            .get(target)
+            .copied()
+            .flatten()
+            .ok_or_else(|| bad("handler is not an instruction start"))?;
+        let handler = Handler {
+            target,
+            depth: u32::from(e.depth),
+            push_lasti: e.push_lasti,
+        };
         let first = instrs.partition_point(|x| x.offset < start);
         for instr in instrs[first..].iter_mut().take_while(|x| x.offset < end) {
             if instr.handler.is_some() {
@@ -181,10 +232,15 @@ fn attach_handlers(
 
 /// Split off the instructions before the first RESUME and re-base indices.
 fn split_prologue(mut instrs: Vec<Instr>) -> Result<DecodedCode, DecodeError> {
-    let resume = instrs.iter().position(|x| x.op == Opcode::Resume).ok_or(DecodeError::NoResume)?;
+    let resume = instrs
+        .iter()
+        .position(|x| x.op == Opcode::Resume)
+        .ok_or(DecodeError::NoResume)?;
     let prologue_ok = instrs[..resume].iter().all(|x| {
-        matches!(x.op, Opcode::MakeCell | Opcode::CopyFreeVars | Opcode::ReturnGenerator | Opcode::PopTop)
-            && x.handler.is_none()
+        matches!(
+            x.op,
+            Opcode::MakeCell | Opcode::CopyFreeVars | Opcode::ReturnGenerator | Opcode::PopTop
+        ) && x.handler.is_none()
     });
     let targets_body = instrs.iter().all(|x| {
         x.target.is_none_or(|t| t >= resume) && x.handler.is_none_or(|h| h.target >= resume)
@@ -195,8 +251,14 @@ fn split_prologue(mut instrs: Vec<Instr>) -> Result<DecodedCode, DecodeError> {
     let body = instrs.split_off(resume);
     let rebase = |x: Instr| Instr {
         target: x.target.map(|t| t - resume),
-        handler: x.handler.map(|h| Handler { target: h.target - resume, ..h }),
+        handler: x.handler.map(|h| Handler {
+            target: h.target - resume,
+            ..h
+        }),
         ..x
     };
-    Ok(DecodedCode { prologue: instrs, instrs: body.into_iter().map(rebase).collect() })
+    Ok(DecodedCode {
+        prologue: instrs,
+        instrs: body.into_iter().map(rebase).collect(),
+    })
 }

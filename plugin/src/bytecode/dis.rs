@@ -1,8 +1,8 @@
 //! dis-style listings of code objects, and the side-by-side view of an original and its
 //! replacement that `RUST_LOG=symtrace::bytecode=debug` and `--plugin-opt dump=DIR` show.
 
-use rustpython_vm::builtins::{PyCode, PyInt, PyStr};
 use rustpython_vm::PyObject;
+use rustpython_vm::builtins::{PyCode, PyInt, PyStr};
 
 use super::decode::{DecodeError, Instr, decode};
 use super::opcodes::{local_slots, name_index, opcode_name, uses_cell_slot};
@@ -26,9 +26,16 @@ pub fn listing(code: &PyCode) -> Result<Vec<String>, DecodeError> {
         };
         // Targets index the body, which follows the prologue.
         let meaning = meaning(code, &slots, x, x.target.map(|t| all[t + skip].offset));
-        lines.push(format!("{line_col:>5} {:>6}  {:<28} {:>5}  {meaning}", x.offset * 2, opcode_name(x.op), x.arg)
+        lines.push(
+            format!(
+                "{line_col:>5} {:>6}  {:<28} {:>5}  {meaning}",
+                x.offset * 2,
+                opcode_name(x.op),
+                x.arg
+            )
             .trim_end()
-            .to_owned());
+            .to_owned(),
+        );
     }
     let mut handlers: Vec<(usize, usize, usize, u32, bool)> = Vec::new();
     for (i, x) in decoded.instrs.iter().enumerate() {
@@ -36,7 +43,12 @@ pub fn listing(code: &PyCode) -> Result<Vec<String>, DecodeError> {
         let target = decoded.instrs[h.target].offset;
         let end = decoded.instrs.get(i + 1).map_or(x.offset + 1, |n| n.offset);
         match handlers.last_mut() {
-            Some(last) if last.1 == x.offset && (last.2, last.3, last.4) == (target, h.depth, h.push_lasti) => last.1 = end,
+            Some(last)
+                if last.1 == x.offset
+                    && (last.2, last.3, last.4) == (target, h.depth, h.push_lasti) =>
+            {
+                last.1 = end
+            }
             _ => handlers.push((x.offset, end, target, h.depth, h.push_lasti)),
         }
     }
@@ -58,9 +70,15 @@ pub fn listing(code: &PyCode) -> Result<Vec<String>, DecodeError> {
 /// The original's listing and the replacement's, in two columns under a header naming the
 /// code object.
 pub fn side_by_side(original: &PyCode, replacement: &PyCode) -> String {
-    let render = |code: &PyCode| listing(code).unwrap_or_else(|e| vec![format!("<cannot decode: {e}>")]);
+    let render =
+        |code: &PyCode| listing(code).unwrap_or_else(|e| vec![format!("<cannot decode: {e}>")]);
     let (left, right) = (render(original), render(replacement));
-    let width = left.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(40);
+    let width = left
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(40);
     let mut out = format!(
         "{} ({}:{})\n{:<width$} | replacement\n",
         original.code.qualname.as_str(),
@@ -119,7 +137,11 @@ fn short_repr(obj: &PyObject) -> String {
     if let Some(s) = obj.downcast_ref::<PyStr>() {
         let text = s.to_string_lossy();
         let clipped: String = text.chars().take(40).collect();
-        return format!("{:?}{}", clipped, if text.chars().count() > 40 { "..." } else { "" });
+        return format!(
+            "{:?}{}",
+            clipped,
+            if text.chars().count() > 40 { "..." } else { "" }
+        );
     }
     if let Some(i) = obj.downcast_ref::<PyInt>() {
         return i.as_bigint().to_string();

@@ -40,14 +40,21 @@ impl std::fmt::Display for Position {
 
 /// One position per code unit (`units` of them). A table that ends early leaves the rest
 /// without a location, as CPython does; a malformed entry is an error.
-pub fn decode_positions(table: &[u8], first_line: i32, units: usize) -> Result<Vec<Position>, String> {
+pub fn decode_positions(
+    table: &[u8],
+    first_line: i32,
+    units: usize,
+) -> Result<Vec<Position>, String> {
     let mut out = Vec::with_capacity(units);
     let mut reader = Reader { table, pos: 0 };
     let mut line = first_line;
     while reader.pos < table.len() && out.len() < units {
         let header = reader.byte()?;
         if header & 0x80 == 0 {
-            return Err(format!("location table: byte {} does not start an entry", reader.pos - 1));
+            return Err(format!(
+                "location table: byte {} does not start an entry",
+                reader.pos - 1
+            ));
         }
         let code = (header >> 3) & 0x0f;
         let length = usize::from(header & 0x07) + 1;
@@ -67,13 +74,23 @@ pub fn decode_positions(table: &[u8], first_line: i32, units: usize) -> Result<V
             }
             13 => {
                 line += reader.signed_varint()?;
-                Position { line: Some(line), end_line: Some(line), col: None, end_col: None }
+                Position {
+                    line: Some(line),
+                    end_line: Some(line),
+                    col: None,
+                    end_col: None,
+                }
             }
             10..=12 => {
                 line += i32::from(code - 10);
                 let col = u32::from(reader.byte()?);
                 let end_col = u32::from(reader.byte()?);
-                Position { line: Some(line), end_line: Some(line), col: Some(col), end_col: Some(end_col) }
+                Position {
+                    line: Some(line),
+                    end_line: Some(line),
+                    col: Some(col),
+                    end_col: Some(end_col),
+                }
             }
             _ => {
                 let second = reader.byte()?;
@@ -127,6 +144,10 @@ impl Reader<'_> {
 
     fn signed_varint(&mut self) -> Result<i32, String> {
         let v = self.varint()?;
-        Ok(if v & 1 != 0 { -((v >> 1) as i32) } else { (v >> 1) as i32 })
+        Ok(if v & 1 != 0 {
+            -((v >> 1) as i32)
+        } else {
+            (v >> 1) as i32
+        })
     }
 }

@@ -121,13 +121,20 @@ mod tests {
 
     #[test]
     fn names_are_dis_style() {
-        assert_eq!(opcode_name(Opcode::LoadFastBorrowLoadFastBorrow), "LOAD_FAST_BORROW_LOAD_FAST_BORROW");
+        assert_eq!(
+            opcode_name(Opcode::LoadFastBorrowLoadFastBorrow),
+            "LOAD_FAST_BORROW_LOAD_FAST_BORROW"
+        );
         assert_eq!(opcode_name(Opcode::Resume), "RESUME");
     }
 
     #[test]
     fn jump_args_invert_targets() {
-        for enc in [JumpEncoding::Forward, JumpEncoding::Backward, JumpEncoding::EndAsyncFor] {
+        for enc in [
+            JumpEncoding::Forward,
+            JumpEncoding::Backward,
+            JumpEncoding::EndAsyncFor,
+        ] {
             for (end, arg) in [(10usize, 0u32), (20, 7), (40, 3)] {
                 if let Some(target) = jump_target(enc, end, arg) {
                     assert_eq!(jump_arg(enc, end, target), Some(arg));

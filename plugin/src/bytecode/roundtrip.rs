@@ -29,7 +29,8 @@ impl std::error::Error for RebuildError {}
 /// A new code object with the same instructions, exception table, positions and layout.
 pub fn rebuild(code: &PyCode, vm: &VirtualMachine) -> Result<PyRef<PyCode>, RebuildError> {
     let decoded = decode(code).map_err(RebuildError::Decode)?;
-    let rebuilt = assemble(&CodeLayout::of(code), &decoded.instrs, vm).map_err(RebuildError::Assemble)?;
+    let rebuilt =
+        assemble(&CodeLayout::of(code), &decoded.instrs, vm).map_err(RebuildError::Assemble)?;
     verify(&rebuilt).map_err(RebuildError::Verify)?;
     Ok(rebuilt)
 }
@@ -49,16 +50,50 @@ pub fn differences(original: &PyCode, rebuilt: &PyCode) -> Vec<String> {
         }
     };
     field("flags", format!("{:?}", x.flags), format!("{:?}", y.flags));
-    field("argcounts", format!("{} {} {}", x.arg_count, x.posonlyarg_count, x.kwonlyarg_count),
-        format!("{} {} {}", y.arg_count, y.posonlyarg_count, y.kwonlyarg_count));
-    field("stacksize", x.max_stackdepth.to_string(), y.max_stackdepth.to_string());
-    field("localspluskinds", format!("{:?}", x.localspluskinds), format!("{:?}", y.localspluskinds));
-    let names = |v: &[&'static rustpython_vm::builtins::PyStrInterned]| v.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(",");
+    field(
+        "argcounts",
+        format!(
+            "{} {} {}",
+            x.arg_count, x.posonlyarg_count, x.kwonlyarg_count
+        ),
+        format!(
+            "{} {} {}",
+            y.arg_count, y.posonlyarg_count, y.kwonlyarg_count
+        ),
+    );
+    field(
+        "stacksize",
+        x.max_stackdepth.to_string(),
+        y.max_stackdepth.to_string(),
+    );
+    field(
+        "localspluskinds",
+        format!("{:?}", x.localspluskinds),
+        format!("{:?}", y.localspluskinds),
+    );
+    let names = |v: &[&'static rustpython_vm::builtins::PyStrInterned]| {
+        v.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(",")
+    };
     field("cellvars", names(&x.cellvars), names(&y.cellvars));
     field("freevars", names(&x.freevars), names(&y.freevars));
-    let strip = |i: &super::Instr| (i.op, if i.target.is_some() { None } else { Some(i.arg) }, i.target, i.handler, i.position);
+    let strip = |i: &super::Instr| {
+        (
+            i.op,
+            if i.target.is_some() {
+                None
+            } else {
+                Some(i.arg)
+            },
+            i.target,
+            i.handler,
+            i.position,
+        )
+    };
     let listing = |d: &super::DecodedCode| {
-        (d.prologue.iter().map(strip).collect::<Vec<_>>(), d.instrs.iter().map(strip).collect::<Vec<_>>())
+        (
+            d.prologue.iter().map(strip).collect::<Vec<_>>(),
+            d.instrs.iter().map(strip).collect::<Vec<_>>(),
+        )
     };
     let ((pa, ia), (pb, ib)) = (listing(&a), listing(&b));
     if pa != pb {

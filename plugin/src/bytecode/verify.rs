@@ -5,7 +5,8 @@
 
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::{
-    CO_FAST_CELL, CO_FAST_FREE, ExceptionTableEntry, Opcode, decode_exception_table, encode_exception_table,
+    CO_FAST_CELL, CO_FAST_FREE, ExceptionTableEntry, Opcode, decode_exception_table,
+    encode_exception_table,
 };
 
 use super::decode::{DecodeError, Instr, decode_units};
@@ -42,7 +43,10 @@ impl std::fmt::Display for VerifyError {
 impl std::error::Error for VerifyError {}
 
 fn at(x: &Instr, message: String) -> VerifyError {
-    VerifyError { offset: Some(x.offset), message: format!("{} {}: {message}", opcode_name(x.op), x.arg) }
+    VerifyError {
+        offset: Some(x.offset),
+        message: format!("{} {}: {message}", opcode_name(x.op), x.arg),
+    }
 }
 
 /// Check a code object as the VM would run it: its live bytes, not the deoptimized view.
@@ -65,14 +69,24 @@ pub fn verify(code: &PyCode) -> Result<(), VerifyError> {
 }
 
 /// Check raw `(opcode, oparg)` byte pairs and an exception table against `facts`.
-pub fn verify_parts(bytes: &[u8], exceptiontable: &[u8], facts: &CodeFacts) -> Result<(), VerifyError> {
+pub fn verify_parts(
+    bytes: &[u8],
+    exceptiontable: &[u8],
+    facts: &CodeFacts,
+) -> Result<(), VerifyError> {
     if bytes.is_empty() {
-        return Err(VerifyError { offset: None, message: "the code is empty".into() });
+        return Err(VerifyError {
+            offset: None,
+            message: "the code is empty".into(),
+        });
     }
     check_exception_table_encoding(exceptiontable)?;
     // Decode errors name their offset themselves.
-    let instrs = decode_units(bytes, &[], exceptiontable, 0)
-        .map_err(|e: DecodeError| VerifyError { offset: None, message: e.to_string() })?;
+    let instrs =
+        decode_units(bytes, &[], exceptiontable, 0).map_err(|e: DecodeError| VerifyError {
+            offset: None,
+            message: e.to_string(),
+        })?;
     check_caches(bytes, &instrs)?;
     check_prologue(&instrs)?;
     for x in &instrs {
@@ -83,9 +97,16 @@ pub fn verify_parts(bytes: &[u8], exceptiontable: &[u8], facts: &CodeFacts) -> R
 
 fn check_exception_table_encoding(table: &[u8]) -> Result<(), VerifyError> {
     let entries = decode_exception_table(table);
-    let bad = |message: String| Err(VerifyError { offset: None, message });
+    let bad = |message: String| {
+        Err(VerifyError {
+            offset: None,
+            message,
+        })
+    };
     if *encode_exception_table(&entries) != *table {
-        return bad("the exception table is malformed (it does not decode to whole entries)".into());
+        return bad(
+            "the exception table is malformed (it does not decode to whole entries)".into(),
+        );
     }
     for pair in entries.windows(2) {
         let (a, b): (&ExceptionTableEntry, &ExceptionTableEntry) = (&pair[0], &pair[1]);
@@ -115,7 +136,10 @@ fn check_caches(bytes: &[u8], instrs: &[Instr]) -> Result<(), VerifyError> {
 
 fn extended_arg_count(bytes: &[u8], offset: usize) -> usize {
     let ext = u8::from(Opcode::ExtendedArg);
-    bytes[2 * offset..].chunks(2).take_while(|unit| unit[0] == ext).count()
+    bytes[2 * offset..]
+        .chunks(2)
+        .take_while(|unit| unit[0] == ext)
+        .count()
 }
 
 /// A code object starts with its prologue (cells, free variables, generator), then RESUME:
@@ -128,41 +152,76 @@ fn check_prologue(instrs: &[Instr]) -> Result<(), VerifyError> {
             _ => return Err(at(x, "comes before RESUME".into())),
         }
     }
-    Err(VerifyError { offset: None, message: "the code has no RESUME".into() })
+    Err(VerifyError {
+        offset: None,
+        message: "the code has no RESUME".into(),
+    })
 }
 
 fn check_operands(x: &Instr, facts: &CodeFacts) -> Result<(), VerifyError> {
     let nslots = facts.localspluskinds.len();
     if x.op == Opcode::LoadConst && x.arg as usize >= facts.nconsts {
-        return Err(at(x, format!("constant index {} out of range ({} constants)", x.arg, facts.nconsts)));
+        return Err(at(
+            x,
+            format!(
+                "constant index {} out of range ({} constants)",
+                x.arg, facts.nconsts
+            ),
+        ));
     }
     if let Some(index) = name_index(x.op, x.arg)
         && index as usize >= facts.nnames
     {
-        return Err(at(x, format!("name index {index} out of range ({} names)", facts.nnames)));
+        return Err(at(
+            x,
+            format!("name index {index} out of range ({} names)", facts.nnames),
+        ));
     }
     for slot in local_slots(x.op, x.arg).into_iter().flatten().flatten() {
         if slot as usize >= nslots {
-            return Err(at(x, format!("local slot {slot} out of range ({nslots} slots)")));
+            return Err(at(
+                x,
+                format!("local slot {slot} out of range ({nslots} slots)"),
+            ));
         }
     }
     if uses_cell_slot(x.op) {
         let kind = facts.localspluskinds.get(x.arg as usize).copied();
         match kind {
-            None => return Err(at(x, format!("cell slot {} out of range ({nslots} slots)", x.arg))),
+            None => {
+                return Err(at(
+                    x,
+                    format!("cell slot {} out of range ({nslots} slots)", x.arg),
+                ));
+            }
             Some(k) if k & (CO_FAST_CELL | CO_FAST_FREE) == 0 => {
-                return Err(at(x, format!("slot {} is neither a cell nor a free variable", x.arg)));
+                return Err(at(
+                    x,
+                    format!("slot {} is neither a cell nor a free variable", x.arg),
+                ));
             }
             Some(_) => {}
         }
     }
     if x.op == Opcode::CopyFreeVars && x.arg as usize != facts.nfreevars {
-        return Err(at(x, format!("copies {} free variables, the code has {}", x.arg, facts.nfreevars)));
+        return Err(at(
+            x,
+            format!(
+                "copies {} free variables, the code has {}",
+                x.arg, facts.nfreevars
+            ),
+        ));
     }
     if let Some(h) = x.handler
         && h.depth > facts.max_stackdepth
     {
-        return Err(at(x, format!("handler depth {} exceeds co_stacksize {}", h.depth, facts.max_stackdepth)));
+        return Err(at(
+            x,
+            format!(
+                "handler depth {} exceeds co_stacksize {}",
+                h.depth, facts.max_stackdepth
+            ),
+        ));
     }
     Ok(())
 }
@@ -184,7 +243,11 @@ fn walk_stack(instrs: &[Instr], max: i64) -> Result<Vec<Option<i64>>, VerifyErro
     let mut depth_at: Vec<Option<i64>> = vec![None; instrs.len()];
     let mut work = vec![0usize];
     depth_at[0] = Some(0);
-    let reach = |depth_at: &mut Vec<Option<i64>>, work: &mut Vec<usize>, from: &Instr, to: usize, depth: i64| {
+    let reach = |depth_at: &mut Vec<Option<i64>>,
+                 work: &mut Vec<usize>,
+                 from: &Instr,
+                 to: usize,
+                 depth: i64| {
         match depth_at[to] {
             None => {
                 depth_at[to] = Some(depth);
@@ -194,7 +257,10 @@ fn walk_stack(instrs: &[Instr], max: i64) -> Result<Vec<Option<i64>>, VerifyErro
             Some(d) if d == depth => Ok(()),
             Some(d) => Err(at(
                 from,
-                format!("reaches offset {} with stack depth {depth}, another path with {d}", instrs[to].offset),
+                format!(
+                    "reaches offset {} with stack depth {depth}, another path with {d}",
+                    instrs[to].offset
+                ),
             )),
         }
     };
@@ -204,20 +270,38 @@ fn walk_stack(instrs: &[Instr], max: i64) -> Result<Vec<Option<i64>>, VerifyErro
         let effect = x.op.stack_effect_info(x.arg);
         let (popped, pushed) = (i64::from(effect.popped()), i64::from(effect.pushed()));
         if popped > depth {
-            return Err(at(x, format!("stack underflow: pops {popped} of a stack of {depth}")));
+            return Err(at(
+                x,
+                format!("stack underflow: pops {popped} of a stack of {depth}"),
+            ));
         }
         let after = depth - popped + pushed;
         if after > max || depth > max {
-            return Err(at(x, format!("stack depth {} exceeds co_stacksize {max}", after.max(depth))));
+            return Err(at(
+                x,
+                format!(
+                    "stack depth {} exceeds co_stacksize {max}",
+                    after.max(depth)
+                ),
+            ));
         }
         if let Some(h) = x.handler {
             let h_depth = i64::from(h.depth);
             if h_depth > depth {
-                return Err(at(x, format!("handler at offset {} keeps {h_depth} values of a stack of {depth}", instrs[h.target].offset)));
+                return Err(at(
+                    x,
+                    format!(
+                        "handler at offset {} keeps {h_depth} values of a stack of {depth}",
+                        instrs[h.target].offset
+                    ),
+                ));
             }
             let entry = h_depth + 1 + i64::from(h.push_lasti);
             if entry > max {
-                return Err(at(x, format!("handler entry depth {entry} exceeds co_stacksize {max}")));
+                return Err(at(
+                    x,
+                    format!("handler entry depth {entry} exceeds co_stacksize {max}"),
+                ));
             }
             reach(&mut depth_at, &mut work, x, h.target, entry)?;
         }

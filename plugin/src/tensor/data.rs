@@ -151,8 +151,17 @@ impl TensorData {
     /// Elements in row-major order and a shape; the count must match.
     pub fn from_scalars(shape: &[usize], values: &[Scalar], dtype: DType) -> TResult<TensorData> {
         fn build<T: Element>(shape: &[usize], values: &[Scalar]) -> TResult<ArrayD<T>> {
-            ArrayD::from_shape_vec(IxDyn(shape), values.iter().map(|v| T::from_scalar(*v)).collect())
-                .map_err(|_| TensorError::value(format!("{} elements do not fill shape {}", values.len(), shape_str(shape))))
+            ArrayD::from_shape_vec(
+                IxDyn(shape),
+                values.iter().map(|v| T::from_scalar(*v)).collect(),
+            )
+            .map_err(|_| {
+                TensorError::value(format!(
+                    "{} elements do not fill shape {}",
+                    values.len(),
+                    shape_str(shape)
+                ))
+            })
         }
         Ok(match dtype {
             DType::Bool => TensorData::Bool(build(shape, values)?),
@@ -185,7 +194,11 @@ impl TensorData {
     /// This tensor in `dtype`: borrowed when it has that type already (kernels call this on
     /// every operand, so the common case copies nothing).
     pub fn to_dtype(&self, dtype: DType) -> Cow<'_, TensorData> {
-        if self.dtype() == dtype { Cow::Borrowed(self) } else { Cow::Owned(self.cast(dtype)) }
+        if self.dtype() == dtype {
+            Cow::Borrowed(self)
+        } else {
+            Cow::Owned(self.cast(dtype))
+        }
     }
 
     /// Whether the elements lie in row-major order, so that views can be reshaped in place.

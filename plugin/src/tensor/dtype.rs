@@ -42,7 +42,11 @@ impl DType {
 
     /// The type of a float result computed from this type (true division, exp, mean, ...).
     pub fn to_float(self) -> DType {
-        if self.is_float() { self } else { DType::Float64 }
+        if self.is_float() {
+            self
+        } else {
+            DType::Float64
+        }
     }
 }
 

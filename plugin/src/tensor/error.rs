@@ -20,16 +20,28 @@ pub struct TensorError {
 
 impl TensorError {
     pub fn value(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::Value, message: message.into() }
+        Self {
+            kind: ErrorKind::Value,
+            message: message.into(),
+        }
     }
     pub fn type_error(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::Type, message: message.into() }
+        Self {
+            kind: ErrorKind::Type,
+            message: message.into(),
+        }
     }
     pub fn index(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::Index, message: message.into() }
+        Self {
+            kind: ErrorKind::Index,
+            message: message.into(),
+        }
     }
     pub fn runtime(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::Runtime, message: message.into() }
+        Self {
+            kind: ErrorKind::Runtime,
+            message: message.into(),
+        }
     }
 }
 
@@ -47,6 +59,13 @@ pub type TResult<T> = Result<T, TensorError>;
 pub fn shape_str(shape: &[usize]) -> String {
     match shape {
         [one] => format!("({one},)"),
-        _ => format!("({})", shape.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }

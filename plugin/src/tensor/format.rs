@@ -29,7 +29,11 @@ fn element(s: Scalar) -> String {
 /// As NumPy: `[2.5, 5. , 7.5]`, the points one above the other, short fractions padded.
 fn align_decimal_points(items: &mut [String]) {
     let split = |s: &str| s.find('.').filter(|_| !s.contains('e')).map(|p| p + 1);
-    let frac = items.iter().filter_map(|s| split(s).map(|p| s.len() - p)).max().unwrap_or(0);
+    let frac = items
+        .iter()
+        .filter_map(|s| split(s).map(|p| s.len() - p))
+        .max()
+        .unwrap_or(0);
     for s in items.iter_mut() {
         if let Some(p) = split(s) {
             let pad = frac - (s.len() - p);
@@ -41,10 +45,27 @@ fn align_decimal_points(items: &mut [String]) {
 fn nest(shape: &[usize], items: &[String], width: usize, sep: &str, indent: usize) -> String {
     match shape {
         [] => items[0].clone(),
-        [_] => format!("[{}]", items.iter().map(|s| format!("{s:>width$}")).collect::<Vec<_>>().join(sep)),
+        [_] => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|s| format!("{s:>width$}"))
+                .collect::<Vec<_>>()
+                .join(sep)
+        ),
         [n, rest @ ..] => {
             let chunk = items.len() / n.max(&1);
-            let rows: Vec<String> = (0..*n).map(|i| nest(rest, &items[i * chunk..(i + 1) * chunk], width, sep, indent + 1)).collect();
+            let rows: Vec<String> = (0..*n)
+                .map(|i| {
+                    nest(
+                        rest,
+                        &items[i * chunk..(i + 1) * chunk],
+                        width,
+                        sep,
+                        indent + 1,
+                    )
+                })
+                .collect();
             let newlines = "\n".repeat(rest.len());
             let glue = format!("{}{newlines}{}", sep.trim_end(), " ".repeat(indent + 1));
             format!("[{}]", rows.join(&glue))
@@ -66,8 +87,16 @@ fn body(t: &TensorData, sep: &str, indent: usize) -> String {
 
 pub fn repr(t: &TensorData) -> String {
     let default = matches!(t.dtype(), DType::Float64 | DType::Int64 | DType::Bool);
-    let shown = if t.numel() == 0 && t.ndim() > 1 { format!("[], shape={}", super::error::shape_str(t.shape())) } else { body(t, ", ", 7) };
-    if default { format!("tensor({shown})") } else { format!("tensor({shown}, dtype={})", t.dtype().name()) }
+    let shown = if t.numel() == 0 && t.ndim() > 1 {
+        format!("[], shape={}", super::error::shape_str(t.shape()))
+    } else {
+        body(t, ", ", 7)
+    };
+    if default {
+        format!("tensor({shown})")
+    } else {
+        format!("tensor({shown}, dtype={})", t.dtype().name())
+    }
 }
 
 pub fn str(t: &TensorData) -> String {

@@ -26,9 +26,19 @@ pub enum Select<'a> {
 
 /// Indices with the ellipsis expanded and checked, as ndarray slice elements.
 fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> {
-    let consumed = index.iter().filter(|i| matches!(i, Index::Int(_) | Index::Slice(..))).count();
-    if index.iter().filter(|i| matches!(i, Index::Ellipsis)).count() > 1 {
-        return Err(TensorError::index("an index can only have a single ellipsis ('...')"));
+    let consumed = index
+        .iter()
+        .filter(|i| matches!(i, Index::Int(_) | Index::Slice(..)))
+        .count();
+    if index
+        .iter()
+        .filter(|i| matches!(i, Index::Ellipsis))
+        .count()
+        > 1
+    {
+        return Err(TensorError::index(
+            "an index can only have a single ellipsis ('...')",
+        ));
     }
     if consumed > shape.len() {
         return Err(TensorError::index(format!(
@@ -43,7 +53,11 @@ fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> 
         match *i {
             Index::Ellipsis => {
                 for _ in 0..shape.len() - consumed {
-                    out.push(SliceInfoElem::Slice { start: 0, end: None, step: 1 });
+                    out.push(SliceInfoElem::Slice {
+                        start: 0,
+                        end: None,
+                        step: 1,
+                    });
                     dim += 1;
                 }
             }
@@ -52,7 +66,9 @@ fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> 
                 let n = shape[dim] as i64;
                 let j = if k < 0 { k + n } else { k };
                 if j < 0 || j >= n {
-                    return Err(TensorError::index(format!("index {k} is out of bounds for dimension {dim} with size {n}")));
+                    return Err(TensorError::index(format!(
+                        "index {k} is out of bounds for dimension {dim} with size {n}"
+                    )));
                 }
                 out.push(SliceInfoElem::Index(j as isize));
                 dim += 1;
@@ -61,11 +77,23 @@ fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> 
                 // ndarray walks a negative step from the end of [start, end): turn Python's
                 // (start, stop, step < 0) into that range.
                 out.push(if step > 0 {
-                    SliceInfoElem::Slice { start: start as isize, end: Some(stop.max(start) as isize), step: step as isize }
+                    SliceInfoElem::Slice {
+                        start: start as isize,
+                        end: Some(stop.max(start) as isize),
+                        step: step as isize,
+                    }
                 } else if start <= stop {
-                    SliceInfoElem::Slice { start: 0, end: Some(0), step: 1 }
+                    SliceInfoElem::Slice {
+                        start: 0,
+                        end: Some(0),
+                        step: 1,
+                    }
                 } else {
-                    SliceInfoElem::Slice { start: (stop + 1) as isize, end: Some((start + 1) as isize), step: step as isize }
+                    SliceInfoElem::Slice {
+                        start: (stop + 1) as isize,
+                        end: Some((start + 1) as isize),
+                        step: step as isize,
+                    }
                 });
                 dim += 1;
             }
@@ -73,7 +101,11 @@ fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> 
     }
     // Dimensions the index does not name are taken whole.
     for _ in dim..shape.len() {
-        out.push(SliceInfoElem::Slice { start: 0, end: None, step: 1 });
+        out.push(SliceInfoElem::Slice {
+            start: 0,
+            end: None,
+            step: 1,
+        });
     }
     Ok(out)
 }
@@ -91,18 +123,29 @@ fn mask_rows(shape: &[usize], mask: &TensorData) -> TResult<Vec<usize>> {
             shape_str(shape)
         )));
     }
-    Ok(mask.to_scalars().iter().enumerate().filter(|(_, s)| s.as_bool()).map(|(i, _)| i).collect())
+    Ok(mask
+        .to_scalars()
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.as_bool())
+        .map(|(i, _)| i)
+        .collect())
 }
 
 fn take_rows(shape: &[usize], take: &TensorData) -> TResult<Vec<usize>> {
-    let n = *shape.first().ok_or_else(|| TensorError::index("cannot index a 0-d tensor with a tensor"))? as i64;
+    let n = *shape
+        .first()
+        .ok_or_else(|| TensorError::index("cannot index a 0-d tensor with a tensor"))?
+        as i64;
     take.to_scalars()
         .iter()
         .map(|s| {
             let k = s.as_i64();
             let j = if k < 0 { k + n } else { k };
             if j < 0 || j >= n {
-                Err(TensorError::index(format!("index {k} is out of bounds for dimension 0 with size {n}")))
+                Err(TensorError::index(format!(
+                    "index {k} is out of bounds for dimension 0 with size {n}"
+                )))
             } else {
                 Ok(j as usize)
             }
@@ -131,16 +174,27 @@ pub fn get(t: &TensorData, index: &Select<'_>) -> TResult<TensorData> {
 
 /// Rows of `a` flattened over its first `lead` dimensions, picked by `rows`, the picked axis
 /// reshaped to `index_shape`.
-fn gather<T: Element>(a: &ArrayD<T>, lead: usize, rows: &[usize], index_shape: &[usize]) -> ArrayD<T> {
+fn gather<T: Element>(
+    a: &ArrayD<T>,
+    lead: usize,
+    rows: &[usize],
+    index_shape: &[usize],
+) -> ArrayD<T> {
     let rest = &a.shape()[lead..];
     let flat_len: usize = a.shape()[..lead].iter().product();
     let mut flat_shape = vec![flat_len];
     flat_shape.extend_from_slice(rest);
-    let flat = a.as_standard_layout().into_owned().into_shape_with_order(IxDyn(&flat_shape)).expect("standard layout");
+    let flat = a
+        .as_standard_layout()
+        .into_owned()
+        .into_shape_with_order(IxDyn(&flat_shape))
+        .expect("standard layout");
     let picked = flat.select(Axis(0), rows);
     let mut out_shape = index_shape.to_vec();
     out_shape.extend_from_slice(rest);
-    picked.into_shape_with_order(IxDyn(&out_shape)).expect("same count")
+    picked
+        .into_shape_with_order(IxDyn(&out_shape))
+        .expect("same count")
 }
 
 /// `t[index] = value`: the value is cast to the tensor's type and broadcast to the selection.
@@ -148,8 +202,12 @@ pub fn set(t: &mut TensorData, index: &Select<'_>, value: &TensorData) -> TResul
     let value = value.cast(t.dtype());
     macro_rules! assign {
         ($variant:ident) => {{
-            let TensorData::$variant(a) = t else { unreachable!("dtype checked") };
-            let TensorData::$variant(v) = &value else { unreachable!("value cast") };
+            let TensorData::$variant(a) = t else {
+                unreachable!("dtype checked")
+            };
+            let TensorData::$variant(v) = &value else {
+                unreachable!("value cast")
+            };
             assign(a, index, v)
         }};
     }
@@ -163,7 +221,11 @@ pub fn set(t: &mut TensorData, index: &Select<'_>, value: &TensorData) -> TResul
 
 fn assign<T: Element>(a: &mut ArrayD<T>, index: &Select<'_>, v: &ArrayD<T>) -> TResult<()> {
     let cannot = |target: &[usize]| {
-        TensorError::value(format!("cannot assign a value of shape {} to a selection of shape {}", shape_str(v.shape()), shape_str(target)))
+        TensorError::value(format!(
+            "cannot assign a value of shape {} to a selection of shape {}",
+            shape_str(v.shape()),
+            shape_str(target)
+        ))
     };
     match index {
         Select::Basic(idx) => {
@@ -189,15 +251,30 @@ fn assign<T: Element>(a: &mut ArrayD<T>, index: &Select<'_>, v: &ArrayD<T>) -> T
             target.extend_from_slice(&rest);
             let v = v.broadcast(IxDyn(&target)).ok_or_else(|| cannot(&target))?;
             let v = v.as_standard_layout().into_owned();
-            let vrows = v.into_shape_with_order(IxDyn(&[rows.len()].iter().chain(rest.iter()).copied().collect::<Vec<_>>())).expect("same count");
+            let vrows = v
+                .into_shape_with_order(IxDyn(
+                    &[rows.len()]
+                        .iter()
+                        .chain(rest.iter())
+                        .copied()
+                        .collect::<Vec<_>>(),
+                ))
+                .expect("same count");
             let flat_len: usize = a.shape()[..lead].iter().product();
             let mut flat_shape = vec![flat_len];
             flat_shape.extend_from_slice(&rest);
-            let mut flat = a.as_standard_layout().into_owned().into_shape_with_order(IxDyn(&flat_shape)).expect("standard layout");
+            let mut flat = a
+                .as_standard_layout()
+                .into_owned()
+                .into_shape_with_order(IxDyn(&flat_shape))
+                .expect("standard layout");
             for (k, &r) in rows.iter().enumerate() {
-                flat.index_axis_mut(Axis(0), r).assign(&vrows.index_axis(Axis(0), k));
+                flat.index_axis_mut(Axis(0), r)
+                    .assign(&vrows.index_axis(Axis(0), k));
             }
-            *a = flat.into_shape_with_order(IxDyn(a.shape())).expect("same count");
+            *a = flat
+                .into_shape_with_order(IxDyn(a.shape()))
+                .expect("same count");
             Ok(())
         }
     }

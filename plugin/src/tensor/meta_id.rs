@@ -13,7 +13,10 @@ use super::Meta;
 /// (which a tensor holds while it remembers none).
 pub fn intern(meta: &Meta) -> u32 {
     static TABLE: OnceLock<Mutex<HashMap<Meta, u32>>> = OnceLock::new();
-    let mut table = TABLE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut table = TABLE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let next = u32::try_from(table.len() + 1).unwrap_or(u32::MAX);
     *table.entry(meta.clone()).or_insert(next)
 }
@@ -31,13 +34,22 @@ mod tests {
 
     #[test]
     fn equal_metas_share_a_number_and_a_replaced_tensor_forgets_its_own() {
-        let m23 = Meta { shape: vec![2, 3], dtype: DType::Float64 };
-        let m32 = Meta { shape: vec![3, 2], dtype: DType::Float64 };
+        let m23 = Meta {
+            shape: vec![2, 3],
+            dtype: DType::Float64,
+        };
+        let m32 = Meta {
+            shape: vec![3, 2],
+            dtype: DType::Float64,
+        };
         let (a, b) = (intern(&m23), intern(&m32));
         assert_eq!(a, intern(&m23.clone()));
         assert!(a != b && a != 0 && b != 0);
         let t = PyTensor::new(data(&[2, 3], DType::Float64));
-        assert!(t.has_meta(a, &m23) && t.has_meta(a, &m23), "found, then remembered");
+        assert!(
+            t.has_meta(a, &m23) && t.has_meta(a, &m23),
+            "found, then remembered"
+        );
         assert!(!t.has_meta(b, &m32));
         // Replacing the data forgets the remembered number: the next answer is read again.
         *t.write() = data(&[3, 2], DType::Float64);

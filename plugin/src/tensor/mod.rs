@@ -7,9 +7,9 @@ pub mod error;
 pub mod format;
 pub mod index;
 pub mod meta_id;
+pub mod ops;
 pub mod python;
 pub mod random;
-pub mod ops;
 pub mod registry;
 pub mod shape;
 

@@ -9,14 +9,22 @@ pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::built
 
 #[rustpython_vm::pymodule]
 pub mod symtrace {
-    use rustpython_vm::builtins::{PyBaseExceptionRef, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple, PyTupleRef};
+    use rustpython_vm::builtins::{
+        PyBaseExceptionRef, PyFloat, PyInt, PyList, PySlice, PyStr, PyTuple, PyTupleRef,
+    };
     use rustpython_vm::common::lock::{PyRwLock, PyRwLockReadGuard};
+    use rustpython_vm::function::PyComparisonValue;
     use rustpython_vm::function::{ArgIntoFloat, Either, FuncArgs, KwArgs, OptionalArg, PosArgs};
     use rustpython_vm::protocol::{PyMappingMethods, PyNumberMethods, PySequenceMethods};
-    use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Callable, Comparable, Iterable, PyComparisonOp, Representable};
-    use rustpython_vm::function::PyComparisonValue;
-    use rustpython_vm::{pyclass, FromArgs};
-    use rustpython_vm::{atomic_func, AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine};
+    use rustpython_vm::types::{
+        AsMapping, AsNumber, AsSequence, Callable, Comparable, Iterable, PyComparisonOp,
+        Representable,
+    };
+    use rustpython_vm::{
+        AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine,
+        atomic_func,
+    };
+    use rustpython_vm::{FromArgs, pyclass};
 
     use crate::tensor::data::{Scalar, TensorData};
     use crate::tensor::dtype::{DType, weak_scalar_dtype};
@@ -63,7 +71,12 @@ pub mod symtrace {
     }
 
     impl Comparable for PyDType {
-        fn cmp(zelf: &Py<Self>, other: &PyObject, op: PyComparisonOp, _vm: &VirtualMachine) -> PyResult<PyComparisonValue> {
+        fn cmp(
+            zelf: &Py<Self>,
+            other: &PyObject,
+            op: PyComparisonOp,
+            _vm: &VirtualMachine,
+        ) -> PyResult<PyComparisonValue> {
             let Some(other) = other.downcast_ref::<PyDType>() else {
                 return Ok(PyComparisonValue::NotImplemented);
             };
@@ -83,15 +96,24 @@ pub mod symtrace {
 
     #[pyattr]
     fn float32(vm: &VirtualMachine) -> PyRef<PyDType> {
-        PyDType { dtype: DType::Float32 }.into_ref(&vm.ctx)
+        PyDType {
+            dtype: DType::Float32,
+        }
+        .into_ref(&vm.ctx)
     }
     #[pyattr]
     fn float64(vm: &VirtualMachine) -> PyRef<PyDType> {
-        PyDType { dtype: DType::Float64 }.into_ref(&vm.ctx)
+        PyDType {
+            dtype: DType::Float64,
+        }
+        .into_ref(&vm.ctx)
     }
     #[pyattr]
     fn int64(vm: &VirtualMachine) -> PyRef<PyDType> {
-        PyDType { dtype: DType::Int64 }.into_ref(&vm.ctx)
+        PyDType {
+            dtype: DType::Int64,
+        }
+        .into_ref(&vm.ctx)
     }
     #[pyattr(name = "bool")]
     fn bool_(vm: &VirtualMachine) -> PyRef<PyDType> {
@@ -104,7 +126,10 @@ pub mod symtrace {
             OptionalArg::Present(o) if vm.is_none(o) => Ok(None),
             OptionalArg::Present(o) => match o.downcast_ref::<PyDType>() {
                 Some(d) => Ok(Some(d.dtype)),
-                None => Err(vm.new_type_error(format!("dtype must be a symtrace dtype, not {}", o.class().name()))),
+                None => Err(vm.new_type_error(format!(
+                    "dtype must be a symtrace dtype, not {}",
+                    o.class().name()
+                ))),
             },
         }
     }
@@ -116,7 +141,9 @@ pub mod symtrace {
             return Ok(Some(Scalar::Bool(obj.is(&vm.ctx.true_value))));
         }
         if let Some(i) = obj.downcast_ref::<PyInt>() {
-            let v: i64 = i.try_to_primitive(vm).map_err(|_| vm.new_overflow_error("Python int too large for int64"))?;
+            let v: i64 = i
+                .try_to_primitive(vm)
+                .map_err(|_| vm.new_overflow_error("Python int too large for int64"))?;
             return Ok(Some(Scalar::Int(v)));
         }
         if let Some(f) = obj.downcast_ref::<PyFloat>() {
@@ -126,10 +153,18 @@ pub mod symtrace {
     }
 
     /// Nested lists/tuples of numbers (or tensors) → shape and elements.
-    fn flatten(obj: &PyObject, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>, vm: &VirtualMachine) -> PyResult<()> {
+    fn flatten(
+        obj: &PyObject,
+        depth: usize,
+        shape: &mut Vec<usize>,
+        out: &mut Vec<Scalar>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
         if let Some(s) = scalar_of(obj, vm)? {
             if depth != shape.len() {
-                return Err(vm.new_value_error(format!("expected a sequence at depth {depth}, got a number")));
+                return Err(vm.new_value_error(format!(
+                    "expected a sequence at depth {depth}, got a number"
+                )));
             }
             out.push(s);
             return Ok(());
@@ -151,11 +186,15 @@ pub mod symtrace {
         } else if let Some(t) = obj.downcast_ref::<PyTuple>() {
             t.as_slice().to_vec()
         } else {
-            return Err(vm.new_type_error(format!("cannot make a tensor of a {}", obj.class().name())));
+            return Err(
+                vm.new_type_error(format!("cannot make a tensor of a {}", obj.class().name()))
+            );
         };
         if depth == shape.len() {
             if !out.is_empty() {
-                return Err(vm.new_value_error(format!("expected a number at depth {depth}, got a sequence")));
+                return Err(vm.new_value_error(format!(
+                    "expected a number at depth {depth}, got a sequence"
+                )));
             }
             shape.push(items.len());
         } else if shape[depth] != items.len() {
@@ -174,13 +213,21 @@ pub mod symtrace {
     fn data_of(obj: &PyObject, dtype: Option<DType>, vm: &VirtualMachine) -> PyResult<TensorData> {
         if let Some(t) = obj.downcast_ref::<PyTensor>() {
             let d = t.read().clone();
-            return Ok(match dtype { Some(dt) => d.cast(dt), None => d });
+            return Ok(match dtype {
+                Some(dt) => d.cast(dt),
+                None => d,
+            });
         }
         let mut shape = Vec::new();
         let mut values = Vec::new();
         flatten(obj, 0, &mut shape, &mut values, vm)?;
-        let inferred = values.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float64);
-        TensorData::from_scalars(&shape, &values, dtype.unwrap_or(inferred)).map_err(|e| py_err(e, vm))
+        let inferred = values
+            .iter()
+            .map(|s| s.dtype())
+            .max()
+            .unwrap_or(DType::Float64);
+        TensorData::from_scalars(&shape, &values, dtype.unwrap_or(inferred))
+            .map_err(|e| py_err(e, vm))
     }
 
     fn to_py(s: Scalar, vm: &VirtualMachine) -> PyObjectRef {
@@ -196,7 +243,9 @@ pub mod symtrace {
             [] => to_py(items[0], vm),
             [n, rest @ ..] => {
                 let chunk = if *n == 0 { 0 } else { items.len() / n };
-                let list: Vec<PyObjectRef> = (0..*n).map(|i| tolist(rest, &items[i * chunk..(i + 1) * chunk], vm)).collect();
+                let list: Vec<PyObjectRef> = (0..*n)
+                    .map(|i| tolist(rest, &items[i * chunk..(i + 1) * chunk], vm))
+                    .collect();
                 vm.ctx.new_list(list).into()
             }
         }
@@ -215,7 +264,10 @@ pub mod symtrace {
 
     impl PyTensor {
         pub fn new(data: TensorData) -> Self {
-            Self { data: PyRwLock::new(data), meta_id: std::sync::atomic::AtomicU32::new(0) }
+            Self {
+                data: PyRwLock::new(data),
+                meta_id: std::sync::atomic::AtomicU32::new(0),
+            }
         }
         pub fn read(&self) -> rustpython_vm::common::lock::PyRwLockReadGuard<'_, TensorData> {
             self.data.read()
@@ -253,7 +305,10 @@ pub mod symtrace {
         }
         fn len(&self, vm: &VirtualMachine) -> PyResult<usize> {
             let d = self.read();
-            d.shape().first().copied().ok_or_else(|| vm.new_type_error("len() of a 0-d tensor".to_owned()))
+            d.shape()
+                .first()
+                .copied()
+                .ok_or_else(|| vm.new_type_error("len() of a 0-d tensor".to_owned()))
         }
         fn op(&self, name: &str, attrs: Attrs, vm: &VirtualMachine) -> PyResult<PyTensor> {
             let d = self.read();
@@ -284,7 +339,11 @@ pub mod symtrace {
 
     /// `x` as an operand; a Python number next to a tensor of type `other` is weakly typed (it
     /// takes the tensor's type unless its kind is higher), a number alone takes its own type.
-    fn operand<'a>(x: &'a PyObject, other: Option<DType>, vm: &VirtualMachine) -> PyResult<Option<Operand<'a>>> {
+    fn operand<'a>(
+        x: &'a PyObject,
+        other: Option<DType>,
+        vm: &VirtualMachine,
+    ) -> PyResult<Option<Operand<'a>>> {
         if let Some(t) = x.downcast_ref::<PyTensor>() {
             return Ok(Some(Operand::Borrowed(t.read())));
         }
@@ -307,16 +366,27 @@ pub mod symtrace {
         f: impl FnOnce(&TensorData, &TensorData) -> PyResult<R>,
     ) -> PyResult<Option<R>> {
         let (da, db) = (tensor_dtype(a), tensor_dtype(b));
-        let Some(x) = operand(a, db, vm)? else { return Ok(None) };
+        let Some(x) = operand(a, db, vm)? else {
+            return Ok(None);
+        };
         if b.is(a) {
             return f(&x, &x).map(Some);
         }
-        let Some(y) = operand(b, da, vm)? else { return Ok(None) };
+        let Some(y) = operand(b, da, vm)? else {
+            return Ok(None);
+        };
         f(&x, &y).map(Some)
     }
 
-    fn binary_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
-        let result = with_operands(a, b, vm, |x, y| PyTensor::wrap(registry().call(name, &[x, y], &Attrs::new()), vm))?;
+    fn binary_slot(
+        name: &'static str,
+        a: &PyObject,
+        b: &PyObject,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        let result = with_operands(a, b, vm, |x, y| {
+            PyTensor::wrap(registry().call(name, &[x, y], &Attrs::new()), vm)
+        })?;
         Ok(match result {
             Some(t) => t.into_pyobject(vm),
             None => vm.ctx.not_implemented(),
@@ -324,12 +394,23 @@ pub mod symtrace {
     }
 
     /// `a op= b`: computed, then stored into `a` in its own type and shape.
-    fn inplace_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
+    fn inplace_slot(
+        name: &'static str,
+        a: &PyObject,
+        b: &PyObject,
+        vm: &VirtualMachine,
+    ) -> PyResult {
         let Some(target) = a.downcast_ref::<PyTensor>() else {
             return Ok(vm.ctx.not_implemented());
         };
         let computed = with_operands(a, b, vm, |x, y| {
-            Ok((registry().call(name, &[x, y], &Attrs::new()).map_err(|e| py_err(e, vm))?, x.dtype(), x.shape().to_vec()))
+            Ok((
+                registry()
+                    .call(name, &[x, y], &Attrs::new())
+                    .map_err(|e| py_err(e, vm))?,
+                x.dtype(),
+                x.shape().to_vec(),
+            ))
         })?;
         let Some((result, dtype, shape)) = computed else {
             return Ok(vm.ctx.not_implemented());
@@ -367,7 +448,9 @@ pub mod symtrace {
 
     impl ReduceArgs {
         fn attrs(&self) -> Attrs {
-            Attrs::new().with("dim", self.dim.map_or(Attr::None, Attr::Int)).with("keepdim", Attr::Bool(self.keepdim))
+            Attrs::new()
+                .with("dim", self.dim.map_or(Attr::None, Attr::Int))
+                .with("keepdim", Attr::Bool(self.keepdim))
         }
     }
 
@@ -403,27 +486,41 @@ pub mod symtrace {
 
     impl ClampArgs {
         fn attrs(self) -> Attrs {
-            let bound = |b: Option<ArgIntoFloat>| b.map_or(Attr::None, |f| Attr::Float(f.into_float()));
-            Attrs::new().with("min", bound(self.min)).with("max", bound(self.max))
+            let bound =
+                |b: Option<ArgIntoFloat>| b.map_or(Attr::None, |f| Attr::Float(f.into_float()));
+            Attrs::new()
+                .with("min", bound(self.min))
+                .with("max", bound(self.max))
         }
     }
 
     fn ints_of(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Vec<i64>> {
         // f(2, 3) and f((2, 3)) alike
         let items: Vec<PyObjectRef> = match args {
-            [one] if one.downcast_ref::<PyTuple>().is_some() || one.downcast_ref::<PyList>().is_some() => {
+            [one]
+                if one.downcast_ref::<PyTuple>().is_some()
+                    || one.downcast_ref::<PyList>().is_some() =>
+            {
                 vm.extract_elements_with(one, Ok)?
             }
             _ => args.to_vec(),
         };
-        items.iter().map(|o| o.try_index(vm)?.try_to_primitive::<i64>(vm)).collect()
+        items
+            .iter()
+            .map(|o| o.try_index(vm)?.try_to_primitive::<i64>(vm))
+            .collect()
     }
 
     #[pyclass(with(AsNumber, Comparable, AsMapping, AsSequence, Iterable, Representable))]
     impl PyTensor {
         #[pygetset]
         fn shape(zelf: &Py<Self>, vm: &VirtualMachine) -> PyTupleRef {
-            let dims: Vec<PyObjectRef> = zelf.read().shape().iter().map(|&d| vm.ctx.new_int(d).into()).collect();
+            let dims: Vec<PyObjectRef> = zelf
+                .read()
+                .shape()
+                .iter()
+                .map(|&d| vm.ctx.new_int(d).into())
+                .collect();
             vm.ctx.new_tuple(dims)
         }
         #[pygetset]
@@ -437,7 +534,11 @@ pub mod symtrace {
         #[pygetset(name = "T")]
         fn t(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
             let n = zelf.read().ndim() as i64;
-            zelf.op("permute", Attrs::new().with("dims", Attr::Ints((0..n).rev().collect())), vm)
+            zelf.op(
+                "permute",
+                Attrs::new().with("dims", Attr::Ints((0..n).rev().collect())),
+                vm,
+            )
         }
         #[pymethod]
         fn numel(zelf: &Py<Self>) -> usize {
@@ -462,38 +563,80 @@ pub mod symtrace {
         }
         #[pymethod]
         fn to(zelf: &Py<Self>, dtype: PyRef<PyDType>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("to", Attrs::new().with("dtype", Attr::DType(dtype.dtype)), vm)
+            zelf.op(
+                "to",
+                Attrs::new().with("dtype", Attr::DType(dtype.dtype)),
+                vm,
+            )
         }
         #[pymethod]
         fn float(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("to", Attrs::new().with("dtype", Attr::DType(DType::Float32)), vm)
+            zelf.op(
+                "to",
+                Attrs::new().with("dtype", Attr::DType(DType::Float32)),
+                vm,
+            )
         }
         #[pymethod]
         fn double(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("to", Attrs::new().with("dtype", Attr::DType(DType::Float64)), vm)
+            zelf.op(
+                "to",
+                Attrs::new().with("dtype", Attr::DType(DType::Float64)),
+                vm,
+            )
         }
         #[pymethod]
         fn long(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("to", Attrs::new().with("dtype", Attr::DType(DType::Int64)), vm)
+            zelf.op(
+                "to",
+                Attrs::new().with("dtype", Attr::DType(DType::Int64)),
+                vm,
+            )
         }
         #[pymethod]
-        fn reshape(zelf: &Py<Self>, shape: PosArgs<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("reshape", Attrs::new().with("shape", Attr::Ints(ints_of(&shape.into_vec(), vm)?)), vm)
+        fn reshape(
+            zelf: &Py<Self>,
+            shape: PosArgs<PyObjectRef>,
+            vm: &VirtualMachine,
+        ) -> PyResult<PyTensor> {
+            zelf.op(
+                "reshape",
+                Attrs::new().with("shape", Attr::Ints(ints_of(&shape.into_vec(), vm)?)),
+                vm,
+            )
         }
         #[pymethod]
         fn transpose(zelf: &Py<Self>, a: TransposeArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("transpose", Attrs::new().with("dim0", Attr::Int(a.dim0)).with("dim1", Attr::Int(a.dim1)), vm)
+            zelf.op(
+                "transpose",
+                Attrs::new()
+                    .with("dim0", Attr::Int(a.dim0))
+                    .with("dim1", Attr::Int(a.dim1)),
+                vm,
+            )
         }
         #[pymethod]
-        fn permute(zelf: &Py<Self>, dims: PosArgs<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("permute", Attrs::new().with("dims", Attr::Ints(ints_of(&dims.into_vec(), vm)?)), vm)
+        fn permute(
+            zelf: &Py<Self>,
+            dims: PosArgs<PyObjectRef>,
+            vm: &VirtualMachine,
+        ) -> PyResult<PyTensor> {
+            zelf.op(
+                "permute",
+                Attrs::new().with("dims", Attr::Ints(ints_of(&dims.into_vec(), vm)?)),
+                vm,
+            )
         }
         #[pymethod]
         fn unsqueeze(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
             zelf.op("unsqueeze", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
         }
         #[pymethod]
-        fn squeeze(zelf: &Py<Self>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        fn squeeze(
+            zelf: &Py<Self>,
+            dim: OptionalArg<Option<i64>>,
+            vm: &VirtualMachine,
+        ) -> PyResult<PyTensor> {
             let dim = dim.flatten().map_or(Attr::None, Attr::Int);
             zelf.op("squeeze", Attrs::new().with("dim", dim), vm)
         }
@@ -527,7 +670,11 @@ pub mod symtrace {
         }
         #[pymethod]
         fn log_softmax(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
-            zelf.op("log_softmax", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+            zelf.op(
+                "log_softmax",
+                Attrs::new().with("dim", Attr::Int(a.dim)),
+                vm,
+            )
         }
         #[pymethod]
         fn clamp(zelf: &Py<Self>, args: ClampArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -579,7 +726,12 @@ pub mod symtrace {
         }
         /// torch's `x.where(cond, other)`: `x` where `cond`, else `other`.
         #[pymethod(name = "where")]
-        fn where_method(zelf: PyRef<Self>, cond: PyObjectRef, other: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        fn where_method(
+            zelf: PyRef<Self>,
+            cond: PyObjectRef,
+            other: PyObjectRef,
+            vm: &VirtualMachine,
+        ) -> PyResult<PyTensor> {
             where_(cond, zelf.into(), other, vm)
         }
         #[pymethod]
@@ -596,7 +748,11 @@ pub mod symtrace {
         }
     }
 
-    fn index_of(t: &TensorData, needle: &PyObject, vm: &VirtualMachine) -> PyResult<(Vec<Index>, Option<TensorData>)> {
+    fn index_of(
+        t: &TensorData,
+        needle: &PyObject,
+        vm: &VirtualMachine,
+    ) -> PyResult<(Vec<Index>, Option<TensorData>)> {
         if let Some(x) = needle.downcast_ref::<PyTensor>() {
             return Ok((vec![], Some(x.read().clone())));
         }
@@ -610,7 +766,10 @@ pub mod symtrace {
         let shape = t.shape();
         let mut out = Vec::new();
         let mut dim = 0;
-        let consumed = items.iter().filter(|i| !vm.is_none(i) && !i.is(&vm.ctx.ellipsis)).count();
+        let consumed = items
+            .iter()
+            .filter(|i| !vm.is_none(i) && !i.is(&vm.ctx.ellipsis))
+            .count();
         for item in &items {
             if vm.is_none(item) {
                 out.push(Index::NewAxis);
@@ -620,7 +779,8 @@ pub mod symtrace {
             } else if let Some(s) = item.downcast_ref::<PySlice>() {
                 let len = shape.get(dim).copied().unwrap_or(0);
                 let r = vm.call_method(s.as_object(), "indices", (len,))?;
-                let v: Vec<i64> = vm.extract_elements_with(&r, |o| o.try_index(vm)?.try_to_primitive::<i64>(vm))?;
+                let v: Vec<i64> =
+                    vm.extract_elements_with(&r, |o| o.try_index(vm)?.try_to_primitive::<i64>(vm))?;
                 out.push(Index::Slice(v[0], v[1], v[2]));
                 dim += 1;
             } else if let Ok(i) = item.try_index(vm) {
@@ -636,12 +796,21 @@ pub mod symtrace {
         Ok((out, None))
     }
 
-    fn select<'a>(basic: Vec<Index>, by: &'a Option<TensorData>, vm: &VirtualMachine) -> PyResult<Select<'a>> {
+    fn select<'a>(
+        basic: Vec<Index>,
+        by: &'a Option<TensorData>,
+        vm: &VirtualMachine,
+    ) -> PyResult<Select<'a>> {
         Ok(match by {
             None => Select::Basic(basic),
             Some(t) if t.dtype() == DType::Bool => Select::Mask(t),
             Some(t) if t.dtype() == DType::Int64 => Select::Take(t),
-            Some(t) => return Err(vm.new_index_error(format!("a tensor index must be bool or int64, not {}", t.dtype().name()))),
+            Some(t) => {
+                return Err(vm.new_index_error(format!(
+                    "a tensor index must be bool or int64, not {}",
+                    t.dtype().name()
+                )));
+            }
         })
     }
 
@@ -649,10 +818,19 @@ pub mod symtrace {
         let d = zelf.read();
         let (basic, by) = index_of(&d, needle, vm)?;
         let sel = select(basic, &by, vm)?;
-        Ok(PyTensor::wrap(crate::tensor::registry::guarded("indexing", || index::get(&d, &sel)), vm)?.into_pyobject(vm))
+        Ok(PyTensor::wrap(
+            crate::tensor::registry::guarded("indexing", || index::get(&d, &sel)),
+            vm,
+        )?
+        .into_pyobject(vm))
     }
 
-    fn setitem(zelf: &PyTensor, needle: &PyObject, value: &PyObject, vm: &VirtualMachine) -> PyResult<()> {
+    fn setitem(
+        zelf: &PyTensor,
+        needle: &PyObject,
+        value: &PyObject,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
         let value = match scalar_of(value, vm)? {
             Some(s) => TensorData::scalar(s),
             None => data_of(value, None, vm)?,
@@ -660,14 +838,19 @@ pub mod symtrace {
         let mut d = zelf.write();
         let (basic, by) = index_of(&d, needle, vm)?;
         let sel = select(basic, &by, vm)?;
-        crate::tensor::registry::guarded("item assignment", || index::set(&mut d, &sel, &value)).map_err(|e| py_err(e, vm))
+        crate::tensor::registry::guarded("item assignment", || index::set(&mut d, &sel, &value))
+            .map_err(|e| py_err(e, vm))
     }
 
     impl AsMapping for PyTensor {
         fn as_mapping() -> &'static PyMappingMethods {
             static AS_MAPPING: PyMappingMethods = PyMappingMethods {
                 length: atomic_func!(|m, vm| PyTensor::mapping_downcast(m).len(vm)),
-                subscript: atomic_func!(|m, needle, vm| getitem(PyTensor::mapping_downcast(m), needle, vm)),
+                subscript: atomic_func!(|m, needle, vm| getitem(
+                    PyTensor::mapping_downcast(m),
+                    needle,
+                    vm
+                )),
                 ass_subscript: atomic_func!(|m, needle, value, vm| match value {
                     Some(value) => setitem(PyTensor::mapping_downcast(m), needle, &value, vm),
                     None => Err(vm.new_type_error("tensor elements cannot be deleted".to_owned())),
@@ -693,7 +876,11 @@ pub mod symtrace {
             let rows: Vec<PyObjectRef> = (0..n)
                 .map(|i| getitem(&zelf, vm.ctx.new_int(i).as_object(), vm))
                 .collect::<PyResult<_>>()?;
-            vm.ctx.new_list(rows).as_object().get_iter(vm).map(Into::into)
+            vm.ctx
+                .new_list(rows)
+                .as_object()
+                .get_iter(vm)
+                .map(Into::into)
         }
     }
 
@@ -704,7 +891,12 @@ pub mod symtrace {
     }
 
     impl Comparable for PyTensor {
-        fn slot_richcompare(zelf: &PyObject, other: &PyObject, op: PyComparisonOp, vm: &VirtualMachine) -> PyResult<Either<PyObjectRef, PyComparisonValue>> {
+        fn slot_richcompare(
+            zelf: &PyObject,
+            other: &PyObject,
+            op: PyComparisonOp,
+            vm: &VirtualMachine,
+        ) -> PyResult<Either<PyObjectRef, PyComparisonValue>> {
             let name = match op {
                 PyComparisonOp::Lt => "lt",
                 PyComparisonOp::Le => "le",
@@ -714,9 +906,18 @@ pub mod symtrace {
                 PyComparisonOp::Ge => "ge",
             };
             let result = binary_slot(name, zelf, other, vm)?;
-            Ok(if result.is(&vm.ctx.not_implemented) { Either::B(PyComparisonValue::NotImplemented) } else { Either::A(result) })
+            Ok(if result.is(&vm.ctx.not_implemented) {
+                Either::B(PyComparisonValue::NotImplemented)
+            } else {
+                Either::A(result)
+            })
         }
-        fn cmp(_zelf: &Py<Self>, _other: &PyObject, _op: PyComparisonOp, _vm: &VirtualMachine) -> PyResult<PyComparisonValue> {
+        fn cmp(
+            _zelf: &Py<Self>,
+            _other: &PyObject,
+            _op: PyComparisonOp,
+            _vm: &VirtualMachine,
+        ) -> PyResult<PyComparisonValue> {
             unreachable!("slot_richcompare is overridden")
         }
     }
@@ -732,7 +933,9 @@ pub mod symtrace {
                 remainder: Some(|a, b, vm| binary_slot("mod", a, b, vm)),
                 power: Some(|a, b, c, vm| {
                     if !vm.is_none(c) {
-                        return Err(vm.new_type_error("pow() with a modulus is not supported for tensors".to_owned()));
+                        return Err(vm.new_type_error(
+                            "pow() with a modulus is not supported for tensors".to_owned(),
+                        ));
                     }
                     binary_slot("pow", a, b, vm)
                 }),
@@ -755,7 +958,10 @@ pub mod symtrace {
                 boolean: Some(|a, vm| {
                     let t = a.obj.downcast_ref::<PyTensor>().expect("slot of Tensor");
                     let item = t.read().item().map_err(|_| {
-                        vm.new_value_error("the truth value of a tensor with more than one element is ambiguous".to_owned())
+                        vm.new_value_error(
+                            "the truth value of a tensor with more than one element is ambiguous"
+                                .to_owned(),
+                        )
                     })?;
                     Ok(item.as_bool())
                 }),
@@ -798,7 +1004,10 @@ pub mod symtrace {
     fn shape_of(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Vec<usize>> {
         let shape = ints_of(args, vm)?
             .into_iter()
-            .map(|d| usize::try_from(d).map_err(|_| vm.new_value_error(format!("negative dimension {d}"))))
+            .map(|d| {
+                usize::try_from(d)
+                    .map_err(|_| vm.new_value_error(format!("negative dimension {d}")))
+            })
             .collect::<PyResult<Vec<usize>>>()?;
         check_size(&shape, vm)?;
         Ok(shape)
@@ -807,34 +1016,60 @@ pub mod symtrace {
     #[pyfunction]
     fn zeros(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
-        Ok(PyTensor::new(TensorData::full(&shape_of(&shape.into_vec(), vm)?, Scalar::Int(0), dt)))
+        Ok(PyTensor::new(TensorData::full(
+            &shape_of(&shape.into_vec(), vm)?,
+            Scalar::Int(0),
+            dt,
+        )))
     }
 
     #[pyfunction]
     fn ones(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
-        Ok(PyTensor::new(TensorData::full(&shape_of(&shape.into_vec(), vm)?, Scalar::Int(1), dt)))
+        Ok(PyTensor::new(TensorData::full(
+            &shape_of(&shape.into_vec(), vm)?,
+            Scalar::Int(1),
+            dt,
+        )))
     }
 
     #[pyfunction]
-    fn full(shape: PyObjectRef, value: PyObjectRef, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let v = scalar_of(&value, vm)?.ok_or_else(|| vm.new_type_error("full() needs a number as its value".to_owned()))?;
+    fn full(
+        shape: PyObjectRef,
+        value: PyObjectRef,
+        kw: DTypeKw,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let v = scalar_of(&value, vm)?
+            .ok_or_else(|| vm.new_type_error("full() needs a number as its value".to_owned()))?;
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(v.dtype());
-        Ok(PyTensor::new(TensorData::full(&shape_of(&[shape], vm)?, v, dt)))
+        Ok(PyTensor::new(TensorData::full(
+            &shape_of(&[shape], vm)?,
+            v,
+            dt,
+        )))
     }
 
     #[pyfunction]
     fn zeros_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let d = t.read();
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
-        Ok(PyTensor::new(TensorData::full(d.shape(), Scalar::Int(0), dt)))
+        Ok(PyTensor::new(TensorData::full(
+            d.shape(),
+            Scalar::Int(0),
+            dt,
+        )))
     }
 
     #[pyfunction]
     fn ones_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let d = t.read();
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
-        Ok(PyTensor::new(TensorData::full(d.shape(), Scalar::Int(1), dt)))
+        Ok(PyTensor::new(TensorData::full(
+            d.shape(),
+            Scalar::Int(1),
+            dt,
+        )))
     }
 
     #[pyfunction]
@@ -843,44 +1078,87 @@ pub mod symtrace {
         let nums: Vec<Scalar> = args
             .args
             .iter()
-            .map(|a| scalar_of(a, vm)?.ok_or_else(|| vm.new_type_error("arange() takes numbers".to_owned())))
+            .map(|a| {
+                scalar_of(a, vm)?
+                    .ok_or_else(|| vm.new_type_error("arange() takes numbers".to_owned()))
+            })
             .collect::<PyResult<_>>()?;
         let (start, end, step) = match nums.as_slice() {
             [e] => (Scalar::Int(0), *e, Scalar::Int(1)),
             [s, e] => (*s, *e, Scalar::Int(1)),
             [s, e, st] => (*s, *e, *st),
-            _ => return Err(vm.new_type_error("arange(end) or arange(start, end[, step])".to_owned())),
+            _ => {
+                return Err(
+                    vm.new_type_error("arange(end) or arange(start, end[, step])".to_owned())
+                );
+            }
         };
         if step.as_f64() == 0.0 {
             return Err(vm.new_value_error("arange() step must not be zero".to_owned()));
         }
-        let inferred = [start, end, step].iter().map(|s| s.dtype()).max().unwrap().max(DType::Int64);
-        let dt = opt_dtype(&dtype.map_or(OptionalArg::Missing, OptionalArg::Present), vm)?.unwrap_or(inferred);
-        let n = ((end.as_f64() - start.as_f64()) / step.as_f64()).ceil().max(0.0) as usize;
+        let inferred = [start, end, step]
+            .iter()
+            .map(|s| s.dtype())
+            .max()
+            .unwrap()
+            .max(DType::Int64);
+        let dt = opt_dtype(
+            &dtype.map_or(OptionalArg::Missing, OptionalArg::Present),
+            vm,
+        )?
+        .unwrap_or(inferred);
+        let n = ((end.as_f64() - start.as_f64()) / step.as_f64())
+            .ceil()
+            .max(0.0) as usize;
         check_size(&[n], vm)?;
         let values: Vec<Scalar> = (0..n)
-            .map(|i| if inferred == DType::Int64 { Scalar::Int(start.as_i64() + i as i64 * step.as_i64()) } else { Scalar::Float(start.as_f64() + i as f64 * step.as_f64()) })
+            .map(|i| {
+                if inferred == DType::Int64 {
+                    Scalar::Int(start.as_i64() + i as i64 * step.as_i64())
+                } else {
+                    Scalar::Float(start.as_f64() + i as f64 * step.as_f64())
+                }
+            })
             .collect();
         new_tensor(TensorData::from_scalars(&[n], &values, dt), vm)
     }
 
     #[pyfunction]
-    fn linspace(start: ArgIntoFloat, end: ArgIntoFloat, steps: usize, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    fn linspace(
+        start: ArgIntoFloat,
+        end: ArgIntoFloat,
+        steps: usize,
+        kw: DTypeKw,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
         let (start, end) = (start.into_float(), end.into_float());
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
         check_size(&[steps], vm)?;
         let values: Vec<Scalar> = (0..steps)
-            .map(|i| Scalar::Float(if steps == 1 { start } else { start + (end - start) * i as f64 / (steps - 1) as f64 }))
+            .map(|i| {
+                Scalar::Float(if steps == 1 {
+                    start
+                } else {
+                    start + (end - start) * i as f64 / (steps - 1) as f64
+                })
+            })
             .collect();
         new_tensor(TensorData::from_scalars(&[steps], &values, dt), vm)
     }
 
     #[pyfunction]
-    fn eye(n: usize, m: OptionalArg<usize>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    fn eye(
+        n: usize,
+        m: OptionalArg<usize>,
+        kw: DTypeKw,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
         let m = m.unwrap_or(n);
         check_size(&[n, m], vm)?;
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
-        let values: Vec<Scalar> = (0..n * m).map(|k| Scalar::Int(i64::from(k / m == k % m))).collect();
+        let values: Vec<Scalar> = (0..n * m)
+            .map(|k| Scalar::Int(i64::from(k / m == k % m)))
+            .collect();
         new_tensor(TensorData::from_scalars(&[n, m], &values, dt), vm)
     }
 
@@ -889,11 +1167,20 @@ pub mod symtrace {
         random::manual_seed(seed);
     }
 
-    fn random_tensor(shape: &[PyObjectRef], kw: DTypeKw, normal: bool, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    fn random_tensor(
+        shape: &[PyObjectRef],
+        kw: DTypeKw,
+        normal: bool,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
         let shape = shape_of(shape, vm)?;
         let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
         let n = shape.iter().product();
-        let v = if normal { random::normal(n) } else { random::uniform(n) };
+        let v = if normal {
+            random::normal(n)
+        } else {
+            random::uniform(n)
+        };
         let values: Vec<Scalar> = v.into_iter().map(Scalar::Float).collect();
         new_tensor(TensorData::from_scalars(&shape, &values, dt), vm)
     }
@@ -917,8 +1204,16 @@ pub mod symtrace {
 
     /// `call_op(name, *tensors, **attrs)`: any registered op, the application's own included.
     #[pyfunction]
-    fn call_op(name: PyRef<PyStr>, inputs: PosArgs<PyObjectRef>, attrs: KwArgs<PyObjectRef>, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let datas: Vec<TensorData> = inputs.iter().map(|x| as_data(x, vm)).collect::<PyResult<_>>()?;
+    fn call_op(
+        name: PyRef<PyStr>,
+        inputs: PosArgs<PyObjectRef>,
+        attrs: KwArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let datas: Vec<TensorData> = inputs
+            .iter()
+            .map(|x| as_data(x, vm))
+            .collect::<PyResult<_>>()?;
         let mut a = Attrs::new();
         for (k, v) in attrs.into_iter() {
             let attr = if vm.is_none(&v) {
@@ -942,11 +1237,24 @@ pub mod symtrace {
 
     #[pyfunction]
     fn op_names(vm: &VirtualMachine) -> PyObjectRef {
-        vm.ctx.new_list(registry().names().into_iter().map(|n| vm.ctx.new_str(n).into()).collect()).into()
+        vm.ctx
+            .new_list(
+                registry()
+                    .names()
+                    .into_iter()
+                    .map(|n| vm.ctx.new_str(n).into())
+                    .collect(),
+            )
+            .into()
     }
 
     fn unary_fn(name: &str, x: &PyObject, attrs: Attrs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let d = operand(x, None, vm)?.ok_or_else(|| vm.new_type_error(format!("{name}() needs a tensor or a number, not {}", x.class().name())))?;
+        let d = operand(x, None, vm)?.ok_or_else(|| {
+            vm.new_type_error(format!(
+                "{name}() needs a tensor or a number, not {}",
+                x.class().name()
+            ))
+        })?;
         new_tensor(registry().call(name, &[&d], &attrs), vm)
     }
 
@@ -988,11 +1296,21 @@ pub mod symtrace {
     }
     #[pyfunction]
     fn softmax(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("softmax", &x, Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+        unary_fn(
+            "softmax",
+            &x,
+            Attrs::new().with("dim", Attr::Int(a.dim)),
+            vm,
+        )
     }
     #[pyfunction]
     fn log_softmax(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("log_softmax", &x, Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+        unary_fn(
+            "log_softmax",
+            &x,
+            Attrs::new().with("dim", Attr::Int(a.dim)),
+            vm,
+        )
     }
     #[pyfunction]
     fn sum(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -1049,11 +1367,18 @@ pub mod symtrace {
     }
 
     #[pyfunction(name = "where")]
-    fn where_(cond: PyObjectRef, a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    fn where_(
+        cond: PyObjectRef,
+        a: PyObjectRef,
+        b: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
         // The condition is read before the operands take their locks (it may be one of them).
         let c = as_data(&cond, vm)?;
-        with_operands(&a, &b, vm, |x, y| new_tensor(registry().call("where", &[&c, x, y], &Attrs::new()), vm))?
-            .ok_or_else(|| vm.new_type_error("where() needs tensors or numbers".to_owned()))
+        with_operands(&a, &b, vm, |x, y| {
+            new_tensor(registry().call("where", &[&c, x, y], &Attrs::new()), vm)
+        })?
+        .ok_or_else(|| vm.new_type_error("where() needs tensors or numbers".to_owned()))
     }
 
     fn join(name: &str, args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -1070,7 +1395,10 @@ pub mod symtrace {
             })
             .collect::<PyResult<_>>()?;
         let refs: Vec<&TensorData> = items.iter().map(|o| &**o).collect();
-        new_tensor(registry().call(name, &refs, &Attrs::new().with("dim", Attr::Int(args.dim))), vm)
+        new_tensor(
+            registry().call(name, &refs, &Attrs::new().with("dim", Attr::Int(args.dim))),
+            vm,
+        )
     }
 
     #[pyfunction]
@@ -1104,32 +1432,54 @@ pub mod symtrace {
         /// Replacement code calls its graph on every cache hit: the vectorcall slot takes the
         /// arguments as they are, without building `FuncArgs`.
         #[extend_class]
-        fn extend_class(_ctx: &rustpython_vm::Context, class: &Py<rustpython_vm::builtins::PyType>) {
-            class.slots.vectorcall.store(Some(|zelf, args, nargs, kwnames, vm| {
-                let zelf = zelf.downcast_ref::<PyCompiledGraph>().expect("the slot of CompiledGraph");
-                if kwnames.is_some_and(|k| !k.is_empty()) {
-                    return Err(vm.new_type_error("a compiled graph takes no keyword arguments".to_owned()));
-                }
-                zelf.run(&args[..nargs], vm)
-            }));
+        fn extend_class(
+            _ctx: &rustpython_vm::Context,
+            class: &Py<rustpython_vm::builtins::PyType>,
+        ) {
+            class
+                .slots
+                .vectorcall
+                .store(Some(|zelf, args, nargs, kwnames, vm| {
+                    let zelf = zelf
+                        .downcast_ref::<PyCompiledGraph>()
+                        .expect("the slot of CompiledGraph");
+                    if kwnames.is_some_and(|k| !k.is_empty()) {
+                        return Err(vm.new_type_error(
+                            "a compiled graph takes no keyword arguments".to_owned(),
+                        ));
+                    }
+                    zelf.run(&args[..nargs], vm)
+                }));
         }
 
         fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
             let mut held = smallvec::SmallVec::new();
-            let objects = self.call.gather(roots, &mut held, vm).map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
+            let objects = self
+                .call
+                .gather(roots, &mut held, vm)
+                .map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
             // Plain loops rather than collecting `Result`s: this runs on every cache hit.
-            let mut locks: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::with_capacity(objects.len());
+            let mut locks: smallvec::SmallVec<[_; 8]> =
+                smallvec::SmallVec::with_capacity(objects.len());
             for o in &objects {
                 match o.downcast_ref::<PyTensor>() {
                     Some(t) => locks.push(t.read()),
-                    None => return Err(vm.new_type_error(format!("a compiled graph takes tensors, not {}", o.class().name()))),
+                    None => {
+                        return Err(vm.new_type_error(format!(
+                            "a compiled graph takes tensors, not {}",
+                            o.class().name()
+                        )));
+                    }
                 }
             }
-            let mut refs: smallvec::SmallVec<[&TensorData; 8]> = smallvec::SmallVec::with_capacity(locks.len());
+            let mut refs: smallvec::SmallVec<[&TensorData; 8]> =
+                smallvec::SmallVec::with_capacity(locks.len());
             for lock in &locks {
                 refs.push(&**lock);
             }
-            let outs = crate::tensor::registry::guarded("a compiled graph", || self.graph.run(&refs)).map_err(|e| py_err(e, vm))?;
+            let outs =
+                crate::tensor::registry::guarded("a compiled graph", || self.graph.run(&refs))
+                    .map_err(|e| py_err(e, vm))?;
             drop(refs);
             drop(locks);
             let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
@@ -1146,7 +1496,9 @@ pub mod symtrace {
         type Args = FuncArgs;
         fn call(zelf: &Py<Self>, args: Self::Args, vm: &VirtualMachine) -> PyResult {
             if !args.kwargs.is_empty() {
-                return Err(vm.new_type_error("a compiled graph takes no keyword arguments".to_owned()));
+                return Err(
+                    vm.new_type_error("a compiled graph takes no keyword arguments".to_owned())
+                );
             }
             zelf.run(&args.args, vm)
         }
@@ -1154,10 +1506,14 @@ pub mod symtrace {
 
     impl Representable for PyCompiledGraph {
         fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
-            Ok(format!("<symtrace.CompiledGraph: {} inputs, {} nodes, {} outputs>", zelf.graph.inputs.len(), zelf.graph.nodes.len(), zelf.graph.outputs.len()))
+            Ok(format!(
+                "<symtrace.CompiledGraph: {} inputs, {} nodes, {} outputs>",
+                zelf.graph.inputs.len(),
+                zelf.graph.nodes.len(),
+                zelf.graph.outputs.len()
+            ))
         }
     }
-
 
     // ---- tracing: compile, disable, reset, explain, stats (logic in crate::api) ----
 
@@ -1186,7 +1542,11 @@ pub mod symtrace {
 
     impl Representable for PyCompiledFunction {
         fn repr_str(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<String> {
-            Ok(format!("<symtrace.compile({}, fullgraph={})>", zelf.func.repr(vm)?.to_string_lossy(), if zelf.fullgraph { "True" } else { "False" }))
+            Ok(format!(
+                "<symtrace.compile({}, fullgraph={})>",
+                zelf.func.repr(vm)?.to_string_lossy(),
+                if zelf.fullgraph { "True" } else { "False" }
+            ))
         }
     }
 
@@ -1203,7 +1563,11 @@ pub mod symtrace {
     impl Callable for PyCompiler {
         type Args = (PyObjectRef,);
         fn call(zelf: &Py<Self>, (func,): Self::Args, vm: &VirtualMachine) -> PyResult {
-            Ok(PyCompiledFunction { func, fullgraph: zelf.fullgraph }.into_pyobject(vm))
+            Ok(PyCompiledFunction {
+                func,
+                fullgraph: zelf.fullgraph,
+            }
+            .into_pyobject(vm))
         }
     }
 
@@ -1219,8 +1583,15 @@ pub mod symtrace {
     #[pyfunction]
     fn compile(args: CompileArgs, vm: &VirtualMachine) -> PyObjectRef {
         match args.func {
-            Some(func) if !vm.is_none(&func) => PyCompiledFunction { func, fullgraph: args.fullgraph }.into_pyobject(vm),
-            _ => PyCompiler { fullgraph: args.fullgraph }.into_pyobject(vm),
+            Some(func) if !vm.is_none(&func) => PyCompiledFunction {
+                func,
+                fullgraph: args.fullgraph,
+            }
+            .into_pyobject(vm),
+            _ => PyCompiler {
+                fullgraph: args.fullgraph,
+            }
+            .into_pyobject(vm),
         }
     }
 
@@ -1262,7 +1633,8 @@ pub mod symtrace {
     fn stats(vm: &VirtualMachine) -> PyObjectRef {
         let d = vm.ctx.new_dict();
         for (k, v) in crate::api::translator(vm).stats.snapshot() {
-            d.set_item(k, vm.ctx.new_int(v).into(), vm).expect("str keys");
+            d.set_item(k, vm.ctx.new_int(v).into(), vm)
+                .expect("str keys");
         }
         d.into()
     }
@@ -1290,26 +1662,70 @@ pub mod symtrace {
         }
         #[pygetset]
         fn ops_per_graph(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-            let strs = |v: &[String]| -> PyObjectRef { vm.ctx.new_list(v.iter().map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into() };
-            vm.ctx.new_list(zelf.log.graphs.iter().map(|g| strs(&g.ops)).collect()).into()
+            let strs = |v: &[String]| -> PyObjectRef {
+                vm.ctx
+                    .new_list(
+                        v.iter()
+                            .map(|s| vm.ctx.new_str(s.as_str()).into())
+                            .collect(),
+                    )
+                    .into()
+            };
+            vm.ctx
+                .new_list(zelf.log.graphs.iter().map(|g| strs(&g.ops)).collect())
+                .into()
         }
         #[pygetset]
         fn out_guards(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-            vm.ctx.new_list(zelf.log.graphs.iter().flat_map(|g| g.guards.iter()).map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into()
+            vm.ctx
+                .new_list(
+                    zelf.log
+                        .graphs
+                        .iter()
+                        .flat_map(|g| g.guards.iter())
+                        .map(|s| vm.ctx.new_str(s.as_str()).into())
+                        .collect(),
+                )
+                .into()
         }
         #[pygetset]
         fn graphs(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-            vm.ctx.new_list(zelf.log.graphs.iter().map(|g| vm.ctx.new_str(g.text.as_str()).into()).collect()).into()
+            vm.ctx
+                .new_list(
+                    zelf.log
+                        .graphs
+                        .iter()
+                        .map(|g| vm.ctx.new_str(g.text.as_str()).into())
+                        .collect(),
+                )
+                .into()
         }
         #[pygetset]
         fn inlined(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
-            vm.ctx.new_list(zelf.log.graphs.iter().flat_map(|g| g.inlined.iter()).map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into()
+            vm.ctx
+                .new_list(
+                    zelf.log
+                        .graphs
+                        .iter()
+                        .flat_map(|g| g.inlined.iter())
+                        .map(|s| vm.ctx.new_str(s.as_str()).into())
+                        .collect(),
+                )
+                .into()
         }
         /// Each a dict: reason, location (file:line), function, and the ops and guards the
         /// translation still held when it gave up (after rolling back any inlined call).
         #[pygetset]
         fn break_reasons(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
-            let strs = |v: &[String]| -> PyObjectRef { vm.ctx.new_list(v.iter().map(|s| vm.ctx.new_str(s.as_str()).into()).collect()).into() };
+            let strs = |v: &[String]| -> PyObjectRef {
+                vm.ctx
+                    .new_list(
+                        v.iter()
+                            .map(|s| vm.ctx.new_str(s.as_str()).into())
+                            .collect(),
+                    )
+                    .into()
+            };
             let mut out = Vec::new();
             for b in &zelf.log.breaks {
                 let d = vm.ctx.new_dict();
@@ -1333,7 +1749,11 @@ pub mod symtrace {
 
     impl Representable for PyExplainOutput {
         fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
-            Ok(format!("<symtrace.ExplainOutput: {} graphs, {} breaks>", zelf.log.graphs.len(), zelf.log.breaks.len()))
+            Ok(format!(
+                "<symtrace.ExplainOutput: {} graphs, {} breaks>",
+                zelf.log.graphs.len(),
+                zelf.log.breaks.len()
+            ))
         }
     }
 

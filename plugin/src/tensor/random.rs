@@ -20,7 +20,9 @@ fn next_u64(state: &mut u64) -> u64 {
 /// `n` numbers uniform in [0, 1).
 pub fn uniform(n: usize) -> Vec<f64> {
     let mut s = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    (0..n).map(|_| (next_u64(&mut s) >> 11) as f64 / (1u64 << 53) as f64).collect()
+    (0..n)
+        .map(|_| (next_u64(&mut s) >> 11) as f64 / (1u64 << 53) as f64)
+        .collect()
 }
 
 /// `n` standard normal numbers.

@@ -18,7 +18,10 @@ pub struct Meta {
 
 impl Meta {
     pub fn of(t: &TensorData) -> Meta {
-        Meta { shape: t.shape().to_vec(), dtype: t.dtype() }
+        Meta {
+            shape: t.shape().to_vec(),
+            dtype: t.dtype(),
+        }
     }
 
     /// Whether `t` has this dtype and shape. Checked for every graph input on every call:
@@ -27,7 +30,9 @@ impl Meta {
     #[inline]
     pub fn describes(&self, t: &TensorData) -> bool {
         let shape = t.shape();
-        t.dtype() == self.dtype && shape.len() == self.shape.len() && shape.iter().zip(&self.shape).all(|(a, b)| a == b)
+        t.dtype() == self.dtype
+            && shape.len() == self.shape.len()
+            && shape.iter().zip(&self.shape).all(|(a, b)| a == b)
     }
 }
 
@@ -55,18 +60,24 @@ impl Attrs {
         self
     }
     pub fn get(&self, name: &str) -> &Attr {
-        self.0.iter().find(|(n, _)| n == name).map_or(&Attr::None, |(_, v)| v)
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(&Attr::None, |(_, v)| v)
     }
     /// An optional integer (`None` when absent or None).
     pub fn opt_int(&self, name: &str) -> TResult<Option<i64>> {
         match self.get(name) {
             Attr::None => Ok(None),
             Attr::Int(i) => Ok(Some(*i)),
-            other => Err(TensorError::type_error(format!("{name} must be an int, not {other:?}"))),
+            other => Err(TensorError::type_error(format!(
+                "{name} must be an int, not {other:?}"
+            ))),
         }
     }
     pub fn int(&self, name: &str) -> TResult<i64> {
-        self.opt_int(name)?.ok_or_else(|| TensorError::type_error(format!("missing argument {name}")))
+        self.opt_int(name)?
+            .ok_or_else(|| TensorError::type_error(format!("missing argument {name}")))
     }
     pub fn flag(&self, name: &str) -> bool {
         matches!(self.get(name), Attr::Bool(true))
@@ -75,7 +86,9 @@ impl Attrs {
         match self.get(name) {
             Attr::Ints(v) => Ok(v.clone()),
             Attr::Int(i) => Ok(vec![*i]),
-            other => Err(TensorError::type_error(format!("{name} must be a sequence of ints, not {other:?}"))),
+            other => Err(TensorError::type_error(format!(
+                "{name} must be a sequence of ints, not {other:?}"
+            ))),
         }
     }
     pub fn opt_float(&self, name: &str) -> TResult<Option<f64>> {
@@ -83,7 +96,9 @@ impl Attrs {
             Attr::None => Ok(None),
             Attr::Int(i) => Ok(Some(*i as f64)),
             Attr::Float(f) => Ok(Some(*f)),
-            other => Err(TensorError::type_error(format!("{name} must be a number, not {other:?}"))),
+            other => Err(TensorError::type_error(format!(
+                "{name} must be a number, not {other:?}"
+            ))),
         }
     }
 }
@@ -121,7 +136,12 @@ impl OpDef {
         infer: impl Fn(&[Meta], &Attrs) -> TResult<Meta> + Send + Sync + 'static,
         kernel: impl Fn(&[&TensorData], &Attrs) -> TResult<TensorData> + Send + Sync + 'static,
     ) -> Self {
-        Self { name: name.to_owned(), arity, infer: Arc::new(infer), kernel: Arc::new(kernel) }
+        Self {
+            name: name.to_owned(),
+            arity,
+            infer: Arc::new(infer),
+            kernel: Arc::new(kernel),
+        }
     }
 }
 
@@ -143,21 +163,35 @@ impl OpRegistry {
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<OpDef>> {
-        self.ops.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+        self.ops
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.ops.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
+        self.ops
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
     }
 
     fn op(&self, name: &str, n_inputs: usize) -> TResult<Arc<OpDef>> {
-        let op = self.get(name).ok_or_else(|| TensorError::value(format!("no op named {name:?}")))?;
+        let op = self
+            .get(name)
+            .ok_or_else(|| TensorError::value(format!("no op named {name:?}")))?;
         let ok = match op.arity {
             Arity::Exactly(n) => n_inputs == n,
             Arity::AtLeast(n) => n_inputs >= n,
         };
         if !ok {
-            return Err(TensorError::type_error(format!("{name} takes {:?} tensors, got {n_inputs}", op.arity)));
+            return Err(TensorError::type_error(format!(
+                "{name} takes {:?} tensors, got {n_inputs}",
+                op.arity
+            )));
         }
         Ok(op)
     }
@@ -198,7 +232,9 @@ pub fn guarded<T>(what: &str, f: impl FnOnce() -> TResult<T>) -> TResult<T> {
             .map(String::as_str)
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("a panic");
-        Err(TensorError::runtime(format!("internal error in {what}: {why}")))
+        Err(TensorError::runtime(format!(
+            "internal error in {what}: {why}"
+        )))
     })
 }
 

@@ -8,13 +8,27 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i < n - a.len() { 1 } else { a[i - (n - a.len())] };
-        let db = if i < n - b.len() { 1 } else { b[i - (n - b.len())] };
+        let da = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let db = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
-            _ => return Err(TensorError::value(format!("cannot broadcast {} with {}", shape_str(a), shape_str(b)))),
+            _ => {
+                return Err(TensorError::value(format!(
+                    "cannot broadcast {} with {}",
+                    shape_str(a),
+                    shape_str(b)
+                )));
+            }
         };
     }
     Ok(out)
@@ -62,7 +76,10 @@ mod tests {
         assert_eq!(broadcast(&[2, 1], &[1, 4]).unwrap(), vec![2, 4]);
         assert_eq!(broadcast(&[], &[5]).unwrap(), vec![5]);
         assert_eq!(broadcast(&[0, 3], &[1, 3]).unwrap(), vec![0, 3]);
-        assert_eq!(broadcast(&[2, 3], &[4]).unwrap_err().message, "cannot broadcast (2, 3) with (4,)");
+        assert_eq!(
+            broadcast(&[2, 3], &[4]).unwrap_err().message,
+            "cannot broadcast (2, 3) with (4,)"
+        );
     }
 
     #[test]

@@ -24,7 +24,12 @@ fn broadcasting_arithmetic_and_promotion() {
     assert_eq!(c.dtype(), DType::Float64); // int64 + float32, as NumPy
     assert_eq!(c.shape(), &[2, 3]);
     assert_eq!(f64s(&c), vec![11., 22., 33., 14., 25., 36.]);
-    let err = call("add", &[&a, &t(&[4], &[0.; 4], DType::Float64)], Attrs::new()).unwrap_err();
+    let err = call(
+        "add",
+        &[&a, &t(&[4], &[0.; 4], DType::Float64)],
+        Attrs::new(),
+    )
+    .unwrap_err();
     assert_eq!(err.message, "cannot broadcast (2, 3) with (4,)");
     let q = call("div", &[&a, &t(&[], &[2.], DType::Int64)], Attrs::new()).unwrap();
     assert_eq!(q.dtype(), DType::Float64);
@@ -35,12 +40,26 @@ fn broadcasting_arithmetic_and_promotion() {
 fn integer_floor_division_and_remainder_follow_python() {
     let a = t(&[4], &[7., -7., 7., -7.], DType::Int64);
     let b = t(&[4], &[2., 2., -2., -2.], DType::Int64);
-    assert_eq!(f64s(&call("floordiv", &[&a, &b], Attrs::new()).unwrap()), vec![3., -4., -4., 3.]);
-    assert_eq!(f64s(&call("mod", &[&a, &b], Attrs::new()).unwrap()), vec![1., 1., -1., -1.]);
+    assert_eq!(
+        f64s(&call("floordiv", &[&a, &b], Attrs::new()).unwrap()),
+        vec![3., -4., -4., 3.]
+    );
+    assert_eq!(
+        f64s(&call("mod", &[&a, &b], Attrs::new()).unwrap()),
+        vec![1., 1., -1., -1.]
+    );
     let zero = t(&[], &[0.], DType::Int64);
-    assert_eq!(f64s(&call("floordiv", &[&a, &zero], Attrs::new()).unwrap()), vec![0.; 4]);
+    assert_eq!(
+        f64s(&call("floordiv", &[&a, &zero], Attrs::new()).unwrap()),
+        vec![0.; 4]
+    );
     let neg = t(&[], &[-1.], DType::Int64);
-    assert!(call("pow", &[&a, &neg], Attrs::new()).unwrap_err().message.contains("negative integer powers"));
+    assert!(
+        call("pow", &[&a, &neg], Attrs::new())
+            .unwrap_err()
+            .message
+            .contains("negative integer powers")
+    );
 }
 
 #[test]
@@ -51,16 +70,32 @@ fn reductions() {
     assert_eq!(f64s(&call("sum", &[&a], dim(0)).unwrap()), vec![5., 7., 9.]);
     assert_eq!(f64s(&call("max", &[&a], dim(-1)).unwrap()), vec![5., 6.]);
     assert_eq!(f64s(&call("argmin", &[&a], dim(1)).unwrap()), vec![0., 1.]);
-    assert_eq!(f64s(&call("argmax", &[&a], Attrs::new()).unwrap()), vec![5.]);
+    assert_eq!(
+        f64s(&call("argmax", &[&a], Attrs::new()).unwrap()),
+        vec![5.]
+    );
     let kept = call("mean", &[&a], dim(1).with("keepdim", Attr::Bool(true))).unwrap();
     assert_eq!(kept.shape(), &[2, 1]);
     assert_eq!(f64s(&kept), vec![3., 4.]);
     let empty = t(&[0, 3], &[], DType::Float64);
     assert_eq!(f64s(&call("sum", &[&empty], dim(0)).unwrap()), vec![0.; 3]);
-    assert!(call("max", &[&empty], dim(0)).unwrap_err().message.contains("size 0"));
-    assert!(call("sum", &[&a], dim(2)).unwrap_err().message.contains("out of range"));
+    assert!(
+        call("max", &[&empty], dim(0))
+            .unwrap_err()
+            .message
+            .contains("size 0")
+    );
+    assert!(
+        call("sum", &[&a], dim(2))
+            .unwrap_err()
+            .message
+            .contains("out of range")
+    );
     let ints = t(&[3], &[1., 2., 3.], DType::Bool);
-    assert_eq!(call("sum", &[&ints], Attrs::new()).unwrap().dtype(), DType::Int64);
+    assert_eq!(
+        call("sum", &[&ints], Attrs::new()).unwrap().dtype(),
+        DType::Int64
+    );
 }
 
 #[test]
@@ -76,7 +111,11 @@ fn softmax_rows_sum_to_one() {
 
 #[test]
 fn matmul_batches_and_vectors() {
-    let a = t(&[2, 2, 3], &(0..12).map(f64::from).collect::<Vec<_>>(), DType::Float32);
+    let a = t(
+        &[2, 2, 3],
+        &(0..12).map(f64::from).collect::<Vec<_>>(),
+        DType::Float32,
+    );
     let b = t(&[3, 2], &[1., 0., 0., 1., 1., 1.], DType::Float32);
     let c = call("matmul", &[&a, &b], Attrs::new()).unwrap();
     assert_eq!(c.shape(), &[2, 2, 2]);
@@ -85,26 +124,56 @@ fn matmul_batches_and_vectors() {
     let mv = call("matmul", &[&a, &v], Attrs::new()).unwrap();
     assert_eq!(mv.shape(), &[2, 2]);
     assert_eq!(f64s(&mv), vec![8., 26., 44., 62.]);
-    assert_eq!(f64s(&call("dot", &[&v, &v], Attrs::new()).unwrap()), vec![14.]);
+    assert_eq!(
+        f64s(&call("dot", &[&v, &v], Attrs::new()).unwrap()),
+        vec![14.]
+    );
     let err = call("matmul", &[&b, &b], Attrs::new()).unwrap_err();
-    assert_eq!(err.message, "matmul: shapes (3, 2) and (3, 2) do not align (2 != 3)");
+    assert_eq!(
+        err.message,
+        "matmul: shapes (3, 2) and (3, 2) do not align (2 != 3)"
+    );
 }
 
 #[test]
 fn shape_ops() {
     let a = t(&[2, 3], &[1., 2., 3., 4., 5., 6.], DType::Int64);
-    let r = call("reshape", &[&a], Attrs::new().with("shape", Attr::Ints(vec![3, -1]))).unwrap();
+    let r = call(
+        "reshape",
+        &[&a],
+        Attrs::new().with("shape", Attr::Ints(vec![3, -1])),
+    )
+    .unwrap();
     assert_eq!(r.shape(), &[3, 2]);
-    let tr = call("transpose", &[&a], Attrs::new().with("dim0", Attr::Int(0)).with("dim1", Attr::Int(1))).unwrap();
+    let tr = call(
+        "transpose",
+        &[&a],
+        Attrs::new()
+            .with("dim0", Attr::Int(0))
+            .with("dim1", Attr::Int(1)),
+    )
+    .unwrap();
     assert_eq!(f64s(&tr), vec![1., 4., 2., 5., 3., 6.]);
     let u = call("unsqueeze", &[&a], Attrs::new().with("dim", Attr::Int(-1))).unwrap();
     assert_eq!(u.shape(), &[2, 3, 1]);
-    assert_eq!(call("squeeze", &[&u], Attrs::new()).unwrap().shape(), &[2, 3]);
+    assert_eq!(
+        call("squeeze", &[&u], Attrs::new()).unwrap().shape(),
+        &[2, 3]
+    );
     let c = call("cat", &[&a, &a], Attrs::new().with("dim", Attr::Int(1))).unwrap();
     assert_eq!(c.shape(), &[2, 6]);
     let s = call("stack", &[&a, &a], Attrs::new().with("dim", Attr::Int(0))).unwrap();
     assert_eq!(s.shape(), &[2, 2, 3]);
-    assert!(call("reshape", &[&a], Attrs::new().with("shape", Attr::Ints(vec![4]))).unwrap_err().message.contains("cannot reshape"));
+    assert!(
+        call(
+            "reshape",
+            &[&a],
+            Attrs::new().with("shape", Attr::Ints(vec![4]))
+        )
+        .unwrap_err()
+        .message
+        .contains("cannot reshape")
+    );
 }
 
 #[test]
@@ -117,7 +186,18 @@ fn an_application_registers_its_own_op() {
         |x: &[&TensorData], _| registry().call("add", &[x[0], x[0]], &Attrs::new()),
     ))
     .unwrap();
-    assert!(r.register(OpDef::new("double", Arity::Exactly(1), |m: &[Meta], _| Ok(m[0].clone()), |x: &[&TensorData], _| Ok(x[0].clone()))).is_err());
+    assert!(
+        r.register(OpDef::new(
+            "double",
+            Arity::Exactly(1),
+            |m: &[Meta], _| Ok(m[0].clone()),
+            |x: &[&TensorData], _| Ok(x[0].clone())
+        ))
+        .is_err()
+    );
     let a = t(&[2], &[1., 2.], DType::Float64);
-    assert_eq!(f64s(&r.call("double", &[&a], &Attrs::new()).unwrap()), vec![2., 4.]);
+    assert_eq!(
+        f64s(&r.call("double", &[&a], &Attrs::new()).unwrap()),
+        vec![2., 4.]
+    );
 }

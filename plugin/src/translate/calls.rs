@@ -21,18 +21,28 @@ use crate::tensor::python::symtrace::PyTensor;
 
 /// Builtins that compute on plain values without side effects.
 const PURE_BUILTINS: &[&str] = &[
-    "abs", "all", "any", "bool", "chr", "divmod", "float", "hash", "int", "max", "min", "ord", "pow", "repr", "round",
-    "sorted", "str", "hex", "bin", "oct", "callable",
+    "abs", "all", "any", "bool", "chr", "divmod", "float", "hash", "int", "max", "min", "ord",
+    "pow", "repr", "round", "sorted", "str", "hex", "bin", "oct", "callable",
 ];
 
 /// Tensor functions that are not pure: random numbers change the generator's state.
 const IMPURE_TENSOR_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
 
 /// Tensor methods and functions whose result depends only on their tensors' dtype and shape.
-const TENSOR_META: &[&str] = &["dim", "numel", "is_floating_point", "__len__", "zeros_like", "ones_like"];
+const TENSOR_META: &[&str] = &[
+    "dim",
+    "numel",
+    "is_floating_point",
+    "__len__",
+    "zeros_like",
+    "ones_like",
+];
 
 fn err(reason: impl Into<String>) -> Unsupported {
-    Unsupported { reason: reason.into(), location: None }
+    Unsupported {
+        reason: reason.into(),
+        location: None,
+    }
 }
 
 /// A function to simulate inline, whatever made it.
@@ -45,7 +55,13 @@ struct Callee {
 }
 
 impl Tracer<'_> {
-    pub fn call(&mut self, callable: &Var, args: Vec<Var>, kwargs: Vec<(String, Var)>, caller: &SimFrame) -> SimResult<Var> {
+    pub fn call(
+        &mut self,
+        callable: &Var,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+        caller: &SimFrame,
+    ) -> SimResult<Var> {
         let vm = self.vm;
         match callable {
             Var::Func(f) => {
@@ -54,10 +70,27 @@ impl Tracer<'_> {
                     None => Vec::new(),
                 };
                 let kwdefaults = match &f.kwdefaults {
-                    Some(d) => self.dict_entries(d)?.into_iter().map(|(k, v)| (k.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), v)).collect(),
+                    Some(d) => self
+                        .dict_entries(d)?
+                        .into_iter()
+                        .map(|(k, v)| {
+                            (
+                                k.downcast_ref::<PyStr>()
+                                    .map(|s| s.to_string_lossy().into_owned())
+                                    .unwrap_or_default(),
+                                v,
+                            )
+                        })
+                        .collect(),
                     None => Vec::new(),
                 };
-                let callee = Callee { code: f.code.clone(), globals: f.globals.clone(), defaults, kwdefaults, closure: f.closure.clone() };
+                let callee = Callee {
+                    code: f.code.clone(),
+                    globals: f.globals.clone(),
+                    defaults,
+                    kwdefaults,
+                    closure: f.closure.clone(),
+                };
                 self.inline(callee, args, kwargs)
             }
             Var::Method(owner, name) => self.container_method(owner, name, args, kwargs),
@@ -85,14 +118,23 @@ impl Tracer<'_> {
                 }
                 if let Some(name) = tensor_function_name(&o, vm) {
                     if IMPURE_TENSOR_FUNCTIONS.contains(&name.as_str()) {
-                        return unsupported(format!("symtrace.{name} (random numbers: a side effect)"));
+                        return unsupported(format!(
+                            "symtrace.{name} (random numbers: a side effect)"
+                        ));
                     }
                     self.obj(callable)?;
                     let meta = TENSOR_META.contains(&name.as_str());
                     return self.native_call(&o, args, kwargs, &format!("symtrace.{name}"), meta);
                 }
                 if o.class().is(vm.ctx.types.method_descriptor_type) {
-                    let name = o.get_attr("__name__", vm).ok().and_then(|n| n.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned())).unwrap_or_default();
+                    let name = o
+                        .get_attr("__name__", vm)
+                        .ok()
+                        .and_then(|n| {
+                            n.downcast_ref::<PyStr>()
+                                .map(|s| s.to_string_lossy().into_owned())
+                        })
+                        .unwrap_or_default();
                     if args.first().is_some_and(|a| self.is_tensor(a)) {
                         let meta = TENSOR_META.contains(&name.as_str());
                         return self.native_call(&o, args, kwargs, &format!("Tensor.{name}"), meta);
@@ -111,39 +153,79 @@ impl Tracer<'_> {
         }
     }
 
-    fn python_callee(&mut self, func: &PyObjectRef, source: Option<Source>, caller: &SimFrame) -> SimResult<Callee> {
+    fn python_callee(
+        &mut self,
+        func: &PyObjectRef,
+        source: Option<Source>,
+        caller: &SimFrame,
+    ) -> SimResult<Callee> {
         let vm = self.vm;
-        let get = |name: &'static str| func.get_attr(name, vm).map_err(|_| err(format!("function without {name}")));
-        let code = get("__code__")?.downcast::<PyCode>().map_err(|_| err("__code__ is not code"))?;
-        let globals = get("__globals__")?.downcast::<PyDict>().map_err(|_| err("__globals__ is not a dict"))?;
+        let get = |name: &'static str| {
+            func.get_attr(name, vm)
+                .map_err(|_| err(format!("function without {name}")))
+        };
+        let code = get("__code__")?
+            .downcast::<PyCode>()
+            .map_err(|_| err("__code__ is not code"))?;
+        let globals = get("__globals__")?
+            .downcast::<PyDict>()
+            .map_err(|_| err("__globals__ is not a dict"))?;
         let globals = if globals.is(&caller.globals.dict) && caller.globals.owner.is_none() {
-            Globals { dict: globals, owner: None }
+            Globals {
+                dict: globals,
+                owner: None,
+            }
         } else {
             match &source {
-                Some(s) => Globals { dict: globals, owner: Some(s.clone()) },
+                Some(s) => Globals {
+                    dict: globals,
+                    owner: Some(s.clone()),
+                },
                 None => return unsupported("a method of another module"),
             }
         };
         let defaults = match get("__defaults__")?.downcast::<PyTuple>() {
-            Ok(t) => t.as_slice().iter().map(|d| self.default_value(d)).collect::<SimResult<Vec<_>>>()?,
+            Ok(t) => t
+                .as_slice()
+                .iter()
+                .map(|d| self.default_value(d))
+                .collect::<SimResult<Vec<_>>>()?,
             Err(_) => Vec::new(),
         };
         let mut kwdefaults = Vec::new();
         if let Ok(d) = get("__kwdefaults__")?.downcast::<PyDict>() {
             for (k, v) in &*d {
-                let k = k.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let k = k
+                    .downcast_ref::<PyStr>()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 kwdefaults.push((k, self.default_value(&v)?));
             }
         }
         let mut closure = Vec::new();
         if let Ok(cells) = get("__closure__")?.downcast::<PyTuple>() {
-            let Some(source) = &source else { return unsupported("a closure read without a source") };
+            let Some(source) = &source else {
+                return unsupported("a closure read without a source");
+            };
             for (i, cell) in cells.as_slice().iter().enumerate() {
-                let value = cell.get_attr("cell_contents", vm).ok().map(|v| Var::Lazy(v, Source::Closure(Box::new(source.clone()), i)));
-                closure.push(Rc::new(RefCell::new(CellState { value, existing: true, home: None })));
+                let value = cell
+                    .get_attr("cell_contents", vm)
+                    .ok()
+                    .map(|v| Var::Lazy(v, Source::Closure(Box::new(source.clone()), i)));
+                closure.push(Rc::new(RefCell::new(CellState {
+                    value,
+                    existing: true,
+                    home: None,
+                })));
             }
         }
-        Ok(Callee { code, globals, defaults, kwdefaults, closure })
+        Ok(Callee {
+            code,
+            globals,
+            defaults,
+            kwdefaults,
+            closure,
+        })
     }
 
     fn default_value(&mut self, d: &PyObjectRef) -> SimResult<Var> {
@@ -155,24 +237,41 @@ impl Tracer<'_> {
     }
 
     /// Simulate a call of `callee` inline; on failure the translation rolls back to here.
-    fn inline(&mut self, callee: Callee, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<Var> {
+    fn inline(
+        &mut self,
+        callee: Callee,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
         let code = callee.code.clone();
-        if code.flags.intersects(CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE) {
-            return unsupported(format!("a call to coroutine function {}", code.qualname.as_str()));
+        if code.flags.intersects(
+            CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE,
+        ) {
+            return unsupported(format!(
+                "a call to coroutine function {}",
+                code.qualname.as_str()
+            ));
         }
         if code.flags.contains(CodeFlags::GENERATOR) {
             // The call only makes the generator: its frame runs as its consumer asks for items.
             let frame = self.bind(&callee, args, kwargs)?;
             self.inlined.push(code.qualname.as_str().to_owned());
             let qualname = code.qualname.as_str().to_owned();
-            return Ok(Var::Gen(Rc::new(RefCell::new(SimGen { frame: Some(frame), started: false, done: false, qualname }))));
+            return Ok(Var::Gen(Rc::new(RefCell::new(SimGen {
+                frame: Some(frame),
+                started: false,
+                done: false,
+                qualname,
+            }))));
         }
         if self.depth >= MAX_INLINE_DEPTH {
             return unsupported(format!("calls nested deeper than {MAX_INLINE_DEPTH}"));
         }
         let checkpoint = self.checkpoint();
         self.depth += 1;
-        let result = self.bind(&callee, args, kwargs).and_then(|mut frame| self.run(&mut frame));
+        let result = self
+            .bind(&callee, args, kwargs)
+            .and_then(|mut frame| self.run(&mut frame));
         self.depth -= 1;
         match result {
             Ok(r) => {
@@ -188,7 +287,12 @@ impl Tracer<'_> {
     }
 
     /// A frame for `callee` with its parameters bound to `args` and `kwargs`.
-    fn bind(&mut self, callee: &Callee, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<SimFrame> {
+    fn bind(
+        &mut self,
+        callee: &Callee,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<SimFrame> {
         let code = &callee.code;
         let qual = code.qualname.as_str();
         let nargs = code.arg_count as usize;
@@ -196,7 +300,11 @@ impl Tracer<'_> {
         let nkwonly = code.kwonlyarg_count as usize;
         let varargs = code.flags.contains(CodeFlags::VARARGS);
         let varkw = code.flags.contains(CodeFlags::VARKEYWORDS);
-        let names: Vec<String> = code.varnames.iter().map(|n| n.as_str().to_owned()).collect();
+        let names: Vec<String> = code
+            .varnames
+            .iter()
+            .map(|n| n.as_str().to_owned())
+            .collect();
         let mut bound: Vec<Option<Var>> = vec![None; nargs + nkwonly];
         let mut extra = Vec::new();
         for (i, a) in args.into_iter().enumerate() {
@@ -205,7 +313,9 @@ impl Tracer<'_> {
             } else if varargs {
                 extra.push(a);
             } else {
-                return unsupported(format!("{qual}() takes {nargs} positional arguments (TypeError)"));
+                return unsupported(format!(
+                    "{qual}() takes {nargs} positional arguments (TypeError)"
+                ));
             }
         }
         let mut extra_kw: Vec<(PyObjectRef, Var)> = Vec::new();
@@ -213,29 +323,46 @@ impl Tracer<'_> {
             match names[..nargs + nkwonly].iter().position(|n| *n == k) {
                 Some(i) if i >= nposonly => {
                     if bound[i].is_some() {
-                        return unsupported(format!("{qual}() got multiple values for argument {k:?} (TypeError)"));
+                        return unsupported(format!(
+                            "{qual}() got multiple values for argument {k:?} (TypeError)"
+                        ));
                     }
                     bound[i] = Some(v);
                 }
                 _ if varkw => extra_kw.push((self.vm.ctx.new_str(k).into(), v)),
-                _ => return unsupported(format!("{qual}() got an unexpected keyword argument {k:?} (TypeError)")),
+                _ => {
+                    return unsupported(format!(
+                        "{qual}() got an unexpected keyword argument {k:?} (TypeError)"
+                    ));
+                }
             }
         }
         let first_default = nargs - callee.defaults.len().min(nargs);
-        for (slot, default) in bound[first_default..nargs].iter_mut().zip(&callee.defaults[callee.defaults.len() - (nargs - first_default)..]) {
+        for (slot, default) in bound[first_default..nargs]
+            .iter_mut()
+            .zip(&callee.defaults[callee.defaults.len() - (nargs - first_default)..])
+        {
             if slot.is_none() {
                 *slot = Some(default.clone());
             }
         }
         for i in nargs..nargs + nkwonly {
             if bound[i].is_none() {
-                bound[i] = callee.kwdefaults.iter().find(|(k, _)| *k == names[i]).map(|(_, v)| v.clone());
+                bound[i] = callee
+                    .kwdefaults
+                    .iter()
+                    .find(|(k, _)| *k == names[i])
+                    .map(|(_, v)| v.clone());
             }
         }
         if let Some(i) = bound.iter().position(Option::is_none) {
-            return unsupported(format!("{qual}() missing argument {:?} (TypeError)", names[i]));
+            return unsupported(format!(
+                "{qual}() missing argument {:?} (TypeError)",
+                names[i]
+            ));
         }
-        let mut frame = SimFrame::new(code.clone(), callee.globals.clone(), callee.closure.clone())?;
+        let mut frame =
+            SimFrame::new(code.clone(), callee.globals.clone(), callee.closure.clone())?;
         for (i, v) in bound.into_iter().enumerate() {
             frame.slots[i] = Slot::Val(v.expect("bound"));
         }
@@ -255,11 +382,21 @@ impl Tracer<'_> {
         let vm = self.vm;
         let name = o.get_attr("__name__", vm).ok()?;
         let name = name.downcast_ref::<PyStr>()?.to_string_lossy().into_owned();
-        let found = vm.builtins.dict().get_item_opt(name.as_str(), vm).ok().flatten()?;
+        let found = vm
+            .builtins
+            .dict()
+            .get_item_opt(name.as_str(), vm)
+            .ok()
+            .flatten()?;
         found.is(o).then_some(name)
     }
 
-    fn builtin(&mut self, name: &str, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<Var> {
+    fn builtin(
+        &mut self,
+        name: &str,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
         let vm = self.vm;
         let only_pos = |n: usize| -> SimResult<()> {
             if !kwargs.is_empty() || args.len() != n {
@@ -279,7 +416,10 @@ impl Tracer<'_> {
                         self.guard(s, Check::Len(n));
                         n
                     }
-                    Var::Lazy(o, s) if o.class().is(vm.ctx.types.tuple_type) || o.class().is(vm.ctx.types.list_type) => {
+                    Var::Lazy(o, s)
+                        if o.class().is(vm.ctx.types.tuple_type)
+                            || o.class().is(vm.ctx.types.list_type) =>
+                    {
                         self.lazy_items(o, s)?.expect("sequence").len()
                     }
                     other => {
@@ -303,7 +443,9 @@ impl Tracer<'_> {
                 };
                 let mut hit = false;
                 for c in &classes {
-                    let Some(c) = c.downcast_ref::<PyType>() else { return unsupported("isinstance() with a non-class") };
+                    let Some(c) = c.downcast_ref::<PyType>() else {
+                        return unsupported("isinstance() with a non-class");
+                    };
                     if c.class().is(vm.ctx.types.type_type) {
                         hit |= t.fast_issubclass(c);
                     } else {
@@ -321,23 +463,46 @@ impl Tracer<'_> {
                 self.plain_call(&o, args, kwargs, "range()")
             }
             "zip" | "enumerate" | "reversed" | "tuple" | "list" => {
-                if !kwargs.is_empty() && (name != "enumerate" || kwargs.iter().any(|(k, _)| k != "start")) {
+                if !kwargs.is_empty()
+                    && (name != "enumerate" || kwargs.iter().any(|(k, _)| k != "start"))
+                {
                     return unsupported(format!("{name}() with keyword arguments"));
                 }
                 let items: Vec<Var> = match name {
                     "zip" => {
-                        let lists = args.iter().map(|a| self.items(a)).collect::<SimResult<Vec<_>>>()?;
+                        let lists = args
+                            .iter()
+                            .map(|a| self.items(a))
+                            .collect::<SimResult<Vec<_>>>()?;
                         let n = lists.iter().map(Vec::len).min().unwrap_or(0);
-                        (0..n).map(|i| Var::tuple(lists.iter().map(|l| l[i].clone()).collect())).collect()
+                        (0..n)
+                            .map(|i| Var::tuple(lists.iter().map(|l| l[i].clone()).collect()))
+                            .collect()
                     }
                     "enumerate" => {
                         let start = match (args.get(1), kwargs.first()) {
-                            (Some(s), _) | (None, Some((_, s))) => self.plain_obj(s, "enumerate start")?.try_index(vm).map_err(|_| err("start"))?.try_to_primitive::<i64>(vm).map_err(|_| err("start"))?,
+                            (Some(s), _) | (None, Some((_, s))) => self
+                                .plain_obj(s, "enumerate start")?
+                                .try_index(vm)
+                                .map_err(|_| err("start"))?
+                                .try_to_primitive::<i64>(vm)
+                                .map_err(|_| err("start"))?,
                             _ => 0,
                         };
-                        let Some(it) = args.first() else { return unsupported("enumerate()") };
+                        let Some(it) = args.first() else {
+                            return unsupported("enumerate()");
+                        };
                         let items = self.items(it)?;
-                        items.into_iter().enumerate().map(|(i, v)| Var::tuple(vec![Var::Obj(vm.ctx.new_int(start + i as i64).into()), v])).collect()
+                        items
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, v)| {
+                                Var::tuple(vec![
+                                    Var::Obj(vm.ctx.new_int(start + i as i64).into()),
+                                    v,
+                                ])
+                            })
+                            .collect()
                     }
                     _ => {
                         let items = match args.as_slice() {
@@ -345,7 +510,11 @@ impl Tracer<'_> {
                             [x] => self.items(x)?,
                             _ => return unsupported(format!("{name}() with these arguments")),
                         };
-                        if name == "reversed" { items.into_iter().rev().collect() } else { items }
+                        if name == "reversed" {
+                            items.into_iter().rev().collect()
+                        } else {
+                            items
+                        }
                     }
                 };
                 Ok(match name {
@@ -371,7 +540,9 @@ impl Tracer<'_> {
                     return unsupported("getattr() with these arguments");
                 }
                 let name = self.plain_obj(&args[1], "getattr")?;
-                let Some(name) = name.downcast_ref::<PyStr>() else { return unsupported("getattr() with a non-string name") };
+                let Some(name) = name.downcast_ref::<PyStr>() else {
+                    return unsupported("getattr() with a non-string name");
+                };
                 self.load_attr(&args[0], &name.to_string_lossy())
             }
             "sum" => {
@@ -392,7 +563,13 @@ impl Tracer<'_> {
                 let o = self.obj(&args[0])?;
                 self.native_result(vm._abs(&o), true, "abs()")
             }
-            "str" | "repr" if args.len() == 1 && kwargs.is_empty() && let Some(shown) = self.show_exception(name, &args[0]) => shown,
+            "str" | "repr"
+                if args.len() == 1
+                    && kwargs.is_empty()
+                    && let Some(shown) = self.show_exception(name, &args[0]) =>
+            {
+                shown
+            }
             n if PURE_BUILTINS.contains(&n) => {
                 let o = self.builtins_obj(n)?;
                 self.plain_call(&o, args, kwargs, &format!("{n}()"))
@@ -402,11 +579,23 @@ impl Tracer<'_> {
     }
 
     fn builtins_obj(&self, name: &str) -> SimResult<PyObjectRef> {
-        self.vm.builtins.dict().get_item_opt(name, self.vm).ok().flatten().ok_or_else(|| err(format!("no builtin {name}")))
+        self.vm
+            .builtins
+            .dict()
+            .get_item_opt(name, self.vm)
+            .ok()
+            .flatten()
+            .ok_or_else(|| err(format!("no builtin {name}")))
     }
 
     /// Run native `f` on plain values.
-    fn plain_call(&mut self, f: &PyObjectRef, args: Vec<Var>, kwargs: Vec<(String, Var)>, what: &str) -> SimResult<Var> {
+    fn plain_call(
+        &mut self,
+        f: &PyObjectRef,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+        what: &str,
+    ) -> SimResult<Var> {
         let vm = self.vm;
         let mut pos = Vec::new();
         for a in &args {
@@ -422,14 +611,26 @@ impl Tracer<'_> {
     }
 
     /// Run a tensor function or method on fakes and plain values.
-    fn native_call(&mut self, f: &PyObjectRef, args: Vec<Var>, kwargs: Vec<(String, Var)>, what: &str, meta_only: bool) -> SimResult<Var> {
+    fn native_call(
+        &mut self,
+        f: &PyObjectRef,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+        what: &str,
+        meta_only: bool,
+    ) -> SimResult<Var> {
         let vm = self.vm;
         let mut from_fakes = false;
         let mut pos = Vec::new();
         for a in &args {
             from_fakes |= self.is_tensor(a) || contains_tensor(a);
             let o = self.obj(a)?;
-            if !(o.downcast_ref::<PyTensor>().is_some() || is_plain(&o, vm) || o.class().is(vm.ctx.types.list_type) || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_some()) {
+            if !(o.downcast_ref::<PyTensor>().is_some()
+                || is_plain(&o, vm)
+                || o.class().is(vm.ctx.types.list_type)
+                || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
+                    .is_some())
+            {
                 return unsupported(format!("{what} on a {}", o.class().name()));
             }
             pos.push(o);
@@ -447,7 +648,13 @@ impl Tracer<'_> {
         self.native_result(r, from_fakes, what)
     }
 
-    fn container_method(&mut self, owner: &Var, name: &'static str, args: Vec<Var>, kwargs: Vec<(String, Var)>) -> SimResult<Var> {
+    fn container_method(
+        &mut self,
+        owner: &Var,
+        name: &'static str,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
         let vm = self.vm;
         if !kwargs.is_empty() {
             return unsupported(format!("{name}() with keyword arguments"));
@@ -464,19 +671,33 @@ impl Tracer<'_> {
                 Ok(none())
             }
             (Var::List(l), "insert", [i, x]) => {
-                let i = self.plain_obj(i, "insert")?.try_index(vm).map_err(|_| err("index"))?.try_to_primitive::<i64>(vm).map_err(|_| err("index"))?;
+                let i = self
+                    .plain_obj(i, "insert")?
+                    .try_index(vm)
+                    .map_err(|_| err("index"))?
+                    .try_to_primitive::<i64>(vm)
+                    .map_err(|_| err("index"))?;
                 let mut l = l.borrow_mut();
                 let n = l.len() as i64;
                 let j = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
                 l.insert(j, x.clone());
                 Ok(none())
             }
-            (Var::Lazy(o, source), "append" | "extend" | "insert", _) if args.len() == if name == "insert" { 2 } else { 1 } => {
+            (Var::Lazy(o, source), "append" | "extend" | "insert", _)
+                if args.len() == if name == "insert" { 2 } else { 1 } =>
+            {
                 if name == "extend" {
                     self.items(&args[0])?; // what extend reads, checked readable now
                 }
                 self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method: name, args });
+                self.effects.mutate(
+                    o,
+                    super::side_effects::Effect::Method {
+                        target: source.clone(),
+                        method: name,
+                        args,
+                    },
+                );
                 Ok(none())
             }
             (Var::Dict(d), "update", [other]) => {
@@ -487,21 +708,53 @@ impl Tracer<'_> {
             }
             (Var::Lazy(o, source), "update", [other]) if o.class().is(vm.ctx.types.dict_type) => {
                 // What update reads, checked readable now; keys of the caller's dict are strs.
-                if self.dict_entries(other)?.iter().any(|(k, _)| !k.class().is(vm.ctx.types.str_type)) {
-                    return unsupported("an update of a dict of the caller with a key that is not a str");
+                if self
+                    .dict_entries(other)?
+                    .iter()
+                    .any(|(k, _)| !k.class().is(vm.ctx.types.str_type))
+                {
+                    return unsupported(
+                        "an update of a dict of the caller with a key that is not a str",
+                    );
                 }
                 self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, super::side_effects::Effect::Method { target: source.clone(), method: name, args });
+                self.effects.mutate(
+                    o,
+                    super::side_effects::Effect::Method {
+                        target: source.clone(),
+                        method: name,
+                        args,
+                    },
+                );
                 Ok(none())
             }
-            (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| err("pop from an empty list (IndexError)")),
+            (Var::List(l), "pop", []) => l
+                .borrow_mut()
+                .pop()
+                .ok_or_else(|| err("pop from an empty list (IndexError)")),
             (Var::List(l), "copy", []) => Ok(Var::list(l.borrow().clone())),
-            (Var::Dict(d), "items", []) => Ok(Var::list(d.borrow().iter().map(|(k, v)| Var::tuple(vec![Var::Obj(k.clone()), v.clone()])).collect())),
-            (Var::Dict(d), "keys", []) => Ok(Var::list(d.borrow().iter().map(|(k, _)| Var::Obj(k.clone())).collect())),
-            (Var::Dict(d), "values", []) => Ok(Var::list(d.borrow().iter().map(|(_, v)| v.clone()).collect())),
+            (Var::Dict(d), "items", []) => Ok(Var::list(
+                d.borrow()
+                    .iter()
+                    .map(|(k, v)| Var::tuple(vec![Var::Obj(k.clone()), v.clone()]))
+                    .collect(),
+            )),
+            (Var::Dict(d), "keys", []) => Ok(Var::list(
+                d.borrow()
+                    .iter()
+                    .map(|(k, _)| Var::Obj(k.clone()))
+                    .collect(),
+            )),
+            (Var::Dict(d), "values", []) => Ok(Var::list(
+                d.borrow().iter().map(|(_, v)| v.clone()).collect(),
+            )),
             (Var::Dict(d), "get", [k, rest @ ..]) if rest.len() <= 1 => {
                 let k = self.key(k)?;
-                let found = d.borrow().iter().find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false)).map(|(_, v)| v.clone());
+                let found = d
+                    .borrow()
+                    .iter()
+                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
+                    .map(|(_, v)| v.clone());
                 Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
             }
             (Var::Dict(d), "copy", []) => Ok(Var::Dict(Rc::new(RefCell::new(d.borrow().clone())))),
@@ -515,7 +768,11 @@ fn contains_tensor(v: &Var) -> bool {
         Var::Tensor(_) => true,
         Var::Tuple(t) => t.iter().any(contains_tensor),
         Var::List(l) => l.borrow().iter().any(contains_tensor),
-        Var::Lazy(o, _) => o.downcast_ref::<PyTensor>().is_some() || o.downcast_ref::<PyTuple>().is_some() || o.class().name().to_string() == "list",
+        Var::Lazy(o, _) => {
+            o.downcast_ref::<PyTensor>().is_some()
+                || o.downcast_ref::<PyTuple>().is_some()
+                || o.class().name().to_string() == "list"
+        }
         _ => false,
     }
 }
@@ -534,7 +791,10 @@ fn tensor_function_name(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> 
 }
 
 fn describe(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> String {
-    let name = o.get_attr("__qualname__", vm).ok().and_then(|n| n.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()));
+    let name = o.get_attr("__qualname__", vm).ok().and_then(|n| {
+        n.downcast_ref::<PyStr>()
+            .map(|s| s.to_string_lossy().into_owned())
+    });
     match name {
         Some(n) => format!("{n} ({})", o.class().name()),
         None => format!("a {} object", o.class().name()),

@@ -53,7 +53,14 @@ struct Emitter<'a> {
 
 impl Emitter<'_> {
     fn emit(&mut self, op: Opcode, arg: u32) {
-        self.instrs.push(Instr { op, arg, target: None, handler: None, position: self.position, offset: 0 });
+        self.instrs.push(Instr {
+            op,
+            arg,
+            target: None,
+            handler: None,
+            position: self.position,
+            offset: 0,
+        });
     }
 
     fn name(&mut self, n: &str) -> u32 {
@@ -70,11 +77,20 @@ impl Emitter<'_> {
     }
 
     fn slot(&self, n: &str) -> Result<u32, String> {
-        self.layout.localsplus_names().iter().position(|x| x.as_str() == n).map(|i| i as u32).ok_or_else(|| format!("no slot {n}"))
+        self.layout
+            .localsplus_names()
+            .iter()
+            .position(|x| x.as_str() == n)
+            .map(|i| i as u32)
+            .ok_or_else(|| format!("no slot {n}"))
     }
 
     fn is_cell(&self, n: &str) -> bool {
-        self.layout.cellvars.iter().chain(&self.layout.freevars).any(|c| c.as_str() == n)
+        self.layout
+            .cellvars
+            .iter()
+            .chain(&self.layout.freevars)
+            .any(|c| c.as_str() == n)
     }
 
     fn load_int(&mut self, i: usize) {
@@ -93,7 +109,11 @@ impl Emitter<'_> {
         match s {
             Source::Local(n) | Source::Free(n) => {
                 let slot = self.slot(n)?;
-                let op = if self.is_cell(n) { Opcode::LoadDeref } else { Opcode::LoadFast };
+                let op = if self.is_cell(n) {
+                    Opcode::LoadDeref
+                } else {
+                    Opcode::LoadFast
+                };
                 self.emit(op, slot);
             }
             Source::Global(n) | Source::Builtin(n) => {
@@ -148,7 +168,11 @@ impl Emitter<'_> {
     fn replay(&mut self, effects: &[Replay]) -> Result<(), String> {
         for effect in effects {
             match effect {
-                Effect::Method { target, method, args } => {
+                Effect::Method {
+                    target,
+                    method,
+                    args,
+                } => {
                     self.load_source(target)?;
                     let m = self.name(method);
                     self.emit(Opcode::LoadAttr, (m << 1) | 1);
@@ -164,7 +188,11 @@ impl Emitter<'_> {
                     self.build(key)?;
                     self.emit(Opcode::StoreSubscr, 0);
                 }
-                Effect::SetAttr { target, name, value } => {
+                Effect::SetAttr {
+                    target,
+                    name,
+                    value,
+                } => {
                     self.build(value)?;
                     self.load_source(target)?;
                     let n = self.name(name);
@@ -180,7 +208,10 @@ impl Emitter<'_> {
                     let n = self.name(name);
                     self.emit(Opcode::DeleteAttr, n);
                 }
-                Effect::StoreGlobal { name, value: Some(value) } => {
+                Effect::StoreGlobal {
+                    name,
+                    value: Some(value),
+                } => {
                     self.build(value)?;
                     let n = self.name(name);
                     self.emit(Opcode::StoreGlobal, n);
@@ -218,7 +249,11 @@ impl Emitter<'_> {
                 for i in items {
                     self.build(i)?;
                 }
-                let op = if matches!(t, Template::Tuple(_)) { Opcode::BuildTuple } else { Opcode::BuildList };
+                let op = if matches!(t, Template::Tuple(_)) {
+                    Opcode::BuildTuple
+                } else {
+                    Opcode::BuildList
+                };
                 self.emit(op, items.len() as u32);
             }
             Template::Iter(items) => {
@@ -253,7 +288,12 @@ fn is_graph_result(result: &Template, call: &GraphCall, n_outputs: usize) -> boo
     match result {
         Template::Out(0) => !call.returns_tuple,
         Template::Tuple(items) => {
-            call.returns_tuple && items.len() == n_outputs && items.iter().enumerate().all(|(k, t)| matches!(t, Template::Out(j) if *j == k))
+            call.returns_tuple
+                && items.len() == n_outputs
+                && items
+                    .iter()
+                    .enumerate()
+                    .all(|(k, t)| matches!(t, Template::Out(j) if *j == k))
         }
         _ => false,
     }
@@ -272,13 +312,21 @@ pub fn generate(
     vm: &VirtualMachine,
 ) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
-    let direct = !raises && effects.is_empty() && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
+    let direct = !raises
+        && effects.is_empty()
+        && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
     if graph.is_some() && !direct {
         let out: &'static PyStrInterned = vm.ctx.intern_str(OUT);
         layout.varnames.push(out);
     }
     let outputs_in_tuple = graph.is_some_and(|(_, call, _)| call.returns_tuple);
-    let mut e = Emitter { layout, outputs_in_tuple, instrs: Vec::new(), position, vm };
+    let mut e = Emitter {
+        layout,
+        outputs_in_tuple,
+        instrs: Vec::new(),
+        position,
+        vm,
+    };
     e.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
         e.call_graph(g, call)?;
@@ -334,13 +382,26 @@ pub struct HandlerPlan<'a> {
 /// The replacement code for `original` that breaks: run the graph, load the resume function,
 /// build the locals and the stack (all read before the breaking instruction runs, as the
 /// original read them), run the instruction, and return what the resume function returns.
-pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)>, effects: &[Replay], plan: &BreakPlan<'_>, position: Position, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn generate_break(
+    original: &PyCode,
+    graph: Option<(&str, &GraphCall, usize)>,
+    effects: &[Replay],
+    plan: &BreakPlan<'_>,
+    position: Position,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
     if graph.is_some() {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }
     let outputs_in_tuple = graph.is_some_and(|(_, call, _)| call.returns_tuple);
-    let mut e = Emitter { layout, outputs_in_tuple, instrs: Vec::new(), position, vm };
+    let mut e = Emitter {
+        layout,
+        outputs_in_tuple,
+        instrs: Vec::new(),
+        position,
+        vm,
+    };
     e.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
         e.call_graph(g, call)?;
@@ -375,11 +436,24 @@ pub fn generate_break(original: &PyCode, graph: Option<(&str, &GraphCall, usize)
     // What the handler's function takes: the locals and the original's stack up to the
     // handler's depth (its NULLs are not pushed). Under them: the resume function and its NULL.
     let passed = match &plan.handler {
-        Some(h) => Some(plan.locals.len() + plan.kept.get(..h.depth).ok_or("the handler's stack is deeper than the break's")?.iter().flatten().count()),
+        Some(h) => Some(
+            plan.locals.len()
+                + plan
+                    .kept
+                    .get(..h.depth)
+                    .ok_or("the handler's stack is deeper than the break's")?
+                    .iter()
+                    .flatten()
+                    .count(),
+        ),
         None => None,
     };
     if let (Some(h), Some(passed)) = (&plan.handler, passed) {
-        replayed.handler = Some(crate::bytecode::Handler { target: e.instrs.len() + 3, depth: (2 + passed) as u32, push_lasti: h.push_lasti });
+        replayed.handler = Some(crate::bytecode::Handler {
+            target: e.instrs.len() + 3,
+            depth: (2 + passed) as u32,
+            push_lasti: h.push_lasti,
+        });
     }
     e.instrs.push(replayed);
     args += plan.pushed.iter().filter(|null| !**null).count();
@@ -406,7 +480,10 @@ impl Emitter<'_> {
             self.emit(Opcode::LoadSmallInt, 0);
             self.emit(Opcode::Swap, 2);
         }
-        self.emit(Opcode::BuildTuple, (passed + usize::from(h.push_lasti) + 1) as u32);
+        self.emit(
+            Opcode::BuildTuple,
+            (passed + usize::from(h.push_lasti) + 1) as u32,
+        );
         // resume, NULL, args -> args, NULL, resume -> args, NULL, handler -> handler, NULL, args
         // (a NULL is never popped: POP_TOP takes an object)
         self.emit(Opcode::Swap, 3);

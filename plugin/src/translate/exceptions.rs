@@ -42,12 +42,19 @@ impl Tracer<'_> {
     pub fn exception_class(&self, o: &PyObjectRef) -> Option<PyRef<PyType>> {
         let vm = self.vm;
         let class = o.clone().downcast::<PyType>().ok()?;
-        if !class.fast_issubclass(vm.ctx.exceptions.base_exception_type) || !o.class().is(vm.ctx.types.type_type) {
+        if !class.fast_issubclass(vm.ctx.exceptions.base_exception_type)
+            || !o.class().is(vm.ctx.types.type_type)
+        {
             return None;
         }
         // A class of the user's that defines one of them would run its code.
         let user_method = class.mro_map_collect(|t| {
-            t.slots.flags.has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE) && USER_METHODS.iter().any(|m| t.get_direct_attr(vm.ctx.intern_str(*m)).is_some())
+            t.slots
+                .flags
+                .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE)
+                && USER_METHODS
+                    .iter()
+                    .any(|m| t.get_direct_attr(vm.ctx.intern_str(*m)).is_some())
         });
         (!user_method.iter().any(|u| *u)).then_some(class)
     }
@@ -60,8 +67,20 @@ impl Tracer<'_> {
         for a in &args {
             plain.push(self.plain_obj(a, "an exception's argument")?);
         }
-        let object = class.as_object().call(plain, vm).map_err(|_| super::tracer::Unsupported { reason: format!("{}() raises", class.name()), location: None })?;
-        self.exceptions.push(MadeException { object: object.clone(), class, args, chained: false, raised: false });
+        let object = class
+            .as_object()
+            .call(plain, vm)
+            .map_err(|_| super::tracer::Unsupported {
+                reason: format!("{}() raises", class.name()),
+                location: None,
+            })?;
+        self.exceptions.push(MadeException {
+            object: object.clone(),
+            class,
+            args,
+            chained: false,
+            raised: false,
+        });
         Ok(Var::Obj(object))
     }
 
@@ -99,15 +118,20 @@ impl Tracer<'_> {
 
     /// Whether the exception `exc` matches `except` clause's `class` (a class, or a tuple of them).
     pub fn exception_matches(&mut self, exc: &Var, class: &Var) -> SimResult<bool> {
-        let Var::Obj(e) = exc else { return unsupported("an exception the simulation did not make") };
-        let class = self.obj(class)?;
-        let classes: Vec<PyObjectRef> = match class.downcast_ref::<rustpython_vm::builtins::PyTuple>() {
-            Some(t) => t.as_slice().to_vec(),
-            None => vec![class.clone()],
+        let Var::Obj(e) = exc else {
+            return unsupported("an exception the simulation did not make");
         };
+        let class = self.obj(class)?;
+        let classes: Vec<PyObjectRef> =
+            match class.downcast_ref::<rustpython_vm::builtins::PyTuple>() {
+                Some(t) => t.as_slice().to_vec(),
+                None => vec![class.clone()],
+            };
         let mut matched = false;
         for c in classes {
-            let Ok(c) = c.downcast::<PyType>() else { return unsupported("an except clause that names no class") };
+            let Ok(c) = c.downcast::<PyType>() else {
+                return unsupported("an except clause that names no class");
+            };
             matched |= e.class().fast_issubclass(&c);
         }
         Ok(matched)
@@ -118,7 +142,14 @@ impl Tracer<'_> {
         let Var::Obj(o) = e else { return None };
         self.made_exception(o)?;
         let vm = self.vm;
-        let shown = if name == "str" { o.str(vm).map(Into::into) } else { o.repr(vm).map(Into::into) };
-        Some(shown.map(Var::Obj).map_err(|_| super::tracer::Unsupported { reason: format!("{name}() of an exception raises"), location: None }))
+        let shown = if name == "str" {
+            o.str(vm).map(Into::into)
+        } else {
+            o.repr(vm).map(Into::into)
+        };
+        Some(shown.map(Var::Obj).map_err(|_| super::tracer::Unsupported {
+            reason: format!("{name}() of an exception raises"),
+            location: None,
+        }))
     }
 }

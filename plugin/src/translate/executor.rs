@@ -9,12 +9,15 @@ use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyCode, PyStr};
 use rustpython_vm::bytecode::{
-    BinaryOperator, ComparisonOperator, ConvertValueOparg, IntrinsicFunction1, MakeFunctionFlag, Opcode,
+    BinaryOperator, ComparisonOperator, ConvertValueOparg, IntrinsicFunction1, MakeFunctionFlag,
+    Opcode,
 };
 use rustpython_vm::{PyObjectRef, PyRef};
 
 use super::source::Source;
-use super::tracer::{Location, MAX_INLINE_DEPTH, SimResult, Tracer, Unsupported, unsupported, INSTRUCTION_BUDGET};
+use super::tracer::{
+    INSTRUCTION_BUDGET, Location, MAX_INLINE_DEPTH, SimResult, Tracer, Unsupported, unsupported,
+};
 use super::var::{CellRef, CellState, Globals, SimFunction, SimGen, Var};
 use crate::bytecode::decode::{Instr, decode};
 use crate::bytecode::linetable::Position;
@@ -55,13 +58,31 @@ pub struct Returned {
 
 impl SimFrame {
     pub fn new(code: PyRef<PyCode>, globals: Globals, closure: Vec<CellRef>) -> SimResult<Self> {
-        let decoded = decode(&code).map_err(|e| Unsupported { reason: format!("cannot decode: {e}"), location: None })?;
-        let names: Vec<String> = code.localsplus_names().iter().map(|n| n.as_str().to_owned()).collect();
+        let decoded = decode(&code).map_err(|e| Unsupported {
+            reason: format!("cannot decode: {e}"),
+            location: None,
+        })?;
+        let names: Vec<String> = code
+            .localsplus_names()
+            .iter()
+            .map(|n| n.as_str().to_owned())
+            .collect();
         // Decoded jump targets index the body, which follows the prologue here.
         let body = decoded.prologue.len();
         let mut instrs = decoded.prologue;
         instrs.extend(decoded.instrs);
-        Ok(Self { slots: vec![Slot::Empty; names.len()], names, code, instrs, body, stack: Vec::new(), globals, closure, pc: 0, handling: Vec::new() })
+        Ok(Self {
+            slots: vec![Slot::Empty; names.len()],
+            names,
+            code,
+            instrs,
+            body,
+            stack: Vec::new(),
+            globals,
+            closure,
+            pc: 0,
+            handling: Vec::new(),
+        })
     }
 
     /// An exception is being handled (the frame is inside an except or finally block entered
@@ -75,7 +96,12 @@ impl SimFrame {
     }
 
     fn location(&self) -> Location {
-        let line = self.instrs.get(self.pc.saturating_sub(1)).and_then(|i| i.position.line).unwrap_or(0).max(0) as u32;
+        let line = self
+            .instrs
+            .get(self.pc.saturating_sub(1))
+            .and_then(|i| i.position.line)
+            .unwrap_or(0)
+            .max(0) as u32;
         Location {
             file: self.code.source_path().as_str().to_owned(),
             line,
@@ -105,7 +131,11 @@ impl SimFrame {
     }
 
     fn name(&self, i: u32) -> String {
-        self.code.names.get(i as usize).map(|n| n.as_str().to_owned()).unwrap_or_default()
+        self.code
+            .names
+            .get(i as usize)
+            .map(|n| n.as_str().to_owned())
+            .unwrap_or_default()
     }
 }
 
@@ -171,7 +201,13 @@ impl Tracer<'_> {
                         Var::Obj(o) => o.class().name().to_string(),
                         other => other.kind().to_string(),
                     };
-                    return Err(Unsupported { reason: format!("{shown} raised out of {} (an exception leaving an inlined call)", f.code.qualname.as_str()), location: Some(f.location()) });
+                    return Err(Unsupported {
+                        reason: format!(
+                            "{shown} raised out of {} (an exception leaving an inlined call)",
+                            f.code.qualname.as_str()
+                        ),
+                        location: Some(f.location()),
+                    });
                 }
                 Ok(Some(r)) => return Ok(r),
                 Ok(None) => {}
@@ -209,7 +245,10 @@ impl Tracer<'_> {
             (state.frame.take(), started)
         };
         let Some(mut frame) = frame else {
-            return unsupported(format!("generator {} already running (ValueError)", g.borrow().qualname));
+            return unsupported(format!(
+                "generator {} already running (ValueError)",
+                g.borrow().qualname
+            ));
         };
         if started {
             // What the paused YIELD_VALUE evaluates to: the value sent, None for next().
@@ -236,14 +275,21 @@ impl Tracer<'_> {
         match f.slots.get(i) {
             Some(Slot::Val(v)) => Ok(v.clone()),
             Some(Slot::Cell(c)) => Ok(Var::Cell(c.clone())),
-            _ => unsupported(format!("local {:?} is unbound (UnboundLocalError)", f.names.get(i).map_or("?", |s| s.as_str()))),
+            _ => unsupported(format!(
+                "local {:?} is unbound (UnboundLocalError)",
+                f.names.get(i).map_or("?", |s| s.as_str())
+            )),
         }
     }
 
     fn store_slot(f: &mut SimFrame, i: usize, v: Var) -> SimResult<()> {
         match f.slots.get_mut(i) {
             Some(s) => {
-                *s = if matches!(v, Var::Null) { Slot::Empty } else { Slot::Val(v) };
+                *s = if matches!(v, Var::Null) {
+                    Slot::Empty
+                } else {
+                    Slot::Val(v)
+                };
                 Ok(())
             }
             None => unsupported("local slot out of range"),
@@ -273,14 +319,21 @@ impl Tracer<'_> {
                 f.pc = f.body + h.target;
                 None
             }
-            None => Some(Returned { value: exc, position, yielded: false, raised: true }),
+            None => Some(Returned {
+                value: exc,
+                position,
+                yielded: false,
+                raised: true,
+            }),
         }
     }
 
     fn step(&mut self, f: &mut SimFrame) -> SimResult<Option<Returned>> {
         self.steps += 1;
         if self.steps > INSTRUCTION_BUDGET {
-            return unsupported(format!("more than {INSTRUCTION_BUDGET} instructions to simulate"));
+            return unsupported(format!(
+                "more than {INSTRUCTION_BUDGET} instructions to simulate"
+            ));
         }
         let Some(ins) = f.instrs.get(f.pc).cloned() else {
             return unsupported("ran past the end of the code");
@@ -289,20 +342,31 @@ impl Tracer<'_> {
         let vm = self.vm;
         let arg = ins.arg;
         match ins.op {
-            Opcode::Resume | Opcode::Nop | Opcode::NotTaken | Opcode::Cache | Opcode::ExtendedArg => {}
+            Opcode::Resume
+            | Opcode::Nop
+            | Opcode::NotTaken
+            | Opcode::Cache
+            | Opcode::ExtendedArg => {}
             Opcode::MakeCell => {
                 let i = arg as usize;
                 let value = match f.slots.get(i) {
                     Some(Slot::Val(v)) => Some(v.clone()),
                     _ => None,
                 };
-                f.slots[i] = Slot::Cell(Rc::new(RefCell::new(CellState { value, existing: false, home: None })));
+                f.slots[i] = Slot::Cell(Rc::new(RefCell::new(CellState {
+                    value,
+                    existing: false,
+                    home: None,
+                })));
             }
             Opcode::CopyFreeVars => {
                 let n = arg as usize;
                 let first = f.slots.len() - n;
                 for k in 0..n {
-                    let cell = f.closure.get(k).cloned().ok_or_else(|| Unsupported { reason: "closure too short".into(), location: None })?;
+                    let cell = f.closure.get(k).cloned().ok_or_else(|| Unsupported {
+                        reason: "closure too short".into(),
+                        location: None,
+                    })?;
                     f.slots[first + k] = Slot::Cell(cell);
                 }
             }
@@ -358,12 +422,24 @@ impl Tracer<'_> {
                 match (existing, home) {
                     (false, _) => {}
                     (true, Some(name)) => self.effects.store_cell(&name, v.clone()),
-                    (true, None) => return unsupported("a store into a closure cell of an inlined function's caller (a side effect that is not replayed)"),
+                    (true, None) => {
+                        return unsupported(
+                            "a store into a closure cell of an inlined function's caller (a side effect that is not replayed)",
+                        );
+                    }
                 }
                 c.borrow_mut().value = Some(v);
             }
             Opcode::LoadConst => {
-                let c = f.code.constants.get(arg as usize).cloned().ok_or_else(|| Unsupported { reason: "constant out of range".into(), location: None })?;
+                let c = f
+                    .code
+                    .constants
+                    .get(arg as usize)
+                    .cloned()
+                    .ok_or_else(|| Unsupported {
+                        reason: "constant out of range".into(),
+                        location: None,
+                    })?;
                 f.stack.push(Var::Obj(c.into()));
             }
             Opcode::LoadSmallInt => f.stack.push(Var::Obj(vm.ctx.new_int(arg).into())),
@@ -415,7 +491,10 @@ impl Tracer<'_> {
                 f.stack.swap(n - 1, n - i);
             }
             Opcode::BinaryOp => {
-                let op = BinaryOperator::try_from(arg).map_err(|_| Unsupported { reason: "bad binary operator".into(), location: None })?;
+                let op = BinaryOperator::try_from(arg).map_err(|_| Unsupported {
+                    reason: "bad binary operator".into(),
+                    location: None,
+                })?;
                 let b = f.pop()?;
                 let a = f.pop()?;
                 let r = self.binary(op, &a, &b)?;
@@ -426,7 +505,11 @@ impl Tracer<'_> {
                 let start = f.pop()?;
                 let container = f.pop()?;
                 let (start, stop) = (self.obj(&start)?, self.obj(&stop)?);
-                let slice = rustpython_vm::builtins::PySlice { start: Some(start), stop, step: None };
+                let slice = rustpython_vm::builtins::PySlice {
+                    start: Some(start),
+                    stop,
+                    step: None,
+                };
                 let slice = rustpython_vm::PyPayload::into_pyobject(slice, vm);
                 let r = self.binary(BinaryOperator::Subscr, &container, &Var::Obj(slice))?;
                 f.stack.push(r);
@@ -434,7 +517,10 @@ impl Tracer<'_> {
             Opcode::BuildSlice => {
                 let n = arg as usize;
                 let parts = f.popn(n)?;
-                let objs = parts.iter().map(|p| self.obj(p)).collect::<SimResult<Vec<_>>>()?;
+                let objs = parts
+                    .iter()
+                    .map(|p| self.obj(p))
+                    .collect::<SimResult<Vec<_>>>()?;
                 if !objs.iter().all(|o| super::var::is_plain(o, vm)) {
                     return unsupported("a slice of non-constant bounds");
                 }
@@ -443,12 +529,17 @@ impl Tracer<'_> {
                     stop: objs[1].clone(),
                     step: objs.get(2).cloned(),
                 };
-                f.stack.push(Var::Obj(rustpython_vm::PyPayload::into_pyobject(slice, vm)));
+                f.stack
+                    .push(Var::Obj(rustpython_vm::PyPayload::into_pyobject(slice, vm)));
             }
             Opcode::UnaryNegative | Opcode::UnaryInvert => {
                 let a = f.pop()?;
                 let o = self.obj(&a)?;
-                let r = if ins.op == Opcode::UnaryNegative { vm._neg(&o) } else { vm._invert(&o) };
+                let r = if ins.op == Opcode::UnaryNegative {
+                    vm._neg(&o)
+                } else {
+                    vm._invert(&o)
+                };
                 let r = self.native_result(r, self.is_tensor(&a), "a unary operator")?;
                 f.stack.push(r);
             }
@@ -464,7 +555,10 @@ impl Tracer<'_> {
             }
             Opcode::CallIntrinsic1 => {
                 let v = f.pop()?;
-                let func = IntrinsicFunction1::try_from(arg).map_err(|_| Unsupported { reason: "bad intrinsic".into(), location: None })?;
+                let func = IntrinsicFunction1::try_from(arg).map_err(|_| Unsupported {
+                    reason: "bad intrinsic".into(),
+                    location: None,
+                })?;
                 let r = match func {
                     IntrinsicFunction1::ListToTuple => Var::tuple(self.items(&v)?),
                     IntrinsicFunction1::UnaryPositive => {
@@ -478,7 +572,10 @@ impl Tracer<'_> {
             Opcode::CompareOp => {
                 let b = f.pop()?;
                 let a = f.pop()?;
-                let op = ComparisonOperator::try_from(arg).map_err(|_| Unsupported { reason: "bad comparison".into(), location: None })?;
+                let op = ComparisonOperator::try_from(arg).map_err(|_| Unsupported {
+                    reason: "bad comparison".into(),
+                    location: None,
+                })?;
                 let r = self.compare(op, &a, &b)?;
                 // The compiler asks for a bool where the comparison feeds a jump: of a tensor,
                 // a branch on its value. It breaks here (the comparison, run as written, gives
@@ -494,13 +591,15 @@ impl Tracer<'_> {
                 let b = f.pop()?;
                 let a = f.pop()?;
                 let same = self.is(&a, &b)?;
-                f.stack.push(Var::Obj(vm.ctx.new_bool(same != (arg == 1)).into()));
+                f.stack
+                    .push(Var::Obj(vm.ctx.new_bool(same != (arg == 1)).into()));
             }
             Opcode::ContainsOp => {
                 let haystack = f.pop()?;
                 let needle = f.pop()?;
                 let found = self.contains(&haystack, &needle)?;
-                f.stack.push(Var::Obj(vm.ctx.new_bool(found != (arg == 1)).into()));
+                f.stack
+                    .push(Var::Obj(vm.ctx.new_bool(found != (arg == 1)).into()));
             }
             Opcode::BuildTuple => {
                 let items = f.popn(arg as usize)?;
@@ -532,27 +631,48 @@ impl Tracer<'_> {
                 f.stack.push(Var::Obj(vm.ctx.new_str(s).into()));
             }
             Opcode::FormatSimple | Opcode::FormatWithSpec => {
-                let spec = if ins.op == Opcode::FormatWithSpec { Some(f.pop()?) } else { None };
+                let spec = if ins.op == Opcode::FormatWithSpec {
+                    Some(f.pop()?)
+                } else {
+                    None
+                };
                 let v = f.pop()?;
                 let o = self.plain_obj(&v, "formatting")?;
                 let spec = match spec {
-                    Some(s) => self.plain_obj(&s, "a format spec")?.downcast::<PyStr>().map_err(|_| Unsupported { reason: "format spec".into(), location: None })?,
+                    Some(s) => self
+                        .plain_obj(&s, "a format spec")?
+                        .downcast::<PyStr>()
+                        .map_err(|_| Unsupported {
+                            reason: "format spec".into(),
+                            location: None,
+                        })?,
                     None => vm.ctx.new_str(""),
                 };
-                let r = vm.format(&o, spec).map_err(|_| Unsupported { reason: "formatting raises".into(), location: None })?;
+                let r = vm.format(&o, spec).map_err(|_| Unsupported {
+                    reason: "formatting raises".into(),
+                    location: None,
+                })?;
                 f.stack.push(Var::Obj(r.into()));
             }
             Opcode::ConvertValue => {
                 let v = f.pop()?;
                 let o = self.plain_obj(&v, "a conversion")?;
-                let conv = ConvertValueOparg::try_from(arg).map_err(|_| Unsupported { reason: "bad conversion".into(), location: None })?;
+                let conv = ConvertValueOparg::try_from(arg).map_err(|_| Unsupported {
+                    reason: "bad conversion".into(),
+                    location: None,
+                })?;
                 let r = match conv {
                     ConvertValueOparg::Str => o.str(vm).map(Into::into),
                     ConvertValueOparg::Repr => o.repr(vm).map(Into::into),
-                    ConvertValueOparg::Ascii => rustpython_vm::stdlib::builtins::ascii(o, vm).map(Into::into),
+                    ConvertValueOparg::Ascii => {
+                        rustpython_vm::stdlib::builtins::ascii(o, vm).map(Into::into)
+                    }
                     ConvertValueOparg::None => Ok(o),
                 };
-                let r = r.map_err(|_| Unsupported { reason: "conversion raises".into(), location: None })?;
+                let r = r.map_err(|_| Unsupported {
+                    reason: "conversion raises".into(),
+                    location: None,
+                })?;
                 f.stack.push(Var::Obj(r));
             }
             Opcode::ListAppend => {
@@ -585,7 +705,11 @@ impl Tracer<'_> {
                 match f.top(arg as usize)?.clone() {
                     Var::Dict(d) => {
                         for (k, v) in entries {
-                            if ins.op == Opcode::DictMerge && d.borrow().iter().any(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false)) {
+                            if ins.op == Opcode::DictMerge
+                                && d.borrow()
+                                    .iter()
+                                    .any(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
+                            {
                                 return unsupported("duplicate keyword argument (TypeError)");
                             }
                             dict_insert(&mut d.borrow_mut(), k, v, vm)?;
@@ -598,7 +722,10 @@ impl Tracer<'_> {
                 let v = f.pop()?;
                 let items = self.items(&v)?;
                 if items.len() != arg as usize {
-                    return unsupported(format!("unpacking {} values into {arg} (ValueError)", items.len()));
+                    return unsupported(format!(
+                        "unpacking {} values into {arg} (ValueError)",
+                        items.len()
+                    ));
                 }
                 f.stack.extend(items.into_iter().rev());
             }
@@ -623,7 +750,12 @@ impl Tracer<'_> {
             }
             Opcode::YieldValue => {
                 let value = f.pop()?;
-                return Ok(Some(Returned { value, position: ins.position, yielded: true, raised: false }));
+                return Ok(Some(Returned {
+                    value,
+                    position: ins.position,
+                    yielded: true,
+                    raised: false,
+                }));
             }
             Opcode::Send => {
                 // `yield from`: [receiver, sent] -> [receiver, item], or, once the receiver is
@@ -648,7 +780,11 @@ impl Tracer<'_> {
                 };
                 if let Some(value) = done {
                     f.stack.push(value);
-                    f.pc = f.body_start() + ins.target.ok_or_else(|| Unsupported { reason: "SEND without target".into(), location: None })?;
+                    f.pc = f.body_start()
+                        + ins.target.ok_or_else(|| Unsupported {
+                            reason: "SEND without target".into(),
+                            location: None,
+                        })?;
                 }
             }
             Opcode::EndSend => {
@@ -670,7 +806,10 @@ impl Tracer<'_> {
                 match next {
                     Some(v) => f.stack.push(v),
                     None => {
-                        let mut t = ins.target.ok_or_else(|| Unsupported { reason: "FOR_ITER without target".into(), location: None })?;
+                        let mut t = ins.target.ok_or_else(|| Unsupported {
+                            reason: "FOR_ITER without target".into(),
+                            location: None,
+                        })?;
                         t += f.body_start();
                         if f.instrs.get(t).is_some_and(|i| i.op == Opcode::EndFor) {
                             t += 1;
@@ -682,7 +821,10 @@ impl Tracer<'_> {
             Opcode::JumpForward | Opcode::JumpBackward | Opcode::JumpBackwardNoInterrupt => {
                 f.pc = f.body_start() + ins.target.expect("jump has a target");
             }
-            Opcode::PopJumpIfTrue | Opcode::PopJumpIfFalse | Opcode::PopJumpIfNone | Opcode::PopJumpIfNotNone => {
+            Opcode::PopJumpIfTrue
+            | Opcode::PopJumpIfFalse
+            | Opcode::PopJumpIfNone
+            | Opcode::PopJumpIfNotNone => {
                 let v = f.pop()?;
                 let jump = match ins.op {
                     Opcode::PopJumpIfTrue => self.truth(&v)?,
@@ -697,9 +839,23 @@ impl Tracer<'_> {
             Opcode::Call | Opcode::CallKw => {
                 let kwnames: Vec<String> = if ins.op == Opcode::CallKw {
                     let names = f.pop()?;
-                    let Var::Obj(t) = names else { return unsupported("keyword names") };
-                    let t = t.downcast::<rustpython_vm::builtins::PyTuple>().map_err(|_| Unsupported { reason: "keyword names".into(), location: None })?;
-                    t.as_slice().iter().map(|n| n.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()).collect()
+                    let Var::Obj(t) = names else {
+                        return unsupported("keyword names");
+                    };
+                    let t = t
+                        .downcast::<rustpython_vm::builtins::PyTuple>()
+                        .map_err(|_| Unsupported {
+                            reason: "keyword names".into(),
+                            location: None,
+                        })?;
+                    t.as_slice()
+                        .iter()
+                        .map(|n| {
+                            n.downcast_ref::<PyStr>()
+                                .map(|s| s.to_string_lossy().into_owned())
+                                .unwrap_or_default()
+                        })
+                        .collect()
                 } else {
                     Vec::new()
                 };
@@ -710,7 +866,8 @@ impl Tracer<'_> {
                     args.insert(0, this);
                 }
                 let npos = args.len() - kwnames.len();
-                let kwargs: Vec<(String, Var)> = kwnames.into_iter().zip(args.split_off(npos)).collect();
+                let kwargs: Vec<(String, Var)> =
+                    kwnames.into_iter().zip(args.split_off(npos)).collect();
                 let r = self.call(&callable, args, kwargs, f)?;
                 f.stack.push(r);
             }
@@ -728,7 +885,14 @@ impl Tracer<'_> {
                     other => self
                         .dict_entries(&other)?
                         .into_iter()
-                        .map(|(k, v)| k.downcast_ref::<PyStr>().map(|s| (s.to_string_lossy().into_owned(), v)).ok_or_else(|| Unsupported { reason: "keywords must be strings".into(), location: None }))
+                        .map(|(k, v)| {
+                            k.downcast_ref::<PyStr>()
+                                .map(|s| (s.to_string_lossy().into_owned(), v))
+                                .ok_or_else(|| Unsupported {
+                                    reason: "keywords must be strings".into(),
+                                    location: None,
+                                })
+                        })
                         .collect::<SimResult<Vec<_>>>()?,
                 };
                 let r = self.call(&callable, pos, kw, f)?;
@@ -736,15 +900,28 @@ impl Tracer<'_> {
             }
             Opcode::MakeFunction => {
                 let code = f.pop()?;
-                let Var::Obj(code) = code else { return unsupported("MAKE_FUNCTION of a non-code") };
-                let code = code.downcast::<PyCode>().map_err(|_| Unsupported { reason: "MAKE_FUNCTION of a non-code".into(), location: None })?;
-                let func = SimFunction { code, defaults: None, kwdefaults: None, closure: Vec::new(), globals: f.globals.clone() };
+                let Var::Obj(code) = code else {
+                    return unsupported("MAKE_FUNCTION of a non-code");
+                };
+                let code = code.downcast::<PyCode>().map_err(|_| Unsupported {
+                    reason: "MAKE_FUNCTION of a non-code".into(),
+                    location: None,
+                })?;
+                let func = SimFunction {
+                    code,
+                    defaults: None,
+                    kwdefaults: None,
+                    closure: Vec::new(),
+                    globals: f.globals.clone(),
+                };
                 f.stack.push(Var::Func(Rc::new(func)));
             }
             Opcode::SetFunctionAttribute => {
                 let func = f.pop()?;
                 let value = f.pop()?;
-                let Var::Func(func) = func else { return unsupported("SET_FUNCTION_ATTRIBUTE on a non-function") };
+                let Var::Func(func) = func else {
+                    return unsupported("SET_FUNCTION_ATTRIBUTE on a non-function");
+                };
                 let mut new = SimFunction {
                     code: func.code.clone(),
                     defaults: func.defaults.clone(),
@@ -779,7 +956,11 @@ impl Tracer<'_> {
             }
             Opcode::RaiseVarargs => {
                 let exc = match arg {
-                    0 => f.handling.last().cloned().ok_or_else(|| Unsupported { reason: "a bare raise with no exception being handled (RuntimeError)".into(), location: None })?,
+                    0 => f.handling.last().cloned().ok_or_else(|| Unsupported {
+                        reason: "a bare raise with no exception being handled (RuntimeError)"
+                            .into(),
+                        location: None,
+                    })?,
                     1 => {
                         let x = f.pop()?;
                         self.exception_to_raise(&x)?
@@ -803,7 +984,10 @@ impl Tracer<'_> {
             }
             Opcode::PopExcept => {
                 f.pop()?;
-                f.handling.pop().ok_or_else(|| Unsupported { reason: "POP_EXCEPT with no exception being handled".into(), location: None })?;
+                f.handling.pop().ok_or_else(|| Unsupported {
+                    reason: "POP_EXCEPT with no exception being handled".into(),
+                    location: None,
+                })?;
             }
             Opcode::CheckExcMatch => {
                 let class = f.pop()?;
@@ -813,7 +997,12 @@ impl Tracer<'_> {
             }
             Opcode::ReturnValue => {
                 let value = f.pop()?;
-                return Ok(Some(Returned { value, position: ins.position, yielded: false, raised: false }));
+                return Ok(Some(Returned {
+                    value,
+                    position: ins.position,
+                    yielded: false,
+                    raised: false,
+                }));
             }
             Opcode::StoreAttr => {
                 let owner = f.pop()?;
@@ -823,12 +1012,25 @@ impl Tracer<'_> {
             }
             Opcode::StoreGlobal | Opcode::DeleteGlobal => {
                 if f.globals.owner.is_some() {
-                    return unsupported("a global store by an inlined function (a side effect that is not replayed)");
+                    return unsupported(
+                        "a global store by an inlined function (a side effect that is not replayed)",
+                    );
                 }
                 let name = f.name(arg);
-                let value = if ins.op == Opcode::StoreGlobal { Some(f.pop()?) } else { None };
-                if value.is_none() && matches!(self.load_global_binding(&f.globals, &name), None | Some(None)) {
-                    return unsupported(format!("del of global {name:?}, which is not defined (NameError)"));
+                let value = if ins.op == Opcode::StoreGlobal {
+                    Some(f.pop()?)
+                } else {
+                    None
+                };
+                if value.is_none()
+                    && matches!(
+                        self.load_global_binding(&f.globals, &name),
+                        None | Some(None)
+                    )
+                {
+                    return unsupported(format!(
+                        "del of global {name:?}, which is not defined (NameError)"
+                    ));
                 }
                 self.effects.store_global(&f.globals.dict, &name, value);
             }
@@ -852,9 +1054,17 @@ impl Tracer<'_> {
                 self.store_subscr(&container, &key, value)?;
             }
             Opcode::DeleteDeref => {
-                return unsupported(format!("{} (a side effect)", crate::bytecode::opcodes::opcode_name(ins.op)));
+                return unsupported(format!(
+                    "{} (a side effect)",
+                    crate::bytecode::opcodes::opcode_name(ins.op)
+                ));
             }
-            other => return unsupported(format!("opcode {}", crate::bytecode::opcodes::opcode_name(other))),
+            other => {
+                return unsupported(format!(
+                    "opcode {}",
+                    crate::bytecode::opcodes::opcode_name(other)
+                ));
+            }
         }
         Ok(None)
     }
@@ -874,13 +1084,17 @@ impl Tracer<'_> {
         let vm = self.vm;
         match self.load_global_binding(globals, name) {
             Some(Some(v)) => return Ok(v),
-            Some(None) => return unsupported(format!("global {name:?} read after the call deleted it")),
+            Some(None) => {
+                return unsupported(format!("global {name:?} read after the call deleted it"));
+            }
             None => {}
         }
         match vm.builtins.dict().get_item_opt(name, vm).ok().flatten() {
             Some(v) => {
                 if globals.owner.is_some() {
-                    return unsupported(format!("builtin {name} read by an inlined function of another module"));
+                    return unsupported(format!(
+                        "builtin {name} read by an inlined function of another module"
+                    ));
                 }
                 Ok(Var::Lazy(v, Source::Builtin(name.to_owned())))
             }
@@ -907,7 +1121,12 @@ impl SimFrame {
 }
 
 /// Insert into a dictionary made during the simulation (keys are plain values).
-pub fn dict_insert(entries: &mut Vec<(PyObjectRef, Var)>, key: PyObjectRef, value: Var, vm: &rustpython_vm::VirtualMachine) -> SimResult<()> {
+pub fn dict_insert(
+    entries: &mut Vec<(PyObjectRef, Var)>,
+    key: PyObjectRef,
+    value: Var,
+    vm: &rustpython_vm::VirtualMachine,
+) -> SimResult<()> {
     for (k, v) in entries.iter_mut() {
         if vm.bool_eq(k, &key).unwrap_or(false) {
             *v = value;

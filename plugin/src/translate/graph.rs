@@ -47,7 +47,6 @@ pub struct Graph {
     pub outputs: Vec<Value>,
     /// Made once, when the graph first runs.
     plan: OnceLock<Plan>,
-
 }
 
 impl Graph {
@@ -75,7 +74,12 @@ impl Graph {
 
     /// Apply `op`: its result's shape and dtype are inferred now (an error here is the error
     /// the eager op would raise); with only constant inputs it is computed now.
-    pub fn apply(&mut self, op: &str, inputs: &[Value], attrs: Attrs) -> Result<Value, TensorError> {
+    pub fn apply(
+        &mut self,
+        op: &str,
+        inputs: &[Value],
+        attrs: Attrs,
+    ) -> Result<Value, TensorError> {
         if inputs.iter().all(|v| matches!(v, Value::Const(_))) {
             let args: Vec<&TensorData> = inputs
                 .iter()
@@ -89,17 +93,26 @@ impl Graph {
         }
         let metas: Vec<Meta> = inputs.iter().map(|v| self.meta(*v)).collect();
         let meta = registry().infer(op, &metas, &attrs)?;
-        self.nodes.push(Node { op: op.to_owned(), inputs: inputs.to_vec(), attrs, meta });
+        self.nodes.push(Node {
+            op: op.to_owned(),
+            inputs: inputs.to_vec(),
+            attrs,
+            meta,
+        });
         Ok(Value::Node(self.nodes.len() - 1))
     }
 
     /// Nodes no output depends on are dropped (the simulation may compute values it never uses).
     pub fn prune(&mut self) {
         let mut live = vec![false; self.nodes.len()];
-        let mut stack: Vec<usize> = self.outputs.iter().filter_map(|v| match v {
-            Value::Node(i) => Some(*i),
-            _ => None,
-        }).collect();
+        let mut stack: Vec<usize> = self
+            .outputs
+            .iter()
+            .filter_map(|v| match v {
+                Value::Node(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
         while let Some(i) = stack.pop() {
             if std::mem::replace(&mut live[i], true) {
                 continue;
@@ -136,7 +149,11 @@ impl Graph {
         let ops = self
             .nodes
             .iter()
-            .map(|n| registry().get(&n.op).ok_or_else(|| TensorError::value(format!("no op named {:?}", n.op))))
+            .map(|n| {
+                registry()
+                    .get(&n.op)
+                    .ok_or_else(|| TensorError::value(format!("no op named {:?}", n.op)))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let mut last_use = vec![usize::MAX; self.nodes.len()];
         for (j, node) in self.nodes.iter().enumerate() {
@@ -158,7 +175,11 @@ impl Graph {
                 None
             }
         };
-        Ok(self.plan.get_or_init(|| Plan { ops, last_use, lowered }))
+        Ok(self.plan.get_or_init(|| Plan {
+            ops,
+            last_use,
+            lowered,
+        }))
     }
 
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
@@ -166,11 +187,19 @@ impl Graph {
     /// each result is still checked against what inference said.
     pub fn run(&self, inputs: &[&TensorData]) -> Result<Outputs, TensorError> {
         if inputs.len() != self.inputs.len() {
-            return Err(TensorError::type_error(format!("the graph takes {} tensors, got {}", self.inputs.len(), inputs.len())));
+            return Err(TensorError::type_error(format!(
+                "the graph takes {} tensors, got {}",
+                self.inputs.len(),
+                inputs.len()
+            )));
         }
         for (i, (t, meta)) in inputs.iter().zip(&self.inputs).enumerate() {
             if !meta.describes(t) {
-                return Err(TensorError::value(format!("graph input {i} is {:?}, the graph was built for {:?}", Meta::of(t), meta)));
+                return Err(TensorError::value(format!(
+                    "graph input {i} is {:?}, the graph was built for {:?}",
+                    Meta::of(t),
+                    meta
+                )));
             }
         }
         let plan = self.plan()?;
@@ -184,7 +213,9 @@ impl Graph {
                     match v {
                         Value::Input(i) => inputs[*i],
                         Value::Const(i) => &self.consts[*i],
-                        Value::Node(i) => results[*i].as_ref().expect("a node's result lives until its last use"),
+                        Value::Node(i) => results[*i]
+                            .as_ref()
+                            .expect("a node's result lives until its last use"),
                     }
                 };
                 match node.inputs.as_slice() {
@@ -194,7 +225,12 @@ impl Graph {
                 }
             };
             if !node.meta.describes(&out) {
-                return Err(TensorError::runtime(format!("op {}: the kernel returned {:?} where inference said {:?}", node.op, Meta::of(&out), node.meta)));
+                return Err(TensorError::runtime(format!(
+                    "op {}: the kernel returned {:?} where inference said {:?}",
+                    node.op,
+                    Meta::of(&out),
+                    node.meta
+                )));
             }
             // A result is dropped after its last use, as eager execution frees it.
             for v in &node.inputs {
@@ -236,11 +272,21 @@ impl fmt::Display for Graph {
             writeln!(f, "in{i}: {}", meta(m))?;
         }
         for (i, c) in self.consts.iter().enumerate() {
-            writeln!(f, "c{i}: {} = {}", meta(&Meta::of(c)), crate::tensor::format::repr(c))?;
+            writeln!(
+                f,
+                "c{i}: {} = {}",
+                meta(&Meta::of(c)),
+                crate::tensor::format::repr(c)
+            )?;
         }
         for (i, n) in self.nodes.iter().enumerate() {
             let args: Vec<String> = n.inputs.iter().map(ToString::to_string).collect();
-            let attrs: Vec<String> = n.attrs.0.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+            let attrs: Vec<String> = n
+                .attrs
+                .0
+                .iter()
+                .map(|(k, v)| format!("{k}={v:?}"))
+                .collect();
             let all = args.into_iter().chain(attrs).collect::<Vec<_>>().join(", ");
             writeln!(f, "v{i}: {} = {}({all})", meta(&n.meta), n.op)?;
         }
@@ -262,15 +308,26 @@ mod tests {
     #[test]
     fn builds_infers_folds_prunes_and_runs() {
         let mut g = Graph::new();
-        let x = g.input(Meta { shape: vec![3], dtype: DType::Float64 });
+        let x = g.input(Meta {
+            shape: vec![3],
+            dtype: DType::Float64,
+        });
         let two = g.constant(TensorData::scalar(Scalar::Float(2.0)));
         let one = g.constant(TensorData::scalar(Scalar::Float(1.0)));
         let three = g.apply("add", &[two, one], Attrs::new()).unwrap(); // folded
         assert!(matches!(three, Value::Const(_)));
         let y = g.apply("mul", &[x, three], Attrs::new()).unwrap();
         let _unused = g.apply("exp", &[x], Attrs::new()).unwrap();
-        let s = g.apply("sum", &[y], Attrs::new().with("dim", Attr::None)).unwrap();
-        assert_eq!(g.meta(s), Meta { shape: vec![], dtype: DType::Float64 });
+        let s = g
+            .apply("sum", &[y], Attrs::new().with("dim", Attr::None))
+            .unwrap();
+        assert_eq!(
+            g.meta(s),
+            Meta {
+                shape: vec![],
+                dtype: DType::Float64
+            }
+        );
         g.outputs = vec![y, s];
         g.prune();
         assert_eq!(g.nodes.len(), 2, "{g}");
@@ -285,11 +342,26 @@ mod tests {
     #[test]
     fn shape_errors_surface_while_building_and_inputs_are_checked() {
         let mut g = Graph::new();
-        let x = g.input(Meta { shape: vec![2, 3], dtype: DType::Float64 });
-        let y = g.input(Meta { shape: vec![4], dtype: DType::Float64 });
-        assert_eq!(g.apply("add", &[x, y], Attrs::new()).unwrap_err().message, "cannot broadcast (2, 3) with (4,)");
+        let x = g.input(Meta {
+            shape: vec![2, 3],
+            dtype: DType::Float64,
+        });
+        let y = g.input(Meta {
+            shape: vec![4],
+            dtype: DType::Float64,
+        });
+        assert_eq!(
+            g.apply("add", &[x, y], Attrs::new()).unwrap_err().message,
+            "cannot broadcast (2, 3) with (4,)"
+        );
         g.outputs = vec![x];
-        let err = g.run(&[&vector(&[1.]), &vector(&[1., 2., 3., 4.])]).unwrap_err();
-        assert!(err.message.starts_with("graph input 0 is"), "{}", err.message);
+        let err = g
+            .run(&[&vector(&[1.]), &vector(&[1., 2., 3., 4.])])
+            .unwrap_err();
+        assert!(
+            err.message.starts_with("graph input 0 is"),
+            "{}",
+            err.message
+        );
     }
 }

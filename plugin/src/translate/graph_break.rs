@@ -45,7 +45,11 @@ impl BreakKind {
     pub fn of(x: &Instr) -> Self {
         match x.op {
             // A comparison whose result feeds a jump (it gives a bool).
-            Opcode::CompareOp if x.arg & rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK != 0 => BreakKind::Branch,
+            Opcode::CompareOp
+                if x.arg & rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK != 0 =>
+            {
+                BreakKind::Branch
+            }
             Opcode::Call | Opcode::CallKw | Opcode::CallFunctionEx => BreakKind::Call,
             Opcode::ToBool | Opcode::UnaryNot => BreakKind::Branch,
             _ => BreakKind::Opcode,
@@ -63,10 +67,16 @@ impl BreakKind {
 
     pub fn hint(self) -> &'static str {
         match self {
-            BreakKind::Call => "the call runs as written between two graphs; move it out of the hot path, or wrap it in symtrace.disable if it is yours",
-            BreakKind::Branch => "the truth of a tensor is known only at run time; compute both branches with symtrace.where, or branch on a Python value",
+            BreakKind::Call => {
+                "the call runs as written between two graphs; move it out of the hot path, or wrap it in symtrace.disable if it is yours"
+            }
+            BreakKind::Branch => {
+                "the truth of a tensor is known only at run time; compute both branches with symtrace.where, or branch on a Python value"
+            }
             BreakKind::Opcode => "this instruction runs as written between two graphs",
-            BreakKind::Loop => "the loop runs as written and its body is translated per iteration, split at the break; raise min_graph_size to keep small bodies whole",
+            BreakKind::Loop => {
+                "the loop runs as written and its body is translated per iteration, split at the break; raise min_graph_size to keep small bodies whole"
+            }
         }
     }
 }
@@ -102,7 +112,12 @@ pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<Stri
             // May push a NULL as its second value, which the replacement cannot pass on.
             | Opcode::LoadSpecial
     );
-    banned.then(|| format!("{} cannot be replayed", crate::bytecode::opcodes::opcode_name(x.op)))
+    banned.then(|| {
+        format!(
+            "{} cannot be replayed",
+            crate::bytecode::opcodes::opcode_name(x.op)
+        )
+    })
 }
 
 /// The instruction as the replacement runs it, and what the original leaves on the stack
@@ -111,9 +126,18 @@ pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<Stri
 /// whose bound method the call then takes with a NULL (the split into function and `self` is
 /// only an optimization).
 pub fn replayed(x: &Instr) -> (Instr, Vec<bool>) {
-    let plain = |arg: u32| Instr { op: x.op, arg, target: None, handler: None, position: x.position, offset: 0 };
+    let plain = |arg: u32| Instr {
+        op: x.op,
+        arg,
+        target: None,
+        handler: None,
+        position: x.position,
+        offset: 0,
+    };
     match x.op {
-        Opcode::LoadAttr | Opcode::LoadGlobal if x.arg & 1 != 0 => (plain(x.arg & !1), vec![false, true]),
+        Opcode::LoadAttr | Opcode::LoadGlobal if x.arg & 1 != 0 => {
+            (plain(x.arg & !1), vec![false, true])
+        }
         _ => {
             let pushed = x.op.stack_effect_info(x.arg).pushed() as usize;
             (plain(x.arg), vec![false; pushed])
@@ -138,11 +162,31 @@ pub struct ResumeShape {
 /// The resume function's code: parameters are the original's locals (every one, in slot
 /// order, so that the copied instructions keep their slot numbers) and then the non-NULL stack
 /// values, bottom first.
-pub fn resume_code(original: &PyCode, body: &[Instr], shape: &ResumeShape, kind: &str, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn resume_code(
+    original: &PyCode,
+    body: &[Instr],
+    shape: &ResumeShape,
+    kind: &str,
+    marker: &PyObjectRef,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
     // A handler's first instruction (PUSH_EXC_INFO) has no line: the first one that has.
-    let line = body.get(shape.resume_at..).and_then(|rest| rest.iter().find_map(|x| x.position.line)).unwrap_or(0);
+    let line = body
+        .get(shape.resume_at..)
+        .and_then(|rest| rest.iter().find_map(|x| x.position.line))
+        .unwrap_or(0);
     let name = format!("{kind}_in_{}_at_{line}", original.obj_name.as_str());
-    resume_code_with(CodeLayout::of(original), body, shape, &Resumed { name: &name, extra_locals: &[], marker }, vm)
+    resume_code_with(
+        CodeLayout::of(original),
+        body,
+        shape,
+        &Resumed {
+            name: &name,
+            extra_locals: &[],
+            marker,
+        },
+        vm,
+    )
 }
 
 /// What a function that starts inside an original's body is called and holds besides the
@@ -156,17 +200,27 @@ pub struct Resumed<'a> {
 
 /// A function made of `body` (the original's instructions, or a rewrite of them with the same
 /// slots) that starts at `shape.resume_at` with the state of `shape` as its parameters.
-pub fn resume_code_with(mut layout: CodeLayout, body: &[Instr], shape: &ResumeShape, made: &Resumed<'_>, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn resume_code_with(
+    mut layout: CodeLayout,
+    body: &[Instr],
+    shape: &ResumeShape,
+    made: &Resumed<'_>,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
     let nlocals = layout.varnames.len();
     let passed = shape.stack.iter().filter(|null| !**null).count();
     for k in 0..passed {
         // Numbered after the slots, so that a resume function of a resume function adds new names.
-        layout.varnames.push(vm.ctx.intern_str(format!("%stack{}", nlocals + k)));
+        layout
+            .varnames
+            .push(vm.ctx.intern_str(format!("%stack{}", nlocals + k)));
     }
     layout.arg_count = (nlocals + passed) as u32;
     layout.posonlyarg_count = 0;
     layout.kwonlyarg_count = 0;
-    layout.flags.remove(CodeFlags::VARARGS | CodeFlags::VARKEYWORDS);
+    layout
+        .flags
+        .remove(CodeFlags::VARARGS | CodeFlags::VARKEYWORDS);
     for extra in made.extra_locals {
         layout.varnames.push(vm.ctx.intern_str(*extra));
     }
@@ -180,8 +234,18 @@ pub fn resume_code_with(mut layout: CodeLayout, body: &[Instr], shape: &ResumeSh
         (layout.constants.len() - 1) as u32
     };
 
-    let position = body.get(shape.resume_at).map(|x| x.position).ok_or("no instruction to resume at")?;
-    let op = |op: Opcode, arg: u32| Instr { op, arg, target: None, handler: None, position, offset: 0 };
+    let position = body
+        .get(shape.resume_at)
+        .map(|x| x.position)
+        .ok_or("no instruction to resume at")?;
+    let op = |op: Opcode, arg: u32| Instr {
+        op,
+        arg,
+        target: None,
+        handler: None,
+        position,
+        offset: 0,
+    };
     let mut instrs = vec![op(Opcode::Resume, 0)];
     for &slot in &shape.unbound {
         instrs.push(op(Opcode::DeleteFast, slot as u32));
@@ -192,7 +256,10 @@ pub fn resume_code_with(mut layout: CodeLayout, body: &[Instr], shape: &ResumeSh
         instrs.push(op(Opcode::LoadConst, marker));
         instrs.push(op(Opcode::IsOp, 0));
         let after = instrs.len() + 2;
-        instrs.push(Instr { target: Some(after), ..op(Opcode::PopJumpIfFalse, 0) });
+        instrs.push(Instr {
+            target: Some(after),
+            ..op(Opcode::PopJumpIfFalse, 0)
+        });
         instrs.push(op(Opcode::DeleteFast, slot as u32));
     }
     let mut next = nlocals;
@@ -206,7 +273,10 @@ pub fn resume_code_with(mut layout: CodeLayout, body: &[Instr], shape: &ResumeSh
         }
     }
     let shift = instrs.len() + 1;
-    instrs.push(Instr { target: Some(shift + shape.resume_at), ..op(Opcode::JumpForward, 0) });
+    instrs.push(Instr {
+        target: Some(shift + shape.resume_at),
+        ..op(Opcode::JumpForward, 0)
+    });
     for (i, x) in body.iter().enumerate() {
         let mut y = x.clone();
         if i == 0 && y.op == Opcode::Resume {
@@ -238,10 +308,26 @@ pub fn drop_unreachable_handlers(instrs: &mut [Instr]) {
 /// The state the handler function of a break under `handler` takes: the original's stack cut
 /// to the handler's depth (`kept`: `true` for a NULL), the raising instruction's offset if the
 /// handler wants it, and the exception; `unbound` as for the resume function.
-pub fn handler_shape(handler: &crate::bytecode::Handler, kept: &[bool], unbound: Vec<usize>) -> Result<ResumeShape, String> {
-    let below = kept.get(..handler.depth as usize).ok_or("the handler's stack is deeper than the break's")?;
-    let stack = below.iter().copied().chain(handler.push_lasti.then_some(false)).chain([false]).collect();
-    Ok(ResumeShape { resume_at: handler.target, stack, unbound, maybe_unbound: Vec::new() })
+pub fn handler_shape(
+    handler: &crate::bytecode::Handler,
+    kept: &[bool],
+    unbound: Vec<usize>,
+) -> Result<ResumeShape, String> {
+    let below = kept
+        .get(..handler.depth as usize)
+        .ok_or("the handler's stack is deeper than the break's")?;
+    let stack = below
+        .iter()
+        .copied()
+        .chain(handler.push_lasti.then_some(false))
+        .chain([false])
+        .collect();
+    Ok(ResumeShape {
+        resume_at: handler.target,
+        stack,
+        unbound,
+        maybe_unbound: Vec::new(),
+    })
 }
 
 /// What a generated function is made for: the key of its cache entry.
@@ -255,7 +341,11 @@ pub enum Purpose {
     /// A loop's body as a function (`loop_break`), for the locals bound at its head.
     LoopBody { head: usize, bound: Vec<bool> },
     /// The loop run as written, calling its body function (`loop_break`).
-    LoopDriver { head: usize, bound: Vec<bool>, stack: Vec<bool> },
+    LoopDriver {
+        head: usize,
+        bound: Vec<bool>,
+        stack: Vec<bool>,
+    },
 }
 
 /// Functions made so far, one per (code, purpose): a second break at the same point finds
@@ -280,7 +370,16 @@ impl ResumeCache {
     /// locals around (a call cannot pass "unbound"); never seen by the user's code.
     pub fn unbound_marker(&self, vm: &VirtualMachine) -> PyObjectRef {
         use rustpython_vm::AsObject;
-        self.marker.get_or_init(|| vm.ctx.types.object_type.as_object().call((), vm).expect("object() cannot fail")).clone()
+        self.marker
+            .get_or_init(|| {
+                vm.ctx
+                    .types
+                    .object_type
+                    .as_object()
+                    .call((), vm)
+                    .expect("object() cannot fail")
+            })
+            .clone()
     }
 
     /// The name under which the resume function for `shape` is bound in `globals` (made and
@@ -294,14 +393,33 @@ impl ResumeCache {
         vm: &VirtualMachine,
     ) -> Result<String, String> {
         let marker = self.unbound_marker(vm);
-        self.bound_function(original, Purpose::Resume(shape.clone()), globals, vm, || resume_code(original, body, shape, "resume", &marker, vm))
+        self.bound_function(
+            original,
+            Purpose::Resume(shape.clone()),
+            globals,
+            vm,
+            || resume_code(original, body, shape, "resume", &marker, vm),
+        )
     }
 
     /// The name under which the handler function for `shape` (see `handler_shape`) is bound
     /// in `globals`.
-    pub fn handler_function_for(&self, original: &Py<PyCode>, body: &[Instr], shape: &ResumeShape, globals: &Py<PyDict>, vm: &VirtualMachine) -> Result<String, String> {
+    pub fn handler_function_for(
+        &self,
+        original: &Py<PyCode>,
+        body: &[Instr],
+        shape: &ResumeShape,
+        globals: &Py<PyDict>,
+        vm: &VirtualMachine,
+    ) -> Result<String, String> {
         let marker = self.unbound_marker(vm);
-        self.bound_function(original, Purpose::Handler(shape.clone()), globals, vm, || resume_code(original, body, shape, "handler", &marker, vm))
+        self.bound_function(
+            original,
+            Purpose::Handler(shape.clone()),
+            globals,
+            vm,
+            || resume_code(original, body, shape, "handler", &marker, vm),
+        )
     }
 
     /// The name under which the function made by `make` for `purpose` is bound in `globals`
@@ -319,18 +437,36 @@ impl ResumeCache {
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
         if !made.contains_key(&key) {
             let code = make()?;
-            crate::bytecode::verify(&code).map_err(|e| format!("the generated function {} was rejected by the verifier: {e}", code.qualname.as_str()))?;
+            crate::bytecode::verify(&code).map_err(|e| {
+                format!(
+                    "the generated function {} was rejected by the verifier: {e}",
+                    code.qualname.as_str()
+                )
+            })?;
             if matches!(key.1, Purpose::LoopDriver { .. } | Purpose::Handler(_)) {
                 // The loop runs as written (its body function is what gets translated); so
                 // does a handler, entered with an exception the simulation never saw.
                 code.set_eval_hook_skipped(true);
             }
-            let name = format!("__symtrace_resume_{}", RESUME_NAMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-            made.insert(key.clone(), Made { _original: original.to_owned(), code, name });
+            let name = format!(
+                "__symtrace_resume_{}",
+                RESUME_NAMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            );
+            made.insert(
+                key.clone(),
+                Made {
+                    _original: original.to_owned(),
+                    code,
+                    name,
+                },
+            );
         }
         let m = &made[&key];
         let bound = globals.get_item_opt(m.name.as_str(), vm).ok().flatten();
-        let current = bound.as_ref().and_then(|f| f.get_attr("__code__", vm).ok()).is_some_and(|c| c.is(m.code.as_object()));
+        let current = bound
+            .as_ref()
+            .and_then(|f| f.get_attr("__code__", vm).ok())
+            .is_some_and(|c| c.is(m.code.as_object()));
         if !current {
             let func = vm
                 .ctx
@@ -339,7 +475,9 @@ impl ResumeCache {
                 .as_object()
                 .call((m.code.clone(), globals.to_owned()), vm)
                 .map_err(|_| "cannot make the resume function".to_owned())?;
-            globals.set_item(m.name.as_str(), func, vm).map_err(|_| "cannot bind the resume function in the globals".to_owned())?;
+            globals
+                .set_item(m.name.as_str(), func, vm)
+                .map_err(|_| "cannot bind the resume function in the globals".to_owned())?;
         }
         Ok(m.name.clone())
     }

@@ -39,7 +39,9 @@ impl GraphCall {
                 loop {
                     match s {
                         Source::Item(_, i) => steps.push(PathStep::Item(*i)),
-                        Source::Key(_, k) => steps.push(PathStep::Key(vm.ctx.intern_str(k.as_str()))),
+                        Source::Key(_, k) => {
+                            steps.push(PathStep::Key(vm.ctx.intern_str(k.as_str())))
+                        }
                         _ => break,
                     }
                     s = s.parent().expect("items and keys have a parent");
@@ -52,7 +54,11 @@ impl GraphCall {
                 (root, steps)
             })
             .collect();
-        GraphCall { roots, inputs, returns_tuple: n_outputs != 1 }
+        GraphCall {
+            roots,
+            inputs,
+            returns_tuple: n_outputs != 1,
+        }
     }
 
     /// The input objects, read from the roots passed. Each is borrowed from a root, from a
@@ -65,7 +71,11 @@ impl GraphCall {
         vm: &VirtualMachine,
     ) -> Result<SmallVec<[&'a PyObject; 8]>, String> {
         if roots.len() != self.roots.len() {
-            return Err(format!("the graph takes {} arguments, got {}", self.roots.len(), roots.len()));
+            return Err(format!(
+                "the graph takes {} arguments, got {}",
+                self.roots.len(),
+                roots.len()
+            ));
         }
         let mut objects = SmallVec::with_capacity(self.inputs.len());
         for (root, steps) in &self.inputs {
@@ -84,7 +94,12 @@ impl GraphCall {
 /// The object `steps` below `v`. Tuple items are borrowed on the way down (a reference count
 /// is an atomic operation, and a tuple keeps its items); list items and dictionary values,
 /// which another thread may replace, are pushed onto `held`.
-fn walk(v: &PyObject, steps: &[PathStep], held: &mut SmallVec<[PyObjectRef; 8]>, vm: &VirtualMachine) -> Option<*const PyObject> {
+fn walk(
+    v: &PyObject,
+    steps: &[PathStep],
+    held: &mut SmallVec<[PyObjectRef; 8]>,
+    vm: &VirtualMachine,
+) -> Option<*const PyObject> {
     let Some((step, rest)) = steps.split_first() else {
         return Some(v);
     };

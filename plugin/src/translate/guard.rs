@@ -46,7 +46,8 @@ impl Guard {
     }
 
     pub fn holds(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
-        self.check.holds(self.source.resolve(frame, vm).as_deref(), vm)
+        self.check
+            .holds(self.source.resolve(frame, vm).as_deref(), vm)
     }
 }
 
@@ -78,15 +79,27 @@ impl Check {
             Check::TypeIs(t) => v.class().is(t),
             Check::Is(obj) => v.is(obj),
             Check::IsNone => vm.is_none(v),
-            Check::EqBool(b) => v.is(if *b { &vm.ctx.true_value } else { &vm.ctx.false_value }),
+            Check::EqBool(b) => v.is(if *b {
+                &vm.ctx.true_value
+            } else {
+                &vm.ctx.false_value
+            }),
             Check::EqInt(i) => {
                 v.class().is(vm.ctx.types.int_type)
-                    && v.downcast_ref::<PyInt>().and_then(|x| x.try_to_primitive::<i64>(vm).ok()) == Some(*i)
+                    && v.downcast_ref::<PyInt>()
+                        .and_then(|x| x.try_to_primitive::<i64>(vm).ok())
+                        == Some(*i)
             }
-            Check::EqFloat(f) => v.downcast_ref::<PyFloat>().is_some_and(|x| x.to_f64().to_bits() == f.to_bits()),
-            Check::EqStr(s) => v.downcast_ref::<PyStr>().is_some_and(|x| x.to_string_lossy() == s.as_str()),
+            Check::EqFloat(f) => v
+                .downcast_ref::<PyFloat>()
+                .is_some_and(|x| x.to_f64().to_bits() == f.to_bits()),
+            Check::EqStr(s) => v
+                .downcast_ref::<PyStr>()
+                .is_some_and(|x| x.to_string_lossy() == s.as_str()),
             Check::Len(n) => Check::len_of(v) == Some(*n),
-            Check::Tensor(meta, id) => v.downcast_ref_if_exact::<PyTensor>(vm).is_some_and(|t| t.has_meta(*id, meta)),
+            Check::Tensor(meta, id) => v
+                .downcast_ref_if_exact::<PyTensor>(vm)
+                .is_some_and(|t| t.has_meta(*id, meta)),
         }
     }
 }
@@ -96,14 +109,24 @@ impl fmt::Display for Guard {
         let s = &self.source;
         match &self.check {
             Check::TypeIs(t) => write!(f, "type({s}) is {}", t.name()),
-            Check::Is(obj) => write!(f, "{s} is <{} object at {:#x}>", obj.class().name(), obj.get_id()),
+            Check::Is(obj) => write!(
+                f,
+                "{s} is <{} object at {:#x}>",
+                obj.class().name(),
+                obj.get_id()
+            ),
             Check::IsNone => write!(f, "{s} is None"),
             Check::EqBool(b) => write!(f, "{s} is {}", if *b { "True" } else { "False" }),
             Check::EqInt(i) => write!(f, "{s} == {i}"),
             Check::EqFloat(x) => write!(f, "{s} == {x:?}"),
             Check::EqStr(x) => write!(f, "{s} == {x:?}"),
             Check::Len(n) => write!(f, "len({s}) == {n}"),
-            Check::Tensor(m, _) => write!(f, "{s} is a {} tensor of shape {:?}", m.dtype.name(), m.shape),
+            Check::Tensor(m, _) => write!(
+                f,
+                "{s} is a {} tensor of shape {:?}",
+                m.dtype.name(),
+                m.shape
+            ),
             Check::Absent => write!(f, "{s} is absent"),
         }
     }
@@ -119,17 +142,26 @@ pub struct GuardSet {
 
 impl GuardSet {
     pub fn new(guards: Vec<Guard>) -> Self {
-        Self { guards, program: OnceLock::new() }
+        Self {
+            guards,
+            program: OnceLock::new(),
+        }
     }
 
     /// `Ok` when all hold; otherwise the first that does not.
     pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), &Guard> {
-        let program = self.program.get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm));
+        let program = self
+            .program
+            .get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm));
         if program.all_hold(frame, vm) {
             return Ok(());
         }
         // A miss (a recompile or a fallback follows): name the first failing guard in order.
-        Err(self.guards.iter().find(|g| !g.holds(frame, vm)).unwrap_or(&self.guards[0]))
+        Err(self
+            .guards
+            .iter()
+            .find(|g| !g.holds(frame, vm))
+            .unwrap_or(&self.guards[0]))
     }
 }
 

@@ -20,9 +20,9 @@ use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
 use super::guard::{Check, Guard};
+use super::source::{Source, builtins_dict, exact_dict};
 use crate::tensor::Meta;
 use crate::tensor::python::symtrace::PyTensor;
-use super::source::{Source, builtins_dict, exact_dict};
 
 /// How one source is read.
 #[derive(Debug)]
@@ -96,20 +96,36 @@ impl Checks {
     fn all_hold(&self, values: &[*const PyObject], vm: &VirtualMachine) -> bool {
         // SAFETY: each value is null or points to an object kept alive by the caller.
         let value = |n: usize| unsafe { values[n].as_ref() };
-        self.type_is.iter().all(|(n, t)| value(*n).is_some_and(|v| v.class().is(t)))
-            && self.is.iter().all(|(n, o)| value(*n).is_some_and(|v| v.is(o)))
+        self.type_is
+            .iter()
+            .all(|(n, t)| value(*n).is_some_and(|v| v.class().is(t)))
+            && self
+                .is
+                .iter()
+                .all(|(n, o)| value(*n).is_some_and(|v| v.is(o)))
             && self.tensor.iter().all(|(n, id, meta)| {
-                value(*n).and_then(|v| v.downcast_ref_if_exact::<PyTensor>(vm)).is_some_and(|t| t.has_meta(*id, meta))
+                value(*n)
+                    .and_then(|v| v.downcast_ref_if_exact::<PyTensor>(vm))
+                    .is_some_and(|t| t.has_meta(*id, meta))
             })
-            && self.len.iter().all(|(n, len)| value(*n).is_some_and(|v| Check::len_of(v) == Some(*len)))
+            && self
+                .len
+                .iter()
+                .all(|(n, len)| value(*n).is_some_and(|v| Check::len_of(v) == Some(*len)))
             && self.absent.iter().all(|n| value(*n).is_none())
-            && self.other.iter().all(|(n, check)| check.holds(value(*n), vm))
+            && self
+                .other
+                .iter()
+                .all(|(n, check)| check.holds(value(*n), vm))
     }
 }
 
 impl GuardProgram {
     pub fn new(guards: &[Guard], code: &Py<PyCode>, vm: &VirtualMachine) -> Self {
-        let mut program = GuardProgram { nodes: Vec::new(), checks: Checks::default() };
+        let mut program = GuardProgram {
+            nodes: Vec::new(),
+            checks: Checks::default(),
+        };
         let mut index = HashMap::new();
         let mut checked = Vec::with_capacity(guards.len());
         for guard in guards {
@@ -124,7 +140,10 @@ impl GuardProgram {
                 (Some(Check::Is(obj)), None) => Some(obj.clone()),
                 _ => None,
             };
-            let dict_read = matches!(program.nodes[n].read, Read::Global(_) | Read::Builtin(_) | Read::Attr(_) | Read::Key(_));
+            let dict_read = matches!(
+                program.nodes[n].read,
+                Read::Global(_) | Read::Builtin(_) | Read::Attr(_) | Read::Key(_)
+            );
             if dict_read && !is_parent {
                 program.nodes[n].expect = expect;
             }
@@ -132,14 +151,26 @@ impl GuardProgram {
         program
     }
 
-    fn add(&mut self, source: &Source, code: &Py<PyCode>, vm: &VirtualMachine, index: &mut HashMap<Source, usize>) -> usize {
+    fn add(
+        &mut self,
+        source: &Source,
+        code: &Py<PyCode>,
+        vm: &VirtualMachine,
+        index: &mut HashMap<Source, usize>,
+    ) -> usize {
         if let Some(&i) = index.get(source) {
             return i;
         }
         let parent = source.parent().map(|p| self.add(p, code, vm, index));
         let read = match source {
-            Source::Local(name) => match code.localsplus_names().iter().position(|n| n.as_str() == name) {
-                Some(slot) if code.localspluskinds[slot] & (CO_FAST_CELL | CO_FAST_FREE) != 0 => Read::CellSlot(slot),
+            Source::Local(name) => match code
+                .localsplus_names()
+                .iter()
+                .position(|n| n.as_str() == name)
+            {
+                Some(slot) if code.localspluskinds[slot] & (CO_FAST_CELL | CO_FAST_FREE) != 0 => {
+                    Read::CellSlot(slot)
+                }
                 Some(slot) => Read::Slot(slot),
                 None => Read::Unbound,
             },
@@ -150,7 +181,14 @@ impl GuardProgram {
             Source::Key(_, key) => Read::Key(vm.ctx.intern_str(key.as_str())),
             Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => Read::General,
         };
-        self.nodes.push(Node { source: source.clone(), read, parent, hint: AtomicU16::new(u16::MAX), absent_in: AtomicU32::new(0), expect: None });
+        self.nodes.push(Node {
+            source: source.clone(),
+            read,
+            parent,
+            hint: AtomicU16::new(u16::MAX),
+            absent_in: AtomicU32::new(0),
+            expect: None,
+        });
         index.insert(source.clone(), self.nodes.len() - 1);
         self.nodes.len() - 1
     }
@@ -178,9 +216,10 @@ impl GuardProgram {
             }
             let value: *const PyObject = match (&node.read, parent) {
                 (Read::Slot(i), _) => frame.local_ref(*i).map_or(std::ptr::null(), |v| v),
-                (Read::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => {
-                    p.downcast_ref::<PyTuple>().and_then(|t| t.as_slice().get(*i)).map_or(std::ptr::null(), |x| &**x)
-                }
+                (Read::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => p
+                    .downcast_ref::<PyTuple>()
+                    .and_then(|t| t.as_slice().get(*i))
+                    .map_or(std::ptr::null(), |x| &**x),
                 _ => match node.read_owned(parent, frame, vm) {
                     Some(v) => {
                         let ptr: *const PyObject = &*v;
@@ -201,14 +240,23 @@ impl Node {
     /// Whether this dictionary read gives `expected`, asked at the entry where its key was
     /// found last time; `None` when that entry no longer holds the key (the caller reads the
     /// value as usual, which finds the key's new entry).
-    fn value_is(&self, parent: Option<&PyObject>, frame: &FrameView<'_>, expected: &PyObject, vm: &VirtualMachine) -> Option<bool> {
+    fn value_is(
+        &self,
+        parent: Option<&PyObject>,
+        frame: &FrameView<'_>,
+        expected: &PyObject,
+        vm: &VirtualMachine,
+    ) -> Option<bool> {
         let hint = self.hint.load(Ordering::Relaxed);
         if hint == u16::MAX {
             return None;
         }
         match (&self.read, parent) {
             (Read::Global(k), _) => frame.globals().hinted_value_is(*k, hint, expected, vm),
-            (Read::Builtin(k), _) => frame.builtins().downcast_ref::<PyDict>()?.hinted_value_is(*k, hint, expected, vm),
+            (Read::Builtin(k), _) => frame
+                .builtins()
+                .downcast_ref::<PyDict>()?
+                .hinted_value_is(*k, hint, expected, vm),
             (Read::Attr(k), Some(p)) => p.dict()?.hinted_value_is(*k, hint, expected, vm),
             (Read::Key(k), Some(p)) => exact_dict(p, vm)?.hinted_value_is(*k, hint, expected, vm),
             _ => None,
@@ -216,7 +264,12 @@ impl Node {
     }
 
     /// The value this node reads to from its parent's value (or, for a root, from the frame).
-    fn read_owned(&self, parent: Option<&PyObject>, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    fn read_owned(
+        &self,
+        parent: Option<&PyObject>,
+        frame: &FrameView<'_>,
+        vm: &VirtualMachine,
+    ) -> Option<PyObjectRef> {
         match (&self.read, parent) {
             (Read::Slot(i), _) => frame.local_ref(*i).map(|v| v.to_owned()),
             (Read::CellSlot(i), _) => frame.local_value(*i),
@@ -239,7 +292,12 @@ impl Node {
     }
 
     /// `d[key]`, or `None` when absent, trying the remembered entry or absence first.
-    fn dict_read(&self, d: &Py<PyDict>, key: &'static PyStrInterned, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    fn dict_read(
+        &self,
+        d: &Py<PyDict>,
+        key: &'static PyStrInterned,
+        vm: &VirtualMachine,
+    ) -> Option<PyObjectRef> {
         let absent_in = self.absent_in.load(Ordering::Relaxed);
         if absent_in != 0 && d.keys_version() == absent_in {
             return None;
@@ -255,7 +313,10 @@ impl Node {
                 // Remembered only if the key is still absent under the stamp taken now: a key
                 // inserted since the lookup reset the stamp, or is found by the second one.
                 let stamp = d.assign_keys_version(vm);
-                if stamp != 0 && matches!(d.get_item_opt(key, vm), Ok(None)) && d.keys_version() == stamp {
+                if stamp != 0
+                    && matches!(d.get_item_opt(key, vm), Ok(None))
+                    && d.keys_version() == stamp
+                {
                     self.absent_in.store(stamp, Ordering::Relaxed);
                 }
                 None

@@ -65,9 +65,24 @@ impl Loop {
 pub fn innermost(body: &[Instr], index: usize) -> Option<Loop> {
     let normal = normally_reached(body);
     let back = |j: usize, x: &Instr| normal[j] && x.op == Opcode::JumpBackward;
-    let head = body.iter().enumerate().filter(|(j, x)| back(*j, x) && x.target.is_some_and(|t| t <= index && index < *j)).filter_map(|(_, x)| x.target).max()?;
-    let end = body.iter().enumerate().filter(|(j, x)| back(*j, x) && x.target == Some(head)).map(|(j, _)| j).max()?;
-    Some(Loop { head, end, is_for: body[head].op == Opcode::ForIter, outer: body[head].handler })
+    let head = body
+        .iter()
+        .enumerate()
+        .filter(|(j, x)| back(*j, x) && x.target.is_some_and(|t| t <= index && index < *j))
+        .filter_map(|(_, x)| x.target)
+        .max()?;
+    let end = body
+        .iter()
+        .enumerate()
+        .filter(|(j, x)| back(*j, x) && x.target == Some(head))
+        .map(|(j, _)| j)
+        .max()?;
+    Some(Loop {
+        head,
+        end,
+        is_for: body[head].op == Opcode::ForIter,
+        outer: body[head].handler,
+    })
 }
 
 /// Instructions reached from the first without an exception: through fallthroughs and jumps.
@@ -98,13 +113,19 @@ pub fn handler_region(body: &[Instr], lp: &Loop) -> Result<Vec<usize>, String> {
     let normal = normally_reached(body);
     let mut region = vec![false; body.len()];
     let outer = lp.outer.map(|h| h.target);
-    let mut work: Vec<usize> = body[lp.start()..=lp.end].iter().filter_map(|x| x.handler.map(|h| h.target)).collect();
+    let mut work: Vec<usize> = body[lp.start()..=lp.end]
+        .iter()
+        .filter_map(|x| x.handler.map(|h| h.target))
+        .collect();
     while let Some(i) = work.pop() {
         if lp.contains(i) || Some(i) == outer || region.get(i).is_none_or(|r| *r) {
             continue;
         }
         if normal[i] {
-            return Err("an exception handler of the loop's body falls through into code outside the loop".into());
+            return Err(
+                "an exception handler of the loop's body falls through into code outside the loop"
+                    .into(),
+            );
         }
         region[i] = true;
         let x = &body[i];
@@ -115,7 +136,12 @@ pub fn handler_region(body: &[Instr], lp: &Loop) -> Result<Vec<usize>, String> {
             work.push(i + 1);
         }
     }
-    Ok(region.iter().enumerate().filter(|(_, r)| **r).map(|(i, _)| i).collect())
+    Ok(region
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| **r)
+        .map(|(i, _)| i)
+        .collect())
 }
 
 /// How an iteration of the body function ended (its tag is the index in `Exits::kinds`).
@@ -139,19 +165,30 @@ pub struct Exits {
 
 impl Exits {
     fn tag(&self, e: Exit) -> usize {
-        self.kinds.iter().position(|k| *k == e).expect("every exit is listed")
+        self.kinds
+            .iter()
+            .position(|k| *k == e)
+            .expect("every exit is listed")
     }
 }
 
 /// Why the loop cannot be split, if it cannot. `bound[slot]`: the local is bound at the head;
 /// `region`: the loop's handler blocks (`handler_region`).
-pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound: &[bool]) -> Option<String> {
+pub fn refusal(
+    code: &PyCode,
+    body: &[Instr],
+    lp: &Loop,
+    region: &[usize],
+    bound: &[bool],
+) -> Option<String> {
     if !code.cellvars.is_empty() || !code.freevars.is_empty() {
         return Some("the frame has cells or free variables".into());
     }
     if lp.is_for {
         let exhausted = body[lp.head].target?;
-        if body.get(exhausted).map(|x| x.op) != Some(Opcode::EndFor) || body.get(exhausted + 1).map(|x| x.op) != Some(Opcode::PopIter) {
+        if body.get(exhausted).map(|x| x.op) != Some(Opcode::EndFor)
+            || body.get(exhausted + 1).map(|x| x.op) != Some(Opcode::PopIter)
+        {
             return Some("a for loop that does not end in END_FOR, POP_ITER".into());
         }
     }
@@ -161,25 +198,37 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound
         let inside = in_body(i);
         // The body's handlers come with it; a try or with around the loop would not cover
         // the body function.
-        if x.handler.is_some_and(|h| inside != in_body(h.target) && !(inside && Some(h) == lp.outer)) {
+        if x.handler
+            .is_some_and(|h| inside != in_body(h.target) && !(inside && Some(h) == lp.outer))
+        {
             return Some("the loop's handlers cover code outside it, or it jumps into them".into());
         }
-        if !lp.contains(i) && !region.contains(&i) && x.target.is_some_and(|t| in_body(t) && t != lp.head) {
+        if !lp.contains(i)
+            && !region.contains(&i)
+            && x.target.is_some_and(|t| in_body(t) && t != lp.head)
+        {
             return Some("a jump into the loop's body".into());
         }
         if !inside {
             continue;
         }
         match x.op {
-            Opcode::LoadFastCheck if !bound.get(x.arg as usize).copied().unwrap_or(false) || deleted.contains(&(x.arg as usize)) => {
+            Opcode::LoadFastCheck
+                if !bound.get(x.arg as usize).copied().unwrap_or(false)
+                    || deleted.contains(&(x.arg as usize)) =>
+            {
                 return Some("the loop may read a local before assigning it".into());
             }
             // Only the compiler's `name = None; del name` (after `except E as name`): a delete
             // of a local that may be unbound raises, where binding the marker would not.
-            Opcode::DeleteFast if i == 0 || body[i - 1].op != Opcode::StoreFast || body[i - 1].arg != x.arg => {
+            Opcode::DeleteFast
+                if i == 0 || body[i - 1].op != Opcode::StoreFast || body[i - 1].arg != x.arg =>
+            {
                 return Some("the loop deletes a local".into());
             }
-            Opcode::YieldValue | Opcode::Send | Opcode::ReturnGenerator | Opcode::GetAwaitable => return Some("the loop yields".into()),
+            Opcode::YieldValue | Opcode::Send | Opcode::ReturnGenerator | Opcode::GetAwaitable => {
+                return Some("the loop yields".into());
+            }
             _ => {}
         }
     }
@@ -192,7 +241,12 @@ pub fn refusal(code: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], bound
 /// under its iterator; a `return` inside a loop inside a `with` block calls the block's
 /// `__exit__`). Which slots hold placeholders is followed along the body's paths; moving,
 /// copying and dropping them (an iterator, on the way out) is fine.
-pub fn uses_stack_below(body: &[Instr], lp: &Loop, region: &[usize], head_depth: usize) -> Option<String> {
+pub fn uses_stack_below(
+    body: &[Instr],
+    lp: &Loop,
+    region: &[usize],
+    head_depth: usize,
+) -> Option<String> {
     let in_body = |i: usize| (lp.start() <= i && i <= lp.end) || region.contains(&i);
     let mut at: std::collections::HashMap<usize, Vec<bool>> = std::collections::HashMap::new();
     let mut first = vec![true; head_depth];
@@ -201,7 +255,13 @@ pub fn uses_stack_below(body: &[Instr], lp: &Loop, region: &[usize], head_depth:
     }
     at.insert(lp.start(), first);
     let mut work = vec![lp.start()];
-    let used = |x: &Instr| Some(format!("the loop's body uses the stack under it ({} at line {})", crate::bytecode::opcodes::opcode_name(x.op), x.position.line.unwrap_or(0)));
+    let used = |x: &Instr| {
+        Some(format!(
+            "the loop's body uses the stack under it ({} at line {})",
+            crate::bytecode::opcodes::opcode_name(x.op),
+            x.position.line.unwrap_or(0)
+        ))
+    };
     while let Some(i) = work.pop() {
         let x = &body[i];
         let mut s = at[&i].clone();
@@ -268,7 +328,11 @@ pub fn uses_stack_below(body: &[Instr], lp: &Loop, region: &[usize], head_depth:
 /// a delete binds the unbound marker instead, which travels like the marker of a local
 /// unbound at the head; a body that might read such a local is not split (`refusal`).
 pub fn deleted_slots(body: &[Instr], lp: &Loop, region: &[usize]) -> Vec<usize> {
-    let mut slots: Vec<usize> = (lp.start()..=lp.end).chain(region.iter().copied()).filter(|&i| body[i].op == Opcode::DeleteFast).map(|i| body[i].arg as usize).collect();
+    let mut slots: Vec<usize> = (lp.start()..=lp.end)
+        .chain(region.iter().copied())
+        .filter(|&i| body[i].op == Opcode::DeleteFast)
+        .map(|i| body[i].arg as usize)
+        .collect();
     slots.sort_unstable();
     slots.dedup();
     slots
@@ -280,7 +344,10 @@ pub fn exits(body: &[Instr], lp: &Loop, region: &[usize]) -> Exits {
     if lp.outer.is_some() {
         kinds.push(Exit::Raise);
     }
-    for x in body[lp.start()..=lp.end].iter().chain(region.iter().map(|&i| &body[i])) {
+    for x in body[lp.start()..=lp.end]
+        .iter()
+        .chain(region.iter().map(|&i| &body[i]))
+    {
         if let Some(t) = x.target
             && !lp.contains(t)
             && !region.contains(&t)
@@ -312,7 +379,14 @@ struct Builder {
 
 impl Builder {
     fn new(position: Position) -> Self {
-        Self { instrs: Vec::new(), targets: Vec::new(), handlers: Vec::new(), body_at: Default::default(), own_at: Vec::new(), position }
+        Self {
+            instrs: Vec::new(),
+            targets: Vec::new(),
+            handlers: Vec::new(),
+            body_at: Default::default(),
+            own_at: Vec::new(),
+            position,
+        }
     }
 
     fn emit(&mut self, op: Opcode, arg: u32) {
@@ -320,7 +394,14 @@ impl Builder {
     }
 
     fn jump(&mut self, op: Opcode, arg: u32, to: Option<Label>) {
-        self.instrs.push(Instr { op, arg, target: None, handler: None, position: self.position, offset: 0 });
+        self.instrs.push(Instr {
+            op,
+            arg,
+            target: None,
+            handler: None,
+            position: self.position,
+            offset: 0,
+        });
         self.targets.push(to);
         self.handlers.push(None);
     }
@@ -364,11 +445,22 @@ impl Builder {
     fn finish(mut self) -> Result<(Vec<Instr>, std::collections::HashMap<usize, usize>), String> {
         let resolve = |l: &Label| -> Result<usize, String> {
             match l {
-                Label::Body(i) => self.body_at.get(i).copied().ok_or_else(|| format!("instruction {i} of the original was not copied")),
-                Label::Own(k) => self.own_at[*k].ok_or_else(|| "a label was never placed".to_owned()),
+                Label::Body(i) => self
+                    .body_at
+                    .get(i)
+                    .copied()
+                    .ok_or_else(|| format!("instruction {i} of the original was not copied")),
+                Label::Own(k) => {
+                    self.own_at[*k].ok_or_else(|| "a label was never placed".to_owned())
+                }
             }
         };
-        for ((x, t), h) in self.instrs.iter_mut().zip(&self.targets).zip(&self.handlers) {
+        for ((x, t), h) in self
+            .instrs
+            .iter_mut()
+            .zip(&self.targets)
+            .zip(&self.handlers)
+        {
             x.target = t.as_ref().map(resolve).transpose()?;
             if let (Some(handler), Some(l)) = (x.handler.as_mut(), h) {
                 handler.target = resolve(l)?;
@@ -387,7 +479,16 @@ fn constant(layout: &mut CodeLayout, o: PyObjectRef) -> u32 {
 /// (a `for` loop). It starts with the stack of the loop's head (`head_depth` values, made
 /// `None`: `uses_stack_below` makes sure the body only moves and drops them) and the item,
 /// runs the body's instructions, and ends each iteration by returning `(tag, value, *locals)`.
-pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, region: &[usize], head_depth: usize, exits: &Exits, marker: &PyObjectRef, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn body_code(
+    original: &PyCode,
+    body: &[Instr],
+    lp: &Loop,
+    region: &[usize],
+    head_depth: usize,
+    exits: &Exits,
+    marker: &PyObjectRef,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
     let marker = constant(&mut layout, marker.clone());
     let nlocals = layout.varnames.len();
@@ -397,13 +498,21 @@ pub fn body_code(original: &PyCode, body: &[Instr], lp: &Loop, region: &[usize],
     layout.arg_count = layout.varnames.len() as u32;
     layout.posonlyarg_count = 0;
     layout.kwonlyarg_count = 0;
-    layout.flags.remove(rustpython_vm::bytecode::CodeFlags::VARARGS | rustpython_vm::bytecode::CodeFlags::VARKEYWORDS);
+    layout.flags.remove(
+        rustpython_vm::bytecode::CodeFlags::VARARGS
+            | rustpython_vm::bytecode::CodeFlags::VARKEYWORDS,
+    );
     let line = body[lp.head].position.line.unwrap_or(0);
-    let name = vm.ctx.intern_str(format!("loop_body_in_{}_at_{line}", original.obj_name.as_str()));
+    let name = vm.ctx.intern_str(format!(
+        "loop_body_in_{}_at_{line}",
+        original.obj_name.as_str()
+    ));
     layout.obj_name = name;
     layout.qualname = name;
     let none = constant(&mut layout, vm.ctx.none());
-    let tags: Vec<u32> = (0..exits.kinds.len()).map(|k| constant(&mut layout, vm.ctx.new_int(k).into())).collect();
+    let tags: Vec<u32> = (0..exits.kinds.len())
+        .map(|k| constant(&mut layout, vm.ctx.new_int(k).into()))
+        .collect();
 
     let mut b = Builder::new(body[lp.start()].position);
     b.emit(Opcode::Resume, 0);
@@ -504,13 +613,27 @@ pub struct Driver<'a> {
 /// The driver's code: a resume function of the original at the loop's head (parameters: the
 /// locals, then the stack there) whose body is replaced by a call to the body function, the
 /// locals unpacked from what it returns, and a dispatch on its tag.
-pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, stack: &[bool], d: &Driver<'_>, vm: &VirtualMachine) -> Result<PyRef<PyCode>, String> {
+pub fn driver_code(
+    original: &PyCode,
+    body: &[Instr],
+    lp: &Loop,
+    exits: &Exits,
+    stack: &[bool],
+    d: &Driver<'_>,
+    vm: &VirtualMachine,
+) -> Result<PyRef<PyCode>, String> {
     let mut layout = CodeLayout::of(original);
     let nlocals = layout.varnames.len();
     let passed = stack.iter().filter(|null| !**null).count();
-    let (item, tag, value) = ((nlocals + passed) as u32, (nlocals + passed + 1) as u32, (nlocals + passed + 2) as u32);
+    let (item, tag, value) = (
+        (nlocals + passed) as u32,
+        (nlocals + passed + 1) as u32,
+        (nlocals + passed + 2) as u32,
+    );
     let marker = constant(&mut layout, d.marker.clone());
-    let tags: Vec<u32> = (0..exits.kinds.len()).map(|k| constant(&mut layout, vm.ctx.new_int(k).into())).collect();
+    let tags: Vec<u32> = (0..exits.kinds.len())
+        .map(|k| constant(&mut layout, vm.ctx.new_int(k).into()))
+        .collect();
     // Two exits may resume at the same place, through the same function.
     let name_index = |layout: &mut CodeLayout, n: &str| -> u32 {
         if let Some(i) = layout.names.iter().position(|x| x.as_str() == n) {
@@ -520,7 +643,11 @@ pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, 
         (layout.names.len() - 1) as u32
     };
     let body_fn = name_index(&mut layout, d.body_global);
-    let after: Vec<(Option<usize>, u32)> = d.after.iter().map(|(x, g)| (*x, name_index(&mut layout, g))).collect();
+    let after: Vec<(Option<usize>, u32)> = d
+        .after
+        .iter()
+        .map(|(x, g)| (*x, name_index(&mut layout, g)))
+        .collect();
     let head_depth = d.depths[lp.head].ok_or("the loop's head is unreachable")?;
 
     let mut b = Builder::new(body[lp.head].position);
@@ -583,7 +710,15 @@ pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, 
             let dispatch = b.new_label();
             b.emit(Opcode::LoadFast, tag);
             b.jump(Opcode::PopJumpIfTrue, 0, Some(dispatch));
-            b.jump(Opcode::JumpBackward, 0, Some(if lp.is_for { Label::Body(lp.head) } else { call }));
+            b.jump(
+                Opcode::JumpBackward,
+                0,
+                Some(if lp.is_for {
+                    Label::Body(lp.head)
+                } else {
+                    call
+                }),
+            );
             b.place(dispatch);
             for (k, kind) in exits.kinds.iter().enumerate() {
                 if *kind == Exit::Next {
@@ -632,8 +767,19 @@ pub fn driver_code(original: &PyCode, body: &[Instr], lp: &Loop, exits: &Exits, 
         }
     }
     let (driver_body, body_at) = b.finish()?;
-    let resume_at = *body_at.get(&lp.head).ok_or("the loop's head was not placed")?;
-    let shape = ResumeShape { resume_at, stack: stack.to_vec(), unbound: Vec::new(), maybe_unbound: Vec::new() };
-    let made = Resumed { name: d.name, extra_locals: &["%item", "%tag", "%value"], marker: d.marker };
+    let resume_at = *body_at
+        .get(&lp.head)
+        .ok_or("the loop's head was not placed")?;
+    let shape = ResumeShape {
+        resume_at,
+        stack: stack.to_vec(),
+        unbound: Vec::new(),
+        maybe_unbound: Vec::new(),
+    };
+    let made = Resumed {
+        name: d.name,
+        extra_locals: &["%item", "%tag", "%value"],
+        marker: d.marker,
+    };
     resume_code_with(layout, &driver_body, &shape, &made, vm)
 }

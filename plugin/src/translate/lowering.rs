@@ -27,13 +27,34 @@ use crate::tensor::{DType, TensorData};
 macro_rules! with_binary {
     ($op:expr, $f:ident => $body:expr) => {
         match $op {
-            Binary::Add => { let $f = |p: f64, q: f64| float_op(Binary::Add, p, q); $body }
-            Binary::Sub => { let $f = |p: f64, q: f64| float_op(Binary::Sub, p, q); $body }
-            Binary::Mul => { let $f = |p: f64, q: f64| float_op(Binary::Mul, p, q); $body }
-            Binary::Div => { let $f = |p: f64, q: f64| float_op(Binary::Div, p, q); $body }
-            Binary::Maximum => { let $f = |p: f64, q: f64| float_op(Binary::Maximum, p, q); $body }
-            Binary::Minimum => { let $f = |p: f64, q: f64| float_op(Binary::Minimum, p, q); $body }
-            other => { let $f = |p: f64, q: f64| float_op(other, p, q); $body }
+            Binary::Add => {
+                let $f = |p: f64, q: f64| float_op(Binary::Add, p, q);
+                $body
+            }
+            Binary::Sub => {
+                let $f = |p: f64, q: f64| float_op(Binary::Sub, p, q);
+                $body
+            }
+            Binary::Mul => {
+                let $f = |p: f64, q: f64| float_op(Binary::Mul, p, q);
+                $body
+            }
+            Binary::Div => {
+                let $f = |p: f64, q: f64| float_op(Binary::Div, p, q);
+                $body
+            }
+            Binary::Maximum => {
+                let $f = |p: f64, q: f64| float_op(Binary::Maximum, p, q);
+                $body
+            }
+            Binary::Minimum => {
+                let $f = |p: f64, q: f64| float_op(Binary::Minimum, p, q);
+                $body
+            }
+            other => {
+                let $f = |p: f64, q: f64| float_op(other, p, q);
+                $body
+            }
         }
     };
 }
@@ -42,28 +63,71 @@ macro_rules! with_binary {
 macro_rules! with_unary {
     ($op:expr, $f:ident => $body:expr) => {
         match $op {
-            Unary::Relu => { let $f = |x: f64| Unary::Relu.float(x); $body }
-            Unary::Neg => { let $f = |x: f64| Unary::Neg.float(x); $body }
-            Unary::Exp => { let $f = |x: f64| Unary::Exp.float(x); $body }
-            Unary::Tanh => { let $f = |x: f64| Unary::Tanh.float(x); $body }
-            Unary::Sigmoid => { let $f = |x: f64| Unary::Sigmoid.float(x); $body }
-            other => { let $f = |x: f64| other.float(x); $body }
+            Unary::Relu => {
+                let $f = |x: f64| Unary::Relu.float(x);
+                $body
+            }
+            Unary::Neg => {
+                let $f = |x: f64| Unary::Neg.float(x);
+                $body
+            }
+            Unary::Exp => {
+                let $f = |x: f64| Unary::Exp.float(x);
+                $body
+            }
+            Unary::Tanh => {
+                let $f = |x: f64| Unary::Tanh.float(x);
+                $body
+            }
+            Unary::Sigmoid => {
+                let $f = |x: f64| Unary::Sigmoid.float(x);
+                $body
+            }
+            other => {
+                let $f = |x: f64| other.float(x);
+                $body
+            }
         }
     };
 }
 
 #[derive(Clone, Debug)]
 enum Step {
-    Binary { op: Binary, a: (Value, Fit), b: (Value, Fit) },
-    Unary { op: Unary, a: Value },
+    Binary {
+        op: Binary,
+        a: (Value, Fit),
+        b: (Value, Fit),
+    },
+    Unary {
+        op: Unary,
+        a: Value,
+    },
     /// `batches` products of an `m × k` block of `a` with `b`, which is one `k × n` matrix
     /// shared by all, or one per batch.
-    MatMul { a: Value, b: Value, batches: usize, m: usize, k: usize, n: usize, b_per_batch: bool },
-    Softmax { a: Value, lane: usize, log: bool },
+    MatMul {
+        a: Value,
+        b: Value,
+        batches: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        b_per_batch: bool,
+    },
+    Softmax {
+        a: Value,
+        lane: usize,
+        log: bool,
+    },
     /// The axes of a tensor of `shape` permuted, copied out in row-major order.
-    Permute { a: Value, shape: Vec<usize>, perm: Vec<usize> },
+    Permute {
+        a: Value,
+        shape: Vec<usize>,
+        perm: Vec<usize>,
+    },
     /// The same elements in the same order (reshape, squeeze, unsqueeze).
-    Copy { a: Value },
+    Copy {
+        a: Value,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -107,7 +171,10 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
         .nodes
         .iter()
         .enumerate()
-        .map(|(i, node)| lower_node(graph, &node.op, &node.inputs, &node.attrs, &node.meta.shape).ok_or_else(|| format!("v{i} = {}(...) has no lowering for its operands", node.op)))
+        .map(|(i, node)| {
+            lower_node(graph, &node.op, &node.inputs, &node.attrs, &node.meta.shape)
+                .ok_or_else(|| format!("v{i} = {}(...) has no lowering for its operands", node.op))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let consts = graph
         .consts
@@ -117,19 +184,41 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
             _ => unreachable!("checked to be float64"),
         })
         .collect();
-    let outputs = graph.outputs.iter().map(|v| (*v, ArrayD::zeros(IxDyn(&graph.meta(*v).shape)))).collect();
-    let in_place: Vec<Option<usize>> = steps.iter().enumerate().map(|(j, step)| step.overwritable(j, last_use)).collect();
+    let outputs = graph
+        .outputs
+        .iter()
+        .map(|v| (*v, ArrayD::zeros(IxDyn(&graph.meta(*v).shape))))
+        .collect();
+    let in_place: Vec<Option<usize>> = steps
+        .iter()
+        .enumerate()
+        .map(|(j, step)| step.overwritable(j, last_use))
+        .collect();
     let (places, scratch_len) = plan_places(graph, &steps, &in_place, last_use);
     if scratch_len > SCRATCH_LIMIT {
-        return Err(format!("its results need {scratch_len} elements of scratch, more than the {SCRATCH_LIMIT} that lowering pays for"));
+        return Err(format!(
+            "its results need {scratch_len} elements of scratch, more than the {SCRATCH_LIMIT} that lowering pays for"
+        ));
     }
-    Ok(Lowered { steps, consts, in_place, places, scratch_len, outputs })
+    Ok(Lowered {
+        steps,
+        consts,
+        in_place,
+        places,
+        scratch_len,
+        outputs,
+    })
 }
 
 /// A place in the scratch buffer for each node's result, first fit among the places freed by
 /// earlier last uses; an in-place step takes its operand's place. Returns the places and the
 /// buffer's length.
-fn plan_places(graph: &Graph, steps: &[Step], in_place: &[Option<usize>], last_use: &[usize]) -> (Vec<Range<usize>>, usize) {
+fn plan_places(
+    graph: &Graph,
+    steps: &[Step],
+    in_place: &[Option<usize>],
+    last_use: &[usize],
+) -> (Vec<Range<usize>>, usize) {
     let mut places: Vec<Range<usize>> = Vec::with_capacity(steps.len());
     let mut free: Vec<Range<usize>> = Vec::new();
     let mut end = 0;
@@ -167,15 +256,26 @@ fn plan_places(graph: &Graph, steps: &[Step], in_place: &[Option<usize>], last_u
     (places, end)
 }
 
-fn lower_node(graph: &Graph, op: &str, inputs: &[Value], attrs: &crate::tensor::Attrs, out: &[usize]) -> Option<Step> {
+fn lower_node(
+    graph: &Graph,
+    op: &str,
+    inputs: &[Value],
+    attrs: &crate::tensor::Attrs,
+    out: &[usize],
+) -> Option<Step> {
     let shape = |i: usize| graph.meta(inputs[i]).shape;
     if let Some(op) = Binary::named(op) {
         if op.is_comparison() || matches!(op, Binary::And | Binary::Or | Binary::Xor) {
             return None;
         }
         let (fa, fb) = (fit(&shape(0), out)?, fit(&shape(1), out)?);
-        let paired = matches!((fa, fb), (Fit::Whole, _) | (_, Fit::Whole)) && !(fa == Fit::Rows && fb == Fit::Rows);
-        return paired.then_some(Step::Binary { op, a: (inputs[0], fa), b: (inputs[1], fb) });
+        let paired = matches!((fa, fb), (Fit::Whole, _) | (_, Fit::Whole))
+            && !(fa == Fit::Rows && fb == Fit::Rows);
+        return paired.then_some(Step::Binary {
+            op,
+            a: (inputs[0], fa),
+            b: (inputs[1], fb),
+        });
     }
     if let Some(op) = Unary::named(op) {
         return (op != Unary::Not).then_some(Step::Unary { op, a: inputs[0] });
@@ -186,11 +286,19 @@ fn lower_node(graph: &Graph, op: &str, inputs: &[Value], attrs: &crate::tensor::
             let dims = shape(0);
             let d = normalize_dim(attrs.int("dim").ok()?, dims.len()).ok()?;
             let lane = *dims.last()?;
-            (d + 1 == dims.len() && lane > 0).then_some(Step::Softmax { a: inputs[0], lane, log: op == "log_softmax" })
+            (d + 1 == dims.len() && lane > 0).then_some(Step::Softmax {
+                a: inputs[0],
+                lane,
+                log: op == "log_softmax",
+            })
         }
         "transpose" => {
             let dims = shape(0);
-            Some(Step::Permute { a: inputs[0], perm: transpose_perm(dims.len(), attrs).ok()?, shape: dims })
+            Some(Step::Permute {
+                a: inputs[0],
+                perm: transpose_perm(dims.len(), attrs).ok()?,
+                shape: dims,
+            })
         }
         "reshape" | "squeeze" | "unsqueeze" => Some(Step::Copy { a: inputs[0] }),
         _ => None,
@@ -214,7 +322,15 @@ fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
         return None;
     }
     let batches = batch_a.iter().product();
-    Some(Step::MatMul { a: inputs[0], b: inputs[1], batches, m, k, n, b_per_batch: !batch_b.is_empty() })
+    Some(Step::MatMul {
+        a: inputs[0],
+        b: inputs[1],
+        batches,
+        m,
+        k,
+        n,
+        b_per_batch: !batch_b.is_empty(),
+    })
 }
 
 impl Lowered {
@@ -233,7 +349,13 @@ impl Lowered {
             scratch.resize(self.scratch_len, 0.0);
         }
         for (j, step) in self.steps.iter().enumerate() {
-            let (out, operands) = Operands::split(&mut scratch, &self.places[j], &slices, &self.consts, &self.places);
+            let (out, operands) = Operands::split(
+                &mut scratch,
+                &self.places[j],
+                &slices,
+                &self.consts,
+                &self.places,
+            );
             match self.in_place[j] {
                 Some(i) => step.run_in_place(Value::Node(i), out, &|v| operands.get(v)),
                 None => step.run(out, &|v| operands.get(v)),
@@ -244,13 +366,16 @@ impl Lowered {
             .iter()
             .map(|(v, template)| {
                 let data: &[f64] = match *v {
-                    Value::Input(i) => return TensorData::Float64(return_input(inputs[i], template)),
+                    Value::Input(i) => {
+                        return TensorData::Float64(return_input(inputs[i], template));
+                    }
                     Value::Const(i) => &self.consts[i],
                     Value::Node(i) => &scratch[self.places[i].clone()],
                 };
                 let mut out = template.clone();
                 // SAFETY: a clone of an array made by `zeros` owns `len()` contiguous elements.
-                unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr(), out.len()) }.copy_from_slice(data);
+                unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr(), out.len()) }
+                    .copy_from_slice(data);
                 TensorData::Float64(out)
             })
             .collect();
@@ -272,10 +397,26 @@ struct Operands<'a> {
 }
 
 impl<'a> Operands<'a> {
-    fn split(scratch: &'a mut [f64], out: &Range<usize>, inputs: &'a [&'a [f64]], consts: &'a [Vec<f64>], places: &'a [Range<usize>]) -> (&'a mut [f64], Self) {
+    fn split(
+        scratch: &'a mut [f64],
+        out: &Range<usize>,
+        inputs: &'a [&'a [f64]],
+        consts: &'a [Vec<f64>],
+        places: &'a [Range<usize>],
+    ) -> (&'a mut [f64], Self) {
         let (before, rest) = scratch.split_at_mut(out.start);
         let (out_buf, after) = rest.split_at_mut(out.len());
-        (out_buf, Operands { inputs, consts, places, before, after, after_start: out.end })
+        (
+            out_buf,
+            Operands {
+                inputs,
+                consts,
+                places,
+                before,
+                after,
+                after_start: out.end,
+            },
+        )
     }
 
     fn get(&self, v: Value) -> &'a [f64] {
@@ -284,7 +425,11 @@ impl<'a> Operands<'a> {
             Value::Const(i) => &self.consts[i],
             Value::Node(i) => {
                 let r = &self.places[i];
-                if r.end <= self.before.len() { &self.before[r.clone()] } else { &self.after[r.start - self.after_start..r.end - self.after_start] }
+                if r.end <= self.before.len() {
+                    &self.before[r.clone()]
+                } else {
+                    &self.after[r.start - self.after_start..r.end - self.after_start]
+                }
             }
         }
     }
@@ -298,8 +443,18 @@ impl Step {
                 let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
                 with_binary!(*op, f => zip_into(lined(*a), lined(*b), out, &f))
             }
-            Step::Unary { op, a } => with_unary!(*op, f => out.iter_mut().zip(get(*a)).for_each(|(o, &x)| *o = f(x))),
-            Step::MatMul { a, b, batches, m, k, n, b_per_batch } => {
+            Step::Unary { op, a } => {
+                with_unary!(*op, f => out.iter_mut().zip(get(*a)).for_each(|(o, &x)| *o = f(x)))
+            }
+            Step::MatMul {
+                a,
+                b,
+                batches,
+                m,
+                k,
+                n,
+                b_per_batch,
+            } => {
                 let (a, b) = (get(*a), get(*b));
                 if !b_per_batch {
                     // Rows are computed independently, so the batches make one tall product.
@@ -309,13 +464,19 @@ impl Step {
                     return out.fill(0.0); // empty operands: the products are zeros
                 }
                 let per_out = (m * n).max(1);
-                for ((o, x), y) in out.chunks_exact_mut(per_out).zip(a.chunks_exact(m * k)).zip(b.chunks_exact(k * n)).take(*batches) {
+                for ((o, x), y) in out
+                    .chunks_exact_mut(per_out)
+                    .zip(a.chunks_exact(m * k))
+                    .zip(b.chunks_exact(k * n))
+                    .take(*batches)
+                {
                     small_product_into(x, y, *k, *n, o);
                 }
             }
             Step::Softmax { a, lane, log } => {
                 out.copy_from_slice(get(*a));
-                out.chunks_exact_mut(*lane).for_each(|l| softmax_lane(l, *log));
+                out.chunks_exact_mut(*lane)
+                    .for_each(|l| softmax_lane(l, *log));
             }
             Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
             Step::Copy { a } => out.copy_from_slice(get(*a)),
@@ -326,15 +487,32 @@ impl Step {
 /// `f` over two lined-up operands into `out` (the pairings `lower_node` accepts).
 fn zip_into(a: Lineup<'_, f64>, b: Lineup<'_, f64>, out: &mut [f64], f: &impl Fn(f64, f64) -> f64) {
     match (a, b) {
-        (Lineup::Whole(x), Lineup::Whole(y)) => out.iter_mut().zip(x.iter().zip(y)).for_each(|(o, (&p, &q))| *o = f(p, q)),
-        (Lineup::Whole(x), Lineup::One(q)) => out.iter_mut().zip(x).for_each(|(o, &p)| *o = f(p, q)),
-        (Lineup::One(p), Lineup::Whole(y)) => out.iter_mut().zip(y).for_each(|(o, &q)| *o = f(p, q)),
-        (Lineup::Whole(x), Lineup::Rows(y)) => {
-            out.chunks_exact_mut(y.len()).zip(x.chunks_exact(y.len())).for_each(|(o, row)| o.iter_mut().zip(row.iter().zip(y)).for_each(|(o, (&p, &q))| *o = f(p, q)))
+        (Lineup::Whole(x), Lineup::Whole(y)) => out
+            .iter_mut()
+            .zip(x.iter().zip(y))
+            .for_each(|(o, (&p, &q))| *o = f(p, q)),
+        (Lineup::Whole(x), Lineup::One(q)) => {
+            out.iter_mut().zip(x).for_each(|(o, &p)| *o = f(p, q))
         }
-        (Lineup::Rows(x), Lineup::Whole(y)) => {
-            out.chunks_exact_mut(x.len()).zip(y.chunks_exact(x.len())).for_each(|(o, row)| o.iter_mut().zip(x.iter().zip(row)).for_each(|(o, (&p, &q))| *o = f(p, q)))
+        (Lineup::One(p), Lineup::Whole(y)) => {
+            out.iter_mut().zip(y).for_each(|(o, &q)| *o = f(p, q))
         }
+        (Lineup::Whole(x), Lineup::Rows(y)) => out
+            .chunks_exact_mut(y.len())
+            .zip(x.chunks_exact(y.len()))
+            .for_each(|(o, row)| {
+                o.iter_mut()
+                    .zip(row.iter().zip(y))
+                    .for_each(|(o, (&p, &q))| *o = f(p, q))
+            }),
+        (Lineup::Rows(x), Lineup::Whole(y)) => out
+            .chunks_exact_mut(x.len())
+            .zip(y.chunks_exact(x.len()))
+            .for_each(|(o, row)| {
+                o.iter_mut()
+                    .zip(x.iter().zip(row))
+                    .for_each(|(o, (&p, &q))| *o = f(p, q))
+            }),
         _ => unreachable!("pairings were checked when lowering"),
     }
 }
@@ -348,7 +526,13 @@ impl Step {
         };
         match self {
             Step::Binary { a, b, .. } => {
-                let own = |(v, fit): (Value, Fit), other: Value| if fit == Fit::Whole && v != other { last(v) } else { None };
+                let own = |(v, fit): (Value, Fit), other: Value| {
+                    if fit == Fit::Whole && v != other {
+                        last(v)
+                    } else {
+                        None
+                    }
+                };
                 own(*a, b.0).or_else(|| own(*b, a.0))
             }
             Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Copy { a } => last(*a),
@@ -361,7 +545,11 @@ impl Step {
         match self {
             Step::Binary { op, a, b } => {
                 // The operands keep their order: `own` may be the right-hand one.
-                let (own_first, (other, fit)) = if a.0 == own && a.1 == Fit::Whole { (true, *b) } else { (false, *a) };
+                let (own_first, (other, fit)) = if a.0 == own && a.1 == Fit::Whole {
+                    (true, *b)
+                } else {
+                    (false, *a)
+                };
                 let y = get(other);
                 with_binary!(*op, f => match (own_first, fit) {
                     (true, Fit::Whole) => buf.iter_mut().zip(y).for_each(|(x, &q)| *x = f(*x, q)),
@@ -372,8 +560,12 @@ impl Step {
                     (false, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(q, *x))),
                 })
             }
-            Step::Unary { op, .. } => with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x))),
-            Step::Softmax { lane, log, .. } => buf.chunks_exact_mut(*lane).for_each(|l| softmax_lane(l, *log)),
+            Step::Unary { op, .. } => {
+                with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x)))
+            }
+            Step::Softmax { lane, log, .. } => buf
+                .chunks_exact_mut(*lane)
+                .for_each(|l| softmax_lane(l, *log)),
             Step::Copy { .. } => {}
             Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
         }
@@ -383,7 +575,9 @@ impl Step {
 /// The elements of a row-major tensor of `shape` with its axes permuted, in row-major order
 /// (ndarray's general iterator costs more than the copy at these sizes).
 fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
-    let Some(last) = shape.len().checked_sub(1) else { return out.copy_from_slice(src) };
+    let Some(last) = shape.len().checked_sub(1) else {
+        return out.copy_from_slice(src);
+    };
     if src.is_empty() {
         return;
     }
@@ -399,7 +593,10 @@ fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
     let mut index = vec![0; shape.len()];
     let (mut base, mut at) = (0, 0);
     loop {
-        out[at..at + dims[last]].iter_mut().enumerate().for_each(|(j, o)| *o = src[base + j * steps[last]]);
+        out[at..at + dims[last]]
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, o)| *o = src[base + j * steps[last]]);
         at += dims[last];
         // The next row: an odometer over the outer axes.
         let mut d = last;
@@ -436,7 +633,10 @@ impl Step {
         let (a, b) = match self {
             Step::Binary { a, b, .. } => (a.0, Some(b.0)),
             Step::MatMul { a, b, .. } => (*a, Some(*b)),
-            Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Permute { a, .. } | Step::Copy { a } => (*a, None),
+            Step::Unary { a, .. }
+            | Step::Softmax { a, .. }
+            | Step::Permute { a, .. }
+            | Step::Copy { a } => (*a, None),
         };
         std::iter::once(a).chain(b)
     }
@@ -449,7 +649,10 @@ mod tests {
 
     fn random(shape: &[usize]) -> TensorData {
         let n = shape.iter().product();
-        let values: Vec<Scalar> = crate::tensor::random::normal(n).into_iter().map(Scalar::Float).collect();
+        let values: Vec<Scalar> = crate::tensor::random::normal(n)
+            .into_iter()
+            .map(Scalar::Float)
+            .collect();
         TensorData::from_scalars(shape, &values, DType::Float64).unwrap()
     }
 
@@ -469,15 +672,21 @@ mod tests {
             let out = registry().call(&node.op, &args, &node.attrs).unwrap();
             results.push(out);
         }
-        g.outputs.iter().map(|v| match v {
-            Value::Input(i) => inputs[*i].clone(),
-            Value::Const(i) => g.consts[*i].clone(),
-            Value::Node(i) => results[*i].clone(),
-        }).collect()
+        g.outputs
+            .iter()
+            .map(|v| match v {
+                Value::Input(i) => inputs[*i].clone(),
+                Value::Const(i) => g.consts[*i].clone(),
+                Value::Node(i) => results[*i].clone(),
+            })
+            .collect()
     }
 
     fn bits(t: &TensorData) -> Vec<u64> {
-        t.to_scalars().iter().map(|s| s.as_f64().to_bits()).collect()
+        t.to_scalars()
+            .iter()
+            .map(|s| s.as_f64().to_bits())
+            .collect()
     }
 
     /// Lowered and eager agree to the bit, shapes included.
@@ -501,7 +710,10 @@ mod tests {
     }
 
     fn input(g: &mut Graph, shape: &[usize]) -> Value {
-        g.input(Meta { shape: shape.to_vec(), dtype: DType::Float64 })
+        g.input(Meta {
+            shape: shape.to_vec(),
+            dtype: DType::Float64,
+        })
     }
 
     #[test]
@@ -519,10 +731,18 @@ mod tests {
             let h2 = g.apply("mul", &[s, h], Attrs::new()).unwrap();
             let h3 = g.apply("sub", &[b, h2], Attrs::new()).unwrap();
             let h4 = g.apply("tanh", &[h3], Attrs::new()).unwrap();
-            let p = g.apply("softmax", &[h4], Attrs::new().with("dim", Attr::Int(-1))).unwrap();
-            let lp = g.apply("log_softmax", &[h3], Attrs::new().with("dim", Attr::Int(1))).unwrap();
+            let p = g
+                .apply("softmax", &[h4], Attrs::new().with("dim", Attr::Int(-1)))
+                .unwrap();
+            let lp = g
+                .apply("log_softmax", &[h3], Attrs::new().with("dim", Attr::Int(1)))
+                .unwrap();
             g.outputs = vec![p, lp, h];
-            let inputs = [random(&[batch, d_in]), random(&[d_in, d_out]), random(&[d_out])];
+            let inputs = [
+                random(&[batch, d_in]),
+                random(&[d_in, d_out]),
+                random(&[d_out]),
+            ];
             check(&mut g, &inputs);
         }
     }
@@ -535,10 +755,32 @@ mod tests {
         let w = input(&mut g, &[16, 16]);
         let v = input(&mut g, &[16]);
         let q = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
-        let kt = g.apply("transpose", &[q], Attrs::new().with("dim0", Attr::Int(-2)).with("dim1", Attr::Int(-1))).unwrap();
+        let kt = g
+            .apply(
+                "transpose",
+                &[q],
+                Attrs::new()
+                    .with("dim0", Attr::Int(-2))
+                    .with("dim1", Attr::Int(-1)),
+            )
+            .unwrap();
         let scores = g.apply("matmul", &[q, kt], Attrs::new()).unwrap();
-        let t0 = g.apply("transpose", &[x], Attrs::new().with("dim0", Attr::Int(0)).with("dim1", Attr::Int(2))).unwrap();
-        let r = g.apply("reshape", &[t0], Attrs::new().with("shape", Attr::Ints(vec![16, 8]))).unwrap();
+        let t0 = g
+            .apply(
+                "transpose",
+                &[x],
+                Attrs::new()
+                    .with("dim0", Attr::Int(0))
+                    .with("dim1", Attr::Int(2)),
+            )
+            .unwrap();
+        let r = g
+            .apply(
+                "reshape",
+                &[t0],
+                Attrs::new().with("shape", Attr::Ints(vec![16, 8])),
+            )
+            .unwrap();
         let mv = g.apply("matmul", &[w, v], Attrs::new()).unwrap();
         let vm = g.apply("matmul", &[v, w], Attrs::new()).unwrap();
         let same = g.apply("add", &[scores, scores], Attrs::new()).unwrap();
@@ -573,7 +815,12 @@ mod tests {
             last_use[i] = usize::MAX;
         }
         let lowered = lower(&g, &last_use).unwrap();
-        assert!(lowered.scratch_len <= 3 * 32, "{} elements for {} results of 32", lowered.scratch_len, g.nodes.len());
+        assert!(
+            lowered.scratch_len <= 3 * 32,
+            "{} elements for {} results of 32",
+            lowered.scratch_len,
+            g.nodes.len()
+        );
         check(&mut g, &[random(&[4, 8]), random(&[8, 8])]);
     }
 
@@ -581,7 +828,9 @@ mod tests {
     fn what_has_no_lowering_says_why() {
         let mut g = Graph::new();
         let x = input(&mut g, &[3, 4]);
-        let s = g.apply("sum", &[x], Attrs::new().with("dim", Attr::None)).unwrap();
+        let s = g
+            .apply("sum", &[x], Attrs::new().with("dim", Attr::None))
+            .unwrap();
         g.outputs = vec![s];
         assert!(lower(&g, &[usize::MAX]).unwrap_err().contains("sum"));
         let mut g2 = Graph::new();

@@ -5,7 +5,9 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyGetSet, PyInt, PyList, PyModule, PyNone, PySlice, PyStr, PyTuple};
+use rustpython_vm::builtins::{
+    PyDict, PyGetSet, PyInt, PyList, PyModule, PyNone, PySlice, PyStr, PyTuple,
+};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
@@ -18,9 +20,22 @@ use crate::tensor::python::symtrace::PyTensor;
 
 /// Non-tensor results a tensor's method or attribute may give: they depend only on its
 /// dtype and shape, which its guard fixes.
-const TENSOR_META: &[&str] = &["shape", "dtype", "ndim", "dim", "numel", "is_floating_point", "__len__"];
+const TENSOR_META: &[&str] = &[
+    "shape",
+    "dtype",
+    "ndim",
+    "dim",
+    "numel",
+    "is_floating_point",
+    "__len__",
+];
 
-fn binary_vm(op: BinaryOperator, a: &PyObjectRef, b: &PyObjectRef, vm: &VirtualMachine) -> PyResult {
+fn binary_vm(
+    op: BinaryOperator,
+    a: &PyObjectRef,
+    b: &PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult {
     use BinaryOperator as B;
     match op {
         B::Add => vm._add(a, b),
@@ -78,7 +93,10 @@ fn not_inplace(op: BinaryOperator) -> BinaryOperator {
 }
 
 fn err(reason: impl Into<String>) -> Unsupported {
-    Unsupported { reason: reason.into(), location: None }
+    Unsupported {
+        reason: reason.into(),
+        location: None,
+    }
 }
 
 impl Tracer<'_> {
@@ -87,8 +105,15 @@ impl Tracer<'_> {
     pub fn native_result(&mut self, r: PyResult, from_fakes: bool, what: &str) -> SimResult<Var> {
         let vm = self.vm;
         let r = r.map_err(|e| {
-            let msg = e.as_object().str(vm).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            err(format!("{what} raises {}: {msg} (it raises again when run)", e.class().name()))
+            let msg = e
+                .as_object()
+                .str(vm)
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            err(format!(
+                "{what} raises {}: {msg} (it raises again when run)",
+                e.class().name()
+            ))
         })?;
         self.wrap_result(r, from_fakes, what)
     }
@@ -102,29 +127,51 @@ impl Tracer<'_> {
                 return Ok(Var::Tensor(t));
             }
             if from_fakes {
-                return unsupported(format!("{what} computes a tensor outside the op registry (not traceable yet)"));
+                return unsupported(format!(
+                    "{what} computes a tensor outside the op registry (not traceable yet)"
+                ));
             }
             return Ok(Var::Obj(r));
         }
         if r.class().is(vm.ctx.types.tuple_type) {
-            let items = r.downcast_ref::<PyTuple>().expect("tuple").as_slice().to_vec();
+            let items = r
+                .downcast_ref::<PyTuple>()
+                .expect("tuple")
+                .as_slice()
+                .to_vec();
             if items.iter().any(|i| i.downcast_ref::<PyTensor>().is_some()) {
-                let vars = items.into_iter().map(|i| self.wrap_result(i, from_fakes, what)).collect::<SimResult<Vec<_>>>()?;
+                let vars = items
+                    .into_iter()
+                    .map(|i| self.wrap_result(i, from_fakes, what))
+                    .collect::<SimResult<Vec<_>>>()?;
                 return Ok(Var::tuple(vars));
             }
         }
         if !from_fakes && r.class().is(vm.ctx.types.list_type) {
             // A new list (`sorted`, `str.split`): a list made during the simulation.
-            let items = r.downcast_ref::<rustpython_vm::builtins::PyList>().expect("list").borrow_vec().to_vec();
+            let items = r
+                .downcast_ref::<rustpython_vm::builtins::PyList>()
+                .expect("list")
+                .borrow_vec()
+                .to_vec();
             return Ok(Var::list(items.into_iter().map(Var::Obj).collect()));
         }
         // A plain value computed from fakes (not from their dtype or shape: those calls pass
         // `from_fakes = false`) would be read from made-up data: `item()`, `allclose`...
         if from_fakes && is_plain(&r, vm) && !vm.is_none(&r) {
-            return unsupported(format!("{what} reads the values of a traced tensor (data-dependent)"));
+            return unsupported(format!(
+                "{what} reads the values of a traced tensor (data-dependent)"
+            ));
         }
-        if from_fakes && !is_plain(&r, vm) && r.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_none() {
-            return unsupported(format!("{what} gives a {} made from a traced tensor", r.class().name()));
+        if from_fakes
+            && !is_plain(&r, vm)
+            && r.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
+                .is_none()
+        {
+            return unsupported(format!(
+                "{what} gives a {} made from a traced tensor",
+                r.class().name()
+            ));
         }
         Ok(Var::Obj(r))
     }
@@ -133,7 +180,8 @@ impl Tracer<'_> {
     pub fn plain_obj(&mut self, v: &Var, what: &str) -> SimResult<PyObjectRef> {
         let o = self.obj(v)?;
         let fresh_plain_list = matches!(v, Var::List(_))
-            && o.downcast_ref::<rustpython_vm::builtins::PyList>().is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
+            && o.downcast_ref::<rustpython_vm::builtins::PyList>()
+                .is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
         if !is_plain(&o, self.vm) && !fresh_plain_list {
             return unsupported(format!("{what} of a {}", o.class().name()));
         }
@@ -177,14 +225,26 @@ impl Tracer<'_> {
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = (self.obj(a)?, self.obj(b)?);
         if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
-            return unsupported(format!("operator {op:?} on {} and {}", x.class().name(), y.class().name()));
+            return unsupported(format!(
+                "operator {op:?} on {} and {}",
+                x.class().name(),
+                y.class().name()
+            ));
         }
         if tensors && !(operand_ok(&x, vm) && operand_ok(&y, vm)) {
-            return unsupported(format!("operator {op:?} on {} and {}", x.class().name(), y.class().name()));
+            return unsupported(format!(
+                "operator {op:?} on {} and {}",
+                x.class().name(),
+                y.class().name()
+            ));
         }
         if !tensors && is_inplace(op) {
             // Plain values are immutable: `a op= b` is `a op b`.
-            return self.native_result(binary_vm(not_inplace(op), &x, &y, vm), false, "an operator");
+            return self.native_result(
+                binary_vm(not_inplace(op), &x, &y, vm),
+                false,
+                "an operator",
+            );
         }
         self.native_result(binary_vm(op, &x, &y, vm), tensors, "an operator")
     }
@@ -195,22 +255,31 @@ impl Tracer<'_> {
     fn tensor_inplace(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let target = match a {
             Var::Tensor(t) => t.clone(),
-            _ => return unsupported("an in-place update of a tensor of the caller (a side effect)"),
+            _ => {
+                return unsupported("an in-place update of a tensor of the caller (a side effect)");
+            }
         };
         if matches!(self.value_of(&target), Some(super::graph::Value::Input(_))) {
             return unsupported("an in-place update of an input tensor (a side effect)");
         }
         let result = self.binary(not_inplace(op), a, b)?;
-        let Var::Tensor(r) = result else { return unsupported("in-place update") };
+        let Var::Tensor(r) = result else {
+            return unsupported("in-place update");
+        };
         let (old_meta, new_meta) = {
             let (x, y) = (target.read(), r.read());
             (crate::tensor::Meta::of(&x), crate::tensor::Meta::of(&y))
         };
         if old_meta != new_meta {
-            return unsupported("an in-place update that changes the dtype or shape (it casts or raises)");
+            return unsupported(
+                "an in-place update that changes the dtype or shape (it casts or raises)",
+            );
         }
         self.keep_alive(&r);
-        let new = std::mem::replace(&mut *r.write(), crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)));
+        let new = std::mem::replace(
+            &mut *r.write(),
+            crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)),
+        );
         let old = std::mem::replace(&mut *target.write(), new);
         super::recorder::with(|rec| rec.keep(old));
         Ok(a.clone())
@@ -226,21 +295,36 @@ impl Tracer<'_> {
             }
             Var::Dict(d) => {
                 let key = self.key(b)?;
-                let found = d.borrow().iter().find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false)).map(|(_, v)| v.clone());
+                let found = d
+                    .borrow()
+                    .iter()
+                    .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
+                    .map(|(_, v)| v.clone());
                 found.ok_or_else(|| err("a missing key (KeyError)"))
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 self.effects.check_readable(o)?;
                 let key = self.plain_obj(b, "a key")?;
-                let Some(k) = key.downcast_ref::<PyStr>() else { return unsupported("a dictionary read with a non-string key") };
+                let Some(k) = key.downcast_ref::<PyStr>() else {
+                    return unsupported("a dictionary read with a non-string key");
+                };
                 let k = k.to_string_lossy().into_owned();
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
-                match o.downcast_ref::<PyDict>().expect("dict").get_item_opt(k.as_str(), vm).ok().flatten() {
+                match o
+                    .downcast_ref::<PyDict>()
+                    .expect("dict")
+                    .get_item_opt(k.as_str(), vm)
+                    .ok()
+                    .flatten()
+                {
                     Some(v) => Ok(Var::Lazy(v, source.clone().key(&k))),
                     None => unsupported(format!("{source} has no key {k:?} (KeyError)")),
                 }
             }
-            Var::Lazy(o, source) if o.class().is(vm.ctx.types.tuple_type) || o.class().is(vm.ctx.types.list_type) => {
+            Var::Lazy(o, source)
+                if o.class().is(vm.ctx.types.tuple_type)
+                    || o.class().is(vm.ctx.types.list_type) =>
+            {
                 let items = self.lazy_items(o, source)?.expect("a sequence");
                 let key = self.plain_obj(b, "an index")?;
                 index_items(&items, &key, o.class().is(vm.ctx.types.list_type), vm)
@@ -283,21 +367,42 @@ impl Tracer<'_> {
                     list_position(&k, n, vm)?;
                     self.guard(source, Check::Len(n));
                 } else if !k.class().is(vm.ctx.types.str_type) {
-                    return unsupported("a store into a dict of the caller with a key that is not a str");
+                    return unsupported(
+                        "a store into a dict of the caller with a key that is not a str",
+                    );
                 }
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, Effect::SetItem { target: source.clone(), key: Var::Obj(k), value });
+                self.effects.mutate(
+                    o,
+                    Effect::SetItem {
+                        target: source.clone(),
+                        key: Var::Obj(k),
+                        value,
+                    },
+                );
                 Ok(())
             }
-            _ => unsupported(format!("item assignment into a {} (a side effect that is not replayed)", container.kind())),
+            _ => unsupported(format!(
+                "item assignment into a {} (a side effect that is not replayed)",
+                container.kind()
+            )),
         }
     }
 
     /// `slice(start, stop)` of plain values (STORE_SLICE's key).
     pub fn slice_of(&mut self, start: &Var, stop: &Var) -> SimResult<Var> {
         let vm = self.vm;
-        let (start, stop) = (self.plain_obj(start, "a slice bound")?, self.plain_obj(stop, "a slice bound")?);
-        let s = vm.ctx.types.slice_type.as_object().call((start, stop), vm).map_err(|_| err("slice() raises"))?;
+        let (start, stop) = (
+            self.plain_obj(start, "a slice bound")?,
+            self.plain_obj(stop, "a slice bound")?,
+        );
+        let s = vm
+            .ctx
+            .types
+            .slice_type
+            .as_object()
+            .call((start, stop), vm)
+            .map_err(|_| err("slice() raises"))?;
         Ok(Var::Obj(s))
     }
 
@@ -317,7 +422,10 @@ impl Tracer<'_> {
             Var::Dict(d) => {
                 let k = self.key(key)?;
                 let mut d = d.borrow_mut();
-                let at = d.iter().position(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false)).ok_or_else(|| err("del of a missing key (KeyError)"))?;
+                let at = d
+                    .iter()
+                    .position(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
+                    .ok_or_else(|| err("del of a missing key (KeyError)"))?;
                 d.remove(at);
                 Ok(())
             }
@@ -325,17 +433,29 @@ impl Tracer<'_> {
                 let k = self.plain_obj(key, "a key")?;
                 // The length is not read: an index out of range raises when replayed.
                 if o.downcast_ref::<PyList>().is_some() {
-                    if k.downcast_ref::<PyInt>().is_none() && k.downcast_ref::<PySlice>().is_none() {
+                    if k.downcast_ref::<PyInt>().is_none() && k.downcast_ref::<PySlice>().is_none()
+                    {
                         return unsupported("a list index that is not an int or a slice");
                     }
                 } else if !k.class().is(vm.ctx.types.str_type) {
-                    return unsupported("a delete from a dict of the caller with a key that is not a str");
+                    return unsupported(
+                        "a delete from a dict of the caller with a key that is not a str",
+                    );
                 }
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, Effect::DelItem { target: source.clone(), key: Var::Obj(k) });
+                self.effects.mutate(
+                    o,
+                    Effect::DelItem {
+                        target: source.clone(),
+                        key: Var::Obj(k),
+                    },
+                );
                 Ok(())
             }
-            _ => unsupported(format!("item deletion from a {} (a side effect that is not replayed)", container.kind())),
+            _ => unsupported(format!(
+                "item deletion from a {} (a side effect that is not replayed)",
+                container.kind()
+            )),
         }
     }
 
@@ -343,12 +463,24 @@ impl Tracer<'_> {
     pub fn delete_attr(&mut self, owner: &Var, name: &str) -> SimResult<()> {
         let vm = self.vm;
         match owner {
-            Var::Lazy(o, source) if is_user_instance(o, vm) && super::side_effects::plain_attribute_store(o, name, vm) => {
+            Var::Lazy(o, source)
+                if is_user_instance(o, vm)
+                    && super::side_effects::plain_attribute_store(o, name, vm) =>
+            {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, Effect::DelAttr { target: source.clone(), name: name.to_owned() });
+                self.effects.mutate(
+                    o,
+                    Effect::DelAttr {
+                        target: source.clone(),
+                        name: name.to_owned(),
+                    },
+                );
                 Ok(())
             }
-            _ => unsupported(format!("del of attribute {name} of a {} (a side effect that is not replayed)", owner.kind())),
+            _ => unsupported(format!(
+                "del of attribute {name} of a {} (a side effect that is not replayed)",
+                owner.kind()
+            )),
         }
     }
 
@@ -356,12 +488,25 @@ impl Tracer<'_> {
     pub fn store_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
         let vm = self.vm;
         match owner {
-            Var::Lazy(o, source) if is_user_instance(o, vm) && super::side_effects::plain_attribute_store(o, name, vm) => {
+            Var::Lazy(o, source)
+                if is_user_instance(o, vm)
+                    && super::side_effects::plain_attribute_store(o, name, vm) =>
+            {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(o, Effect::SetAttr { target: source.clone(), name: name.to_owned(), value });
+                self.effects.mutate(
+                    o,
+                    Effect::SetAttr {
+                        target: source.clone(),
+                        name: name.to_owned(),
+                        value,
+                    },
+                );
                 Ok(())
             }
-            _ => unsupported(format!("attribute store on a {} (a side effect that is not replayed)", owner.kind())),
+            _ => unsupported(format!(
+                "attribute store on a {} (a side effect that is not replayed)",
+                owner.kind()
+            )),
         }
     }
 
@@ -369,9 +514,17 @@ impl Tracer<'_> {
         let vm = self.vm;
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = (self.obj(a)?, self.obj(b)?);
-        let ok = if tensors { operand_ok(&x, vm) && operand_ok(&y, vm) } else { is_plain(&x, vm) && is_plain(&y, vm) };
+        let ok = if tensors {
+            operand_ok(&x, vm) && operand_ok(&y, vm)
+        } else {
+            is_plain(&x, vm) && is_plain(&y, vm)
+        };
         if !ok {
-            return unsupported(format!("comparison of {} and {}", x.class().name(), y.class().name()));
+            return unsupported(format!(
+                "comparison of {} and {}",
+                x.class().name(),
+                y.class().name()
+            ));
         }
         let cmp: PyComparisonOp = op.into();
         let r = x.rich_compare(y, cmp, vm);
@@ -381,14 +534,18 @@ impl Tracer<'_> {
     pub fn truth(&mut self, v: &Var) -> SimResult<bool> {
         let vm = self.vm;
         match v {
-            Var::Tensor(_) => unsupported("a branch on a tensor's value (data-dependent control flow)"),
+            Var::Tensor(_) => {
+                unsupported("a branch on a tensor's value (data-dependent control flow)")
+            }
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
             Var::Dict(d) => Ok(!d.borrow().is_empty()),
             Var::Func(_) | Var::Method(..) | Var::Iter(_) | Var::Gen(_) => Ok(true),
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {
-                    return unsupported("a branch on a tensor's value (data-dependent control flow)");
+                    return unsupported(
+                        "a branch on a tensor's value (data-dependent control flow)",
+                    );
                 }
                 if let Some(items) = self.lazy_items(o, source)? {
                     return Ok(!items.is_empty());
@@ -400,7 +557,11 @@ impl Tracer<'_> {
                 o.try_to_bool(vm).map_err(|_| err("truth value raises"))
             }
             Var::Obj(o) => {
-                if !is_plain(o, vm) && o.downcast_ref::<PyModule>().is_none() && o.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_none() {
+                if !is_plain(o, vm)
+                    && o.downcast_ref::<PyModule>().is_none()
+                    && o.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
+                        .is_none()
+                {
                     return unsupported(format!("the truth of a {}", o.class().name()));
                 }
                 o.try_to_bool(vm).map_err(|_| err("truth value raises"))
@@ -438,7 +599,8 @@ impl Tracer<'_> {
         }
         // A bare `object()` (a sentinel, such as the marker of an unbound local after a split
         // loop) is no tensor, and no value of another type.
-        let bare = |v: &Var| matches!(v, Var::Obj(o) if o.class().is(self.vm.ctx.types.object_type));
+        let bare =
+            |v: &Var| matches!(v, Var::Obj(o) if o.class().is(self.vm.ctx.types.object_type));
         if bare(a) || bare(b) {
             let (s, other) = if bare(a) { (a, b) } else { (b, a) };
             let Var::Obj(s) = s else { unreachable!() };
@@ -461,7 +623,9 @@ impl Tracer<'_> {
             (Var::Dict(x), Var::Dict(y)) => Rc::ptr_eq(x, y),
             (Var::Tuple(x), Var::Tuple(y)) => Rc::ptr_eq(x, y),
             (Var::Func(x), Var::Func(y)) => Rc::ptr_eq(x, y),
-            (Var::Lazy(..) | Var::Obj(_), Var::Lazy(..) | Var::Obj(_)) if !self.is_tensor(a) && !self.is_tensor(b) => {
+            (Var::Lazy(..) | Var::Obj(_), Var::Lazy(..) | Var::Obj(_))
+                if !self.is_tensor(a) && !self.is_tensor(b) =>
+            {
                 let (x, y) = (self.obj(a)?, self.obj(b)?);
                 x.is(&y)
             }
@@ -473,15 +637,27 @@ impl Tracer<'_> {
         let vm = self.vm;
         let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
-            Var::Dict(d) => Ok(d.borrow().iter().any(|(k, _)| vm.bool_eq(k, &n).unwrap_or(false))),
+            Var::Dict(d) => Ok(d
+                .borrow()
+                .iter()
+                .any(|(k, _)| vm.bool_eq(k, &n).unwrap_or(false))),
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 self.effects.check_readable(o)?;
-                let Some(k) = n.downcast_ref::<PyStr>() else { return unsupported("a membership test with a non-string key") };
+                let Some(k) = n.downcast_ref::<PyStr>() else {
+                    return unsupported("a membership test with a non-string key");
+                };
                 let k = k.to_string_lossy().into_owned();
-                let present = o.downcast_ref::<PyDict>().expect("dict").get_item_opt(k.as_str(), vm).ok().flatten();
+                let present = o
+                    .downcast_ref::<PyDict>()
+                    .expect("dict")
+                    .get_item_opt(k.as_str(), vm)
+                    .ok()
+                    .flatten();
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 match &present {
-                    Some(v) => self.guard(&source.clone().key(&k), Check::TypeIs(v.class().to_owned())),
+                    Some(v) => {
+                        self.guard(&source.clone().key(&k), Check::TypeIs(v.class().to_owned()))
+                    }
                     None => self.guard(&source.clone().key(&k), Check::Absent),
                 }
                 Ok(present.is_some())
@@ -505,14 +681,21 @@ impl Tracer<'_> {
         match v {
             Var::Tuple(t) => Ok(t.to_vec()),
             Var::List(l) => Ok(l.borrow().clone()),
-            Var::Dict(d) => Ok(d.borrow().iter().map(|(k, _)| Var::Obj(k.clone())).collect()),
+            Var::Dict(d) => Ok(d
+                .borrow()
+                .iter()
+                .map(|(k, _)| Var::Obj(k.clone()))
+                .collect()),
             Var::Iter(it) => Ok(it.borrow_mut().drain(..).collect()),
             Var::Gen(_) => {
                 // Consumed whole (by list(), sum(), a starred call...), as it is when run.
                 let mut items = Vec::new();
                 while let Some(item) = self.next_item(v)? {
                     if items.len() == super::tracer::MAX_UNROLL {
-                        return unsupported(format!("a generator of more than {} items", super::tracer::MAX_UNROLL));
+                        return unsupported(format!(
+                            "a generator of more than {} items",
+                            super::tracer::MAX_UNROLL
+                        ));
                     }
                     items.push(item);
                 }
@@ -550,7 +733,9 @@ impl Tracer<'_> {
                 self.guard(source, Check::Len(d.__len__()));
                 let mut out = Vec::new();
                 for (k, val) in d {
-                    let Some(ks) = k.downcast_ref::<PyStr>() else { return unsupported("a mapping with non-string keys") };
+                    let Some(ks) = k.downcast_ref::<PyStr>() else {
+                        return unsupported("a mapping with non-string keys");
+                    };
                     let ks = ks.to_string_lossy().into_owned();
                     out.push((k.clone(), Var::Lazy(val, source.clone().key(&ks))));
                 }
@@ -567,7 +752,10 @@ impl Tracer<'_> {
             Var::Lazy(o, source) if o.downcast_ref::<PyModule>().is_some() => {
                 self.effects.check_readable(o)?;
                 self.obj(owner)?; // the module's identity
-                match o.dict().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
+                match o
+                    .dict()
+                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+                {
                     Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
                     None => unsupported(format!("module has no attribute {name:?}")),
                 }
@@ -587,15 +775,25 @@ impl Tracer<'_> {
             Var::Lazy(o, source) if is_user_instance(o, vm) => {
                 self.effects.check_attr_readable(o, name)?;
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
-                if let Some(v) = o.dict().and_then(|d| d.get_item_opt(name, vm).ok().flatten()) {
+                if let Some(v) = o
+                    .dict()
+                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+                {
                     if class_has_data_descriptor(o, name, vm) {
                         return unsupported(format!("attribute {name} behind a descriptor"));
                     }
                     return Ok(Var::Lazy(v, source.clone().attr(name)));
                 }
-                unsupported(format!("attribute {name} of a {} that is not in its __dict__", o.class().name()))
+                unsupported(format!(
+                    "attribute {name} of a {} that is not in its __dict__",
+                    o.class().name()
+                ))
             }
-            Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_some() => {
+            Var::Obj(o) | Var::Lazy(o, _)
+                if is_plain(o, vm)
+                    || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
+                        .is_some() =>
+            {
                 let o = self.obj(owner)?;
                 self.native_result(o.get_attr(&vm.ctx.new_str(name), vm), false, "an attribute")
             }
@@ -609,16 +807,23 @@ impl Tracer<'_> {
     /// type guard). Other kinds of attribute (LOAD_SPECIAL would push a NULL) are not simulated.
     pub fn load_special(&mut self, owner: &Var, name: &'static str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
-        let Var::Lazy(o, source) = owner else { return unsupported(format!("a {} as a context manager", owner.kind())) };
+        let Var::Lazy(o, source) = owner else {
+            return unsupported(format!("a {} as a context manager", owner.kind()));
+        };
         let method = o.class().get_attr(vm.ctx.intern_str(name)).filter(|f| {
-            f.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() || f.class().is(vm.ctx.types.method_descriptor_type)
+            f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                .is_some()
+                || f.class().is(vm.ctx.types.method_descriptor_type)
         });
         match method {
             Some(f) => {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 Ok((Var::Obj(f), owner.clone()))
             }
-            None => unsupported(format!("{name} of a {} that is not a function or a native method", o.class().name())),
+            None => unsupported(format!(
+                "{name} of a {} that is not a function or a native method",
+                o.class().name()
+            )),
         }
     }
 
@@ -626,33 +831,60 @@ impl Tracer<'_> {
     pub fn load_method(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
         match owner {
-            Var::List(_) | Var::Dict(_) => Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null)),
+            Var::List(_) | Var::Dict(_) => Ok((
+                Var::Method(Box::new(owner.clone()), intern_method(name)?),
+                Var::Null,
+            )),
             // A mutating method of a caller's list: recorded as a side effect when called.
-            Var::Lazy(o, _) if o.class().is(vm.ctx.types.list_type) && matches!(name, "append" | "extend" | "insert") => {
-                Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null))
+            Var::Lazy(o, _)
+                if o.class().is(vm.ctx.types.list_type)
+                    && matches!(name, "append" | "extend" | "insert") =>
+            {
+                Ok((
+                    Var::Method(Box::new(owner.clone()), intern_method(name)?),
+                    Var::Null,
+                ))
             }
             // Of a caller's dict: recorded as a side effect when called.
-            Var::Lazy(o, _) if o.class().is(vm.ctx.types.dict_type) && name == "update" => Ok((Var::Method(Box::new(owner.clone()), intern_method(name)?), Var::Null)),
+            Var::Lazy(o, _) if o.class().is(vm.ctx.types.dict_type) && name == "update" => Ok((
+                Var::Method(Box::new(owner.clone()), intern_method(name)?),
+                Var::Null,
+            )),
             _ if self.is_tensor(owner) => {
                 let class = PyTensor::class(&vm.ctx);
                 match class.get_attr(vm.ctx.intern_str(name)) {
-                    Some(a) if a.downcast_ref::<PyGetSet>().is_some() => Ok((self.load_attr(owner, name)?, Var::Null)),
+                    Some(a) if a.downcast_ref::<PyGetSet>().is_some() => {
+                        Ok((self.load_attr(owner, name)?, Var::Null))
+                    }
                     Some(a) => Ok((Var::Obj(a), owner.clone())),
                     None => unsupported(format!("Tensor has no attribute {name:?}")),
                 }
             }
-            Var::Lazy(o, _) if is_user_instance(o, vm) && o.dict().is_none_or(|d| d.get_item_opt(name, vm).ok().flatten().is_none()) => {
-                let Var::Lazy(_, source) = owner else { unreachable!() };
+            Var::Lazy(o, _)
+                if is_user_instance(o, vm)
+                    && o.dict()
+                        .is_none_or(|d| d.get_item_opt(name, vm).ok().flatten().is_none()) =>
+            {
+                let Var::Lazy(_, source) = owner else {
+                    unreachable!()
+                };
                 self.effects.check_attr_readable(o, name)?;
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 match o.class().get_attr(vm.ctx.intern_str(name)) {
-                    Some(f) if f.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some() => Ok((Var::Obj(f), owner.clone())),
+                    Some(f)
+                        if f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                            .is_some() =>
+                    {
+                        Ok((Var::Obj(f), owner.clone()))
+                    }
                     _ => unsupported(format!("method {name} of a {}", o.class().name())),
                 }
             }
             Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) => {
                 let o = self.obj(owner)?;
-                let m = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| err(format!("{} has no attribute {name:?}", o.class().name())))?;
+                let m = o
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| err(format!("{} has no attribute {name:?}", o.class().name())))?;
                 Ok((Var::Obj(m), Var::Null))
             }
             _ => Ok((self.load_attr(owner, name)?, Var::Null)),
@@ -663,13 +895,19 @@ impl Tracer<'_> {
 /// Python numbers, tensors and plain sequences: what a tensor operator accepts without
 /// calling user code.
 fn operand_ok(x: &PyObjectRef, vm: &VirtualMachine) -> bool {
-    x.downcast_ref::<PyTensor>().is_some() || is_plain(x, vm) || x.class().is(vm.ctx.types.list_type)
+    x.downcast_ref::<PyTensor>().is_some()
+        || is_plain(x, vm)
+        || x.class().is(vm.ctx.types.list_type)
 }
 
 /// The position an int index names in a sequence of `len` items (negative from the end).
 fn list_position(key: &PyObjectRef, len: usize, vm: &VirtualMachine) -> SimResult<usize> {
-    let i = key.downcast_ref::<PyInt>().ok_or_else(|| err("an index that is not an int"))?;
-    let i = i.try_to_primitive::<i64>(vm).map_err(|_| err("index too large"))?;
+    let i = key
+        .downcast_ref::<PyInt>()
+        .ok_or_else(|| err("an index that is not an int"))?;
+    let i = i
+        .try_to_primitive::<i64>(vm)
+        .map_err(|_| err("index too large"))?;
     let n = len as i64;
     let j = if i < 0 { i + n } else { i };
     if j < 0 || j >= n {
@@ -678,18 +916,32 @@ fn list_position(key: &PyObjectRef, len: usize, vm: &VirtualMachine) -> SimResul
     Ok(j as usize)
 }
 
-fn index_items(items: &[Var], key: &PyObjectRef, list: bool, vm: &VirtualMachine) -> SimResult<Var> {
+fn index_items(
+    items: &[Var],
+    key: &PyObjectRef,
+    list: bool,
+    vm: &VirtualMachine,
+) -> SimResult<Var> {
     if key.downcast_ref::<PyInt>().is_some() {
         return Ok(items[list_position(key, items.len(), vm)?].clone());
     }
     if let Some(s) = key.downcast_ref::<PySlice>() {
-        let idx = vm.ctx.new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect());
-        let picked = idx.as_object().get_item(s.as_object(), vm).map_err(|_| err("bad slice"))?;
+        let idx = vm
+            .ctx
+            .new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect());
+        let picked = idx
+            .as_object()
+            .get_item(s.as_object(), vm)
+            .map_err(|_| err("bad slice"))?;
         let picked: Vec<usize> = vm
             .extract_elements_with(&picked, |o| o.try_index(vm)?.try_to_primitive::<usize>(vm))
             .map_err(|_| err("bad slice"))?;
         let out: Vec<Var> = picked.into_iter().map(|i| items[i].clone()).collect();
-        return Ok(if list { Var::list(out) } else { Var::tuple(out) });
+        return Ok(if list {
+            Var::list(out)
+        } else {
+            Var::tuple(out)
+        });
     }
     unsupported(format!("a sequence indexed by a {}", key.class().name()))
 }
@@ -698,13 +950,25 @@ fn index_items(items: &[Var], key: &PyObjectRef, list: bool, vm: &VirtualMachine
 /// types have no Python `__len__`), so that `range(10**9)` is refused before a billion
 /// integers are made.
 fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
-    let too_long = || unsupported(format!("a loop of more than {} iterations", super::tracer::MAX_UNROLL));
+    let too_long = || {
+        unsupported(format!(
+            "a loop of more than {} iterations",
+            super::tracer::MAX_UNROLL
+        ))
+    };
     match o.length(vm) {
         Ok(n) if n <= super::tracer::MAX_UNROLL => {}
         Ok(_) => return too_long(),
-        Err(_) => return unsupported(format!("iteration over a {} of unknown length", o.class().name())),
+        Err(_) => {
+            return unsupported(format!(
+                "iteration over a {} of unknown length",
+                o.class().name()
+            ));
+        }
     }
-    let items: Vec<PyObjectRef> = vm.extract_elements_with(o, Ok).map_err(|_| err(format!("iteration over a {}", o.class().name())))?;
+    let items: Vec<PyObjectRef> = vm
+        .extract_elements_with(o, Ok)
+        .map_err(|_| err(format!("iteration over a {}", o.class().name())))?;
     if items.len() > super::tracer::MAX_UNROLL {
         return too_long();
     }
@@ -714,20 +978,39 @@ fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
 /// Instances of classes defined in Python without their own attribute hooks.
 fn is_user_instance(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
     let c = o.class();
-    if c.slots.flags.has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE) && o.dict().is_some() {
-        let custom = |n: &str| c.get_attr(vm.ctx.intern_str(n)).is_some_and(|a| !a.class().is(vm.ctx.types.wrapper_descriptor_type) && a.downcast_ref::<rustpython_vm::builtins::PyFunction>().is_some());
+    if c.slots
+        .flags
+        .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE)
+        && o.dict().is_some()
+    {
+        let custom = |n: &str| {
+            c.get_attr(vm.ctx.intern_str(n)).is_some_and(|a| {
+                !a.class().is(vm.ctx.types.wrapper_descriptor_type)
+                    && a.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                        .is_some()
+            })
+        };
         return !custom("__getattr__") && !custom("__getattribute__");
     }
     false
 }
 
 fn class_has_data_descriptor(o: &PyObjectRef, name: &str, vm: &VirtualMachine) -> bool {
-    o.class().get_attr(vm.ctx.intern_str(name)).is_some_and(|a| a.class().slots.descr_set.load().is_some())
+    o.class()
+        .get_attr(vm.ctx.intern_str(name))
+        .is_some_and(|a| a.class().slots.descr_set.load().is_some())
 }
 
 fn intern_method(name: &str) -> SimResult<&'static str> {
-    const METHODS: &[&str] = &["append", "extend", "pop", "insert", "items", "keys", "values", "get", "index", "count", "copy", "update"];
-    METHODS.iter().find(|m| **m == name).copied().ok_or_else(|| err(format!("method {name} of a list or dict made here")))
+    const METHODS: &[&str] = &[
+        "append", "extend", "pop", "insert", "items", "keys", "values", "get", "index", "count",
+        "copy", "update",
+    ];
+    METHODS
+        .iter()
+        .find(|m| **m == name)
+        .copied()
+        .ok_or_else(|| err(format!("method {name} of a list or dict made here")))
 }
 
 impl super::source::Source {
@@ -735,4 +1018,3 @@ impl super::source::Source {
         super::source::Source::Key(Box::new(self), k.to_owned())
     }
 }
-

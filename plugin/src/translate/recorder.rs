@@ -37,7 +37,9 @@ pub fn address(t: &TensorData) -> usize {
 pub fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
     if meta.shape.iter().product::<usize>() == 0 {
         // All empty arrays share an address; they cannot be told apart.
-        return Err(TensorError::value("an empty tensor cannot be traced".to_owned()));
+        return Err(TensorError::value(
+            "an empty tensor cannot be traced".to_owned(),
+        ));
     }
     crate::tensor::shape::check_size(&meta.shape)?;
     Ok(TensorData::full(&meta.shape, Scalar::Int(0), meta.dtype))
@@ -98,7 +100,11 @@ impl Recorder {
 
     /// Where the graph and the fakes were, to roll back to.
     pub fn mark(&self) -> (usize, usize, usize) {
-        (self.graph.inputs.len(), self.graph.consts.len(), self.graph.nodes.len())
+        (
+            self.graph.inputs.len(),
+            self.graph.consts.len(),
+            self.graph.nodes.len(),
+        )
     }
 
     /// Forget everything recorded since `mark`.
@@ -114,7 +120,12 @@ impl Recorder {
         });
     }
 
-    fn record(&mut self, op: &str, args: &[&TensorData], attrs: &Attrs) -> Option<Result<TensorData, TensorError>> {
+    fn record(
+        &mut self,
+        op: &str,
+        args: &[&TensorData],
+        attrs: &Attrs,
+    ) -> Option<Result<TensorData, TensorError>> {
         let known: Vec<Option<Value>> = args.iter().map(|t| self.value_of(t)).collect();
         if known.iter().all(Option::is_none) {
             return None; // constants only: computed now, as constant folding would
@@ -135,6 +146,14 @@ impl Recorder {
 
 /// Called by the registry before it runs an op: while a recording is active and an argument
 /// is a fake, the op is recorded and a fake result returned.
-pub fn intercept(op: &str, args: &[&TensorData], attrs: &Attrs) -> Option<Result<TensorData, TensorError>> {
-    ACTIVE.with(|a| a.borrow_mut().as_mut().and_then(|r| r.record(op, args, attrs)))
+pub fn intercept(
+    op: &str,
+    args: &[&TensorData],
+    attrs: &Attrs,
+) -> Option<Result<TensorData, TensorError>> {
+    ACTIVE.with(|a| {
+        a.borrow_mut()
+            .as_mut()
+            .and_then(|r| r.record(op, args, attrs))
+    })
 }

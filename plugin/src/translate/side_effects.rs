@@ -24,11 +24,19 @@ use super::var::Var;
 #[derive(Clone, Debug)]
 pub enum Effect<V = Var> {
     /// `target.method(*args)` on a list that existed before the call.
-    Method { target: Source, method: &'static str, args: Vec<V> },
+    Method {
+        target: Source,
+        method: &'static str,
+        args: Vec<V>,
+    },
     /// `target[key] = value` on a list or dict that existed before the call.
     SetItem { target: Source, key: V, value: V },
     /// `target.name = value` on an object that existed before the call.
-    SetAttr { target: Source, name: String, value: V },
+    SetAttr {
+        target: Source,
+        name: String,
+        value: V,
+    },
     /// `del target[key]` on a list or dict that existed before the call.
     DelItem { target: Source, key: V },
     /// `del target.name` on an object that existed before the call.
@@ -43,23 +51,59 @@ impl<V> Effect<V> {
     /// The same effect with each value mapped by `f` (in the order they are replayed).
     pub fn try_map<W, E>(&self, mut f: impl FnMut(&V) -> Result<W, E>) -> Result<Effect<W>, E> {
         Ok(match self {
-            Effect::Method { target, method, args } => Effect::Method { target: target.clone(), method, args: args.iter().map(&mut f).collect::<Result<_, _>>()? },
+            Effect::Method {
+                target,
+                method,
+                args,
+            } => Effect::Method {
+                target: target.clone(),
+                method,
+                args: args.iter().map(&mut f).collect::<Result<_, _>>()?,
+            },
             Effect::SetItem { target, key, value } => {
                 let value = f(value)?;
-                Effect::SetItem { target: target.clone(), key: f(key)?, value }
+                Effect::SetItem {
+                    target: target.clone(),
+                    key: f(key)?,
+                    value,
+                }
             }
-            Effect::SetAttr { target, name, value } => Effect::SetAttr { target: target.clone(), name: name.clone(), value: f(value)? },
-            Effect::DelItem { target, key } => Effect::DelItem { target: target.clone(), key: f(key)? },
-            Effect::DelAttr { target, name } => Effect::DelAttr { target: target.clone(), name: name.clone() },
-            Effect::StoreGlobal { name, value } => Effect::StoreGlobal { name: name.clone(), value: value.as_ref().map(f).transpose()? },
-            Effect::StoreCell { name, value } => Effect::StoreCell { name: name.clone(), value: f(value)? },
+            Effect::SetAttr {
+                target,
+                name,
+                value,
+            } => Effect::SetAttr {
+                target: target.clone(),
+                name: name.clone(),
+                value: f(value)?,
+            },
+            Effect::DelItem { target, key } => Effect::DelItem {
+                target: target.clone(),
+                key: f(key)?,
+            },
+            Effect::DelAttr { target, name } => Effect::DelAttr {
+                target: target.clone(),
+                name: name.clone(),
+            },
+            Effect::StoreGlobal { name, value } => Effect::StoreGlobal {
+                name: name.clone(),
+                value: value.as_ref().map(f).transpose()?,
+            },
+            Effect::StoreCell { name, value } => Effect::StoreCell {
+                name: name.clone(),
+                value: f(value)?,
+            },
         })
     }
 
     /// The object or name the effect changes, when it is read from the frame.
     pub fn target(&self) -> Option<&Source> {
         match self {
-            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } | Effect::DelItem { target, .. } | Effect::DelAttr { target, .. } => Some(target),
+            Effect::Method { target, .. }
+            | Effect::SetItem { target, .. }
+            | Effect::SetAttr { target, .. }
+            | Effect::DelItem { target, .. }
+            | Effect::DelAttr { target, .. } => Some(target),
             Effect::StoreGlobal { .. } | Effect::StoreCell { .. } => None,
         }
     }
@@ -80,10 +124,14 @@ impl<V> Effect<V> {
     /// under a mutated object (the object itself is the same object), or a rebound name.
     fn changes(&self, source: &Source) -> bool {
         match self {
-            Effect::Method { target, .. } | Effect::SetItem { target, .. } | Effect::SetAttr { target, .. } | Effect::DelItem { target, .. } | Effect::DelAttr { target, .. } => {
-                is_strictly_under(source, target)
+            Effect::Method { target, .. }
+            | Effect::SetItem { target, .. }
+            | Effect::SetAttr { target, .. }
+            | Effect::DelItem { target, .. }
+            | Effect::DelAttr { target, .. } => is_strictly_under(source, target),
+            Effect::StoreGlobal { name, .. } => {
+                is_under_or_at(source, &Source::Global(name.clone()))
             }
-            Effect::StoreGlobal { name, .. } => is_under_or_at(source, &Source::Global(name.clone())),
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
         }
     }
@@ -118,7 +166,13 @@ pub struct Mark([usize; 5]);
 
 impl SideEffects {
     pub fn mark(&self) -> Mark {
-        Mark([self.log.len(), self.mutated.len(), self.resized.len(), self.attributes.len(), self.globals.len()])
+        Mark([
+            self.log.len(),
+            self.mutated.len(),
+            self.resized.len(),
+            self.attributes.len(),
+            self.globals.len(),
+        ])
     }
 
     pub fn rollback(&mut self, m: Mark) {
@@ -133,9 +187,16 @@ impl SideEffects {
     /// Record a mutation of `obj` (read from the frame as the effect's target).
     pub fn mutate(&mut self, obj: &PyObjectRef, effect: Effect) {
         match &effect {
-            Effect::SetAttr { name, .. } | Effect::DelAttr { name, .. } => self.attributes.push((obj.class().to_owned().into(), name.clone())),
+            Effect::SetAttr { name, .. } | Effect::DelAttr { name, .. } => self
+                .attributes
+                .push((obj.class().to_owned().into(), name.clone())),
             // A slice store may change the length, as a delete or a method does.
-            Effect::SetItem { key: Var::Obj(k), .. } if k.downcast_ref::<rustpython_vm::builtins::PySlice>().is_some() => {
+            Effect::SetItem {
+                key: Var::Obj(k), ..
+            } if k
+                .downcast_ref::<rustpython_vm::builtins::PySlice>()
+                .is_some() =>
+            {
                 self.mutated.push(obj.clone());
                 self.resized.push(obj.clone());
             }
@@ -151,22 +212,33 @@ impl SideEffects {
 
     /// Record a store into (or, with `None`, a delete from) the frame's own globals.
     pub fn store_global(&mut self, dict: &Py<PyDict>, name: &str, value: Option<Var>) {
-        self.globals.push((dict.to_owned().into(), name.to_owned(), value.clone()));
-        let effect = Effect::StoreGlobal { name: name.to_owned(), value };
+        self.globals
+            .push((dict.to_owned().into(), name.to_owned(), value.clone()));
+        let effect = Effect::StoreGlobal {
+            name: name.to_owned(),
+            value,
+        };
         log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
         self.log.push(effect);
     }
 
     /// Record a store into a free variable of the translated frame.
     pub fn store_cell(&mut self, name: &str, value: Var) {
-        let effect = Effect::StoreCell { name: name.to_owned(), value };
+        let effect = Effect::StoreCell {
+            name: name.to_owned(),
+            value,
+        };
         log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
         self.log.push(effect);
     }
 
     /// A global written earlier in the simulation: `Some(None)` when deleted.
     pub fn global(&self, dict: &Py<PyDict>, name: &str) -> Option<Option<Var>> {
-        self.globals.iter().rev().find(|(d, n, _)| d.is(dict.as_object()) && n == name).map(|(_, _, v)| v.clone())
+        self.globals
+            .iter()
+            .rev()
+            .find(|(d, n, _)| d.is(dict.as_object()) && n == name)
+            .map(|(_, _, v)| v.clone())
     }
 
     /// Refuses a read of the items of `obj` (an object that existed before the call) once
@@ -183,8 +255,15 @@ impl SideEffects {
 
     /// Refuses a read of `obj.name` once an object of its exact class had `name` stored.
     pub fn check_attr_readable(&self, obj: &PyObject, name: &str) -> SimResult<()> {
-        if self.attributes.iter().any(|(c, n)| n == name && c.is(obj.class())) {
-            return unsupported(format!("a read of .{name} of a {} after the call stored .{name} of one (it may be this one)", obj.class().name()));
+        if self
+            .attributes
+            .iter()
+            .any(|(c, n)| n == name && c.is(obj.class()))
+        {
+            return unsupported(format!(
+                "a read of .{name} of a {} after the call stored .{name} of one (it may be this one)",
+                obj.class().name()
+            ));
         }
         Ok(())
     }
@@ -196,9 +275,18 @@ impl SideEffects {
 }
 
 fn refuse_if_touched(touched: &[PyObjectRef], obj: &PyObject, what: &str) -> SimResult<()> {
-    match touched.iter().find(|m| m.is(obj) || m.class().is(obj.class())) {
-        Some(m) if m.is(obj) => unsupported(format!("a read of a {} the call {what} earlier", obj.class().name())),
-        Some(_) => unsupported(format!("a read of a {} after the call {what} another one (it may be this one)", obj.class().name())),
+    match touched
+        .iter()
+        .find(|m| m.is(obj) || m.class().is(obj.class()))
+    {
+        Some(m) if m.is(obj) => unsupported(format!(
+            "a read of a {} the call {what} earlier",
+            obj.class().name()
+        )),
+        Some(_) => unsupported(format!(
+            "a read of a {} after the call {what} another one (it may be this one)",
+            obj.class().name()
+        )),
         None => Ok(()),
     }
 }
@@ -207,9 +295,15 @@ fn refuse_if_touched(touched: &[PyObjectRef], obj: &PyObject, what: &str) -> Sim
 /// the instance dictionary (no `__setattr__` of the class's own, no descriptor in the way).
 pub fn plain_attribute_store(obj: &PyObject, name: &str, vm: &VirtualMachine) -> bool {
     let class = obj.class();
-    let object_setattr = vm.ctx.types.object_type.get_attr(vm.ctx.intern_str("__setattr__"));
+    let object_setattr = vm
+        .ctx
+        .types
+        .object_type
+        .get_attr(vm.ctx.intern_str("__setattr__"));
     let setattr = class.get_attr(vm.ctx.intern_str("__setattr__"));
     let plain_setattr = matches!((setattr, object_setattr), (Some(a), Some(b)) if a.is(&b));
-    let descriptor = class.get_attr(vm.ctx.intern_str(name)).is_some_and(|a| a.class().slots.descr_set.load().is_some());
+    let descriptor = class
+        .get_attr(vm.ctx.intern_str(name))
+        .is_some_and(|a| a.class().slots.descr_set.load().is_some());
     plain_setattr && obj.dict().is_some() && !descriptor
 }

@@ -51,38 +51,73 @@ impl Source {
     pub fn parent(&self) -> Option<&Source> {
         match self {
             Source::Local(_) | Source::Global(_) | Source::Builtin(_) | Source::Free(_) => None,
-            Source::Attr(b, _) | Source::Item(b, _) | Source::Key(b, _) | Source::FnGlobal(b, _) | Source::Closure(b, _) => Some(b),
+            Source::Attr(b, _)
+            | Source::Item(b, _)
+            | Source::Key(b, _)
+            | Source::FnGlobal(b, _)
+            | Source::Closure(b, _) => Some(b),
         }
     }
 
     /// This source's own step: a root read from the frame, or a read from the value of its
     /// parent (`parent` is that value; it is ignored for roots).
-    pub fn read(&self, parent: Option<&PyObjectRef>, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    pub fn read(
+        &self,
+        parent: Option<&PyObjectRef>,
+        frame: &FrameView<'_>,
+        vm: &VirtualMachine,
+    ) -> Option<PyObjectRef> {
         match self {
             Source::Local(name) => frame.get(name),
-            Source::Global(name) => frame.globals().get_item_opt(name.as_str(), vm).ok().flatten(),
-            Source::Builtin(name) => builtins_dict(frame)?.get_item_opt(name.as_str(), vm).ok().flatten(),
+            Source::Global(name) => frame
+                .globals()
+                .get_item_opt(name.as_str(), vm)
+                .ok()
+                .flatten(),
+            Source::Builtin(name) => builtins_dict(frame)?
+                .get_item_opt(name.as_str(), vm)
+                .ok()
+                .flatten(),
             Source::Free(name) => {
                 let code = frame.code();
                 let index = code.freevars.iter().position(|f| f.as_str() == name)?;
                 let closure = frame.function()?.get_attr("__closure__", vm).ok()?;
-                let cell = closure.downcast_ref::<PyTuple>()?.as_slice().get(index)?.clone();
+                let cell = closure
+                    .downcast_ref::<PyTuple>()?
+                    .as_slice()
+                    .get(index)?
+                    .clone();
                 cell.get_attr("cell_contents", vm).ok()
             }
-            Source::Attr(_, name) => parent?.dict()?.get_item_opt(name.as_str(), vm).ok().flatten(),
+            Source::Attr(_, name) => parent?
+                .dict()?
+                .get_item_opt(name.as_str(), vm)
+                .ok()
+                .flatten(),
             Source::Item(_, index) => item(parent?, *index),
-            Source::Key(_, key) => exact_dict(parent?, vm)?.get_item_opt(key.as_str(), vm).ok().flatten(),
+            Source::Key(_, key) => exact_dict(parent?, vm)?
+                .get_item_opt(key.as_str(), vm)
+                .ok()
+                .flatten(),
             Source::FnGlobal(_, name) => {
                 let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
                 let globals = obj.get_attr("__globals__", vm).ok()?;
-                globals.downcast_ref::<PyDict>()?.get_item_opt(name.as_str(), vm).ok().flatten()
+                globals
+                    .downcast_ref::<PyDict>()?
+                    .get_item_opt(name.as_str(), vm)
+                    .ok()
+                    .flatten()
             }
             Source::Closure(_, index) => {
                 let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
                 let closure = obj.get_attr("__closure__", vm).ok()?;
-                let cell = closure.downcast_ref::<PyTuple>()?.as_slice().get(*index)?.clone();
+                let cell = closure
+                    .downcast_ref::<PyTuple>()?
+                    .as_slice()
+                    .get(*index)?
+                    .clone();
                 cell.get_attr("cell_contents", vm).ok()
             }
         }
@@ -103,13 +138,19 @@ pub fn item(obj: &PyObject, index: usize) -> Option<PyObjectRef> {
     if let Some(t) = obj.downcast_ref::<PyTuple>() {
         return t.as_slice().get(index).cloned();
     }
-    obj.downcast_ref::<PyList>()?.borrow_vec().get(index).cloned()
+    obj.downcast_ref::<PyList>()?
+        .borrow_vec()
+        .get(index)
+        .cloned()
 }
 
 /// `obj` as a dictionary whose lookups run no Python code: exactly a dict (a subclass may
 /// define `__missing__` or `__getitem__`).
 pub fn exact_dict<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
-    obj.class().is(vm.ctx.types.dict_type).then(|| obj.downcast_ref::<PyDict>()).flatten()
+    obj.class()
+        .is(vm.ctx.types.dict_type)
+        .then(|| obj.downcast_ref::<PyDict>())
+        .flatten()
 }
 
 /// TorchDynamo's notation: `L['x']`, `G['scale']`, `B['len']`, `F['k']`, `L['self'].w`,

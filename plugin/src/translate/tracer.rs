@@ -6,7 +6,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use rustpython_vm::builtins::{PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType};
+use rustpython_vm::builtins::{
+    PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType,
+};
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef, VirtualMachine};
 
 use super::graph::Value;
@@ -49,7 +51,10 @@ impl fmt::Display for Unsupported {
 pub type SimResult<T> = Result<T, Unsupported>;
 
 pub fn unsupported<T>(reason: impl Into<String>) -> SimResult<T> {
-    Err(Unsupported { reason: reason.into(), location: None })
+    Err(Unsupported {
+        reason: reason.into(),
+        location: None,
+    })
 }
 
 /// Limits that keep a translation bounded.
@@ -108,7 +113,12 @@ impl<'vm> Tracer<'vm> {
     }
 
     pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint { graph: recorder::with(|r| r.mark()), guards: self.guards.len(), inputs: self.inputs.len(), effects: self.effects.mark() }
+        Checkpoint {
+            graph: recorder::with(|r| r.mark()),
+            guards: self.guards.len(),
+            inputs: self.inputs.len(),
+            effects: self.effects.mark(),
+        }
     }
 
     /// Undo everything since `cp`: graph nodes, inputs, constants, guards and side effects.
@@ -116,7 +126,8 @@ impl<'vm> Tracer<'vm> {
         recorder::with(|r| r.rollback(cp.graph));
         self.effects.rollback(cp.effects);
         for g in self.guards.drain(cp.guards..) {
-            self.guarded.remove(&(g.source.clone(), check_kind(&g.check)));
+            self.guarded
+                .remove(&(g.source.clone(), check_kind(&g.check)));
         }
         for s in self.inputs.drain(cp.inputs..) {
             self.tensors.remove(&s);
@@ -141,7 +152,10 @@ impl<'vm> Tracer<'vm> {
             return Ok(f.clone());
         }
         let meta = Meta::of(&t.read());
-        let fake = recorder::with(|r| r.input(meta.clone())).map_err(|e| Unsupported { reason: e.message, location: None })?;
+        let fake = recorder::with(|r| r.input(meta.clone())).map_err(|e| Unsupported {
+            reason: e.message,
+            location: None,
+        })?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
         self.guard(source, Check::tensor(meta));
         self.inputs.push(source.clone());
@@ -161,18 +175,29 @@ impl<'vm> Tracer<'vm> {
         } else if c.is(t.bool_type) {
             Check::EqBool(obj.is(&vm.ctx.true_value))
         } else if c.is(t.int_type) {
-            match obj.downcast_ref::<PyInt>().and_then(|i| i.try_to_primitive::<i64>(vm).ok()) {
+            match obj
+                .downcast_ref::<PyInt>()
+                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+            {
                 Some(i) => Check::EqInt(i),
                 None => return unsupported("an int argument too large to specialize on"),
             }
         } else if c.is(t.float_type) {
             Check::EqFloat(obj.downcast_ref::<PyFloat>().expect("float").to_f64())
         } else if c.is(t.str_type) {
-            Check::EqStr(obj.downcast_ref::<PyStr>().expect("str").to_string_lossy().into_owned())
+            Check::EqStr(
+                obj.downcast_ref::<PyStr>()
+                    .expect("str")
+                    .to_string_lossy()
+                    .into_owned(),
+            )
         } else if is_identity_stable(obj, vm) {
             Check::Is(obj.clone())
         } else {
-            return unsupported(format!("cannot specialize on a value of type {} ({source})", c.name()));
+            return unsupported(format!(
+                "cannot specialize on a value of type {} ({source})",
+                c.name()
+            ));
         };
         self.guard(source, check);
         // A builtin is found only while no global of the same name hides it.
@@ -183,19 +208,35 @@ impl<'vm> Tracer<'vm> {
     }
 
     /// The items of a tuple or list read from `source`, guarded on its type and length.
-    pub fn lazy_items(&mut self, obj: &PyObjectRef, source: &Source) -> SimResult<Option<Vec<Var>>> {
+    pub fn lazy_items(
+        &mut self,
+        obj: &PyObjectRef,
+        source: &Source,
+    ) -> SimResult<Option<Vec<Var>>> {
         let vm = self.vm;
         let items: Vec<PyObjectRef> = if obj.class().is(vm.ctx.types.tuple_type) {
-            obj.downcast_ref::<PyTuple>().expect("tuple").as_slice().to_vec()
+            obj.downcast_ref::<PyTuple>()
+                .expect("tuple")
+                .as_slice()
+                .to_vec()
         } else if obj.class().is(vm.ctx.types.list_type) {
-            obj.downcast_ref::<PyList>().expect("list").borrow_vec().to_vec()
+            obj.downcast_ref::<PyList>()
+                .expect("list")
+                .borrow_vec()
+                .to_vec()
         } else {
             return Ok(None);
         };
         self.effects.check_readable(obj)?;
         self.guard(source, Check::TypeIs(obj.class().to_owned()));
         self.guard(source, Check::Len(items.len()));
-        Ok(Some(items.into_iter().enumerate().map(|(i, o)| Var::Lazy(o, source.clone().item(i))).collect()))
+        Ok(Some(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, o)| Var::Lazy(o, source.clone().item(i)))
+                .collect(),
+        ))
     }
 
     /// A Python object to compute with, standing for `v` (tensors are their fakes); guards
@@ -213,19 +254,32 @@ impl<'vm> Tracer<'vm> {
                     return Ok(self.input_tensor(t, source)?.into());
                 }
                 if let Some(items) = self.lazy_items(o, source)? {
-                    let objs = items.iter().map(|i| self.obj(i)).collect::<SimResult<Vec<_>>>()?;
-                    return Ok(if o.class().is(vm.ctx.types.tuple_type) { vm.ctx.new_tuple(objs).into() } else { vm.ctx.new_list(objs).into() });
+                    let objs = items
+                        .iter()
+                        .map(|i| self.obj(i))
+                        .collect::<SimResult<Vec<_>>>()?;
+                    return Ok(if o.class().is(vm.ctx.types.tuple_type) {
+                        vm.ctx.new_tuple(objs).into()
+                    } else {
+                        vm.ctx.new_list(objs).into()
+                    });
                 }
                 self.rely_leaf(o, source)?;
                 o.clone()
             }
             Var::Tuple(items) => {
-                let objs = items.iter().map(|i| self.obj(i)).collect::<SimResult<Vec<_>>>()?;
+                let objs = items
+                    .iter()
+                    .map(|i| self.obj(i))
+                    .collect::<SimResult<Vec<_>>>()?;
                 vm.ctx.new_tuple(objs).into()
             }
             Var::List(items) => {
                 let items = items.borrow().clone();
-                let objs = items.iter().map(|i| self.obj(i)).collect::<SimResult<Vec<_>>>()?;
+                let objs = items
+                    .iter()
+                    .map(|i| self.obj(i))
+                    .collect::<SimResult<Vec<_>>>()?;
                 vm.ctx.new_list(objs).into()
             }
             Var::Dict(items) => {
@@ -233,11 +287,19 @@ impl<'vm> Tracer<'vm> {
                 let d = vm.ctx.new_dict();
                 for (k, v) in &items {
                     let v = self.obj(v)?;
-                    d.set_item(&**k, v, vm).map_err(|_| Unsupported { reason: "unhashable key".into(), location: None })?;
+                    d.set_item(&**k, v, vm).map_err(|_| Unsupported {
+                        reason: "unhashable key".into(),
+                        location: None,
+                    })?;
                 }
                 d.into()
             }
-            other => return unsupported(format!("a {} cannot be passed to native code", other.kind())),
+            other => {
+                return unsupported(format!(
+                    "a {} cannot be passed to native code",
+                    other.kind()
+                ));
+            }
         })
     }
 
@@ -281,7 +343,9 @@ fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
     obj.downcast_ref::<PyFunction>().is_some()
         || obj.downcast_ref::<PyModule>().is_some()
         || obj.downcast_ref::<PyType>().is_some()
-        || obj.downcast_ref::<crate::tensor::python::symtrace::PyDType>().is_some()
+        || obj
+            .downcast_ref::<crate::tensor::python::symtrace::PyDType>()
+            .is_some()
         || obj.class().is(vm.ctx.types.builtin_function_or_method_type)
         || obj.class().is(vm.ctx.types.method_descriptor_type)
 }

@@ -41,7 +41,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { strict: false, trace_all: false, recompile_limit: 8, skip_after: 2, min_graph_size: 3 }
+        Self {
+            strict: false,
+            trace_all: false,
+            recompile_limit: 8,
+            skip_after: 2,
+            min_graph_size: 3,
+        }
     }
 }
 
@@ -65,7 +71,13 @@ impl Stats {
         ]
     }
     fn reset(&self) {
-        for c in [&self.translations, &self.cache_hits, &self.cache_misses, &self.recompiles, &self.fallbacks] {
+        for c in [
+            &self.translations,
+            &self.cache_hits,
+            &self.cache_misses,
+            &self.recompiles,
+            &self.fallbacks,
+        ] {
             c.store(0, Ordering::Relaxed);
         }
     }
@@ -166,7 +178,15 @@ pub struct Translator {
 
 impl Translator {
     pub fn new(options: Options, slot: usize, stdlib: Option<String>) -> Self {
-        Self { options, stats: Stats::default(), slot, generation: AtomicUsize::new(0), touched: Mutex::new(Vec::new()), stdlib, resumes: ResumeCache::default() }
+        Self {
+            options,
+            stats: Stats::default(),
+            slot,
+            generation: AtomicUsize::new(0),
+            touched: Mutex::new(Vec::new()),
+            stdlib,
+            resumes: ResumeCache::default(),
+        }
     }
 
     /// Drop every translation and every skip.
@@ -184,7 +204,8 @@ impl Translator {
     fn is_user_code(&self, code: &Py<PyCode>) -> bool {
         let path = code.source_path().as_str();
         // Frozen standard-library modules are named by module, without a directory or `.py`.
-        let frozen = path.starts_with("<frozen") || (!path.starts_with('<') && !path.contains('/') && !path.ends_with(".py"));
+        let frozen = path.starts_with("<frozen")
+            || (!path.starts_with('<') && !path.contains('/') && !path.ends_with(".py"));
         !frozen && !self.stdlib.as_deref().is_some_and(|s| path.starts_with(s))
     }
 
@@ -195,7 +216,12 @@ impl Translator {
         }
         // Module and class bodies run once; generators are not translated (yet).
         code.flags.contains(CodeFlags::OPTIMIZED)
-            && !code.flags.intersects(CodeFlags::GENERATOR | CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE)
+            && !code.flags.intersects(
+                CodeFlags::GENERATOR
+                    | CodeFlags::COROUTINE
+                    | CodeFlags::ASYNC_GENERATOR
+                    | CodeFlags::ITERABLE_COROUTINE,
+            )
     }
 
     /// A generator function's frame starts running as written (its frames are never
@@ -203,7 +229,11 @@ impl Translator {
     /// once per code object on `symtrace::graph_breaks`, and in `explain()` each time.
     pub fn generator_started(&self, frame: &FrameView<'_>) {
         let code = frame.code();
-        if !self.is_user_code(code) || !code.flags.contains(rustpython_vm::bytecode::CodeFlags::GENERATOR) {
+        if !self.is_user_code(code)
+            || !code
+                .flags
+                .contains(rustpython_vm::bytecode::CodeFlags::GENERATOR)
+        {
             code.set_eval_hook_skipped(true);
             return;
         }
@@ -231,18 +261,25 @@ impl Translator {
     }
 
     fn cached(&self, code: &Py<PyCode>) -> Option<Arc<CodeCache>> {
-        code.hook_extra(self.slot).and_then(|any| any.downcast::<CodeCache>().ok())
+        code.hook_extra(self.slot)
+            .and_then(|any| any.downcast::<CodeCache>().ok())
     }
 
     fn new_cache(&self, code: &Py<PyCode>) -> Arc<CodeCache> {
         let c = Arc::new(CodeCache::default());
         code.set_hook_extra(self.slot, Some(c.clone()));
-        self.touched.lock().unwrap_or_else(|e| e.into_inner()).push(code.to_owned());
+        self.touched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(code.to_owned());
         c
     }
 
     fn skip(&self, code: &Py<PyCode>) -> FrameDecision {
-        self.touched.lock().unwrap_or_else(|e| e.into_inner()).push(code.to_owned());
+        self.touched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(code.to_owned());
         FrameDecision::skip_code()
     }
 
@@ -263,7 +300,10 @@ impl Translator {
         let mut state = cache.state.lock().unwrap_or_else(|e| e.into_inner());
         let generation = self.generation.load(Ordering::Relaxed);
         if state.generation != generation {
-            *state = CodeState { generation, ..CodeState::default() };
+            *state = CodeState {
+                generation,
+                ..CodeState::default()
+            };
         }
         let mut first_failure = None;
         for entry in &state.entries {
@@ -290,11 +330,19 @@ impl Translator {
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
             log::info!(target: LOG_RECOMPILES, "{what}: recompiling (entry {} of {}): guard failed: {failed}", state.entries.len() + 1, self.options.recompile_limit);
         }
-        let name = format!("__symtrace_graph_{}", GRAPH_NAMES.fetch_add(1, Ordering::Relaxed));
+        let name = format!(
+            "__symtrace_graph_{}",
+            GRAPH_NAMES.fetch_add(1, Ordering::Relaxed)
+        );
         // Under strict or fullgraph, what cannot be simulated fails the frame: no break.
-        let policy = BreakPolicy { resumes: &self.resumes, min_graph_size: self.options.min_graph_size };
+        let policy = BreakPolicy {
+            resumes: &self.resumes,
+            min_graph_size: self.options.min_graph_size,
+        };
         let breaks = (!self.options.strict && !wants_fullgraph(code)).then_some(&policy);
-        match translate(frame, vm, &name, self.options.trace_all, breaks).and_then(|t| self.install(t, frame, &name, vm)) {
+        match translate(frame, vm, &name, self.options.trace_all, breaks)
+            .and_then(|t| self.install(t, frame, &name, vm))
+        {
             Ok(entry) => {
                 self.stats.translations.fetch_add(1, Ordering::Relaxed);
                 let code_ref = entry.code.clone();
@@ -310,7 +358,11 @@ impl Translator {
             }
             Err(f) => {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
-                let location = f.why.location.as_ref().map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
+                let location = f
+                    .why
+                    .location
+                    .as_ref()
+                    .map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
                 log::info!(target: LOG_BREAKS, "{what}: runs as written: {} at {location}", f.why.reason);
                 EXPLAIN.with(|e| {
                     // A frame without tensor work broke nothing.
@@ -328,10 +380,15 @@ impl Translator {
                     }
                 });
                 if self.options.strict || wants_fullgraph(code) {
-                    return Err(vm.new_runtime_error(format!("symtrace: {} cannot be captured whole: {} ({location})", code.qualname.as_str(), f.why.reason)));
+                    return Err(vm.new_runtime_error(format!(
+                        "symtrace: {} cannot be captured whole: {} ({location})",
+                        code.qualname.as_str(),
+                        f.why.reason
+                    )));
                 }
                 state.calls_without_graph += 1;
-                if state.entries.is_empty() && state.calls_without_graph >= self.options.skip_after {
+                if state.entries.is_empty() && state.calls_without_graph >= self.options.skip_after
+                {
                     drop(state);
                     return Ok(self.skip(code));
                 }
@@ -342,19 +399,47 @@ impl Translator {
 
     /// Verify the translation's code and publish its graph under `name` in the frame's globals.
     #[allow(clippy::result_large_err)]
-    fn install(&self, t: super::translation::Translation, frame: &FrameView<'_>, name: &str, vm: &VirtualMachine) -> Result<Entry, Failure> {
-        let fail = |reason: String| Failure { why: Unsupported { reason, location: None }, ops_left: Vec::new(), guards_left: Vec::new(), empty: false, top_steps: 0 };
-        verify(&t.code).map_err(|e| fail(format!("the generated code was rejected by the verifier: {e}")))?;
+    fn install(
+        &self,
+        t: super::translation::Translation,
+        frame: &FrameView<'_>,
+        name: &str,
+        vm: &VirtualMachine,
+    ) -> Result<Entry, Failure> {
+        let fail = |reason: String| Failure {
+            why: Unsupported {
+                reason,
+                location: None,
+            },
+            ops_left: Vec::new(),
+            guards_left: Vec::new(),
+            empty: false,
+            top_steps: 0,
+        };
+        verify(&t.code).map_err(|e| {
+            fail(format!(
+                "the generated code was rejected by the verifier: {e}"
+            ))
+        })?;
         if log::log_enabled!(target: LOG_BYTECODE, log::Level::Debug) {
             log::debug!(target: LOG_BYTECODE, "{}: original | replacement\n{}", describe(frame.code()), crate::bytecode::dis::side_by_side(frame.code(), &t.code));
         }
         if !t.graph.outputs.is_empty() {
-            let callable = PyCompiledGraph { graph: t.graph.clone(), call: t.call.clone() }.into_pyobject(vm);
+            let callable = PyCompiledGraph {
+                graph: t.graph.clone(),
+                call: t.call.clone(),
+            }
+            .into_pyobject(vm);
             let globals: &Py<PyDict> = frame.globals();
-            globals.set_item(name, callable, vm).map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
+            globals
+                .set_item(name, callable, vm)
+                .map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
         }
         if let Some(b) = &t.graph_break {
-            let location = b.reason.location.as_ref().map_or_else(|| describe(frame.code()), |l| format!("{}:{}", l.file, l.line));
+            let location = b.reason.location.as_ref().map_or_else(
+                || describe(frame.code()),
+                |l| format!("{}:{}", l.file, l.line),
+            );
             log::info!(target: LOG_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.reason, b.kind.hint());
             EXPLAIN.with(|e| {
                 if let Some(log) = e.borrow_mut().as_mut() {
@@ -373,7 +458,11 @@ impl Translator {
         }
         EXPLAIN.with(|e| {
             // A translation without tensor work (trace_all) is not a graph.
-            if let Some(log) = e.borrow_mut().as_mut().filter(|_| !t.graph.outputs.is_empty()) {
+            if let Some(log) = e
+                .borrow_mut()
+                .as_mut()
+                .filter(|_| !t.graph.outputs.is_empty())
+            {
                 log.graphs.push(CapturedGraph {
                     function: frame.code().qualname.as_str().to_owned(),
                     ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
@@ -383,10 +472,19 @@ impl Translator {
                 });
             }
         });
-        Ok(Entry { guards: t.guards, code: t.code, graph: t.graph })
+        Ok(Entry {
+            guards: t.guards,
+            code: t.code,
+            graph: t.graph,
+        })
     }
 }
 
 fn describe(code: &Py<PyCode>) -> String {
-    format!("{} ({}:{})", code.qualname.as_str(), code.source_path().as_str(), code.first_line_number.map_or(0, |l| l.get()))
+    format!(
+        "{} ({}:{})",
+        code.qualname.as_str(),
+        code.source_path().as_str(),
+        code.first_line_number.map_or(0, |l| l.get())
+    )
 }

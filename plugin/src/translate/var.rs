@@ -7,8 +7,8 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, PyTuple};
 use rustpython_vm::builtins::PyEllipsis;
+use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, PyTuple};
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
 
 use super::source::Source;
@@ -128,14 +128,21 @@ impl Var {
 pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
     let c = obj.class();
     let t = &vm.ctx.types;
-    if c.is(t.int_type) || c.is(t.bool_type) || c.is(t.float_type) || c.is(t.str_type) || c.is(t.bytes_type) {
+    if c.is(t.int_type)
+        || c.is(t.bool_type)
+        || c.is(t.float_type)
+        || c.is(t.str_type)
+        || c.is(t.bytes_type)
+    {
         return true;
     }
     if obj.downcast_ref::<PyNone>().is_some() || obj.downcast_ref::<PyEllipsis>().is_some() {
         return true;
     }
     if c.is(t.tuple_type) {
-        return obj.downcast_ref::<PyTuple>().is_some_and(|tu| tu.as_slice().iter().all(|x| is_plain(x, vm)));
+        return obj
+            .downcast_ref::<PyTuple>()
+            .is_some_and(|tu| tu.as_slice().iter().all(|x| is_plain(x, vm)));
     }
     if let Some(s) = obj.downcast_ref::<rustpython_vm::builtins::PySlice>() {
         let part = |p: &Option<PyObjectRef>| p.as_ref().is_none_or(|p| is_plain(p, vm));
@@ -153,5 +160,7 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
             || obj.downcast_ref::<PyBytes>().is_some()
             || obj.downcast_ref::<PyNone>().is_some()
             || obj.downcast_ref::<PyEllipsis>().is_some()
-            || obj.downcast_ref::<PyTuple>().is_some_and(|t| t.as_slice().iter().all(|x| is_literal(x, vm))))
+            || obj
+                .downcast_ref::<PyTuple>()
+                .is_some_and(|t| t.as_slice().iter().all(|x| is_literal(x, vm))))
 }

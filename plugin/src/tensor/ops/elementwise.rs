@@ -35,7 +35,10 @@ pub fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
         return Some(Fit::One);
     }
     // Leading ones aside, the operand's dimensions are the result's last ones.
-    let first = operand.iter().position(|&d| d != 1).unwrap_or(operand.len());
+    let first = operand
+        .iter()
+        .position(|&d| d != 1)
+        .unwrap_or(operand.len());
     let tail = &operand[first..];
     (numel > 0 && out.len() >= tail.len() && out.ends_with(tail)).then_some(Fit::Rows)
 }
@@ -58,30 +61,59 @@ fn lineup<'a, T: Copy>(a: &'a ArrayD<T>, shape: &[usize]) -> Option<Lineup<'a, T
 
 /// The broadcast loop on row-major operands, without ndarray's general iteration; the
 /// elements are those of the general path, computed by the same `f`.
-fn zip_map_rowmajor<T: Element, U: Element>(a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize], f: &impl Fn(T, T) -> U) -> Option<ArrayD<U>> {
-    let out = zip_lined_up(lineup(a, shape)?, lineup(b, shape)?, shape.iter().product(), f)?;
+fn zip_map_rowmajor<T: Element, U: Element>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    shape: &[usize],
+    f: &impl Fn(T, T) -> U,
+) -> Option<ArrayD<U>> {
+    let out = zip_lined_up(
+        lineup(a, shape)?,
+        lineup(b, shape)?,
+        shape.iter().product(),
+        f,
+    )?;
     Some(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
 }
 
 /// `f` over two lined-up operands, `n` elements; `None` for a pairing it does not handle.
-fn zip_lined_up<T: Copy, U>(a: Lineup<'_, T>, b: Lineup<'_, T>, n: usize, f: &impl Fn(T, T) -> U) -> Option<Vec<U>> {
+fn zip_lined_up<T: Copy, U>(
+    a: Lineup<'_, T>,
+    b: Lineup<'_, T>,
+    n: usize,
+    f: &impl Fn(T, T) -> U,
+) -> Option<Vec<U>> {
     let out: Vec<U> = match (a, b) {
         (Lineup::Whole(x), Lineup::Whole(y)) => x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect(),
         (Lineup::Whole(x), Lineup::One(q)) => x.iter().map(|&p| f(p, q)).collect(),
         (Lineup::One(p), Lineup::Whole(y)) => y.iter().map(|&q| f(p, q)).collect(),
-        (Lineup::Whole(x), Lineup::Rows(y)) => x.chunks_exact(y.len()).flat_map(|row| row.iter().zip(y).map(|(&p, &q)| f(p, q))).collect(),
-        (Lineup::Rows(x), Lineup::Whole(y)) => y.chunks_exact(x.len()).flat_map(|row| x.iter().zip(row).map(|(&p, &q)| f(p, q))).collect(),
+        (Lineup::Whole(x), Lineup::Rows(y)) => x
+            .chunks_exact(y.len())
+            .flat_map(|row| row.iter().zip(y).map(|(&p, &q)| f(p, q)))
+            .collect(),
+        (Lineup::Rows(x), Lineup::Whole(y)) => y
+            .chunks_exact(x.len())
+            .flat_map(|row| x.iter().zip(row).map(|(&p, &q)| f(p, q)))
+            .collect(),
         _ => return None,
     };
     (out.len() == n).then_some(out)
 }
 
-fn zip_map<T: Element, U: Element>(a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize], f: impl Fn(T, T) -> U) -> ArrayD<U> {
+fn zip_map<T: Element, U: Element>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U,
+) -> ArrayD<U> {
     if let Some(out) = zip_map_rowmajor(a, b, shape, &f) {
         return out;
     }
     let dim = IxDyn(shape);
-    let (a, b) = (a.broadcast(dim.clone()).expect("shapes were checked"), b.broadcast(dim).expect("shapes were checked"));
+    let (a, b) = (
+        a.broadcast(dim.clone()).expect("shapes were checked"),
+        b.broadcast(dim).expect("shapes were checked"),
+    );
     Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y))
 }
 
@@ -109,8 +141,24 @@ pub enum Binary {
 
 impl Binary {
     pub const ALL: [Binary; 18] = [
-        Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::FloorDiv, Binary::Mod, Binary::Pow, Binary::Maximum, Binary::Minimum,
-        Binary::Eq, Binary::Ne, Binary::Lt, Binary::Le, Binary::Gt, Binary::Ge, Binary::And, Binary::Or, Binary::Xor,
+        Binary::Add,
+        Binary::Sub,
+        Binary::Mul,
+        Binary::Div,
+        Binary::FloorDiv,
+        Binary::Mod,
+        Binary::Pow,
+        Binary::Maximum,
+        Binary::Minimum,
+        Binary::Eq,
+        Binary::Ne,
+        Binary::Lt,
+        Binary::Le,
+        Binary::Gt,
+        Binary::Ge,
+        Binary::And,
+        Binary::Or,
+        Binary::Xor,
     ];
 
     /// The op registered under `name`.
@@ -142,7 +190,10 @@ impl Binary {
     }
 
     pub fn is_comparison(self) -> bool {
-        matches!(self, Binary::Eq | Binary::Ne | Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge)
+        matches!(
+            self,
+            Binary::Eq | Binary::Ne | Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge
+        )
     }
 
     /// The type the operands are computed in.
@@ -151,11 +202,17 @@ impl Binary {
         Ok(match self {
             Binary::Div => common.to_float(),
             Binary::Sub if common == DType::Bool => {
-                return Err(TensorError::type_error("subtracting bool tensors is not supported; use ^ or logical_xor"));
+                return Err(TensorError::type_error(
+                    "subtracting bool tensors is not supported; use ^ or logical_xor",
+                ));
             }
             Binary::FloorDiv | Binary::Mod | Binary::Pow if common == DType::Bool => DType::Int64,
             Binary::And | Binary::Or | Binary::Xor if common.is_float() => {
-                return Err(TensorError::type_error(format!("{} needs bool or int64 tensors, not {}", self.name(), common.name())));
+                return Err(TensorError::type_error(format!(
+                    "{} needs bool or int64 tensors, not {}",
+                    self.name(),
+                    common.name()
+                )));
             }
             _ => common,
         })
@@ -163,7 +220,11 @@ impl Binary {
 
     fn result_dtype(self, a: DType, b: DType) -> TResult<DType> {
         let compute = self.compute_dtype(a, b)?;
-        Ok(if self.is_comparison() { DType::Bool } else { compute })
+        Ok(if self.is_comparison() {
+            DType::Bool
+        } else {
+            compute
+        })
     }
 }
 
@@ -178,7 +239,11 @@ fn int_op(op: Binary, x: i64, y: i64) -> i64 {
                 0
             } else {
                 let q = x.wrapping_div(y);
-                if (x % y != 0) && ((x < 0) != (y < 0)) { q - 1 } else { q }
+                if (x % y != 0) && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
             }
         }
         Binary::Mod => {
@@ -186,7 +251,11 @@ fn int_op(op: Binary, x: i64, y: i64) -> i64 {
                 0
             } else {
                 let r = x.wrapping_rem(y);
-                if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }
+                if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }
             }
         }
         Binary::Pow => x.wrapping_pow(y as u32),
@@ -209,12 +278,28 @@ pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
         Binary::FloorDiv => (x / y).floor(),
         Binary::Mod => {
             let r = x % y;
-            if r != 0.0 && ((r < 0.0) != (y < 0.0)) { r + y } else { r }
+            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                r + y
+            } else {
+                r
+            }
         }
         Binary::Pow => x.powf(y),
         // NaN wins, as in NumPy's maximum/minimum.
-        Binary::Maximum => if x.is_nan() || y.is_nan() { f64::NAN } else { x.max(y) },
-        Binary::Minimum => if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) },
+        Binary::Maximum => {
+            if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else {
+                x.max(y)
+            }
+        }
+        Binary::Minimum => {
+            if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else {
+                x.min(y)
+            }
+        }
         _ => unreachable!("not a float arithmetic op"),
     }
 }
@@ -234,8 +319,16 @@ fn compare<T: PartialOrd>(op: Binary, x: T, y: T) -> bool {
 pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData> {
     let shape = broadcast(a.shape(), b.shape())?;
     let dt = op.compute_dtype(a.dtype(), b.dtype())?;
-    if op == Binary::Pow && dt == DType::Int64 && b.to_dtype(DType::Int64).to_scalars().iter().any(|s| s.as_i64() < 0) {
-        return Err(TensorError::value("integers to negative integer powers are not allowed"));
+    if op == Binary::Pow
+        && dt == DType::Int64
+        && b.to_dtype(DType::Int64)
+            .to_scalars()
+            .iter()
+            .any(|s| s.as_i64() < 0)
+    {
+        return Err(TensorError::value(
+            "integers to negative integer powers are not allowed",
+        ));
     }
     let (a, b) = (a.to_dtype(dt), b.to_dtype(dt));
     Ok(match (a.as_ref(), b.as_ref()) {
@@ -262,7 +355,9 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
             if op.is_comparison() {
                 TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
             } else {
-                TensorData::Float32(zip_map(x, y, &shape, |p, q| float_op(op, f64::from(p), f64::from(q)) as f32))
+                TensorData::Float32(zip_map(x, y, &shape, |p, q| {
+                    float_op(op, f64::from(p), f64::from(q)) as f32
+                }))
             }
         }
         (TensorData::Float64(x), TensorData::Float64(y)) => {
@@ -293,7 +388,17 @@ pub enum Unary {
 
 impl Unary {
     pub const ALL: [Unary; 11] = [
-        Unary::Neg, Unary::Abs, Unary::Not, Unary::Exp, Unary::Log, Unary::Sqrt, Unary::Tanh, Unary::Sigmoid, Unary::Relu, Unary::Sin, Unary::Cos,
+        Unary::Neg,
+        Unary::Abs,
+        Unary::Not,
+        Unary::Exp,
+        Unary::Log,
+        Unary::Sqrt,
+        Unary::Tanh,
+        Unary::Sigmoid,
+        Unary::Relu,
+        Unary::Sin,
+        Unary::Cos,
     ];
 
     /// The op registered under `name`.
@@ -320,10 +425,15 @@ impl Unary {
     fn result_dtype(self, t: DType) -> TResult<DType> {
         Ok(match self {
             Unary::Neg if t == DType::Bool => {
-                return Err(TensorError::type_error("negating a bool tensor is not supported; use ~ instead"));
+                return Err(TensorError::type_error(
+                    "negating a bool tensor is not supported; use ~ instead",
+                ));
             }
             Unary::Not if t.is_float() => {
-                return Err(TensorError::type_error(format!("~ needs a bool or int64 tensor, not {}", t.name())));
+                return Err(TensorError::type_error(format!(
+                    "~ needs a bool or int64 tensor, not {}",
+                    t.name()
+                )));
             }
             Unary::Neg | Unary::Abs | Unary::Not | Unary::Relu => t,
             _ => t.to_float(),
@@ -340,7 +450,13 @@ impl Unary {
             Unary::Sqrt => x.sqrt(),
             Unary::Tanh => x.tanh(),
             Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-            Unary::Relu => if x.is_nan() || x > 0.0 { x } else { 0.0 },
+            Unary::Relu => {
+                if x.is_nan() || x > 0.0 {
+                    x
+                } else {
+                    0.0
+                }
+            }
             Unary::Sin => x.sin(),
             Unary::Cos => x.cos(),
             Unary::Not => unreachable!("checked by result_dtype"),
@@ -405,18 +521,35 @@ pub fn where_(cond: &TensorData, a: &TensorData, b: &TensorData) -> TResult<Tens
     let shape = broadcast(&broadcast(cond.shape(), a.shape())?, b.shape())?;
     let dt = DType::promote(a.dtype(), b.dtype());
     let c = cond.to_dtype(DType::Bool);
-    let TensorData::Bool(c) = c.as_ref() else { unreachable!("cast to bool") };
+    let TensorData::Bool(c) = c.as_ref() else {
+        unreachable!("cast to bool")
+    };
     let c = c.broadcast(IxDyn(&shape)).expect("checked").to_owned();
-    fn pick<T: Element>(c: &ArrayD<bool>, a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
+    fn pick<T: Element>(
+        c: &ArrayD<bool>,
+        a: &ArrayD<T>,
+        b: &ArrayD<T>,
+        shape: &[usize],
+    ) -> ArrayD<T> {
         let dim = IxDyn(shape);
-        let (a, b) = (a.broadcast(dim.clone()).expect("checked"), b.broadcast(dim).expect("checked"));
-        Zip::from(c).and(&a).and(&b).map_collect(|&k, &x, &y| if k { x } else { y })
+        let (a, b) = (
+            a.broadcast(dim.clone()).expect("checked"),
+            b.broadcast(dim).expect("checked"),
+        );
+        Zip::from(c)
+            .and(&a)
+            .and(&b)
+            .map_collect(|&k, &x, &y| if k { x } else { y })
     }
     Ok(match (a.to_dtype(dt).as_ref(), b.to_dtype(dt).as_ref()) {
         (TensorData::Bool(x), TensorData::Bool(y)) => TensorData::Bool(pick(&c, x, y, &shape)),
         (TensorData::Int64(x), TensorData::Int64(y)) => TensorData::Int64(pick(&c, x, y, &shape)),
-        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(pick(&c, x, y, &shape)),
-        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(pick(&c, x, y, &shape)),
+        (TensorData::Float32(x), TensorData::Float32(y)) => {
+            TensorData::Float32(pick(&c, x, y, &shape))
+        }
+        (TensorData::Float64(x), TensorData::Float64(y)) => {
+            TensorData::Float64(pick(&c, x, y, &shape))
+        }
         _ => unreachable!("cast to one type"),
     })
 }
@@ -427,7 +560,12 @@ pub fn ops() -> Vec<OpDef> {
         out.push(OpDef::new(
             op.name(),
             Arity::Exactly(2),
-            move |m: &[Meta], _| Ok(Meta { shape: broadcast(&m[0].shape, &m[1].shape)?, dtype: op.result_dtype(m[0].dtype, m[1].dtype)? }),
+            move |m: &[Meta], _| {
+                Ok(Meta {
+                    shape: broadcast(&m[0].shape, &m[1].shape)?,
+                    dtype: op.result_dtype(m[0].dtype, m[1].dtype)?,
+                })
+            },
             move |t: &[&TensorData], _| binary(op, t[0], t[1]),
         ));
     }
@@ -435,14 +573,24 @@ pub fn ops() -> Vec<OpDef> {
         out.push(OpDef::new(
             op.name(),
             Arity::Exactly(1),
-            move |m: &[Meta], _| Ok(Meta { shape: m[0].shape.clone(), dtype: op.result_dtype(m[0].dtype)? }),
+            move |m: &[Meta], _| {
+                Ok(Meta {
+                    shape: m[0].shape.clone(),
+                    dtype: op.result_dtype(m[0].dtype)?,
+                })
+            },
             move |t: &[&TensorData], _| unary(op, t[0]),
         ));
     }
     out.push(OpDef::new(
         "clamp",
         Arity::Exactly(1),
-        |m: &[Meta], a: &Attrs| Ok(Meta { shape: m[0].shape.clone(), dtype: clamp_dtype(m[0].dtype, a)? }),
+        |m: &[Meta], a: &Attrs| {
+            Ok(Meta {
+                shape: m[0].shape.clone(),
+                dtype: clamp_dtype(m[0].dtype, a)?,
+            })
+        },
         |t: &[&TensorData], a: &Attrs| clamp(t[0], a.opt_float("min")?, a.opt_float("max")?),
     ));
     out.push(OpDef::new(
@@ -460,8 +608,13 @@ pub fn ops() -> Vec<OpDef> {
         "to",
         Arity::Exactly(1),
         |m: &[Meta], a: &Attrs| match a.get("dtype") {
-            crate::tensor::registry::Attr::DType(d) => Ok(Meta { shape: m[0].shape.clone(), dtype: *d }),
-            other => Err(TensorError::type_error(format!("dtype must be a symtrace dtype, not {other:?}"))),
+            crate::tensor::registry::Attr::DType(d) => Ok(Meta {
+                shape: m[0].shape.clone(),
+                dtype: *d,
+            }),
+            other => Err(TensorError::type_error(format!(
+                "dtype must be a symtrace dtype, not {other:?}"
+            ))),
         },
         |t: &[&TensorData], a: &Attrs| match a.get("dtype") {
             crate::tensor::registry::Attr::DType(d) => Ok(t[0].cast(*d)),

@@ -12,10 +12,20 @@ use crate::tensor::shape::broadcast;
 /// The result shape of `a @ b`.
 pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     if a.is_empty() || b.is_empty() {
-        return Err(TensorError::value("matmul: both operands need at least one dimension"));
+        return Err(TensorError::value(
+            "matmul: both operands need at least one dimension",
+        ));
     }
-    let a2: Vec<usize> = if a.len() == 1 { vec![1, a[0]] } else { a.to_vec() };
-    let b2: Vec<usize> = if b.len() == 1 { vec![b[0], 1] } else { b.to_vec() };
+    let a2: Vec<usize> = if a.len() == 1 {
+        vec![1, a[0]]
+    } else {
+        a.to_vec()
+    };
+    let b2: Vec<usize> = if b.len() == 1 {
+        vec![b[0], 1]
+    } else {
+        b.to_vec()
+    };
     let (n, k1) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (k2, p) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if k1 != k2 {
@@ -96,7 +106,13 @@ fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out
 
 /// Columns `j .. j + W` of one output row.
 #[inline(always)]
-fn column_block<T: LinalgScalar, const W: usize>(row: &mut [T], a_row: &[T], b: &[T], n: usize, j: usize) {
+fn column_block<T: LinalgScalar, const W: usize>(
+    row: &mut [T],
+    a_row: &[T],
+    b: &[T],
+    n: usize,
+    j: usize,
+) {
     let mut acc = [T::zero(); W];
     for (&a_ip, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
         let b_block: &[T; W] = b_row[j..j + W].try_into().expect("W columns");
@@ -112,35 +128,71 @@ fn product_2d<T: LinalgScalar>(x: ArrayView2<'_, T>, y: ArrayView2<'_, T>) -> Ar
     let ((m, k), (_, n)) = (x.dim(), y.dim());
     if m * k * n <= SMALL_PRODUCT {
         let (a, b) = (x.as_standard_layout(), y.as_standard_layout());
-        let (a, b) = (a.as_slice().expect("standard layout"), b.as_slice().expect("standard layout"));
-        return Array2::from_shape_vec((m, n), small_product(a, b, m, k, n)).expect("m * n elements");
+        let (a, b) = (
+            a.as_slice().expect("standard layout"),
+            b.as_slice().expect("standard layout"),
+        );
+        return Array2::from_shape_vec((m, n), small_product(a, b, m, k, n))
+            .expect("m * n elements");
     }
     x.dot(&y)
 }
 
-fn matmul_typed<T: Element + LinalgScalar>(a: &ArrayD<T>, b: &ArrayD<T>, out_shape: &[usize]) -> ArrayD<T> {
-    let a2 = if a.ndim() == 1 { a.view().insert_axis(Axis(0)) } else { a.view() };
-    let b2 = if b.ndim() == 1 { b.view().insert_axis(Axis(1)) } else { b.view() };
+fn matmul_typed<T: Element + LinalgScalar>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    out_shape: &[usize],
+) -> ArrayD<T> {
+    let a2 = if a.ndim() == 1 {
+        a.view().insert_axis(Axis(0))
+    } else {
+        a.view()
+    };
+    let b2 = if b.ndim() == 1 {
+        b.view().insert_axis(Axis(1))
+    } else {
+        b.view()
+    };
     if a2.ndim() == 2 && b2.ndim() == 2 {
         // No batch: one product straight on the operands, no copies.
         let x = a2.into_dimensionality::<Ix2>().expect("2-D");
         let y = b2.into_dimensionality::<Ix2>().expect("2-D");
-        return product_2d(x, y).into_dyn().into_shape_with_order(IxDyn(out_shape)).expect("shape computed by inference");
+        return product_2d(x, y)
+            .into_dyn()
+            .into_shape_with_order(IxDyn(out_shape))
+            .expect("shape computed by inference");
     }
-    let (n, k, p) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1], b2.shape()[b2.ndim() - 1]);
-    let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2]).expect("checked by inference");
+    let (n, k, p) = (
+        a2.shape()[a2.ndim() - 2],
+        a2.shape()[a2.ndim() - 1],
+        b2.shape()[b2.ndim() - 1],
+    );
+    let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])
+        .expect("checked by inference");
     let count: usize = batch.iter().product();
     let full = |v: &ndarray::ArrayViewD<'_, T>, rows: usize, cols: usize| {
         let mut s = batch.clone();
         s.extend([rows, cols]);
-        let owned = v.broadcast(IxDyn(&s)).expect("checked").as_standard_layout().into_owned();
-        owned.into_shape_with_order(IxDyn(&[count, rows, cols])).expect("standard layout")
+        let owned = v
+            .broadcast(IxDyn(&s))
+            .expect("checked")
+            .as_standard_layout()
+            .into_owned();
+        owned
+            .into_shape_with_order(IxDyn(&[count, rows, cols]))
+            .expect("standard layout")
     };
     let (a3, b3) = (full(&a2, n, k), full(&b2, k, p));
     let mut out = Vec::with_capacity(count * n * p);
     for i in 0..count {
-        let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>().expect("2-D");
-        let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>().expect("2-D");
+        let x = a3
+            .index_axis(Axis(0), i)
+            .into_dimensionality::<Ix2>()
+            .expect("2-D");
+        let y = b3
+            .index_axis(Axis(0), i)
+            .into_dimensionality::<Ix2>()
+            .expect("2-D");
         let z: Array2<T> = product_2d(x, y);
         out.extend(z.iter().copied());
     }
@@ -151,16 +203,26 @@ pub fn matmul(a: &TensorData, b: &TensorData) -> TResult<TensorData> {
     let shape = matmul_shape(a.shape(), b.shape())?;
     let dt = DType::promote(a.dtype(), b.dtype());
     let compute = dt.max(DType::Int64);
-    Ok(match (a.to_dtype(compute).as_ref(), b.to_dtype(compute).as_ref()) {
-        (TensorData::Int64(x), TensorData::Int64(y)) => {
-            let r = TensorData::Int64(matmul_typed(x, y, &shape));
-            // bool @ bool is "any of the ands", as in NumPy.
-            if dt == DType::Bool { r.cast(DType::Bool) } else { r }
-        }
-        (TensorData::Float32(x), TensorData::Float32(y)) => TensorData::Float32(matmul_typed(x, y, &shape)),
-        (TensorData::Float64(x), TensorData::Float64(y)) => TensorData::Float64(matmul_typed(x, y, &shape)),
-        _ => unreachable!("cast to one type"),
-    })
+    Ok(
+        match (a.to_dtype(compute).as_ref(), b.to_dtype(compute).as_ref()) {
+            (TensorData::Int64(x), TensorData::Int64(y)) => {
+                let r = TensorData::Int64(matmul_typed(x, y, &shape));
+                // bool @ bool is "any of the ands", as in NumPy.
+                if dt == DType::Bool {
+                    r.cast(DType::Bool)
+                } else {
+                    r
+                }
+            }
+            (TensorData::Float32(x), TensorData::Float32(y)) => {
+                TensorData::Float32(matmul_typed(x, y, &shape))
+            }
+            (TensorData::Float64(x), TensorData::Float64(y)) => {
+                TensorData::Float64(matmul_typed(x, y, &shape))
+            }
+            _ => unreachable!("cast to one type"),
+        },
+    )
 }
 
 fn dot_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
@@ -179,13 +241,23 @@ pub fn ops() -> Vec<OpDef> {
         OpDef::new(
             "matmul",
             Arity::Exactly(2),
-            |m: &[Meta], _| Ok(Meta { shape: matmul_shape(&m[0].shape, &m[1].shape)?, dtype: DType::promote(m[0].dtype, m[1].dtype) }),
+            |m: &[Meta], _| {
+                Ok(Meta {
+                    shape: matmul_shape(&m[0].shape, &m[1].shape)?,
+                    dtype: DType::promote(m[0].dtype, m[1].dtype),
+                })
+            },
             |t: &[&TensorData], _| matmul(t[0], t[1]),
         ),
         OpDef::new(
             "dot",
             Arity::Exactly(2),
-            |m: &[Meta], _| Ok(Meta { shape: dot_shape(&m[0].shape, &m[1].shape)?, dtype: DType::promote(m[0].dtype, m[1].dtype) }),
+            |m: &[Meta], _| {
+                Ok(Meta {
+                    shape: dot_shape(&m[0].shape, &m[1].shape)?,
+                    dtype: DType::promote(m[0].dtype, m[1].dtype),
+                })
+            },
             |t: &[&TensorData], _| {
                 dot_shape(t[0].shape(), t[1].shape())?;
                 matmul(t[0], t[1])

@@ -46,14 +46,29 @@ impl Reduction {
 }
 
 /// The result shape, and the dimension reduced (None: all).
-fn reduced_shape(r: Reduction, shape: &[usize], attrs: &Attrs) -> TResult<(Vec<usize>, Option<usize>)> {
+fn reduced_shape(
+    r: Reduction,
+    shape: &[usize],
+    attrs: &Attrs,
+) -> TResult<(Vec<usize>, Option<usize>)> {
     let keepdim = attrs.flag("keepdim");
     match attrs.opt_int("dim")? {
         None => {
             if r.needs_elements() && shape.contains(&0) {
-                return Err(TensorError::value(format!("{} of an empty tensor (shape {})", r.name(), shape_str(shape))));
+                return Err(TensorError::value(format!(
+                    "{} of an empty tensor (shape {})",
+                    r.name(),
+                    shape_str(shape)
+                )));
             }
-            Ok((if keepdim { vec![1; shape.len()] } else { vec![] }, None))
+            Ok((
+                if keepdim {
+                    vec![1; shape.len()]
+                } else {
+                    vec![]
+                },
+                None,
+            ))
         }
         Some(d) => {
             let d = normalize_dim(d, shape.len())?;
@@ -82,9 +97,27 @@ fn lane_f64(r: Reduction, lane: ArrayViewD<'_, f64>) -> f64 {
     let n = lane.len();
     match r {
         Reduction::Sum => lane.sum(),
-        Reduction::Mean => if n == 0 { f64::NAN } else { lane.sum() / n as f64 },
-        Reduction::Max => lane.iter().fold(f64::NEG_INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.max(x) }),
-        Reduction::Min => lane.iter().fold(f64::INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f64::NAN } else { m.min(x) }),
+        Reduction::Mean => {
+            if n == 0 {
+                f64::NAN
+            } else {
+                lane.sum() / n as f64
+            }
+        }
+        Reduction::Max => lane.iter().fold(f64::NEG_INFINITY, |m, &x| {
+            if m.is_nan() || x.is_nan() {
+                f64::NAN
+            } else {
+                m.max(x)
+            }
+        }),
+        Reduction::Min => lane.iter().fold(f64::INFINITY, |m, &x| {
+            if m.is_nan() || x.is_nan() {
+                f64::NAN
+            } else {
+                m.min(x)
+            }
+        }),
         Reduction::ArgMax | Reduction::ArgMin => arg(r, lane.iter().copied()) as f64,
     }
 }
@@ -116,20 +149,41 @@ fn arg<T: PartialOrd + Copy>(r: Reduction, values: impl Iterator<Item = T>) -> i
     best.map_or(0, |(i, _)| i as i64)
 }
 
-fn reduce_typed<T: Element + PartialOrd>(r: Reduction, a: &ArrayD<T>, dim: Option<usize>, out_shape: &[usize]) -> TensorData {
+fn reduce_typed<T: Element + PartialOrd>(
+    r: Reduction,
+    a: &ArrayD<T>,
+    dim: Option<usize>,
+    out_shape: &[usize],
+) -> TensorData {
     // Integer sums and min/max stay exact in i64 / the own type; the rest goes through f64.
     let to_out = |values: Vec<f64>| -> TensorData {
         let dt = r.result_dtype(T::DTYPE);
-        let scalars: Vec<_> = values.into_iter().map(crate::tensor::data::Scalar::Float).collect();
+        let scalars: Vec<_> = values
+            .into_iter()
+            .map(crate::tensor::data::Scalar::Float)
+            .collect();
         TensorData::from_scalars(out_shape, &scalars, dt).expect("shape computed by inference")
     };
     let exact_int = T::DTYPE == DType::Int64 || T::DTYPE == DType::Bool;
     let lanes: Vec<ArrayViewD<'_, T>> = match dim {
-        None => vec![a.view().into_shape_with_order(IxDyn(&[a.len()])).unwrap_or_else(|_| unreachable!())],
+        None => vec![
+            a.view()
+                .into_shape_with_order(IxDyn(&[a.len()]))
+                .unwrap_or_else(|_| unreachable!()),
+        ],
         Some(_) if a.ndim() == 0 => vec![a.view()],
         Some(d) => a.lanes(Axis(d)).into_iter().map(|l| l.into_dyn()).collect(),
     };
-    if exact_int && matches!(r, Reduction::Sum | Reduction::Max | Reduction::Min | Reduction::ArgMax | Reduction::ArgMin) {
+    if exact_int
+        && matches!(
+            r,
+            Reduction::Sum
+                | Reduction::Max
+                | Reduction::Min
+                | Reduction::ArgMax
+                | Reduction::ArgMin
+        )
+    {
         let values: Vec<crate::tensor::data::Scalar> = lanes
             .iter()
             .map(|lane| {
@@ -142,9 +196,15 @@ fn reduce_typed<T: Element + PartialOrd>(r: Reduction, a: &ArrayD<T>, dim: Optio
                 })
             })
             .collect();
-        return TensorData::from_scalars(out_shape, &values, r.result_dtype(T::DTYPE)).expect("shape computed by inference");
+        return TensorData::from_scalars(out_shape, &values, r.result_dtype(T::DTYPE))
+            .expect("shape computed by inference");
     }
-    to_out(lanes.iter().map(|lane| lane_f64(r, lane.mapv(|v| v.to_scalar().as_f64()).view())).collect())
+    to_out(
+        lanes
+            .iter()
+            .map(|lane| lane_f64(r, lane.mapv(|v| v.to_scalar().as_f64()).view()))
+            .collect(),
+    )
 }
 
 pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
@@ -153,7 +213,9 @@ pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData
     // result's elements; only a whole-tensor reduction views the data as one row, which needs
     // row-major storage.
     let t = if dim.is_none() && !t.is_standard_layout() {
-        std::borrow::Cow::Owned(crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into()))
+        std::borrow::Cow::Owned(
+            crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into()),
+        )
     } else {
         std::borrow::Cow::Borrowed(t)
     };
@@ -186,7 +248,9 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
         let n = x.shape()[d];
         match x.as_slice_mut() {
             // Row-major along the last dimension: the lanes are consecutive runs of memory.
-            Some(all) if d + 1 == t.ndim() && n > 0 => all.chunks_exact_mut(n).for_each(|lane| softmax_lane(lane, log)),
+            Some(all) if d + 1 == t.ndim() && n > 0 => all
+                .chunks_exact_mut(n)
+                .for_each(|lane| softmax_lane(lane, log)),
             _ => x.lanes_mut(Axis(d)).into_iter().for_each(|mut lane| {
                 // A strided lane is computed in a contiguous copy, by the same function.
                 let mut run = lane.to_vec();
@@ -208,11 +272,23 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
 
 pub fn ops() -> Vec<OpDef> {
     let mut out = Vec::new();
-    for r in [Reduction::Sum, Reduction::Mean, Reduction::Max, Reduction::Min, Reduction::ArgMax, Reduction::ArgMin] {
+    for r in [
+        Reduction::Sum,
+        Reduction::Mean,
+        Reduction::Max,
+        Reduction::Min,
+        Reduction::ArgMax,
+        Reduction::ArgMin,
+    ] {
         out.push(OpDef::new(
             r.name(),
             Arity::Exactly(1),
-            move |m: &[Meta], a: &Attrs| Ok(Meta { shape: reduced_shape(r, &m[0].shape, a)?.0, dtype: r.result_dtype(m[0].dtype) }),
+            move |m: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: reduced_shape(r, &m[0].shape, a)?.0,
+                    dtype: r.result_dtype(m[0].dtype),
+                })
+            },
             move |t: &[&TensorData], a: &Attrs| reduce(r, t[0], a),
         ));
     }
@@ -222,7 +298,10 @@ pub fn ops() -> Vec<OpDef> {
             Arity::Exactly(1),
             |m: &[Meta], a: &Attrs| {
                 normalize_dim(a.int("dim")?, m[0].shape.len())?;
-                Ok(Meta { shape: m[0].shape.clone(), dtype: m[0].dtype.to_float() })
+                Ok(Meta {
+                    shape: m[0].shape.clone(),
+                    dtype: m[0].dtype.to_float(),
+                })
             },
             move |t: &[&TensorData], a: &Attrs| softmax(t[0], a.int("dim")?, log),
         ));

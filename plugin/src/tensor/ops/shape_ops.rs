@@ -11,12 +11,22 @@ use crate::tensor::shape::{normalize_dim, numel};
 
 /// `shape` with its one `-1` resolved, checked against `numel` elements.
 pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
-    let bad = || TensorError::value(format!("cannot reshape a tensor of shape {} into {:?}", shape_str(from), spec));
+    let bad = || {
+        TensorError::value(format!(
+            "cannot reshape a tensor of shape {} into {:?}",
+            shape_str(from),
+            spec
+        ))
+    };
     let n = numel(from);
     if spec.iter().filter(|&&d| d == -1).count() > 1 || spec.iter().any(|&d| d < -1) {
         return Err(bad());
     }
-    let known: usize = spec.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+    let known: usize = spec
+        .iter()
+        .filter(|&&d| d >= 0)
+        .map(|&d| d as usize)
+        .product();
     let out: Vec<usize> = spec
         .iter()
         .map(|&d| {
@@ -36,10 +46,15 @@ pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
 }
 
 fn permutation(dims: &[i64], ndim: usize) -> TResult<Vec<usize>> {
-    let perm: Vec<usize> = dims.iter().map(|&d| normalize_dim(d, ndim)).collect::<TResult<_>>()?;
+    let perm: Vec<usize> = dims
+        .iter()
+        .map(|&d| normalize_dim(d, ndim))
+        .collect::<TResult<_>>()?;
     let mut seen = vec![false; ndim];
     if perm.len() != ndim || perm.iter().any(|&d| std::mem::replace(&mut seen[d], true)) {
-        return Err(TensorError::value(format!("permute needs a permutation of the {ndim} dimensions, got {dims:?}")));
+        return Err(TensorError::value(format!(
+            "permute needs a permutation of the {ndim} dimensions, got {dims:?}"
+        )));
     }
     Ok(perm)
 }
@@ -48,7 +63,10 @@ pub fn transpose_perm(ndim: usize, a: &Attrs) -> TResult<Vec<usize>> {
     if ndim == 0 {
         return Ok(vec![]);
     }
-    let (d0, d1) = (normalize_dim(a.int("dim0")?, ndim)?, normalize_dim(a.int("dim1")?, ndim)?);
+    let (d0, d1) = (
+        normalize_dim(a.int("dim0")?, ndim)?,
+        normalize_dim(a.int("dim1")?, ndim)?,
+    );
     let mut perm: Vec<usize> = (0..ndim).collect();
     perm.swap(d0, d1);
     Ok(perm)
@@ -85,25 +103,40 @@ fn reshape_data(t: &TensorData, shape: &[usize]) -> TensorData {
 }
 
 /// Shape of `cat` (stack: `new_axis`) of tensors of `shapes` along `dim`.
-fn join_shape(shapes: &[Vec<usize>], dim: i64, new_axis: bool, name: &str) -> TResult<(Vec<usize>, usize)> {
+fn join_shape(
+    shapes: &[Vec<usize>],
+    dim: i64,
+    new_axis: bool,
+    name: &str,
+) -> TResult<(Vec<usize>, usize)> {
     let first = &shapes[0];
     let ndim = first.len() + usize::from(new_axis);
     if !new_axis && first.is_empty() {
-        return Err(TensorError::value("cat: zero-dimensional tensors cannot be concatenated"));
+        return Err(TensorError::value(
+            "cat: zero-dimensional tensors cannot be concatenated",
+        ));
     }
     let d = normalize_dim(dim, ndim)?;
     for s in &shapes[1..] {
         let same = if new_axis {
             s == first
         } else {
-            s.len() == first.len() && s.iter().zip(first).enumerate().all(|(i, (a, b))| i == d || a == b)
+            s.len() == first.len()
+                && s.iter()
+                    .zip(first)
+                    .enumerate()
+                    .all(|(i, (a, b))| i == d || a == b)
         };
         if !same {
             return Err(TensorError::value(format!(
                 "{name}: shapes {} and {} do not match{}",
                 shape_str(first),
                 shape_str(s),
-                if new_axis { String::new() } else { format!(" outside dimension {d}") }
+                if new_axis {
+                    String::new()
+                } else {
+                    format!(" outside dimension {d}")
+                }
             )));
         }
     }
@@ -118,8 +151,17 @@ fn join_shape(shapes: &[Vec<usize>], dim: i64, new_axis: bool, name: &str) -> TR
 
 fn join(ts: &[&TensorData], dim: i64, new_axis: bool) -> TResult<TensorData> {
     let shapes: Vec<Vec<usize>> = ts.iter().map(|t| t.shape().to_vec()).collect();
-    let (_, d) = join_shape(&shapes, dim, new_axis, if new_axis { "stack" } else { "cat" })?;
-    let dt = ts.iter().map(|t| t.dtype()).reduce(DType::promote).expect("at least one");
+    let (_, d) = join_shape(
+        &shapes,
+        dim,
+        new_axis,
+        if new_axis { "stack" } else { "cat" },
+    )?;
+    let dt = ts
+        .iter()
+        .map(|t| t.dtype())
+        .reduce(DType::promote)
+        .expect("at least one");
     let cast: Vec<std::borrow::Cow<'_, TensorData>> = ts.iter().map(|t| t.to_dtype(dt)).collect();
     fn go<T: Clone>(arrays: Vec<&ArrayD<T>>, d: usize, new_axis: bool) -> ArrayD<T> {
         let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
@@ -132,10 +174,12 @@ fn join(ts: &[&TensorData], dim: i64, new_axis: bool) -> TResult<TensorData> {
     macro_rules! collect {
         ($variant:ident) => {
             TensorData::$variant(go(
-                cast.iter().map(|t| match t.as_ref() {
-                    TensorData::$variant(a) => a,
-                    _ => unreachable!("cast to one type"),
-                }).collect(),
+                cast.iter()
+                    .map(|t| match t.as_ref() {
+                        TensorData::$variant(a) => a,
+                        _ => unreachable!("cast to one type"),
+                    })
+                    .collect(),
                 d,
                 new_axis,
             ))
@@ -155,15 +199,28 @@ pub fn ops() -> Vec<OpDef> {
         OpDef::new(
             "reshape",
             Arity::Exactly(1),
-            move |m: &[Meta], a: &Attrs| Ok(Meta { shape: reshape_target(&m[0].shape, &a.ints("shape")?)?, dtype: same_dtype(m) }),
-            |t: &[&TensorData], a: &Attrs| Ok(reshape_data(t[0], &reshape_target(t[0].shape(), &a.ints("shape")?)?)),
+            move |m: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: reshape_target(&m[0].shape, &a.ints("shape")?)?,
+                    dtype: same_dtype(m),
+                })
+            },
+            |t: &[&TensorData], a: &Attrs| {
+                Ok(reshape_data(
+                    t[0],
+                    &reshape_target(t[0].shape(), &a.ints("shape")?)?,
+                ))
+            },
         ),
         OpDef::new(
             "transpose",
             Arity::Exactly(1),
             move |m: &[Meta], a: &Attrs| {
                 let perm = transpose_perm(m[0].shape.len(), a)?;
-                Ok(Meta { shape: perm.iter().map(|&p| m[0].shape[p]).collect(), dtype: same_dtype(m) })
+                Ok(Meta {
+                    shape: perm.iter().map(|&p| m[0].shape[p]).collect(),
+                    dtype: same_dtype(m),
+                })
             },
             |t: &[&TensorData], a: &Attrs| Ok(permute_data(t[0], &transpose_perm(t[0].ndim(), a)?)),
         ),
@@ -172,9 +229,17 @@ pub fn ops() -> Vec<OpDef> {
             Arity::Exactly(1),
             move |m: &[Meta], a: &Attrs| {
                 let perm = permutation(&a.ints("dims")?, m[0].shape.len())?;
-                Ok(Meta { shape: perm.iter().map(|&p| m[0].shape[p]).collect(), dtype: same_dtype(m) })
+                Ok(Meta {
+                    shape: perm.iter().map(|&p| m[0].shape[p]).collect(),
+                    dtype: same_dtype(m),
+                })
             },
-            |t: &[&TensorData], a: &Attrs| Ok(permute_data(t[0], &permutation(&a.ints("dims")?, t[0].ndim())?)),
+            |t: &[&TensorData], a: &Attrs| {
+                Ok(permute_data(
+                    t[0],
+                    &permutation(&a.ints("dims")?, t[0].ndim())?,
+                ))
+            },
         ),
         OpDef::new(
             "unsqueeze",
@@ -183,7 +248,10 @@ pub fn ops() -> Vec<OpDef> {
                 let d = unsqueeze_dim(m[0].shape.len(), a.int("dim")?)?;
                 let mut s = m[0].shape.clone();
                 s.insert(d, 1);
-                Ok(Meta { shape: s, dtype: same_dtype(m) })
+                Ok(Meta {
+                    shape: s,
+                    dtype: same_dtype(m),
+                })
             },
             |t: &[&TensorData], a: &Attrs| {
                 let d = unsqueeze_dim(t[0].ndim(), a.int("dim")?)?;
@@ -193,16 +261,33 @@ pub fn ops() -> Vec<OpDef> {
         OpDef::new(
             "squeeze",
             Arity::Exactly(1),
-            move |m: &[Meta], a: &Attrs| Ok(Meta { shape: squeeze_shape(&m[0].shape, a.opt_int("dim")?)?, dtype: same_dtype(m) }),
-            |t: &[&TensorData], a: &Attrs| Ok(reshape_data(t[0], &squeeze_shape(t[0].shape(), a.opt_int("dim")?)?)),
+            move |m: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: squeeze_shape(&m[0].shape, a.opt_int("dim")?)?,
+                    dtype: same_dtype(m),
+                })
+            },
+            |t: &[&TensorData], a: &Attrs| {
+                Ok(reshape_data(
+                    t[0],
+                    &squeeze_shape(t[0].shape(), a.opt_int("dim")?)?,
+                ))
+            },
         ),
         OpDef::new(
             "cat",
             Arity::AtLeast(1),
             |m: &[Meta], a: &Attrs| {
                 let shapes: Vec<Vec<usize>> = m.iter().map(|x| x.shape.clone()).collect();
-                let dtype = m.iter().map(|x| x.dtype).reduce(DType::promote).expect("at least one");
-                Ok(Meta { shape: join_shape(&shapes, a.opt_int("dim")?.unwrap_or(0), false, "cat")?.0, dtype })
+                let dtype = m
+                    .iter()
+                    .map(|x| x.dtype)
+                    .reduce(DType::promote)
+                    .expect("at least one");
+                Ok(Meta {
+                    shape: join_shape(&shapes, a.opt_int("dim")?.unwrap_or(0), false, "cat")?.0,
+                    dtype,
+                })
             },
             |t: &[&TensorData], a: &Attrs| join(t, a.opt_int("dim")?.unwrap_or(0), false),
         ),
@@ -211,8 +296,15 @@ pub fn ops() -> Vec<OpDef> {
             Arity::AtLeast(1),
             |m: &[Meta], a: &Attrs| {
                 let shapes: Vec<Vec<usize>> = m.iter().map(|x| x.shape.clone()).collect();
-                let dtype = m.iter().map(|x| x.dtype).reduce(DType::promote).expect("at least one");
-                Ok(Meta { shape: join_shape(&shapes, a.opt_int("dim")?.unwrap_or(0), true, "stack")?.0, dtype })
+                let dtype = m
+                    .iter()
+                    .map(|x| x.dtype)
+                    .reduce(DType::promote)
+                    .expect("at least one");
+                Ok(Meta {
+                    shape: join_shape(&shapes, a.opt_int("dim")?.unwrap_or(0), true, "stack")?.0,
+                    dtype,
+                })
             },
             |t: &[&TensorData], a: &Attrs| join(t, a.opt_int("dim")?.unwrap_or(0), true),
         ),
