@@ -12,8 +12,8 @@ use rustpython_vm::bytecode::{
     CodeUnit, CodeUnits, Opcode, decode_exception_table, encode_exception_table,
 };
 use rustpython_vm::{Py, PyRef, VirtualMachine};
-use symtrace::backend::Backend;
 use symtrace::bytecode::{CodeFacts, RebuildError, VmCodeObject, rebuild, verify, verify_parts};
+use symtrace::hook::backend::Backend;
 use symtrace::{SymtraceHook, activate};
 
 const SOURCE: &str = "\

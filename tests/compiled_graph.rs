@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::*;
 use rustpython_vm::PyPayload;
-use symtrace::tensor::python::symtrace::PyCompiledGraph;
 use symtrace::tensor::{Attr, Attrs, DType, Meta, Scalar, TensorData};
+use symtrace::translate::CompiledGraph;
 use symtrace::translate::graph_call::GraphCall;
 use symtrace::translate::{Graph, Source};
 
@@ -32,7 +32,7 @@ fn a_graph_is_a_python_callable_over_tensors() {
             .unwrap();
         g.outputs = vec![s, y];
         let call = GraphCall::new(&[Source::Local("x".into())], g.outputs.len(), vm);
-        let compiled = PyCompiledGraph {
+        let compiled = CompiledGraph {
             graph: Arc::new(g),
             call: Arc::new(call),
         }
@@ -92,7 +92,7 @@ fn a_graph_reads_its_inputs_under_the_roots_it_is_passed() {
             [Source::Local("xs".into()), Source::Local("d".into())]
         );
         assert!(!call.returns_tuple, "one output comes back as itself");
-        let compiled = PyCompiledGraph {
+        let compiled = CompiledGraph {
             graph: Arc::new(g),
             call: Arc::new(call),
         }

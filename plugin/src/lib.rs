@@ -5,18 +5,17 @@
 //!   captures tensor work into guarded, cached graphs and runs the rest as written;
 //! * [`FramesPlugin`] (`frames`): records every frame entry, the oracle of the hook's tests.
 
-pub mod api;
-pub mod backend;
 pub mod bytecode;
-mod dump;
-mod frames;
-mod symtrace_plugin;
+pub mod graph;
+pub mod hook;
+pub(crate) mod log_targets;
+pub mod python;
 pub mod tensor;
 pub mod translate;
 
-pub use dump::DumpDir;
-pub use frames::{FrameRecorder, FramesPlugin};
-pub use symtrace_plugin::{SymtraceHook, SymtracePlugin};
+pub use hook::dump::DumpDir;
+pub use hook::frames::{FrameRecorder, FramesPlugin};
+pub use hook::{SymtraceHook, SymtracePlugin};
 
 use rustpython::PluginRegistry;
 
@@ -32,7 +31,7 @@ pub fn registry() -> PluginRegistry {
 pub fn with_python_module(
     builder: rustpython_vm::vm::InterpreterBuilder,
 ) -> rustpython_vm::vm::InterpreterBuilder {
-    let def = tensor::python::module_def(&builder.ctx);
+    let def = python::module_def(&builder.ctx);
     builder.add_native_module(def)
 }
 

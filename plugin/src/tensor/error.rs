@@ -69,3 +69,19 @@ pub fn shape_str(shape: &[usize]) -> String {
         ),
     }
 }
+
+impl TensorError {
+    /// The Python exception this error raises.
+    pub fn into_exception(
+        self,
+        vm: &rustpython_vm::VirtualMachine,
+    ) -> rustpython_vm::builtins::PyBaseExceptionRef {
+        match self.kind {
+            ErrorKind::Value => vm.new_value_error(self.message),
+            ErrorKind::Type => vm.new_type_error(self.message),
+            ErrorKind::Index => vm.new_index_error(self.message),
+            ErrorKind::ZeroDivision => vm.new_zero_division_error(self.message),
+            ErrorKind::Runtime => vm.new_runtime_error(self.message),
+        }
+    }
+}

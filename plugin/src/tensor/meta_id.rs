@@ -24,7 +24,7 @@ pub fn intern(meta: &Meta) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::python::symtrace::PyTensor;
+    use crate::tensor::PyTensor;
     use crate::tensor::{DType, Scalar, TensorData};
 
     fn data(shape: &[usize], dtype: DType) -> TensorData {

@@ -7,15 +7,16 @@ pub mod error;
 pub mod format;
 pub mod index;
 pub mod meta_id;
+pub mod object;
 pub mod ops;
-pub mod python;
 pub mod random;
 pub mod registry;
 pub mod shape;
 
 pub use data::{Scalar, TensorData};
 pub use dtype::DType;
-pub use error::{ErrorKind, TensorError};
+pub use error::{ErrorKind, TResult, TensorError};
+pub use object::{PyDType, PyTensor};
 pub use registry::{Arity, Attr, Attrs, Meta, OpDef, OpRegistry, registry};
 
 #[cfg(test)]

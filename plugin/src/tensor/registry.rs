@@ -203,8 +203,10 @@ impl OpRegistry {
 
     /// Run `name` on `inputs`: inference first (it owns the error messages), then the kernel.
     pub fn call(&self, name: &str, inputs: &[&TensorData], attrs: &Attrs) -> TResult<TensorData> {
-        // While the translator simulates a frame, ops on its stand-in tensors are recorded.
-        if let Some(recorded) = crate::translate::recorder::intercept(name, inputs, attrs) {
+        // While a tracer records (a frame being simulated), ops on its stand-ins are its.
+        if let Some(intercept) = INTERCEPTOR.get()
+            && let Some(recorded) = intercept(name, inputs, attrs)
+        {
             return recorded;
         }
         let op = self.op(name, inputs.len())?;
@@ -221,6 +223,19 @@ impl OpRegistry {
         }
         Ok(out)
     }
+}
+
+/// What the registry asks before it runs an op: a tracer that records ops on its stand-in
+/// tensors answers for them (`Some`), and the op runs for everything else (`None`). The
+/// tensor knows no tracer: this is the one point where one plugs in, as torch's ops see
+/// Dynamo's fake tensors only through a dispatch mode the tracer installs.
+pub type Interceptor = fn(&str, &[&TensorData], &Attrs) -> Option<TResult<TensorData>>;
+
+static INTERCEPTOR: OnceLock<Interceptor> = OnceLock::new();
+
+/// Install the interception point (once per process; the first one installed stays).
+pub fn install_interceptor(f: Interceptor) {
+    let _ = INTERCEPTOR.set(f);
 }
 
 /// Run `f`, turning a panic (a bug in a kernel, or in an application's op) into an error: a

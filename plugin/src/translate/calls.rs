@@ -17,7 +17,7 @@ use super::guard::Check;
 use super::source::Source;
 use super::tracer::{MAX_INLINE_DEPTH, SimResult, Tracer, Unsupported, unsupported};
 use super::var::{CellRef, CellState, Globals, SimGen, Var, is_plain};
-use crate::tensor::python::symtrace::PyTensor;
+use crate::tensor::PyTensor;
 
 /// Builtins that compute on plain values without side effects.
 const PURE_BUILTINS: &[&str] = &[
@@ -280,7 +280,7 @@ impl Tracer<'_> {
             }
             Err(e) => {
                 self.rollback(checkpoint);
-                log::debug!(target: "symtrace::inline", "inlining {} failed, rolled back: {e}", code.qualname.as_str());
+                log::debug!(target: crate::log_targets::INLINE, "inlining {} failed, rolled back: {e}", code.qualname.as_str());
                 Err(e)
             }
         }
@@ -628,8 +628,7 @@ impl Tracer<'_> {
             if !(o.downcast_ref::<PyTensor>().is_some()
                 || is_plain(&o, vm)
                 || o.class().is(vm.ctx.types.list_type)
-                || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
-                    .is_some())
+                || o.downcast_ref::<crate::tensor::PyDType>().is_some())
             {
                 return unsupported(format!("{what} on a {}", o.class().name()));
             }

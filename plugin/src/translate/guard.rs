@@ -12,7 +12,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use super::guard_program::GuardProgram;
 use super::source::Source;
 use crate::tensor::Meta;
-use crate::tensor::python::symtrace::PyTensor;
+use crate::tensor::PyTensor;
 
 #[derive(Clone, Debug)]
 pub enum Check {

@@ -22,7 +22,7 @@ use smallvec::SmallVec;
 use super::guard::{Check, Guard};
 use super::source::{Source, builtins_dict, exact_dict};
 use crate::tensor::Meta;
-use crate::tensor::python::symtrace::PyTensor;
+use crate::tensor::PyTensor;
 
 /// How one source is read.
 #[derive(Debug)]

@@ -16,7 +16,7 @@ use super::guard::Check;
 use super::side_effects::Effect;
 use super::tracer::{SimResult, Tracer, Unsupported, is_dict, unsupported};
 use super::var::{Var, is_plain};
-use crate::tensor::python::symtrace::PyTensor;
+use crate::tensor::PyTensor;
 
 /// Non-tensor results a tensor's method or attribute may give: they depend only on its
 /// dtype and shape, which its guard fixes.
@@ -163,11 +163,7 @@ impl Tracer<'_> {
                 "{what} reads the values of a traced tensor (data-dependent)"
             ));
         }
-        if from_fakes
-            && !is_plain(&r, vm)
-            && r.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
-                .is_none()
-        {
+        if from_fakes && !is_plain(&r, vm) && r.downcast_ref::<crate::tensor::PyDType>().is_none() {
             return unsupported(format!(
                 "{what} gives a {} made from a traced tensor",
                 r.class().name()
@@ -259,7 +255,7 @@ impl Tracer<'_> {
                 return unsupported("an in-place update of a tensor of the caller (a side effect)");
             }
         };
-        if matches!(self.value_of(&target), Some(super::graph::Value::Input(_))) {
+        if matches!(self.value_of(&target), Some(crate::graph::Value::Input(_))) {
             return unsupported("an in-place update of an input tensor (a side effect)");
         }
         let result = self.binary(not_inplace(op), a, b)?;
@@ -281,7 +277,7 @@ impl Tracer<'_> {
             crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)),
         );
         let old = std::mem::replace(&mut *target.write(), new);
-        super::recorder::with(|rec| rec.keep(old));
+        crate::graph::recorder::with(|rec| rec.keep(old));
         Ok(a.clone())
     }
 
@@ -559,8 +555,7 @@ impl Tracer<'_> {
             Var::Obj(o) => {
                 if !is_plain(o, vm)
                     && o.downcast_ref::<PyModule>().is_none()
-                    && o.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
-                        .is_none()
+                    && o.downcast_ref::<crate::tensor::PyDType>().is_none()
                 {
                     return unsupported(format!("the truth of a {}", o.class().name()));
                 }
@@ -790,9 +785,7 @@ impl Tracer<'_> {
                 ))
             }
             Var::Obj(o) | Var::Lazy(o, _)
-                if is_plain(o, vm)
-                    || o.downcast_ref::<crate::tensor::python::symtrace::PyDType>()
-                        .is_some() =>
+                if is_plain(o, vm) || o.downcast_ref::<crate::tensor::PyDType>().is_some() =>
             {
                 let o = self.obj(owner)?;
                 self.native_result(o.get_attr(&vm.ctx.new_str(name), vm), false, "an attribute")

@@ -206,7 +206,7 @@ impl SideEffects {
             }
             _ => self.mutated.push(obj.clone()),
         }
-        log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
         self.log.push(effect);
     }
 
@@ -218,7 +218,7 @@ impl SideEffects {
             name: name.to_owned(),
             value,
         };
-        log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
         self.log.push(effect);
     }
 
@@ -228,7 +228,7 @@ impl SideEffects {
             name: name.to_owned(),
             value,
         };
-        log::debug!(target: "symtrace::side_effects", "recorded {effect:?}");
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
         self.log.push(effect);
     }
 

@@ -11,13 +11,13 @@ use rustpython_vm::builtins::{
 };
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef, VirtualMachine};
 
-use super::graph::Value;
 use super::guard::{Check, Guard};
-use super::recorder;
 use super::source::Source;
 use super::var::{Var, is_plain};
+use crate::graph::Value;
+use crate::graph::recorder;
 use crate::tensor::Meta;
-use crate::tensor::python::symtrace::PyTensor;
+use crate::tensor::PyTensor;
 
 /// Why a frame cannot be simulated, and where (the user's file:line).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +141,7 @@ impl<'vm> Tracer<'vm> {
 
     pub fn guard(&mut self, source: &Source, check: Check) {
         if self.guarded.insert((source.clone(), check_kind(&check))) {
-            log::trace!(target: "symtrace::guards", "{}", Guard::new(source.clone(), check.clone()));
+            log::trace!(target: crate::log_targets::GUARDS, "{}", Guard::new(source.clone(), check.clone()));
             self.guards.push(Guard::new(source.clone(), check));
         }
     }
@@ -343,9 +343,7 @@ fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
     obj.downcast_ref::<PyFunction>().is_some()
         || obj.downcast_ref::<PyModule>().is_some()
         || obj.downcast_ref::<PyType>().is_some()
-        || obj
-            .downcast_ref::<crate::tensor::python::symtrace::PyDType>()
-            .is_some()
+        || obj.downcast_ref::<crate::tensor::PyDType>().is_some()
         || obj.class().is(vm.ctx.types.builtin_function_or_method_type)
         || obj.class().is(vm.ctx.types.method_descriptor_type)
 }

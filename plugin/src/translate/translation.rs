@@ -12,19 +12,19 @@ use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
 
 use super::codegen::{BreakPlan, HandlerPlan, Replay, Template, generate, generate_break};
 use super::executor::{SimFrame, Slot, Stop, TopOutcome};
-use super::graph::{Graph, Value};
 use super::graph_break::{
     self, BreakKind, Purpose, ResumeCache, ResumeShape, not_breakable, replayed,
 };
 use super::graph_call::GraphCall;
 use super::guard::GuardSet;
 use super::loop_break::{self, Driver, Exit, Loop};
-use super::recorder;
 use super::side_effects::Effect;
 use super::source::Source;
 use super::tracer::{SimResult, Tracer, Unsupported, unsupported};
 use super::var::{CellState, Globals, Var, is_literal};
-use crate::tensor::python::symtrace::PyTensor;
+use crate::graph::recorder;
+use crate::graph::{Graph, Value};
+use crate::tensor::PyTensor;
 
 /// A translated frame, ready to be cached.
 pub struct Translation {
@@ -111,7 +111,7 @@ pub fn translate(
                 Ok(t) => Ok(t),
             };
             broken.map_err(|no_break| {
-                log::debug!(target: super::translator::LOG_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
+                log::debug!(target: crate::log_targets::GRAPH_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
                 failure
             })
         }

@@ -12,7 +12,7 @@ use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, Py
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
 
 use super::source::Source;
-use crate::tensor::python::symtrace::PyTensor;
+use crate::tensor::PyTensor;
 
 /// A closure cell: one made during the simulation, or one of the frame's own free variables.
 #[derive(Debug)]

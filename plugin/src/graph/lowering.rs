@@ -14,7 +14,7 @@ use std::ops::Range;
 use ndarray::{ArrayD, IxDyn};
 use smallvec::SmallVec;
 
-use super::graph::{Graph, Outputs, Value};
+use super::ir::{Graph, Outputs, Value};
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, fit, float_op};
 use crate::tensor::ops::linalg::{SMALL_PRODUCT, small_product_into};
 use crate::tensor::ops::reduce::softmax_lane;

@@ -1,28 +1,33 @@
-//! The `symtrace` plugin: installs symtrace's hook, with the translator (the default) or a
-//! code-rewriting backend (`none`, `roundtrip`).
+//! symtrace's eval-frame hook (the `SymtraceHook` that the VM calls for every frame), the
+//! plugins that install hooks (`plugin`: `--plugin symtrace`; `frames`: the frame recorder),
+//! and the code-rewriting backends of the hook's test modes (`backend`, `dump`).
 //!
 //! With a backend, each code object is handed to it once; what it produces is verified and
 //! cached in the code object's hook slot, so later calls only look the answer up. Code that
 //! runs as written (no replacement, a backend's failure, a verifier rejection, logged) is
 //! skipped through the VM's skip flag, so the hook is not even asked again for it. With the
-//! translator, the policy is the translator's (`translate::translator`).
+//! translator, the policy is the translator's (`translate::cache`).
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
-use rustpython::{Plugin, PluginOption, PluginOptions};
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{
     EvalFrameHook, FrameDecision, FrameEntry, FrameView, request_code_extra_index,
 };
 use rustpython_vm::{Py, PyRef, PyResult, VirtualMachine};
 
-use crate::backend::{BACKEND_NAMES, Backend, Passthrough, backend_named};
 use crate::bytecode::{dis::side_by_side, verify};
-use crate::dump::DumpDir;
 use crate::translate::{Options, Translator};
+use backend::{Backend, Passthrough};
+use dump::DumpDir;
 
-use crate::translate::translator::LOG_BYTECODE;
+pub mod backend;
+pub mod dump;
+pub mod frames;
+pub mod plugin;
+
+pub use plugin::SymtracePlugin;
 
 /// The replacement cached in a code object's hook slot.
 struct Replacement(PyRef<PyCode>);
@@ -104,22 +109,22 @@ impl SymtraceHook {
             Ok(Some(candidate)) => candidate,
             Ok(None) => return None,
             Err(e) => {
-                log::warn!(target: LOG_BYTECODE, "{}: {e}; it runs as written", what());
+                log::warn!(target: crate::log_targets::BYTECODE, "{}: {e}; it runs as written", what());
                 return None;
             }
         };
         // The one gate for every backend: nothing unverified reaches the VM.
         if let Err(e) = verify(&candidate) {
-            log::warn!(target: LOG_BYTECODE, "{}: rejected by the verifier: {e}; it runs as written", what());
+            log::warn!(target: crate::log_targets::BYTECODE, "{}: rejected by the verifier: {e}; it runs as written", what());
             return None;
         }
-        if log::log_enabled!(target: LOG_BYTECODE, log::Level::Debug) {
-            log::debug!(target: LOG_BYTECODE, "{} backend={}\n{}", what(), self.backend.name(), side_by_side(code, &candidate));
+        if log::log_enabled!(target: crate::log_targets::BYTECODE, log::Level::Debug) {
+            log::debug!(target: crate::log_targets::BYTECODE, "{} backend={}\n{}", what(), self.backend.name(), side_by_side(code, &candidate));
         }
         if let Some(dump) = &self.dump
             && let Err(e) = dump.write(code, &candidate)
         {
-            log::warn!(target: LOG_BYTECODE, "{}: cannot write the dump: {e}", what());
+            log::warn!(target: crate::log_targets::BYTECODE, "{}: cannot write the dump: {e}", what());
         }
         Some(candidate)
     }
@@ -157,70 +162,6 @@ impl EvalFrameHook for SymtraceHook {
     }
 }
 
-/// `--plugin symtrace`.
-pub struct SymtracePlugin;
-
-const OPTIONS: &[PluginOption] = &[
-    PluginOption {
-        key: "backend",
-        help: "what replaces each frame's code: translate (default: the symbolic translator), none (run as written) or roundtrip (decode, re-assemble, verify)",
-    },
-    PluginOption {
-        key: "dump",
-        help: "with backend=none|roundtrip: write each code object and its replacement, side by side, into this directory",
-    },
-    PluginOption {
-        key: "strict",
-        help: "1: every fallback raises RuntimeError (with the reason and the user's file:line)",
-    },
-    PluginOption {
-        key: "trace_all",
-        help: "1: translate every user frame, even when its graph is empty",
-    },
-    PluginOption {
-        key: "recompile_limit",
-        help: "translations per code object before it runs as written on a guard miss (default 8)",
-    },
-    PluginOption {
-        key: "skip_after",
-        help: "calls without a graph after which a code object is skipped for good (default 2)",
-    },
-    PluginOption {
-        key: "min_graph_size",
-        help: "ops a loop's body must capture before a graph break for the loop to be split and its body translated per iteration (default 3)",
-    },
-];
-
-fn flag(options: &PluginOptions, key: &str) -> Result<bool, String> {
-    match options.get(key) {
-        None | Some("0") => Ok(false),
-        Some("1") => Ok(true),
-        Some(v) => Err(format!("option {key} takes 0 or 1, not {v:?}")),
-    }
-}
-
-fn count(options: &PluginOptions, key: &str, default: usize) -> Result<usize, String> {
-    match options.get(key) {
-        None => Ok(default),
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| format!("option {key} takes a positive number, not {v:?}")),
-    }
-}
-
-fn translator_options(options: &PluginOptions) -> Result<Options, String> {
-    let d = Options::default();
-    Ok(Options {
-        strict: flag(options, "strict")?,
-        trace_all: flag(options, "trace_all")?,
-        recompile_limit: count(options, "recompile_limit", d.recompile_limit)?,
-        skip_after: count(options, "skip_after", d.skip_after)?,
-        min_graph_size: count(options, "min_graph_size", d.min_graph_size)?,
-    })
-}
-
 /// The directory of the standard library the interpreter runs (that of `os`).
 fn stdlib_dir(vm: &VirtualMachine) -> Option<String> {
     let os = vm.import("os", 0).ok()?;
@@ -232,49 +173,4 @@ fn stdlib_dir(vm: &VirtualMachine) -> Option<String> {
     Path::new(&file)
         .parent()
         .map(|p| p.to_string_lossy().into_owned())
-}
-
-impl Plugin for SymtracePlugin {
-    fn name(&self) -> &'static str {
-        "symtrace"
-    }
-    fn summary(&self) -> &'static str {
-        "the symbolic opcode translator: tensor work captured into graphs, guarded, cached"
-    }
-    fn options(&self) -> &'static [PluginOption] {
-        OPTIONS
-    }
-    fn validate(&self, options: &PluginOptions) -> Result<(), String> {
-        if let Some(name) = options.get("backend")
-            && name != "translate"
-            && backend_named(name).is_none()
-        {
-            return Err(format!(
-                "unknown backend {name:?} (known: translate, {BACKEND_NAMES})"
-            ));
-        }
-        if options.get("dump") == Some("") {
-            return Err("option dump needs a directory".to_owned());
-        }
-        translator_options(options).map(|_| ())
-    }
-    fn install(&self, vm: &VirtualMachine, options: &PluginOptions) -> PyResult<()> {
-        let name = options.get("backend").unwrap_or("translate");
-        if name == "translate" {
-            let opts = translator_options(options).map_err(|e| vm.new_value_error(e))?;
-            crate::activate(vm, SymtraceHook::translating(opts, vm));
-            return Ok(());
-        }
-        let backend = backend_named(name).expect("validated");
-        let dump = match options.get("dump") {
-            Some(dir) => Some(DumpDir::create(Path::new(dir)).map_err(|e| {
-                vm.new_os_error(format!(
-                    "symtrace plugin: cannot create the dump directory {dir}: {e}"
-                ))
-            })?),
-            None => None,
-        };
-        crate::activate(vm, Arc::new(SymtraceHook::new(backend, dump)));
-        Ok(())
-    }
 }

@@ -171,7 +171,7 @@ impl Graph {
         let lowered = match super::lowering::lower(self, &last_use) {
             Ok(l) => Some(l),
             Err(why) => {
-                log::debug!(target: super::translator::LOG_GRAPH, "a graph of {} nodes runs op by op: {why}", self.nodes.len());
+                log::debug!(target: crate::log_targets::GRAPH, "a graph of {} nodes runs op by op: {why}", self.nodes.len());
                 None
             }
         };

@@ -43,13 +43,13 @@ impl FrameRecorder {
 impl EvalFrameHook for FrameRecorder {
     fn on_frame(&self, frame: &FrameView<'_>, _vm: &VirtualMachine) -> PyResult<FrameDecision> {
         let line = Self::line(frame);
-        log::info!(target: "symtrace::frames", "{line}");
+        log::info!(target: crate::log_targets::FRAMES, "{line}");
         if let Some(out) = &self.out {
             // A full disk must not change the program's behaviour: the record is best effort
             // and the failure is logged.
             let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(e) = writeln!(out, "{line}") {
-                log::error!(target: "symtrace::frames", "cannot write the frame record: {e}");
+                log::error!(target: crate::log_targets::FRAMES, "cannot write the frame record: {e}");
             }
         }
         Ok(FrameDecision::run_default())

@@ -10,19 +10,12 @@ use rustpython_vm::builtins::{PyCode, PyDict};
 use rustpython_vm::eval_hook::{FrameDecision, FrameView};
 use rustpython_vm::{Py, PyPayload, PyRef, PyResult, VirtualMachine};
 
-use super::graph::Graph;
 use super::graph_break::ResumeCache;
 use super::guard::GuardSet;
 use super::tracer::Unsupported;
 use super::translation::{BreakPolicy, Failure, translate};
 use crate::bytecode::verify;
-use crate::tensor::python::symtrace::PyCompiledGraph;
-
-pub const LOG_RECOMPILES: &str = "symtrace::recompiles";
-pub const LOG_BREAKS: &str = "symtrace::graph_breaks";
-pub const LOG_GUARDS: &str = "symtrace::guards";
-pub const LOG_GRAPH: &str = "symtrace::graph";
-pub const LOG_BYTECODE: &str = "symtrace::bytecode";
+use crate::graph::Graph;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -242,7 +235,7 @@ impl Translator {
         let location = describe(code);
         if self.cached(code).is_none() {
             self.new_cache(code);
-            log::info!(target: LOG_BREAKS, "{}: [GB-GENERATOR] {REASON} (hint: {HINT})", location);
+            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: [GB-GENERATOR] {REASON} (hint: {HINT})", location);
         }
         EXPLAIN.with(|e| {
             if let Some(log) = e.borrow_mut().as_mut() {
@@ -324,11 +317,11 @@ impl Translator {
             self.stats.cache_misses.fetch_add(1, Ordering::Relaxed);
             if state.entries.len() >= self.options.recompile_limit {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
-                log::warn!(target: LOG_RECOMPILES, "{what}: recompile limit ({}) reached; runs as written (failed guard: {failed})", self.options.recompile_limit);
+                log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; runs as written (failed guard: {failed})", self.options.recompile_limit);
                 return Ok(FrameDecision::run_default());
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
-            log::info!(target: LOG_RECOMPILES, "{what}: recompiling (entry {} of {}): guard failed: {failed}", state.entries.len() + 1, self.options.recompile_limit);
+            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): guard failed: {failed}", state.entries.len() + 1, self.options.recompile_limit);
         }
         let name = format!(
             "__symtrace_graph_{}",
@@ -346,11 +339,11 @@ impl Translator {
             Ok(entry) => {
                 self.stats.translations.fetch_add(1, Ordering::Relaxed);
                 let code_ref = entry.code.clone();
-                if log::log_enabled!(target: LOG_GRAPH, log::Level::Debug) {
-                    log::debug!(target: LOG_GRAPH, "{what}: captured\n{}", entry.graph);
+                if log::log_enabled!(target: crate::log_targets::GRAPH, log::Level::Debug) {
+                    log::debug!(target: crate::log_targets::GRAPH, "{what}: captured\n{}", entry.graph);
                 }
-                if log::log_enabled!(target: LOG_GUARDS, log::Level::Debug) {
-                    log::debug!(target: LOG_GUARDS, "{what}: guards\n{}", entry.guards);
+                if log::log_enabled!(target: crate::log_targets::GUARDS, log::Level::Debug) {
+                    log::debug!(target: crate::log_targets::GUARDS, "{what}: guards\n{}", entry.guards);
                 }
                 state.calls_without_graph = 0;
                 state.entries.push(entry);
@@ -363,7 +356,7 @@ impl Translator {
                     .location
                     .as_ref()
                     .map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
-                log::info!(target: LOG_BREAKS, "{what}: runs as written: {} at {location}", f.why.reason);
+                log::info!(target: crate::log_targets::GRAPH_BREAKS, "{what}: runs as written: {} at {location}", f.why.reason);
                 EXPLAIN.with(|e| {
                     // A frame without tensor work broke nothing.
                     if let Some(log) = e.borrow_mut().as_mut().filter(|_| !f.empty) {
@@ -421,11 +414,11 @@ impl Translator {
                 "the generated code was rejected by the verifier: {e}"
             ))
         })?;
-        if log::log_enabled!(target: LOG_BYTECODE, log::Level::Debug) {
-            log::debug!(target: LOG_BYTECODE, "{}: original | replacement\n{}", describe(frame.code()), crate::bytecode::dis::side_by_side(frame.code(), &t.code));
+        if log::log_enabled!(target: crate::log_targets::BYTECODE, log::Level::Debug) {
+            log::debug!(target: crate::log_targets::BYTECODE, "{}: original | replacement\n{}", describe(frame.code()), crate::bytecode::dis::side_by_side(frame.code(), &t.code));
         }
         if !t.graph.outputs.is_empty() {
-            let callable = PyCompiledGraph {
+            let callable = super::CompiledGraph {
                 graph: t.graph.clone(),
                 call: t.call.clone(),
             }
@@ -440,7 +433,7 @@ impl Translator {
                 || describe(frame.code()),
                 |l| format!("{}:{}", l.file, l.line),
             );
-            log::info!(target: LOG_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.reason, b.kind.hint());
+            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.reason, b.kind.hint());
             EXPLAIN.with(|e| {
                 if let Some(log) = e.borrow_mut().as_mut() {
                     log.breaks.push(BreakRecord {

@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::graph::{Graph, Value};
+use super::ir::{Graph, Value};
 use crate::tensor::{Attrs, Meta, Scalar, TensorData, TensorError};
 
 /// The graph being recorded on this thread, and what its fakes stand for.
@@ -47,6 +47,7 @@ pub fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
 
 /// Start recording on this thread; `None` if a recording is already under way.
 pub fn start() -> Option<RecordingGuard> {
+    crate::tensor::registry::install_interceptor(intercept);
     ACTIVE.with(|a| {
         let mut a = a.borrow_mut();
         if a.is_some() {
@@ -144,9 +145,10 @@ impl Recorder {
     }
 }
 
-/// Called by the registry before it runs an op: while a recording is active and an argument
+/// The registry's interception point (`registry::Interceptor`), installed by `start`: called
+/// before the registry runs an op: while a recording is active and an argument
 /// is a fake, the op is recorded and a fake result returned.
-pub fn intercept(
+fn intercept(
     op: &str,
     args: &[&TensorData],
     attrs: &Attrs,

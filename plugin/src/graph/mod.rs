@@ -1,0 +1,9 @@
+//! Captured graphs: tensor ops from the registry applied to a frame's input tensors and to
+//! constants (`ir`), recorded through fake tensors while a frame is simulated (`recorder`),
+//! and run natively, lowered to loops where they can be (`lowering`).
+
+pub mod ir;
+pub(crate) mod lowering;
+pub(crate) mod recorder;
+
+pub use ir::{Graph, Node, Outputs, Value};

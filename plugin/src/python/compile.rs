@@ -1,0 +1,254 @@
+//! What the `symtrace` module offers about tracing: run a function traced (`compile`),
+//! untraced (`disable`), drop every translation (`reset`), see what a call captures
+//! (`explain`), count (`stats`). Without `--plugin symtrace`, the first traced call installs a
+//! translating hook on the interpreter, active only while traced functions run.
+
+use std::sync::{Arc, Mutex};
+
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::eval_hook::{EvalFrameHook, EvalHookMode};
+use rustpython_vm::function::FuncArgs;
+use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
+
+use crate::hook::SymtraceHook;
+use crate::translate::cache::{self, ExplainLog};
+use crate::translate::{Options, Translator};
+
+/// The hooks `compile` made for interpreters that run without the plugin, by VM address.
+static OWN_HOOKS: Mutex<Vec<(usize, Arc<SymtraceHook>)>> = Mutex::new(Vec::new());
+
+fn own_hook(vm: &VirtualMachine) -> Arc<SymtraceHook> {
+    let key = vm as *const VirtualMachine as usize;
+    let mut hooks = OWN_HOOKS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, h)) = hooks.iter().find(|(k, _)| *k == key) {
+        return h.clone();
+    }
+    let h = SymtraceHook::translating(Options::default(), vm);
+    hooks.push((key, h.clone()));
+    h
+}
+
+/// The translator that traced calls use on `vm`.
+pub fn translator(vm: &VirtualMachine) -> Arc<Translator> {
+    let hook = SymtraceHook::installed(vm).unwrap_or_else(|| own_hook(vm));
+    hook.translator().expect("a translating hook").clone()
+}
+
+/// Restores the hook and the thread's mode when a traced call ends.
+struct Traced<'vm> {
+    vm: &'vm VirtualMachine,
+    previous_hook: Option<Option<Arc<dyn EvalFrameHook>>>,
+    previous_mode: EvalHookMode,
+    fullgraph: bool,
+}
+
+impl Drop for Traced<'_> {
+    fn drop(&mut self) {
+        self.vm.set_eval_hook_mode(self.previous_mode);
+        if let Some(h) = self.previous_hook.take() {
+            self.vm.set_eval_frame_hook(h);
+        }
+        if self.fullgraph {
+            cache::pop_fullgraph();
+        }
+    }
+}
+
+/// Call `func` with tracing on (`fullgraph`: its own frame must translate whole).
+pub fn call_traced(
+    func: &PyObjectRef,
+    args: FuncArgs,
+    fullgraph: bool,
+    vm: &VirtualMachine,
+) -> PyResult {
+    let previous_hook = if SymtraceHook::installed(vm).is_some() {
+        None
+    } else {
+        let previous = vm.eval_frame_hook();
+        let hook: Arc<dyn EvalFrameHook> = own_hook(vm);
+        vm.set_eval_frame_hook(Some(hook));
+        Some(previous)
+    };
+    if fullgraph {
+        let code = func
+            .get_attr("__code__", vm)?
+            .downcast::<PyCode>()
+            .map_err(|_| {
+                vm.new_type_error("compile(fullgraph=True) takes a Python function".to_owned())
+            })?;
+        cache::push_fullgraph(&code);
+    }
+    let _restore = Traced {
+        vm,
+        previous_hook,
+        previous_mode: vm.set_eval_hook_mode(EvalHookMode::Active),
+        fullgraph,
+    };
+    func.call(args, vm)
+}
+
+/// Call `func` with tracing off.
+pub fn call_untraced(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+    let previous = vm.set_eval_hook_mode(EvalHookMode::Disabled);
+    let r = func.call(args, vm);
+    vm.set_eval_hook_mode(previous);
+    r
+}
+
+/// Run `func(*args)` traced from a clean cache and report what was captured.
+pub fn explain(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyResult<ExplainLog> {
+    translator(vm).reset();
+    cache::explain_begin();
+    let r = call_traced(func, args, false, vm);
+    let log = cache::explain_end();
+    r.map(|_| log)
+}
+
+#[rustpython_vm::pymodule(sub, name = "symtrace")]
+pub(super) mod module {
+    use rustpython_vm::function::FuncArgs;
+    use rustpython_vm::types::{Callable, Representable};
+    use rustpython_vm::{FromArgs, Py, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
+
+    use rustpython_vm::builtins::PyTypeRef;
+
+    use super::super::explain::PyExplainOutput;
+
+    #[pyattr(name = "ExplainOutput")]
+    fn explain_output_class(vm: &VirtualMachine) -> PyTypeRef {
+        crate::python::published::<PyExplainOutput>(vm)
+    }
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "CompiledFunction")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiledFunction {
+        func: PyObjectRef,
+        fullgraph: bool,
+    }
+
+    #[pyclass(with(Callable, Representable))]
+    impl PyCompiledFunction {
+        #[pygetset]
+        fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.func.clone()
+        }
+    }
+
+    impl Callable for PyCompiledFunction {
+        type Args = FuncArgs;
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            super::call_traced(&zelf.func, args, zelf.fullgraph, vm)
+        }
+    }
+
+    impl Representable for PyCompiledFunction {
+        fn repr_str(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<String> {
+            Ok(format!(
+                "<symtrace.compile({}, fullgraph={})>",
+                zelf.func.repr(vm)?.to_string_lossy(),
+                if zelf.fullgraph { "True" } else { "False" }
+            ))
+        }
+    }
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "Compiler")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyCompiler {
+        fullgraph: bool,
+    }
+
+    #[pyclass(with(Callable))]
+    impl PyCompiler {}
+
+    impl Callable for PyCompiler {
+        type Args = (PyObjectRef,);
+        fn call(zelf: &Py<Self>, (func,): Self::Args, vm: &VirtualMachine) -> PyResult {
+            Ok(PyCompiledFunction {
+                func,
+                fullgraph: zelf.fullgraph,
+            }
+            .into_pyobject(vm))
+        }
+    }
+
+    #[derive(FromArgs)]
+    struct CompileArgs {
+        #[pyarg(positional, default)]
+        func: Option<PyObjectRef>,
+        #[pyarg(named, default = false)]
+        fullgraph: bool,
+    }
+
+    /// `compile(fn)`, `@compile`, `@compile(fullgraph=True)`: `fn` runs traced.
+    #[pyfunction]
+    fn compile(args: CompileArgs, vm: &VirtualMachine) -> PyObjectRef {
+        match args.func {
+            Some(func) if !vm.is_none(&func) => PyCompiledFunction {
+                func,
+                fullgraph: args.fullgraph,
+            }
+            .into_pyobject(vm),
+            _ => PyCompiler {
+                fullgraph: args.fullgraph,
+            }
+            .into_pyobject(vm),
+        }
+    }
+
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "DisabledFunction")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyDisabledFunction {
+        func: PyObjectRef,
+    }
+
+    #[pyclass(with(Callable))]
+    impl PyDisabledFunction {
+        #[pygetset]
+        fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
+            zelf.func.clone()
+        }
+    }
+
+    impl Callable for PyDisabledFunction {
+        type Args = FuncArgs;
+        fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+            super::call_untraced(&zelf.func, args, vm)
+        }
+    }
+
+    /// `disable(fn)`: `fn` and what it calls run untraced.
+    #[pyfunction]
+    fn disable(func: PyObjectRef, vm: &VirtualMachine) -> PyObjectRef {
+        PyDisabledFunction { func }.into_pyobject(vm)
+    }
+
+    /// Drop every translation (and every skip); the counters start again from zero.
+    #[pyfunction]
+    fn reset(vm: &VirtualMachine) {
+        super::translator(vm).reset();
+    }
+
+    #[pyfunction]
+    fn stats(vm: &VirtualMachine) -> PyObjectRef {
+        let d = vm.ctx.new_dict();
+        for (k, v) in super::translator(vm).stats.snapshot() {
+            d.set_item(k, vm.ctx.new_int(v).into(), vm)
+                .expect("str keys");
+        }
+        d.into()
+    }
+
+    /// `explain(fn, *args, **kwargs)`: run `fn` traced from a clean cache; what was captured.
+    #[pyfunction]
+    fn explain(mut args: FuncArgs, vm: &VirtualMachine) -> PyResult<PyExplainOutput> {
+        if args.args.is_empty() {
+            return Err(vm.new_type_error("explain() takes the function to run".to_owned()));
+        }
+        let func = args.args.remove(0);
+        let log = super::explain(&func, args, vm)?;
+        Ok(PyExplainOutput { log })
+    }
+}

@@ -1,0 +1,406 @@
+//! The module's functions: tensors made from data, shapes and random numbers, every op as a
+//! function (`exp(x)`, `softmax(x, dim)`, `where(c, a, b)`...), and `call_op` for any op the
+//! registry holds.
+
+#[rustpython_vm::pymodule(sub, name = "symtrace")]
+pub(super) mod module {
+    use rustpython_vm::builtins::PyStr;
+    use rustpython_vm::function::{ArgIntoFloat, FuncArgs, KwArgs, OptionalArg, PosArgs};
+    use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
+
+    use super::super::args::{ClampArgs, DTypeKw, DimArg, JoinArgs, ReduceArgs};
+    use super::super::convert::{
+        Operand, as_data, check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of,
+    };
+    use super::super::tensor_protocols::{binary_fn, where_select};
+    use crate::tensor::{
+        Attr, Attrs, DType, PyDType, PyTensor, Scalar, TensorData, TensorError, random, registry,
+    };
+
+    fn new_tensor(r: Result<TensorData, TensorError>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::wrap(r, vm)
+    }
+
+    #[pyfunction]
+    fn tensor(data: PyObjectRef, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let dt = opt_dtype(&kw.dtype, vm)?;
+        Ok(PyTensor::new(data_of(&data, dt, vm)?))
+    }
+
+    #[pyfunction]
+    fn zeros(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        Ok(PyTensor::new(TensorData::full(
+            &shape_of(&shape.into_vec(), vm)?,
+            Scalar::Int(0),
+            dt,
+        )))
+    }
+
+    #[pyfunction]
+    fn ones(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        Ok(PyTensor::new(TensorData::full(
+            &shape_of(&shape.into_vec(), vm)?,
+            Scalar::Int(1),
+            dt,
+        )))
+    }
+
+    #[pyfunction]
+    fn full(
+        shape: PyObjectRef,
+        value: PyObjectRef,
+        kw: DTypeKw,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let v = scalar_of(&value, vm)?
+            .ok_or_else(|| vm.new_type_error("full() needs a number as its value".to_owned()))?;
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(v.dtype());
+        Ok(PyTensor::new(TensorData::full(
+            &shape_of(&[shape], vm)?,
+            v,
+            dt,
+        )))
+    }
+
+    #[pyfunction]
+    fn zeros_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let d = t.read();
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
+        Ok(PyTensor::new(TensorData::full(
+            d.shape(),
+            Scalar::Int(0),
+            dt,
+        )))
+    }
+
+    #[pyfunction]
+    fn ones_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let d = t.read();
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
+        Ok(PyTensor::new(TensorData::full(
+            d.shape(),
+            Scalar::Int(1),
+            dt,
+        )))
+    }
+
+    #[pyfunction]
+    fn arange(args: FuncArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let dtype = args.kwargs.get("dtype").cloned();
+        let nums: Vec<Scalar> = args
+            .args
+            .iter()
+            .map(|a| {
+                scalar_of(a, vm)?
+                    .ok_or_else(|| vm.new_type_error("arange() takes numbers".to_owned()))
+            })
+            .collect::<PyResult<_>>()?;
+        let (start, end, step) = match nums.as_slice() {
+            [e] => (Scalar::Int(0), *e, Scalar::Int(1)),
+            [s, e] => (*s, *e, Scalar::Int(1)),
+            [s, e, st] => (*s, *e, *st),
+            _ => {
+                return Err(
+                    vm.new_type_error("arange(end) or arange(start, end[, step])".to_owned())
+                );
+            }
+        };
+        if step.as_f64() == 0.0 {
+            return Err(vm.new_value_error("arange() step must not be zero".to_owned()));
+        }
+        let inferred = [start, end, step]
+            .iter()
+            .map(|s| s.dtype())
+            .max()
+            .unwrap()
+            .max(DType::Int64);
+        let dt = opt_dtype(
+            &dtype.map_or(OptionalArg::Missing, OptionalArg::Present),
+            vm,
+        )?
+        .unwrap_or(inferred);
+        let n = ((end.as_f64() - start.as_f64()) / step.as_f64())
+            .ceil()
+            .max(0.0) as usize;
+        check_size(&[n], vm)?;
+        let values: Vec<Scalar> = (0..n)
+            .map(|i| {
+                if inferred == DType::Int64 {
+                    Scalar::Int(start.as_i64() + i as i64 * step.as_i64())
+                } else {
+                    Scalar::Float(start.as_f64() + i as f64 * step.as_f64())
+                }
+            })
+            .collect();
+        new_tensor(TensorData::from_scalars(&[n], &values, dt), vm)
+    }
+
+    #[pyfunction]
+    fn linspace(
+        start: ArgIntoFloat,
+        end: ArgIntoFloat,
+        steps: usize,
+        kw: DTypeKw,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let (start, end) = (start.into_float(), end.into_float());
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        check_size(&[steps], vm)?;
+        let values: Vec<Scalar> = (0..steps)
+            .map(|i| {
+                Scalar::Float(if steps == 1 {
+                    start
+                } else {
+                    start + (end - start) * i as f64 / (steps - 1) as f64
+                })
+            })
+            .collect();
+        new_tensor(TensorData::from_scalars(&[steps], &values, dt), vm)
+    }
+
+    #[pyfunction]
+    fn eye(
+        n: usize,
+        m: OptionalArg<usize>,
+        kw: DTypeKw,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let m = m.unwrap_or(n);
+        check_size(&[n, m], vm)?;
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let values: Vec<Scalar> = (0..n * m)
+            .map(|k| Scalar::Int(i64::from(k / m == k % m)))
+            .collect();
+        new_tensor(TensorData::from_scalars(&[n, m], &values, dt), vm)
+    }
+
+    #[pyfunction]
+    fn manual_seed(seed: u64) {
+        random::manual_seed(seed);
+    }
+
+    fn random_tensor(
+        shape: &[PyObjectRef],
+        kw: DTypeKw,
+        normal: bool,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let shape = shape_of(shape, vm)?;
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let n = shape.iter().product();
+        let v = if normal {
+            random::normal(n)
+        } else {
+            random::uniform(n)
+        };
+        let values: Vec<Scalar> = v.into_iter().map(Scalar::Float).collect();
+        new_tensor(TensorData::from_scalars(&shape, &values, dt), vm)
+    }
+
+    #[pyfunction]
+    fn rand(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        random_tensor(&shape.into_vec(), kw, false, vm)
+    }
+
+    #[pyfunction]
+    fn randn(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        random_tensor(&shape.into_vec(), kw, true, vm)
+    }
+
+    /// `call_op(name, *tensors, **attrs)`: any registered op, the application's own included.
+    #[pyfunction]
+    fn call_op(
+        name: PyRef<PyStr>,
+        inputs: PosArgs<PyObjectRef>,
+        attrs: KwArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let datas: Vec<TensorData> = inputs
+            .iter()
+            .map(|x| as_data(x, vm))
+            .collect::<PyResult<_>>()?;
+        let mut a = Attrs::new();
+        for (k, v) in attrs.into_iter() {
+            let attr = if vm.is_none(&v) {
+                Attr::None
+            } else if let Some(d) = v.downcast_ref::<PyDType>() {
+                Attr::DType(d.dtype)
+            } else if let Some(s) = scalar_of(&v, vm)? {
+                match s {
+                    Scalar::Bool(b) => Attr::Bool(b),
+                    Scalar::Int(i) => Attr::Int(i),
+                    Scalar::Float(f) => Attr::Float(f),
+                }
+            } else {
+                Attr::Ints(ints_of(&[v], vm)?)
+            };
+            a = a.with(&k.to_string(), attr);
+        }
+        let refs: Vec<&TensorData> = datas.iter().collect();
+        new_tensor(registry().call(&name.to_string_lossy(), &refs, &a), vm)
+    }
+
+    #[pyfunction]
+    fn op_names(vm: &VirtualMachine) -> PyObjectRef {
+        vm.ctx
+            .new_list(
+                registry()
+                    .names()
+                    .into_iter()
+                    .map(|n| vm.ctx.new_str(n).into())
+                    .collect(),
+            )
+            .into()
+    }
+
+    fn unary_fn(name: &str, x: &PyObject, attrs: Attrs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let d = operand(x, None, vm)?.ok_or_else(|| {
+            vm.new_type_error(format!(
+                "{name}() needs a tensor or a number, not {}",
+                x.class().name()
+            ))
+        })?;
+        new_tensor(registry().call(name, &[&d], &attrs), vm)
+    }
+
+    #[pyfunction]
+    fn exp(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("exp", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn log(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("log", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn sqrt(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("sqrt", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn tanh(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("tanh", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn sigmoid(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("sigmoid", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn relu(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("relu", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn sin(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("sin", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn cos(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("cos", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn clamp(x: PyObjectRef, args: ClampArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("clamp", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn softmax(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn(
+            "softmax",
+            &x,
+            Attrs::new().with("dim", Attr::Int(a.dim)),
+            vm,
+        )
+    }
+    #[pyfunction]
+    fn log_softmax(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn(
+            "log_softmax",
+            &x,
+            Attrs::new().with("dim", Attr::Int(a.dim)),
+            vm,
+        )
+    }
+    #[pyfunction]
+    fn sum(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("sum", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn mean(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("mean", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn max(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("max", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn min(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("min", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn abs(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("abs", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn argmax(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("argmax", &x, args.attrs(), vm)
+    }
+    #[pyfunction]
+    fn argmin(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("argmin", &x, args.attrs(), vm)
+    }
+
+    #[pyfunction]
+    fn maximum(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("maximum", &a, &b, vm)
+    }
+    #[pyfunction]
+    fn minimum(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("minimum", &a, &b, vm)
+    }
+    #[pyfunction]
+    fn matmul(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("matmul", &a, &b, vm)
+    }
+    #[pyfunction]
+    fn dot(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("dot", &a, &b, vm)
+    }
+
+    #[pyfunction(name = "where")]
+    fn where_(
+        cond: PyObjectRef,
+        a: PyObjectRef,
+        b: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        where_select(&cond, &a, &b, vm)
+    }
+
+    fn join(name: &str, args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let objs: Vec<PyObjectRef> = vm.extract_elements_with(&args.tensors, Ok)?;
+        if objs.is_empty() {
+            return Err(vm.new_value_error(format!("{name}() needs at least one tensor")));
+        }
+        // Tensors are read in place (as every op reads them), other items converted.
+        let items: Vec<Operand<'_>> = objs
+            .iter()
+            .map(|o| match o.downcast_ref::<PyTensor>() {
+                Some(t) => Ok(Operand::Borrowed(t.read())),
+                None => as_data(o, vm).map(Operand::Owned),
+            })
+            .collect::<PyResult<_>>()?;
+        let refs: Vec<&TensorData> = items.iter().map(|o| &**o).collect();
+        new_tensor(
+            registry().call(name, &refs, &Attrs::new().with("dim", Attr::Int(args.dim))),
+            vm,
+        )
+    }
+
+    #[pyfunction]
+    fn cat(args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        join("cat", args, vm)
+    }
+    #[pyfunction]
+    fn stack(args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        join("stack", args, vm)
+    }
+}

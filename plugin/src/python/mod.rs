@@ -1,0 +1,43 @@
+//! The `symtrace` Python module: the `Tensor` type and its methods, the dtypes, the tensor
+//! functions, and tracing (`compile`, `disable`, `reset`, `explain`, `stats`). Importable with
+//! or without `--plugin` (the `rustpython` binary and the embedding example register it). Each
+//! concern is a sub-module of its own file, joined here.
+
+mod args;
+mod compile;
+mod convert;
+mod dtype;
+mod explain;
+mod functions;
+mod tensor;
+mod tensor_protocols;
+
+/// The type of a class defined outside the module (its payload lives in a lower layer),
+/// made once and published with `__module__` set, as `#[pyattr] #[pyclass]` would.
+fn published<T: rustpython_vm::class::PyClassImpl + rustpython_vm::class::StaticType>(
+    vm: &rustpython_vm::VirtualMachine,
+) -> rustpython_vm::builtins::PyTypeRef {
+    let class = T::make_static_type();
+    let key = vm.ctx.intern_str("__module__");
+    if class.get_direct_attr(key).is_none() {
+        class.set_attr(key, vm.new_pyobj("symtrace"));
+    }
+    class
+}
+
+/// The module's definition, for `InterpreterBuilder::add_native_module`.
+pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::builtins::PyModuleDef {
+    symtrace::module_def(ctx)
+}
+
+#[rustpython_vm::pymodule(with(dtype::module, tensor::module, functions::module, compile::module))]
+mod symtrace {
+    use rustpython_vm::VirtualMachine;
+    use rustpython_vm::builtins::PyTypeRef;
+
+    /// What the replacement code calls (see `translate::compiled_graph`).
+    #[pyattr(name = "CompiledGraph")]
+    fn compiled_graph_class(vm: &VirtualMachine) -> PyTypeRef {
+        super::published::<crate::translate::CompiledGraph>(vm)
+    }
+}

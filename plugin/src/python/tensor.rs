@@ -1,0 +1,303 @@
+//! `symtrace.Tensor`'s Python methods and attributes, each computing through the op registry
+//! (the type's payload is `tensor::PyTensor`; its operators and protocols are in
+//! `tensor_protocols`).
+
+use rustpython_vm::builtins::PyTupleRef;
+use rustpython_vm::function::{OptionalArg, PosArgs};
+use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Comparable, Iterable, Representable};
+use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, PyResult, VirtualMachine, pyclass};
+
+use super::args::{ClampArgs, DimArg, ReduceArgs, TransposeArgs};
+use super::convert::{ints_of, to_py, tolist};
+use super::dtype::dtype_object;
+use super::tensor_protocols::{binary_fn, binary_slot, where_select};
+use crate::tensor::{
+    Attr, Attrs, DType, PyDType, PyTensor, TensorData, TensorError, format, registry,
+};
+
+impl PyTensor {
+    pub(super) fn wrap(
+        r: Result<TensorData, TensorError>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        r.map(PyTensor::new).map_err(|e| e.into_exception(vm))
+    }
+    pub(super) fn to_f64(&self, vm: &VirtualMachine) -> PyResult<f64> {
+        Ok(self
+            .read()
+            .item()
+            .map_err(|e| e.into_exception(vm))?
+            .as_f64())
+    }
+    pub(super) fn to_i64(&self, vm: &VirtualMachine) -> PyResult<i64> {
+        Ok(self
+            .read()
+            .item()
+            .map_err(|e| e.into_exception(vm))?
+            .as_i64())
+    }
+    pub(super) fn len(&self, vm: &VirtualMachine) -> PyResult<usize> {
+        let d = self.read();
+        d.shape()
+            .first()
+            .copied()
+            .ok_or_else(|| vm.new_type_error("len() of a 0-d tensor".to_owned()))
+    }
+    pub(super) fn op(&self, name: &str, attrs: Attrs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let d = self.read();
+        Self::wrap(registry().call(name, &[&d], &attrs), vm)
+    }
+}
+
+#[pyclass(with(AsNumber, Comparable, AsMapping, AsSequence, Iterable, Representable))]
+impl PyTensor {
+    #[pygetset]
+    fn shape(zelf: &Py<Self>, vm: &VirtualMachine) -> PyTupleRef {
+        let dims: Vec<PyObjectRef> = zelf
+            .read()
+            .shape()
+            .iter()
+            .map(|&d| vm.ctx.new_int(d).into())
+            .collect();
+        vm.ctx.new_tuple(dims)
+    }
+    #[pygetset]
+    fn dtype(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        dtype_object(zelf.read().dtype(), vm)
+    }
+    #[pygetset]
+    fn ndim(zelf: &Py<Self>) -> usize {
+        zelf.read().ndim()
+    }
+    #[pygetset(name = "T")]
+    fn t(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let n = zelf.read().ndim() as i64;
+        zelf.op(
+            "permute",
+            Attrs::new().with("dims", Attr::Ints((0..n).rev().collect())),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn numel(zelf: &Py<Self>) -> usize {
+        zelf.read().numel()
+    }
+    #[pymethod]
+    fn dim(zelf: &Py<Self>) -> usize {
+        zelf.read().ndim()
+    }
+    #[pymethod]
+    fn item(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+        Ok(to_py(
+            zelf.read().item().map_err(|e| e.into_exception(vm))?,
+            vm,
+        ))
+    }
+    #[pymethod]
+    fn tolist(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+        let d = zelf.read();
+        tolist(d.shape(), &d.to_scalars(), vm)
+    }
+    #[pymethod]
+    fn clone(zelf: &Py<Self>) -> PyTensor {
+        PyTensor::new(zelf.read().clone())
+    }
+    #[pymethod]
+    fn to(zelf: &Py<Self>, dtype: PyRef<PyDType>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op(
+            "to",
+            Attrs::new().with("dtype", Attr::DType(dtype.dtype)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn float(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op(
+            "to",
+            Attrs::new().with("dtype", Attr::DType(DType::Float32)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn double(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op(
+            "to",
+            Attrs::new().with("dtype", Attr::DType(DType::Float64)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn long(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op(
+            "to",
+            Attrs::new().with("dtype", Attr::DType(DType::Int64)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn reshape(
+        zelf: &Py<Self>,
+        shape: PosArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        zelf.op(
+            "reshape",
+            Attrs::new().with("shape", Attr::Ints(ints_of(&shape.into_vec(), vm)?)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn transpose(zelf: &Py<Self>, a: TransposeArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op(
+            "transpose",
+            Attrs::new()
+                .with("dim0", Attr::Int(a.dim0))
+                .with("dim1", Attr::Int(a.dim1)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn permute(
+        zelf: &Py<Self>,
+        dims: PosArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        zelf.op(
+            "permute",
+            Attrs::new().with("dims", Attr::Ints(ints_of(&dims.into_vec(), vm)?)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn unsqueeze(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("unsqueeze", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+    }
+    #[pymethod]
+    fn squeeze(
+        zelf: &Py<Self>,
+        dim: OptionalArg<Option<i64>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let dim = dim.flatten().map_or(Attr::None, Attr::Int);
+        zelf.op("squeeze", Attrs::new().with("dim", dim), vm)
+    }
+    #[pymethod]
+    fn sum(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("sum", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn mean(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("mean", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn max(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("max", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn min(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("min", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn argmax(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("argmax", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn argmin(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("argmin", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn softmax(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("softmax", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+    }
+    #[pymethod]
+    fn log_softmax(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op(
+            "log_softmax",
+            Attrs::new().with("dim", Attr::Int(a.dim)),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn clamp(zelf: &Py<Self>, args: ClampArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("clamp", args.attrs(), vm)
+    }
+    #[pymethod]
+    fn exp(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("exp", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn log(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("log", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn sqrt(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("sqrt", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn tanh(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("tanh", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn sigmoid(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("sigmoid", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn relu(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("relu", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn sin(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("sin", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn cos(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("cos", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn abs(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("abs", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn maximum(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("maximum", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn minimum(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("minimum", zelf.as_object(), &other, vm)
+    }
+    /// torch's `x.where(cond, other)`: `x` where `cond`, else `other`.
+    #[pymethod(name = "where")]
+    fn where_method(
+        zelf: PyRef<Self>,
+        cond: PyObjectRef,
+        other: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        where_select(&cond, zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn matmul(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_slot("matmul", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn dot(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_slot("dot", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn __str__(zelf: &Py<Self>) -> String {
+        format::str(&zelf.read())
+    }
+}
+
+#[rustpython_vm::pymodule(sub, name = "symtrace")]
+pub(super) mod module {
+    use rustpython_vm::VirtualMachine;
+    use rustpython_vm::builtins::PyTypeRef;
+
+    use crate::tensor::PyTensor;
+
+    #[pyattr(name = "Tensor")]
+    fn tensor_class(vm: &VirtualMachine) -> PyTypeRef {
+        crate::python::published::<PyTensor>(vm)
+    }
+}

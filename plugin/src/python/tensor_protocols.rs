@@ -1,0 +1,332 @@
+//! `symtrace.Tensor`'s operators and protocols: arithmetic and comparison (also in place),
+//! indexing and item assignment, `len`, iteration, truth and conversion to numbers.
+
+use rustpython_vm::builtins::{PyList, PySlice, PyTuple};
+use rustpython_vm::function::{Either, PyComparisonValue};
+use rustpython_vm::protocol::{PyMappingMethods, PyNumberMethods, PySequenceMethods};
+use rustpython_vm::types::{
+    AsMapping, AsNumber, AsSequence, Comparable, Iterable, PyComparisonOp, Representable,
+};
+use rustpython_vm::{
+    AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func,
+};
+
+use super::convert::{as_data, data_of, scalar_of, with_operands};
+use crate::tensor::index::{self, Index, Select};
+use crate::tensor::{Attrs, DType, PyTensor, TensorData, format, registry};
+
+pub(super) fn binary_slot(
+    name: &'static str,
+    a: &PyObject,
+    b: &PyObject,
+    vm: &VirtualMachine,
+) -> PyResult {
+    let result = with_operands(a, b, vm, |x, y| {
+        PyTensor::wrap(registry().call(name, &[x, y], &Attrs::new()), vm)
+    })?;
+    Ok(match result {
+        Some(t) => t.into_pyobject(vm),
+        None => vm.ctx.not_implemented(),
+    })
+}
+
+/// `a op= b`: computed, then stored into `a` in its own type and shape.
+fn inplace_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
+    let Some(target) = a.downcast_ref::<PyTensor>() else {
+        return Ok(vm.ctx.not_implemented());
+    };
+    let computed = with_operands(a, b, vm, |x, y| {
+        Ok((
+            registry()
+                .call(name, &[x, y], &Attrs::new())
+                .map_err(|e| e.into_exception(vm))?,
+            x.dtype(),
+            x.shape().to_vec(),
+        ))
+    })?;
+    let Some((result, dtype, shape)) = computed else {
+        return Ok(vm.ctx.not_implemented());
+    };
+    if DType::promote(dtype, result.dtype()) != dtype {
+        return Err(vm.new_type_error(format!(
+            "the {} result of {name} cannot be stored in place into a {} tensor",
+            result.dtype().name(),
+            dtype.name()
+        )));
+    }
+    if result.shape() != shape.as_slice() {
+        return Err(vm.new_value_error(format!(
+            "the result of shape {} does not fit in place into a tensor of shape {}",
+            crate::tensor::error::shape_str(result.shape()),
+            crate::tensor::error::shape_str(&shape)
+        )));
+    }
+    *target.write() = result.to_dtype(dtype).into_owned();
+    Ok(a.to_owned())
+}
+
+fn unary_slot(name: &'static str, a: &PyObject, vm: &VirtualMachine) -> PyResult {
+    let t = a.downcast_ref::<PyTensor>().expect("slot of Tensor");
+    Ok(t.op(name, Attrs::new(), vm)?.into_pyobject(vm))
+}
+
+fn index_of(
+    t: &TensorData,
+    needle: &PyObject,
+    vm: &VirtualMachine,
+) -> PyResult<(Vec<Index>, Option<TensorData>)> {
+    if let Some(x) = needle.downcast_ref::<PyTensor>() {
+        return Ok((vec![], Some(x.read().clone())));
+    }
+    if needle.downcast_ref::<PyList>().is_some() {
+        return Ok((vec![], Some(data_of(needle, None, vm)?)));
+    }
+    let items: Vec<PyObjectRef> = match needle.downcast_ref::<PyTuple>() {
+        Some(tuple) => tuple.as_slice().to_vec(),
+        None => vec![needle.to_owned()],
+    };
+    let shape = t.shape();
+    let mut out = Vec::new();
+    let mut dim = 0;
+    let consumed = items
+        .iter()
+        .filter(|i| !vm.is_none(i) && !i.is(&vm.ctx.ellipsis))
+        .count();
+    for item in &items {
+        if vm.is_none(item) {
+            out.push(Index::NewAxis);
+        } else if item.is(&vm.ctx.ellipsis) {
+            out.push(Index::Ellipsis);
+            dim += shape.len().saturating_sub(consumed);
+        } else if let Some(s) = item.downcast_ref::<PySlice>() {
+            let len = shape.get(dim).copied().unwrap_or(0);
+            let r = vm.call_method(s.as_object(), "indices", (len,))?;
+            let v: Vec<i64> =
+                vm.extract_elements_with(&r, |o| o.try_index(vm)?.try_to_primitive::<i64>(vm))?;
+            out.push(Index::Slice(v[0], v[1], v[2]));
+            dim += 1;
+        } else if let Ok(i) = item.try_index(vm) {
+            out.push(Index::Int(i.try_to_primitive::<i64>(vm)?));
+            dim += 1;
+        } else {
+            return Err(vm.new_index_error(format!(
+                "a tensor is indexed by ints, slices, None, ..., a bool tensor or an int tensor, not {}",
+                item.class().name()
+            )));
+        }
+    }
+    Ok((out, None))
+}
+
+fn select<'a>(
+    basic: Vec<Index>,
+    by: &'a Option<TensorData>,
+    vm: &VirtualMachine,
+) -> PyResult<Select<'a>> {
+    Ok(match by {
+        None => Select::Basic(basic),
+        Some(t) if t.dtype() == DType::Bool => Select::Mask(t),
+        Some(t) if t.dtype() == DType::Int64 => Select::Take(t),
+        Some(t) => {
+            return Err(vm.new_index_error(format!(
+                "a tensor index must be bool or int64, not {}",
+                t.dtype().name()
+            )));
+        }
+    })
+}
+
+fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult {
+    let d = zelf.read();
+    let (basic, by) = index_of(&d, needle, vm)?;
+    let sel = select(basic, &by, vm)?;
+    Ok(PyTensor::wrap(
+        crate::tensor::registry::guarded("indexing", || index::get(&d, &sel)),
+        vm,
+    )?
+    .into_pyobject(vm))
+}
+
+fn setitem(
+    zelf: &PyTensor,
+    needle: &PyObject,
+    value: &PyObject,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let value = match scalar_of(value, vm)? {
+        Some(s) => TensorData::scalar(s),
+        None => data_of(value, None, vm)?,
+    };
+    let mut d = zelf.write();
+    let (basic, by) = index_of(&d, needle, vm)?;
+    let sel = select(basic, &by, vm)?;
+    crate::tensor::registry::guarded("item assignment", || index::set(&mut d, &sel, &value))
+        .map_err(|e| e.into_exception(vm))
+}
+
+impl AsMapping for PyTensor {
+    fn as_mapping() -> &'static PyMappingMethods {
+        static AS_MAPPING: PyMappingMethods = PyMappingMethods {
+            length: atomic_func!(|m, vm| PyTensor::mapping_downcast(m).len(vm)),
+            subscript: atomic_func!(|m, needle, vm| getitem(
+                PyTensor::mapping_downcast(m),
+                needle,
+                vm
+            )),
+            ass_subscript: atomic_func!(|m, needle, value, vm| match value {
+                Some(value) => setitem(PyTensor::mapping_downcast(m), needle, &value, vm),
+                None => Err(vm.new_type_error("tensor elements cannot be deleted".to_owned())),
+            }),
+        };
+        &AS_MAPPING
+    }
+}
+
+impl AsSequence for PyTensor {
+    fn as_sequence() -> &'static PySequenceMethods {
+        static AS_SEQUENCE: PySequenceMethods = PySequenceMethods {
+            length: atomic_func!(|s, vm| PyTensor::sequence_downcast(s).len(vm)),
+            ..PySequenceMethods::NOT_IMPLEMENTED
+        };
+        &AS_SEQUENCE
+    }
+}
+
+impl Iterable for PyTensor {
+    fn iter(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
+        let n = zelf.len(vm)?;
+        let rows: Vec<PyObjectRef> = (0..n)
+            .map(|i| getitem(&zelf, vm.ctx.new_int(i).as_object(), vm))
+            .collect::<PyResult<_>>()?;
+        vm.ctx
+            .new_list(rows)
+            .as_object()
+            .get_iter(vm)
+            .map(Into::into)
+    }
+}
+
+impl Representable for PyTensor {
+    fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
+        Ok(format::repr(&zelf.read()))
+    }
+}
+
+impl Comparable for PyTensor {
+    fn slot_richcompare(
+        zelf: &PyObject,
+        other: &PyObject,
+        op: PyComparisonOp,
+        vm: &VirtualMachine,
+    ) -> PyResult<Either<PyObjectRef, PyComparisonValue>> {
+        let name = match op {
+            PyComparisonOp::Lt => "lt",
+            PyComparisonOp::Le => "le",
+            PyComparisonOp::Eq => "eq",
+            PyComparisonOp::Ne => "ne",
+            PyComparisonOp::Gt => "gt",
+            PyComparisonOp::Ge => "ge",
+        };
+        let result = binary_slot(name, zelf, other, vm)?;
+        Ok(if result.is(&vm.ctx.not_implemented) {
+            Either::B(PyComparisonValue::NotImplemented)
+        } else {
+            Either::A(result)
+        })
+    }
+    fn cmp(
+        _zelf: &Py<Self>,
+        _other: &PyObject,
+        _op: PyComparisonOp,
+        _vm: &VirtualMachine,
+    ) -> PyResult<PyComparisonValue> {
+        unreachable!("slot_richcompare is overridden")
+    }
+}
+
+impl AsNumber for PyTensor {
+    fn as_number() -> &'static PyNumberMethods {
+        static AS_NUMBER: PyNumberMethods = PyNumberMethods {
+            add: Some(|a, b, vm| binary_slot("add", a, b, vm)),
+            subtract: Some(|a, b, vm| binary_slot("sub", a, b, vm)),
+            multiply: Some(|a, b, vm| binary_slot("mul", a, b, vm)),
+            true_divide: Some(|a, b, vm| binary_slot("div", a, b, vm)),
+            floor_divide: Some(|a, b, vm| binary_slot("floordiv", a, b, vm)),
+            remainder: Some(|a, b, vm| binary_slot("mod", a, b, vm)),
+            power: Some(|a, b, c, vm| {
+                if !vm.is_none(c) {
+                    return Err(vm.new_type_error(
+                        "pow() with a modulus is not supported for tensors".to_owned(),
+                    ));
+                }
+                binary_slot("pow", a, b, vm)
+            }),
+            matrix_multiply: Some(|a, b, vm| binary_slot("matmul", a, b, vm)),
+            and: Some(|a, b, vm| binary_slot("logical_and", a, b, vm)),
+            or: Some(|a, b, vm| binary_slot("logical_or", a, b, vm)),
+            xor: Some(|a, b, vm| binary_slot("logical_xor", a, b, vm)),
+            inplace_add: Some(|a, b, vm| inplace_slot("add", a, b, vm)),
+            inplace_subtract: Some(|a, b, vm| inplace_slot("sub", a, b, vm)),
+            inplace_multiply: Some(|a, b, vm| inplace_slot("mul", a, b, vm)),
+            inplace_true_divide: Some(|a, b, vm| inplace_slot("div", a, b, vm)),
+            inplace_floor_divide: Some(|a, b, vm| inplace_slot("floordiv", a, b, vm)),
+            inplace_remainder: Some(|a, b, vm| inplace_slot("mod", a, b, vm)),
+            inplace_and: Some(|a, b, vm| inplace_slot("logical_and", a, b, vm)),
+            inplace_or: Some(|a, b, vm| inplace_slot("logical_or", a, b, vm)),
+            negative: Some(|a, vm| unary_slot("neg", a.obj, vm)),
+            absolute: Some(|a, vm| unary_slot("abs", a.obj, vm)),
+            invert: Some(|a, vm| unary_slot("invert", a.obj, vm)),
+            positive: Some(|a, _vm| Ok(a.obj.to_owned())),
+            boolean: Some(|a, vm| {
+                let t = a.obj.downcast_ref::<PyTensor>().expect("slot of Tensor");
+                let item = t.read().item().map_err(|_| {
+                    vm.new_value_error(
+                        "the truth value of a tensor with more than one element is ambiguous"
+                            .to_owned(),
+                    )
+                })?;
+                Ok(item.as_bool())
+            }),
+            float: Some(|a, vm| {
+                let t = a.obj.downcast_ref::<PyTensor>().expect("slot of Tensor");
+                Ok(vm.ctx.new_float(t.to_f64(vm)?).into())
+            }),
+            int: Some(|a, vm| {
+                let t = a.obj.downcast_ref::<PyTensor>().expect("slot of Tensor");
+                Ok(vm.ctx.new_int(t.to_i64(vm)?).into())
+            }),
+            ..PyNumberMethods::NOT_IMPLEMENTED
+        };
+        &AS_NUMBER
+    }
+}
+
+/// A binary function of tensors or numbers (`maximum`, `matmul`...), which raises where the
+/// operator would return `NotImplemented`.
+pub(super) fn binary_fn(
+    name: &'static str,
+    a: &PyObject,
+    b: &PyObject,
+    vm: &VirtualMachine,
+) -> PyResult {
+    let r = binary_slot(name, a, b, vm)?;
+    if r.is(&vm.ctx.not_implemented) {
+        return Err(vm.new_type_error(format!("{name} needs tensors or numbers")));
+    }
+    Ok(r)
+}
+
+/// torch's `where(cond, a, b)`: `a` where `cond`, else `b`.
+pub(super) fn where_select(
+    cond: &PyObject,
+    a: &PyObject,
+    b: &PyObject,
+    vm: &VirtualMachine,
+) -> PyResult<PyTensor> {
+    // The condition is read before the operands take their locks (it may be one of them).
+    let c = as_data(cond, vm)?;
+    with_operands(a, b, vm, |x, y| {
+        PyTensor::wrap(registry().call("where", &[&c, x, y], &Attrs::new()), vm)
+    })?
+    .ok_or_else(|| vm.new_type_error("where() needs tensors or numbers".to_owned()))
+}
