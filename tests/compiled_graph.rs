@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use common::*;
 use rustpython_vm::PyPayload;
+use symtrace::graph::Graph;
 use symtrace::tensor::{Attr, Attrs, DType, Meta, Scalar, TensorData};
 use symtrace::translate::CompiledGraph;
+use symtrace::translate::Source;
 use symtrace::translate::graph_call::GraphCall;
-use symtrace::translate::{Graph, Source};
 
 #[test]
 fn a_graph_is_a_python_callable_over_tensors() {

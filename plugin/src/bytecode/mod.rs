@@ -2,7 +2,9 @@
 //! together with rustpython-codegen's assembler ([`assemble`]), check the result before the VM
 //! may run it ([`verify`]), and show it dis-style ([`dis`]).
 
+pub mod analysis;
 pub mod assemble;
+pub mod builder;
 pub mod decode;
 pub mod dis;
 pub mod linetable;

@@ -11,7 +11,7 @@ use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
 
 use crate::hook::SymtraceHook;
-use crate::translate::cache::{self, ExplainLog};
+use crate::translate::explain::{self, ExplainLog};
 use crate::translate::{Options, Translator};
 
 /// The hooks `compile` made for interpreters that run without the plugin, by VM address.
@@ -49,7 +49,7 @@ impl Drop for Traced<'_> {
             self.vm.set_eval_frame_hook(h);
         }
         if self.fullgraph {
-            cache::pop_fullgraph();
+            explain::pop_fullgraph();
         }
     }
 }
@@ -76,7 +76,7 @@ pub fn call_traced(
             .map_err(|_| {
                 vm.new_type_error("compile(fullgraph=True) takes a Python function".to_owned())
             })?;
-        cache::push_fullgraph(&code);
+        explain::push_fullgraph(&code);
     }
     let _restore = Traced {
         vm,
@@ -98,9 +98,9 @@ pub fn call_untraced(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) ->
 /// Run `func(*args)` traced from a clean cache and report what was captured.
 pub fn explain(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyResult<ExplainLog> {
     translator(vm).reset();
-    cache::explain_begin();
+    explain::explain_begin();
     let r = call_traced(func, args, false, vm);
-    let log = cache::explain_end();
+    let log = explain::explain_end();
     r.map(|_| log)
 }
 

@@ -5,7 +5,7 @@
 use rustpython_vm::types::Representable;
 use rustpython_vm::{Py, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 
-use crate::translate::cache::ExplainLog;
+use crate::translate::explain::ExplainLog;
 
 #[pyclass(module = "symtrace", name = "ExplainOutput")]
 #[derive(Debug, PyPayload)]
@@ -104,6 +104,7 @@ impl PyExplainOutput {
             d.set_item("id", vm.ctx.new_str(b.id.as_str()).into(), vm)?;
             d.set_item("hint", vm.ctx.new_str(b.hint.as_str()).into(), vm)?;
             d.set_item("resumed", vm.ctx.new_bool(b.resumed).into(), vm)?;
+            d.set_item("kind", vm.ctx.new_str(b.kind).into(), vm)?;
             out.push(d.into());
         }
         Ok(vm.ctx.new_list(out).into())

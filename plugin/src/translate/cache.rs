@@ -2,7 +2,6 @@
 //! object (entries checked in order, guards first), recompiles up to a limit, fallbacks,
 //! skips, statistics, and what `explain` and `fullgraph` observe.
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -10,12 +9,14 @@ use rustpython_vm::builtins::{PyCode, PyDict};
 use rustpython_vm::eval_hook::{FrameDecision, FrameView};
 use rustpython_vm::{Py, PyPayload, PyRef, PyResult, VirtualMachine};
 
-use super::graph_break::ResumeCache;
-use super::guard::GuardSet;
-use super::tracer::Unsupported;
-use super::translation::{BreakPolicy, Failure, translate};
 use crate::bytecode::verify;
 use crate::graph::Graph;
+use crate::translate::breaks::BreakPolicy;
+use crate::translate::breaks::ResumeCache;
+use crate::translate::convert_frame::{Failure, translate};
+use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
+use crate::translate::guards::guard::GuardSet;
+use crate::translate::state::{Kind, Unsupported};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -94,65 +95,6 @@ struct CodeState {
     generation: usize,
     entries: Vec<Entry>,
     calls_without_graph: usize,
-}
-
-/// What `explain` collects while it runs.
-#[derive(Default, Clone, Debug)]
-pub struct ExplainLog {
-    pub graphs: Vec<CapturedGraph>,
-    pub breaks: Vec<BreakRecord>,
-}
-
-#[derive(Clone, Debug)]
-pub struct CapturedGraph {
-    pub function: String,
-    pub ops: Vec<String>,
-    pub guards: Vec<String>,
-    pub inlined: Vec<String>,
-    pub text: String,
-}
-
-#[derive(Clone, Debug)]
-pub struct BreakRecord {
-    pub function: String,
-    pub reason: String,
-    /// file:line of the instruction the simulation stopped at.
-    pub location: String,
-    pub ops_left: Vec<String>,
-    pub guards_left: Vec<String>,
-    /// Stable identifier of the kind of break (`GB-CALL`, `GB-BRANCH`, `GB-OPCODE`, and
-    /// `GB-FRAME` when the whole frame runs as written).
-    pub id: String,
-    pub hint: String,
-    /// The graph before the break was kept and the frame resumed after it (otherwise the
-    /// whole frame ran as written).
-    pub resumed: bool,
-}
-
-thread_local! {
-    static EXPLAIN: RefCell<Option<ExplainLog>> = const { RefCell::new(None) };
-    /// Code objects that must translate whole (`compile(fullgraph=True)`), innermost last.
-    static FULLGRAPH: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-}
-
-pub fn explain_begin() {
-    EXPLAIN.with(|e| *e.borrow_mut() = Some(ExplainLog::default()));
-}
-
-pub fn explain_end() -> ExplainLog {
-    EXPLAIN.with(|e| e.borrow_mut().take().unwrap_or_default())
-}
-
-pub fn push_fullgraph(code: &Py<PyCode>) {
-    FULLGRAPH.with(|f| f.borrow_mut().push(code as *const _ as usize));
-}
-
-pub fn pop_fullgraph() {
-    FULLGRAPH.with(|f| f.borrow_mut().pop());
-}
-
-fn wants_fullgraph(code: &Py<PyCode>) -> bool {
-    FULLGRAPH.with(|f| f.borrow().contains(&(code as *const _ as usize)))
 }
 
 static GRAPH_NAMES: AtomicUsize = AtomicUsize::new(0);
@@ -237,19 +179,16 @@ impl Translator {
             self.new_cache(code);
             log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: [GB-GENERATOR] {REASON} (hint: {HINT})", location);
         }
-        EXPLAIN.with(|e| {
-            if let Some(log) = e.borrow_mut().as_mut() {
-                log.breaks.push(BreakRecord {
-                    function: code.qualname.as_str().to_owned(),
-                    reason: REASON.to_owned(),
-                    location: location.clone(),
-                    ops_left: Vec::new(),
-                    guards_left: Vec::new(),
-                    id: "GB-GENERATOR".to_owned(),
-                    hint: HINT.to_owned(),
-                    resumed: false,
-                });
-            }
+        explain::record_break(|| BreakRecord {
+            function: code.qualname.as_str().to_owned(),
+            reason: REASON.to_owned(),
+            kind: Kind::Call.name(),
+            location: location.clone(),
+            ops_left: Vec::new(),
+            guards_left: Vec::new(),
+            id: "GB-GENERATOR".to_owned(),
+            hint: HINT.to_owned(),
+            resumed: false,
         });
     }
 
@@ -356,27 +295,26 @@ impl Translator {
                     .location
                     .as_ref()
                     .map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
-                log::info!(target: crate::log_targets::GRAPH_BREAKS, "{what}: runs as written: {} at {location}", f.why.reason);
-                EXPLAIN.with(|e| {
-                    // A frame without tensor work broke nothing.
-                    if let Some(log) = e.borrow_mut().as_mut().filter(|_| !f.empty) {
-                        log.breaks.push(BreakRecord {
-                            function: code.qualname.as_str().to_owned(),
-                            reason: f.why.reason.clone(),
-                            location: location.clone(),
-                            ops_left: f.ops_left.clone(),
-                            guards_left: f.guards_left.clone(),
-                            id: "GB-FRAME".to_owned(),
-                            hint: "the whole frame runs as written: see the reason".to_owned(),
-                            resumed: false,
-                        });
-                    }
-                });
+                log::info!(target: crate::log_targets::GRAPH_BREAKS, "{what}: runs as written: {} at {location}", f.why.message);
+                // A frame without tensor work broke nothing.
+                if !f.empty {
+                    explain::record_break(|| BreakRecord {
+                        function: code.qualname.as_str().to_owned(),
+                        reason: f.why.message.clone(),
+                        kind: f.why.kind.name(),
+                        location: location.clone(),
+                        ops_left: f.ops_left.clone(),
+                        guards_left: f.guards_left.clone(),
+                        id: "GB-FRAME".to_owned(),
+                        hint: format!("the whole frame runs as written; {}", f.why.hint),
+                        resumed: false,
+                    });
+                }
                 if self.options.strict || wants_fullgraph(code) {
                     return Err(vm.new_runtime_error(format!(
                         "symtrace: {} cannot be captured whole: {} ({location})",
                         code.qualname.as_str(),
-                        f.why.reason
+                        f.why.message
                     )));
                 }
                 state.calls_without_graph += 1;
@@ -394,16 +332,13 @@ impl Translator {
     #[allow(clippy::result_large_err)]
     fn install(
         &self,
-        t: super::translation::Translation,
+        t: crate::translate::convert_frame::Translation,
         frame: &FrameView<'_>,
         name: &str,
         vm: &VirtualMachine,
     ) -> Result<Entry, Failure> {
-        let fail = |reason: String| Failure {
-            why: Unsupported {
-                reason,
-                location: None,
-            },
+        let fail = |message: String| Failure {
+            why: Unsupported::new(Kind::Internal, message),
             ops_left: Vec::new(),
             guards_left: Vec::new(),
             empty: false,
@@ -433,38 +368,29 @@ impl Translator {
                 || describe(frame.code()),
                 |l| format!("{}:{}", l.file, l.line),
             );
-            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.reason, b.kind.hint());
-            EXPLAIN.with(|e| {
-                if let Some(log) = e.borrow_mut().as_mut() {
-                    log.breaks.push(BreakRecord {
-                        function: frame.code().qualname.as_str().to_owned(),
-                        reason: b.reason.reason.clone(),
-                        location,
-                        ops_left: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
-                        guards_left: t.guards.guards.iter().map(ToString::to_string).collect(),
-                        id: b.kind.id().to_owned(),
-                        hint: b.kind.hint().to_owned(),
-                        resumed: true,
-                    });
-                }
+            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.message, b.kind.hint());
+            explain::record_break(|| BreakRecord {
+                function: frame.code().qualname.as_str().to_owned(),
+                reason: b.reason.message.clone(),
+                kind: b.reason.kind.name(),
+                location,
+                ops_left: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
+                guards_left: t.guards.guards.iter().map(ToString::to_string).collect(),
+                id: b.kind.id().to_owned(),
+                hint: b.kind.hint().to_owned(),
+                resumed: true,
             });
         }
-        EXPLAIN.with(|e| {
-            // A translation without tensor work (trace_all) is not a graph.
-            if let Some(log) = e
-                .borrow_mut()
-                .as_mut()
-                .filter(|_| !t.graph.outputs.is_empty())
-            {
-                log.graphs.push(CapturedGraph {
-                    function: frame.code().qualname.as_str().to_owned(),
-                    ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
-                    guards: t.guards.guards.iter().map(ToString::to_string).collect(),
-                    inlined: t.inlined.clone(),
-                    text: t.graph.to_string(),
-                });
-            }
-        });
+        // A translation without tensor work (trace_all) is not a graph.
+        if !t.graph.outputs.is_empty() {
+            explain::record_graph(|| CapturedGraph {
+                function: frame.code().qualname.as_str().to_owned(),
+                ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
+                guards: t.guards.guards.iter().map(ToString::to_string).collect(),
+                inlined: t.inlined.clone(),
+                text: t.graph.to_string(),
+            });
+        }
         Ok(Entry {
             guards: t.guards,
             code: t.code,

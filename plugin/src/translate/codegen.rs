@@ -7,128 +7,78 @@
 //! the original's file, names, flags and locals (arguments are copied into it by name), and
 //! every instruction carries the position of the original's `return`.
 
-use rustpython_vm::builtins::{PyCode, PyStrInterned};
+use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::Opcode;
-use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
+use rustpython_vm::{PyRef, VirtualMachine};
 
-use super::graph_call::GraphCall;
-use super::side_effects::Effect;
-use super::source::Source;
-use crate::bytecode::{CodeLayout, Instr, Position, assemble};
-
-/// What the replacement returns, built from the graph's outputs.
-#[derive(Clone, Debug)]
-pub enum Template {
-    /// A value read from the frame (identity preserved: the argument itself).
-    Load(Source),
-    /// A plain constant.
-    Const(PyObjectRef),
-    /// The graph's output number k.
-    Out(usize),
-    Tuple(Vec<Template>),
-    List(Vec<Template>),
-    Dict(Vec<(PyObjectRef, Template)>),
-    /// `iter(t)`.
-    Iter(Box<Template>),
-    /// `class(*args)`: an exception made during the simulation, made again.
-    New(PyObjectRef, Vec<Template>),
-}
-
-/// A side effect as the replacement replays it (see `side_effects`): targets are read from
-/// the frame, values built from templates.
-pub type Replay = Effect<Template>;
+use crate::bytecode::builder::{BuildError, Builder};
+use crate::bytecode::{CodeLayout, Handler, Instr, Position};
+use crate::translate::graph_call::GraphCall;
+use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
+use crate::translate::state::{Kind, SimResult, Unsupported};
+use crate::translate::templates::{Replay, Template};
 
 /// The slot name of the graph's outputs: not a Python identifier, so it never collides.
 const OUT: &str = "%graph_out";
 const SUBSCR: u32 = 26; // BinaryOperator::Subscr
 
-struct Emitter<'a> {
-    layout: CodeLayout,
+/// The replacement's bytecode as it is written: values loaded from sources, rebuilt from
+/// templates, side effects replayed.
+struct Codegen<'vm> {
+    b: Builder<'vm>,
     /// The graph returns a tuple of its outputs (otherwise its one output).
     outputs_in_tuple: bool,
-    instrs: Vec<Instr>,
-    position: Position,
-    vm: &'a VirtualMachine,
 }
 
-impl Emitter<'_> {
-    fn emit(&mut self, op: Opcode, arg: u32) {
-        self.instrs.push(Instr {
-            op,
-            arg,
-            target: None,
-            handler: None,
-            position: self.position,
-            offset: 0,
-        });
-    }
+fn generated(r: Result<PyRef<PyCode>, BuildError>) -> SimResult<PyRef<PyCode>> {
+    r.map_err(|e| Unsupported::new(Kind::Internal, format!("code generation: {e}")))
+}
 
-    fn name(&mut self, n: &str) -> u32 {
-        if let Some(i) = self.layout.names.iter().position(|x| x.as_str() == n) {
-            return i as u32;
-        }
-        self.layout.names.push(self.vm.ctx.intern_str(n));
-        (self.layout.names.len() - 1) as u32
-    }
-
-    fn constant(&mut self, obj: PyObjectRef) -> u32 {
-        self.layout.constants.push(obj);
-        (self.layout.constants.len() - 1) as u32
-    }
-
-    fn slot(&self, n: &str) -> Result<u32, String> {
-        self.layout
-            .localsplus_names()
-            .iter()
-            .position(|x| x.as_str() == n)
-            .map(|i| i as u32)
-            .ok_or_else(|| format!("no slot {n}"))
-    }
-
-    fn is_cell(&self, n: &str) -> bool {
-        self.layout
-            .cellvars
-            .iter()
-            .chain(&self.layout.freevars)
-            .any(|c| c.as_str() == n)
+impl Codegen<'_> {
+    fn slot(&self, n: &str) -> SimResult<u32> {
+        self.b.slot(n).ok_or_else(|| {
+            Unsupported::new(Kind::Internal, format!("code generation: no slot {n}"))
+        })
     }
 
     fn load_int(&mut self, i: usize) {
-        let c = self.constant(self.vm.ctx.new_int(i).into());
-        self.emit(Opcode::LoadConst, c);
+        let vm = self.b.vm();
+        self.b.load_const(vm.ctx.new_int(i).into());
     }
 
     /// `TOS[key]` for a string key.
     fn subscript_str(&mut self, key: &str) {
-        let c = self.constant(self.vm.ctx.new_str(key).into());
-        self.emit(Opcode::LoadConst, c);
-        self.emit(Opcode::BinaryOp, SUBSCR);
+        let vm = self.b.vm();
+        self.b.load_const(vm.ctx.new_str(key).into());
+        self.b.emit(Opcode::BinaryOp, SUBSCR);
     }
 
-    fn load_source(&mut self, s: &Source) -> Result<(), String> {
+    /// Load what `s` names, as the frame reads it.
+    fn load_source(&mut self, s: &Source) -> SimResult<()> {
         match s {
             Source::Local(n) | Source::Free(n) => {
                 let slot = self.slot(n)?;
-                let op = if self.is_cell(n) {
+                let op = if self.b.is_cell(n) {
                     Opcode::LoadDeref
                 } else {
                     Opcode::LoadFast
                 };
-                self.emit(op, slot);
+                self.b.emit(op, slot);
             }
             Source::Global(n) | Source::Builtin(n) => {
-                let i = self.name(n);
-                self.emit(Opcode::LoadGlobal, i << 1);
+                let i = self.b.name(n);
+                self.b.emit(Opcode::LoadGlobal, i << 1);
             }
             Source::Attr(base, n) => {
                 self.load_source(base)?;
-                let i = self.name(n);
-                self.emit(Opcode::LoadAttr, i << 1);
+                let i = self.b.name(n);
+                self.b.emit(Opcode::LoadAttr, i << 1);
             }
             Source::Item(base, i) => {
                 self.load_source(base)?;
                 self.load_int(*i);
-                self.emit(Opcode::BinaryOp, SUBSCR);
+                self.b.emit(Opcode::BinaryOp, SUBSCR);
             }
             Source::Key(base, k) => {
                 self.load_source(base)?;
@@ -136,36 +86,36 @@ impl Emitter<'_> {
             }
             Source::FnGlobal(f, n) => {
                 self.load_source(f)?;
-                let g = self.name("__globals__");
-                self.emit(Opcode::LoadAttr, g << 1);
+                let g = self.b.name("__globals__");
+                self.b.emit(Opcode::LoadAttr, g << 1);
                 self.subscript_str(n);
             }
             Source::Closure(f, i) => {
                 self.load_source(f)?;
-                let c = self.name("__closure__");
-                self.emit(Opcode::LoadAttr, c << 1);
+                let c = self.b.name("__closure__");
+                self.b.emit(Opcode::LoadAttr, c << 1);
                 self.load_int(*i);
-                self.emit(Opcode::BinaryOp, SUBSCR);
-                let cc = self.name("cell_contents");
-                self.emit(Opcode::LoadAttr, cc << 1);
+                self.b.emit(Opcode::BinaryOp, SUBSCR);
+                let cc = self.b.name("cell_contents");
+                self.b.emit(Opcode::LoadAttr, cc << 1);
             }
         }
         Ok(())
     }
 
     /// Call the compiled graph named `g` in the globals with the roots of its inputs.
-    fn call_graph(&mut self, g: &str, call: &GraphCall) -> Result<(), String> {
-        let i = self.name(g);
-        self.emit(Opcode::LoadGlobal, (i << 1) | 1);
+    fn call_graph(&mut self, g: &str, call: &GraphCall) -> SimResult<()> {
+        let i = self.b.name(g);
+        self.b.emit(Opcode::LoadGlobal, (i << 1) | 1);
         for s in &call.roots {
             self.load_source(s)?;
         }
-        self.emit(Opcode::Call, call.roots.len() as u32);
+        self.b.emit(Opcode::Call, call.roots.len() as u32);
         Ok(())
     }
 
     /// The side effects, in program order.
-    fn replay(&mut self, effects: &[Replay]) -> Result<(), String> {
+    fn replay(&mut self, effects: &[Replay]) -> SimResult<()> {
         for effect in effects {
             match effect {
                 Effect::Method {
@@ -174,19 +124,19 @@ impl Emitter<'_> {
                     args,
                 } => {
                     self.load_source(target)?;
-                    let m = self.name(method);
-                    self.emit(Opcode::LoadAttr, (m << 1) | 1);
+                    let m = self.b.name(method);
+                    self.b.emit(Opcode::LoadAttr, (m << 1) | 1);
                     for a in args {
                         self.build(a)?;
                     }
-                    self.emit(Opcode::Call, args.len() as u32);
-                    self.emit(Opcode::PopTop, 0);
+                    self.b.emit(Opcode::Call, args.len() as u32);
+                    self.b.emit(Opcode::PopTop, 0);
                 }
                 Effect::SetItem { target, key, value } => {
                     self.build(value)?;
                     self.load_source(target)?;
                     self.build(key)?;
-                    self.emit(Opcode::StoreSubscr, 0);
+                    self.b.emit(Opcode::StoreSubscr, 0);
                 }
                 Effect::SetAttr {
                     target,
@@ -195,54 +145,53 @@ impl Emitter<'_> {
                 } => {
                     self.build(value)?;
                     self.load_source(target)?;
-                    let n = self.name(name);
-                    self.emit(Opcode::StoreAttr, n);
+                    let n = self.b.name(name);
+                    self.b.emit(Opcode::StoreAttr, n);
                 }
                 Effect::DelItem { target, key } => {
                     self.load_source(target)?;
                     self.build(key)?;
-                    self.emit(Opcode::DeleteSubscr, 0);
+                    self.b.emit(Opcode::DeleteSubscr, 0);
                 }
                 Effect::DelAttr { target, name } => {
                     self.load_source(target)?;
-                    let n = self.name(name);
-                    self.emit(Opcode::DeleteAttr, n);
+                    let n = self.b.name(name);
+                    self.b.emit(Opcode::DeleteAttr, n);
                 }
                 Effect::StoreGlobal {
                     name,
                     value: Some(value),
                 } => {
                     self.build(value)?;
-                    let n = self.name(name);
-                    self.emit(Opcode::StoreGlobal, n);
+                    let n = self.b.name(name);
+                    self.b.emit(Opcode::StoreGlobal, n);
                 }
                 Effect::StoreGlobal { name, value: None } => {
-                    let n = self.name(name);
-                    self.emit(Opcode::DeleteGlobal, n);
+                    let n = self.b.name(name);
+                    self.b.emit(Opcode::DeleteGlobal, n);
                 }
                 Effect::StoreCell { name, value } => {
                     self.build(value)?;
                     let slot = self.slot(name)?;
-                    self.emit(Opcode::StoreDeref, slot);
+                    self.b.emit(Opcode::StoreDeref, slot);
                 }
             }
         }
         Ok(())
     }
 
-    fn build(&mut self, t: &Template) -> Result<(), String> {
+    fn build(&mut self, t: &Template) -> SimResult<()> {
         match t {
             Template::Load(s) => self.load_source(s)?,
             Template::Const(o) => {
-                let c = self.constant(o.clone());
-                self.emit(Opcode::LoadConst, c);
+                self.b.load_const(o.clone());
             }
             Template::Out(k) => {
                 let slot = self.slot(OUT)?;
-                self.emit(Opcode::LoadFast, slot);
+                self.b.emit(Opcode::LoadFast, slot);
                 if self.outputs_in_tuple {
                     self.load_int(*k);
-                    self.emit(Opcode::BinaryOp, SUBSCR);
+                    self.b.emit(Opcode::BinaryOp, SUBSCR);
                 }
             }
             Template::Tuple(items) | Template::List(items) => {
@@ -254,31 +203,60 @@ impl Emitter<'_> {
                 } else {
                     Opcode::BuildList
                 };
-                self.emit(op, items.len() as u32);
+                self.b.emit(op, items.len() as u32);
             }
             Template::Iter(items) => {
                 self.build(items)?;
-                self.emit(Opcode::GetIter, 0);
+                self.b.emit(Opcode::GetIter, 0);
             }
             Template::New(class, args) => {
-                let c = self.constant(class.clone());
-                self.emit(Opcode::LoadConst, c);
-                self.emit(Opcode::PushNull, 0);
+                self.b.load_const(class.clone());
+                self.b.emit(Opcode::PushNull, 0);
                 for a in args {
                     self.build(a)?;
                 }
-                self.emit(Opcode::Call, args.len() as u32);
+                self.b.emit(Opcode::Call, args.len() as u32);
             }
             Template::Dict(entries) => {
                 for (k, v) in entries {
-                    let c = self.constant(k.clone());
-                    self.emit(Opcode::LoadConst, c);
+                    self.b.load_const(k.clone());
                     self.build(v)?;
                 }
-                self.emit(Opcode::BuildMap, entries.len() as u32);
+                self.b.emit(Opcode::BuildMap, entries.len() as u32);
             }
         }
         Ok(())
+    }
+
+    /// The handler's entry in the replacement: the stack is the resume call's callable and
+    /// NULL, the `passed` values the handler's function takes (locals, then the handler's
+    /// stack), the offset of the raising instruction when the handler wants it, and the
+    /// exception. Call the handler's function with all but the first two, and return what it
+    /// returns (or let what it raises out).
+    fn landing_pad(&mut self, h: &HandlerPlan<'_>, passed: usize) {
+        let b = &mut self.b;
+        if h.push_lasti {
+            // An offset in the replacement means nothing in the handler's function, where
+            // RERAISE would restore it: point at its first instruction instead.
+            b.emit(Opcode::Swap, 2);
+            b.emit(Opcode::PopTop, 0);
+            b.emit(Opcode::LoadSmallInt, 0);
+            b.emit(Opcode::Swap, 2);
+        }
+        b.emit(
+            Opcode::BuildTuple,
+            (passed + usize::from(h.push_lasti) + 1) as u32,
+        );
+        // resume, NULL, args -> args, NULL, resume -> args, NULL, handler -> handler, NULL, args
+        // (a NULL is never popped: POP_TOP takes an object)
+        b.emit(Opcode::Swap, 3);
+        b.emit(Opcode::PopTop, 0);
+        let f = b.name(h.handler_global);
+        b.emit(Opcode::LoadGlobal, f << 1);
+        b.emit(Opcode::Swap, 3);
+        b.emit(Opcode::PushNull, 0);
+        b.emit(Opcode::CallFunctionEx, 0);
+        b.emit(Opcode::ReturnValue, 0);
     }
 }
 
@@ -310,41 +288,36 @@ pub fn generate(
     raises: bool,
     position: Position,
     vm: &VirtualMachine,
-) -> Result<PyRef<PyCode>, String> {
+) -> SimResult<PyRef<PyCode>> {
     let mut layout = CodeLayout::of(original);
     let direct = !raises
         && effects.is_empty()
         && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
     if graph.is_some() && !direct {
-        let out: &'static PyStrInterned = vm.ctx.intern_str(OUT);
-        layout.varnames.push(out);
+        layout.varnames.push(vm.ctx.intern_str(OUT));
     }
-    let outputs_in_tuple = graph.is_some_and(|(_, call, _)| call.returns_tuple);
-    let mut e = Emitter {
-        layout,
-        outputs_in_tuple,
-        instrs: Vec::new(),
-        position,
-        vm,
+    let mut e = Codegen {
+        b: Builder::new(layout, position, vm),
+        outputs_in_tuple: graph.is_some_and(|(_, call, _)| call.returns_tuple),
     };
-    e.emit(Opcode::Resume, 0);
+    e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
         e.call_graph(g, call)?;
         if direct {
-            e.emit(Opcode::ReturnValue, 0);
-            return assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string());
+            e.b.emit(Opcode::ReturnValue, 0);
+            return generated(e.b.finish());
         }
         let slot = e.slot(OUT)?;
-        e.emit(Opcode::StoreFast, slot);
+        e.b.emit(Opcode::StoreFast, slot);
     }
     e.replay(effects)?;
     e.build(result)?;
     if raises {
-        e.emit(Opcode::RaiseVarargs, 1);
+        e.b.emit(Opcode::RaiseVarargs, 1);
     } else {
-        e.emit(Opcode::ReturnValue, 0);
+        e.b.emit(Opcode::ReturnValue, 0);
     }
-    assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
+    generated(e.b.finish())
 }
 
 /// The replacement code of a frame that breaks (see `graph_break`): what it passes the
@@ -389,36 +362,29 @@ pub fn generate_break(
     plan: &BreakPlan<'_>,
     position: Position,
     vm: &VirtualMachine,
-) -> Result<PyRef<PyCode>, String> {
+) -> SimResult<PyRef<PyCode>> {
     let mut layout = CodeLayout::of(original);
     if graph.is_some() {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }
-    let outputs_in_tuple = graph.is_some_and(|(_, call, _)| call.returns_tuple);
-    let mut e = Emitter {
-        layout,
-        outputs_in_tuple,
-        instrs: Vec::new(),
-        position,
-        vm,
+    let mut e = Codegen {
+        b: Builder::new(layout, position, vm),
+        outputs_in_tuple: graph.is_some_and(|(_, call, _)| call.returns_tuple),
     };
-    e.emit(Opcode::Resume, 0);
+    e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
         e.call_graph(g, call)?;
         let slot = e.slot(OUT)?;
-        e.emit(Opcode::StoreFast, slot);
+        e.b.emit(Opcode::StoreFast, slot);
     }
     e.replay(effects)?;
-    let r = e.name(plan.resume_global);
-    e.emit(Opcode::LoadGlobal, (r << 1) | 1);
+    let r = e.b.name(plan.resume_global);
+    e.b.emit(Opcode::LoadGlobal, (r << 1) | 1);
     let mut args = 0;
     for local in &plan.locals {
         match local {
             Some(t) => e.build(t)?,
-            None => {
-                let c = e.constant(vm.ctx.none());
-                e.emit(Opcode::LoadConst, c);
-            }
+            None => e.b.load_const(vm.ctx.none()),
         }
         args += 1;
     }
@@ -429,70 +395,42 @@ pub fn generate_break(
     for item in &plan.consumed {
         match item {
             Some(t) => e.build(t)?,
-            None => e.emit(Opcode::PushNull, 0),
+            None => e.b.emit(Opcode::PushNull, 0),
         }
     }
-    let mut replayed = plan.replayed.clone();
     // What the handler's function takes: the locals and the original's stack up to the
     // handler's depth (its NULLs are not pushed). Under them: the resume function and its NULL.
     let passed = match &plan.handler {
-        Some(h) => Some(
-            plan.locals.len()
-                + plan
-                    .kept
-                    .get(..h.depth)
-                    .ok_or("the handler's stack is deeper than the break's")?
-                    .iter()
-                    .flatten()
-                    .count(),
-        ),
+        Some(h) => {
+            let kept = plan.kept.get(..h.depth).ok_or_else(|| {
+                Unsupported::new(
+                    Kind::Internal,
+                    "the handler's stack is deeper than the break's",
+                )
+            })?;
+            Some(plan.locals.len() + kept.iter().flatten().count())
+        }
         None => None,
     };
+    let x = &plan.replayed;
+    e.b.position = x.position;
+    e.b.emit(x.op, x.arg);
+    e.b.position = position;
+    let pad = e.b.new_label();
     if let (Some(h), Some(passed)) = (&plan.handler, passed) {
-        replayed.handler = Some(crate::bytecode::Handler {
-            target: e.instrs.len() + 3,
+        let handler = Handler {
+            target: 0,
             depth: (2 + passed) as u32,
             push_lasti: h.push_lasti,
-        });
+        };
+        e.b.set_handler(handler, pad);
     }
-    e.instrs.push(replayed);
     args += plan.pushed.iter().filter(|null| !**null).count();
-    e.emit(Opcode::Call, args as u32);
-    e.emit(Opcode::ReturnValue, 0);
+    e.b.emit(Opcode::Call, args as u32);
+    e.b.emit(Opcode::ReturnValue, 0);
     if let (Some(h), Some(passed)) = (&plan.handler, passed) {
+        e.b.place(pad);
         e.landing_pad(h, passed);
     }
-    assemble(&e.layout, &e.instrs, vm).map_err(|err| err.to_string())
-}
-
-impl Emitter<'_> {
-    /// The handler's entry in the replacement: the stack is the resume call's callable and
-    /// NULL, the `passed` values the handler's function takes (locals, then the handler's
-    /// stack), the offset of the raising instruction when the handler wants it, and the
-    /// exception. Call the handler's function with all but the first two, and return what it
-    /// returns (or let what it raises out).
-    fn landing_pad(&mut self, h: &HandlerPlan<'_>, passed: usize) {
-        if h.push_lasti {
-            // An offset in the replacement means nothing in the handler's function, where
-            // RERAISE would restore it: point at its first instruction instead.
-            self.emit(Opcode::Swap, 2);
-            self.emit(Opcode::PopTop, 0);
-            self.emit(Opcode::LoadSmallInt, 0);
-            self.emit(Opcode::Swap, 2);
-        }
-        self.emit(
-            Opcode::BuildTuple,
-            (passed + usize::from(h.push_lasti) + 1) as u32,
-        );
-        // resume, NULL, args -> args, NULL, resume -> args, NULL, handler -> handler, NULL, args
-        // (a NULL is never popped: POP_TOP takes an object)
-        self.emit(Opcode::Swap, 3);
-        self.emit(Opcode::PopTop, 0);
-        let f = self.name(h.handler_global);
-        self.emit(Opcode::LoadGlobal, f << 1);
-        self.emit(Opcode::Swap, 3);
-        self.emit(Opcode::PushNull, 0);
-        self.emit(Opcode::CallFunctionEx, 0);
-        self.emit(Opcode::ReturnValue, 0);
-    }
+    generated(e.b.finish())
 }

@@ -9,9 +9,9 @@ use rustpython_vm::types::{Callable, Representable};
 use rustpython_vm::{Py, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 use smallvec::SmallVec;
 
-use super::graph_call::GraphCall;
 use crate::graph::Graph;
 use crate::tensor::{PyTensor, TensorData};
+use crate::translate::graph_call::GraphCall;
 
 #[pyclass(module = "symtrace", name = "CompiledGraph")]
 #[derive(Debug, PyPayload)]

@@ -9,7 +9,7 @@ use rustpython_vm::builtins::{PyStrInterned, PyTuple};
 use rustpython_vm::{PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
-use super::source::{Source, exact_dict, item};
+use crate::translate::source::{Source, exact_dict, item};
 
 /// One step from a root down to an input tensor.
 #[derive(Clone, Debug)]

@@ -15,9 +15,10 @@
 use rustpython_vm::builtins::PyDict;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
-use super::source::Source;
-use super::tracer::{SimResult, unsupported};
-use super::var::Var;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, unsupported};
+use crate::translate::values::Var;
 
 /// One side effect, with its values as the simulation holds them (`V` = [`Var`]) or as the
 /// replacement code builds them (`V` = `codegen::Template`).
@@ -260,10 +261,13 @@ impl SideEffects {
             .iter()
             .any(|(c, n)| n == name && c.is(obj.class()))
         {
-            return unsupported(format!(
-                "a read of .{name} of a {} after the call stored .{name} of one (it may be this one)",
-                obj.class().name()
-            ));
+            return unsupported(
+                Kind::SideEffect,
+                format!(
+                    "a read of .{name} of a {} after the call stored .{name} of one (it may be this one)",
+                    obj.class().name()
+                ),
+            );
         }
         Ok(())
     }
@@ -279,14 +283,17 @@ fn refuse_if_touched(touched: &[PyObjectRef], obj: &PyObject, what: &str) -> Sim
         .iter()
         .find(|m| m.is(obj) || m.class().is(obj.class()))
     {
-        Some(m) if m.is(obj) => unsupported(format!(
-            "a read of a {} the call {what} earlier",
-            obj.class().name()
-        )),
-        Some(_) => unsupported(format!(
-            "a read of a {} after the call {what} another one (it may be this one)",
-            obj.class().name()
-        )),
+        Some(m) if m.is(obj) => unsupported(
+            Kind::SideEffect,
+            format!("a read of a {} the call {what} earlier", obj.class().name()),
+        ),
+        Some(_) => unsupported(
+            Kind::SideEffect,
+            format!(
+                "a read of a {} after the call {what} another one (it may be this one)",
+                obj.class().name()
+            ),
+        ),
         None => Ok(()),
     }
 }

@@ -19,10 +19,10 @@ use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
-use super::guard::{Check, Guard};
-use super::source::{Source, builtins_dict, exact_dict};
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
+use crate::translate::guards::guard::{Check, Guard};
+use crate::translate::source::{Source, builtins_dict, exact_dict};
 
 /// How one source is read.
 #[derive(Debug)]

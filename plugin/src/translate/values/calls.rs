@@ -12,12 +12,13 @@ use rustpython_vm::bytecode::{BinaryOperator, CodeFlags};
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef};
 
-use super::executor::{SimFrame, Slot};
-use super::guard::Check;
-use super::source::Source;
-use super::tracer::{MAX_INLINE_DEPTH, SimResult, Tracer, Unsupported, unsupported};
-use super::var::{CellRef, CellState, Globals, SimGen, Var, is_plain};
 use crate::tensor::PyTensor;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::executor::{SimFrame, Slot};
+use crate::translate::guards::guard::Check;
+use crate::translate::source::Source;
+use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
 
 /// Builtins that compute on plain values without side effects.
 const PURE_BUILTINS: &[&str] = &[
@@ -38,13 +39,6 @@ const TENSOR_META: &[&str] = &[
     "ones_like",
 ];
 
-fn err(reason: impl Into<String>) -> Unsupported {
-    Unsupported {
-        reason: reason.into(),
-        location: None,
-    }
-}
-
 /// A function to simulate inline, whatever made it.
 struct Callee {
     code: PyRef<PyCode>,
@@ -54,8 +48,8 @@ struct Callee {
     closure: Vec<CellRef>,
 }
 
-impl Tracer<'_> {
-    pub fn call(
+impl State<'_> {
+    pub fn call_value(
         &mut self,
         callable: &Var,
         args: Vec<Var>,
@@ -107,7 +101,10 @@ impl Tracer<'_> {
                 }
                 if let Some(class) = self.exception_class(&o) {
                     if !kwargs.is_empty() {
-                        return unsupported(format!("{}() with keyword arguments", class.name()));
+                        return unsupported(
+                            Kind::Call,
+                            format!("{}() with keyword arguments", class.name()),
+                        );
                     }
                     self.obj(callable)?; // its identity
                     return self.new_exception(class, args);
@@ -118,9 +115,10 @@ impl Tracer<'_> {
                 }
                 if let Some(name) = tensor_function_name(&o, vm) {
                     if IMPURE_TENSOR_FUNCTIONS.contains(&name.as_str()) {
-                        return unsupported(format!(
-                            "symtrace.{name} (random numbers: a side effect)"
-                        ));
+                        return unsupported(
+                            Kind::SideEffect,
+                            format!("symtrace.{name} (random numbers: a side effect)"),
+                        );
                     }
                     self.obj(callable)?;
                     let meta = TENSOR_META.contains(&name.as_str());
@@ -147,9 +145,12 @@ impl Tracer<'_> {
                     // A method of a plain value (`", ".join`, `"{}".format`).
                     return self.plain_call(&o, args, kwargs, "a method of a plain value");
                 }
-                unsupported(format!("a call to {} (not simulated)", describe(&o, vm)))
+                unsupported(
+                    Kind::Call,
+                    format!("a call to {} (not simulated)", describe(&o, vm)),
+                )
             }
-            other => unsupported(format!("a call to a {}", other.kind())),
+            other => unsupported(Kind::Call, format!("a call to a {}", other.kind())),
         }
     }
 
@@ -162,14 +163,14 @@ impl Tracer<'_> {
         let vm = self.vm;
         let get = |name: &'static str| {
             func.get_attr(name, vm)
-                .map_err(|_| err(format!("function without {name}")))
+                .map_err(|_| Unsupported::new(Kind::Value, format!("function without {name}")))
         };
         let code = get("__code__")?
             .downcast::<PyCode>()
-            .map_err(|_| err("__code__ is not code"))?;
+            .map_err(|_| Unsupported::new(Kind::Value, "__code__ is not code"))?;
         let globals = get("__globals__")?
             .downcast::<PyDict>()
-            .map_err(|_| err("__globals__ is not a dict"))?;
+            .map_err(|_| Unsupported::new(Kind::Value, "__globals__ is not a dict"))?;
         let globals = if globals.is(&caller.globals.dict) && caller.globals.owner.is_none() {
             Globals {
                 dict: globals,
@@ -181,7 +182,7 @@ impl Tracer<'_> {
                     dict: globals,
                     owner: Some(s.clone()),
                 },
-                None => return unsupported("a method of another module"),
+                None => return unsupported(Kind::Call, "a method of another module"),
             }
         };
         let defaults = match get("__defaults__")?.downcast::<PyTuple>() {
@@ -205,7 +206,7 @@ impl Tracer<'_> {
         let mut closure = Vec::new();
         if let Ok(cells) = get("__closure__")?.downcast::<PyTuple>() {
             let Some(source) = &source else {
-                return unsupported("a closure read without a source");
+                return unsupported(Kind::Value, "a closure read without a source");
             };
             for (i, cell) in cells.as_slice().iter().enumerate() {
                 let value = cell
@@ -232,7 +233,10 @@ impl Tracer<'_> {
         if is_plain(d, self.vm) {
             Ok(Var::Obj(d.clone()))
         } else {
-            unsupported(format!("a default argument of type {}", d.class().name()))
+            unsupported(
+                Kind::Value,
+                format!("a default argument of type {}", d.class().name()),
+            )
         }
     }
 
@@ -247,10 +251,10 @@ impl Tracer<'_> {
         if code.flags.intersects(
             CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE,
         ) {
-            return unsupported(format!(
-                "a call to coroutine function {}",
-                code.qualname.as_str()
-            ));
+            return unsupported(
+                Kind::Call,
+                format!("a call to coroutine function {}", code.qualname.as_str()),
+            );
         }
         if code.flags.contains(CodeFlags::GENERATOR) {
             // The call only makes the generator: its frame runs as its consumer asks for items.
@@ -265,7 +269,10 @@ impl Tracer<'_> {
             }))));
         }
         if self.depth >= MAX_INLINE_DEPTH {
-            return unsupported(format!("calls nested deeper than {MAX_INLINE_DEPTH}"));
+            return unsupported(
+                Kind::Limit,
+                format!("calls nested deeper than {MAX_INLINE_DEPTH}"),
+            );
         }
         let checkpoint = self.checkpoint();
         self.depth += 1;
@@ -313,9 +320,10 @@ impl Tracer<'_> {
             } else if varargs {
                 extra.push(a);
             } else {
-                return unsupported(format!(
-                    "{qual}() takes {nargs} positional arguments (TypeError)"
-                ));
+                return unsupported(
+                    Kind::Raises,
+                    format!("{qual}() takes {nargs} positional arguments (TypeError)"),
+                );
             }
         }
         let mut extra_kw: Vec<(PyObjectRef, Var)> = Vec::new();
@@ -323,17 +331,19 @@ impl Tracer<'_> {
             match names[..nargs + nkwonly].iter().position(|n| *n == k) {
                 Some(i) if i >= nposonly => {
                     if bound[i].is_some() {
-                        return unsupported(format!(
-                            "{qual}() got multiple values for argument {k:?} (TypeError)"
-                        ));
+                        return unsupported(
+                            Kind::Raises,
+                            format!("{qual}() got multiple values for argument {k:?} (TypeError)"),
+                        );
                     }
                     bound[i] = Some(v);
                 }
                 _ if varkw => extra_kw.push((self.vm.ctx.new_str(k).into(), v)),
                 _ => {
-                    return unsupported(format!(
-                        "{qual}() got an unexpected keyword argument {k:?} (TypeError)"
-                    ));
+                    return unsupported(
+                        Kind::Raises,
+                        format!("{qual}() got an unexpected keyword argument {k:?} (TypeError)"),
+                    );
                 }
             }
         }
@@ -356,10 +366,10 @@ impl Tracer<'_> {
             }
         }
         if let Some(i) = bound.iter().position(Option::is_none) {
-            return unsupported(format!(
-                "{qual}() missing argument {:?} (TypeError)",
-                names[i]
-            ));
+            return unsupported(
+                Kind::Raises,
+                format!("{qual}() missing argument {:?} (TypeError)", names[i]),
+            );
         }
         let mut frame =
             SimFrame::new(code.clone(), callee.globals.clone(), callee.closure.clone())?;
@@ -400,7 +410,7 @@ impl Tracer<'_> {
         let vm = self.vm;
         let only_pos = |n: usize| -> SimResult<()> {
             if !kwargs.is_empty() || args.len() != n {
-                return unsupported(format!("{name}() with these arguments"));
+                return unsupported(Kind::Call, format!("{name}() with these arguments"));
             }
             Ok(())
         };
@@ -409,7 +419,7 @@ impl Tracer<'_> {
                 only_pos(1)?;
                 let n = match &args[0] {
                     Var::Tuple(_) | Var::List(_) | Var::Dict(_) => self.items(&args[0])?.len(),
-                    Var::Lazy(o, s) if super::tracer::is_dict(o, vm) => {
+                    Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
                         self.effects.check_readable(o)?;
                         let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
                         self.guard(s, Check::TypeIs(o.class().to_owned()));
@@ -425,9 +435,13 @@ impl Tracer<'_> {
                     other => {
                         let o = self.obj(other)?;
                         if !(is_plain(&o, vm) || o.downcast_ref::<PyTensor>().is_some()) {
-                            return unsupported(format!("len() of a {}", o.class().name()));
+                            return unsupported(
+                                Kind::Value,
+                                format!("len() of a {}", o.class().name()),
+                            );
                         }
-                        o.length(vm).map_err(|_| err("len() raises"))?
+                        o.length(vm)
+                            .map_err(|_| Unsupported::new(Kind::Raises, "len() raises"))?
                     }
                 };
                 Ok(Var::Obj(vm.ctx.new_int(n).into()))
@@ -436,7 +450,9 @@ impl Tracer<'_> {
                 only_pos(2)?;
                 let t = self.type_of(&args[0])?;
                 let classes = self.obj(&args[1])?;
-                let t = t.downcast::<PyType>().map_err(|_| err("type"))?;
+                let t = t
+                    .downcast::<PyType>()
+                    .map_err(|_| Unsupported::new(Kind::Value, "type"))?;
                 let classes: Vec<PyObjectRef> = match classes.downcast_ref::<PyTuple>() {
                     Some(c) => c.as_slice().to_vec(),
                     None => vec![classes.clone()],
@@ -444,12 +460,12 @@ impl Tracer<'_> {
                 let mut hit = false;
                 for c in &classes {
                     let Some(c) = c.downcast_ref::<PyType>() else {
-                        return unsupported("isinstance() with a non-class");
+                        return unsupported(Kind::Call, "isinstance() with a non-class");
                     };
                     if c.class().is(vm.ctx.types.type_type) {
                         hit |= t.fast_issubclass(c);
                     } else {
-                        return unsupported("isinstance() with a metaclass");
+                        return unsupported(Kind::Call, "isinstance() with a metaclass");
                     }
                 }
                 Ok(Var::Obj(vm.ctx.new_bool(hit).into()))
@@ -466,7 +482,7 @@ impl Tracer<'_> {
                 if !kwargs.is_empty()
                     && (name != "enumerate" || kwargs.iter().any(|(k, _)| k != "start"))
                 {
-                    return unsupported(format!("{name}() with keyword arguments"));
+                    return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
                 }
                 let items: Vec<Var> = match name {
                     "zip" => {
@@ -484,13 +500,13 @@ impl Tracer<'_> {
                             (Some(s), _) | (None, Some((_, s))) => self
                                 .plain_obj(s, "enumerate start")?
                                 .try_index(vm)
-                                .map_err(|_| err("start"))?
+                                .map_err(|_| Unsupported::new(Kind::Raises, "start"))?
                                 .try_to_primitive::<i64>(vm)
-                                .map_err(|_| err("start"))?,
+                                .map_err(|_| Unsupported::new(Kind::Raises, "start"))?,
                             _ => 0,
                         };
                         let Some(it) = args.first() else {
-                            return unsupported("enumerate()");
+                            return unsupported(Kind::Value, "enumerate()");
                         };
                         let items = self.items(it)?;
                         items
@@ -508,7 +524,12 @@ impl Tracer<'_> {
                         let items = match args.as_slice() {
                             [] if name != "reversed" => Vec::new(),
                             [x] => self.items(x)?,
-                            _ => return unsupported(format!("{name}() with these arguments")),
+                            _ => {
+                                return unsupported(
+                                    Kind::Call,
+                                    format!("{name}() with these arguments"),
+                                );
+                            }
                         };
                         if name == "reversed" {
                             items.into_iter().rev().collect()
@@ -528,26 +549,31 @@ impl Tracer<'_> {
                 if let [m] = args.as_slice() {
                     entries = self.dict_entries(m)?;
                 } else if !args.is_empty() {
-                    return unsupported("dict() with these arguments");
+                    return unsupported(Kind::Call, "dict() with these arguments");
                 }
                 for (k, v) in kwargs {
-                    super::executor::dict_insert(&mut entries, vm.ctx.new_str(k).into(), v, vm)?;
+                    crate::translate::values::dict_insert(
+                        &mut entries,
+                        vm.ctx.new_str(k).into(),
+                        v,
+                        vm,
+                    )?;
                 }
                 Ok(Var::Dict(Rc::new(RefCell::new(entries))))
             }
             "getattr" => {
                 if !kwargs.is_empty() || !(2..=3).contains(&args.len()) {
-                    return unsupported("getattr() with these arguments");
+                    return unsupported(Kind::Call, "getattr() with these arguments");
                 }
                 let name = self.plain_obj(&args[1], "getattr")?;
                 let Some(name) = name.downcast_ref::<PyStr>() else {
-                    return unsupported("getattr() with a non-string name");
+                    return unsupported(Kind::Call, "getattr() with a non-string name");
                 };
-                self.load_attr(&args[0], &name.to_string_lossy())
+                self.attr_of(&args[0], &name.to_string_lossy())
             }
             "sum" => {
                 if args.is_empty() || args.len() > 2 {
-                    return unsupported("sum() with these arguments");
+                    return unsupported(Kind::Call, "sum() with these arguments");
                 }
                 let items = self.items(&args[0])?;
                 let mut acc = match (args.get(1), kwargs.iter().find(|(k, _)| k == "start")) {
@@ -574,7 +600,10 @@ impl Tracer<'_> {
                 let o = self.builtins_obj(n)?;
                 self.plain_call(&o, args, kwargs, &format!("{n}()"))
             }
-            n => unsupported(format!("a call to builtin {n}() (not simulated)")),
+            n => unsupported(
+                Kind::Call,
+                format!("a call to builtin {n}() (not simulated)"),
+            ),
         }
     }
 
@@ -585,7 +614,7 @@ impl Tracer<'_> {
             .get_item_opt(name, self.vm)
             .ok()
             .flatten()
-            .ok_or_else(|| err(format!("no builtin {name}")))
+            .ok_or_else(|| Unsupported::new(Kind::Internal, format!("no builtin {name}")))
     }
 
     /// Run native `f` on plain values.
@@ -630,7 +659,7 @@ impl Tracer<'_> {
                 || o.class().is(vm.ctx.types.list_type)
                 || o.downcast_ref::<crate::tensor::PyDType>().is_some())
             {
-                return unsupported(format!("{what} on a {}", o.class().name()));
+                return unsupported(Kind::Value, format!("{what} on a {}", o.class().name()));
             }
             pos.push(o);
         }
@@ -656,7 +685,7 @@ impl Tracer<'_> {
     ) -> SimResult<Var> {
         let vm = self.vm;
         if !kwargs.is_empty() {
-            return unsupported(format!("{name}() with keyword arguments"));
+            return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
         }
         let none = || Var::Obj(vm.ctx.none());
         match (owner, name, args.as_slice()) {
@@ -673,9 +702,9 @@ impl Tracer<'_> {
                 let i = self
                     .plain_obj(i, "insert")?
                     .try_index(vm)
-                    .map_err(|_| err("index"))?
+                    .map_err(|_| Unsupported::new(Kind::Raises, "index"))?
                     .try_to_primitive::<i64>(vm)
-                    .map_err(|_| err("index"))?;
+                    .map_err(|_| Unsupported::new(Kind::Raises, "index"))?;
                 let mut l = l.borrow_mut();
                 let n = l.len() as i64;
                 let j = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
@@ -688,10 +717,13 @@ impl Tracer<'_> {
                 if name == "extend" {
                     self.items(&args[0])?; // what extend reads, checked readable now
                 }
-                self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
+                self.guard(
+                    source,
+                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                );
                 self.effects.mutate(
                     o,
-                    super::side_effects::Effect::Method {
+                    crate::translate::side_effects::Effect::Method {
                         target: source.clone(),
                         method: name,
                         args,
@@ -701,7 +733,7 @@ impl Tracer<'_> {
             }
             (Var::Dict(d), "update", [other]) => {
                 for (k, v) in self.dict_entries(other)? {
-                    super::executor::dict_insert(&mut d.borrow_mut(), k, v, vm)?;
+                    crate::translate::values::dict_insert(&mut d.borrow_mut(), k, v, vm)?;
                 }
                 Ok(none())
             }
@@ -713,13 +745,17 @@ impl Tracer<'_> {
                     .any(|(k, _)| !k.class().is(vm.ctx.types.str_type))
                 {
                     return unsupported(
+                        Kind::Value,
                         "an update of a dict of the caller with a key that is not a str",
                     );
                 }
-                self.guard(source, super::guard::Check::TypeIs(o.class().to_owned()));
+                self.guard(
+                    source,
+                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                );
                 self.effects.mutate(
                     o,
-                    super::side_effects::Effect::Method {
+                    crate::translate::side_effects::Effect::Method {
                         target: source.clone(),
                         method: name,
                         args,
@@ -727,10 +763,9 @@ impl Tracer<'_> {
                 );
                 Ok(none())
             }
-            (Var::List(l), "pop", []) => l
-                .borrow_mut()
-                .pop()
-                .ok_or_else(|| err("pop from an empty list (IndexError)")),
+            (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| {
+                Unsupported::new(Kind::Raises, "pop from an empty list (IndexError)")
+            }),
             (Var::List(l), "copy", []) => Ok(Var::list(l.borrow().clone())),
             (Var::Dict(d), "items", []) => Ok(Var::list(
                 d.borrow()
@@ -757,7 +792,10 @@ impl Tracer<'_> {
                 Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
             }
             (Var::Dict(d), "copy", []) => Ok(Var::Dict(Rc::new(RefCell::new(d.borrow().clone())))),
-            _ => unsupported(format!("{}.{name}() with these arguments", owner.kind())),
+            _ => unsupported(
+                Kind::Call,
+                format!("{}.{name}() with these arguments", owner.kind()),
+            ),
         }
     }
 }

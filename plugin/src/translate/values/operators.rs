@@ -12,11 +12,12 @@ use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
 
-use super::guard::Check;
-use super::side_effects::Effect;
-use super::tracer::{SimResult, Tracer, Unsupported, is_dict, unsupported};
-use super::var::{Var, is_plain};
 use crate::tensor::PyTensor;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
+use crate::translate::side_effects::Effect;
+use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
+use crate::translate::values::{Var, is_plain};
 
 /// Non-tensor results a tensor's method or attribute may give: they depend only on its
 /// dtype and shape, which its guard fixes.
@@ -92,14 +93,7 @@ fn not_inplace(op: BinaryOperator) -> BinaryOperator {
     }
 }
 
-fn err(reason: impl Into<String>) -> Unsupported {
-    Unsupported {
-        reason: reason.into(),
-        location: None,
-    }
-}
-
-impl Tracer<'_> {
+impl State<'_> {
     /// The result of native code run on fakes or plain values. Made from fakes, a tensor
     /// must be a recorded fake, and anything else is refused (it would read a fake's zeros).
     pub fn native_result(&mut self, r: PyResult, from_fakes: bool, what: &str) -> SimResult<Var> {
@@ -110,10 +104,13 @@ impl Tracer<'_> {
                 .str(vm)
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            err(format!(
-                "{what} raises {}: {msg} (it raises again when run)",
-                e.class().name()
-            ))
+            Unsupported::new(
+                Kind::Raises,
+                format!(
+                    "{what} raises {}: {msg} (it raises again when run)",
+                    e.class().name()
+                ),
+            )
         })?;
         self.wrap_result(r, from_fakes, what)
     }
@@ -127,9 +124,10 @@ impl Tracer<'_> {
                 return Ok(Var::Tensor(t));
             }
             if from_fakes {
-                return unsupported(format!(
-                    "{what} computes a tensor outside the op registry (not traceable yet)"
-                ));
+                return unsupported(
+                    Kind::Value,
+                    format!("{what} computes a tensor outside the op registry (not traceable yet)"),
+                );
             }
             return Ok(Var::Obj(r));
         }
@@ -159,15 +157,19 @@ impl Tracer<'_> {
         // A plain value computed from fakes (not from their dtype or shape: those calls pass
         // `from_fakes = false`) would be read from made-up data: `item()`, `allclose`...
         if from_fakes && is_plain(&r, vm) && !vm.is_none(&r) {
-            return unsupported(format!(
-                "{what} reads the values of a traced tensor (data-dependent)"
-            ));
+            return unsupported(
+                Kind::DataDependent,
+                format!("{what} reads the values of a traced tensor (data-dependent)"),
+            );
         }
         if from_fakes && !is_plain(&r, vm) && r.downcast_ref::<crate::tensor::PyDType>().is_none() {
-            return unsupported(format!(
-                "{what} gives a {} made from a traced tensor",
-                r.class().name()
-            ));
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "{what} gives a {} made from a traced tensor",
+                    r.class().name()
+                ),
+            );
         }
         Ok(Var::Obj(r))
     }
@@ -179,7 +181,7 @@ impl Tracer<'_> {
             && o.downcast_ref::<rustpython_vm::builtins::PyList>()
                 .is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
         if !is_plain(&o, self.vm) && !fresh_plain_list {
-            return unsupported(format!("{what} of a {}", o.class().name()));
+            return unsupported(Kind::Value, format!("{what} of a {}", o.class().name()));
         }
         Ok(o)
     }
@@ -221,18 +223,24 @@ impl Tracer<'_> {
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = (self.obj(a)?, self.obj(b)?);
         if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
-            return unsupported(format!(
-                "operator {op:?} on {} and {}",
-                x.class().name(),
-                y.class().name()
-            ));
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "operator {op:?} on {} and {}",
+                    x.class().name(),
+                    y.class().name()
+                ),
+            );
         }
         if tensors && !(operand_ok(&x, vm) && operand_ok(&y, vm)) {
-            return unsupported(format!(
-                "operator {op:?} on {} and {}",
-                x.class().name(),
-                y.class().name()
-            ));
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "operator {op:?} on {} and {}",
+                    x.class().name(),
+                    y.class().name()
+                ),
+            );
         }
         if !tensors && is_inplace(op) {
             // Plain values are immutable: `a op= b` is `a op b`.
@@ -252,15 +260,21 @@ impl Tracer<'_> {
         let target = match a {
             Var::Tensor(t) => t.clone(),
             _ => {
-                return unsupported("an in-place update of a tensor of the caller (a side effect)");
+                return unsupported(
+                    Kind::SideEffect,
+                    "an in-place update of a tensor of the caller (a side effect)",
+                );
             }
         };
         if matches!(self.value_of(&target), Some(crate::graph::Value::Input(_))) {
-            return unsupported("an in-place update of an input tensor (a side effect)");
+            return unsupported(
+                Kind::SideEffect,
+                "an in-place update of an input tensor (a side effect)",
+            );
         }
         let result = self.binary(not_inplace(op), a, b)?;
         let Var::Tensor(r) = result else {
-            return unsupported("in-place update");
+            return unsupported(Kind::Internal, "in-place update");
         };
         let (old_meta, new_meta) = {
             let (x, y) = (target.read(), r.read());
@@ -268,6 +282,7 @@ impl Tracer<'_> {
         };
         if old_meta != new_meta {
             return unsupported(
+                Kind::Raises,
                 "an in-place update that changes the dtype or shape (it casts or raises)",
             );
         }
@@ -296,13 +311,13 @@ impl Tracer<'_> {
                     .iter()
                     .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
                     .map(|(_, v)| v.clone());
-                found.ok_or_else(|| err("a missing key (KeyError)"))
+                found.ok_or_else(|| Unsupported::new(Kind::Raises, "a missing key (KeyError)"))
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 self.effects.check_readable(o)?;
                 let key = self.plain_obj(b, "a key")?;
                 let Some(k) = key.downcast_ref::<PyStr>() else {
-                    return unsupported("a dictionary read with a non-string key");
+                    return unsupported(Kind::Value, "a dictionary read with a non-string key");
                 };
                 let k = k.to_string_lossy().into_owned();
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
@@ -314,7 +329,10 @@ impl Tracer<'_> {
                     .flatten()
                 {
                     Some(v) => Ok(Var::Lazy(v, source.clone().key(&k))),
-                    None => unsupported(format!("{source} has no key {k:?} (KeyError)")),
+                    None => unsupported(
+                        Kind::Raises,
+                        format!("{source} has no key {k:?} (KeyError)"),
+                    ),
                 }
             }
             Var::Lazy(o, source)
@@ -329,14 +347,17 @@ impl Tracer<'_> {
                 let tensors = self.is_tensor(a) || self.is_tensor(b);
                 let (x, y) = (self.obj(a)?, self.obj(b)?);
                 if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
-                    return unsupported(format!("subscript of a {}", x.class().name()));
+                    return unsupported(
+                        Kind::Value,
+                        format!("subscript of a {}", x.class().name()),
+                    );
                 }
                 self.native_result(x.get_item(&*y, vm), tensors, "indexing")
             }
         }
     }
 
-    pub fn store_subscr(&mut self, container: &Var, key: &Var, value: Var) -> SimResult<()> {
+    pub fn set_item(&mut self, container: &Var, key: &Var, value: Var) -> SimResult<()> {
         let vm = self.vm;
         match container {
             Var::List(l) => {
@@ -348,7 +369,7 @@ impl Tracer<'_> {
             }
             Var::Dict(d) => {
                 let k = self.key(key)?;
-                super::executor::dict_insert(&mut d.borrow_mut(), k, value, vm)
+                crate::translate::values::dict_insert(&mut d.borrow_mut(), k, value, vm)
             }
             Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
                 // Replayed as written; a list index is checked now, as the store would.
@@ -364,6 +385,7 @@ impl Tracer<'_> {
                     self.guard(source, Check::Len(n));
                 } else if !k.class().is(vm.ctx.types.str_type) {
                     return unsupported(
+                        Kind::Value,
                         "a store into a dict of the caller with a key that is not a str",
                     );
                 }
@@ -378,10 +400,13 @@ impl Tracer<'_> {
                 );
                 Ok(())
             }
-            _ => unsupported(format!(
-                "item assignment into a {} (a side effect that is not replayed)",
-                container.kind()
-            )),
+            _ => unsupported(
+                Kind::SideEffect,
+                format!(
+                    "item assignment into a {} (a side effect that is not replayed)",
+                    container.kind()
+                ),
+            ),
         }
     }
 
@@ -398,14 +423,14 @@ impl Tracer<'_> {
             .slice_type
             .as_object()
             .call((start, stop), vm)
-            .map_err(|_| err("slice() raises"))?;
+            .map_err(|_| Unsupported::new(Kind::Raises, "slice() raises"))?;
         Ok(Var::Obj(s))
     }
 
     /// `del container[key]`: in a list or dict made during the simulation, done there; in one
     /// of the caller, a side effect replayed as written (an index out of range, or a missing
     /// key, raises then, at the same point among the effects as it would have).
-    pub fn delete_subscr(&mut self, container: &Var, key: &Var) -> SimResult<()> {
+    pub fn del_item(&mut self, container: &Var, key: &Var) -> SimResult<()> {
         let vm = self.vm;
         match container {
             Var::List(l) => {
@@ -421,7 +446,9 @@ impl Tracer<'_> {
                 let at = d
                     .iter()
                     .position(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
-                    .ok_or_else(|| err("del of a missing key (KeyError)"))?;
+                    .ok_or_else(|| {
+                        Unsupported::new(Kind::Raises, "del of a missing key (KeyError)")
+                    })?;
                 d.remove(at);
                 Ok(())
             }
@@ -431,10 +458,14 @@ impl Tracer<'_> {
                 if o.downcast_ref::<PyList>().is_some() {
                     if k.downcast_ref::<PyInt>().is_none() && k.downcast_ref::<PySlice>().is_none()
                     {
-                        return unsupported("a list index that is not an int or a slice");
+                        return unsupported(
+                            Kind::Value,
+                            "a list index that is not an int or a slice",
+                        );
                     }
                 } else if !k.class().is(vm.ctx.types.str_type) {
                     return unsupported(
+                        Kind::Value,
                         "a delete from a dict of the caller with a key that is not a str",
                     );
                 }
@@ -448,20 +479,23 @@ impl Tracer<'_> {
                 );
                 Ok(())
             }
-            _ => unsupported(format!(
-                "item deletion from a {} (a side effect that is not replayed)",
-                container.kind()
-            )),
+            _ => unsupported(
+                Kind::SideEffect,
+                format!(
+                    "item deletion from a {} (a side effect that is not replayed)",
+                    container.kind()
+                ),
+            ),
         }
     }
 
     /// `del owner.name` on an object of the caller: a side effect replayed as written.
-    pub fn delete_attr(&mut self, owner: &Var, name: &str) -> SimResult<()> {
+    pub fn del_attr(&mut self, owner: &Var, name: &str) -> SimResult<()> {
         let vm = self.vm;
         match owner {
             Var::Lazy(o, source)
                 if is_user_instance(o, vm)
-                    && super::side_effects::plain_attribute_store(o, name, vm) =>
+                    && crate::translate::side_effects::plain_attribute_store(o, name, vm) =>
             {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 self.effects.mutate(
@@ -473,20 +507,23 @@ impl Tracer<'_> {
                 );
                 Ok(())
             }
-            _ => unsupported(format!(
-                "del of attribute {name} of a {} (a side effect that is not replayed)",
-                owner.kind()
-            )),
+            _ => unsupported(
+                Kind::SideEffect,
+                format!(
+                    "del of attribute {name} of a {} (a side effect that is not replayed)",
+                    owner.kind()
+                ),
+            ),
         }
     }
 
     /// `owner.name = value`: on an object of the caller, a side effect replayed as written.
-    pub fn store_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
+    pub fn set_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
         let vm = self.vm;
         match owner {
             Var::Lazy(o, source)
                 if is_user_instance(o, vm)
-                    && super::side_effects::plain_attribute_store(o, name, vm) =>
+                    && crate::translate::side_effects::plain_attribute_store(o, name, vm) =>
             {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 self.effects.mutate(
@@ -499,10 +536,13 @@ impl Tracer<'_> {
                 );
                 Ok(())
             }
-            _ => unsupported(format!(
-                "attribute store on a {} (a side effect that is not replayed)",
-                owner.kind()
-            )),
+            _ => unsupported(
+                Kind::SideEffect,
+                format!(
+                    "attribute store on a {} (a side effect that is not replayed)",
+                    owner.kind()
+                ),
+            ),
         }
     }
 
@@ -516,11 +556,14 @@ impl Tracer<'_> {
             is_plain(&x, vm) && is_plain(&y, vm)
         };
         if !ok {
-            return unsupported(format!(
-                "comparison of {} and {}",
-                x.class().name(),
-                y.class().name()
-            ));
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "comparison of {} and {}",
+                    x.class().name(),
+                    y.class().name()
+                ),
+            );
         }
         let cmp: PyComparisonOp = op.into();
         let r = x.rich_compare(y, cmp, vm);
@@ -530,9 +573,10 @@ impl Tracer<'_> {
     pub fn truth(&mut self, v: &Var) -> SimResult<bool> {
         let vm = self.vm;
         match v {
-            Var::Tensor(_) => {
-                unsupported("a branch on a tensor's value (data-dependent control flow)")
-            }
+            Var::Tensor(_) => unsupported(
+                Kind::DataDependent,
+                "a branch on a tensor's value (data-dependent control flow)",
+            ),
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
             Var::Dict(d) => Ok(!d.borrow().is_empty()),
@@ -540,6 +584,7 @@ impl Tracer<'_> {
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return unsupported(
+                        Kind::DataDependent,
                         "a branch on a tensor's value (data-dependent control flow)",
                     );
                 }
@@ -547,21 +592,26 @@ impl Tracer<'_> {
                     return Ok(!items.is_empty());
                 }
                 if is_dict(o, vm) {
-                    return unsupported("the truth of a dictionary argument");
+                    return unsupported(Kind::Value, "the truth of a dictionary argument");
                 }
                 let o = self.obj(v)?;
-                o.try_to_bool(vm).map_err(|_| err("truth value raises"))
+                o.try_to_bool(vm)
+                    .map_err(|_| Unsupported::new(Kind::Raises, "truth value raises"))
             }
             Var::Obj(o) => {
                 if !is_plain(o, vm)
                     && o.downcast_ref::<PyModule>().is_none()
                     && o.downcast_ref::<crate::tensor::PyDType>().is_none()
                 {
-                    return unsupported(format!("the truth of a {}", o.class().name()));
+                    return unsupported(
+                        Kind::Value,
+                        format!("the truth of a {}", o.class().name()),
+                    );
                 }
-                o.try_to_bool(vm).map_err(|_| err("truth value raises"))
+                o.try_to_bool(vm)
+                    .map_err(|_| Unsupported::new(Kind::Raises, "truth value raises"))
             }
-            Var::Null | Var::Cell(_) => unsupported("truth of an internal value"),
+            Var::Null | Var::Cell(_) => unsupported(Kind::Value, "truth of an internal value"),
         }
     }
 
@@ -624,7 +674,12 @@ impl Tracer<'_> {
                 let (x, y) = (self.obj(a)?, self.obj(b)?);
                 x.is(&y)
             }
-            _ => return unsupported("an identity test between values of different kinds"),
+            _ => {
+                return unsupported(
+                    Kind::Value,
+                    "an identity test between values of different kinds",
+                );
+            }
         })
     }
 
@@ -639,7 +694,7 @@ impl Tracer<'_> {
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 self.effects.check_readable(o)?;
                 let Some(k) = n.downcast_ref::<PyStr>() else {
-                    return unsupported("a membership test with a non-string key");
+                    return unsupported(Kind::Value, "a membership test with a non-string key");
                 };
                 let k = k.to_string_lossy().into_owned();
                 let present = o
@@ -661,7 +716,10 @@ impl Tracer<'_> {
                 let items = self.items(haystack)?;
                 for i in &items {
                     let o = self.plain_obj(i, "a membership test")?;
-                    if vm.bool_eq(&o, &n).map_err(|_| err("comparison raises"))? {
+                    if vm
+                        .bool_eq(&o, &n)
+                        .map_err(|_| Unsupported::new(Kind::Raises, "comparison raises"))?
+                    {
                         return Ok(true);
                     }
                 }
@@ -686,11 +744,14 @@ impl Tracer<'_> {
                 // Consumed whole (by list(), sum(), a starred call...), as it is when run.
                 let mut items = Vec::new();
                 while let Some(item) = self.next_item(v)? {
-                    if items.len() == super::tracer::MAX_UNROLL {
-                        return unsupported(format!(
-                            "a generator of more than {} items",
-                            super::tracer::MAX_UNROLL
-                        ));
+                    if items.len() == crate::translate::state::MAX_UNROLL {
+                        return unsupported(
+                            Kind::Limit,
+                            format!(
+                                "a generator of more than {} items",
+                                crate::translate::state::MAX_UNROLL
+                            ),
+                        );
                     }
                     items.push(item);
                 }
@@ -701,7 +762,10 @@ impl Tracer<'_> {
                     return Ok(items);
                 }
                 if o.downcast_ref::<PyTensor>().is_some() {
-                    return unsupported("iteration over a tensor (not traceable yet)");
+                    return unsupported(
+                        Kind::DataDependent,
+                        "iteration over a tensor (not traceable yet)",
+                    );
                 }
                 let o = self.plain_obj(v, "iteration")?;
                 plain_items(&o, vm)
@@ -710,9 +774,12 @@ impl Tracer<'_> {
                 if o.class().is(vm.ctx.types.range_type) || is_plain(o, vm) {
                     return plain_items(o, vm);
                 }
-                unsupported(format!("iteration over a {}", o.class().name()))
+                unsupported(
+                    Kind::Value,
+                    format!("iteration over a {}", o.class().name()),
+                )
             }
-            other => unsupported(format!("iteration over a {}", other.kind())),
+            other => unsupported(Kind::Value, format!("iteration over a {}", other.kind())),
         }
     }
 
@@ -729,19 +796,19 @@ impl Tracer<'_> {
                 let mut out = Vec::new();
                 for (k, val) in d {
                     let Some(ks) = k.downcast_ref::<PyStr>() else {
-                        return unsupported("a mapping with non-string keys");
+                        return unsupported(Kind::Value, "a mapping with non-string keys");
                     };
                     let ks = ks.to_string_lossy().into_owned();
                     out.push((k.clone(), Var::Lazy(val, source.clone().key(&ks))));
                 }
                 Ok(out)
             }
-            other => unsupported(format!("a {} used as a mapping", other.kind())),
+            other => unsupported(Kind::Value, format!("a {} used as a mapping", other.kind())),
         }
     }
 
     /// `owner.name` in attribute form.
-    pub fn load_attr(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
+    pub fn attr_of(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
         let vm = self.vm;
         match owner {
             Var::Lazy(o, source) if o.downcast_ref::<PyModule>().is_some() => {
@@ -752,7 +819,7 @@ impl Tracer<'_> {
                     .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
                 {
                     Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
-                    None => unsupported(format!("module has no attribute {name:?}")),
+                    None => unsupported(Kind::Raises, format!("module has no attribute {name:?}")),
                 }
             }
             _ if self.is_tensor(owner) => {
@@ -762,7 +829,7 @@ impl Tracer<'_> {
                     // Attributes computed by ops (`T`) come back as recorded fakes.
                     return match self.native_result(r, true, &format!("Tensor.{name}"))? {
                         v @ Var::Tensor(_) => Ok(v),
-                        _ => unsupported(format!("Tensor.{name} as a value")),
+                        _ => unsupported(Kind::Value, format!("Tensor.{name} as a value")),
                     };
                 }
                 self.native_result(r, false, &format!("Tensor.{name}"))
@@ -775,14 +842,20 @@ impl Tracer<'_> {
                     .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
                 {
                     if class_has_data_descriptor(o, name, vm) {
-                        return unsupported(format!("attribute {name} behind a descriptor"));
+                        return unsupported(
+                            Kind::Value,
+                            format!("attribute {name} behind a descriptor"),
+                        );
                     }
                     return Ok(Var::Lazy(v, source.clone().attr(name)));
                 }
-                unsupported(format!(
-                    "attribute {name} of a {} that is not in its __dict__",
-                    o.class().name()
-                ))
+                unsupported(
+                    Kind::Value,
+                    format!(
+                        "attribute {name} of a {} that is not in its __dict__",
+                        o.class().name()
+                    ),
+                )
             }
             Var::Obj(o) | Var::Lazy(o, _)
                 if is_plain(o, vm) || o.downcast_ref::<crate::tensor::PyDType>().is_some() =>
@@ -790,7 +863,10 @@ impl Tracer<'_> {
                 let o = self.obj(owner)?;
                 self.native_result(o.get_attr(&vm.ctx.new_str(name), vm), false, "an attribute")
             }
-            _ => unsupported(format!("attribute {name} of a {}", owner.kind())),
+            _ => unsupported(
+                Kind::Value,
+                format!("attribute {name} of a {}", owner.kind()),
+            ),
         }
     }
 
@@ -798,10 +874,13 @@ impl Tracer<'_> {
     /// as `(function, self)`. A Python function is inlined when called; a method of a native
     /// type breaks the graph when called (both are constants of the replacement, fixed by the
     /// type guard). Other kinds of attribute (LOAD_SPECIAL would push a NULL) are not simulated.
-    pub fn load_special(&mut self, owner: &Var, name: &'static str) -> SimResult<(Var, Var)> {
+    pub fn special_method_of(&mut self, owner: &Var, name: &'static str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
         let Var::Lazy(o, source) = owner else {
-            return unsupported(format!("a {} as a context manager", owner.kind()));
+            return unsupported(
+                Kind::Value,
+                format!("a {} as a context manager", owner.kind()),
+            );
         };
         let method = o.class().get_attr(vm.ctx.intern_str(name)).filter(|f| {
             f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
@@ -813,15 +892,18 @@ impl Tracer<'_> {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 Ok((Var::Obj(f), owner.clone()))
             }
-            None => unsupported(format!(
-                "{name} of a {} that is not a function or a native method",
-                o.class().name()
-            )),
+            None => unsupported(
+                Kind::Value,
+                format!(
+                    "{name} of a {} that is not a function or a native method",
+                    o.class().name()
+                ),
+            ),
         }
     }
 
     /// `owner.name` in method form: `(callable, self or NULL)`.
-    pub fn load_method(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
+    pub fn method_of(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
         match owner {
             Var::List(_) | Var::Dict(_) => Ok((
@@ -847,10 +929,10 @@ impl Tracer<'_> {
                 let class = PyTensor::class(&vm.ctx);
                 match class.get_attr(vm.ctx.intern_str(name)) {
                     Some(a) if a.downcast_ref::<PyGetSet>().is_some() => {
-                        Ok((self.load_attr(owner, name)?, Var::Null))
+                        Ok((self.attr_of(owner, name)?, Var::Null))
                     }
                     Some(a) => Ok((Var::Obj(a), owner.clone())),
-                    None => unsupported(format!("Tensor has no attribute {name:?}")),
+                    None => unsupported(Kind::Raises, format!("Tensor has no attribute {name:?}")),
                 }
             }
             Var::Lazy(o, _)
@@ -870,17 +952,23 @@ impl Tracer<'_> {
                     {
                         Ok((Var::Obj(f), owner.clone()))
                     }
-                    _ => unsupported(format!("method {name} of a {}", o.class().name())),
+                    _ => unsupported(
+                        Kind::Call,
+                        format!("method {name} of a {}", o.class().name()),
+                    ),
                 }
             }
             Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) => {
                 let o = self.obj(owner)?;
-                let m = o
-                    .get_attr(&vm.ctx.new_str(name), vm)
-                    .map_err(|_| err(format!("{} has no attribute {name:?}", o.class().name())))?;
+                let m = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| {
+                    Unsupported::new(
+                        Kind::Raises,
+                        format!("{} has no attribute {name:?}", o.class().name()),
+                    )
+                })?;
                 Ok((Var::Obj(m), Var::Null))
             }
-            _ => Ok((self.load_attr(owner, name)?, Var::Null)),
+            _ => Ok((self.attr_of(owner, name)?, Var::Null)),
         }
     }
 }
@@ -897,14 +985,14 @@ fn operand_ok(x: &PyObjectRef, vm: &VirtualMachine) -> bool {
 fn list_position(key: &PyObjectRef, len: usize, vm: &VirtualMachine) -> SimResult<usize> {
     let i = key
         .downcast_ref::<PyInt>()
-        .ok_or_else(|| err("an index that is not an int"))?;
+        .ok_or_else(|| Unsupported::new(Kind::Value, "an index that is not an int"))?;
     let i = i
         .try_to_primitive::<i64>(vm)
-        .map_err(|_| err("index too large"))?;
+        .map_err(|_| Unsupported::new(Kind::Limit, "index too large"))?;
     let n = len as i64;
     let j = if i < 0 { i + n } else { i };
     if j < 0 || j >= n {
-        return unsupported("index out of range (IndexError)");
+        return unsupported(Kind::Raises, "index out of range (IndexError)");
     }
     Ok(j as usize)
 }
@@ -925,10 +1013,10 @@ fn index_items(
         let picked = idx
             .as_object()
             .get_item(s.as_object(), vm)
-            .map_err(|_| err("bad slice"))?;
+            .map_err(|_| Unsupported::new(Kind::Raises, "bad slice"))?;
         let picked: Vec<usize> = vm
             .extract_elements_with(&picked, |o| o.try_index(vm)?.try_to_primitive::<usize>(vm))
-            .map_err(|_| err("bad slice"))?;
+            .map_err(|_| Unsupported::new(Kind::Raises, "bad slice"))?;
         let out: Vec<Var> = picked.into_iter().map(|i| items[i].clone()).collect();
         return Ok(if list {
             Var::list(out)
@@ -936,7 +1024,10 @@ fn index_items(
             Var::tuple(out)
         });
     }
-    unsupported(format!("a sequence indexed by a {}", key.class().name()))
+    unsupported(
+        Kind::Value,
+        format!("a sequence indexed by a {}", key.class().name()),
+    )
 }
 
 /// The items of a range or a plain container. Its length is asked first (natively: these
@@ -944,25 +1035,31 @@ fn index_items(
 /// integers are made.
 fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
     let too_long = || {
-        unsupported(format!(
-            "a loop of more than {} iterations",
-            super::tracer::MAX_UNROLL
-        ))
+        unsupported(
+            Kind::Limit,
+            format!(
+                "a loop of more than {} iterations",
+                crate::translate::state::MAX_UNROLL
+            ),
+        )
     };
     match o.length(vm) {
-        Ok(n) if n <= super::tracer::MAX_UNROLL => {}
+        Ok(n) if n <= crate::translate::state::MAX_UNROLL => {}
         Ok(_) => return too_long(),
         Err(_) => {
-            return unsupported(format!(
-                "iteration over a {} of unknown length",
-                o.class().name()
-            ));
+            return unsupported(
+                Kind::Value,
+                format!("iteration over a {} of unknown length", o.class().name()),
+            );
         }
     }
-    let items: Vec<PyObjectRef> = vm
-        .extract_elements_with(o, Ok)
-        .map_err(|_| err(format!("iteration over a {}", o.class().name())))?;
-    if items.len() > super::tracer::MAX_UNROLL {
+    let items: Vec<PyObjectRef> = vm.extract_elements_with(o, Ok).map_err(|_| {
+        Unsupported::new(
+            Kind::Value,
+            format!("iteration over a {}", o.class().name()),
+        )
+    })?;
+    if items.len() > crate::translate::state::MAX_UNROLL {
         return too_long();
     }
     Ok(items.into_iter().map(Var::Obj).collect())
@@ -1003,11 +1100,16 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
         .iter()
         .find(|m| **m == name)
         .copied()
-        .ok_or_else(|| err(format!("method {name} of a list or dict made here")))
+        .ok_or_else(|| {
+            Unsupported::new(
+                Kind::Call,
+                format!("method {name} of a list or dict made here"),
+            )
+        })
 }
 
-impl super::source::Source {
-    pub fn key(self, k: &str) -> super::source::Source {
-        super::source::Source::Key(Box::new(self), k.to_owned())
+impl crate::translate::source::Source {
+    pub fn key(self, k: &str) -> crate::translate::source::Source {
+        crate::translate::source::Source::Key(Box::new(self), k.to_owned())
     }
 }

@@ -9,10 +9,10 @@ use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, Py
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
-use super::guard_program::GuardProgram;
-use super::source::Source;
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
+use crate::translate::guards::program::GuardProgram;
+use crate::translate::source::Source;
 
 #[derive(Clone, Debug)]
 pub enum Check {

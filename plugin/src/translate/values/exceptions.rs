@@ -17,8 +17,9 @@
 use rustpython_vm::builtins::PyType;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef};
 
-use super::tracer::{SimResult, Tracer, unsupported};
-use super::var::Var;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::values::Var;
 
 /// An exception made during the simulation: its class and arguments, to make it again.
 #[derive(Clone, Debug)]
@@ -37,7 +38,7 @@ pub struct MadeException {
 /// Methods that would run user code when an exception is made or shown.
 const USER_METHODS: &[&str] = &["__new__", "__init__", "__str__", "__repr__"];
 
-impl Tracer<'_> {
+impl State<'_> {
     /// The exception class `o`, if it is one the simulation may instantiate.
     pub fn exception_class(&self, o: &PyObjectRef) -> Option<PyRef<PyType>> {
         let vm = self.vm;
@@ -67,13 +68,12 @@ impl Tracer<'_> {
         for a in &args {
             plain.push(self.plain_obj(a, "an exception's argument")?);
         }
-        let object = class
-            .as_object()
-            .call(plain, vm)
-            .map_err(|_| super::tracer::Unsupported {
-                reason: format!("{}() raises", class.name()),
-                location: None,
-            })?;
+        let object = class.as_object().call(plain, vm).map_err(|_| {
+            crate::translate::state::Unsupported::new(
+                Kind::Raises,
+                format!("{}() raises", class.name()),
+            )
+        })?;
         self.exceptions.push(MadeException {
             object: object.clone(),
             class,
@@ -113,13 +113,13 @@ impl Tracer<'_> {
             self.obj(x)?; // the class's identity
             return self.new_exception(class, Vec::new());
         }
-        unsupported(format!("raise of a {}", x.kind()))
+        unsupported(Kind::Value, format!("raise of a {}", x.kind()))
     }
 
     /// Whether the exception `exc` matches `except` clause's `class` (a class, or a tuple of them).
     pub fn exception_matches(&mut self, exc: &Var, class: &Var) -> SimResult<bool> {
         let Var::Obj(e) = exc else {
-            return unsupported("an exception the simulation did not make");
+            return unsupported(Kind::Value, "an exception the simulation did not make");
         };
         let class = self.obj(class)?;
         let classes: Vec<PyObjectRef> =
@@ -130,7 +130,7 @@ impl Tracer<'_> {
         let mut matched = false;
         for c in classes {
             let Ok(c) = c.downcast::<PyType>() else {
-                return unsupported("an except clause that names no class");
+                return unsupported(Kind::Value, "an except clause that names no class");
             };
             matched |= e.class().fast_issubclass(&c);
         }
@@ -147,9 +147,11 @@ impl Tracer<'_> {
         } else {
             o.repr(vm).map(Into::into)
         };
-        Some(shown.map(Var::Obj).map_err(|_| super::tracer::Unsupported {
-            reason: format!("{name}() of an exception raises"),
-            location: None,
+        Some(shown.map(Var::Obj).map_err(|_| {
+            crate::translate::state::Unsupported::new(
+                Kind::Raises,
+                format!("{name}() of an exception raises"),
+            )
         }))
     }
 }

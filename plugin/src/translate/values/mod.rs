@@ -3,6 +3,9 @@
 //! a tensor is a fake standing for a graph value, a container made during the simulation
 //! holds symbolic values.
 
+pub mod calls;
+pub mod exceptions;
+pub mod operators;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -11,8 +14,9 @@ use rustpython_vm::builtins::PyEllipsis;
 use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, PyTuple};
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
 
-use super::source::Source;
 use crate::tensor::PyTensor;
+use crate::translate::source::Source;
+use crate::translate::state::SimResult;
 
 /// A closure cell: one made during the simulation, or one of the frame's own free variables.
 #[derive(Debug)]
@@ -85,7 +89,7 @@ pub enum Var {
 /// The state of a simulated generator.
 pub struct SimGen {
     /// Its frame, suspended at a yield (or not started); taken out while it runs.
-    pub frame: Option<super::executor::SimFrame>,
+    pub frame: Option<crate::translate::executor::SimFrame>,
     pub started: bool,
     /// It has returned: it gives nothing more.
     pub done: bool,
@@ -163,4 +167,21 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
             || obj
                 .downcast_ref::<PyTuple>()
                 .is_some_and(|t| t.as_slice().iter().all(|x| is_literal(x, vm))))
+}
+
+/// Insert into a dictionary made during the simulation (keys are plain values).
+pub fn dict_insert(
+    entries: &mut Vec<(PyObjectRef, Var)>,
+    key: PyObjectRef,
+    value: Var,
+    vm: &VirtualMachine,
+) -> SimResult<()> {
+    for (k, v) in entries.iter_mut() {
+        if vm.bool_eq(k, &key).unwrap_or(false) {
+            *v = value;
+            return Ok(());
+        }
+    }
+    entries.push((key, value));
+    Ok(())
 }

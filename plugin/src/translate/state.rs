@@ -4,58 +4,23 @@
 //! is installs the guard that makes the reading true on later calls.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 
 use rustpython_vm::builtins::{
     PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType,
 };
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef, VirtualMachine};
 
-use super::guard::{Check, Guard};
-use super::source::Source;
-use super::var::{Var, is_plain};
 use crate::graph::Value;
 use crate::graph::recorder;
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
+use crate::translate::guards::guard::{Check, Guard};
+use crate::translate::source::Source;
+use crate::translate::values::{Var, is_plain};
 
-/// Why a frame cannot be simulated, and where (the user's file:line).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported {
-    pub reason: String,
-    pub location: Option<Location>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
-    pub file: String,
-    pub line: u32,
-    pub function: String,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{} in {}", self.file, self.line, self.function)
-    }
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.location {
-            Some(l) => write!(f, "{} ({l})", self.reason),
-            None => f.write_str(&self.reason),
-        }
-    }
-}
+pub use crate::translate::breaks::reason::{Kind, Location, Unsupported, unsupported};
 
 pub type SimResult<T> = Result<T, Unsupported>;
-
-pub fn unsupported<T>(reason: impl Into<String>) -> SimResult<T> {
-    Err(Unsupported {
-        reason: reason.into(),
-        location: None,
-    })
-}
 
 /// Limits that keep a translation bounded.
 pub const INSTRUCTION_BUDGET: usize = 100_000;
@@ -67,10 +32,10 @@ pub struct Checkpoint {
     graph: (usize, usize, usize),
     guards: usize,
     inputs: usize,
-    effects: super::side_effects::Mark,
+    effects: crate::translate::side_effects::Mark,
 }
 
-pub struct Tracer<'vm> {
+pub struct State<'vm> {
     pub vm: &'vm VirtualMachine,
     pub guards: Vec<Guard>,
     guarded: HashSet<(Source, u8)>,
@@ -85,15 +50,15 @@ pub struct Tracer<'vm> {
     pub inlined: Vec<String>,
     pub rollbacks: usize,
     /// Mutations of what existed before the call, for the replacement to replay.
-    pub effects: super::side_effects::SideEffects,
+    pub effects: crate::translate::side_effects::SideEffects,
     /// Every fake the simulation has seen, kept alive: fakes are known by the address of
     /// their data, which must not be reused during the translation.
     alive: Vec<PyRef<PyTensor>>,
     /// Exceptions made during the simulation (see `exceptions`).
-    pub exceptions: Vec<super::exceptions::MadeException>,
+    pub exceptions: Vec<crate::translate::values::exceptions::MadeException>,
 }
 
-impl<'vm> Tracer<'vm> {
+impl<'vm> State<'vm> {
     pub fn new(vm: &'vm VirtualMachine) -> Self {
         Self {
             vm,
@@ -152,10 +117,8 @@ impl<'vm> Tracer<'vm> {
             return Ok(f.clone());
         }
         let meta = Meta::of(&t.read());
-        let fake = recorder::with(|r| r.input(meta.clone())).map_err(|e| Unsupported {
-            reason: e.message,
-            location: None,
-        })?;
+        let fake = recorder::with(|r| r.input(meta.clone()))
+            .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
         self.guard(source, Check::tensor(meta));
         self.inputs.push(source.clone());
@@ -180,7 +143,9 @@ impl<'vm> Tracer<'vm> {
                 .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
             {
                 Some(i) => Check::EqInt(i),
-                None => return unsupported("an int argument too large to specialize on"),
+                None => {
+                    return unsupported(Kind::Limit, "an int argument too large to specialize on");
+                }
             }
         } else if c.is(t.float_type) {
             Check::EqFloat(obj.downcast_ref::<PyFloat>().expect("float").to_f64())
@@ -194,10 +159,13 @@ impl<'vm> Tracer<'vm> {
         } else if is_identity_stable(obj, vm) {
             Check::Is(obj.clone())
         } else {
-            return unsupported(format!(
-                "cannot specialize on a value of type {} ({source})",
-                c.name()
-            ));
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "cannot specialize on a value of type {} ({source})",
+                    c.name()
+                ),
+            );
         };
         self.guard(source, check);
         // A builtin is found only while no global of the same name hides it.
@@ -249,7 +217,10 @@ impl<'vm> Tracer<'vm> {
             Var::Lazy(o, source) => {
                 if let Some(t) = o.downcast_ref::<PyTensor>() {
                     if !o.class().is(PyTensor::class(&vm.ctx)) {
-                        return unsupported(format!("a subclass of Tensor ({source})"));
+                        return unsupported(
+                            Kind::Value,
+                            format!("a subclass of Tensor ({source})"),
+                        );
                     }
                     return Ok(self.input_tensor(t, source)?.into());
                 }
@@ -287,18 +258,16 @@ impl<'vm> Tracer<'vm> {
                 let d = vm.ctx.new_dict();
                 for (k, v) in &items {
                     let v = self.obj(v)?;
-                    d.set_item(&**k, v, vm).map_err(|_| Unsupported {
-                        reason: "unhashable key".into(),
-                        location: None,
-                    })?;
+                    d.set_item(&**k, v, vm)
+                        .map_err(|_| Unsupported::new(Kind::Value, "unhashable key"))?;
                 }
                 d.into()
             }
             other => {
-                return unsupported(format!(
-                    "a {} cannot be passed to native code",
-                    other.kind()
-                ));
+                return unsupported(
+                    Kind::Value,
+                    format!("a {} cannot be passed to native code", other.kind()),
+                );
             }
         })
     }
@@ -333,7 +302,7 @@ impl<'vm> Tracer<'vm> {
             Var::List(_) => t.list_type.to_owned().into(),
             Var::Dict(_) => t.dict_type.to_owned().into(),
             Var::Func(_) => t.function_type.to_owned().into(),
-            other => return unsupported(format!("type() of a {}", other.kind())),
+            other => return unsupported(Kind::Value, format!("type() of a {}", other.kind())),
         })
     }
 }

@@ -1,0 +1,407 @@
+//! One translation: simulate a frame about to run, and turn what it did into a graph, the
+//! guards it relied on, and the replacement code that runs the graph.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rustpython_vm::PyRef;
+use rustpython_vm::VirtualMachine;
+use rustpython_vm::builtins::PyCode;
+use rustpython_vm::eval_hook::FrameView;
+
+use crate::graph::recorder;
+use crate::graph::{Graph, Value};
+use crate::translate::breaks::loop_split::translate_loop_break;
+use crate::translate::breaks::resume::handler_shape;
+use crate::translate::breaks::{
+    AtFailure, BreakPolicy, GraphBreak, NotBreakable, ResumeCache, ResumeShape, located_at,
+    not_breakable, replayed,
+};
+use crate::translate::codegen::{BreakPlan, HandlerPlan, generate, generate_break};
+use crate::translate::executor::{SimFrame, Slot, Stop, TopOutcome, at_failure};
+use crate::translate::graph_call::GraphCall;
+use crate::translate::guards::GuardSet;
+use crate::translate::source::Source;
+use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
+use crate::translate::templates::{Replay, Template, frame_state, returned_template};
+use crate::translate::values::{CellState, Globals, Var};
+
+/// A translated frame, ready to be cached.
+pub struct Translation {
+    pub guards: GuardSet,
+    pub graph: Arc<Graph>,
+    /// How the replacement code calls the graph.
+    pub call: Arc<GraphCall>,
+    /// The replacement code (not yet verified).
+    pub code: PyRef<PyCode>,
+    pub inlined: Vec<String>,
+    /// The graph break this translation ends in, if it does.
+    pub graph_break: Option<GraphBreak>,
+}
+
+/// Why there is no translation.
+pub struct Failure {
+    pub why: Unsupported,
+    /// Ops and guards the translation held when it stopped (after any rollback).
+    pub ops_left: Vec<String>,
+    pub guards_left: Vec<String>,
+    /// The simulation ended, but there was no graph to run.
+    pub empty: bool,
+    /// Instructions of the frame itself started when the simulation stopped: the last is the
+    /// one that could not be simulated (0 when it never ran).
+    pub top_steps: usize,
+}
+
+/// What a finished simulation gives code generation.
+struct Simulated {
+    template: Template,
+    /// The frame raises what `template` makes, instead of returning it.
+    raises: bool,
+    replays: Vec<Replay>,
+    position: crate::bytecode::Position,
+}
+
+/// Translate the frame in `view`. `graph_global` is the name the compiled graph will have in
+/// the frame's globals; `keep_empty` generates code even when nothing was captured; with a
+/// break policy, an instruction that cannot be simulated breaks the graph where it can (see
+/// `graph_break` and `loop_break`) instead of failing the frame.
+#[allow(clippy::result_large_err)] // a failure is rare and carries what explain reports
+pub fn translate(
+    view: &FrameView<'_>,
+    vm: &VirtualMachine,
+    graph_global: &str,
+    keep_empty: bool,
+    breaks: Option<&BreakPolicy<'_>>,
+) -> Result<Translation, Failure> {
+    match (translate_whole(view, vm, graph_global, keep_empty), breaks) {
+        (Err(failure), Some(policy)) if !failure.empty && failure.top_steps > 0 => {
+            let broken = match translate_with_break(
+                view,
+                vm,
+                graph_global,
+                failure.top_steps - 1,
+                failure.why.clone(),
+                policy.resumes,
+            ) {
+                Err(NoBreak::InLoop(index)) => translate_loop_break(
+                    view,
+                    vm,
+                    graph_global,
+                    index,
+                    failure.ops_left.len(),
+                    failure.why.clone(),
+                    policy,
+                ),
+                Err(NoBreak::Because(why)) => Err(why),
+                Ok(t) => Ok(t),
+            };
+            broken.map_err(|no_break| {
+                log::debug!(target: crate::log_targets::GRAPH_BREAKS, "{}: no graph break at {}: {no_break}", view.code().qualname.as_str(), failure.why);
+                failure
+            })
+        }
+        (result, _) => result,
+    }
+}
+
+/// Why a frame does not break where its simulation failed.
+enum NoBreak {
+    /// The instruction is inside a loop: split it (`loop_split`).
+    InLoop(usize),
+    Because(Unsupported),
+}
+
+impl From<Unsupported> for NoBreak {
+    fn from(why: Unsupported) -> Self {
+        NoBreak::Because(why)
+    }
+}
+
+/// The whole frame as one graph.
+#[allow(clippy::result_large_err)]
+fn translate_whole(
+    view: &FrameView<'_>,
+    vm: &VirtualMachine,
+    graph_global: &str,
+    keep_empty: bool,
+) -> Result<Translation, Failure> {
+    let Some(recording) = recorder::start() else {
+        return Err(failure(
+            Unsupported::new(
+                Kind::Internal,
+                "a translation is already under way on this thread",
+            ),
+            false,
+        ));
+    };
+    let mut state = State::new(vm);
+    let simulated = simulate(&mut state, view);
+    let (ops_left, guards_left) = (
+        recorder::with(|r| {
+            r.graph
+                .nodes
+                .iter()
+                .map(|n| n.op.clone())
+                .collect::<Vec<_>>()
+        }),
+        state
+            .guards
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+    );
+    let result = match simulated {
+        Ok(r) => r,
+        Err(why) => {
+            drop(recording);
+            return Err(Failure {
+                why,
+                ops_left,
+                guards_left,
+                empty: false,
+                top_steps: state.top_steps,
+            });
+        }
+    };
+    let mut graph = recording.finish();
+    graph.prune();
+    let empty =
+        graph.nodes.is_empty() && graph.outputs.iter().all(|v| !matches!(v, Value::Const(_)));
+    // A frame that raises out of its replacement shows the replacement's offset in its
+    // traceback entry (tb_lasti): worth it only for a graph.
+    if empty && (!keep_empty || result.raises) {
+        return Err(Failure {
+            why: Unsupported::new(
+                Kind::EmptyGraph,
+                "no tensor operation to capture (empty graph)",
+            ),
+            ops_left,
+            guards_left,
+            empty: true,
+            top_steps: state.top_steps,
+        });
+    }
+    let has_graph = !graph.outputs.is_empty();
+    let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    let code = generate(
+        view.code(),
+        has_graph.then_some((graph_global, &call, graph.outputs.len())),
+        &result.replays,
+        &result.template,
+        result.raises,
+        result.position,
+        vm,
+    )
+    .map_err(|e| failure(e, false))?;
+    Ok(Translation {
+        guards: GuardSet::new(state.guards),
+        graph: Arc::new(graph),
+        call: Arc::new(call),
+        code,
+        inlined: state.inlined,
+        graph_break: None,
+    })
+}
+
+/// Simulate again, stopping before the instruction that failed (the `stop_before`th of the
+/// frame's own), and break there: the graph so far, then that instruction run as written, then
+/// the resume function.
+fn translate_with_break(
+    view: &FrameView<'_>,
+    vm: &VirtualMachine,
+    graph_global: &str,
+    stop_before: usize,
+    why: Unsupported,
+    resumes: &ResumeCache,
+) -> Result<Translation, NoBreak> {
+    let recording = recorder::start().ok_or_else(|| {
+        Unsupported::new(
+            Kind::Internal,
+            "a translation is already under way on this thread",
+        )
+    })?;
+    let mut state = State::new(vm);
+    let mut frame = initial_frame(&mut state, view)?;
+    match state.run_top(&mut frame, Stop::BeforeStep(stop_before)) {
+        Ok(TopOutcome::Stopped) => {}
+        _ => {
+            return Err(Unsupported::new(
+                Kind::Internal,
+                "the second simulation did not reach the failing instruction",
+            )
+            .into());
+        }
+    }
+    let code = view.code();
+    let index = frame
+        .body_pc()
+        .ok_or_else(|| Unsupported::new(Kind::Internal, "stopped in the prologue"))?;
+    let body = frame.body().to_vec();
+    match not_breakable(code, &body, index) {
+        None => {}
+        Some(NotBreakable::InLoop(_)) => return Err(NoBreak::InLoop(index)),
+        Some(why) => return Err(why.to_unsupported().into()),
+    }
+    let x = &body[index];
+    let popped = x.op.stack_effect_info(x.arg).popped() as usize;
+    let split = frame.stack.len().checked_sub(popped).ok_or_else(|| {
+        Unsupported::new(
+            Kind::Internal,
+            "the stack is shorter than the instruction pops",
+        )
+    })?;
+    let saved = frame_state(&mut state, &frame, split, code.varnames.len())?;
+    let mut graph = recording.finish();
+    graph.prune();
+    if graph.nodes.is_empty() {
+        return Err(Unsupported::new(Kind::EmptyGraph, "no tensor work before it").into());
+    }
+
+    let (replayed, pushed) = replayed(x);
+    let shape = ResumeShape {
+        resume_at: index + 1,
+        stack: saved
+            .kept
+            .iter()
+            .map(Option::is_none)
+            .chain(pushed.iter().copied())
+            .collect(),
+        unbound: saved
+            .locals
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_none())
+            .map(|(i, _)| i)
+            .collect(),
+        maybe_unbound: Vec::new(),
+    };
+    let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
+    let handler_global = match &x.handler {
+        Some(h) => {
+            let kept: Vec<bool> = saved.kept.iter().map(Option::is_none).collect();
+            let shape = handler_shape(h, &kept, shape.unbound.clone())?;
+            Some((
+                h,
+                resumes.handler_function_for(code, &body, &shape, view.globals(), vm)?,
+            ))
+        }
+        None => None,
+    };
+    let handler = handler_global.as_ref().map(|(h, name)| HandlerPlan {
+        handler_global: name,
+        depth: h.depth as usize,
+        push_lasti: h.push_lasti,
+    });
+    let plan = BreakPlan {
+        resume_global: &resume_global,
+        locals: saved.locals,
+        kept: saved.kept,
+        consumed: saved.consumed,
+        replayed,
+        pushed,
+        handler,
+    };
+    let graph_break = GraphBreak {
+        kind: match at_failure(x) {
+            AtFailure::Break(kind) => kind,
+            AtFailure::NoBreak => unreachable!("not_breakable refused it"),
+        },
+        reason: located_at(why, code, x),
+    };
+    Ok(break_translation(
+        code,
+        state,
+        graph,
+        graph_global,
+        &saved.replays,
+        &plan,
+        x.position,
+        graph_break,
+        vm,
+    )?)
+}
+
+/// The translation that breaks as `plan` says, after running `graph` (when it has outputs).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn break_translation(
+    code: &PyCode,
+    state: State<'_>,
+    graph: Graph,
+    graph_global: &str,
+    replays: &[Replay],
+    plan: &BreakPlan<'_>,
+    position: crate::bytecode::Position,
+    graph_break: GraphBreak,
+    vm: &VirtualMachine,
+) -> SimResult<Translation> {
+    let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    let run_graph =
+        (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));
+    let code = generate_break(code, run_graph, replays, plan, position, vm)?;
+    Ok(Translation {
+        guards: GuardSet::new(state.guards),
+        graph: Arc::new(graph),
+        call: Arc::new(call),
+        code,
+        inlined: state.inlined,
+        graph_break: Some(graph_break),
+    })
+}
+
+fn failure(why: Unsupported, empty: bool) -> Failure {
+    Failure {
+        why,
+        ops_left: Vec::new(),
+        guards_left: Vec::new(),
+        empty,
+        top_steps: 0,
+    }
+}
+
+fn simulate(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<Simulated> {
+    let mut frame = initial_frame(state, view)?;
+    let returned = match state.run_top(&mut frame, Stop::Never)? {
+        TopOutcome::Returned(r) => r,
+        TopOutcome::Stopped => return unsupported(Kind::Internal, "stopped"),
+    };
+    let (template, replays) = returned_template(state, &returned.value, returned.raised)?;
+    Ok(Simulated {
+        template,
+        raises: returned.raised,
+        replays,
+        position: returned.position,
+    })
+}
+
+/// The frame about to run, as the simulation starts it: arguments lazy, with their sources.
+pub(crate) fn initial_frame(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<SimFrame> {
+    let vm = state.vm;
+    let code = view.code().to_owned();
+    let globals = Globals {
+        dict: view.globals().to_owned(),
+        owner: None,
+    };
+    let closure = code
+        .freevars
+        .iter()
+        .map(|name| {
+            let source = Source::Free(name.as_str().to_owned());
+            let value = source.resolve(view, vm).map(|v| Var::Lazy(v, source));
+            Rc::new(RefCell::new(CellState {
+                value,
+                existing: true,
+                home: Some(name.as_str().to_owned()),
+            }))
+        })
+        .collect();
+    let mut frame = SimFrame::new(code.clone(), globals, closure)?;
+    for name in code.varnames.iter() {
+        if let Some(v) = view.get(name.as_str())
+            && let Some(i) = frame.slot_of(name.as_str())
+        {
+            frame.slots[i] = Slot::Val(Var::Lazy(v, Source::Local(name.as_str().to_owned())));
+        }
+    }
+    Ok(frame)
+}

@@ -1,0 +1,254 @@
+//! Locals, cells, free variables, constants and globals: the LOAD_*/STORE_*/DELETE_* of
+//! names. A store into a cell of the translated frame's caller, or into a global, is a side
+//! effect recorded for the replacement to replay.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::{Flow, Handler, SimFrame, Slot};
+use crate::bytecode::decode::Instr;
+use crate::translate::source::Source;
+use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::{CellRef, CellState, Globals, Var};
+
+impl State<'_> {
+    pub(super) fn make_cell(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let i = x.arg as usize;
+        let value = match f.slots.get(i) {
+            Some(Slot::Val(v)) => Some(v.clone()),
+            _ => None,
+        };
+        f.slots[i] = Slot::Cell(Rc::new(RefCell::new(CellState {
+            value,
+            existing: false,
+            home: None,
+        })));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn copy_free_vars(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let n = x.arg as usize;
+        let first = f.slots.len() - n;
+        for k in 0..n {
+            let cell = f
+                .closure
+                .get(k)
+                .cloned()
+                .ok_or_else(|| Unsupported::new(Kind::Internal, "closure too short"))?;
+            f.slots[first + k] = Slot::Cell(cell);
+        }
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn load_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = load_slot(f, x.arg as usize)?;
+        f.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn load_fast_and_clear(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = match f.slots.get(x.arg as usize) {
+            Some(Slot::Val(v)) => v.clone(),
+            _ => Var::Null,
+        };
+        f.slots[x.arg as usize] = Slot::Empty;
+        f.push(v);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn load_fast_load_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let a = load_slot(f, (x.arg >> 4) as usize)?;
+        let b = load_slot(f, (x.arg & 15) as usize)?;
+        f.push(a);
+        f.push(b);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn store_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = f.pop()?;
+        store_slot(f, x.arg as usize, v)?;
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn store_fast_load_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = f.pop()?;
+        store_slot(f, (x.arg >> 4) as usize, v)?;
+        let w = load_slot(f, (x.arg & 15) as usize)?;
+        f.push(w);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn store_fast_store_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let a = f.pop()?;
+        store_slot(f, (x.arg >> 4) as usize, a)?;
+        let b = f.pop()?;
+        store_slot(f, (x.arg & 15) as usize, b)?;
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn delete_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        f.slots[x.arg as usize] = Slot::Empty;
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn load_deref(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let c = cell(f, x.arg as usize)?;
+        let v = c.borrow().value.clone();
+        match v {
+            Some(v) => f.push(v),
+            None => {
+                return unsupported(Kind::Raises, "free variable referenced before assignment");
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn store_deref(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = f.pop()?;
+        let c = cell(f, x.arg as usize)?;
+        let (existing, home) = (c.borrow().existing, c.borrow().home.clone());
+        match (existing, home) {
+            (false, _) => {}
+            (true, Some(name)) => self.effects.store_cell(&name, v.clone()),
+            (true, None) => {
+                return unsupported(
+                    Kind::SideEffect,
+                    "a store into a closure cell of an inlined function's caller (a side effect \
+                     that is not replayed)",
+                );
+            }
+        }
+        c.borrow_mut().value = Some(v);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn delete_deref(&mut self, _f: &mut SimFrame, _x: &Instr) -> Handler {
+        unsupported(Kind::SideEffect, "DELETE_DEREF (a side effect)")
+    }
+
+    pub(super) fn load_const(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let c = f
+            .code
+            .constants
+            .get(x.arg as usize)
+            .cloned()
+            .ok_or_else(|| Unsupported::new(Kind::Internal, "constant out of range"))?;
+        f.push(Var::Obj(c.into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn load_small_int(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        f.push(Var::Obj(self.vm.ctx.new_int(x.arg).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn load_global(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let name = f.name(x.arg >> 1);
+        let v = self.global_value(&f.globals, &name)?;
+        f.push(v);
+        if x.arg & 1 != 0 {
+            f.push(Var::Null);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// STORE_GLOBAL and DELETE_GLOBAL of the translated frame's own globals: side effects.
+    pub(super) fn store_global(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        if f.globals.owner.is_some() {
+            return unsupported(
+                Kind::SideEffect,
+                "a global store by an inlined function (a side effect that is not replayed)",
+            );
+        }
+        let name = f.name(x.arg);
+        let value = if x.op == rustpython_vm::bytecode::Opcode::StoreGlobal {
+            Some(f.pop()?)
+        } else {
+            None
+        };
+        if value.is_none() && matches!(self.global_binding(&f.globals, &name), None | Some(None)) {
+            return unsupported(
+                Kind::Raises,
+                format!("del of global {name:?}, which is not defined (NameError)"),
+            );
+        }
+        self.effects.store_global(&f.globals.dict, &name, value);
+        Ok(Flow::Next)
+    }
+
+    /// The global `name` as the simulation sees it: `Some(Some(v))` bound (written earlier
+    /// in the simulation, or read from the dictionary), `Some(None)` deleted by the
+    /// simulation, `None` not in the dictionary.
+    fn global_binding(&mut self, globals: &Globals, name: &str) -> Option<Option<Var>> {
+        if let Some(written) = self.effects.global(&globals.dict, name) {
+            return Some(written);
+        }
+        let v = globals.dict.get_item_opt(name, self.vm).ok().flatten()?;
+        Some(Some(Var::Lazy(v, globals.source(name))))
+    }
+
+    /// The value of the global (or, failing that, the builtin) `name`.
+    fn global_value(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        match self.global_binding(globals, name) {
+            Some(Some(v)) => return Ok(v),
+            Some(None) => {
+                return unsupported(
+                    Kind::Value,
+                    format!("global {name:?} read after the call deleted it"),
+                );
+            }
+            None => {}
+        }
+        match vm.builtins.dict().get_item_opt(name, vm).ok().flatten() {
+            Some(v) => {
+                if globals.owner.is_some() {
+                    return unsupported(
+                        Kind::Call,
+                        format!("builtin {name} read by an inlined function of another module"),
+                    );
+                }
+                Ok(Var::Lazy(v, Source::Builtin(name.to_owned())))
+            }
+            None => unsupported(
+                Kind::Raises,
+                format!("name {name:?} is not defined (NameError)"),
+            ),
+        }
+    }
+}
+
+fn load_slot(f: &SimFrame, i: usize) -> SimResult<Var> {
+    match f.slots.get(i) {
+        Some(Slot::Val(v)) => Ok(v.clone()),
+        Some(Slot::Cell(c)) => Ok(Var::Cell(c.clone())),
+        _ => unsupported(
+            Kind::Raises,
+            format!(
+                "local {:?} is unbound (UnboundLocalError)",
+                f.names.get(i).map_or("?", |s| s.as_str())
+            ),
+        ),
+    }
+}
+
+fn store_slot(f: &mut SimFrame, i: usize, v: Var) -> SimResult<()> {
+    match f.slots.get_mut(i) {
+        Some(s) => {
+            *s = if matches!(v, Var::Null) {
+                Slot::Empty
+            } else {
+                Slot::Val(v)
+            };
+            Ok(())
+        }
+        None => unsupported(Kind::Internal, "local slot out of range"),
+    }
+}
+
+fn cell(f: &SimFrame, i: usize) -> SimResult<CellRef> {
+    match f.slots.get(i) {
+        Some(Slot::Cell(c)) => Ok(c.clone()),
+        _ => unsupported(Kind::Internal, "not a cell"),
+    }
+}

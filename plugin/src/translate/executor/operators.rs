@@ -1,0 +1,145 @@
+//! Operators: BINARY_OP (subscripts included), slices, item stores and deletes, unary
+//! operators, truth, comparisons, identity and membership. What each kind of value does is in
+//! `values::operators`.
+
+use rustpython_vm::PyPayload;
+use rustpython_vm::builtins::PySlice;
+use rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK;
+use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator, IntrinsicFunction1, Opcode};
+
+use super::{Flow, Handler, SimFrame};
+use crate::bytecode::decode::Instr;
+use crate::translate::state::{Kind, State, Unsupported, unsupported};
+use crate::translate::values::Var;
+
+impl State<'_> {
+    pub(super) fn binary_op(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let op = BinaryOperator::try_from(x.arg)
+            .map_err(|_| Unsupported::new(Kind::Internal, "bad binary operator"))?;
+        let b = f.pop()?;
+        let a = f.pop()?;
+        let r = self.binary(op, &a, &b)?;
+        f.push(r);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn binary_slice(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let stop = f.pop()?;
+        let start = f.pop()?;
+        let container = f.pop()?;
+        let (start, stop) = (self.obj(&start)?, self.obj(&stop)?);
+        let slice = PySlice {
+            start: Some(start),
+            stop,
+            step: None,
+        }
+        .into_pyobject(self.vm);
+        let r = self.binary(BinaryOperator::Subscr, &container, &Var::Obj(slice))?;
+        f.push(r);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn store_subscr(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let key = f.pop()?;
+        let container = f.pop()?;
+        let value = f.pop()?;
+        self.set_item(&container, &key, value)?;
+        Ok(Flow::Next)
+    }
+
+    /// `container[start:stop] = value`: an item store with a slice for its key.
+    pub(super) fn store_slice(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let stop = f.pop()?;
+        let start = f.pop()?;
+        let container = f.pop()?;
+        let value = f.pop()?;
+        let key = self.slice_of(&start, &stop)?;
+        self.set_item(&container, &key, value)?;
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn delete_subscr(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let key = f.pop()?;
+        let container = f.pop()?;
+        self.del_item(&container, &key)?;
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn unary(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let vm = self.vm;
+        let a = f.pop()?;
+        let o = self.obj(&a)?;
+        let r = if x.op == Opcode::UnaryNegative {
+            vm._neg(&o)
+        } else {
+            vm._invert(&o)
+        };
+        let r = self.native_result(r, self.is_tensor(&a), "a unary operator")?;
+        f.push(r);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn unary_not(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let a = f.pop()?;
+        let t = self.truth(&a)?;
+        f.push(Var::Obj(self.vm.ctx.new_bool(!t).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn to_bool(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let a = f.pop()?;
+        let t = self.truth(&a)?;
+        f.push(Var::Obj(self.vm.ctx.new_bool(t).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn compare_op(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let b = f.pop()?;
+        let a = f.pop()?;
+        let op = ComparisonOperator::try_from(x.arg)
+            .map_err(|_| Unsupported::new(Kind::Internal, "bad comparison"))?;
+        let r = self.compare(op, &a, &b)?;
+        // The compiler asks for a bool where the comparison feeds a jump: of a tensor, a
+        // branch on its value. It breaks here (the comparison, run as written, gives the
+        // bool), not at the jump, which cannot be a break point.
+        let r = if x.arg & COMPARE_OP_BOOL_MASK != 0 {
+            Var::Obj(self.vm.ctx.new_bool(self.truth(&r)?).into())
+        } else {
+            r
+        };
+        f.push(r);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn is_op(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let b = f.pop()?;
+        let a = f.pop()?;
+        let same = self.is(&a, &b)?;
+        f.push(Var::Obj(self.vm.ctx.new_bool(same != (x.arg == 1)).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn contains_op(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let haystack = f.pop()?;
+        let needle = f.pop()?;
+        let found = self.contains(&haystack, &needle)?;
+        f.push(Var::Obj(self.vm.ctx.new_bool(found != (x.arg == 1)).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn call_intrinsic_1(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = f.pop()?;
+        let func = IntrinsicFunction1::try_from(x.arg)
+            .map_err(|_| Unsupported::new(Kind::Internal, "bad intrinsic"))?;
+        let r = match func {
+            IntrinsicFunction1::ListToTuple => Var::tuple(self.items(&v)?),
+            IntrinsicFunction1::UnaryPositive => {
+                let o = self.obj(&v)?;
+                self.native_result(self.vm._pos(&o), self.is_tensor(&v), "unary +")?
+            }
+            other => return unsupported(Kind::Opcode, format!("intrinsic {other:?}")),
+        };
+        f.push(r);
+        Ok(Flow::Next)
+    }
+}

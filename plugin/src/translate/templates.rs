@@ -1,0 +1,393 @@
+//! Templates: how the replacement code rebuilds a value the simulation holds (loaded from
+//! the frame, a constant, a graph output, or a container of them), the frame's state at a
+//! break, and the side effects to replay; and the checks that what it rebuilds is what the
+//! original would have had (a container made in the call and held twice would become two).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use crate::graph::{Value, recorder};
+use crate::tensor::PyTensor;
+use crate::translate::executor::{SimFrame, Slot};
+use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
+use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::{Var, is_literal};
+
+/// What the replacement returns, built from the graph's outputs.
+#[derive(Clone, Debug)]
+pub enum Template {
+    /// A value read from the frame (identity preserved: the argument itself).
+    Load(Source),
+    /// A plain constant.
+    Const(PyObjectRef),
+    /// The graph's output number k.
+    Out(usize),
+    Tuple(Vec<Template>),
+    List(Vec<Template>),
+    Dict(Vec<(PyObjectRef, Template)>),
+    /// `iter(t)`.
+    Iter(Box<Template>),
+    /// `class(*args)`: an exception made during the simulation, made again.
+    New(PyObjectRef, Vec<Template>),
+}
+
+/// A side effect as the replacement replays it (see `side_effects`): targets are read from
+/// the frame, values built from templates.
+pub type Replay = Effect<Template>;
+
+/// The frame's state at a break, as templates: what the replacement passes on.
+pub struct FrameAtBreak {
+    pub replays: Vec<Replay>,
+    /// Every local in slot order (`None`: unbound).
+    pub locals: Vec<Option<Template>>,
+    /// The stack under `split`, and from it (`None`: a NULL).
+    pub kept: Vec<Option<Template>>,
+    pub consumed: Vec<Option<Template>>,
+}
+
+/// Templates of the frame's locals and stack (split at `split`) and of the recorded side
+/// effects; the tensors among them become the graph's outputs.
+pub fn frame_state(
+    state: &mut State<'_>,
+    frame: &SimFrame,
+    split: usize,
+    nlocals: usize,
+) -> SimResult<FrameAtBreak> {
+    if frame.handling_exception() {
+        return Err(Unsupported::new(
+            Kind::Rebuild,
+            "inside an except or finally block handling an exception",
+        ));
+    }
+    let n_effects = state.effects.log.len();
+    held_once(
+        state
+            .effects
+            .log
+            .iter()
+            .flat_map(Effect::values)
+            .chain(frame.stack.iter())
+            .chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
+                Slot::Val(v) => Some(v),
+                _ => None,
+            })),
+    )?;
+    let mut outputs: Vec<Value> = Vec::new();
+    let mut numbered: HashMap<Value, usize> = HashMap::new();
+    let replays = replays(state, &mut outputs, &mut numbered)?;
+    let mut template = |state: &mut State<'_>, v: &Var| -> SimResult<Option<Template>> {
+        match v {
+            Var::Null => Ok(None),
+            v => {
+                let t = build(state, v, &mut outputs, &mut numbered)?;
+                fresh_after(state, n_effects, &t)?;
+                Ok(Some(t))
+            }
+        }
+    };
+    let mut locals = Vec::with_capacity(nlocals);
+    for slot in &frame.slots[..nlocals] {
+        locals.push(match slot {
+            Slot::Empty => None,
+            Slot::Val(v) => Some(
+                template(state, v)?
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "a local holds NULL"))?,
+            ),
+            Slot::Cell(_) => return Err(Unsupported::new(Kind::Internal, "a local is a cell")),
+        });
+    }
+    let stack = frame.stack.clone();
+    let kept = stack[..split]
+        .iter()
+        .map(|v| template(state, v))
+        .collect::<Result<Vec<_>, _>>()?;
+    let consumed = stack[split..]
+        .iter()
+        .map(|v| template(state, v))
+        .collect::<Result<Vec<_>, _>>()?;
+    recorder::with(|r| r.graph.outputs = outputs);
+    Ok(FrameAtBreak {
+        replays,
+        locals,
+        kept,
+        consumed,
+    })
+}
+
+/// The template of what a frame that ran to its end returns (or, `raised`, raises), and the
+/// side effects to replay before it; the tensors among them become the graph's outputs.
+pub fn returned_template(
+    state: &mut State<'_>,
+    value: &Var,
+    raised: bool,
+) -> SimResult<(Template, Vec<Replay>)> {
+    let mut outputs: Vec<Value> = Vec::new();
+    let mut index: HashMap<Value, usize> = HashMap::new();
+    let replays = replays(state, &mut outputs, &mut index)?;
+    let template = if raised {
+        raised_template(state, value, &mut outputs, &mut index)?
+    } else {
+        build(state, value, &mut outputs, &mut index)?
+    };
+    fresh_after(state, state.effects.log.len(), &template)?;
+    held_once(
+        state
+            .effects
+            .log
+            .iter()
+            .flat_map(Effect::values)
+            .chain([value]),
+    )?;
+    recorder::with(|r| r.graph.outputs = outputs);
+    Ok((template, replays))
+}
+
+/// Fails when a list or dict made during the simulation is reachable twice from `values` (the
+/// frame's state, what side effects store): rebuilt from templates, the two would become two
+/// objects.
+fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> SimResult<()> {
+    let mut seen = Vec::new();
+    values
+        .into_iter()
+        .try_for_each(|v| mutable_containers(v, &mut seen))
+}
+
+/// Fails when a list or dict made during the simulation is reachable twice from the frame's
+/// state: rebuilt from templates, the two would become two objects.
+fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
+    let mut note = |p: usize| {
+        if seen.contains(&p) {
+            return Err(Unsupported::new(
+                Kind::Rebuild,
+                "a list, dict or iterator made during the call is held twice",
+            ));
+        }
+        seen.push(p);
+        Ok(())
+    };
+    match v {
+        Var::List(l) => {
+            note(Rc::as_ptr(l) as usize)?;
+            l.borrow()
+                .iter()
+                .try_for_each(|x| mutable_containers(x, seen))
+        }
+        Var::Dict(d) => {
+            note(Rc::as_ptr(d) as usize)?;
+            d.borrow()
+                .iter()
+                .try_for_each(|(_, x)| mutable_containers(x, seen))
+        }
+        Var::Tuple(items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
+        Var::Iter(items) => {
+            note(Rc::as_ptr(items) as usize)?;
+            items
+                .borrow()
+                .iter()
+                .try_for_each(|x| mutable_containers(x, seen))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The recorded side effects as the replacement replays them. Each value is built from what
+/// the frame holds when the effect is replayed, so none may be read from what an earlier
+/// effect changed.
+fn replays(
+    state: &mut State<'_>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Vec<Replay>> {
+    let effects = state.effects.log.clone();
+    let mut replays = Vec::with_capacity(effects.len());
+    for (k, effect) in effects.iter().enumerate() {
+        if let Some(target) = effect.target()
+            && state.effects.stale(k, target)
+        {
+            return unsupported(
+                Kind::SideEffect,
+                format!("a side effect on {target}, which an earlier one changed"),
+            );
+        }
+        replays.push(effect.try_map(|v| {
+            let t = build(state, v, outputs, index)?;
+            fresh_after(state, k, &t)?;
+            Ok(t)
+        })?);
+    }
+    Ok(replays)
+}
+
+/// Fails when `t` loads a value that one of the first `after` side effects changed (a value
+/// read before the effect and used after it: the replayed code would read the new one).
+fn fresh_after(state: &State<'_>, after: usize, t: &Template) -> SimResult<()> {
+    match t {
+        Template::Load(s) if state.effects.stale(after, s) => unsupported(
+            Kind::SideEffect,
+            format!("{s} is used after a side effect changed it"),
+        ),
+        Template::Tuple(items) | Template::List(items) => {
+            items.iter().try_for_each(|i| fresh_after(state, after, i))
+        }
+        Template::Iter(items) => fresh_after(state, after, items),
+        Template::New(_, args) => args.iter().try_for_each(|a| fresh_after(state, after, a)),
+        Template::Dict(entries) => entries
+            .iter()
+            .try_for_each(|(_, v)| fresh_after(state, after, v)),
+        _ => Ok(()),
+    }
+}
+
+/// The template of a returned value; tensor outputs are numbered in `outputs`.
+fn build(
+    state: &mut State<'_>,
+    v: &Var,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    let vm = state.vm;
+    let mut out = |value: Value, outputs: &mut Vec<Value>| -> usize {
+        *index.entry(value).or_insert_with(|| {
+            outputs.push(value);
+            outputs.len() - 1
+        })
+    };
+    Ok(match v {
+        Var::Lazy(_, s) => Template::Load(s.clone()),
+        Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
+        // A slice of plain values: immutable (STORE_SLICE's key).
+        Var::Obj(o)
+            if o.downcast_ref::<rustpython_vm::builtins::PySlice>()
+                .is_some()
+                && crate::translate::values::is_plain(o, vm) =>
+        {
+            Template::Const(o.clone())
+        }
+        // A bare `object()`: a sentinel with no saved (the simulation never makes one).
+        Var::Obj(o) if o.class().is(vm.ctx.types.object_type) => Template::Const(o.clone()),
+        // A method or function of a native type (`Tensor.item` taken for a call): immutable,
+        // the same object on every call, held as a constant.
+        Var::Obj(o)
+            if o.class().is(vm.ctx.types.method_descriptor_type)
+                || o.class().is(vm.ctx.types.builtin_function_or_method_type) =>
+        {
+            Template::Const(o.clone())
+        }
+        // A Python function found on a class (a method, `__exit__` on a `with` block's stack):
+        // it existed before the call, and the constant is that object.
+        Var::Obj(o)
+            if o.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                .is_some() =>
+        {
+            Template::Const(o.clone())
+        }
+        Var::Obj(o) if let Some(made) = state.made_exception(o) => {
+            if made.raised {
+                return unsupported(
+                    Kind::Rebuild,
+                    "an exception that was raised, kept (made again, it would lose its __traceback__)",
+                );
+            }
+            exception_template(state, &made.clone(), outputs, index)?
+        }
+        Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
+            // A tensor computed from constants: a new tensor on every call, as eagerly.
+            let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();
+            let c = recorder::with(|r| r.graph.constant(data));
+            Template::Out(out(c, outputs))
+        }
+        Var::Tensor(t) => match state.value_of(t) {
+            Some(Value::Input(i)) => Template::Load(state.inputs[i].clone()),
+            Some(value) => Template::Out(out(value, outputs)),
+            None => return unsupported(Kind::Rebuild, "returns a tensor the graph does not know"),
+        },
+        Var::Tuple(items) => Template::Tuple(
+            items
+                .iter()
+                .map(|i| build(state, i, outputs, index))
+                .collect::<SimResult<_>>()?,
+        ),
+        // An iterator the simulation made (a `for` loop's, at a loop split): what it has left
+        // to give, iterated again. Only `FOR_ITER` sees it, so its type does not show.
+        Var::Iter(items) => {
+            let items = items.borrow().iter().cloned().collect::<Vec<_>>();
+            Template::Iter(Box::new(Template::Tuple(
+                items
+                    .iter()
+                    .map(|i| build(state, i, outputs, index))
+                    .collect::<SimResult<_>>()?,
+            )))
+        }
+        Var::List(items) => {
+            let items = items.borrow().clone();
+            Template::List(
+                items
+                    .iter()
+                    .map(|i| build(state, i, outputs, index))
+                    .collect::<SimResult<_>>()?,
+            )
+        }
+        Var::Dict(entries) => {
+            let entries = entries.borrow().clone();
+            let mut t = Vec::new();
+            for (k, val) in &entries {
+                if !is_literal(k, vm) {
+                    return unsupported(Kind::Rebuild, "returns a dict with a non-constant key");
+                }
+                t.push((k.clone(), build(state, val, outputs, index)?));
+            }
+            Template::Dict(t)
+        }
+        Var::Obj(o) => {
+            return unsupported(
+                Kind::Rebuild,
+                format!("returns a {} made during the call", class_name(o)),
+            );
+        }
+        other => return unsupported(Kind::Rebuild, format!("returns a {}", other.kind())),
+    })
+}
+
+/// The template of the exception a frame raises out of itself (the replacement raises it,
+/// and the VM gives it its traceback).
+fn raised_template(
+    state: &mut State<'_>,
+    v: &Var,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    match v {
+        Var::Obj(o) if let Some(made) = state.made_exception(o) => {
+            exception_template(state, &made.clone(), outputs, index)
+        }
+        other => build(state, other, outputs, index),
+    }
+}
+
+/// `class(*args)`, for an exception the simulation made.
+fn exception_template(
+    state: &mut State<'_>,
+    made: &crate::translate::values::exceptions::MadeException,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    if made.chained {
+        return unsupported(
+            Kind::Rebuild,
+            "an exception raised while another was handled (made again, it would lose its __context__)",
+        );
+    }
+    let args = made
+        .args
+        .iter()
+        .map(|a| build(state, a, outputs, index))
+        .collect::<SimResult<_>>()?;
+    Ok(Template::New(made.class.clone().into(), args))
+}
+
+fn class_name(o: &PyObjectRef) -> String {
+    o.class().name().to_string()
+}
