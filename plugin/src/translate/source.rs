@@ -36,6 +36,10 @@ impl Source {
         Source::Item(Box::new(self), index)
     }
 
+    pub fn key(self, k: &str) -> Source {
+        Source::Key(Box::new(self), k.to_owned())
+    }
+
     /// The value this source names in `frame`, read without running Python code: attributes
     /// come from the instance dictionary only (a guard must not call `__getattr__`).
     pub fn resolve(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {

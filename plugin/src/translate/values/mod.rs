@@ -3,7 +3,10 @@
 //! a tensor is a fake standing for a graph value, a container made during the simulation
 //! holds symbolic values.
 
+pub mod attrs;
+pub mod builtins;
 pub mod calls;
+pub mod containers;
 pub mod exceptions;
 pub mod operators;
 use std::cell::RefCell;

@@ -1,0 +1,268 @@
+//! A graph lowered to loops over row-major float64 buffers. For small tensors the general
+//! kernels cost far more than their arithmetic (ndarray's dimension handling, dtype dispatch,
+//! broadcasting machinery, a check per result); a lowered graph fixes all of that when it is
+//! built, because its shapes are known then, and only the loops run per call.
+//!
+//! Every step computes each element with the function the eager kernel uses (`float_op`,
+//! `Unary::float`, `small_product`, `softmax_lane`) in the same order, so a lowered graph
+//! rounds exactly as eager execution does. A graph with a node that has no lowering runs
+//! through the registry instead, and so does a call whose inputs are not row-major float64.
+
+mod run;
+#[cfg(test)]
+mod tests;
+
+use std::cell::Cell;
+use std::ops::Range;
+
+use ndarray::{ArrayD, IxDyn};
+use smallvec::SmallVec;
+
+use crate::graph::ir::{Graph, Value};
+use crate::tensor::ops::elementwise::{Binary, Fit, Unary, fit};
+use crate::tensor::ops::linalg::SMALL_PRODUCT;
+use crate::tensor::ops::shape_ops::transpose_perm;
+use crate::tensor::shape::normalize_dim;
+use crate::tensor::{DType, TensorData};
+
+#[derive(Clone, Debug)]
+enum Step {
+    Binary {
+        op: Binary,
+        a: (Value, Fit),
+        b: (Value, Fit),
+    },
+    Unary {
+        op: Unary,
+        a: Value,
+    },
+    /// `batches` products of an `m × k` block of `a` with `b`, which is one `k × n` matrix
+    /// shared by all, or one per batch.
+    MatMul {
+        a: Value,
+        b: Value,
+        batches: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        b_per_batch: bool,
+    },
+    Softmax {
+        a: Value,
+        lane: usize,
+        log: bool,
+    },
+    /// The axes of a tensor of `shape` permuted, copied out in row-major order.
+    Permute {
+        a: Value,
+        shape: Vec<usize>,
+        perm: Vec<usize>,
+    },
+    /// The same elements in the same order (reshape, squeeze, unsqueeze).
+    Copy {
+        a: Value,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    steps: Vec<Step>,
+    consts: Vec<Vec<f64>>,
+    /// Per step, the operand whose place it overwrites with its result (an operand read for
+    /// the last time, of the result's shape): one pass, no copy.
+    in_place: Vec<Option<usize>>,
+    /// Where each node's result lives in the scratch buffer. Places are planned when the
+    /// graph is lowered: a result's place is free again after its last use.
+    places: Vec<Range<usize>>,
+    /// The scratch buffer's length.
+    scratch_len: usize,
+    /// Each output, and an array of its shape that a run's result is cloned from: a clone
+    /// copies the shape and strides as they are, where making an array from a shape works
+    /// out and checks its strides, which costs more than the rest of a small output.
+    outputs: Vec<(Value, ArrayD<f64>)>,
+}
+
+/// Lowering pays for small tensors, where fixed costs dominate; a graph whose intermediate
+/// results need more scratch than this (in elements) runs through the registry.
+const SCRATCH_LIMIT: usize = 1 << 16;
+
+thread_local! {
+    /// The scratch buffer of this thread's lowered runs, kept between calls (at most
+    /// `SCRATCH_LIMIT` elements): a run allocates only its outputs.
+    static SCRATCH: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
+}
+
+/// The lowering of `graph`, or why it has none (a tensor that is not float64, a node
+/// without a lowering).
+pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
+    let f64_only = graph.inputs.iter().all(|m| m.dtype == DType::Float64)
+        && graph.consts.iter().all(|c| c.dtype() == DType::Float64)
+        && graph.nodes.iter().all(|n| n.meta.dtype == DType::Float64);
+    if !f64_only {
+        return Err("not all of its tensors are float64".into());
+    }
+    let steps = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            lower_node(graph, &node.op, &node.inputs, &node.attrs, &node.meta.shape)
+                .ok_or_else(|| format!("v{i} = {}(...) has no lowering for its operands", node.op))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let consts = graph
+        .consts
+        .iter()
+        .map(|c| match c {
+            TensorData::Float64(a) => a.iter().copied().collect(),
+            _ => unreachable!("checked to be float64"),
+        })
+        .collect();
+    let outputs = graph
+        .outputs
+        .iter()
+        .map(|v| (*v, ArrayD::zeros(IxDyn(&graph.meta(*v).shape))))
+        .collect();
+    let in_place: Vec<Option<usize>> = steps
+        .iter()
+        .enumerate()
+        .map(|(j, step)| step.overwritable(j, last_use))
+        .collect();
+    let (places, scratch_len) = plan_places(graph, &steps, &in_place, last_use);
+    if scratch_len > SCRATCH_LIMIT {
+        return Err(format!(
+            "its results need {scratch_len} elements of scratch, more than the {SCRATCH_LIMIT} that lowering pays for"
+        ));
+    }
+    Ok(Lowered {
+        steps,
+        consts,
+        in_place,
+        places,
+        scratch_len,
+        outputs,
+    })
+}
+
+/// A place in the scratch buffer for each node's result, first fit among the places freed by
+/// earlier last uses; an in-place step takes its operand's place. Returns the places and the
+/// buffer's length.
+fn plan_places(
+    graph: &Graph,
+    steps: &[Step],
+    in_place: &[Option<usize>],
+    last_use: &[usize],
+) -> (Vec<Range<usize>>, usize) {
+    let mut places: Vec<Range<usize>> = Vec::with_capacity(steps.len());
+    let mut free: Vec<Range<usize>> = Vec::new();
+    let mut end = 0;
+    for (j, step) in steps.iter().enumerate() {
+        let len: usize = graph.nodes[j].meta.shape.iter().product();
+        let place = match in_place[j] {
+            Some(i) => places[i].clone(),
+            None => match free.iter().position(|r| r.len() >= len) {
+                Some(f) => {
+                    let r = free.swap_remove(f);
+                    free.push(r.start + len..r.end);
+                    r.start..r.start + len
+                }
+                None => {
+                    end += len;
+                    end - len..end
+                }
+            },
+        };
+        places.push(place);
+        // Operands read for the last time free their places (once each; the one overwritten
+        // in place now holds this step's result).
+        let mut done: SmallVec<[usize; 2]> = SmallVec::new();
+        for v in step.operands() {
+            if let Value::Node(i) = v
+                && last_use[i] == j
+                && in_place[j] != Some(i)
+                && !done.contains(&i)
+            {
+                done.push(i);
+                free.push(places[i].clone());
+            }
+        }
+    }
+    (places, end)
+}
+
+fn lower_node(
+    graph: &Graph,
+    op: &str,
+    inputs: &[Value],
+    attrs: &crate::tensor::Attrs,
+    out: &[usize],
+) -> Option<Step> {
+    let shape = |i: usize| graph.meta(inputs[i]).shape;
+    if let Some(op) = Binary::named(op) {
+        if op.is_comparison() || matches!(op, Binary::And | Binary::Or | Binary::Xor) {
+            return None;
+        }
+        let (fa, fb) = (fit(&shape(0), out)?, fit(&shape(1), out)?);
+        let paired = matches!((fa, fb), (Fit::Whole, _) | (_, Fit::Whole))
+            && !(fa == Fit::Rows && fb == Fit::Rows);
+        return paired.then_some(Step::Binary {
+            op,
+            a: (inputs[0], fa),
+            b: (inputs[1], fb),
+        });
+    }
+    if let Some(op) = Unary::named(op) {
+        return (op != Unary::Not).then_some(Step::Unary { op, a: inputs[0] });
+    }
+    match op {
+        "matmul" => lower_matmul(&shape(0), &shape(1), inputs),
+        "softmax" | "log_softmax" => {
+            let dims = shape(0);
+            let d = normalize_dim(attrs.int("dim").ok()?, dims.len()).ok()?;
+            let lane = *dims.last()?;
+            (d + 1 == dims.len() && lane > 0).then_some(Step::Softmax {
+                a: inputs[0],
+                lane,
+                log: op == "log_softmax",
+            })
+        }
+        "transpose" => {
+            let dims = shape(0);
+            Some(Step::Permute {
+                a: inputs[0],
+                perm: transpose_perm(dims.len(), attrs).ok()?,
+                shape: dims,
+            })
+        }
+        "reshape" | "squeeze" | "unsqueeze" => Some(Step::Copy { a: inputs[0] }),
+        _ => None,
+    }
+}
+
+/// Where the eager kernel takes its small-product loop, the same products (a batch of them,
+/// with `b` shared or batched alike); anything else is not lowered.
+fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
+    let (k, m, batch_a) = match a {
+        [] => return None,
+        [k] => (*k, 1, &[][..]),
+        [batch @ .., m, k] => (*k, *m, batch),
+    };
+    let (n, batch_b) = match b {
+        [] => return None,
+        [_] => (1, &[][..]),
+        [batch @ .., _, n] => (*n, batch),
+    };
+    if m * k * n > SMALL_PRODUCT || (!batch_b.is_empty() && batch_a != batch_b) {
+        return None;
+    }
+    let batches = batch_a.iter().product();
+    Some(Step::MatMul {
+        a: inputs[0],
+        b: inputs[1],
+        batches,
+        m,
+        k,
+        n,
+        b_per_batch: !batch_b.is_empty(),
+    })
+}

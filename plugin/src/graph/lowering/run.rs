@@ -1,0 +1,389 @@
+//! Running a lowered graph: its steps, each a loop over the buffers it was planned with.
+
+use super::{Lowered, SCRATCH, Step};
+use crate::graph::ir::{Outputs, Value};
+use crate::tensor::TensorData;
+use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, float_op};
+use crate::tensor::ops::linalg::small_product_into;
+use crate::tensor::ops::reduce::softmax_lane;
+use ndarray::ArrayD;
+use smallvec::SmallVec;
+use std::ops::Range;
+
+/// `$body` with `$f` bound to `|p, q| float_op(op, p, q)` for the arithmetic op `op` made a
+/// constant, so that each op gets its own loop instead of a dispatch per element.
+macro_rules! with_binary {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Binary::Add => {
+                let $f = |p: f64, q: f64| float_op(Binary::Add, p, q);
+                $body
+            }
+            Binary::Sub => {
+                let $f = |p: f64, q: f64| float_op(Binary::Sub, p, q);
+                $body
+            }
+            Binary::Mul => {
+                let $f = |p: f64, q: f64| float_op(Binary::Mul, p, q);
+                $body
+            }
+            Binary::Div => {
+                let $f = |p: f64, q: f64| float_op(Binary::Div, p, q);
+                $body
+            }
+            Binary::Maximum => {
+                let $f = |p: f64, q: f64| float_op(Binary::Maximum, p, q);
+                $body
+            }
+            Binary::Minimum => {
+                let $f = |p: f64, q: f64| float_op(Binary::Minimum, p, q);
+                $body
+            }
+            other => {
+                let $f = |p: f64, q: f64| float_op(other, p, q);
+                $body
+            }
+        }
+    };
+}
+
+/// As `with_binary`, for `Unary::float`.
+macro_rules! with_unary {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Unary::Relu => {
+                let $f = |x: f64| Unary::Relu.float(x);
+                $body
+            }
+            Unary::Neg => {
+                let $f = |x: f64| Unary::Neg.float(x);
+                $body
+            }
+            Unary::Exp => {
+                let $f = |x: f64| Unary::Exp.float(x);
+                $body
+            }
+            Unary::Tanh => {
+                let $f = |x: f64| Unary::Tanh.float(x);
+                $body
+            }
+            Unary::Sigmoid => {
+                let $f = |x: f64| Unary::Sigmoid.float(x);
+                $body
+            }
+            other => {
+                let $f = |x: f64| other.float(x);
+                $body
+            }
+        }
+    };
+}
+
+impl Lowered {
+    /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
+    /// not a row-major float64 array, which the general path then handles.
+    pub fn run(&self, inputs: &[&TensorData]) -> Option<Outputs> {
+        let slices = inputs
+            .iter()
+            .map(|t| match t {
+                TensorData::Float64(a) => a.as_slice(),
+                _ => None,
+            })
+            .collect::<Option<SmallVec<[&[f64]; 8]>>>()?;
+        let mut scratch = SCRATCH.take();
+        if scratch.len() < self.scratch_len {
+            scratch.resize(self.scratch_len, 0.0);
+        }
+        for (j, step) in self.steps.iter().enumerate() {
+            let (out, operands) = Operands::split(
+                &mut scratch,
+                &self.places[j],
+                &slices,
+                &self.consts,
+                &self.places,
+            );
+            match self.in_place[j] {
+                Some(i) => step.run_in_place(Value::Node(i), out, &|v| operands.get(v)),
+                None => step.run(out, &|v| operands.get(v)),
+            }
+        }
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(v, template)| {
+                let data: &[f64] = match *v {
+                    Value::Input(i) => {
+                        return TensorData::Float64(return_input(inputs[i], template));
+                    }
+                    Value::Const(i) => &self.consts[i],
+                    Value::Node(i) => &scratch[self.places[i].clone()],
+                };
+                let mut out = template.clone();
+                // SAFETY: a clone of an array made by `zeros` owns `len()` contiguous elements.
+                unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr(), out.len()) }
+                    .copy_from_slice(data);
+                TensorData::Float64(out)
+            })
+            .collect();
+        SCRATCH.set(scratch);
+        Some(outputs)
+    }
+}
+
+/// What one step reads: the inputs, the constants, and the scratch buffer on either side of
+/// the place it writes. A planned place never overlaps another live one, so every operand
+/// lies wholly before or wholly after the written place.
+struct Operands<'a> {
+    inputs: &'a [&'a [f64]],
+    consts: &'a [Vec<f64>],
+    places: &'a [Range<usize>],
+    before: &'a [f64],
+    after: &'a [f64],
+    after_start: usize,
+}
+
+impl<'a> Operands<'a> {
+    fn split(
+        scratch: &'a mut [f64],
+        out: &Range<usize>,
+        inputs: &'a [&'a [f64]],
+        consts: &'a [Vec<f64>],
+        places: &'a [Range<usize>],
+    ) -> (&'a mut [f64], Self) {
+        let (before, rest) = scratch.split_at_mut(out.start);
+        let (out_buf, after) = rest.split_at_mut(out.len());
+        (
+            out_buf,
+            Operands {
+                inputs,
+                consts,
+                places,
+                before,
+                after,
+                after_start: out.end,
+            },
+        )
+    }
+
+    fn get(&self, v: Value) -> &'a [f64] {
+        match v {
+            Value::Input(i) => self.inputs[i],
+            Value::Const(i) => &self.consts[i],
+            Value::Node(i) => {
+                let r = &self.places[i];
+                if r.end <= self.before.len() {
+                    &self.before[r.clone()]
+                } else {
+                    &self.after[r.start - self.after_start..r.end - self.after_start]
+                }
+            }
+        }
+    }
+}
+
+impl Step {
+    /// Compute into `out`, which has the result's length; every element is written.
+    fn run<'a>(&self, out: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
+        match self {
+            Step::Binary { op, a, b } => {
+                let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
+                with_binary!(*op, f => zip_into(lined(*a), lined(*b), out, &f))
+            }
+            Step::Unary { op, a } => {
+                with_unary!(*op, f => out.iter_mut().zip(get(*a)).for_each(|(o, &x)| *o = f(x)))
+            }
+            Step::MatMul {
+                a,
+                b,
+                batches,
+                m,
+                k,
+                n,
+                b_per_batch,
+            } => {
+                let (a, b) = (get(*a), get(*b));
+                if !b_per_batch {
+                    // Rows are computed independently, so the batches make one tall product.
+                    return small_product_into(a, b, *k, *n, out);
+                }
+                if *k == 0 {
+                    return out.fill(0.0); // empty operands: the products are zeros
+                }
+                let per_out = (m * n).max(1);
+                for ((o, x), y) in out
+                    .chunks_exact_mut(per_out)
+                    .zip(a.chunks_exact(m * k))
+                    .zip(b.chunks_exact(k * n))
+                    .take(*batches)
+                {
+                    small_product_into(x, y, *k, *n, o);
+                }
+            }
+            Step::Softmax { a, lane, log } => {
+                out.copy_from_slice(get(*a));
+                out.chunks_exact_mut(*lane)
+                    .for_each(|l| softmax_lane(l, *log));
+            }
+            Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
+            Step::Copy { a } => out.copy_from_slice(get(*a)),
+        }
+    }
+}
+
+/// `f` over two lined-up operands into `out` (the pairings `lower_node` accepts).
+fn zip_into(a: Lineup<'_, f64>, b: Lineup<'_, f64>, out: &mut [f64], f: &impl Fn(f64, f64) -> f64) {
+    match (a, b) {
+        (Lineup::Whole(x), Lineup::Whole(y)) => out
+            .iter_mut()
+            .zip(x.iter().zip(y))
+            .for_each(|(o, (&p, &q))| *o = f(p, q)),
+        (Lineup::Whole(x), Lineup::One(q)) => {
+            out.iter_mut().zip(x).for_each(|(o, &p)| *o = f(p, q))
+        }
+        (Lineup::One(p), Lineup::Whole(y)) => {
+            out.iter_mut().zip(y).for_each(|(o, &q)| *o = f(p, q))
+        }
+        (Lineup::Whole(x), Lineup::Rows(y)) => out
+            .chunks_exact_mut(y.len())
+            .zip(x.chunks_exact(y.len()))
+            .for_each(|(o, row)| {
+                o.iter_mut()
+                    .zip(row.iter().zip(y))
+                    .for_each(|(o, (&p, &q))| *o = f(p, q))
+            }),
+        (Lineup::Rows(x), Lineup::Whole(y)) => out
+            .chunks_exact_mut(x.len())
+            .zip(y.chunks_exact(x.len()))
+            .for_each(|(o, row)| {
+                o.iter_mut()
+                    .zip(x.iter().zip(row))
+                    .for_each(|(o, (&p, &q))| *o = f(p, q))
+            }),
+        _ => unreachable!("pairings were checked when lowering"),
+    }
+}
+
+impl Step {
+    /// The operand this step, as the `j`th, may overwrite (see `Lowered::in_place`).
+    pub(super) fn overwritable(&self, j: usize, last_use: &[usize]) -> Option<usize> {
+        let last = |v: Value| match v {
+            Value::Node(i) if last_use[i] == j => Some(i),
+            _ => None,
+        };
+        match self {
+            Step::Binary { a, b, .. } => {
+                let own = |(v, fit): (Value, Fit), other: Value| {
+                    if fit == Fit::Whole && v != other {
+                        last(v)
+                    } else {
+                        None
+                    }
+                };
+                own(*a, b.0).or_else(|| own(*b, a.0))
+            }
+            Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Copy { a } => last(*a),
+            Step::MatMul { .. } | Step::Permute { .. } => None,
+        }
+    }
+
+    /// Compute into `buf`, which holds operand `own` and becomes the result.
+    fn run_in_place<'a>(&self, own: Value, buf: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
+        match self {
+            Step::Binary { op, a, b } => {
+                // The operands keep their order: `own` may be the right-hand one.
+                let (own_first, (other, fit)) = if a.0 == own && a.1 == Fit::Whole {
+                    (true, *b)
+                } else {
+                    (false, *a)
+                };
+                let y = get(other);
+                with_binary!(*op, f => match (own_first, fit) {
+                    (true, Fit::Whole) => buf.iter_mut().zip(y).for_each(|(x, &q)| *x = f(*x, q)),
+                    (false, Fit::Whole) => buf.iter_mut().zip(y).for_each(|(x, &q)| *x = f(q, *x)),
+                    (true, Fit::One) => buf.iter_mut().for_each(|x| *x = f(*x, y[0])),
+                    (false, Fit::One) => buf.iter_mut().for_each(|x| *x = f(y[0], *x)),
+                    (true, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(*x, q))),
+                    (false, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(q, *x))),
+                })
+            }
+            Step::Unary { op, .. } => {
+                with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x)))
+            }
+            Step::Softmax { lane, log, .. } => buf
+                .chunks_exact_mut(*lane)
+                .for_each(|l| softmax_lane(l, *log)),
+            Step::Copy { .. } => {}
+            Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
+        }
+    }
+}
+
+/// The elements of a row-major tensor of `shape` with its axes permuted, in row-major order
+/// (ndarray's general iterator costs more than the copy at these sizes).
+fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
+    let Some(last) = shape.len().checked_sub(1) else {
+        return out.copy_from_slice(src);
+    };
+    if src.is_empty() {
+        return;
+    }
+    let mut strides = vec![0; shape.len()];
+    let mut s = 1;
+    for d in (0..shape.len()).rev() {
+        strides[d] = s;
+        s *= shape[d];
+    }
+    // Per output axis: its length and the source stride that walks it.
+    let dims: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let steps: Vec<usize> = perm.iter().map(|&p| strides[p]).collect();
+    let mut index = vec![0; shape.len()];
+    let (mut base, mut at) = (0, 0);
+    loop {
+        out[at..at + dims[last]]
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, o)| *o = src[base + j * steps[last]]);
+        at += dims[last];
+        // The next row: an odometer over the outer axes.
+        let mut d = last;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            base += steps[d];
+            if index[d] < dims[d] {
+                break;
+            }
+            base -= steps[d] * dims[d];
+            index[d] = 0;
+        }
+    }
+}
+
+/// A graph input returned as an output: a row-major copy, as eager's result would be.
+fn return_input(t: &TensorData, template: &ArrayD<f64>) -> ArrayD<f64> {
+    match t {
+        TensorData::Float64(a) => {
+            let mut out = template.clone();
+            out.assign(a);
+            out
+        }
+        _ => unreachable!("checked to be float64"),
+    }
+}
+
+impl Step {
+    pub(super) fn operands(&self) -> impl Iterator<Item = Value> {
+        let (a, b) = match self {
+            Step::Binary { a, b, .. } => (a.0, Some(b.0)),
+            Step::MatMul { a, b, .. } => (*a, Some(*b)),
+            Step::Unary { a, .. }
+            | Step::Softmax { a, .. }
+            | Step::Permute { a, .. }
+            | Step::Copy { a } => (*a, None),
+        };
+        std::iter::once(a).chain(b)
+    }
+}

@@ -1,0 +1,498 @@
+//! Containers: subscripts of tuples, lists and dicts (made during the simulation, or read
+//! from the frame), item stores and deletes (on the caller's: side effects), iteration and
+//! the entries of mappings.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::tensor::PyTensor;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
+use crate::translate::side_effects::Effect;
+use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
+use crate::translate::values::{Var, is_plain};
+use rustpython_vm::builtins::{PyDict, PyInt, PyList, PySlice, PyStr};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+
+impl State<'_> {
+    pub(super) fn subscript(&mut self, a: &Var, b: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        match a {
+            Var::Tuple(_) | Var::List(_) => {
+                let items = self.items(a)?;
+                let key = self.plain_obj(b, "an index")?;
+                index_items(&items, &key, matches!(a, Var::List(_)), vm)
+            }
+            Var::Dict(d) => {
+                let key = self.key(b)?;
+                let found = d
+                    .borrow()
+                    .iter()
+                    .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
+                    .map(|(_, v)| v.clone());
+                found.ok_or_else(|| Unsupported::new(Kind::Raises, "a missing key (KeyError)"))
+            }
+            Var::Lazy(o, source) if is_dict(o, vm) => {
+                self.effects.check_readable(o)?;
+                let key = self.plain_obj(b, "a key")?;
+                let Some(k) = key.downcast_ref::<PyStr>() else {
+                    return unsupported(Kind::Value, "a dictionary read with a non-string key");
+                };
+                let k = k.to_string_lossy().into_owned();
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                match o
+                    .downcast_ref::<PyDict>()
+                    .expect("dict")
+                    .get_item_opt(k.as_str(), vm)
+                    .ok()
+                    .flatten()
+                {
+                    Some(v) => Ok(Var::Lazy(v, source.clone().key(&k))),
+                    None => unsupported(
+                        Kind::Raises,
+                        format!("{source} has no key {k:?} (KeyError)"),
+                    ),
+                }
+            }
+            Var::Lazy(o, source)
+                if o.class().is(vm.ctx.types.tuple_type)
+                    || o.class().is(vm.ctx.types.list_type) =>
+            {
+                let items = self.lazy_items(o, source)?.expect("a sequence");
+                let key = self.plain_obj(b, "an index")?;
+                index_items(&items, &key, o.class().is(vm.ctx.types.list_type), vm)
+            }
+            _ => {
+                let tensors = self.is_tensor(a) || self.is_tensor(b);
+                let (x, y) = (self.obj(a)?, self.obj(b)?);
+                if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
+                    return unsupported(
+                        Kind::Value,
+                        format!("subscript of a {}", x.class().name()),
+                    );
+                }
+                self.native_result(x.get_item(&*y, vm), tensors, "indexing")
+            }
+        }
+    }
+
+    pub fn set_item(&mut self, container: &Var, key: &Var, value: Var) -> SimResult<()> {
+        let vm = self.vm;
+        match container {
+            Var::List(l) => {
+                let k = self.plain_obj(key, "an index")?;
+                let mut l = l.borrow_mut();
+                let j = list_position(&k, l.len(), vm)?;
+                l[j] = value;
+                Ok(())
+            }
+            Var::Dict(d) => {
+                let k = self.key(key)?;
+                crate::translate::values::dict_insert(&mut d.borrow_mut(), k, value, vm)
+            }
+            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+                // Replayed as written; a list index is checked now, as the store would.
+                let k = self.plain_obj(key, "a key")?;
+                if k.downcast_ref::<PySlice>().is_some() && o.downcast_ref::<PyList>().is_some() {
+                    // A slice store may change the length: replayed as written, it raises
+                    // there if the value does not fit (an extended slice).
+                    self.items(&value)?; // what the store reads, checked readable now
+                } else if let Some(l) = o.downcast_ref::<PyList>() {
+                    self.effects.check_len_readable(o)?;
+                    let n = l.borrow_vec().len();
+                    list_position(&k, n, vm)?;
+                    self.guard(source, Check::Len(n));
+                } else if !k.class().is(vm.ctx.types.str_type) {
+                    return unsupported(
+                        Kind::Value,
+                        "a store into a dict of the caller with a key that is not a str",
+                    );
+                }
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(
+                    o,
+                    Effect::SetItem {
+                        target: source.clone(),
+                        key: Var::Obj(k),
+                        value,
+                    },
+                );
+                Ok(())
+            }
+            _ => unsupported(
+                Kind::SideEffect,
+                format!(
+                    "item assignment into a {} (a side effect that is not replayed)",
+                    container.kind()
+                ),
+            ),
+        }
+    }
+
+    /// `slice(start, stop)` of plain values (STORE_SLICE's key).
+    pub fn slice_of(&mut self, start: &Var, stop: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        let (start, stop) = (
+            self.plain_obj(start, "a slice bound")?,
+            self.plain_obj(stop, "a slice bound")?,
+        );
+        let s = vm
+            .ctx
+            .types
+            .slice_type
+            .as_object()
+            .call((start, stop), vm)
+            .map_err(|_| Unsupported::new(Kind::Raises, "slice() raises"))?;
+        Ok(Var::Obj(s))
+    }
+
+    /// `del container[key]`: in a list or dict made during the simulation, done there; in one
+    /// of the caller, a side effect replayed as written (an index out of range, or a missing
+    /// key, raises then, at the same point among the effects as it would have).
+    pub fn del_item(&mut self, container: &Var, key: &Var) -> SimResult<()> {
+        let vm = self.vm;
+        match container {
+            Var::List(l) => {
+                let k = self.plain_obj(key, "an index")?;
+                let mut l = l.borrow_mut();
+                let j = list_position(&k, l.len(), vm)?;
+                l.remove(j);
+                Ok(())
+            }
+            Var::Dict(d) => {
+                let k = self.key(key)?;
+                let mut d = d.borrow_mut();
+                let at = d
+                    .iter()
+                    .position(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
+                    .ok_or_else(|| {
+                        Unsupported::new(Kind::Raises, "del of a missing key (KeyError)")
+                    })?;
+                d.remove(at);
+                Ok(())
+            }
+            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+                let k = self.plain_obj(key, "a key")?;
+                // The length is not read: an index out of range raises when replayed.
+                if o.downcast_ref::<PyList>().is_some() {
+                    if k.downcast_ref::<PyInt>().is_none() && k.downcast_ref::<PySlice>().is_none()
+                    {
+                        return unsupported(
+                            Kind::Value,
+                            "a list index that is not an int or a slice",
+                        );
+                    }
+                } else if !k.class().is(vm.ctx.types.str_type) {
+                    return unsupported(
+                        Kind::Value,
+                        "a delete from a dict of the caller with a key that is not a str",
+                    );
+                }
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.effects.mutate(
+                    o,
+                    Effect::DelItem {
+                        target: source.clone(),
+                        key: Var::Obj(k),
+                    },
+                );
+                Ok(())
+            }
+            _ => unsupported(
+                Kind::SideEffect,
+                format!(
+                    "item deletion from a {} (a side effect that is not replayed)",
+                    container.kind()
+                ),
+            ),
+        }
+    }
+
+    /// The items of an iterable, in order (for loops, unpacking, `*args`).
+    pub fn items(&mut self, v: &Var) -> SimResult<Vec<Var>> {
+        let vm = self.vm;
+        match v {
+            Var::Tuple(t) => Ok(t.to_vec()),
+            Var::List(l) => Ok(l.borrow().clone()),
+            Var::Dict(d) => Ok(d
+                .borrow()
+                .iter()
+                .map(|(k, _)| Var::Obj(k.clone()))
+                .collect()),
+            Var::Iter(it) => Ok(it.borrow_mut().drain(..).collect()),
+            Var::Gen(_) => {
+                // Consumed whole (by list(), sum(), a starred call...), as it is when run.
+                let mut items = Vec::new();
+                while let Some(item) = self.next_item(v)? {
+                    if items.len() == crate::translate::state::MAX_UNROLL {
+                        return unsupported(
+                            Kind::Limit,
+                            format!(
+                                "a generator of more than {} items",
+                                crate::translate::state::MAX_UNROLL
+                            ),
+                        );
+                    }
+                    items.push(item);
+                }
+                Ok(items)
+            }
+            Var::Lazy(o, source) => {
+                if let Some(items) = self.lazy_items(o, source)? {
+                    return Ok(items);
+                }
+                if o.downcast_ref::<PyTensor>().is_some() {
+                    return unsupported(
+                        Kind::DataDependent,
+                        "iteration over a tensor (not traceable yet)",
+                    );
+                }
+                let o = self.plain_obj(v, "iteration")?;
+                plain_items(&o, vm)
+            }
+            Var::Obj(o) => {
+                if o.class().is(vm.ctx.types.range_type) || is_plain(o, vm) {
+                    return plain_items(o, vm);
+                }
+                unsupported(
+                    Kind::Value,
+                    format!("iteration over a {}", o.class().name()),
+                )
+            }
+            other => unsupported(Kind::Value, format!("iteration over a {}", other.kind())),
+        }
+    }
+
+    /// The entries of a mapping (for `**kwargs` and dict updates).
+    pub fn dict_entries(&mut self, v: &Var) -> SimResult<Vec<(PyObjectRef, Var)>> {
+        let vm = self.vm;
+        match v {
+            Var::Dict(d) => Ok(d.borrow().clone()),
+            Var::Lazy(o, source) if is_dict(o, vm) => {
+                self.effects.check_readable(o)?;
+                let d = o.downcast_ref::<PyDict>().expect("dict");
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard(source, Check::Len(d.__len__()));
+                let mut out = Vec::new();
+                for (k, val) in d {
+                    let Some(ks) = k.downcast_ref::<PyStr>() else {
+                        return unsupported(Kind::Value, "a mapping with non-string keys");
+                    };
+                    let ks = ks.to_string_lossy().into_owned();
+                    out.push((k.clone(), Var::Lazy(val, source.clone().key(&ks))));
+                }
+                Ok(out)
+            }
+            other => unsupported(Kind::Value, format!("a {} used as a mapping", other.kind())),
+        }
+    }
+}
+
+/// The position an int index names in a sequence of `len` items (negative from the end).
+fn list_position(key: &PyObjectRef, len: usize, vm: &VirtualMachine) -> SimResult<usize> {
+    let i = key
+        .downcast_ref::<PyInt>()
+        .ok_or_else(|| Unsupported::new(Kind::Value, "an index that is not an int"))?;
+    let i = i
+        .try_to_primitive::<i64>(vm)
+        .map_err(|_| Unsupported::new(Kind::Limit, "index too large"))?;
+    let n = len as i64;
+    let j = if i < 0 { i + n } else { i };
+    if j < 0 || j >= n {
+        return unsupported(Kind::Raises, "index out of range (IndexError)");
+    }
+    Ok(j as usize)
+}
+
+fn index_items(
+    items: &[Var],
+    key: &PyObjectRef,
+    list: bool,
+    vm: &VirtualMachine,
+) -> SimResult<Var> {
+    if key.downcast_ref::<PyInt>().is_some() {
+        return Ok(items[list_position(key, items.len(), vm)?].clone());
+    }
+    if let Some(s) = key.downcast_ref::<PySlice>() {
+        let idx = vm
+            .ctx
+            .new_list((0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect());
+        let picked = idx
+            .as_object()
+            .get_item(s.as_object(), vm)
+            .map_err(|_| Unsupported::new(Kind::Raises, "bad slice"))?;
+        let picked: Vec<usize> = vm
+            .extract_elements_with(&picked, |o| o.try_index(vm)?.try_to_primitive::<usize>(vm))
+            .map_err(|_| Unsupported::new(Kind::Raises, "bad slice"))?;
+        let out: Vec<Var> = picked.into_iter().map(|i| items[i].clone()).collect();
+        return Ok(if list {
+            Var::list(out)
+        } else {
+            Var::tuple(out)
+        });
+    }
+    unsupported(
+        Kind::Value,
+        format!("a sequence indexed by a {}", key.class().name()),
+    )
+}
+
+/// The items of a range or a plain container. Its length is asked first (natively: these
+/// types have no Python `__len__`), so that `range(10**9)` is refused before a billion
+/// integers are made.
+fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
+    let too_long = || {
+        unsupported(
+            Kind::Limit,
+            format!(
+                "a loop of more than {} iterations",
+                crate::translate::state::MAX_UNROLL
+            ),
+        )
+    };
+    match o.length(vm) {
+        Ok(n) if n <= crate::translate::state::MAX_UNROLL => {}
+        Ok(_) => return too_long(),
+        Err(_) => {
+            return unsupported(
+                Kind::Value,
+                format!("iteration over a {} of unknown length", o.class().name()),
+            );
+        }
+    }
+    let items: Vec<PyObjectRef> = vm.extract_elements_with(o, Ok).map_err(|_| {
+        Unsupported::new(
+            Kind::Value,
+            format!("iteration over a {}", o.class().name()),
+        )
+    })?;
+    if items.len() > crate::translate::state::MAX_UNROLL {
+        return too_long();
+    }
+    Ok(items.into_iter().map(Var::Obj).collect())
+}
+
+impl State<'_> {
+    pub(super) fn container_method(
+        &mut self,
+        owner: &Var,
+        name: &'static str,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
+        let vm = self.vm;
+        if !kwargs.is_empty() {
+            return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
+        }
+        let none = || Var::Obj(vm.ctx.none());
+        match (owner, name, args.as_slice()) {
+            (Var::List(l), "append", [x]) => {
+                l.borrow_mut().push(x.clone());
+                Ok(none())
+            }
+            (Var::List(l), "extend", [x]) => {
+                let items = self.items(x)?;
+                l.borrow_mut().extend(items);
+                Ok(none())
+            }
+            (Var::List(l), "insert", [i, x]) => {
+                let i = self
+                    .plain_obj(i, "insert")?
+                    .try_index(vm)
+                    .map_err(|_| Unsupported::new(Kind::Raises, "index"))?
+                    .try_to_primitive::<i64>(vm)
+                    .map_err(|_| Unsupported::new(Kind::Raises, "index"))?;
+                let mut l = l.borrow_mut();
+                let n = l.len() as i64;
+                let j = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
+                l.insert(j, x.clone());
+                Ok(none())
+            }
+            (Var::Lazy(o, source), "append" | "extend" | "insert", _)
+                if args.len() == if name == "insert" { 2 } else { 1 } =>
+            {
+                if name == "extend" {
+                    self.items(&args[0])?; // what extend reads, checked readable now
+                }
+                self.guard(
+                    source,
+                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                );
+                self.effects.mutate(
+                    o,
+                    crate::translate::side_effects::Effect::Method {
+                        target: source.clone(),
+                        method: name,
+                        args,
+                    },
+                );
+                Ok(none())
+            }
+            (Var::Dict(d), "update", [other]) => {
+                for (k, v) in self.dict_entries(other)? {
+                    crate::translate::values::dict_insert(&mut d.borrow_mut(), k, v, vm)?;
+                }
+                Ok(none())
+            }
+            (Var::Lazy(o, source), "update", [other]) if o.class().is(vm.ctx.types.dict_type) => {
+                // What update reads, checked readable now; keys of the caller's dict are strs.
+                if self
+                    .dict_entries(other)?
+                    .iter()
+                    .any(|(k, _)| !k.class().is(vm.ctx.types.str_type))
+                {
+                    return unsupported(
+                        Kind::Value,
+                        "an update of a dict of the caller with a key that is not a str",
+                    );
+                }
+                self.guard(
+                    source,
+                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                );
+                self.effects.mutate(
+                    o,
+                    crate::translate::side_effects::Effect::Method {
+                        target: source.clone(),
+                        method: name,
+                        args,
+                    },
+                );
+                Ok(none())
+            }
+            (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| {
+                Unsupported::new(Kind::Raises, "pop from an empty list (IndexError)")
+            }),
+            (Var::List(l), "copy", []) => Ok(Var::list(l.borrow().clone())),
+            (Var::Dict(d), "items", []) => Ok(Var::list(
+                d.borrow()
+                    .iter()
+                    .map(|(k, v)| Var::tuple(vec![Var::Obj(k.clone()), v.clone()]))
+                    .collect(),
+            )),
+            (Var::Dict(d), "keys", []) => Ok(Var::list(
+                d.borrow()
+                    .iter()
+                    .map(|(k, _)| Var::Obj(k.clone()))
+                    .collect(),
+            )),
+            (Var::Dict(d), "values", []) => Ok(Var::list(
+                d.borrow().iter().map(|(_, v)| v.clone()).collect(),
+            )),
+            (Var::Dict(d), "get", [k, rest @ ..]) if rest.len() <= 1 => {
+                let k = self.key(k)?;
+                let found = d
+                    .borrow()
+                    .iter()
+                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
+                    .map(|(_, v)| v.clone());
+                Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
+            }
+            (Var::Dict(d), "copy", []) => Ok(Var::Dict(Rc::new(RefCell::new(d.borrow().clone())))),
+            _ => unsupported(
+                Kind::Call,
+                format!("{}.{name}() with these arguments", owner.kind()),
+            ),
+        }
+    }
+}
