@@ -11,8 +11,8 @@ use rustpython_vm::PyPayload;
 use symtrace::graph::Graph;
 use symtrace::tensor::{Attr, Attrs, DType, Meta, Scalar, TensorData};
 use symtrace::translate::CompiledGraph;
+use symtrace::translate::GraphCall;
 use symtrace::translate::Source;
-use symtrace::translate::graph_call::GraphCall;
 
 #[test]
 fn a_graph_is_a_python_callable_over_tensors() {

@@ -9,7 +9,7 @@ pub mod bytecode;
 pub mod graph;
 pub mod hook;
 pub(crate) mod log_targets;
-pub mod python;
+pub(crate) mod python;
 pub mod tensor;
 pub mod translate;
 

@@ -19,15 +19,3 @@ pub const INLINE: &str = "symtrace::inline";
 pub const RECOMPILES: &str = "symtrace::recompiles";
 /// Each mutation recorded for replay (debug).
 pub const SIDE_EFFECTS: &str = "symtrace::side_effects";
-
-/// Every target, for the test that nothing else writes one.
-pub const ALL: &[&str] = &[
-    BYTECODE,
-    FRAMES,
-    GRAPH,
-    GRAPH_BREAKS,
-    GUARDS,
-    INLINE,
-    RECOMPILES,
-    SIDE_EFFECTS,
-];

@@ -54,16 +54,6 @@ pub fn jump_target(encoding: JumpEncoding, end: usize, arg: u32) -> Option<usize
     }
 }
 
-/// The oparg that makes a jump at `end` land on `target`, if the encoding can express it.
-pub fn jump_arg(encoding: JumpEncoding, end: usize, target: usize) -> Option<u32> {
-    let arg = match encoding {
-        JumpEncoding::Forward => target.checked_sub(end)?,
-        JumpEncoding::Backward => end.checked_sub(target)?,
-        JumpEncoding::EndAsyncFor => end.checked_sub(target)?.checked_sub(END_SEND_OFFSET)?,
-    };
-    u32::try_from(arg).ok()
-}
-
 /// An opcode a compiler emits: not specialized, not instrumented, not a cache entry, not an
 /// EXTENDED_ARG prefix (handled by the decoder) and not reserved.
 pub fn is_base_opcode(op: Opcode) -> bool {
@@ -118,6 +108,16 @@ pub fn name_index(op: Opcode, arg: u32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The oparg that makes a jump at `end` land on `target`, if the encoding can express it.
+    pub fn jump_arg(encoding: JumpEncoding, end: usize, target: usize) -> Option<u32> {
+        let arg = match encoding {
+            JumpEncoding::Forward => target.checked_sub(end)?,
+            JumpEncoding::Backward => end.checked_sub(target)?,
+            JumpEncoding::EndAsyncFor => end.checked_sub(target)?.checked_sub(END_SEND_OFFSET)?,
+        };
+        u32::try_from(arg).ok()
+    }
 
     #[test]
     fn names_are_dis_style() {

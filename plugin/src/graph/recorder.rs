@@ -9,13 +9,14 @@
 //! outside the registry (indexing, copies): the simulation reports the path as unsupported
 //! instead of recording a wrong constant.
 
+use hashbrown::HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use super::ir::{Graph, Value};
 use crate::tensor::{Attrs, Meta, Scalar, TensorData, TensorError};
 
-/// The graph being recorded on this thread, and what its fakes stand for.
+/// The graph being recorded on this thread, and what its fakes stand for (looked up on every
+/// op the simulation runs: a hashbrown map with its fast default hasher).
 #[derive(Default)]
 pub struct Recorder {
     pub graph: Graph,

@@ -23,9 +23,9 @@ use backend::{Backend, Passthrough};
 use dump::DumpDir;
 
 pub mod backend;
-pub mod dump;
-pub mod frames;
-pub mod plugin;
+pub(crate) mod dump;
+pub(crate) mod frames;
+pub(crate) mod plugin;
 
 pub use plugin::SymtracePlugin;
 

@@ -29,7 +29,6 @@ macro_rules! each_dtype {
         }
     };
 }
-pub use each_dtype;
 
 /// An element, whatever its type.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -23,10 +23,6 @@ impl DType {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<DType> {
-        DType::ALL.into_iter().find(|d| d.name() == name)
-    }
-
     pub fn is_float(self) -> bool {
         matches!(self, DType::Float32 | DType::Float64)
     }

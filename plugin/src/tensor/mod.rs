@@ -1,17 +1,17 @@
 //! symtrace's tensor: an n-dimensional array of bool, int64, float32 or float64 (on ndarray),
 //! the op registry that describes every operation once, and the ops themselves.
 
-pub mod data;
-pub mod dtype;
-pub mod error;
-pub mod format;
-pub mod index;
-pub mod meta_id;
-pub mod object;
-pub mod ops;
-pub mod random;
-pub mod registry;
-pub mod shape;
+pub(crate) mod data;
+pub(crate) mod dtype;
+pub(crate) mod error;
+pub(crate) mod format;
+pub(crate) mod index;
+pub(crate) mod meta_id;
+pub(crate) mod object;
+pub(crate) mod ops;
+pub(crate) mod random;
+pub(crate) mod registry;
+pub(crate) mod shape;
 
 pub use data::{Scalar, TensorData};
 pub use dtype::DType;

@@ -15,7 +15,6 @@ use crate::bytecode::builder::{BuildError, Builder};
 use crate::bytecode::{CodeLayout, Handler, Instr, Position};
 use crate::translate::graph_call::GraphCall;
 use crate::translate::side_effects::Effect;
-use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, Unsupported};
 use crate::translate::templates::{Replay, Template};
 
@@ -47,68 +46,12 @@ impl Codegen<'_> {
         self.b.load_const(vm.ctx.new_int(i).into());
     }
 
-    /// `TOS[key]` for a string key.
-    fn subscript_str(&mut self, key: &str) {
-        let vm = self.b.vm();
-        self.b.load_const(vm.ctx.new_str(key).into());
-        self.b.emit(Opcode::BinaryOp, SUBSCR);
-    }
-
-    /// Load what `s` names, as the frame reads it.
-    fn load_source(&mut self, s: &Source) -> SimResult<()> {
-        match s {
-            Source::Local(n) | Source::Free(n) => {
-                let slot = self.slot(n)?;
-                let op = if self.b.is_cell(n) {
-                    Opcode::LoadDeref
-                } else {
-                    Opcode::LoadFast
-                };
-                self.b.emit(op, slot);
-            }
-            Source::Global(n) | Source::Builtin(n) => {
-                let i = self.b.name(n);
-                self.b.emit(Opcode::LoadGlobal, i << 1);
-            }
-            Source::Attr(base, n) => {
-                self.load_source(base)?;
-                let i = self.b.name(n);
-                self.b.emit(Opcode::LoadAttr, i << 1);
-            }
-            Source::Item(base, i) => {
-                self.load_source(base)?;
-                self.load_int(*i);
-                self.b.emit(Opcode::BinaryOp, SUBSCR);
-            }
-            Source::Key(base, k) => {
-                self.load_source(base)?;
-                self.subscript_str(k);
-            }
-            Source::FnGlobal(f, n) => {
-                self.load_source(f)?;
-                let g = self.b.name("__globals__");
-                self.b.emit(Opcode::LoadAttr, g << 1);
-                self.subscript_str(n);
-            }
-            Source::Closure(f, i) => {
-                self.load_source(f)?;
-                let c = self.b.name("__closure__");
-                self.b.emit(Opcode::LoadAttr, c << 1);
-                self.load_int(*i);
-                self.b.emit(Opcode::BinaryOp, SUBSCR);
-                let cc = self.b.name("cell_contents");
-                self.b.emit(Opcode::LoadAttr, cc << 1);
-            }
-        }
-        Ok(())
-    }
-
     /// Call the compiled graph named `g` in the globals with the roots of its inputs.
     fn call_graph(&mut self, g: &str, call: &GraphCall) -> SimResult<()> {
         let i = self.b.name(g);
         self.b.emit(Opcode::LoadGlobal, (i << 1) | 1);
         for s in &call.roots {
-            self.load_source(s)?;
+            s.emit_load(&mut self.b)?;
         }
         self.b.emit(Opcode::Call, call.roots.len() as u32);
         Ok(())
@@ -123,7 +66,7 @@ impl Codegen<'_> {
                     method,
                     args,
                 } => {
-                    self.load_source(target)?;
+                    target.emit_load(&mut self.b)?;
                     let m = self.b.name(method);
                     self.b.emit(Opcode::LoadAttr, (m << 1) | 1);
                     for a in args {
@@ -134,7 +77,7 @@ impl Codegen<'_> {
                 }
                 Effect::SetItem { target, key, value } => {
                     self.build(value)?;
-                    self.load_source(target)?;
+                    target.emit_load(&mut self.b)?;
                     self.build(key)?;
                     self.b.emit(Opcode::StoreSubscr, 0);
                 }
@@ -144,17 +87,17 @@ impl Codegen<'_> {
                     value,
                 } => {
                     self.build(value)?;
-                    self.load_source(target)?;
+                    target.emit_load(&mut self.b)?;
                     let n = self.b.name(name);
                     self.b.emit(Opcode::StoreAttr, n);
                 }
                 Effect::DelItem { target, key } => {
-                    self.load_source(target)?;
+                    target.emit_load(&mut self.b)?;
                     self.build(key)?;
                     self.b.emit(Opcode::DeleteSubscr, 0);
                 }
                 Effect::DelAttr { target, name } => {
-                    self.load_source(target)?;
+                    target.emit_load(&mut self.b)?;
                     let n = self.b.name(name);
                     self.b.emit(Opcode::DeleteAttr, n);
                 }
@@ -182,7 +125,7 @@ impl Codegen<'_> {
 
     fn build(&mut self, t: &Template) -> SimResult<()> {
         match t {
-            Template::Load(s) => self.load_source(s)?,
+            Template::Load(s) => s.emit_load(&mut self.b)?,
             Template::Const(o) => {
                 self.b.load_const(o.clone());
             }

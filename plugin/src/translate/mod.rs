@@ -2,22 +2,23 @@
 //! captured into a graph, guarded, compiled, and replaced by generated code that runs the
 //! graph; what cannot be simulated runs as written, with the reason.
 
-pub mod breaks;
-pub mod cache;
-pub mod codegen;
-pub mod compiled_graph;
-pub mod convert_frame;
-pub mod executor;
-pub mod explain;
-pub mod graph_call;
-pub mod guards;
-pub mod side_effects;
-pub mod source;
-pub mod state;
-pub mod templates;
-pub mod values;
+pub(crate) mod breaks;
+pub(crate) mod cache;
+pub(crate) mod codegen;
+pub(crate) mod compiled_graph;
+pub(crate) mod convert_frame;
+pub(crate) mod executor;
+pub(crate) mod explain;
+pub(crate) mod graph_call;
+pub(crate) mod guards;
+pub(crate) mod side_effects;
+pub(crate) mod source;
+pub(crate) mod state;
+pub(crate) mod templates;
+pub(crate) mod values;
 
 pub use cache::{Options, Translator};
 pub use compiled_graph::CompiledGraph;
+pub use graph_call::GraphCall;
 pub use guards::{Check, Guard, GuardSet};
 pub use source::Source;

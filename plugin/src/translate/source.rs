@@ -1,12 +1,19 @@
-//! Where a value the simulation used comes from, so that a guard can re-read it on the next
-//! call and generated code can load it: a local, a global, a builtin, a closure variable, an
-//! attribute of a source, an item of a source.
+//! Where a value the simulation used comes from, and every way it is read: by the simulation
+//! and by a guard's readable form (`resolve`, `read`), by a compiled guard program
+//! (`compiled_read`, one step planned once per code object), and by generated code
+//! (`emit_load`). A source is a local, a global, a builtin, a closure variable, an attribute
+//! of a source, an item of a source.
 
 use std::fmt;
 
+use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyTuple};
+use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE, Opcode};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
+
+use crate::bytecode::builder::Builder;
+use crate::translate::state::{Kind, SimResult, Unsupported};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -172,5 +179,107 @@ impl fmt::Display for Source {
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
         }
+    }
+}
+
+/// How a compiled guard program reads one source, planned once for the code object it guards
+/// (`Source::compiled_read`): the step from its parent's value, or from the frame.
+#[derive(Debug)]
+pub enum CompiledRead {
+    /// A local's slot, borrowed.
+    Slot(usize),
+    /// A cell or free variable's slot: the cell's content.
+    CellSlot(usize),
+    /// A name the frame has no slot for: unbound.
+    Unbound,
+    Global(&'static PyStrInterned),
+    Builtin(&'static PyStrInterned),
+    Attr(&'static PyStrInterned),
+    Item(usize),
+    Key(&'static PyStrInterned),
+    /// Rare reads (closures, other modules' globals) go through `Source::read`.
+    General,
+}
+
+/// `BinaryOperator::Subscr`.
+const SUBSCR: u32 = 26;
+
+impl Source {
+    /// This source's own step as a guard program of `code` reads it.
+    pub fn compiled_read(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> CompiledRead {
+        let interned = |n: &str| vm.ctx.intern_str(n);
+        match self {
+            Source::Local(name) => match code
+                .localsplus_names()
+                .iter()
+                .position(|n| n.as_str() == name)
+            {
+                Some(slot) if code.localspluskinds[slot] & (CO_FAST_CELL | CO_FAST_FREE) != 0 => {
+                    CompiledRead::CellSlot(slot)
+                }
+                Some(slot) => CompiledRead::Slot(slot),
+                None => CompiledRead::Unbound,
+            },
+            Source::Global(name) => CompiledRead::Global(interned(name)),
+            Source::Builtin(name) => CompiledRead::Builtin(interned(name)),
+            Source::Attr(_, name) => CompiledRead::Attr(interned(name)),
+            Source::Item(_, i) => CompiledRead::Item(*i),
+            Source::Key(_, key) => CompiledRead::Key(interned(key)),
+            Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => CompiledRead::General,
+        }
+    }
+
+    /// The instructions that load this source in generated code, as the frame reads it.
+    pub fn emit_load(&self, b: &mut Builder<'_>) -> SimResult<()> {
+        let vm = b.vm();
+        match self {
+            Source::Local(n) | Source::Free(n) => {
+                let slot = b.slot(n).ok_or_else(|| {
+                    Unsupported::new(Kind::Internal, format!("code generation: no slot {n}"))
+                })?;
+                let op = if b.is_cell(n) {
+                    Opcode::LoadDeref
+                } else {
+                    Opcode::LoadFast
+                };
+                b.emit(op, slot);
+            }
+            Source::Global(n) | Source::Builtin(n) => {
+                let i = b.name(n);
+                b.emit(Opcode::LoadGlobal, i << 1);
+            }
+            Source::Attr(base, n) => {
+                base.emit_load(b)?;
+                let i = b.name(n);
+                b.emit(Opcode::LoadAttr, i << 1);
+            }
+            Source::Item(base, i) => {
+                base.emit_load(b)?;
+                b.load_const(vm.ctx.new_int(*i).into());
+                b.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::Key(base, k) => {
+                base.emit_load(b)?;
+                b.load_const(vm.ctx.new_str(k.as_str()).into());
+                b.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::FnGlobal(f, n) => {
+                f.emit_load(b)?;
+                let g = b.name("__globals__");
+                b.emit(Opcode::LoadAttr, g << 1);
+                b.load_const(vm.ctx.new_str(n.as_str()).into());
+                b.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::Closure(f, i) => {
+                f.emit_load(b)?;
+                let c = b.name("__closure__");
+                b.emit(Opcode::LoadAttr, c << 1);
+                b.load_const(vm.ctx.new_int(*i).into());
+                b.emit(Opcode::BinaryOp, SUBSCR);
+                let cc = b.name("cell_contents");
+                b.emit(Opcode::LoadAttr, cc << 1);
+            }
+        }
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! the instruction budget. Also how a symbolic value is relied upon: reading what a value
 //! is installs the guard that makes the reading true on later calls.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use rustpython_vm::builtins::{
     PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType,
@@ -16,7 +16,7 @@ use crate::tensor::Meta;
 use crate::tensor::PyTensor;
 use crate::translate::guards::guard::{Check, Guard};
 use crate::translate::source::Source;
-use crate::translate::values::{Var, is_plain};
+use crate::translate::values::Var;
 
 pub use crate::translate::breaks::reason::{Kind, Location, Unsupported, unsupported};
 
@@ -328,8 +328,4 @@ fn check_kind(c: &Check) -> u8 {
 
 pub fn is_dict(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
     o.class().is(vm.ctx.types.dict_type) && o.downcast_ref::<PyDict>().is_some()
-}
-
-pub fn plain(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
-    is_plain(o, vm)
 }

@@ -1037,6 +1037,7 @@ fn instruction_sequence_apply_label_map(instrs: &mut InstructionSequence) {
                 debug_assert!(label < instrs.label_map_allocation);
                 handler.h_label = label_map[label];
             }
+            // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
             if let Some(given) = &mut entry.given_handler {
                 given.label = label_map[given.label as usize];
             }
@@ -1482,6 +1483,7 @@ impl Default for Block {
             except_handler: false,
             cold: false,
             warm: false,
+            // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
             given_start_depth: START_DEPTH_UNSET,
         }
     }
@@ -2724,6 +2726,7 @@ impl Blocks {
                     return Err(InternalError::StackUnderflow);
                 }
                 maxdepth = maxdepth.max(depth);
+                // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
                 if let Some(handler) = ins.except_handler {
                     let given = self[handler.handler_block].given_start_depth;
                     if given != START_DEPTH_UNSET {
@@ -4168,6 +4171,7 @@ fn optimized_cfg_to_instruction_sequence(
     metadata: &CodeUnitMetadata,
     flags: CodeFlags,
     blocks: &mut Blocks,
+    // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
     keep_as_given: bool,
 ) -> crate::InternalResult<(u32, usize, InstructionSequence)> {
     // Phase 2: _PyCfg_OptimizedCfgToInstructionSequence (flowgraph.c)
@@ -4177,6 +4181,7 @@ fn optimized_cfg_to_instruction_sequence(
     let nlocalsplus = prepare_localsplus(metadata, blocks, flags)?;
     // Pseudo ops are lowered after stackdepth and
     // localsplus preparation, before normalize_jumps.
+    // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
     convert_pseudo_ops(blocks, !keep_as_given)?;
     blocks.normalize_jumps()?;
     #[cfg(debug_assertions)]
@@ -4384,6 +4389,7 @@ impl CodeInfo {
             nparams,
         )?;
         let (max_stackdepth, nlocalsplus, mut instr_sequence) =
+            // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
             optimized_cfg_to_instruction_sequence(&self.metadata, self.flags, &mut self.blocks, false)?;
         let localsplusinfo = compute_localsplus_info(&self.metadata, nlocalsplus, self.flags)?;
 
@@ -5978,6 +5984,7 @@ impl CodeInfo {
 
         let _max_stackdepth = self.blocks.calculate_stackdepth()?;
         let _nlocalsplus = prepare_localsplus(&self.metadata, &mut self.blocks, self.flags)?;
+        // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
         convert_pseudo_ops(&mut self.blocks, true)?;
         trace.push((
             "after_convert_pseudo_ops".to_owned(),
@@ -6710,6 +6717,7 @@ fn cfg_from_instruction_sequence(
             debug_assert!(target_offset < instr_sequence.instr_used);
             instr_sequence.instrs[target_offset].i_target = 1;
         }
+        // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
         if let Some(given) = instr_sequence.instrs[i].given_handler {
             let handler_offset = usize::try_from(given.label)
                 .ok()
@@ -7152,6 +7160,7 @@ pub(crate) fn label_exception_targets(blocks: &mut Blocks) -> crate::InternalRes
 
 /// Convert remaining pseudo ops to real instructions or NOP.
 /// flowgraph.c convert_pseudo_ops
+// symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
 pub(crate) fn convert_pseudo_ops(blocks: &mut Blocks, remove_redundant: bool) -> crate::InternalResult<()> {
     let mut block_idx = BlockIdx(0);
     while block_idx != BlockIdx::NULL {
@@ -7185,6 +7194,7 @@ pub(crate) fn convert_pseudo_ops(blocks: &mut Blocks, remove_redundant: bool) ->
     }
     // CPython flowgraph.c::convert_pseudo_ops() finishes by calling
     // remove_redundant_nops_and_jumps().
+    // symtrace fork: assemble_code for decoded code: real flags, handlers given per instruction (vendor/README.md)
     if remove_redundant {
         blocks.remove_redundant_nops_and_jumps()?;
     }

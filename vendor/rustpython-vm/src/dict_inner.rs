@@ -811,6 +811,7 @@ impl<T: Clone> Dict<T> {
         }
     }
 
+    // symtrace fork: for PyDict::hinted_value_is (symtrace's identity guards)
     /// `f` of the value at entry `hint`, borrowed under the read lock, when that entry's key
     /// is `key` itself; `None` otherwise (nothing is compared by `__eq__`).
     #[inline]

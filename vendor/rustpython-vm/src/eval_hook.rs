@@ -1,3 +1,4 @@
+//! symtrace fork: new file, the eval-frame hook
 //! The eval-frame hook: RustPython's analogue of CPython's PEP 523 API.
 //!
 //! A plugin implements [`EvalFrameHook`] and installs it on an interpreter with

@@ -2542,6 +2542,7 @@ impl Py<FrameObject> {
         // SAFETY: same as `with_exec` — only one thread at a time executes a
         // given frame, enforced by the owner field and the running claim.
         let iframe = unsafe { self.iframe_mut() };
+        // symtrace fork: a generator frame's first run is told to a hook that asks
         if vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
             && iframe.get_lasti() == 0
         {
@@ -2785,6 +2786,7 @@ pub(crate) fn run_iframe(
 /// and rewrites the very opcodes the `yield from` shape is recognized by.
 #[inline]
 pub(crate) fn gen_collapse_allowed(vm: &VirtualMachine) -> bool {
+    // symtrace fork: no fast path around the eval-frame hook while it is active
     !vm.use_tracing.get()
         && vm.state.monitoring_events.load() == 0
         && vm.eval_hook_mode.get() == crate::eval_hook::EvalHookMode::Disabled
@@ -11612,6 +11614,7 @@ impl ExecutingFrame<'_> {
 
     #[inline]
     fn specialization_eval_frame_active(&self, vm: &VirtualMachine) -> bool {
+        // symtrace fork: no fast path around the eval-frame hook while it is active
         vm.use_tracing.get() || vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
     }
 

@@ -63,6 +63,7 @@ mod dict_inner;
 
 #[cfg(feature = "rustpython-compiler")]
 pub mod eval;
+// symtrace fork: the eval-frame hook
 pub mod eval_hook;
 
 mod exception_group;

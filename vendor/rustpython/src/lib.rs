@@ -53,6 +53,7 @@ extern crate log;
 use vm::Settings;
 
 mod interpreter;
+// symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
 pub mod plugin;
 mod settings;
 mod shell;
@@ -67,6 +68,7 @@ use std::process::ExitCode;
 
 pub use interpreter::InterpreterBuilderExt;
 pub use rustpython_vm::{self as vm, Interpreter, InterpreterBuilder};
+// symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
 pub use plugin::{Plugin, PluginOption, PluginOptions, PluginRegistry};
 pub use settings::{InstallPipMode, RunMode, parse_opts, parse_opts_with_plugin};
 pub use shell::run_shell;
@@ -87,6 +89,7 @@ compile_error!(
 /// All VM initialization (adding native modules, init hooks, etc.) must be done through the
 /// [`InterpreterBuilder`] parameter before calling this function.
 #[must_use]
+// symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
 pub fn run(builder: InterpreterBuilder) -> ExitCode {
     run_with_plugins(builder, PluginRegistry::new())
 }
@@ -104,6 +107,7 @@ pub fn run_with_plugins(mut builder: InterpreterBuilder, plugins: PluginRegistry
         };
     }
 
+    // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
     let (settings, run_mode, plugin_request) = match parse_opts_with_plugin() {
         Ok(x) => x,
         Err(e) => {
@@ -139,6 +143,7 @@ pub fn run_with_plugins(mut builder: InterpreterBuilder, plugins: PluginRegistry
         feature = "capi" => {{
             let local_vm = interp.enter(|vm| vm.new_thread());
             rustpython_capi::init_main_interpreter(interp);
+            // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
             let result = local_vm.run(|vm| run_rustpython(vm, run_mode, plugin));
             rustpython_capi::get_main_interpreter().take().unwrap().finalize(result.err())
         }},
@@ -311,6 +316,7 @@ fn get_importer(path: &str, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>
 }
 
 // pymain_run_python
+// symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
 fn run_rustpython(
     vm: &VirtualMachine,
     run_mode: RunMode,
@@ -360,6 +366,7 @@ fn run_rustpython(
         let _ = vm.run_simple_string("import faulthandler; faulthandler.enable()");
     }
 
+    // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE and run_with_plugins
     if let Some((plugin, options)) = plugin {
         debug!("Installing plugin {}", plugin.name());
         plugin.install(vm, &options)?;

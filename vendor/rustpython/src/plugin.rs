@@ -1,3 +1,4 @@
+//! symtrace fork: new file, the plugin registry of --plugin
 //! Plugins selected on the command line: `--plugin NAME [--plugin-opt KEY=VALUE]...`.
 //!
 //! A binary registers the plugins it links in a [`PluginRegistry`] and hands it to

@@ -54,6 +54,7 @@ struct CliArgs {
     warning_control: Vec<String>,
     implementation_option: Vec<String>,
     check_hash_based_pycs: CheckHashPycsMode,
+    // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE
     plugin: Option<String>,
     plugin_options: Vec<String>,
 
@@ -104,6 +105,7 @@ Options (and corresponding environment variables):
 --help-all: print complete help information and exit
 
 RustPython extensions:
+// symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE
 --plugin NAME : install plugin NAME before the program runs (an unknown name
          lists the available plugins)
 --plugin-opt KEY=VALUE : an option for the plugin (may be repeated)
@@ -157,6 +159,7 @@ fn parse_args() -> Result<(CliArgs, RunMode, Vec<String>), lexopt::Error> {
             // TODO: Short('x') =>
             Short('X') => args.implementation_option.push(parser.value()?.string()?),
 
+            // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE
             Long("plugin") => {
                 let name = parser.value()?.string()?;
                 if args.plugin.is_some() {
@@ -225,6 +228,7 @@ fn version() -> ! {
 /// Create settings by examining command line arguments and environment
 /// variables.
 pub fn parse_opts() -> Result<(Settings, RunMode), lexopt::Error> {
+    // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE
     parse_opts_with_plugin().map(|(settings, mode, _)| (settings, mode))
 }
 
@@ -491,6 +495,7 @@ pub fn parse_opts_with_plugin()
         settings.profile_format = args.profile_format;
     }
 
+    // symtrace fork: --plugin NAME / --plugin-opt KEY=VALUE
     Ok((settings, mode, plugin))
 }
 

@@ -34,7 +34,7 @@ use crate::bytecode::analysis::{Loop, innermost};
 use crate::bytecode::opcodes::opcode_name;
 use crate::translate::state::{Kind, Location, Unsupported};
 
-pub use resume::{Purpose, ResumeCache, ResumeShape};
+pub use resume::{ResumeCache, ResumeShape};
 
 /// What kind of instruction a break happened at: a stable identifier for logs, `explain` and
 /// the user's searches, and a hint.

@@ -30,7 +30,6 @@ use crate::translate::state::{
 use crate::translate::values::Var;
 
 pub use frame::{Returned, SimFrame, Slot};
-pub use generators::Resumed;
 
 /// What an instruction did to the flow of its frame.
 pub enum Flow {

@@ -14,7 +14,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 
 use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple, PyTypeRef};
-use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
@@ -22,30 +21,12 @@ use smallvec::SmallVec;
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
 use crate::translate::guards::guard::{Check, Guard};
-use crate::translate::source::{Source, builtins_dict, exact_dict};
-
-/// How one source is read.
-#[derive(Debug)]
-enum Read {
-    /// A local's slot, borrowed.
-    Slot(usize),
-    /// A cell or free variable's slot: the cell's content.
-    CellSlot(usize),
-    /// A name the frame has no slot for: unbound.
-    Unbound,
-    Global(&'static PyStrInterned),
-    Builtin(&'static PyStrInterned),
-    Attr(&'static PyStrInterned),
-    Item(usize),
-    Key(&'static PyStrInterned),
-    /// Rare reads (closures, other modules' globals) go through the source itself.
-    General,
-}
+use crate::translate::source::{CompiledRead, Source, builtins_dict, exact_dict};
 
 #[derive(Debug)]
 struct Node {
     source: Source,
-    read: Read,
+    read: CompiledRead,
     /// The node this one reads from (an earlier one), or none for a read from the frame.
     parent: Option<usize>,
     /// For a dictionary read: where the key was found last time.
@@ -142,7 +123,10 @@ impl GuardProgram {
             };
             let dict_read = matches!(
                 program.nodes[n].read,
-                Read::Global(_) | Read::Builtin(_) | Read::Attr(_) | Read::Key(_)
+                CompiledRead::Global(_)
+                    | CompiledRead::Builtin(_)
+                    | CompiledRead::Attr(_)
+                    | CompiledRead::Key(_)
             );
             if dict_read && !is_parent {
                 program.nodes[n].expect = expect;
@@ -162,25 +146,7 @@ impl GuardProgram {
             return i;
         }
         let parent = source.parent().map(|p| self.add(p, code, vm, index));
-        let read = match source {
-            Source::Local(name) => match code
-                .localsplus_names()
-                .iter()
-                .position(|n| n.as_str() == name)
-            {
-                Some(slot) if code.localspluskinds[slot] & (CO_FAST_CELL | CO_FAST_FREE) != 0 => {
-                    Read::CellSlot(slot)
-                }
-                Some(slot) => Read::Slot(slot),
-                None => Read::Unbound,
-            },
-            Source::Global(name) => Read::Global(vm.ctx.intern_str(name.as_str())),
-            Source::Builtin(name) => Read::Builtin(vm.ctx.intern_str(name.as_str())),
-            Source::Attr(_, name) => Read::Attr(vm.ctx.intern_str(name.as_str())),
-            Source::Item(_, i) => Read::Item(*i),
-            Source::Key(_, key) => Read::Key(vm.ctx.intern_str(key.as_str())),
-            Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => Read::General,
-        };
+        let read = source.compiled_read(code, vm);
         self.nodes.push(Node {
             source: source.clone(),
             read,
@@ -215,8 +181,8 @@ impl GuardProgram {
                 continue;
             }
             let value: *const PyObject = match (&node.read, parent) {
-                (Read::Slot(i), _) => frame.local_ref(*i).map_or(std::ptr::null(), |v| v),
-                (Read::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => p
+                (CompiledRead::Slot(i), _) => frame.local_ref(*i).map_or(std::ptr::null(), |v| v),
+                (CompiledRead::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => p
                     .downcast_ref::<PyTuple>()
                     .and_then(|t| t.as_slice().get(*i))
                     .map_or(std::ptr::null(), |x| &**x),
@@ -252,13 +218,15 @@ impl Node {
             return None;
         }
         match (&self.read, parent) {
-            (Read::Global(k), _) => frame.globals().hinted_value_is(*k, hint, expected, vm),
-            (Read::Builtin(k), _) => frame
+            (CompiledRead::Global(k), _) => frame.globals().hinted_value_is(*k, hint, expected, vm),
+            (CompiledRead::Builtin(k), _) => frame
                 .builtins()
                 .downcast_ref::<PyDict>()?
                 .hinted_value_is(*k, hint, expected, vm),
-            (Read::Attr(k), Some(p)) => p.dict()?.hinted_value_is(*k, hint, expected, vm),
-            (Read::Key(k), Some(p)) => exact_dict(p, vm)?.hinted_value_is(*k, hint, expected, vm),
+            (CompiledRead::Attr(k), Some(p)) => p.dict()?.hinted_value_is(*k, hint, expected, vm),
+            (CompiledRead::Key(k), Some(p)) => {
+                exact_dict(p, vm)?.hinted_value_is(*k, hint, expected, vm)
+            }
             _ => None,
         }
     }
@@ -271,23 +239,25 @@ impl Node {
         vm: &VirtualMachine,
     ) -> Option<PyObjectRef> {
         match (&self.read, parent) {
-            (Read::Slot(i), _) => frame.local_ref(*i).map(|v| v.to_owned()),
-            (Read::CellSlot(i), _) => frame.local_value(*i),
-            (Read::Unbound, _) => None,
-            (Read::Global(k), _) => self.dict_read(frame.globals(), k, vm),
-            (Read::Builtin(k), _) => match frame.builtins().downcast_ref::<PyDict>() {
+            (CompiledRead::Slot(i), _) => frame.local_ref(*i).map(|v| v.to_owned()),
+            (CompiledRead::CellSlot(i), _) => frame.local_value(*i),
+            (CompiledRead::Unbound, _) => None,
+            (CompiledRead::Global(k), _) => self.dict_read(frame.globals(), k, vm),
+            (CompiledRead::Builtin(k), _) => match frame.builtins().downcast_ref::<PyDict>() {
                 Some(d) => self.dict_read(d, k, vm),
                 None => self.dict_read(&*builtins_dict(frame)?, k, vm),
             },
-            (Read::General, None) if self.parent.is_none() => self.source.read(None, frame, vm),
+            (CompiledRead::General, None) if self.parent.is_none() => {
+                self.source.read(None, frame, vm)
+            }
             (_, None) => None,
-            (Read::Attr(k), Some(p)) => self.dict_read(&*p.dict()?, k, vm),
-            (Read::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {
+            (CompiledRead::Attr(k), Some(p)) => self.dict_read(&*p.dict()?, k, vm),
+            (CompiledRead::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {
                 Some(t) => t.as_slice().get(*i).cloned(),
                 None => p.downcast_ref::<PyList>()?.borrow_vec().get(*i).cloned(),
             },
-            (Read::Key(k), Some(p)) => self.dict_read(exact_dict(p, vm)?, k, vm),
-            (Read::General, Some(p)) => self.source.read(Some(&p.to_owned()), frame, vm),
+            (CompiledRead::Key(k), Some(p)) => self.dict_read(exact_dict(p, vm)?, k, vm),
+            (CompiledRead::General, Some(p)) => self.source.read(Some(&p.to_owned()), frame, vm),
         }
     }
 

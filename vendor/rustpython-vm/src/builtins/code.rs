@@ -500,6 +500,7 @@ pub struct PyCode {
     /// this code cannot leave the slot unbalanced, so `with_frame` skips the
     /// exc_info save/restore. Computed once by scanning the instruction stream.
     pub has_exc_handling: bool,
+    // symtrace fork: the eval-frame hook's per-code data and slot names (eval_hook)
     /// Plugin data and the skip flag of the eval-frame hook (see `eval_hook`).
     pub(crate) hook_data: crate::eval_hook::CodeHookData,
 }
@@ -639,6 +640,7 @@ impl PyCode {
             monitoring_data: PyMutex::new(None),
             quickened: core::sync::atomic::AtomicBool::new(false),
             has_exc_handling,
+            // symtrace fork: the eval-frame hook's per-code data and slot names (eval_hook)
             hook_data: Default::default(),
         }
     }

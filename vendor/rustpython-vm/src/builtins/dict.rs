@@ -933,6 +933,7 @@ impl Py<PyDict> {
             .get_index_if_keys_version(u32::from(version), usize::from(index))
     }
 
+    // symtrace fork: public, so that symtrace's guards read a dict as LOAD_GLOBAL's cache does
     /// Whether the value at `key` is `expected`, asked at entry `hint` without taking a
     /// reference to the value: `None` when that entry does not hold `key` itself (or this is a
     /// subclass of dict), and the caller looks the key up as usual.
@@ -990,6 +991,7 @@ impl Py<PyDict> {
     }
 
     /// Current keys-version stamp of the underlying storage (0 if unset).
+    // symtrace fork: public, so that symtrace's guards read a dict as LOAD_GLOBAL's cache does
     pub fn keys_version(&self) -> u32 {
         self.entries.keys_version()
     }
@@ -1024,6 +1026,7 @@ impl Py<PyDict> {
     ///
     /// Returns 0 for dict subclasses: their lookup can be overridden, so a
     /// key-set attestation on the raw storage must never be cached for them.
+    // symtrace fork: public, so that symtrace's guards read a dict as LOAD_GLOBAL's cache does
     pub fn assign_keys_version(&self, vm: &VirtualMachine) -> u32 {
         if self.exact_dict(vm) {
             self.entries.assign_keys_version()

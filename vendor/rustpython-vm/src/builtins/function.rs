@@ -1786,6 +1786,7 @@ pub(crate) fn vectorcall_function(
         // FAST PATH: simple positional-only call, exact arg count.
         // Move owned args directly into fastlocals — no clone needed.
         args.truncate(nargs);
+        // symtrace fork: a data-stack frame under a do-nothing hook (eval_hook::prefers_datastack_calls)
         if crate::eval_hook::prefers_datastack_calls(vm) {
             return zelf.invoke_prepared_exact_args(args.into_iter(), vm);
         }
@@ -1807,6 +1808,7 @@ pub(crate) fn vectorcall_function(
         // through to the slow path below with `args` untouched.
         match try_reorder_simple_kwargs(code, args, nargs, kwnames) {
             Ok(ordered) => {
+                // symtrace fork: a data-stack frame under a do-nothing hook (eval_hook::prefers_datastack_calls)
                 if crate::eval_hook::prefers_datastack_calls(vm) {
                     return zelf.invoke_prepared_exact_args(ordered.into_iter(), vm);
                 }

@@ -174,6 +174,7 @@ where
         switch_interval: AtomicCell::new(0.005),
         global_trace_func: PyMutex::default(),
         global_profile_func: PyMutex::default(),
+        // symtrace fork: the installed eval-frame hook
         eval_hook: Default::default(),
         type_mutex: PyMutex::default(),
         #[cfg(feature = "threading")]

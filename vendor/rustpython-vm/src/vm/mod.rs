@@ -96,6 +96,7 @@ pub struct VirtualMachine {
     pub profile_func: RefCell<PyObjectRef>,
     pub trace_func: RefCell<PyObjectRef>,
     pub use_tracing: Cell<bool>,
+    // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
     /// This thread's eval-frame hook mode (see `eval_hook`).
     pub(crate) eval_hook_mode: Cell<crate::eval_hook::EvalHookMode>,
     /// Event currently being monitored (`tstate->what_event`).
@@ -842,6 +843,7 @@ pub struct PyGlobalState {
     pub global_trace_func: PyMutex<Option<PyObjectRef>>,
     /// Global profile function for all threads (set by sys._setprofileallthreads)
     pub global_profile_func: PyMutex<Option<PyObjectRef>>,
+    // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
     /// The eval-frame hook installed on this interpreter (see `eval_hook`).
     pub eval_hook: crate::eval_hook::HookSlot,
     /// Global type mutation/versioning mutex for CPython-style FT type operations.
@@ -1267,6 +1269,7 @@ impl VirtualMachine {
             profile_func,
             trace_func,
             use_tracing: Cell::new(false),
+            // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
             eval_hook_mode: Cell::new(crate::eval_hook::EvalHookMode::Disabled),
             what_event: Cell::new(None),
             tracing_depth: Cell::new(0),
@@ -1826,6 +1829,7 @@ impl VirtualMachine {
     /// frame without adding a Rust stack frame.
     #[inline(always)]
     pub fn run_frame_fast(&self, iframe: &mut crate::frame::InterpreterFrame) -> PyResult {
+        // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
         if self.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled {
             return crate::eval_hook::run_frame_fast_hooked(self, iframe);
         }
@@ -2243,6 +2247,7 @@ impl VirtualMachine {
         }
     }
 
+    // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
     #[inline(always)]
     pub fn run_frame(&self, frame: FrameObjectRef) -> PyResult {
         if self.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled {

@@ -1469,6 +1469,7 @@ impl VirtualMachine {
             profile_func: RefCell::new(global_profile.unwrap_or_else(|| self.ctx.none())),
             trace_func: RefCell::new(global_trace.unwrap_or_else(|| self.ctx.none())),
             use_tracing: Cell::new(use_tracing),
+            // symtrace fork: a new thread starts in the interpreter's default hook mode
             eval_hook_mode: Cell::new(self.eval_hook_thread_default()),
             what_event: Cell::new(None),
             tracing_depth: Cell::new(0),
