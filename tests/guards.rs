@@ -25,7 +25,8 @@ impl EvalFrameHook for Checker {
         {
             let verdict = match set.check(frame, vm) {
                 Ok(()) => "ok".to_owned(),
-                Err(g) => format!("failed: {g}"),
+                Err(Some(g)) => format!("failed: {g}"),
+                Err(None) => "failed, but each guard holds when read again".to_owned(),
             };
             self.verdicts.lock().unwrap().push(verdict);
         }

@@ -34,7 +34,10 @@ pub fn address(t: &TensorData) -> usize {
     crate::each_dtype!(t, a => a.as_ptr() as usize)
 }
 
-/// A stand-in of this shape and type (its elements are zeros and are never read as results).
+/// A stand-in of this shape and type (its elements are never read as results; its identity
+/// is the address of its data). Its zeros are allocated zeroed (`vec![0; n]` is a calloc), so
+/// a large one costs address space, not memory or time, until something reads it; an owned
+/// ndarray array cannot alias one element to every index instead.
 pub fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
     if meta.shape.iter().product::<usize>() == 0 {
         // All empty arrays share an address; they cannot be told apart.

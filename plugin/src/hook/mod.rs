@@ -19,7 +19,7 @@ use rustpython_vm::{Py, PyRef, PyResult, VirtualMachine};
 
 use crate::bytecode::{dis::side_by_side, verify};
 use crate::translate::{Options, Translator};
-use backend::{Backend, Passthrough};
+use backend::Backend;
 use dump::DumpDir;
 
 pub mod backend;
@@ -34,10 +34,21 @@ struct Replacement(PyRef<PyCode>);
 
 /// symtrace's eval-frame hook.
 pub struct SymtraceHook {
-    backend: Box<dyn Backend>,
-    dump: Option<DumpDir>,
+    mode: Mode,
+    /// The hook's slot in code objects: the translator's cache, or a backend's replacement.
     slot: usize,
-    translator: Option<Arc<Translator>>,
+}
+
+/// What the hook does with a frame.
+enum Mode {
+    /// The product: the translator decides (`translate::cache`).
+    Translate(Arc<Translator>),
+    /// A code-rewriting backend of the hook's test modes (`none`, `roundtrip`): each code
+    /// object is rebuilt once, verified and cached; the dump, when asked for, shows each.
+    Rewrite {
+        backend: Box<dyn Backend>,
+        dump: Option<DumpDir>,
+    },
 }
 
 /// The hooks made so far, to find the translator behind the hook a VM has installed.
@@ -47,19 +58,12 @@ fn hook_address(hook: &Arc<dyn EvalFrameHook>) -> usize {
     Arc::as_ptr(hook) as *const () as usize
 }
 
-impl Default for SymtraceHook {
-    fn default() -> Self {
-        Self::new(Box::new(Passthrough), None)
-    }
-}
-
 impl SymtraceHook {
+    /// A hook that rewrites every frame's code with `backend`.
     pub fn new(backend: Box<dyn Backend>, dump: Option<DumpDir>) -> Self {
         Self {
-            backend,
-            dump,
+            mode: Mode::Rewrite { backend, dump },
             slot: request_code_extra_index(),
-            translator: None,
         }
     }
 
@@ -68,10 +72,8 @@ impl SymtraceHook {
         let slot = request_code_extra_index();
         let stdlib = stdlib_dir(vm);
         let hook = Arc::new(Self {
-            backend: Box::new(Passthrough),
-            dump: None,
+            mode: Mode::Translate(Arc::new(Translator::new(options, slot, stdlib))),
             slot,
-            translator: Some(Arc::new(Translator::new(options, slot, stdlib))),
         });
         let dyn_hook: Arc<dyn EvalFrameHook> = hook.clone();
         let mut hooks = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
@@ -81,7 +83,10 @@ impl SymtraceHook {
     }
 
     pub fn translator(&self) -> Option<&Arc<Translator>> {
-        self.translator.as_ref()
+        match &self.mode {
+            Mode::Translate(t) => Some(t),
+            Mode::Rewrite { .. } => None,
+        }
     }
 
     /// The translating symtrace hook `vm` has installed, if any.
@@ -95,8 +100,13 @@ impl SymtraceHook {
             .and_then(|(_, w)| w.upgrade())
     }
 
-    /// The verified replacement of `code`, or `None`: it runs as written.
-    fn decide(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Option<PyRef<PyCode>> {
+    /// The verified replacement of `code` that `backend` makes, or `None`: it runs as written.
+    fn rewrite(
+        backend: &dyn Backend,
+        dump: Option<&DumpDir>,
+        code: &Py<PyCode>,
+        vm: &VirtualMachine,
+    ) -> Option<PyRef<PyCode>> {
         let what = || {
             format!(
                 "{} ({}:{})",
@@ -105,7 +115,7 @@ impl SymtraceHook {
                 code.code.first_line_number.map_or(0, |l| l.get())
             )
         };
-        let candidate = match self.backend.rewrite(code, vm) {
+        let candidate = match backend.rewrite(code, vm) {
             Ok(Some(candidate)) => candidate,
             Ok(None) => return None,
             Err(e) => {
@@ -119,9 +129,9 @@ impl SymtraceHook {
             return None;
         }
         if log::log_enabled!(target: crate::log_targets::BYTECODE, log::Level::Debug) {
-            log::debug!(target: crate::log_targets::BYTECODE, "{} backend={}\n{}", what(), self.backend.name(), side_by_side(code, &candidate));
+            log::debug!(target: crate::log_targets::BYTECODE, "{} backend={}\n{}", what(), backend.name(), side_by_side(code, &candidate));
         }
-        if let Some(dump) = &self.dump
+        if let Some(dump) = dump
             && let Err(e) = dump.write(code, &candidate)
         {
             log::warn!(target: crate::log_targets::BYTECODE, "{}: cannot write the dump: {e}", what());
@@ -133,32 +143,38 @@ impl SymtraceHook {
 impl EvalFrameHook for SymtraceHook {
     /// The translator says when a generator function runs as written.
     fn wants_generator_events(&self) -> bool {
-        self.translator.is_some()
+        matches!(self.mode, Mode::Translate(_))
     }
 
     fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
-        if frame.entry() != FrameEntry::Call {
-            if let Some(t) = &self.translator {
-                t.generator_started(frame);
+        let (backend, dump) = match &self.mode {
+            Mode::Translate(t) if frame.entry() == FrameEntry::Call => {
+                return t.on_frame(frame, vm);
             }
-            return Ok(FrameDecision::run_default());
-        }
-        if let Some(t) = &self.translator {
-            return t.on_frame(frame, vm);
-        }
+            Mode::Translate(t) => {
+                t.generator_started(frame);
+                return Ok(FrameDecision::run_default());
+            }
+            Mode::Rewrite { .. } if frame.entry() != FrameEntry::Call => {
+                return Ok(FrameDecision::run_default());
+            }
+            Mode::Rewrite { backend, dump } => (backend, dump),
+        };
         let code = frame.code();
         if let Some(cached) = code.hook_extra(self.slot)
             && let Some(Replacement(new_code)) = cached.downcast_ref::<Replacement>()
         {
             return Ok(FrameDecision::replace(new_code.clone()));
         }
-        Ok(match self.decide(code, vm) {
-            Some(new_code) => {
-                code.set_hook_extra(self.slot, Some(Arc::new(Replacement(new_code.clone()))));
-                FrameDecision::replace(new_code)
-            }
-            None => FrameDecision::skip_code(),
-        })
+        Ok(
+            match Self::rewrite(backend.as_ref(), dump.as_ref(), code, vm) {
+                Some(new_code) => {
+                    code.set_hook_extra(self.slot, Some(Arc::new(Replacement(new_code.clone()))));
+                    FrameDecision::replace(new_code)
+                }
+                None => FrameDecision::skip_code(),
+            },
+        )
     }
 }
 

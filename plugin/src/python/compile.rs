@@ -3,28 +3,32 @@
 //! (`explain`), count (`stats`). Without `--plugin symtrace`, the first traced call installs a
 //! translating hook on the interpreter, active only while traced functions run.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{EvalFrameHook, EvalHookMode};
 use rustpython_vm::function::FuncArgs;
+use rustpython_vm::vm::PyGlobalState;
 use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
 
 use crate::hook::SymtraceHook;
 use crate::translate::explain::{self, ExplainLog};
 use crate::translate::{Options, Translator};
 
-/// The hooks `compile` made for interpreters that run without the plugin, by VM address.
-static OWN_HOOKS: Mutex<Vec<(usize, Arc<SymtraceHook>)>> = Mutex::new(Vec::new());
+/// The hooks `compile` made for interpreters that run without the plugin: one per
+/// interpreter (its threads share it, as they share the code objects its caches live on),
+/// forgotten when the interpreter is gone.
+static OWN_HOOKS: Mutex<Vec<(Weak<PyGlobalState>, Arc<SymtraceHook>)>> = Mutex::new(Vec::new());
 
 fn own_hook(vm: &VirtualMachine) -> Arc<SymtraceHook> {
-    let key = vm as *const VirtualMachine as usize;
     let mut hooks = OWN_HOOKS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, h)) = hooks.iter().find(|(k, _)| *k == key) {
+    hooks.retain(|(interpreter, _)| interpreter.strong_count() > 0);
+    let this = Arc::downgrade(&vm.state);
+    if let Some((_, h)) = hooks.iter().find(|(k, _)| k.ptr_eq(&this)) {
         return h.clone();
     }
     let h = SymtraceHook::translating(Options::default(), vm);
-    hooks.push((key, h.clone()));
+    hooks.push((this, h.clone()));
     h
 }
 

@@ -1,6 +1,6 @@
 //! The translator's policy for a frame about to run: the cache of translations on the code
 //! object (entries checked in order, guards first), recompiles up to a limit, fallbacks,
-//! skips, statistics, and what `explain` and `fullgraph` observe.
+//! skips and statistics; what it does is logged and told to `explain`.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,7 +28,7 @@ pub struct Options {
     /// Calls without a graph after which a code object is skipped for good.
     pub skip_after: usize,
     /// Ops a loop's body must capture before a break for the loop to be split (see
-    /// `loop_break`): fewer, and the frame runs as written rather than paying a call per
+    /// `breaks::loop_split`): fewer, and the frame runs as written rather than paying a call per
     /// iteration for a tiny graph.
     pub min_graph_size: usize,
 }
@@ -246,7 +246,10 @@ impl Translator {
                 }
                 Err(g) => {
                     if first_failure.is_none() {
-                        first_failure = Some(g.to_string());
+                        first_failure = Some(g.map_or_else(
+                            || "the guards changed while they were checked".to_owned(),
+                            ToString::to_string,
+                        ));
                     }
                 }
             }

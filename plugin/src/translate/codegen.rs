@@ -263,7 +263,7 @@ pub fn generate(
     generated(e.b.finish())
 }
 
-/// The replacement code of a frame that breaks (see `graph_break`): what it passes the
+/// The replacement code of a frame that breaks (see `breaks`): what it passes the
 /// resume function, each value as a template (`None`: an unbound local, or a NULL on the
 /// stack).
 pub struct BreakPlan<'a> {
@@ -275,7 +275,7 @@ pub struct BreakPlan<'a> {
     pub kept: Vec<Option<Template>>,
     /// What the breaking instruction consumes, bottom first.
     pub consumed: Vec<Option<Template>>,
-    /// The breaking instruction as the replacement runs it (see `graph_break::replayed`), and
+    /// The breaking instruction as the replacement runs it (see `breaks::replayed`), and
     /// what the original leaves on the stack (`true`: a NULL, which the replacement does not push).
     pub replayed: Instr,
     pub pushed: Vec<bool>,
@@ -286,7 +286,7 @@ pub struct BreakPlan<'a> {
 
 /// The landing pad of a breaking instruction under an exception handler (a `try` or `with`
 /// block): the exception and the stack the handler runs with go to a function that runs the
-/// original's handler as written (`graph_break::handler_shape`).
+/// original's handler as written (`breaks::resume::handler_shape`).
 pub struct HandlerPlan<'a> {
     /// That function's name in the frame's globals.
     pub handler_global: &'a str,

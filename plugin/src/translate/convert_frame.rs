@@ -65,7 +65,7 @@ struct Simulated {
 /// Translate the frame in `view`. `graph_global` is the name the compiled graph will have in
 /// the frame's globals; `keep_empty` generates code even when nothing was captured; with a
 /// break policy, an instruction that cannot be simulated breaks the graph where it can (see
-/// `graph_break` and `loop_break`) instead of failing the frame.
+/// `breaks` and `breaks::loop_split`) instead of failing the frame.
 #[allow(clippy::result_large_err)] // a failure is rare and carries what explain reports
 pub fn translate(
     view: &FrameView<'_>,

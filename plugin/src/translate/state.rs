@@ -54,7 +54,7 @@ pub struct State<'vm> {
     /// Every fake the simulation has seen, kept alive: fakes are known by the address of
     /// their data, which must not be reused during the translation.
     alive: Vec<PyRef<PyTensor>>,
-    /// Exceptions made during the simulation (see `exceptions`).
+    /// Exceptions made during the simulation (see `values::exceptions`).
     pub exceptions: Vec<crate::translate::values::exceptions::MadeException>,
 }
 

@@ -158,7 +158,7 @@ pub fn exits(body: &[Instr], lp: &Loop, region: &[usize]) -> Exits {
 }
 
 /// Simulate again up to the head of the innermost loop around the instruction that failed
-/// (at `index`), and split the loop there (see `loop_break`): the graph so far, then the loop
+/// (at `index`), and split the loop there (see the module): the graph so far, then the loop
 /// run as written by its driver, which calls the loop's body as a function per iteration.
 /// `ops_at_failure`: ops the first simulation had captured when it failed.
 pub(crate) fn translate_loop_break(

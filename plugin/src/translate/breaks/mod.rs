@@ -48,7 +48,7 @@ pub enum BreakKind {
     /// Any other instruction the executor does not simulate.
     Opcode,
     /// A break inside a loop: the loop runs as written and its body, made a function, is
-    /// translated per iteration with the break inside it (`loop_break`).
+    /// translated per iteration with the break inside it (`loop_split`).
     Loop,
 }
 

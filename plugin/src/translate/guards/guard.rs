@@ -148,20 +148,26 @@ impl GuardSet {
         }
     }
 
-    /// `Ok` when all hold; otherwise the first that does not.
-    pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), &Guard> {
+    /// `Ok` when all hold; otherwise the first that does not (`None`: the compiled program
+    /// failed, but each guard, read again, holds: something changed between the two reads).
+    ///
+    /// The compiled program and the readable guards are two evaluators of the same facts;
+    /// debug builds assert that they agree.
+    pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), Option<&Guard>> {
         let program = self
             .program
             .get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm));
-        if program.all_hold(frame, vm) {
-            return Ok(());
-        }
+        let held = program.all_hold(frame, vm);
         // A miss (a recompile or a fallback follows): name the first failing guard in order.
-        Err(self
-            .guards
-            .iter()
-            .find(|g| !g.holds(frame, vm))
-            .unwrap_or(&self.guards[0]))
+        let failed = (!held || cfg!(debug_assertions))
+            .then(|| self.guards.iter().find(|g| !g.holds(frame, vm)))
+            .flatten();
+        debug_assert_eq!(
+            held,
+            failed.is_none(),
+            "the compiled guard program and the readable guards disagree (first failing: {failed:?})"
+        );
+        if held { Ok(()) } else { Err(failed) }
     }
 }
 

@@ -1,7 +1,11 @@
-//! Symbolic values: what a simulated frame holds in its locals, cells and stack. Each knows
-//! enough to be used again by generated code: a value read from the frame keeps its source,
-//! a tensor is a fake standing for a graph value, a container made during the simulation
-//! holds symbolic values.
+//! Symbolic values: what a simulated frame holds in its locals, cells and stack (`Var`). Each
+//! knows enough to be used again by generated code: a value read from the frame keeps its
+//! source, a tensor is a fake standing for a graph value, a container made during the
+//! simulation holds symbolic values. What each kind of value does is in the files beside:
+//! `operators` (arithmetic, comparison, truth, identity, membership), `containers`
+//! (subscripts, item stores, iteration, container methods), `attrs` (attributes and methods),
+//! `calls` (calls: inlined user functions, tensor functions), `builtins` (the builtins the
+//! simulation models), `exceptions` (exceptions made natively and raised).
 
 pub mod attrs;
 pub mod builtins;
