@@ -5,7 +5,6 @@
 //! (`lowering`), otherwise op by op through the same registry.
 
 use std::fmt;
-
 use std::sync::{Arc, OnceLock};
 
 use crate::tensor::{Attrs, Meta, OpDef, TensorData, TensorError, registry};

@@ -9,8 +9,9 @@
 //! outside the registry (indexing, copies): the simulation reports the path as unsupported
 //! instead of recording a wrong constant.
 
-use hashbrown::HashMap;
 use std::cell::RefCell;
+
+use hashbrown::HashMap;
 
 use super::ir::{Graph, Value};
 use crate::tensor::{Attrs, Meta, Scalar, TensorData, TensorError};

@@ -17,10 +17,10 @@ use rustpython_vm::eval_hook::{
 };
 use rustpython_vm::{Py, PyRef, PyResult, VirtualMachine};
 
+use self::backend::Backend;
+use self::dump::DumpDir;
 use crate::bytecode::{dis::side_by_side, verify};
 use crate::translate::{Options, Translator};
-use backend::Backend;
-use dump::DumpDir;
 
 pub mod backend;
 pub(crate) mod dump;

@@ -4,8 +4,9 @@
 //! is replaced (`PyTensor::write`). A lock is two atomic read-modify-writes, and a guard set
 //! checks every input tensor on every call; a remembered number is one plain load.
 
-use hashbrown::HashMap;
 use std::sync::{Mutex, OnceLock};
+
+use hashbrown::HashMap;
 
 use super::Meta;
 

@@ -4,7 +4,6 @@
 //! is installs the guard that makes the reading true on later calls.
 
 use hashbrown::{HashMap, HashSet};
-
 use rustpython_vm::builtins::{
     PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType,
 };

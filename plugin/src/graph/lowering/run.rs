@@ -1,14 +1,16 @@
 //! Running a lowered graph: its steps, each a loop over the buffers it was planned with.
 
+use std::ops::Range;
+
+use ndarray::ArrayD;
+use smallvec::SmallVec;
+
 use super::{Lowered, SCRATCH, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, float_op};
 use crate::tensor::ops::linalg::small_product_into;
 use crate::tensor::ops::reduce::softmax_lane;
-use ndarray::ArrayD;
-use smallvec::SmallVec;
-use std::ops::Range;
 
 /// `$body` with `$f` bound to `|p, q| float_op(op, p, q)` for the arithmetic op `op` made a
 /// constant, so that each op gets its own loop instead of a dispatch per element.

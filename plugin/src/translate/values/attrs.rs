@@ -2,14 +2,15 @@
 //! classes, plain values, the containers made during the simulation), a context manager's
 //! special methods, and attribute stores and deletes on the caller's objects (side effects).
 
+use rustpython_vm::builtins::{PyGetSet, PyModule};
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
+
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
-use rustpython_vm::builtins::{PyGetSet, PyModule};
-use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
 
 impl State<'_> {
     /// `del owner.name` on an object of the caller: a side effect replayed as written.

@@ -2,17 +2,19 @@
 //! `enumerate`, `reversed`, `tuple`, `list`, `dict`, `getattr`, `sum`, and the pure ones
 //! computed on plain values.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyDict, PyStr, PyTuple, PyType};
+use rustpython_vm::bytecode::BinaryOperator;
+use rustpython_vm::{AsObject, PyObjectRef};
+
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
-use rustpython_vm::builtins::{PyDict, PyStr, PyTuple, PyType};
-use rustpython_vm::bytecode::BinaryOperator;
-use rustpython_vm::{AsObject, PyObjectRef};
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use std::rc::Rc;
 
 impl State<'_> {
     /// The name of `o` if it is one of the interpreter's builtins.

@@ -5,14 +5,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use rustpython_vm::builtins::{PyDict, PyInt, PyList, PySlice, PyStr};
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::{Var, is_plain};
-use rustpython_vm::builtins::{PyDict, PyInt, PyList, PySlice, PyStr};
-use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 impl State<'_> {
     pub(super) fn subscript(&mut self, a: &Var, b: &Var) -> SimResult<Var> {
