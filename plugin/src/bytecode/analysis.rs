@@ -207,14 +207,14 @@ pub fn uses_stack_below(
     None
 }
 
-/// Locals the loop's body deletes (`except E as e` ends with `del e`). In the body function
-/// a delete binds the unbound marker instead, which travels like the marker of a local
-/// unbound at the head; a body that might read such a local is not split (`refusal`).
-pub fn deleted_slots(body: &[Instr], lp: &Loop, region: &[usize]) -> Vec<usize> {
-    let mut slots: Vec<usize> = (lp.start()..=lp.end)
-        .chain(region.iter().copied())
-        .filter(|&i| body[i].op == Opcode::DeleteFast)
-        .map(|i| body[i].arg as usize)
+/// The locals a body deletes anywhere (`except E as e` ends with `del e`). Where a loop is
+/// split, they travel as the unbound marker: unbound after the delete, they may be unbound
+/// when the loop is entered again from an enclosing loop.
+pub fn deleted_slots(body: &[Instr]) -> Vec<usize> {
+    let mut slots: Vec<usize> = body
+        .iter()
+        .filter(|x| x.op == Opcode::DeleteFast)
+        .map(|x| x.arg as usize)
         .collect();
     slots.sort_unstable();
     slots.dedup();

@@ -240,9 +240,33 @@ pub(super) fn shape_of(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Ve
     Ok(shape)
 }
 
-pub(super) fn as_data(x: &PyObject, vm: &VirtualMachine) -> PyResult<TensorData> {
-    match scalar_of(x, vm)? {
-        Some(s) => Ok(TensorData::scalar(s)),
-        None => data_of(x, None, vm),
+/// Run `f` on the data of `objs`: each tensor read in place (the op sees the tensor itself:
+/// a traced tensor is then recorded as the graph value it stands for, never copied into a
+/// constant), its lock taken once however often it appears; numbers and lists converted, a
+/// number typed as `operand` says with the dtype given beside it. `Ok(None)` when an object
+/// is none of these.
+pub(super) fn with_operand_list<R>(
+    objs: &[(&PyObject, Option<DType>)],
+    vm: &VirtualMachine,
+    f: impl FnOnce(&[&TensorData]) -> PyResult<R>,
+) -> PyResult<Option<R>> {
+    let mut distinct: Vec<(&PyObject, Option<DType>, Operand<'_>)> = Vec::with_capacity(objs.len());
+    let mut at = Vec::with_capacity(objs.len());
+    for &(o, other) in objs {
+        // A tensor is read once; a number converted once per dtype it must take.
+        let same = |(seen, t, _): &(&PyObject, Option<DType>, Operand<'_>)| {
+            seen.is(o) && (*t == other || tensor_dtype(o).is_some())
+        };
+        if let Some(k) = distinct.iter().position(same) {
+            at.push(k);
+            continue;
+        }
+        let Some(x) = operand(o, other, vm)? else {
+            return Ok(None);
+        };
+        at.push(distinct.len());
+        distinct.push((o, other, x));
     }
+    let refs: Vec<&TensorData> = at.iter().map(|k| &*distinct[*k].2).collect();
+    f(&refs).map(Some)
 }

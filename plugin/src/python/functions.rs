@@ -10,7 +10,7 @@ pub(super) mod module {
 
     use super::super::args::{ClampArgs, DTypeKw, DimArg, JoinArgs, ReduceArgs};
     use super::super::convert::{
-        Operand, as_data, check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of,
+        check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
     };
     use super::super::tensor_protocols::{binary_fn, where_select};
     use crate::tensor::{
@@ -217,10 +217,6 @@ pub(super) mod module {
         attrs: KwArgs<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        let datas: Vec<TensorData> = inputs
-            .iter()
-            .map(|x| as_data(x, vm))
-            .collect::<PyResult<_>>()?;
         let mut a = Attrs::new();
         for (k, v) in attrs.into_iter() {
             let attr = if vm.is_none(&v) {
@@ -238,8 +234,13 @@ pub(super) mod module {
             };
             a = a.with(&k.to_string(), attr);
         }
-        let refs: Vec<&TensorData> = datas.iter().collect();
-        new_tensor(registry().call(&name.to_string_lossy(), &refs, &a), vm)
+        // Tensors in place (a traced one is recorded as itself); numbers as themselves.
+        let operands: Vec<(&PyObject, Option<DType>)> =
+            inputs.iter().map(|x| (&**x, None)).collect();
+        with_operand_list(&operands, vm, |d| {
+            new_tensor(registry().call(&name.to_string_lossy(), d, &a), vm)
+        })?
+        .ok_or_else(|| vm.new_type_error("call_op() takes tensors, numbers and lists".to_owned()))
     }
 
     #[pyfunction]
@@ -381,18 +382,12 @@ pub(super) mod module {
             return Err(vm.new_value_error(format!("{name}() needs at least one tensor")));
         }
         // Tensors are read in place (as every op reads them), other items converted.
-        let items: Vec<Operand<'_>> = objs
-            .iter()
-            .map(|o| match o.downcast_ref::<PyTensor>() {
-                Some(t) => Ok(Operand::Borrowed(t.read())),
-                None => as_data(o, vm).map(Operand::Owned),
-            })
-            .collect::<PyResult<_>>()?;
-        let refs: Vec<&TensorData> = items.iter().map(|o| &**o).collect();
-        new_tensor(
-            registry().call(name, &refs, &Attrs::new().with("dim", Attr::Int(args.dim))),
-            vm,
-        )
+        let operands: Vec<(&PyObject, Option<DType>)> = objs.iter().map(|o| (&**o, None)).collect();
+        let attrs = Attrs::new().with("dim", Attr::Int(args.dim));
+        with_operand_list(&operands, vm, |d| {
+            new_tensor(registry().call(name, d, &attrs), vm)
+        })?
+        .ok_or_else(|| vm.new_type_error(format!("{name}() takes tensors, numbers and lists")))
     }
 
     #[pyfunction]

@@ -11,7 +11,7 @@ use rustpython_vm::{
     AsObject, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func,
 };
 
-use super::convert::{as_data, data_of, scalar_of, with_operands};
+use super::convert::{data_of, scalar_of, tensor_dtype, with_operand_list, with_operands};
 use crate::tensor::index::{self, Index, Select};
 use crate::tensor::{Attrs, DType, PyTensor, TensorData, format, registry};
 
@@ -316,17 +316,17 @@ pub(super) fn binary_fn(
     Ok(r)
 }
 
-/// torch's `where(cond, a, b)`: `a` where `cond`, else `b`.
+/// torch's `where(cond, a, b)`: `a` where `cond`, else `b`. A number takes the type of the
+/// tensor beside it (weakly); the condition is converted alone.
 pub(super) fn where_select(
     cond: &PyObject,
     a: &PyObject,
     b: &PyObject,
     vm: &VirtualMachine,
 ) -> PyResult<PyTensor> {
-    // The condition is read before the operands take their locks (it may be one of them).
-    let c = as_data(cond, vm)?;
-    with_operands(a, b, vm, |x, y| {
-        PyTensor::wrap(registry().call("where", &[&c, x, y], &Attrs::new()), vm)
+    let operands = [(cond, None), (a, tensor_dtype(b)), (b, tensor_dtype(a))];
+    with_operand_list(&operands, vm, |d| {
+        PyTensor::wrap(registry().call("where", d, &Attrs::new()), vm)
     })?
     .ok_or_else(|| vm.new_type_error("where() needs tensors or numbers".to_owned()))
 }

@@ -95,6 +95,8 @@ struct CodeState {
     generation: usize,
     entries: Vec<Entry>,
     calls_without_graph: usize,
+    /// The recompile limit was reached and said so: it is said once per code object.
+    limit_said: bool,
 }
 
 static GRAPH_NAMES: AtomicUsize = AtomicUsize::new(0);
@@ -259,7 +261,9 @@ impl Translator {
             self.stats.cache_misses.fetch_add(1, Ordering::Relaxed);
             if state.entries.len() >= self.options.recompile_limit {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
-                log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; runs as written (failed guard: {failed})", self.options.recompile_limit);
+                if !std::mem::replace(&mut state.limit_said, true) {
+                    log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; calls that no entry fits run as written from now on (failed guard: {failed})", self.options.recompile_limit);
+                }
                 return Ok(FrameDecision::run_default());
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);

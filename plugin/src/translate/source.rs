@@ -32,11 +32,42 @@ pub enum Source {
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
     Closure(Box<Source>, usize),
+    /// `type(source)`: what a guard on a class's attributes reads.
+    TypeOf(Box<Source>),
+    /// An object that is not read from the frame (the `Tensor` class): a guard on it checks a
+    /// fact of the object itself, its version.
+    Object(ObjectKey),
+}
+
+/// An object as part of a source: equal by identity.
+#[derive(Clone, Debug)]
+pub struct ObjectKey(pub PyObjectRef);
+
+impl PartialEq for ObjectKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.is(&other.0)
+    }
+}
+
+impl Eq for ObjectKey {}
+
+impl std::hash::Hash for ObjectKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.get_id().hash(state);
+    }
 }
 
 impl Source {
     pub fn attr(self, name: &str) -> Source {
         Source::Attr(Box::new(self), name.to_owned())
+    }
+
+    pub fn type_of(self) -> Source {
+        Source::TypeOf(Box::new(self))
+    }
+
+    pub fn object(o: PyObjectRef) -> Source {
+        Source::Object(ObjectKey(o))
     }
 
     pub fn item(self, index: usize) -> Source {
@@ -61,7 +92,12 @@ impl Source {
     /// free variable).
     pub fn parent(&self) -> Option<&Source> {
         match self {
-            Source::Local(_) | Source::Global(_) | Source::Builtin(_) | Source::Free(_) => None,
+            Source::Local(_)
+            | Source::Global(_)
+            | Source::Builtin(_)
+            | Source::Free(_)
+            | Source::Object(_) => None,
+            Source::TypeOf(b) => Some(b),
             Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
@@ -120,6 +156,8 @@ impl Source {
                     .ok()
                     .flatten()
             }
+            Source::TypeOf(_) => Some(parent?.class().to_owned().into()),
+            Source::Object(o) => Some(o.0.clone()),
             Source::Closure(_, index) => {
                 let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
@@ -178,6 +216,11 @@ impl fmt::Display for Source {
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
+            Source::TypeOf(b) => write!(f, "type({b})"),
+            Source::Object(o) => match o.0.downcast_ref::<rustpython_vm::builtins::PyType>() {
+                Some(t) => write!(f, "<class {}>", t.name()),
+                None => write!(f, "<{} object at {:#x}>", o.0.class().name(), o.0.get_id()),
+            },
         }
     }
 }
@@ -197,6 +240,10 @@ pub enum CompiledRead {
     Attr(&'static PyStrInterned),
     Item(usize),
     Key(&'static PyStrInterned),
+    /// The parent's class, borrowed (the parent keeps it alive).
+    TypeOf,
+    /// The source's own object, borrowed (the source keeps it alive).
+    Object,
     /// Rare reads (closures, other modules' globals) go through `Source::read`.
     General,
 }
@@ -225,6 +272,8 @@ impl Source {
             Source::Attr(_, name) => CompiledRead::Attr(interned(name)),
             Source::Item(_, i) => CompiledRead::Item(*i),
             Source::Key(_, key) => CompiledRead::Key(interned(key)),
+            Source::TypeOf(_) => CompiledRead::TypeOf,
+            Source::Object(_) => CompiledRead::Object,
             Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => CompiledRead::General,
         }
     }
@@ -279,6 +328,13 @@ impl Source {
                 let cc = b.name("cell_contents");
                 b.emit(Opcode::LoadAttr, cc << 1);
             }
+            Source::TypeOf(base) => {
+                b.load_const(vm.ctx.types.type_type.to_owned().into());
+                b.emit(Opcode::PushNull, 0);
+                base.emit_load(b)?;
+                b.emit(Opcode::Call, 1);
+            }
+            Source::Object(o) => b.load_const(o.0.clone()),
         }
         Ok(())
     }

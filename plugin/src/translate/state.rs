@@ -7,7 +7,7 @@ use hashbrown::{HashMap, HashSet};
 use rustpython_vm::builtins::{
     PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType,
 };
-use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObjectRef, PyPayload, PyRef, VirtualMachine};
 
 use crate::graph::Value;
 use crate::graph::recorder;
@@ -45,6 +45,10 @@ pub struct State<'vm> {
     /// Instructions of the translated frame itself started so far (see `run_top`).
     pub top_steps: usize,
     pub depth: usize,
+    /// The instruction being simulated is covered by an exception handler: of its own frame,
+    /// or of a frame that called it inline. A side effect replayed after the graph must not
+    /// raise then (the handler would not see it), so what could make it raise is checked.
+    pub under_handler: bool,
     /// Functions simulated inline, by qualified name (what `explain` lists).
     pub inlined: Vec<String>,
     pub rollbacks: usize,
@@ -67,6 +71,7 @@ impl<'vm> State<'vm> {
             tensors: HashMap::new(),
             steps: 0,
             top_steps: 0,
+            under_handler: false,
             depth: 0,
             inlined: Vec::new(),
             rollbacks: 0,
@@ -107,6 +112,18 @@ impl<'vm> State<'vm> {
         if self.guarded.insert((source.clone(), check_kind(&check))) {
             log::trace!(target: crate::log_targets::GUARDS, "{}", Guard::new(source.clone(), check.clone()));
             self.guards.push(Guard::new(source.clone(), check));
+        }
+    }
+
+    /// Rely on the attributes of `class` (read from `source`): its version is guarded, so
+    /// that setting or deleting an attribute of it, or of a base, is seen on the next call.
+    pub fn guard_class(&mut self, source: Source, class: &Py<PyType>) -> SimResult<()> {
+        match class.version_for_specialization(self.vm) {
+            0 => unsupported(Kind::Limit, "the VM's class version tags are exhausted"),
+            tag => {
+                self.guard(&source, Check::Version(tag));
+                Ok(())
+            }
         }
     }
 
@@ -321,6 +338,7 @@ fn check_kind(c: &Check) -> u8 {
         Check::TypeIs(_) => 0,
         Check::Len(_) => 1,
         Check::Absent => 2,
+        Check::Version(_) => 4,
         _ => 3,
     }
 }

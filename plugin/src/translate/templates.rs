@@ -189,6 +189,9 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
                 .iter()
                 .try_for_each(|x| mutable_containers(x, seen))
         }
+        // A view or an iterator is of its dict: held with it, it is held twice.
+        Var::View(d, _) => note(Rc::as_ptr(d) as usize),
+        Var::DictIter(it) => note(Rc::as_ptr(&it.borrow().dict) as usize),
         _ => Ok(()),
     }
 }

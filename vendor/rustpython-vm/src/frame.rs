@@ -6460,23 +6460,26 @@ impl ExecutingFrame<'_> {
                 }
             }
             // Specialized BINARY_OP opcodes
+            // symtrace fork: a specialized op that meets other types runs the site's own
+            // operator, which the arg keeps: `-=` calls `__isub__`, as CPython's deopt does
+            // (upstream ran `__sub__`, so plain and unspecialized runs differed).
             Instruction::BinaryOpAddInt => {
-                self.execute_binary_op_int(vm, Self::int_add, bytecode::BinaryOperator::Add)
+                self.execute_binary_op_int(vm, Self::int_add, self.binary_op_from_arg(arg))
             }
             Instruction::BinaryOpSubtractInt => {
-                self.execute_binary_op_int(vm, Self::int_sub, bytecode::BinaryOperator::Subtract)
+                self.execute_binary_op_int(vm, Self::int_sub, self.binary_op_from_arg(arg))
             }
             Instruction::BinaryOpMultiplyInt => {
-                self.execute_binary_op_int(vm, Self::int_mul, bytecode::BinaryOperator::Multiply)
+                self.execute_binary_op_int(vm, Self::int_mul, self.binary_op_from_arg(arg))
             }
             Instruction::BinaryOpAddFloat => {
-                self.execute_binary_op_float(vm, |a, b| a + b, bytecode::BinaryOperator::Add)
+                self.execute_binary_op_float(vm, |a, b| a + b, self.binary_op_from_arg(arg))
             }
             Instruction::BinaryOpSubtractFloat => {
-                self.execute_binary_op_float(vm, |a, b| a - b, bytecode::BinaryOperator::Subtract)
+                self.execute_binary_op_float(vm, |a, b| a - b, self.binary_op_from_arg(arg))
             }
             Instruction::BinaryOpMultiplyFloat => {
-                self.execute_binary_op_float(vm, |a, b| a * b, bytecode::BinaryOperator::Multiply)
+                self.execute_binary_op_float(vm, |a, b| a * b, self.binary_op_from_arg(arg))
             }
             Instruction::BinaryOpAddUnicode => {
                 let b = self.top_value();
@@ -6491,7 +6494,9 @@ impl ExecutingFrame<'_> {
                     self.push_value(result.to_pyobject(vm));
                     Ok(None)
                 } else {
-                    self.execute_bin_op(vm, bytecode::BinaryOperator::Add)
+                    // symtrace fork: the site's own operator (`+=`: `__iadd__`), as above
+                    let op = self.binary_op_from_arg(arg);
+                    self.execute_bin_op(vm, op)
                 }
             }
             Instruction::BinaryOpSubscrGetitem => {

@@ -10,7 +10,7 @@ use super::loop_split::{Exit, Exits};
 use super::resume::{ResumeShape, Resumed, emit_prologue, resumed_layout};
 use crate::bytecode::analysis::Loop;
 use crate::bytecode::builder::{Builder, Label};
-use crate::bytecode::{CodeLayout, Instr};
+use crate::bytecode::{CodeLayout, Handler, Instr};
 use crate::translate::state::{Kind, SimResult, Unsupported};
 
 /// `COMPARE_OP` for `==` with its result made a bool, as the compiler emits it.
@@ -178,6 +178,7 @@ pub fn driver_code(
     let layout = resumed_layout(CodeLayout::of(original), &shape, &made, vm);
     let mut b = Builder::new(layout, body[lp.head].position, vm);
     emit_prologue(&mut b, &shape, nlocals, d.marker);
+    let mut pads = Vec::new();
     let body_fn = b.name(d.body_global);
     // Two exits may resume at the same place, through the same function.
     let after: Vec<(Option<usize>, u32)> = d.after.iter().map(|(x, g)| (*x, b.name(g))).collect();
@@ -222,6 +223,22 @@ pub fn driver_code(
             let call = Label::Original(i);
             if lp.is_for {
                 b.emit(Opcode::StoreFast, item);
+            }
+            // A local the rest of the frame left unbound (the loop is entered again from an
+            // enclosing loop, after an exit deleted its marker, or a `del`) is the marker
+            // again: LOAD_FAST_CHECK raises for it, and its handler stores the marker.
+            for &slot in d.maybe_unbound {
+                let (pad, checked) = (b.new_label(), b.new_label());
+                b.emit(Opcode::LoadFastCheck, slot as u32);
+                let handler = Handler {
+                    target: 0,
+                    depth: head_depth as u32,
+                    push_lasti: false,
+                };
+                b.set_handler(handler, pad);
+                b.emit(Opcode::PopTop, 0);
+                b.place(checked);
+                pads.push((slot, pad, checked));
             }
             b.emit(Opcode::LoadGlobal, (body_fn << 1) | 1);
             for slot in 0..nlocals {
@@ -300,6 +317,14 @@ pub fn driver_code(
         if ran_out {
             leave(&mut b, None, None);
         }
+    }
+    for (slot, pad, checked) in pads {
+        // The handler's stack: the loop head's, and the UnboundLocalError.
+        b.place(pad);
+        b.emit(Opcode::PopTop, 0);
+        b.load_const(d.marker.clone());
+        b.emit(Opcode::StoreFast, slot as u32);
+        b.jump(Opcode::JumpBackward, 0, checked);
     }
     b.finish()
         .map_err(|e| Unsupported::new(Kind::Internal, e.to_string()))

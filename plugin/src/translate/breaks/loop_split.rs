@@ -92,7 +92,9 @@ pub fn refusal(
         }
     }
     let in_body = |i: usize| (lp.start() <= i && i <= lp.end) || region.binary_search(&i).is_ok();
-    let deleted = deleted_slots(body, lp, region);
+    // A local deleted anywhere in the frame (the loop may be entered again after it, from an
+    // enclosing loop) may hold the marker in the body function.
+    let deleted = deleted_slots(body);
     for (i, x) in body.iter().enumerate() {
         let inside = in_body(i);
         // The body's handlers come with it; a try or with around the loop would not cover
@@ -232,7 +234,7 @@ pub(crate) fn translate_loop_break(
         .filter(|(_, b)| !**b)
         .map(|(i, _)| i)
         .collect();
-    maybe_unbound.extend(deleted_slots(&body, &lp, &region));
+    maybe_unbound.extend(deleted_slots(&body));
     maybe_unbound.sort_unstable();
     maybe_unbound.dedup();
     let body_global = resumes.bound_function(

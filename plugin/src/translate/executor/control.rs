@@ -10,7 +10,7 @@ use rustpython_vm::bytecode::Opcode;
 use super::{Flow, Handler, Returned, SimFrame};
 use crate::bytecode::decode::Instr;
 use crate::translate::state::State;
-use crate::translate::values::Var;
+use crate::translate::values::{DictIter, Var, ViewKind};
 
 impl State<'_> {
     pub(super) fn jump(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
@@ -36,7 +36,9 @@ impl State<'_> {
     pub(super) fn get_iter(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
         let v = f.pop()?;
         let it = match v {
-            Var::Iter(_) | Var::Gen(_) => v,
+            Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) => v,
+            Var::Dict(d) => Var::DictIter(Rc::new(RefCell::new(DictIter::new(d, ViewKind::Keys)))),
+            Var::View(d, kind) => Var::DictIter(Rc::new(RefCell::new(DictIter::new(d, kind)))),
             other => Var::Iter(Rc::new(RefCell::new(VecDeque::from(self.items(&other)?)))),
         };
         f.push(it);

@@ -44,6 +44,8 @@ pub struct SimFrame {
     /// Exceptions being handled (PUSH_EXC_INFO to POP_EXCEPT), innermost last: what a bare
     /// `raise` raises.
     pub(super) handling: Vec<Var>,
+    /// The frame was called (inline) from an instruction under an exception handler.
+    pub called_under_handler: bool,
 }
 
 impl SimFrame {
@@ -69,6 +71,7 @@ impl SimFrame {
             closure,
             pc: 0,
             handling: Vec::new(),
+            called_under_handler: false,
         })
     }
 

@@ -6,6 +6,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use rustpython_vm::AsObject;
+
 use super::{Flow, Handler, Returned, SimFrame};
 use crate::bytecode::decode::Instr;
 use crate::translate::state::{Kind, MAX_INLINE_DEPTH, SimResult, State, unsupported};
@@ -75,6 +77,23 @@ impl State<'_> {
     pub fn next_item(&mut self, iterator: &Var) -> SimResult<Option<Var>> {
         match iterator {
             Var::Iter(it) => Ok(it.borrow_mut().pop_front()),
+            Var::DictIter(it) => {
+                let mut it = it.borrow_mut();
+                let dict = it.dict.borrow();
+                let keys: Vec<usize> = dict.iter().map(|(k, _)| k.get_id()).collect();
+                if keys != it.keys {
+                    let message = if keys.len() == it.keys.len() {
+                        "dictionary keys changed during iteration (RuntimeError)"
+                    } else {
+                        "dictionary changed size during iteration (RuntimeError)"
+                    };
+                    return unsupported(Kind::Raises, message);
+                }
+                let item = dict.get(it.next).map(|e| it.kind.of(e));
+                drop(dict);
+                it.next += usize::from(item.is_some());
+                Ok(item)
+            }
             Var::Gen(g) => Ok(match self.resume(g)? {
                 Resumed::Yielded(v) => Some(v),
                 Resumed::Returned(_) => None,
@@ -111,7 +130,11 @@ impl State<'_> {
             return unsupported(Kind::Limit, "generators nested too deep");
         }
         self.depth += 1;
+        // Resumed from its consumer's instruction: under a handler if that one is.
+        frame.called_under_handler = self.under_handler;
+        let outer = self.under_handler;
         let result = self.run(&mut frame);
+        self.under_handler = outer;
         self.depth -= 1;
         let r = result?;
         let mut generator = g.borrow_mut();

@@ -87,6 +87,7 @@ impl State<'_> {
     }
 
     pub(super) fn delete_fast(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        load_slot(f, x.arg as usize)?; // `del x` of an unbound x raises, as a read does
         f.slots[x.arg as usize] = Slot::Empty;
         Ok(Flow::Next)
     }

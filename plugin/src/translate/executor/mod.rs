@@ -228,6 +228,7 @@ impl State<'_> {
             return unsupported(Kind::Internal, "ran past the end of the code");
         };
         f.pc += 1;
+        self.under_handler = f.called_under_handler || x.handler.is_some();
         self.dispatch(f, &x).map_err(|mut e| {
             if e.location.is_none() {
                 e.location = Some(f.location());

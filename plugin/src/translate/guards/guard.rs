@@ -32,6 +32,10 @@ pub enum Check {
     Tensor(Meta, u32),
     /// The source resolves to nothing (an absent global, an unset attribute).
     Absent,
+    /// A class whose version tag is this (nonzero): nothing of the class, nor of its bases,
+    /// was set or deleted since (CPython's `tp_version_tag`, which the VM resets to 0 when a
+    /// class changes). One load.
+    Version(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +80,11 @@ impl Check {
         };
         match self {
             Check::Absent => false,
+            Check::Version(tag) => v
+                .downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some_and(|t| {
+                    t.tp_version_tag.load(std::sync::atomic::Ordering::Acquire) == *tag
+                }),
             Check::TypeIs(t) => v.class().is(t),
             Check::Is(obj) => v.is(obj),
             Check::IsNone => vm.is_none(v),
@@ -128,6 +137,7 @@ impl fmt::Display for Guard {
                 m.shape
             ),
             Check::Absent => write!(f, "{s} is absent"),
+            Check::Version(tag) => write!(f, "{s} unchanged (version {tag})"),
         }
     }
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple, PyTypeRef};
+use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple, PyType, PyTypeRef};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
@@ -57,6 +57,7 @@ struct Checks {
     len: Vec<(usize, usize)>,
     tensor: Vec<(usize, u32, Meta)>,
     absent: Vec<usize>,
+    version: Vec<(usize, u32)>,
     /// The rarer ones (constants), dispatched.
     other: Vec<(usize, Check)>,
 }
@@ -69,6 +70,7 @@ impl Checks {
             Check::Len(len) => self.len.push((n, *len)),
             Check::Tensor(meta, id) => self.tensor.push((n, *id, meta.clone())),
             Check::Absent => self.absent.push(n),
+            Check::Version(tag) => self.version.push((n, *tag)),
             other => self.other.push((n, other.clone())),
         }
     }
@@ -94,6 +96,11 @@ impl Checks {
                 .iter()
                 .all(|(n, len)| value(*n).is_some_and(|v| Check::len_of(v) == Some(*len)))
             && self.absent.iter().all(|n| value(*n).is_none())
+            && self.version.iter().all(|(n, tag)| {
+                value(*n)
+                    .and_then(|v| v.downcast_ref::<PyType>())
+                    .is_some_and(|t| t.tp_version_tag.load(Ordering::Acquire) == *tag)
+            })
             && self
                 .other
                 .iter()
@@ -182,6 +189,12 @@ impl GuardProgram {
             }
             let value: *const PyObject = match (&node.read, parent) {
                 (CompiledRead::Slot(i), _) => frame.local_ref(*i).map_or(std::ptr::null(), |v| v),
+                // A class is kept alive by its instance, the object by the source.
+                (CompiledRead::TypeOf, Some(p)) => p.class().as_object(),
+                (CompiledRead::Object, _) => match &node.source {
+                    Source::Object(o) => &*o.0,
+                    _ => std::ptr::null(),
+                },
                 (CompiledRead::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => p
                     .downcast_ref::<PyTuple>()
                     .and_then(|t| t.as_slice().get(*i))
@@ -247,9 +260,11 @@ impl Node {
                 Some(d) => self.dict_read(d, k, vm),
                 None => self.dict_read(&*builtins_dict(frame)?, k, vm),
             },
+            (CompiledRead::Object, _) => self.source.read(None, frame, vm),
             (CompiledRead::General, None) if self.parent.is_none() => {
                 self.source.read(None, frame, vm)
             }
+            (CompiledRead::TypeOf, Some(p)) => Some(p.class().to_owned().into()),
             (_, None) => None,
             (CompiledRead::Attr(k), Some(p)) => self.dict_read(&*p.dict()?, k, vm),
             (CompiledRead::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {

@@ -2,13 +2,14 @@
 //! classes, plain values, the containers made during the simulation), a context manager's
 //! special methods, and attribute stores and deletes on the caller's objects (side effects).
 
-use rustpython_vm::builtins::{PyGetSet, PyModule};
+use rustpython_vm::builtins::PyGetSet;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
 
@@ -21,6 +22,24 @@ impl State<'_> {
                 if is_user_instance(o, vm)
                     && crate::translate::side_effects::plain_attribute_store(o, name, vm) =>
             {
+                // Under a handler, the delete must not raise where it is replayed (see
+                // `del_item`): the attribute is checked now, and guarded.
+                if self.under_handler {
+                    self.effects.check_attr_readable(o, name)?;
+                    let present = o
+                        .dict()
+                        .and_then(|d| d.get_item_opt(name, vm).ok().flatten());
+                    let Some(v) = present else {
+                        return unsupported(
+                            Kind::Raises,
+                            format!("del of {source}.{name}, which is not set (AttributeError)"),
+                        );
+                    };
+                    self.guard(
+                        &source.clone().attr(name),
+                        Check::TypeIs(v.class().to_owned()),
+                    );
+                }
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
                 self.effects.mutate(
                     o,
@@ -74,7 +93,8 @@ impl State<'_> {
     pub fn attr_of(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
         let vm = self.vm;
         match owner {
-            Var::Lazy(o, source) if o.downcast_ref::<PyModule>().is_some() => {
+            // Exactly a module: a subclass may define `__getattribute__`.
+            Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
                 self.effects.check_readable(o)?;
                 self.obj(owner)?; // the module's identity
                 match o
@@ -86,6 +106,7 @@ impl State<'_> {
                 }
             }
             _ if self.is_tensor(owner) => {
+                self.tensor_class_attr(name)?;
                 let o = self.obj(owner)?;
                 let r = o.get_attr(&vm.ctx.new_str(name), vm);
                 if !TENSOR_META.contains(&name) {
@@ -100,6 +121,8 @@ impl State<'_> {
             Var::Lazy(o, source) if is_user_instance(o, vm) => {
                 self.effects.check_attr_readable(o, name)?;
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
+                // No data descriptor of the class comes before the instance's own.
+                self.guard_class(source.clone().type_of(), o.class())?;
                 if let Some(v) = o
                     .dict()
                     .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
@@ -153,6 +176,7 @@ impl State<'_> {
         match method {
             Some(f) => {
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard_class(source.clone().type_of(), o.class())?;
                 Ok((Var::Obj(f), owner.clone()))
             }
             None => unsupported(
@@ -189,13 +213,11 @@ impl State<'_> {
                 Var::Null,
             )),
             _ if self.is_tensor(owner) => {
-                let class = PyTensor::class(&vm.ctx);
-                match class.get_attr(vm.ctx.intern_str(name)) {
-                    Some(a) if a.downcast_ref::<PyGetSet>().is_some() => {
-                        Ok((self.attr_of(owner, name)?, Var::Null))
-                    }
-                    Some(a) => Ok((Var::Obj(a), owner.clone())),
-                    None => unsupported(Kind::Raises, format!("Tensor has no attribute {name:?}")),
+                let a = self.tensor_class_attr(name)?;
+                if a.downcast_ref::<PyGetSet>().is_some() {
+                    Ok((self.attr_of(owner, name)?, Var::Null))
+                } else {
+                    Ok((Var::Obj(a), owner.clone()))
                 }
             }
             Var::Lazy(o, _)
@@ -208,6 +230,10 @@ impl State<'_> {
                 };
                 self.effects.check_attr_readable(o, name)?;
                 self.guard(source, Check::TypeIs(o.class().to_owned()));
+                // The method found on the class: the class unchanged, and not shadowed by an
+                // attribute of the instance's own.
+                self.guard_class(source.clone().type_of(), o.class())?;
+                self.guard(&source.clone().attr(name), Check::Absent);
                 match o.class().get_attr(vm.ctx.intern_str(name)) {
                     Some(f)
                         if f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
@@ -289,4 +315,35 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
                 format!("method {name} of a list or dict made here"),
             )
         })
+}
+
+impl State<'_> {
+    /// The attribute `name` of the Tensor class, as the simulation may use it: a native
+    /// method or attribute, with the class's version guarded (a function or property set on
+    /// `Tensor` from Python later is seen on the next call). One set from Python now is not
+    /// simulated: reading it would run its code.
+    fn tensor_class_attr(&mut self, name: &str) -> SimResult<PyObjectRef> {
+        let vm = self.vm;
+        let class = PyTensor::class(&vm.ctx);
+        self.guard_class(Source::object(class.to_owned().into()), class)?;
+        let t = &vm.ctx.types;
+        match class.get_attr(vm.ctx.intern_str(name)) {
+            Some(a)
+                if a.downcast_ref::<PyGetSet>().is_some()
+                    || a.class().is(t.method_descriptor_type)
+                    || a.class().is(t.wrapper_descriptor_type)
+                    || a.class().is(t.builtin_function_or_method_type) =>
+            {
+                Ok(a)
+            }
+            Some(a) => unsupported(
+                Kind::Value,
+                format!(
+                    "Tensor.{name} is a {} set from Python (not simulated)",
+                    a.class().name()
+                ),
+            ),
+            None => unsupported(Kind::Raises, format!("Tensor has no attribute {name:?}")),
+        }
+    }
 }

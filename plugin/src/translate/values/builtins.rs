@@ -48,7 +48,9 @@ impl State<'_> {
             "len" => {
                 only_pos(1)?;
                 let n = match &args[0] {
-                    Var::Tuple(_) | Var::List(_) | Var::Dict(_) => self.items(&args[0])?.len(),
+                    Var::Tuple(_) | Var::List(_) | Var::Dict(_) | Var::View(..) => {
+                        self.items(&args[0])?.len()
+                    }
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
                         self.effects.check_readable(o)?;
                         let n = o.downcast_ref::<PyDict>().expect("dict").__len__();

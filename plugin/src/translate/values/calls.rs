@@ -268,9 +268,11 @@ impl State<'_> {
         }
         let checkpoint = self.checkpoint();
         self.depth += 1;
+        let outer = self.under_handler;
         let result = self
             .bind(&callee, args, kwargs)
             .and_then(|mut frame| self.run(&mut frame));
+        self.under_handler = outer;
         self.depth -= 1;
         match result {
             Ok(r) => {
@@ -365,6 +367,7 @@ impl State<'_> {
         }
         let mut frame =
             SimFrame::new(code.clone(), callee.globals.clone(), callee.closure.clone())?;
+        frame.called_under_handler = self.under_handler;
         for (i, v) in bound.into_iter().enumerate() {
             frame.slots[i] = Slot::Val(v.expect("bound"));
         }

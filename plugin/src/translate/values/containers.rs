@@ -13,7 +13,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
-use crate::translate::values::{Var, is_plain};
+use crate::translate::values::{Var, ViewKind, is_plain};
 
 impl State<'_> {
     pub(super) fn subscript(&mut self, a: &Var, b: &Var) -> SimResult<Var> {
@@ -174,16 +174,48 @@ impl State<'_> {
             }
             Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
                 let k = self.plain_obj(key, "a key")?;
-                // The length is not read: an index out of range raises when replayed.
-                if o.downcast_ref::<PyList>().is_some() {
-                    if k.downcast_ref::<PyInt>().is_none() && k.downcast_ref::<PySlice>().is_none()
-                    {
+                // Replayed after the graph, a delete raises where the replacement replays it:
+                // as it would, where no handler covers it. Under a handler it must not raise
+                // there (the handler would not see it): what it deletes is checked now, and
+                // guarded.
+                if let Some(l) = o.downcast_ref::<PyList>() {
+                    if k.downcast_ref::<PyInt>().is_some() {
+                        if self.under_handler {
+                            self.effects.check_len_readable(o)?;
+                            let n = l.borrow_vec().len();
+                            list_position(&k, n, vm)?;
+                            self.guard(source, Check::Len(n));
+                        }
+                    } else if k.downcast_ref::<PySlice>().is_none() {
                         return unsupported(
                             Kind::Value,
                             "a list index that is not an int or a slice",
                         );
                     }
-                } else if !k.class().is(vm.ctx.types.str_type) {
+                } else if let Some(ks) = k.downcast_ref::<PyStr>()
+                    && k.class().is(vm.ctx.types.str_type)
+                {
+                    if self.under_handler {
+                        self.effects.check_readable(o)?;
+                        let ks = ks.to_string_lossy().into_owned();
+                        let present = o
+                            .downcast_ref::<PyDict>()
+                            .expect("dict")
+                            .get_item_opt(ks.as_str(), vm)
+                            .ok()
+                            .flatten();
+                        let Some(v) = present else {
+                            return unsupported(
+                                Kind::Raises,
+                                format!("del of {source}[{ks:?}], which is missing (KeyError)"),
+                            );
+                        };
+                        self.guard(
+                            &source.clone().key(&ks),
+                            Check::TypeIs(v.class().to_owned()),
+                        );
+                    }
+                } else {
                     return unsupported(
                         Kind::Value,
                         "a delete from a dict of the caller with a key that is not a str",
@@ -221,6 +253,14 @@ impl State<'_> {
                 .map(|(k, _)| Var::Obj(k.clone()))
                 .collect()),
             Var::Iter(it) => Ok(it.borrow_mut().drain(..).collect()),
+            Var::View(d, kind) => Ok(kind.items(d)),
+            Var::DictIter(_) => {
+                let mut items = Vec::new();
+                while let Some(item) = self.next_item(v)? {
+                    items.push(item);
+                }
+                Ok(items)
+            }
             Var::Gen(_) => {
                 // Consumed whole (by list(), sum(), a starred call...), as it is when run.
                 let mut items = Vec::new();
@@ -465,21 +505,10 @@ impl State<'_> {
                 Unsupported::new(Kind::Raises, "pop from an empty list (IndexError)")
             }),
             (Var::List(l), "copy", []) => Ok(Var::list(l.borrow().clone())),
-            (Var::Dict(d), "items", []) => Ok(Var::list(
-                d.borrow()
-                    .iter()
-                    .map(|(k, v)| Var::tuple(vec![Var::Obj(k.clone()), v.clone()]))
-                    .collect(),
-            )),
-            (Var::Dict(d), "keys", []) => Ok(Var::list(
-                d.borrow()
-                    .iter()
-                    .map(|(k, _)| Var::Obj(k.clone()))
-                    .collect(),
-            )),
-            (Var::Dict(d), "values", []) => Ok(Var::list(
-                d.borrow().iter().map(|(_, v)| v.clone()).collect(),
-            )),
+            // Live views: they read the dict when used.
+            (Var::Dict(d), "items", []) => Ok(Var::View(d.clone(), ViewKind::Items)),
+            (Var::Dict(d), "keys", []) => Ok(Var::View(d.clone(), ViewKind::Keys)),
+            (Var::Dict(d), "values", []) => Ok(Var::View(d.clone(), ViewKind::Values)),
             (Var::Dict(d), "get", [k, rest @ ..]) if rest.len() <= 1 => {
                 let k = self.key(k)?;
                 let found = d

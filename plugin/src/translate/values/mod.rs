@@ -83,6 +83,12 @@ pub enum Var {
     /// Keys are plain constants (see [`is_plain`]).
     Dict(Rc<RefCell<Vec<(PyObjectRef, Var)>>>),
     Iter(Rc<RefCell<VecDeque<Var>>>),
+    /// `keys()`, `values()` or `items()` of a dict made during the simulation: live, it reads
+    /// the dict as it is when used.
+    View(DictRef, ViewKind),
+    /// An iterator over a dict made during the simulation (or a view of one), by position as
+    /// Python's iterates; a change of the dict's keys while it iterates is not simulated.
+    DictIter(Rc<RefCell<DictIter>>),
     Func(Rc<SimFunction>),
     Cell(CellRef),
     /// A method of a list or dict made during the simulation.
@@ -91,6 +97,63 @@ pub enum Var {
     /// simulated between its yields, as its consumer asks for items, so that the two
     /// interleave as they do when run.
     Gen(Rc<RefCell<SimGen>>),
+}
+
+/// The entries of a dict made during the simulation, in insertion order (keys are plain).
+pub type DictRef = Rc<RefCell<Vec<(PyObjectRef, Var)>>>;
+
+/// What a dict view, or an iterator over one, gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    Keys,
+    Values,
+    Items,
+}
+
+impl ViewKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewKind::Keys => "dict_keys",
+            ViewKind::Values => "dict_values",
+            ViewKind::Items => "dict_items",
+        }
+    }
+
+    /// What the view gives for an entry.
+    pub fn of(self, (k, v): &(PyObjectRef, Var)) -> Var {
+        match self {
+            ViewKind::Keys => Var::Obj(k.clone()),
+            ViewKind::Values => v.clone(),
+            ViewKind::Items => Var::tuple(vec![Var::Obj(k.clone()), v.clone()]),
+        }
+    }
+
+    /// What the view gives for each entry of `dict` now.
+    pub fn items(self, dict: &DictRef) -> Vec<Var> {
+        dict.borrow().iter().map(|e| self.of(e)).collect()
+    }
+}
+
+/// Where an iteration over a dict is: the keys it started with (by identity), and the next
+/// position.
+#[derive(Debug)]
+pub struct DictIter {
+    pub dict: DictRef,
+    pub kind: ViewKind,
+    pub keys: Vec<usize>,
+    pub next: usize,
+}
+
+impl DictIter {
+    pub fn new(dict: DictRef, kind: ViewKind) -> Self {
+        let keys = dict.borrow().iter().map(|(k, _)| k.get_id()).collect();
+        Self {
+            dict,
+            kind,
+            keys,
+            next: 0,
+        }
+    }
 }
 
 /// The state of a simulated generator.
@@ -125,6 +188,8 @@ impl Var {
             Var::List(_) => "list".into(),
             Var::Dict(_) => "dict".into(),
             Var::Iter(_) => "iterator".into(),
+            Var::View(_, kind) => kind.name().into(),
+            Var::DictIter(_) => "dict iterator".into(),
             Var::Func(_) => "function".into(),
             Var::Cell(_) => "cell".into(),
             Var::Method(_, m) => format!("method {m}"),

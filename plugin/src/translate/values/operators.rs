@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyModule, PyNone, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyBytes, PyDict, PyModule, PyNone, PyStr, PyTuple};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
@@ -15,7 +15,7 @@ use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
-use crate::translate::values::{Var, is_plain};
+use crate::translate::values::{Var, ViewKind, is_plain};
 
 fn binary_vm(
     op: BinaryOperator,
@@ -315,8 +315,10 @@ impl State<'_> {
             ),
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
-            Var::Dict(d) => Ok(!d.borrow().is_empty()),
-            Var::Func(_) | Var::Method(..) | Var::Iter(_) | Var::Gen(_) => Ok(true),
+            Var::Dict(d) | Var::View(d, _) => Ok(!d.borrow().is_empty()),
+            Var::Func(_) | Var::Method(..) | Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) => {
+                Ok(true)
+            }
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return unsupported(
@@ -423,10 +425,11 @@ impl State<'_> {
         let vm = self.vm;
         let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
-            Var::Dict(d) => Ok(d
+            // As Python compares keys and items: identity first, then equality.
+            Var::Dict(d) | Var::View(d, ViewKind::Keys) => Ok(d
                 .borrow()
                 .iter()
-                .any(|(k, _)| vm.bool_eq(k, &n).unwrap_or(false))),
+                .any(|(k, _)| k.is(&n) || vm.bool_eq(k, &n).unwrap_or(false))),
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 self.effects.check_readable(o)?;
                 let Some(k) = n.downcast_ref::<PyStr>() else {
@@ -448,14 +451,27 @@ impl State<'_> {
                 }
                 Ok(present.is_some())
             }
+            // A string or bytes: a substring test, as the VM computes it.
+            Var::Obj(o) | Var::Lazy(o, _)
+                if o.downcast_ref::<PyStr>().is_some() || o.downcast_ref::<PyBytes>().is_some() =>
+            {
+                let h = self.plain_obj(haystack, "a membership test")?;
+                vm._contains(&h, &n).map_err(|e| {
+                    Unsupported::new(
+                        Kind::Raises,
+                        format!("a membership test raises {}", e.class().name()),
+                    )
+                })
+            }
             _ => {
                 let items = self.items(haystack)?;
                 for i in &items {
                     let o = self.plain_obj(i, "a membership test")?;
-                    if vm
-                        .bool_eq(&o, &n)
-                        .map_err(|_| Unsupported::new(Kind::Raises, "comparison raises"))?
-                    {
+                    let equal = o.is(&n)
+                        || vm
+                            .bool_eq(&o, &n)
+                            .map_err(|_| Unsupported::new(Kind::Raises, "comparison raises"))?;
+                    if equal {
                         return Ok(true);
                     }
                 }

@@ -1,0 +1,327 @@
+"""The fuzzer's program generator: `rustpython generate.py SEED` prints a random program,
+the same for the same seed on any interpreter (its own generator of numbers, no `random`).
+
+A program mixes tensor work with the Python a user writes: functions with every argument
+form, closures, classes with methods and attributes, containers and their views, loops with
+break, continue and else, try/except/finally and `with`, generators, side effects on
+globals, attributes and containers, prints (graph breaks), deliberate errors, and shapes,
+dtypes and values that change from call to call. `main()` calls every function several
+times and prints everything it computes; an error is caught and printed. The program's
+output is its meaning: run plain and under the plugin, it must be the same.
+"""
+import sys
+
+
+class Rng:
+    """splitmix64: small, and the same everywhere."""
+
+    def __init__(self, seed):
+        self.state = seed & 0xFFFFFFFFFFFFFFFF
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return self.next() % n
+
+    def chance(self, percent):
+        return self.below(100) < percent
+
+    def pick(self, items):
+        return items[self.below(len(items))]
+
+    def number(self):
+        return self.pick(["0.5", "2.0", "1.5", "-1.0", "3.0", "0.25", "1", "2", "-3"])
+
+
+UNARY = ["st.exp({})", "st.tanh({})", "st.relu({})", "st.sigmoid({})", "{}.abs()",
+         "-{}", "({}).clamp(-1.0, 1.0)", "st.sin({})", "{}.relu()", "st.maximum({}, 0.0)"]
+BINARY = ["{} + {}", "{} - {}", "{} * {}", "st.maximum({}, {})", "st.minimum({}, {})",
+          "st.where({0} > {1}, {0}, {1})"]
+REDUCE = ["{}.sum()", "{}.mean()", "{}.max()", "{}.sum(dim=0)", "{}.sum(dim=-1, keepdim=True)",
+          "st.softmax({}, dim=-1)"]
+
+
+class Gen:
+    def __init__(self, seed):
+        self.r = Rng(seed)
+        self.lines = []
+        self.functions = []  # (name, how to call it with x, y, data, obj)
+        self.n = 0
+
+    def fresh(self, prefix):
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    # --- expressions over the tensors of a function: every tensor has the shape of x ---
+    def tensor_expr(self, names, depth=0):
+        r = self.r
+        if depth > 2 or r.chance(30):
+            base = r.pick(names)
+            if r.chance(30):
+                return f"({base} * {r.number()})"
+            return base
+        kind = r.below(10)
+        if kind < 4:
+            return r.pick(BINARY).format(self.tensor_expr(names, depth + 1), self.tensor_expr(names, depth + 1))
+        if kind < 7:
+            return r.pick(UNARY).format(self.tensor_expr(names, depth + 1))
+        if kind < 8:
+            a = self.tensor_expr(names, depth + 1)
+            return f"(({a}) @ ({a}).T @ ({a}))"
+        if kind < 9:
+            return f"({self.tensor_expr(names, depth + 1)} + {r.number()})"
+        return f"({self.tensor_expr(names, depth + 1)} * {r.pick(['n', 'k', 'scale'])})"
+
+    def scalar_expr(self, names):
+        r = self.r
+        return r.pick(REDUCE).format(self.tensor_expr(names, 1))
+
+    # --- statements ---
+    def block(self, depth, names, budget, in_loop=False):
+        """Statements that keep every name of `names` a tensor of x's shape."""
+        for _ in range(budget):
+            self.statement(depth, names, in_loop)
+
+    def statement(self, depth, names, in_loop):
+        r = self.r
+        kind = r.below(100)
+        if kind < 30:
+            target = r.pick(names) if r.chance(50) else self.fresh("t")
+            self.emit(depth, f"{target} = {self.tensor_expr(names)}")
+            if target not in names:
+                names.append(target)
+        elif kind < 36:
+            self.emit(depth, f"acc.append({self.scalar_expr(names)})")
+        elif kind < 40:
+            self.emit(depth, f"log[{r.pick(['0', '-1', '1'])}] = {r.pick(names)} * 2.0" if r.chance(50)
+                      else f"data[{r.pick(repr_keys())}] = {self.tensor_expr(names)}")
+        elif kind < 44:
+            self.emit(depth, "calls += 1")
+        elif kind < 48:
+            self.emit(depth, f"obj.count += {r.pick(['1', '2'])}")
+            self.emit(depth, f"obj.w = obj.w * {r.number()} + {r.pick(names)}.sum()")
+        elif kind < 52 and depth < 3:
+            var = self.fresh("i")
+            iterable = r.pick(["range(n)", "range(2)", "[1, 2, 3]", "data", "data.items()",
+                               "data.values()", "enumerate(acc)", "zip(log, [1, 2])", "gen(n)"])
+            if iterable in ("data.items()", "enumerate(acc)", "zip(log, [1, 2])"):
+                self.emit(depth, f"for {var}, {var}v in {iterable}:")
+            else:
+                self.emit(depth, f"for {var} in {iterable}:")
+            self.block(depth + 1, names[:] if r.chance(50) else names, 1 + r.below(3), in_loop=True)
+            if r.chance(30):
+                self.emit(depth + 1, f"if {r.pick(['n > 2', 'k == 1', 'len(acc) > 3', 'scale < 0'])}:")
+                self.emit(depth + 2, r.pick(["break", "continue", "acc.append(1)"]))
+            if r.chance(20):
+                self.emit(depth, "else:")
+                self.emit(depth + 1, f"acc.append({var})" if r.chance(50) else "acc.append('done')")
+        elif kind < 56 and depth < 3:
+            cond = r.pick(["n > 1", "k == 0", "scale > 1.0", "'a' in data", "len(log) > 2",
+                           "flag", "not flag", f"{r.pick(names)}.sum() > 0", "obj.count % 2 == 0"])
+            self.emit(depth, f"if {cond}:")
+            self.block(depth + 1, names, 1 + r.below(2), in_loop)
+            self.emit(depth, "else:")
+            self.block(depth + 1, names, 1 + r.below(2), in_loop)
+        elif kind < 60 and depth < 3:
+            self.emit(depth, "try:")
+            self.block(depth + 1, names, 1, in_loop)
+            self.emit(depth + 1, r.pick(["x.tolist()[99]", "data['missing']", "1 / (n - n)",
+                                         "log.pop(7)", "acc.append(2)", "int('seven')"]))
+            self.emit(depth, f"except ({r.pick(['IndexError', 'KeyError', 'ZeroDivisionError', 'ValueError'])}, TypeError) as e:")
+            self.emit(depth + 1, "acc.append(type(e).__name__)")
+            if r.chance(50):
+                self.emit(depth, "finally:")
+                self.emit(depth + 1, "acc.append('finally')")
+        elif kind < 63 and depth < 3:
+            self.emit(depth, "with Recorder(acc) as rec:")
+            self.block(depth + 1, names, 1 + r.below(2), in_loop)
+        elif kind < 67:
+            self.emit(depth, r.pick([f"print('  at', n, {r.pick(names)}.shape)",
+                                     f"print('  value', round({r.pick(names)}.sum().item(), 6))",
+                                     "print('  calls', calls)"]))
+        elif kind < 71:
+            t = r.pick(names)
+            self.emit(depth, r.pick([f"{t} = helper({t}, {r.number()})",
+                                     f"{t} = helper({t}, b={r.number()}, mode='{r.pick(['a', 'b'])}')",
+                                     f"{t} = helper(*[{t}], **{{'b': {r.number()}}})",
+                                     f"{t} = obj.step({t})",
+                                     f"{t} = apply(obj.step, {t})",
+                                     f"{t} = closure({t})",
+                                     f"{t} = Model.twice({t})",
+                                     f"{t} = sum(part for part in pieces({t}))"]))
+        elif kind < 74:
+            self.emit(depth, r.pick(["data.update({'z': n})", "data.setdefault('d', 0)",
+                                     "keys = list(data.keys())", "acc.extend(list(data.values())[:1])",
+                                     "log.insert(0, k)", "del data['a']", "log[1:2] = [k, k]"]))
+        elif kind < 77:
+            self.emit(depth, r.pick(["acc.append(f'{n}-{k}:{scale}')", "acc.append((n, k) in {(1, 0), (2, 1)})",
+                                     "acc.append('ab' in str(n) + 'ab')", "acc.append(sorted([k, n, 3]))",
+                                     "acc.append(max(n, k) // 2 - (n % 3))", "acc.append(divmod(n + 7, 3))"]))
+        elif kind < 80 and in_loop:
+            self.emit(depth, r.pick(["continue", "break"]) if r.chance(30) else "pass")
+        elif kind < 83:
+            t = r.pick(names)
+            self.emit(depth, f"{t} += {r.pick(names)}" if r.chance(50) else f"{t} *= {r.number()}")
+        elif kind < 86:
+            self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)"]))
+        else:
+            self.emit(depth, f"acc.append({r.pick(names)}.shape)")
+
+    def function(self):
+        r = self.r
+        name = self.fresh("f")
+        form = r.below(4)
+        if form == 0:
+            self.emit(0, f"def {name}(x, y, data, log, obj, n, k=1, scale=2.0, flag=False):")
+        elif form == 1:
+            self.emit(0, f"def {name}(x, y, data, log, obj, *rest, n, k=0, scale=1.5, flag=True):")
+        elif form == 2:
+            self.emit(0, f"def {name}(x, y, data, log, obj, n, /, k=2, *, scale=0.5, flag=False, **extra):")
+        else:
+            self.emit(0, f"def {name}(x, y, data, log, obj, n=1, k=3, scale=-1.0, flag=True):")
+        self.emit(1, "global calls")
+        self.emit(1, "acc = []")
+        names = ["x", "y"]
+        self.block(1, names, 3 + r.below(6))
+        result = r.pick([f"{r.pick(names)}", f"({r.pick(names)}, acc)", f"{{'t': {r.pick(names)}, 'acc': acc}}",
+                         f"[{r.pick(names)}, n, k]", f"{self.scalar_expr(names)}"])
+        self.emit(1, f"return {result}")
+        self.emit(0, "")
+        self.emit(0, "")
+        call = {0: "{f}(x, y, data, log, obj, n, k=k, scale=scale)",
+                1: "{f}(x, y, data, log, obj, 7, n=n, k=k, scale=scale)",
+                2: "{f}(x, y, data, log, obj, n, k, scale=scale, extra=1)",
+                3: "{f}(x, y, data, log, obj, n=n, k=k, scale=scale)"}[form]
+        self.functions.append(call.replace("{f}", name))
+
+    def program(self):
+        r = self.r
+        self.lines.append(PRELUDE)
+        for _ in range(2 + r.below(3)):
+            self.function()
+        calls = ", ".join(f"lambda x, y, data, log, obj, n, k, scale: {c}" for c in self.functions)
+        self.emit(0, f"FUNCTIONS = [{calls}]")
+        shapes = r.pick(["[(2, 3), (2, 3), (3, 3)]", "[(4,), (4,), (5,)]", "[(2, 2), (3, 2), (2, 2)]",
+                         "[(1, 3), (1, 3), (1, 3)]"])
+        dtypes = r.pick(["['float64', 'float64', 'float64']", "['float64', 'float32', 'float64']",
+                         "['float32', 'float32', 'float32']"])
+        self.emit(0, f"main({shapes}, {dtypes}, {r.below(1000)})")
+        return "\n".join(self.lines) + "\n"
+
+
+def repr_keys():
+    return ["'a'", "'b'", "'c'"]
+
+
+PRELUDE = '''import symtrace as st
+
+calls = 0
+
+
+def show(v):
+    if isinstance(v, st.Tensor):
+        return (v.dtype.name, v.shape, v.tolist())
+    if isinstance(v, (list, tuple)):
+        return type(v)([show(i) for i in v])
+    if isinstance(v, dict):
+        return {k: show(i) for k, i in v.items()}
+    return v
+
+
+def helper(a, b=1.0, *args, mode="a", **kw):
+    if mode == "a":
+        return a * b + len(args)
+    return a - b
+
+
+def apply(fn, t):
+    return fn(t) + 1.0
+
+
+def raise_if(cond):
+    if cond:
+        raise ValueError("asked to raise")
+
+
+def pieces(t):
+    yield t
+    yield t * 2.0
+    yield from [t + 1.0]
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def make_closure():
+    factor = [1.5]
+
+    def inner(t):
+        factor[0] += 0.5
+        return t * factor[0]
+    return inner
+
+
+closure = make_closure()
+
+
+class Recorder:
+    def __init__(self, acc):
+        self.acc = acc
+
+    def __enter__(self):
+        self.acc.append("enter")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.acc.append("exit")
+        return False
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+        self.count = 0
+
+    def step(self, t):
+        self.count += 1
+        return t * 0.5 + self.w
+
+    @staticmethod
+    def twice(t):
+        return t + t
+
+
+def main(shapes, dtypes, seed):
+    st.manual_seed(seed)
+    data = {"a": 1, "b": 2.0, "c": "three"}
+    log = [0, 1, 2]
+    obj = Model(0.5)
+    for call in range(len(shapes)):
+        dtype = getattr(st, dtypes[call])
+        x = st.randn(*shapes[call], dtype=dtype)
+        y = st.rand(*shapes[call], dtype=dtype)
+        n, k, scale = call + 1, call % 2, [2.0, -1.5, 0.5][call]
+        for i, fn in enumerate(FUNCTIONS):
+            try:
+                r = fn(x, y, data, log, obj, n, k, scale)
+                print(call, i, "->", show(r))
+            except Exception as e:
+                print(call, i, "raised", type(e).__name__, e)
+            print("   state", calls, obj.count, show(obj.w), show(data), show(log))
+
+
+'''
+
+
+if __name__ == "__main__":
+    sys.stdout.write(Gen(int(sys.argv[1])).program())

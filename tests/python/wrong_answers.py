@@ -1,0 +1,281 @@
+"""Constructs that once gave wrong answers when traced (issue 19), each printing what it
+computes. tests/wrong_answers.rs runs this script plain, under `--plugin symtrace`, with
+`trace_all=1` and with `backend=roundtrip`, and requires the same output from every run: the
+program behaves exactly as without the plugin. Each case calls its function several times,
+changing what a translation relied on between calls; a case that raises prints what."""
+import symtrace as st
+
+
+def show(name, value):
+    if isinstance(value, st.Tensor):
+        value = value.tolist()
+    print(f"{name}: {value}")
+
+
+def case(name):
+    """Run the decorated function now; what it raises is printed with the case's name."""
+    def run(fn):
+        try:
+            fn()
+        except Exception as e:
+            print(f"{name} raised {type(e).__name__}: {e}")
+        return fn
+    return run
+
+
+# 1. where() with a traced condition: the condition was copied into a constant of zeros.
+def where_function(x):
+    return st.where(x > 0, x, -x)
+
+
+def where_method(x):
+    return x.where(x > 0, 0.0)
+
+
+def where_mixed(x, y):
+    return st.where(y > x, y, 1.0) + st.call_op("where", x < 0, x, y)
+
+
+@case("where")
+def _():
+    for _ in range(3):
+        x = st.tensor([-1.0, 2.0, -3.0])
+        show("where function", where_function(x))
+        show("where method", where_method(x))
+        show("where mixed", where_mixed(x, st.tensor([0.5, 0.5, 0.5])))
+
+
+# 2. A split loop inside another loop: the driver read a local bound only after the loops.
+def nested_split_loops(x):
+    for a in range(2):
+        for i in range(2):
+            x = x + x * 2.0 + 1.0
+            if x.sum() > 0:
+                x = x - 1.0
+    y = x * 0.5
+    return y
+
+
+def nested_split_loops_with_del(x):
+    for a in range(3):
+        for i in range(2):
+            x = x * 2.0 + 1.0 - x
+            if x.sum() > 0:
+                x = x - 0.5
+        t = a
+        del t
+    return x
+
+
+@case("nested split loops")
+def _():
+    for _ in range(3):
+        show("nested split loops", nested_split_loops(st.tensor([1.0, 2.0])))
+        show("nested split loops, del", nested_split_loops_with_del(st.tensor([1.0, -2.0])))
+
+
+# 3. `in` on strings is a substring test.
+def substrings(x, s, t):
+    found = ("ab" in s, "" in s, "q" not in s, t in s, s in "xxabyy")
+    return x * 2.0, found
+
+
+@case("substrings")
+def _():
+    for s, t in [("xaby", "by"), ("abc", "z"), ("ab", "ab")]:
+        show("substrings", substrings(st.ones(2), s, t)[1])
+
+
+# 4. dict views are live: what is stored after the view is taken is in it.
+def views(x):
+    d = {"a": x, "b": x * 2.0}
+    keys, values, items = d.keys(), d.values(), d.items()
+    d["c"] = x * 3.0
+    n = (len(keys), len(values), len(items), "c" in keys, list(keys))
+    total = x * 0.0
+    for v in values:
+        total = total + v
+    for k, v in items:
+        total = total + v
+    return total, n
+
+
+@case("live views")
+def _():
+    for _ in range(3):
+        total, n = views(st.ones(2))
+        show("live views", n)
+        show("live views total", total)
+
+
+# 5. A method looked up on an object is guarded on its class and on the instance.
+class Scaler:
+    def scale(self, x):
+        return x * 2.0
+
+
+def use_method(m, x):
+    return m.scale(x) + 1.0
+
+
+def triple(self, x):
+    return x * 3.0
+
+
+@case("method")
+def _():
+    m = Scaler()
+    x = st.ones(2)
+    show("method", use_method(m, x))
+    show("method", use_method(m, x))
+    Scaler.scale = triple
+    show("method rebound on the class", use_method(m, x))
+    m.scale = lambda x: x * 10.0
+    show("method shadowed on the instance", use_method(m, x))
+    del m.scale
+    show("method no longer shadowed", use_method(m, x))
+
+
+def double_t(self):
+    return self * 2.0
+
+
+def triple_t(self):
+    return self * 3.0
+
+
+def tensor_method(t):
+    return t.scaled() + 0.5
+
+
+@case("function on Tensor")
+def _():
+    st.Tensor.scaled = double_t
+    show("function on Tensor", tensor_method(st.ones(2)))
+    show("function on Tensor", tensor_method(st.ones(2)))
+    st.Tensor.scaled = triple_t
+    show("function on Tensor rebound", tensor_method(st.ones(2)))
+
+
+# 6. A property set on Tensor is Python code: it runs as often as when run as written.
+reads = []
+
+
+def loud(self):
+    reads.append(1)
+    return self * 5.0
+
+
+def read_property(t):
+    return t.loud + 1.0
+
+
+@case("property on Tensor")
+def _():
+    st.Tensor.loud = property(loud)
+    for _ in range(3):
+        show("property on Tensor", read_property(st.ones(2)))
+    show("property on Tensor, reads", len(reads))
+
+
+# 7. A delete that raises is caught where it raises; `del x` of an unbound local raises.
+class Box:
+    pass
+
+
+def deletes(x, obj, d):
+    try:
+        del obj.a
+        got = "deleted a"
+    except AttributeError:
+        got = "no a"
+    try:
+        del d["k"]
+        got += ", deleted k"
+    except KeyError:
+        got += ", no k"
+    return x + 1.0, got
+
+
+def delete_unbound(x, flag):
+    if flag:
+        y = x
+    try:
+        del y
+        return "deleted"
+    except UnboundLocalError:
+        return "unbound"
+
+
+@case("deletes")
+def _():
+    for state in [(True, True), (False, False), (True, False), (False, True)]:
+        b = Box()
+        if state[0]:
+            b.a = 1
+        d = {"k": 2} if state[1] else {}
+        show("deletes", deletes(st.ones(1), b, d)[1])
+        show("deletes, after", (hasattr(b, "a"), "k" in d))
+
+
+@case("del of a local")
+def _():
+    for flag in [True, False, True]:
+        show("del of a local", delete_unbound(st.ones(1), flag))
+
+
+# 8. An in-place operator after its site was specialized on floats calls __isub__ (the VM).
+class Account:
+    def __init__(self):
+        self.log = []
+
+    def __sub__(self, other):
+        self.log.append("sub")
+        return self
+
+    def __isub__(self, other):
+        self.log.append("isub")
+        return self
+
+    def __add__(self, other):
+        self.log.append("add")
+        return self
+
+    def __iadd__(self, other):
+        self.log.append("iadd")
+        return self
+
+    def __mul__(self, other):
+        self.log.append("mul")
+        return self
+
+    def __imul__(self, other):
+        self.log.append("imul")
+        return self
+
+
+def step(q, k):
+    q -= 1.0
+    q += 1.0
+    q *= 2.0
+    k -= 1
+    k += 1
+    return q, k
+
+
+def concat(s, t):
+    s += t
+    return s
+
+
+@case("in-place after specialization")
+def _():
+    for _ in range(40):
+        step(3.0, 4)
+        concat("a", "b")
+    acc = Account()
+    step(acc, acc)
+    show("in-place after specialization", acc.log)
+    text = Account()
+    concat(text, "b")
+    show("str += after specialization", text.log)

@@ -1,0 +1,104 @@
+//! Constructs that gave wrong answers when traced (issue 19): `tests/python/wrong_answers.py`
+//! prints what each computes, and every mode of the plugin must print what the plain
+//! interpreter prints. One test per defect, each comparing the lines of its cases.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::*;
+
+/// The script's output plain and in each mode, run once.
+fn outputs() -> &'static [(String, String)] {
+    static OUT: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    OUT.get_or_init(|| {
+        let script = python_dir().join("wrong_answers.py");
+        let modes: &[(&str, &[&str])] = &[
+            ("plain", &[]),
+            ("--plugin symtrace", &["--plugin", "symtrace"]),
+            (
+                "trace_all=1",
+                &["--plugin", "symtrace", "--plugin-opt", "trace_all=1"],
+            ),
+            (
+                "backend=roundtrip",
+                &["--plugin", "symtrace", "--plugin-opt", "backend=roundtrip"],
+            ),
+        ];
+        modes
+            .iter()
+            .map(|(name, args)| {
+                let out = rustpython()
+                    .args(*args)
+                    .arg(&script)
+                    .env_remove("RUST_LOG")
+                    .output()
+                    .expect("rustpython runs");
+                let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(out.status.success(), "{name}: {stdout}\n{stderr}");
+                (name.to_string(), stdout)
+            })
+            .collect()
+    })
+}
+
+/// Every mode prints, for the cases whose label starts with one of `labels`, the lines the
+/// plain run prints (and there are some).
+fn same_as_plain(labels: &[&str]) {
+    let outs = outputs();
+    let pick = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| labels.iter().any(|p| l.starts_with(p)))
+            .map(str::to_owned)
+            .collect()
+    };
+    let plain = pick(&outs[0].1);
+    assert!(!plain.is_empty(), "no line starts with {labels:?}");
+    for (mode, out) in &outs[1..] {
+        assert_eq!(pick(out), plain, "{mode} differs from plain");
+    }
+}
+
+#[test]
+fn where_with_a_traced_condition() {
+    same_as_plain(&["where "]);
+}
+
+#[test]
+fn a_split_loop_inside_a_loop() {
+    same_as_plain(&["nested split loops"]);
+}
+
+#[test]
+fn in_on_strings_is_a_substring_test() {
+    same_as_plain(&["substrings"]);
+}
+
+#[test]
+fn dict_views_are_live() {
+    same_as_plain(&["live views"]);
+}
+
+#[test]
+fn methods_rebound_or_shadowed_are_seen() {
+    same_as_plain(&["method", "function on Tensor"]);
+}
+
+#[test]
+fn a_property_on_tensor_runs_as_often_as_eagerly() {
+    same_as_plain(&["property"]);
+}
+
+#[test]
+fn deletes_raise_where_they_raise() {
+    same_as_plain(&["deletes", "del of a local"]);
+}
+
+#[test]
+fn in_place_operators_after_specialization() {
+    same_as_plain(&[
+        "in-place after specialization",
+        "str += after specialization",
+    ]);
+}
