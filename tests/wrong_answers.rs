@@ -102,3 +102,13 @@ fn in_place_operators_after_specialization() {
         "str += after specialization",
     ]);
 }
+
+#[test]
+fn a_local_read_unbound_after_a_break_raises() {
+    same_as_plain(&["unbound after a break"]);
+}
+
+#[test]
+fn translation_reads_no_name_of_a_user_callable() {
+    same_as_plain(&["names of callables"]);
+}

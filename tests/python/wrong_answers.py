@@ -279,3 +279,47 @@ def _():
     text = Account()
     concat(text, "b")
     show("str += after specialization", text.log)
+
+
+# 9. Found by the fuzzer: a local read unbound after a graph break (the resume function's
+# parameter held None, and the read ran in the replacement, which saw it).
+def unbound_after_break(x, d):
+    d["a"] = x * 2.0
+    if "a" in d:
+        pass
+    else:
+        t = x
+    y = x * 3.0 + 1.0
+    return y + t * 2.0
+
+
+@case("unbound after a break")
+def _():
+    for _ in range(3):
+        show("unbound after a break", unbound_after_break(st.ones(2), {}))
+
+
+# 10. The simulation asked a callable it did not model for its __name__ (to find builtins)
+# and its __qualname__ (to name it in a break): its __getattr__ ran during translation.
+class Named:
+    """A proxy, as wrappers are: what it lacks, __getattr__ is asked for."""
+    asked = []
+
+    def __getattr__(self, name):
+        Named.asked.append(name)
+        raise AttributeError(name)
+
+    def __call__(self, t):
+        return t * 2.0
+
+
+def call_named(f, x):
+    return f(x + 1.0) * 3.0
+
+
+@case("names of callables")
+def _():
+    f = Named()
+    for _ in range(3):
+        show("names of callables", call_named(f, st.ones(2)))
+    show("names of callables asked", Named.asked)

@@ -310,6 +310,10 @@ impl ResumeCache {
         let bound = globals.get_item_opt(m.name.as_str(), vm).ok().flatten();
         let current = bound
             .as_ref()
+            .filter(|f| {
+                f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                    .is_some()
+            })
             .and_then(|f| f.get_attr("__code__", vm).ok())
             .is_some_and(|c| c.is(m.code.as_object()));
         if !current {

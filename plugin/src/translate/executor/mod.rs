@@ -73,14 +73,16 @@ instruction_set! {
     // locals.rs
     MakeCell => make_cell, opcode;
     CopyFreeVars => copy_free_vars, opcode;
-    LoadFast | LoadFastBorrow | LoadFastCheck => load_fast, opcode;
+    // The instructions on local slots do not break: run in the replacement, they would read
+    // its slots, which hold what the frame was entered with, not the simulated locals.
+    LoadFast | LoadFastBorrow | LoadFastCheck => load_fast, no_break;
     // It may push a NULL, which the replacement cannot pass on.
     LoadFastAndClear => load_fast_and_clear, no_break;
-    LoadFastLoadFast | LoadFastBorrowLoadFastBorrow => load_fast_load_fast, opcode;
-    StoreFast => store_fast, opcode;
-    StoreFastLoadFast => store_fast_load_fast, opcode;
-    StoreFastStoreFast => store_fast_store_fast, opcode;
-    DeleteFast => delete_fast, opcode;
+    LoadFastLoadFast | LoadFastBorrowLoadFastBorrow => load_fast_load_fast, no_break;
+    StoreFast => store_fast, no_break;
+    StoreFastLoadFast => store_fast_load_fast, no_break;
+    StoreFastStoreFast => store_fast_store_fast, no_break;
+    DeleteFast => delete_fast, no_break;
     LoadDeref => load_deref, opcode;
     StoreDeref => store_deref, opcode;
     DeleteDeref => delete_deref, opcode;

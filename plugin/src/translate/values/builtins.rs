@@ -17,9 +17,17 @@ use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
-    /// The name of `o` if it is one of the interpreter's builtins.
+    /// The name of `o` if it is one of the interpreter's builtins. Only a builtin function
+    /// or a type whose metaclass is `type` is asked its `__name__`: on any other object the
+    /// attribute could be a property, and the simulation never runs user code.
     pub(super) fn builtin_name(&self, o: &PyObjectRef) -> Option<String> {
         let vm = self.vm;
+        let class = o.class();
+        if !class.is(vm.ctx.types.builtin_function_or_method_type)
+            && !class.is(vm.ctx.types.type_type)
+        {
+            return None;
+        }
         let name = o.get_attr("__name__", vm).ok()?;
         let name = name.downcast_ref::<PyStr>()?.to_string_lossy().into_owned();
         let found = vm

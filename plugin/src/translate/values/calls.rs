@@ -469,11 +469,21 @@ fn tensor_function_name(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> 
     Some(name.downcast_ref::<PyStr>()?.to_string_lossy().into_owned())
 }
 
+/// How a break names a callable. `__qualname__` is read only where it is the VM's own
+/// attribute (a function, a type whose metaclass is `type`): reading it elsewhere could run a
+/// property of the user's.
 fn describe(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> String {
-    let name = o.get_attr("__qualname__", vm).ok().and_then(|n| {
-        n.downcast_ref::<PyStr>()
-            .map(|s| s.to_string_lossy().into_owned())
-    });
+    let class = o.class();
+    let own = class.is(vm.ctx.types.function_type)
+        || class.is(vm.ctx.types.type_type)
+        || class.is(vm.ctx.types.builtin_function_or_method_type);
+    let name = own
+        .then(|| o.get_attr("__qualname__", vm).ok())
+        .flatten()
+        .and_then(|n| {
+            n.downcast_ref::<PyStr>()
+                .map(|s| s.to_string_lossy().into_owned())
+        });
     match name {
         Some(n) => format!("{n} ({})", o.class().name()),
         None => format!("a {} object", o.class().name()),
