@@ -74,8 +74,7 @@ class Gen:
         if kind < 7:
             return r.pick(UNARY).format(self.tensor_expr(names, depth + 1))
         if kind < 8:
-            a = self.tensor_expr(names, depth + 1)
-            return f"(({a}) @ ({a}).T @ ({a}))"
+            return f"mm({self.tensor_expr(names, depth + 1)})"
         if kind < 9:
             return f"({self.tensor_expr(names, depth + 1)} + {r.number()})"
         return f"({self.tensor_expr(names, depth + 1)} * {r.pick(['n', 'k', 'scale'])})"
@@ -111,8 +110,8 @@ class Gen:
         elif kind < 52 and depth < 3:
             var = self.fresh("i")
             iterable = r.pick(["range(n)", "range(2)", "[1, 2, 3]", "data", "data.items()",
-                               "data.values()", "enumerate(acc)", "zip(log, [1, 2])", "gen(n)"])
-            if iterable in ("data.items()", "enumerate(acc)", "zip(log, [1, 2])"):
+                               "data.values()", "enumerate(list(acc))", "zip(log, [1, 2])", "gen(n)"])
+            if iterable in ("data.items()", "enumerate(list(acc))", "zip(log, [1, 2])"):
                 self.emit(depth, f"for {var}, {var}v in {iterable}:")
             else:
                 self.emit(depth, f"for {var} in {iterable}:")
@@ -133,9 +132,14 @@ class Gen:
         elif kind < 60 and depth < 3:
             self.emit(depth, "try:")
             self.block(depth + 1, names, 1, in_loop)
-            self.emit(depth + 1, r.pick(["x.tolist()[99]", "data['missing']", "1 / (n - n)",
-                                         "log.pop(7)", "acc.append(2)", "int('seven')"]))
-            self.emit(depth, f"except ({r.pick(['IndexError', 'KeyError', 'ZeroDivisionError', 'ValueError'])}, TypeError) as e:")
+            error, caught = r.pick([("x.tolist()[99]", "IndexError"), ("data['missing']", "KeyError"),
+                                    ("1 / (n - n)", "ZeroDivisionError"), ("log.pop(7)", "IndexError"),
+                                    ("acc.append(2)", "KeyError"), ("int('seven')", "ValueError"),
+                                    ("raise_if(n > 1)", "ValueError"), ("checked(x, k - 1)", "ValueError")])
+            if r.chance(15):
+                caught = r.pick(["IndexError", "KeyError", "ZeroDivisionError", "ValueError"])
+            self.emit(depth + 1, error)
+            self.emit(depth, f"except ({caught}, TypeError) as e:")
             self.emit(depth + 1, "acc.append(type(e).__name__)")
             if r.chance(50):
                 self.emit(depth, "finally:")
@@ -168,12 +172,113 @@ class Gen:
         elif kind < 80 and in_loop:
             self.emit(depth, r.pick(["continue", "break"]) if r.chance(30) else "pass")
         elif kind < 83:
-            t = r.pick(names)
+            # In place, mostly on a tensor of the function's own (on an argument it changes
+            # the caller's tensor: a side effect the translator does not replay).
+            own = [t for t in names if t not in ("x", "y")]
+            t = r.pick(own) if own and r.chance(85) else r.pick(names)
             self.emit(depth, f"{t} += {r.pick(names)}" if r.chance(50) else f"{t} *= {r.number()}")
         elif kind < 86:
             self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)"]))
+        elif kind < 89 and depth < 3:
+            self.more(depth, names, in_loop)
         else:
             self.emit(depth, f"acc.append({r.pick(names)}.shape)")
+
+    def more(self, depth, names, in_loop):
+        """The rarer constructs: while loops, comprehensions, closures made here, classes,
+        tensor indexing and int tensors, globals, exceptions leaving a call."""
+        r = self.r
+        t = r.pick(names)
+        kind = r.below(16)
+        if kind == 0:
+            var = self.fresh("w")
+            self.emit(depth, f"{var} = 0")
+            self.emit(depth, f"while {var} < n:")
+            self.emit(depth + 1, f"{var} += 1")
+            self.block(depth + 1, names, 1 + r.below(2), in_loop=True)
+            if r.chance(40):
+                self.emit(depth + 1, f"if {var} == {r.pick(['1', '2'])}:")
+                self.emit(depth + 2, r.pick(["break", "continue"]))
+        elif kind == 1:
+            self.emit(depth, r.pick([
+                f"acc.append([v * 2 for v in range(n) if v % 2 == 0])",
+                f"acc.append({{str(v): v for v in range(k + 2)}})",
+                f"acc.append(sorted({{v % 3 for v in range(n + 3)}}))",
+                f"{t} = sum([{t} * float(v) for v in range(1, n + 1)], {t} * 0.0)",
+                f"acc.append(sum(v * v for v in range(n)))",
+                f"acc.append([(a, b) for a in range(2) for b in 'xy'])"]))
+        elif kind == 2:
+            inner = self.fresh("g")
+            self.emit(depth, f"def {inner}(u, c={r.number()}):")
+            self.emit(depth + 1, f"return u * c + {r.pick(names)}")
+            self.emit(depth, f"{t} = {inner}({t})" if r.chance(70) else f"{t} = {inner}(u={t}, c=n)")
+        elif kind == 3:
+            counter = self.fresh("c")
+            self.emit(depth, f"{counter} = [0]")
+            self.emit(depth, f"def bump{counter}():")
+            self.emit(depth + 1, f"{counter}[0] += 1")
+            self.emit(depth + 1, f"return {counter}[0]")
+            self.emit(depth, f"acc.append(bump{counter}() + bump{counter}())")
+        elif kind == 4:
+            self.emit(depth, r.pick([f"{t} = Child(n).forward({t})", f"{t} = Child(k).scaled_by * {t}",
+                                     f"{t} = Base(n).forward({t})", f"acc.append(Child(n).describe())",
+                                     f"acc.append(isinstance(Child(1), Base))"]))
+        elif kind == 5:
+            self.emit(depth, r.pick([f"{t} = {t}[0] + {t}" if True else "",
+                                     f"acc.append({t}[-1].tolist())",
+                                     f"{t} = {t} + {t}[..., :1]",
+                                     f"acc.append({t}.reshape(-1).shape)",
+                                     f"acc.append(({t} > 0).sum().item())",
+                                     f"{t} = {t} * ({t} > 0)"]))
+        elif kind == 6:
+            self.emit(depth, r.pick(["acc.append(st.arange(n).sum().item())",
+                                     "acc.append((st.arange(6).reshape(2, 3) * k).tolist())",
+                                     f"{t} = {t} + st.ones({t}.shape[-1], dtype={t}.dtype)",
+                                     f"acc.append(st.tensor([n, k, 3]).max().item())"]))
+        elif kind == 7:
+            self.emit(depth, r.pick(["global SCALE", "global SCALE"]))
+            self.emit(depth, r.pick([f"{t} = {t} * SCALE", "SCALE = SCALE + 0.5", "acc.append(SCALE)"]))
+        elif kind == 8:
+            self.emit(depth, "try:")
+            self.emit(depth + 1, f"{t} = checked({t}, n - {r.pick(['1', '2', '3'])})")
+            self.emit(depth, "except ValueError as e:")
+            self.emit(depth + 1, "acc.append(str(e))")
+        elif kind == 9:
+            self.emit(depth, r.pick([f"acc.append('ab' in '{r.pick(['xaby', 'ab', 'ba', ''])}')",
+                                     f"acc.append('{r.pick(['a', 'q', ''])}' not in 'cab')",
+                                     "acc.append(list(data.keys())[-1])",
+                                     "acc.append(len(data.items()))"]))
+        elif kind == 10:
+            view = self.fresh("view")
+            self.emit(depth, f"local = {{'p': {t}, 'q': 1}}")
+            self.emit(depth, f"{view} = local.{r.pick(['keys', 'values', 'items'])}()")
+            self.emit(depth, f"local['r'] = {r.pick(names)} * 2.0")
+            self.emit(depth, f"acc.append(len({view}))")
+            self.emit(depth, f"acc.append('r' in local)")
+        elif kind == 11:
+            self.emit(depth, r.pick([f"obj.extra = {t}", "obj.__dict__.pop('extra', None)",
+                                     "acc.append(hasattr(obj, 'extra'))",
+                                     "acc.append(getattr(obj, 'count', -1))"]))
+        elif kind == 12:
+            tmp = self.fresh("d")
+            self.emit(depth, f"{tmp} = {t}")
+            self.emit(depth, f"del {tmp}")
+            self.emit(depth, "try:")
+            self.emit(depth + 1, f"acc.append({tmp})")
+            self.emit(depth, "except NameError as e:")
+            self.emit(depth + 1, "acc.append(type(e).__name__)")
+        elif kind == 13:
+            self.emit(depth, r.pick([f"{t} = {t}.to(st.float32)", f"{t} = {t}.double()",
+                                     f"acc.append({t}.long().tolist())", f"acc.append({t}.dtype.name)"]))
+        elif kind == 14:
+            self.emit(depth, r.pick([f"{t} = st.cat([{t}, {t}], dim=0)[:{t}.shape[0]]",
+                                     f"{t} = st.stack([{t}, {t}]).sum(dim=0)",
+                                     f"{t} = {t}.T.T", f"{t} = {t}.unsqueeze(0).squeeze(0)"]))
+        else:
+            self.emit(depth, r.pick(["acc.append(next(iter(gen(n))))", "acc.append(list(gen(k + 1)))",
+                                     "acc.append(any(v > 2 for v in gen(n)))",
+                                     "acc.append(all(v < 5 for v in gen(n)))",
+                                     "acc.append(max(gen(n + 1)))"]))
 
     def function(self):
         r = self.r
@@ -242,6 +347,45 @@ def helper(a, b=1.0, *args, mode="a", **kw):
     return a - b
 
 
+SCALE = 1.5
+
+
+def checked(t, m):
+    if m <= 0:
+        raise ValueError(f"m is {m}")
+    return t * m
+
+
+class Base:
+    scaled_by = 2.0
+
+    def __init__(self, n):
+        self.n = n
+
+    def forward(self, t):
+        return t * self.scaled_by + self.n
+
+    def describe(self):
+        return f"{type(self).__name__}({self.n})"
+
+
+class Child(Base):
+    scaled_by = 3.0
+
+    def forward(self, t):
+        return super().forward(t) - 1.0
+
+    @property
+    def doubled(self):
+        return self.n * 2
+
+
+def mm(a):
+    if a.ndim == 2:
+        return a @ a.T @ a
+    return a * 2.0
+
+
 def apply(fn, t):
     return fn(t) + 1.0
 
@@ -306,7 +450,13 @@ def main(shapes, dtypes, seed):
     data = {"a": 1, "b": 2.0, "c": "three"}
     log = [0, 1, 2]
     obj = Model(0.5)
+    global SCALE
     for call in range(len(shapes)):
+        if call == 1:
+            SCALE = -0.5
+            Child.scaled_by = 4.0
+        if call == 2:
+            Base.forward = lambda self, t: t - self.n
         dtype = getattr(st, dtypes[call])
         x = st.randn(*shapes[call], dtype=dtype)
         y = st.rand(*shapes[call], dtype=dtype)
