@@ -1,24 +1,75 @@
 //! The arguments that tensor methods and functions share, parsed as torch names them.
 
 use rustpython_vm::function::{ArgIntoFloat, OptionalArg};
-use rustpython_vm::{FromArgs, PyObjectRef};
+use rustpython_vm::{FromArgs, PyObjectRef, PyResult, VirtualMachine};
 
 use crate::tensor::{Attr, Attrs};
+
+/// A `dim=` argument of a reduction: None (every dimension), an int, or a sequence of ints.
+fn dims_attr(dim: &Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult<Attr> {
+    Ok(match dim {
+        None => Attr::None,
+        Some(d) if vm.is_none(d) => Attr::None,
+        Some(d) => match d.try_index(vm) {
+            Ok(i) => Attr::Int(i.try_to_primitive::<i64>(vm)?),
+            Err(_) => Attr::Ints(super::convert::ints_of(std::slice::from_ref(d), vm)?),
+        },
+    })
+}
 
 #[derive(FromArgs)]
 pub(super) struct ReduceArgs {
     #[pyarg(any, default)]
-    pub(super) dim: Option<i64>,
+    pub(super) dim: Option<PyObjectRef>,
     #[pyarg(any, default = false)]
     pub(super) keepdim: bool,
 }
 
 impl ReduceArgs {
-    pub(super) fn attrs(&self) -> Attrs {
-        Attrs::new()
-            .with("dim", self.dim.map_or(Attr::None, Attr::Int))
-            .with("keepdim", Attr::Bool(self.keepdim))
+    pub(super) fn attrs(&self, vm: &VirtualMachine) -> PyResult<Attrs> {
+        Ok(Attrs::new()
+            .with("dim", dims_attr(&self.dim, vm)?)
+            .with("keepdim", Attr::Bool(self.keepdim)))
     }
+}
+
+/// `var(dim=None, unbiased=True, keepdim=False, *, correction=None)`, as torch takes it.
+#[derive(FromArgs)]
+pub(super) struct VarArgs {
+    #[pyarg(any, default)]
+    pub(super) dim: Option<PyObjectRef>,
+    #[pyarg(any, default = true)]
+    pub(super) unbiased: bool,
+    #[pyarg(any, default = false)]
+    pub(super) keepdim: bool,
+    #[pyarg(named, default)]
+    pub(super) correction: Option<i64>,
+}
+
+impl VarArgs {
+    pub(super) fn attrs(&self, vm: &VirtualMachine) -> PyResult<Attrs> {
+        let correction = self.correction.unwrap_or(i64::from(self.unbiased));
+        Ok(Attrs::new()
+            .with("dim", dims_attr(&self.dim, vm)?)
+            .with("correction", Attr::Int(correction))
+            .with("keepdim", Attr::Bool(self.keepdim)))
+    }
+}
+
+#[derive(FromArgs)]
+pub(super) struct SplitArgs {
+    #[pyarg(any)]
+    pub(super) split_size_or_sections: PyObjectRef,
+    #[pyarg(any, default = 0)]
+    pub(super) dim: i64,
+}
+
+#[derive(FromArgs)]
+pub(super) struct ChunkArgs {
+    #[pyarg(any)]
+    pub(super) chunks: i64,
+    #[pyarg(any, default = 0)]
+    pub(super) dim: i64,
 }
 
 #[derive(FromArgs)]

@@ -120,7 +120,7 @@ pub(super) fn data_of(
         .iter()
         .map(|s| s.dtype())
         .max()
-        .unwrap_or(DType::Float64);
+        .unwrap_or_else(crate::tensor::dtype::default_float);
     TensorData::from_scalars(&shape, &values, dtype.unwrap_or(inferred))
         .map_err(|e| e.into_exception(vm))
 }
@@ -178,7 +178,7 @@ pub(super) fn operand<'a>(
         return Ok(Some(Operand::Borrowed(t.read())));
     }
     if let Some(s) = scalar_of(x, vm)? {
-        let dtype = other.map_or(s.dtype(), |o| weak_scalar_dtype(s.dtype(), o));
+        let dtype = other.map_or_else(|| s.dtype(), |o| weak_scalar_dtype(s, o));
         return Ok(Some(Operand::Owned(TensorData::full(&[], s, dtype))));
     }
     if x.downcast_ref::<PyList>().is_some() || x.downcast_ref::<PyTuple>().is_some() {

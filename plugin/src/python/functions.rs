@@ -8,14 +8,19 @@ pub(super) mod module {
     use rustpython_vm::function::{ArgIntoFloat, FuncArgs, KwArgs, OptionalArg, PosArgs};
     use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
-    use super::super::args::{ClampArgs, DTypeKw, DimArg, JoinArgs, ReduceArgs};
+    use super::super::args::{
+        ChunkArgs, ClampArgs, DTypeKw, DimArg, JoinArgs, ReduceArgs, SplitArgs, VarArgs,
+    };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
     };
+    use super::super::dtype::dtype_object;
     use super::super::tensor_protocols::{binary_fn, where_select};
+    use crate::tensor::dtype::{default_float, set_default_float};
     use crate::tensor::{
         Attr, Attrs, DType, PyDType, PyTensor, Scalar, TensorData, TensorError, random, registry,
     };
+    use rustpython_vm::builtins::PyTupleRef;
 
     fn new_tensor(r: Result<TensorData, TensorError>, vm: &VirtualMachine) -> PyResult<PyTensor> {
         PyTensor::wrap(r, vm)
@@ -29,7 +34,7 @@ pub(super) mod module {
 
     #[pyfunction]
     fn zeros(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
         Ok(PyTensor::new(TensorData::full(
             &shape_of(&shape.into_vec(), vm)?,
             Scalar::Int(0),
@@ -39,7 +44,7 @@ pub(super) mod module {
 
     #[pyfunction]
     fn ones(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
         Ok(PyTensor::new(TensorData::full(
             &shape_of(&shape.into_vec(), vm)?,
             Scalar::Int(1),
@@ -146,7 +151,7 @@ pub(super) mod module {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let (start, end) = (start.into_float(), end.into_float());
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
         check_size(&[steps], vm)?;
         let values: Vec<Scalar> = (0..steps)
             .map(|i| {
@@ -169,11 +174,23 @@ pub(super) mod module {
     ) -> PyResult<PyTensor> {
         let m = m.unwrap_or(n);
         check_size(&[n, m], vm)?;
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
         let values: Vec<Scalar> = (0..n * m)
             .map(|k| Scalar::Int(i64::from(k / m == k % m)))
             .collect();
         new_tensor(TensorData::from_scalars(&[n, m], &values, dt), vm)
+    }
+
+    /// torch's `set_default_dtype`: the float type of new tensors and of float results
+    /// computed from ints.
+    #[pyfunction]
+    fn set_default_dtype(d: PyRef<PyDType>, vm: &VirtualMachine) -> PyResult<()> {
+        set_default_float(d.dtype).map_err(|e| vm.new_type_error(e))
+    }
+
+    #[pyfunction]
+    fn get_default_dtype(vm: &VirtualMachine) -> PyResult {
+        dtype_object(default_float(), vm)
     }
 
     #[pyfunction]
@@ -188,7 +205,7 @@ pub(super) mod module {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let shape = shape_of(shape, vm)?;
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(DType::Float64);
+        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
         let n = shape.iter().product();
         let v = if normal {
             random::normal(n)
@@ -299,6 +316,93 @@ pub(super) mod module {
         unary_fn("cos", &x, Attrs::new(), vm)
     }
     #[pyfunction]
+    fn erf(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("erf", &x, Attrs::new(), vm)
+    }
+
+    #[pyfunction]
+    fn tril(
+        x: PyRef<PyTensor>,
+        diagonal: OptionalArg<i64>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        x.op(
+            "tril",
+            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            vm,
+        )
+    }
+
+    #[pyfunction]
+    fn triu(
+        x: PyRef<PyTensor>,
+        diagonal: OptionalArg<i64>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        x.op(
+            "triu",
+            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            vm,
+        )
+    }
+
+    #[pyfunction]
+    fn masked_fill(
+        x: PyRef<PyTensor>,
+        mask: PyRef<PyTensor>,
+        value: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        super::super::select::masked_fill(&x, &mask, &value, vm)
+    }
+
+    #[pyfunction]
+    fn gather(
+        x: PyRef<PyTensor>,
+        dim: i64,
+        index: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        super::super::select::with_index("gather", &x, dim, &index, vm)
+    }
+
+    #[pyfunction]
+    fn index_select(
+        x: PyRef<PyTensor>,
+        dim: i64,
+        index: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        super::super::select::with_index("index_select", &x, dim, &index, vm)
+    }
+
+    #[pyfunction]
+    fn narrow(
+        x: PyRef<PyTensor>,
+        dim: i64,
+        start: i64,
+        length: i64,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        super::super::select::narrow(&x, dim, start, length, vm)
+    }
+
+    #[pyfunction]
+    fn split(x: PyRef<PyTensor>, a: SplitArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        super::super::select::split(&x, &a.split_size_or_sections, a.dim, vm)
+    }
+
+    #[pyfunction]
+    fn chunk(x: PyRef<PyTensor>, a: ChunkArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        super::super::select::chunk(&x, a.chunks, a.dim, vm)
+    }
+
+    #[pyfunction]
+    fn var(x: PyObjectRef, args: VarArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("var", &x, args.attrs(vm)?, vm)
+    }
+
+    #[pyfunction]
     fn clamp(x: PyObjectRef, args: ClampArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
         unary_fn("clamp", &x, args.attrs(), vm)
     }
@@ -322,19 +426,19 @@ pub(super) mod module {
     }
     #[pyfunction]
     fn sum(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("sum", &x, args.attrs(), vm)
+        unary_fn("sum", &x, args.attrs(vm)?, vm)
     }
     #[pyfunction]
     fn mean(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("mean", &x, args.attrs(), vm)
+        unary_fn("mean", &x, args.attrs(vm)?, vm)
     }
     #[pyfunction]
     fn max(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("max", &x, args.attrs(), vm)
+        unary_fn("max", &x, args.attrs(vm)?, vm)
     }
     #[pyfunction]
     fn min(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("min", &x, args.attrs(), vm)
+        unary_fn("min", &x, args.attrs(vm)?, vm)
     }
     #[pyfunction]
     fn abs(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -342,11 +446,11 @@ pub(super) mod module {
     }
     #[pyfunction]
     fn argmax(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("argmax", &x, args.attrs(), vm)
+        unary_fn("argmax", &x, args.attrs(vm)?, vm)
     }
     #[pyfunction]
     fn argmin(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("argmin", &x, args.attrs(), vm)
+        unary_fn("argmin", &x, args.attrs(vm)?, vm)
     }
 
     #[pyfunction]

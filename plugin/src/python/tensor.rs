@@ -7,9 +7,10 @@ use rustpython_vm::function::{OptionalArg, PosArgs};
 use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Comparable, Iterable, Representable};
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, PyResult, VirtualMachine, pyclass};
 
-use super::args::{ClampArgs, DimArg, ReduceArgs, TransposeArgs};
+use super::args::{ChunkArgs, ClampArgs, DimArg, ReduceArgs, SplitArgs, TransposeArgs, VarArgs};
 use super::convert::{ints_of, to_py, tolist};
 use super::dtype::dtype_object;
+use super::select::{chunk, masked_fill, narrow, split, with_index};
 use super::tensor_protocols::{binary_fn, binary_slot, where_select};
 use crate::tensor::{
     Attr, Attrs, DType, PyDType, PyTensor, TensorData, TensorError, format, registry,
@@ -99,8 +100,131 @@ impl PyTensor {
         tolist(d.shape(), &d.to_scalars(), vm)
     }
     #[pymethod]
-    fn clone(zelf: &Py<Self>) -> PyTensor {
-        PyTensor::new(zelf.read().clone())
+    fn clone(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("clone", Attrs::new(), vm)
+    }
+    /// Whether the tensor is marked as a parameter (symtrace has no autograd: the mark is what
+    /// `symtrace.nn.Parameter` sets and what its `isinstance` reads).
+    #[pygetset]
+    fn requires_grad(zelf: &Py<Self>) -> bool {
+        zelf.requires_grad_flag()
+    }
+    #[pygetset(setter)]
+    fn set_requires_grad(zelf: &Py<Self>, value: bool) {
+        zelf.set_requires_grad_flag(value);
+    }
+    #[pymethod]
+    fn requires_grad_(zelf: PyRef<Self>, requires_grad: OptionalArg<bool>) -> PyRef<Self> {
+        zelf.set_requires_grad_flag(requires_grad.unwrap_or(true));
+        zelf
+    }
+    /// `size()`: the shape as a tuple; `size(dim)`: one dimension.
+    #[pymethod]
+    fn size(zelf: &Py<Self>, dim: OptionalArg<Option<i64>>, vm: &VirtualMachine) -> PyResult {
+        let d = zelf.read();
+        match dim.flatten() {
+            None => Ok(Self::shape(zelf, vm).into()),
+            Some(k) => {
+                let k = crate::tensor::shape::normalize_dim(k, d.ndim())
+                    .map_err(|e| e.into_exception(vm))?;
+                Ok(vm
+                    .ctx
+                    .new_int(d.shape().get(k).copied().unwrap_or(1))
+                    .into())
+            }
+        }
+    }
+    /// `view(*shape)`: a tensor's elements are always laid out row-major here, so every view
+    /// torch allows is a reshape.
+    #[pymethod]
+    fn view(
+        zelf: &Py<Self>,
+        shape: PosArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        Self::reshape(zelf, shape, vm)
+    }
+    /// Already contiguous: the tensor itself, as torch returns it.
+    #[pymethod]
+    fn contiguous(zelf: PyRef<Self>) -> PyRef<Self> {
+        zelf
+    }
+    #[pymethod]
+    fn masked_fill(
+        zelf: PyRef<Self>,
+        mask: PyRef<PyTensor>,
+        value: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        masked_fill(&zelf, &mask, &value, vm)
+    }
+    #[pymethod]
+    fn split(zelf: &Py<Self>, a: SplitArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        split(zelf, &a.split_size_or_sections, a.dim, vm)
+    }
+    #[pymethod]
+    fn chunk(zelf: &Py<Self>, a: ChunkArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        chunk(zelf, a.chunks, a.dim, vm)
+    }
+    #[pymethod]
+    fn narrow(
+        zelf: &Py<Self>,
+        dim: i64,
+        start: i64,
+        length: i64,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        narrow(zelf, dim, start, length, vm)
+    }
+    #[pymethod]
+    fn gather(
+        zelf: &Py<Self>,
+        dim: i64,
+        index: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        with_index("gather", zelf, dim, &index, vm)
+    }
+    #[pymethod]
+    fn index_select(
+        zelf: &Py<Self>,
+        dim: i64,
+        index: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        with_index("index_select", zelf, dim, &index, vm)
+    }
+    #[pymethod]
+    fn tril(
+        zelf: &Py<Self>,
+        diagonal: OptionalArg<i64>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        zelf.op(
+            "tril",
+            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn triu(
+        zelf: &Py<Self>,
+        diagonal: OptionalArg<i64>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        zelf.op(
+            "triu",
+            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            vm,
+        )
+    }
+    #[pymethod]
+    fn var(zelf: &Py<Self>, args: VarArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("var", args.attrs(vm)?, vm)
+    }
+    #[pymethod]
+    fn erf(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("erf", Attrs::new(), vm)
     }
     #[pymethod]
     fn to(zelf: &Py<Self>, dtype: PyRef<PyDType>, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -183,27 +307,27 @@ impl PyTensor {
     }
     #[pymethod]
     fn sum(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("sum", args.attrs(), vm)
+        zelf.op("sum", args.attrs(vm)?, vm)
     }
     #[pymethod]
     fn mean(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("mean", args.attrs(), vm)
+        zelf.op("mean", args.attrs(vm)?, vm)
     }
     #[pymethod]
     fn max(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("max", args.attrs(), vm)
+        zelf.op("max", args.attrs(vm)?, vm)
     }
     #[pymethod]
     fn min(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("min", args.attrs(), vm)
+        zelf.op("min", args.attrs(vm)?, vm)
     }
     #[pymethod]
     fn argmax(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("argmax", args.attrs(), vm)
+        zelf.op("argmax", args.attrs(vm)?, vm)
     }
     #[pymethod]
     fn argmin(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("argmin", args.attrs(), vm)
+        zelf.op("argmin", args.attrs(vm)?, vm)
     }
     #[pymethod]
     fn softmax(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {

@@ -13,7 +13,8 @@ use rustpython_vm::{
 
 use super::convert::{data_of, scalar_of, tensor_dtype, with_operand_list, with_operands};
 use crate::tensor::index::{self, Index, Select};
-use crate::tensor::{Attrs, DType, PyTensor, TensorData, format, registry};
+use crate::tensor::ops::select::encode_index;
+use crate::tensor::{Attr, Attrs, DType, PyTensor, TensorData, format, registry};
 
 pub(super) fn binary_slot(
     name: &'static str,
@@ -136,15 +137,43 @@ fn select<'a>(
     })
 }
 
+/// `t[needle]`, through the registry's indexing ops (so that a traced frame records it): a
+/// basic index (ints, slices, None, `...`) is one op; a tensor or a list indexes alone.
 fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult {
     let d = zelf.read();
-    let (basic, by) = index_of(&d, needle, vm)?;
-    let sel = select(basic, &by, vm)?;
-    Ok(PyTensor::wrap(
-        crate::tensor::registry::guarded("indexing", || index::get(&d, &sel)),
-        vm,
-    )?
-    .into_pyobject(vm))
+    let result = if let Some(by) = needle.downcast_ref::<PyTensor>() {
+        // Read in place: a traced index is a stand-in known by the address of its data.
+        index_by(&d, &by.read(), vm)?
+    } else if needle.downcast_ref::<PyList>().is_some() {
+        index_by(&d, &data_of(needle, None, vm)?, vm)?
+    } else {
+        let (basic, _) = index_of(&d, needle, vm)?;
+        let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&basic)));
+        registry()
+            .call("index", &[&d], &attrs)
+            .map_err(|e| e.into_exception(vm))?
+    };
+    Ok(PyTensor::new(result).into_pyobject(vm))
+}
+
+/// `t[by]` for a tensor `by`: a bool mask (the count of what it selects is part of the op,
+/// as the result's shape depends on it) or int64 indices along the first dimension.
+fn index_by(d: &TensorData, by: &TensorData, vm: &VirtualMachine) -> PyResult<TensorData> {
+    let r = match by.dtype() {
+        DType::Bool => {
+            let count = by.to_scalars().iter().filter(|s| s.as_bool()).count();
+            let attrs = Attrs::new().with("count", Attr::Int(count as i64));
+            registry().call("index_mask", &[d, by], &attrs)
+        }
+        DType::Int64 => registry().call("index_take", &[d, by], &Attrs::new()),
+        other => {
+            return Err(vm.new_index_error(format!(
+                "a tensor index must be bool or int64, not {}",
+                other.name()
+            )));
+        }
+    };
+    r.map_err(|e| e.into_exception(vm))
 }
 
 fn setitem(

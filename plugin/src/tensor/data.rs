@@ -60,12 +60,13 @@ impl Scalar {
             Scalar::Float(f) => f != 0.0,
         }
     }
-    /// The type NumPy gives a Python number of this kind on its own.
+    /// The type a Python number of this kind has on its own (NumPy's, with floats of the
+    /// default float type).
     pub fn dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::Int64,
-            Scalar::Float(_) => DType::Float64,
+            Scalar::Float(_) => super::dtype::default_float(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! Their Python methods live in `python/`; what is here is what every layer needs of a tensor
 //! object (its data under a lock, and a guard's cheap check of its dtype and shape).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use rustpython_vm::common::lock::{PyRwLock, PyRwLockReadGuard, PyRwLockWriteGuard};
 use rustpython_vm::{PyPayload, pyclass};
@@ -15,6 +15,8 @@ pub struct PyTensor {
     data: PyRwLock<TensorData>,
     /// The number (`meta_id::intern`) of the meta this tensor was last found to have, or 0.
     meta_id: AtomicU32,
+    /// Marked as a parameter (`requires_grad`); symtrace has no autograd.
+    requires_grad: AtomicBool,
 }
 
 impl PyTensor {
@@ -22,7 +24,16 @@ impl PyTensor {
         Self {
             data: PyRwLock::new(data),
             meta_id: AtomicU32::new(0),
+            requires_grad: AtomicBool::new(false),
         }
+    }
+
+    pub fn requires_grad_flag(&self) -> bool {
+        self.requires_grad.load(Ordering::Relaxed)
+    }
+
+    pub fn set_requires_grad_flag(&self, value: bool) {
+        self.requires_grad.store(value, Ordering::Relaxed);
     }
 
     pub fn read(&self) -> PyRwLockReadGuard<'_, TensorData> {

@@ -384,10 +384,11 @@ pub enum Unary {
     Relu,
     Sin,
     Cos,
+    Erf,
 }
 
 impl Unary {
-    pub const ALL: [Unary; 11] = [
+    pub const ALL: [Unary; 12] = [
         Unary::Neg,
         Unary::Abs,
         Unary::Not,
@@ -399,6 +400,7 @@ impl Unary {
         Unary::Relu,
         Unary::Sin,
         Unary::Cos,
+        Unary::Erf,
     ];
 
     /// The op registered under `name`.
@@ -419,6 +421,7 @@ impl Unary {
             Unary::Relu => "relu",
             Unary::Sin => "sin",
             Unary::Cos => "cos",
+            Unary::Erf => "erf",
         }
     }
 
@@ -459,6 +462,7 @@ impl Unary {
             }
             Unary::Sin => x.sin(),
             Unary::Cos => x.cos(),
+            Unary::Erf => libm::erf(x),
             Unary::Not => unreachable!("checked by result_dtype"),
         }
     }
@@ -502,7 +506,7 @@ fn bound(v: f64, dt: DType) -> TensorData {
     } else {
         crate::tensor::data::Scalar::Float(v)
     };
-    let d = crate::tensor::dtype::weak_scalar_dtype(scalar.dtype(), dt);
+    let d = crate::tensor::dtype::weak_scalar_dtype(scalar, dt);
     TensorData::full(&[], scalar, d)
 }
 

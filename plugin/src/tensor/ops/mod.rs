@@ -3,6 +3,7 @@
 pub mod elementwise;
 pub mod linalg;
 pub mod reduce;
+pub mod select;
 pub mod shape_ops;
 
 use super::registry::OpDef;
@@ -12,5 +13,6 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(reduce::ops());
     ops.extend(linalg::ops());
     ops.extend(shape_ops::ops());
+    ops.extend(select::ops());
     ops
 }

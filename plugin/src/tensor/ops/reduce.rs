@@ -1,5 +1,5 @@
-//! Reductions over one dimension or all of them (`dim=None`), with `keepdim`; softmax and
-//! log_softmax.
+//! Reductions over one dimension, several, or all of them (`dim=None`), with `keepdim`;
+//! variance; softmax and log_softmax.
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
@@ -45,19 +45,43 @@ impl Reduction {
     }
 }
 
-/// The result shape, and the dimension reduced (None: all).
+/// The dimensions an op reduces: `None` for all of them, or the listed ones (made absolute,
+/// sorted, each once); `dim` is an int, a sequence of ints, or None.
+fn reduced_dims(shape: &[usize], attrs: &Attrs) -> TResult<Option<Vec<usize>>> {
+    let dims = match attrs.get("dim") {
+        crate::tensor::registry::Attr::None => return Ok(None),
+        crate::tensor::registry::Attr::Ints(v) if v.is_empty() => return Ok(None),
+        _ => attrs.ints("dim")?,
+    };
+    let mut out = Vec::with_capacity(dims.len());
+    for d in dims {
+        let d = normalize_dim(d, shape.len())?;
+        if out.contains(&d) {
+            return Err(TensorError::runtime(format!(
+                "dim {d} appears multiple times in the list of dims"
+            )));
+        }
+        out.push(d);
+    }
+    out.sort_unstable();
+    Ok(Some(out))
+}
+
+/// The result shape, and the dimension reduced (None: all; several dimensions are folded
+/// into one by `fold_dims` before the kernel runs).
 fn reduced_shape(
     r: Reduction,
     shape: &[usize],
     attrs: &Attrs,
-) -> TResult<(Vec<usize>, Option<usize>)> {
+) -> TResult<(Vec<usize>, Option<Vec<usize>>)> {
     let keepdim = attrs.flag("keepdim");
-    match attrs.opt_int("dim")? {
+    let dims = reduced_dims(shape, attrs)?;
+    let name = r.name();
+    match dims {
         None => {
             if r.needs_elements() && shape.contains(&0) {
                 return Err(TensorError::value(format!(
-                    "{} of an empty tensor (shape {})",
-                    r.name(),
+                    "{name} of an empty tensor (shape {})",
                     shape_str(shape)
                 )));
             }
@@ -70,27 +94,58 @@ fn reduced_shape(
                 None,
             ))
         }
-        Some(d) => {
-            let d = normalize_dim(d, shape.len())?;
+        Some(dims) => {
             if shape.is_empty() {
-                return Ok((vec![], Some(0)));
+                return Ok((vec![], Some(dims)));
             }
-            if r.needs_elements() && shape[d] == 0 {
+            if dims.len() > 1 && matches!(r, Reduction::ArgMax | Reduction::ArgMin) {
+                return Err(TensorError::type_error(format!(
+                    "{name} takes one dimension, not several"
+                )));
+            }
+            if r.needs_elements() && dims.iter().any(|&d| shape[d] == 0) {
                 return Err(TensorError::value(format!(
-                    "{} over dimension {d} of size 0 (shape {})",
-                    r.name(),
+                    "{name} over a dimension of size 0 (shape {})",
                     shape_str(shape)
                 )));
             }
-            let mut out = shape.to_vec();
-            if keepdim {
-                out[d] = 1;
-            } else {
-                out.remove(d);
+            let mut out = Vec::with_capacity(shape.len());
+            for (d, &n) in shape.iter().enumerate() {
+                if !dims.contains(&d) {
+                    out.push(n);
+                } else if keepdim {
+                    out.push(1);
+                }
             }
-            Ok((out, Some(d)))
+            Ok((out, Some(dims)))
         }
     }
+}
+
+/// `t` with the dimensions `dims` moved to the end and folded into one (row-major), so that
+/// a reduction over them is one over the last dimension; one dimension is left in place.
+fn fold_dims<'a>(t: &'a TensorData, dims: &[usize]) -> (std::borrow::Cow<'a, TensorData>, usize) {
+    if dims.len() <= 1 {
+        return (
+            std::borrow::Cow::Borrowed(t),
+            dims.first().copied().unwrap_or(0),
+        );
+    }
+    let shape = t.shape();
+    let mut perm: Vec<usize> = (0..shape.len()).filter(|d| !dims.contains(d)).collect();
+    let mut folded: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
+    folded.push(dims.iter().map(|&d| shape[d]).product());
+    perm.extend_from_slice(dims);
+    let last = folded.len() - 1;
+    let out = crate::each_dtype!(t, x => x
+        .view()
+        .permuted_axes(IxDyn(&perm))
+        .as_standard_layout()
+        .into_owned()
+        .into_shape_with_order(IxDyn(&folded))
+        .expect("same count")
+        .into());
+    (std::borrow::Cow::Owned(out), last)
 }
 
 fn lane_f64(r: Reduction, lane: ArrayViewD<'_, f64>) -> f64 {
@@ -208,18 +263,65 @@ fn reduce_typed<T: Element + PartialOrd>(
 }
 
 pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
-    let (out_shape, dim) = reduced_shape(r, t.shape(), attrs)?;
-    // `lanes(Axis(d))` yields lanes in the row-major order of the other axes, the order of the
-    // result's elements; only a whole-tensor reduction views the data as one row, which needs
-    // row-major storage.
-    let t = if dim.is_none() && !t.is_standard_layout() {
-        std::borrow::Cow::Owned(
-            crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into()),
-        )
-    } else {
-        std::borrow::Cow::Borrowed(t)
+    let (out_shape, dims) = reduced_shape(r, t.shape(), attrs)?;
+    let (t, dim) = match &dims {
+        Some(dims) => {
+            let (t, d) = fold_dims(t, dims);
+            (t, Some(d))
+        }
+        // `lanes(Axis(d))` yields lanes in the row-major order of the other axes, the order
+        // of the result's elements; only a whole-tensor reduction views the data as one
+        // row, which needs row-major storage.
+        None if !t.is_standard_layout() => (
+            std::borrow::Cow::Owned(
+                crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into()),
+            ),
+            None,
+        ),
+        None => (std::borrow::Cow::Borrowed(t), None),
     };
-    Ok(crate::each_dtype!(t.as_ref(), a => reduce_typed(r, a, dim, &out_shape)))
+    let t: &TensorData = &t;
+    Ok(crate::each_dtype!(t, a => reduce_typed(r, a, dim, &out_shape)))
+}
+
+/// `var(x, dim, correction, keepdim)`: the mean squared deviation from the mean of each lane,
+/// divided by `n - correction` (torch's `unbiased=True` is a correction of 1), computed in
+/// f64 and given in the tensor's float type.
+pub fn var(t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
+    let (out_shape, dims) = reduced_shape(Reduction::Mean, t.shape(), attrs)?;
+    let correction = attrs.int("correction")? as f64;
+    let dt = t.dtype().to_float();
+    let x = t.as_f64_array();
+    let lane_var = |lane: &mut dyn Iterator<Item = f64>| {
+        let values: Vec<f64> = lane.collect();
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+        ss / (n - correction).max(0.0)
+    };
+    let values: Vec<f64> = match &dims {
+        None => vec![lane_var(&mut x.iter().copied())],
+        Some(dims) => {
+            let data = TensorData::Float64(x);
+            let (folded, d) = fold_dims(&data, dims);
+            let TensorData::Float64(f) = folded.as_ref() else {
+                unreachable!("f64 in, f64 out")
+            };
+            if f.ndim() == 0 {
+                vec![lane_var(&mut f.iter().copied())]
+            } else {
+                f.lanes(Axis(d))
+                    .into_iter()
+                    .map(|l| lane_var(&mut l.iter().copied()))
+                    .collect()
+            }
+        }
+    };
+    let scalars: Vec<_> = values
+        .into_iter()
+        .map(crate::tensor::data::Scalar::Float)
+        .collect();
+    TensorData::from_scalars(&out_shape, &scalars, dt)
 }
 
 /// softmax (or log_softmax) of one lane, in place. Every implementation of softmax (eager, a
@@ -292,6 +394,17 @@ pub fn ops() -> Vec<OpDef> {
             move |t: &[&TensorData], a: &Attrs| reduce(r, t[0], a),
         ));
     }
+    out.push(OpDef::new(
+        "var",
+        Arity::Exactly(1),
+        |m: &[Meta], a: &Attrs| {
+            Ok(Meta {
+                shape: reduced_shape(Reduction::Mean, &m[0].shape, a)?.0,
+                dtype: m[0].dtype.to_float(),
+            })
+        },
+        |t: &[&TensorData], a: &Attrs| var(t[0], a),
+    ));
     for (name, log) in [("softmax", false), ("log_softmax", true)] {
         out.push(OpDef::new(
             name,
