@@ -9,6 +9,8 @@ mod convert;
 mod dtype;
 mod explain;
 mod functions;
+mod nn;
+mod select;
 mod tensor;
 mod tensor_protocols;
 
@@ -32,8 +34,13 @@ pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::built
 
 #[rustpython_vm::pymodule(with(dtype::module, tensor::module, functions::module, compile::module))]
 mod symtrace {
-    use rustpython_vm::VirtualMachine;
-    use rustpython_vm::builtins::PyTypeRef;
+    use rustpython_vm::builtins::{PyModule, PyTypeRef};
+    use rustpython_vm::{Py, PyResult, VirtualMachine};
+
+    pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
+        __module_exec(vm, module);
+        super::nn::install(module, vm)
+    }
 
     /// What the replacement code calls (see `translate::compiled_graph`).
     #[pyattr(name = "CompiledGraph")]
