@@ -9,7 +9,7 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{EvalFrameHook, EvalHookMode};
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::vm::PyGlobalState;
-use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::{PyObjectRef, PyRef, PyResult, VirtualMachine};
 
 use crate::hook::SymtraceHook;
 use crate::translate::explain::{self, ExplainLog};
@@ -74,12 +74,13 @@ pub fn call_traced(
         Some(previous)
     };
     if fullgraph {
-        let code = func
-            .get_attr("__code__", vm)?
-            .downcast::<PyCode>()
-            .map_err(|_| {
-                vm.new_type_error("compile(fullgraph=True) takes a Python function".to_owned())
-            })?;
+        let code = entry_code(func, vm).ok_or_else(|| {
+            vm.new_type_error(
+                "compile(fullgraph=True) takes a Python function, a bound method, or an \
+                 instance of a class whose __call__ is a Python function"
+                    .to_owned(),
+            )
+        })?;
         explain::push_fullgraph(&code);
     }
     let _restore = Traced {
@@ -89,6 +90,26 @@ pub fn call_traced(
         fullgraph,
     };
     func.call(args, vm)
+}
+
+/// The code of the frame that a call of `func` enters first: a function's own, a bound
+/// method's function's, or, for an instance (a module), its class's `__call__`. Found through
+/// the types, never through the object's attributes (a `__getattr__` of the user's would run).
+fn entry_code(func: &PyObjectRef, vm: &VirtualMachine) -> Option<PyRef<PyCode>> {
+    use rustpython_vm::builtins::{PyBoundMethod, PyFunction};
+    // The attributes read here are the native ones of functions and bound methods.
+    let function = |f: &PyObjectRef| -> Option<PyRef<PyCode>> {
+        f.downcast_ref::<PyFunction>()?;
+        f.get_attr("__code__", vm).ok()?.downcast::<PyCode>().ok()
+    };
+    if let Some(code) = function(func) {
+        return Some(code);
+    }
+    if func.downcast_ref::<PyBoundMethod>().is_some() {
+        return function(&func.get_attr("__func__", vm).ok()?);
+    }
+    let call = func.class().get_attr(vm.ctx.intern_str("__call__"))?;
+    function(&call)
 }
 
 /// Call `func` with tracing off.

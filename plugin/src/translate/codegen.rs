@@ -57,6 +57,20 @@ impl Codegen<'_> {
         Ok(())
     }
 
+    /// Push `object.<name>` (a slot wrapper) and the NULL of a call.
+    fn object_slot(&mut self, name: &str) -> SimResult<()> {
+        let vm = self.b.vm();
+        let f = vm
+            .ctx
+            .types
+            .object_type
+            .get_attr(vm.ctx.intern_str(name))
+            .ok_or_else(|| Unsupported::new(Kind::Internal, format!("object.{name} is missing")))?;
+        self.b.load_const(f);
+        self.b.emit(Opcode::PushNull, 0);
+        Ok(())
+    }
+
     /// The side effects, in program order.
     fn replay(&mut self, effects: &[Replay]) -> SimResult<()> {
         for effect in effects {
@@ -81,15 +95,20 @@ impl Codegen<'_> {
                     self.build(key)?;
                     self.b.emit(Opcode::StoreSubscr, 0);
                 }
+                // `object.__setattr__` and `object.__delattr__`: what the simulation did (a
+                // class's own `__setattr__` was simulated, and called this).
                 Effect::SetAttr {
                     target,
                     name,
                     value,
                 } => {
-                    self.build(value)?;
+                    self.object_slot("__setattr__")?;
                     target.emit_load(&mut self.b)?;
-                    let n = self.b.name(name);
-                    self.b.emit(Opcode::StoreAttr, n);
+                    let vm = self.b.vm();
+                    self.b.load_const(vm.ctx.new_str(name.as_str()).into());
+                    self.build(value)?;
+                    self.b.emit(Opcode::Call, 3);
+                    self.b.emit(Opcode::PopTop, 0);
                 }
                 Effect::DelItem { target, key } => {
                     target.emit_load(&mut self.b)?;
@@ -97,9 +116,12 @@ impl Codegen<'_> {
                     self.b.emit(Opcode::DeleteSubscr, 0);
                 }
                 Effect::DelAttr { target, name } => {
+                    self.object_slot("__delattr__")?;
                     target.emit_load(&mut self.b)?;
-                    let n = self.b.name(name);
-                    self.b.emit(Opcode::DeleteAttr, n);
+                    let vm = self.b.vm();
+                    self.b.load_const(vm.ctx.new_str(name.as_str()).into());
+                    self.b.emit(Opcode::Call, 2);
+                    self.b.emit(Opcode::PopTop, 0);
                 }
                 Effect::StoreGlobal {
                     name,
@@ -166,6 +188,19 @@ impl Codegen<'_> {
                     self.build(v)?;
                 }
                 self.b.emit(Opcode::BuildMap, entries.len() as u32);
+            }
+            Template::Object(class, entries) => {
+                let vm = self.b.vm();
+                self.b
+                    .load_const(crate::translate::templates::object_maker(vm));
+                self.b.emit(Opcode::PushNull, 0);
+                self.b.load_const(class.clone());
+                for (k, v) in entries {
+                    self.b.load_const(k.clone());
+                    self.build(v)?;
+                }
+                self.b.emit(Opcode::BuildMap, entries.len() as u32);
+                self.b.emit(Opcode::Call, 2);
             }
         }
         Ok(())

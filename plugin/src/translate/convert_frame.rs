@@ -183,6 +183,7 @@ fn translate_whole(
         });
     }
     let has_graph = !graph.outputs.is_empty();
+    state.finish_guards();
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let code = generate(
         view.code(),
@@ -326,7 +327,7 @@ fn translate_with_break(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn break_translation(
     code: &PyCode,
-    state: State<'_>,
+    mut state: State<'_>,
     graph: Graph,
     graph_global: &str,
     replays: &[Replay],
@@ -335,6 +336,7 @@ pub(crate) fn break_translation(
     graph_break: GraphBreak,
     vm: &VirtualMachine,
 ) -> SimResult<Translation> {
+    state.finish_guards();
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let run_graph =
         (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));
@@ -378,6 +380,7 @@ fn simulate(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<Simulated>
 pub(crate) fn initial_frame(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<SimFrame> {
     let vm = state.vm;
     let code = view.code().to_owned();
+    state.frame_globals = Some(view.globals().to_owned());
     let globals = Globals {
         dict: view.globals().to_owned(),
         owner: None,

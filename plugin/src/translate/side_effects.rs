@@ -13,7 +13,7 @@
 //! mutation (see [`SideEffects::stale`]).
 
 use rustpython_vm::builtins::PyDict;
-use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::source::Source;
@@ -150,12 +150,12 @@ fn is_under_or_at(source: &Source, root: &Source) -> bool {
 #[derive(Default)]
 pub struct SideEffects {
     pub log: Vec<Effect>,
-    /// Objects that existed before the call and whose items were changed, by identity.
+    /// Objects that existed before the call and whose items were changed, by identity, with
+    /// the source each was changed through.
     mutated: Vec<PyObjectRef>,
+    mutated_sources: Vec<(PyObjectRef, Source)>,
     /// Of those, the ones whose length changed.
     resized: Vec<PyObjectRef>,
-    /// Attributes stored: the object's class and the name.
-    attributes: Vec<(PyObjectRef, String)>,
     /// Globals written, newest last: (the globals dictionary, the name, the value or `None`
     /// for deleted).
     globals: Vec<(PyObjectRef, String, Option<Var>)>,
@@ -171,26 +171,25 @@ impl SideEffects {
             self.log.len(),
             self.mutated.len(),
             self.resized.len(),
-            self.attributes.len(),
             self.globals.len(),
+            self.mutated_sources.len(),
         ])
     }
 
     pub fn rollback(&mut self, m: Mark) {
-        let [log, mutated, resized, attributes, globals] = m.0;
+        let [log, mutated, resized, globals, sources] = m.0;
         self.log.truncate(log);
         self.mutated.truncate(mutated);
+        self.mutated_sources.truncate(sources);
         self.resized.truncate(resized);
-        self.attributes.truncate(attributes);
         self.globals.truncate(globals);
     }
 
     /// Record a mutation of `obj` (read from the frame as the effect's target).
     pub fn mutate(&mut self, obj: &PyObjectRef, effect: Effect) {
         match &effect {
-            Effect::SetAttr { name, .. } | Effect::DelAttr { name, .. } => self
-                .attributes
-                .push((obj.class().to_owned().into(), name.clone())),
+            // Attributes are followed by the object model (`State::attr_writes`).
+            Effect::SetAttr { .. } | Effect::DelAttr { .. } => {}
             // A slice store may change the length, as a delete or a method does.
             Effect::SetItem {
                 key: Var::Obj(k), ..
@@ -207,8 +206,26 @@ impl SideEffects {
             }
             _ => self.mutated.push(obj.clone()),
         }
+        if let Some(target) = effect.target() {
+            self.mutated_sources.push((obj.clone(), target.clone()));
+        }
         log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
         self.log.push(effect);
+    }
+
+    /// Whether the call changed `obj` itself (found by identity).
+    pub fn changed(&self, obj: &PyObject) -> bool {
+        self.mutated.iter().any(|m| m.is(obj))
+    }
+
+    /// The sources of the objects the call changed that are of `obj`'s exact class and are
+    /// not `obj`: what a read of `obj` as unchanged relies on not being `obj` on a later call.
+    pub fn others_changed_like(&self, obj: &PyObject) -> Vec<Source> {
+        self.mutated_sources
+            .iter()
+            .filter(|(m, _)| !m.is(obj) && m.class().is(obj.class()))
+            .map(|(_, s)| s.clone())
+            .collect()
     }
 
     /// Record a store into (or, with `None`, a delete from) the frame's own globals.
@@ -254,24 +271,6 @@ impl SideEffects {
         refuse_if_touched(&self.resized, obj, "resized")
     }
 
-    /// Refuses a read of `obj.name` once an object of its exact class had `name` stored.
-    pub fn check_attr_readable(&self, obj: &PyObject, name: &str) -> SimResult<()> {
-        if self
-            .attributes
-            .iter()
-            .any(|(c, n)| n == name && c.is(obj.class()))
-        {
-            return unsupported(
-                Kind::SideEffect,
-                format!(
-                    "a read of .{name} of a {} after the call stored .{name} of one (it may be this one)",
-                    obj.class().name()
-                ),
-            );
-        }
-        Ok(())
-    }
-
     /// Whether loading `source` after the first `after` effects would read a value they changed.
     pub fn stale(&self, after: usize, source: &Source) -> bool {
         self.log[..after].iter().any(|e| e.changes(source))
@@ -296,21 +295,4 @@ fn refuse_if_touched(touched: &[PyObjectRef], obj: &PyObject, what: &str) -> Sim
         ),
         None => Ok(()),
     }
-}
-
-/// Whether replaying `obj.name = value` does what the simulation assumed: a plain store into
-/// the instance dictionary (no `__setattr__` of the class's own, no descriptor in the way).
-pub fn plain_attribute_store(obj: &PyObject, name: &str, vm: &VirtualMachine) -> bool {
-    let class = obj.class();
-    let object_setattr = vm
-        .ctx
-        .types
-        .object_type
-        .get_attr(vm.ctx.intern_str("__setattr__"));
-    let setattr = class.get_attr(vm.ctx.intern_str("__setattr__"));
-    let plain_setattr = matches!((setattr, object_setattr), (Some(a), Some(b)) if a.is(&b));
-    let descriptor = class
-        .get_attr(vm.ctx.intern_str(name))
-        .is_some_and(|a| a.class().slots.descr_set.load().is_some());
-    plain_setattr && obj.dict().is_some() && !descriptor
 }

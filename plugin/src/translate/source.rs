@@ -34,9 +34,14 @@ pub enum Source {
     Closure(Box<Source>, usize),
     /// `type(source)`: what a guard on a class's attributes reads.
     TypeOf(Box<Source>),
+    /// `source.__dict__`: an instance's attribute dictionary.
+    InstanceDict(Box<Source>),
     /// An object that is not read from the frame (the `Tensor` class): a guard on it checks a
     /// fact of the object itself, its version.
     Object(ObjectKey),
+    /// The default float type (`symtrace.get_default_dtype()`), as its number in
+    /// `DType::ALL`: graphs infer their float results under it.
+    DefaultDType,
 }
 
 /// An object as part of a source: equal by identity.
@@ -64,6 +69,10 @@ impl Source {
 
     pub fn type_of(self) -> Source {
         Source::TypeOf(Box::new(self))
+    }
+
+    pub fn instance_dict(self) -> Source {
+        Source::InstanceDict(Box::new(self))
     }
 
     pub fn object(o: PyObjectRef) -> Source {
@@ -96,8 +105,9 @@ impl Source {
             | Source::Global(_)
             | Source::Builtin(_)
             | Source::Free(_)
-            | Source::Object(_) => None,
-            Source::TypeOf(b) => Some(b),
+            | Source::Object(_)
+            | Source::DefaultDType => None,
+            Source::TypeOf(b) | Source::InstanceDict(b) => Some(b),
             Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
@@ -157,7 +167,13 @@ impl Source {
                     .flatten()
             }
             Source::TypeOf(_) => Some(parent?.class().to_owned().into()),
+            Source::InstanceDict(_) => parent?.dict().map(Into::into),
             Source::Object(o) => Some(o.0.clone()),
+            Source::DefaultDType => {
+                let d = crate::tensor::dtype::default_float();
+                let code = crate::tensor::DType::ALL.iter().position(|x| *x == d)?;
+                Some(vm.ctx.new_int(code).into())
+            }
             Source::Closure(_, index) => {
                 let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
@@ -217,6 +233,8 @@ impl fmt::Display for Source {
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
             Source::TypeOf(b) => write!(f, "type({b})"),
+            Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
+            Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
             Source::Object(o) => match o.0.downcast_ref::<rustpython_vm::builtins::PyType>() {
                 Some(t) => write!(f, "<class {}>", t.name()),
                 None => write!(f, "<{} object at {:#x}>", o.0.class().name(), o.0.get_id()),
@@ -242,6 +260,8 @@ pub enum CompiledRead {
     Key(&'static PyStrInterned),
     /// The parent's class, borrowed (the parent keeps it alive).
     TypeOf,
+    /// The parent's instance dictionary.
+    InstanceDict,
     /// The source's own object, borrowed (the source keeps it alive).
     Object,
     /// Rare reads (closures, other modules' globals) go through `Source::read`.
@@ -273,8 +293,11 @@ impl Source {
             Source::Item(_, i) => CompiledRead::Item(*i),
             Source::Key(_, key) => CompiledRead::Key(interned(key)),
             Source::TypeOf(_) => CompiledRead::TypeOf,
+            Source::InstanceDict(_) => CompiledRead::InstanceDict,
             Source::Object(_) => CompiledRead::Object,
-            Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) => CompiledRead::General,
+            Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) | Source::DefaultDType => {
+                CompiledRead::General
+            }
         }
     }
 
@@ -334,7 +357,18 @@ impl Source {
                 base.emit_load(b)?;
                 b.emit(Opcode::Call, 1);
             }
+            Source::InstanceDict(base) => {
+                base.emit_load(b)?;
+                let d = b.name("__dict__");
+                b.emit(Opcode::LoadAttr, d << 1);
+            }
             Source::Object(o) => b.load_const(o.0.clone()),
+            Source::DefaultDType => {
+                return Err(Unsupported::new(
+                    Kind::Internal,
+                    "code generation: the default dtype is not a value to load",
+                ));
+            }
         }
         Ok(())
     }

@@ -32,6 +32,16 @@ pub struct Checkpoint {
     guards: usize,
     inputs: usize,
     effects: crate::translate::side_effects::Mark,
+    objects: usize,
+    attr_writes: usize,
+}
+
+/// An instance of a user class that existed before the call, as the simulation met it: the
+/// object, and the source it was first read from (see `values::objects`).
+#[derive(Clone, Debug)]
+pub struct Touched {
+    pub obj: PyObjectRef,
+    pub source: Source,
 }
 
 pub struct State<'vm> {
@@ -59,10 +69,18 @@ pub struct State<'vm> {
     alive: Vec<PyRef<PyTensor>>,
     /// Exceptions made during the simulation (see `values::exceptions`).
     pub exceptions: Vec<crate::translate::values::exceptions::MadeException>,
+    /// Instances of user classes of the caller's that the simulation read or changed.
+    pub objects: Vec<Touched>,
+    /// Attributes the simulation stored into (`Some`) or deleted from (`None`) those, by
+    /// their index in `objects`, newest last: what a later read of them sees.
+    pub attr_writes: Vec<(usize, String, Option<Var>)>,
+    /// The translated frame's globals (an inlined function that shares them reads `G[...]`).
+    pub frame_globals: Option<PyRef<PyDict>>,
 }
 
 impl<'vm> State<'vm> {
     pub fn new(vm: &'vm VirtualMachine) -> Self {
+        crate::tensor::dtype::take_default_float_read();
         Self {
             vm,
             guards: Vec::new(),
@@ -78,6 +96,9 @@ impl<'vm> State<'vm> {
             effects: Default::default(),
             alive: Vec::new(),
             exceptions: Vec::new(),
+            objects: Vec::new(),
+            attr_writes: Vec::new(),
+            frame_globals: None,
         }
     }
 
@@ -87,6 +108,8 @@ impl<'vm> State<'vm> {
             guards: self.guards.len(),
             inputs: self.inputs.len(),
             effects: self.effects.mark(),
+            objects: self.objects.len(),
+            attr_writes: self.attr_writes.len(),
         }
     }
 
@@ -95,13 +118,48 @@ impl<'vm> State<'vm> {
         recorder::with(|r| r.rollback(cp.graph));
         self.effects.rollback(cp.effects);
         for g in self.guards.drain(cp.guards..) {
-            self.guarded
-                .remove(&(g.source.clone(), check_kind(&g.check)));
+            if !matches!(g.check, Check::SameAs(_) | Check::NotSameAs(_)) {
+                self.guarded
+                    .remove(&(g.source.clone(), check_kind(&g.check)));
+            }
         }
         for s in self.inputs.drain(cp.inputs..) {
             self.tensors.remove(&s);
         }
+        self.objects.truncate(cp.objects);
+        self.attr_writes.truncate(cp.attr_writes);
         self.rollbacks += 1;
+    }
+
+    /// The guards that concern the translation as a whole, added once it is done: each object
+    /// of the caller that the simulation changed is not one it read as another (their
+    /// identities were told apart at trace time; the guards do not pin identities), and the
+    /// default float type, when the simulation read it (`State::new` clears the mark).
+    pub fn finish_guards(&mut self) {
+        let written: Vec<usize> = {
+            let mut w: Vec<usize> = self.attr_writes.iter().map(|(i, _, _)| *i).collect();
+            w.sort_unstable();
+            w.dedup();
+            w
+        };
+        for &i in &written {
+            for j in 0..self.objects.len() {
+                let (a, b) = (&self.objects[i], &self.objects[j]);
+                if i != j && a.obj.class().is(b.obj.class()) {
+                    let (source, other) = (b.source.clone(), a.source.clone());
+                    self.guard(&source, Check::NotSameAs(other));
+                }
+            }
+        }
+        if crate::tensor::dtype::take_default_float_read() {
+            let d = crate::tensor::dtype::default_float();
+            crate::tensor::dtype::take_default_float_read();
+            let code = crate::tensor::DType::ALL
+                .iter()
+                .position(|x| *x == d)
+                .unwrap_or(0);
+            self.guard(&Source::DefaultDType, Check::EqInt(code as i64));
+        }
     }
 
     pub fn keep_alive(&mut self, t: &PyRef<PyTensor>) {
@@ -109,6 +167,19 @@ impl<'vm> State<'vm> {
     }
 
     pub fn guard(&mut self, source: &Source, check: Check) {
+        // A relation names its other source: two relations of one source are two guards.
+        if let Check::SameAs(other) | Check::NotSameAs(other) = &check {
+            let same = matches!(check, Check::SameAs(_));
+            let known = self.guards.iter().any(|g| {
+                g.source == *source
+                    && matches!(&g.check, Check::SameAs(o) | Check::NotSameAs(o)
+                        if o == other && matches!(g.check, Check::SameAs(_)) == same)
+            });
+            if !known {
+                self.guards.push(Guard::new(source.clone(), check));
+            }
+            return;
+        }
         if self.guarded.insert((source.clone(), check_kind(&check))) {
             log::trace!(target: crate::log_targets::GUARDS, "{}", Guard::new(source.clone(), check.clone()));
             self.guards.push(Guard::new(source.clone(), check));
@@ -198,7 +269,11 @@ impl<'vm> State<'vm> {
         source: &Source,
     ) -> SimResult<Option<Vec<Var>>> {
         let vm = self.vm;
-        let items: Vec<PyObjectRef> = if obj.class().is(vm.ctx.types.tuple_type) {
+        let items: Vec<PyObjectRef> = if obj.class().is(vm.ctx.types.tuple_type)
+            || (obj.downcast_ref::<PyTuple>().is_some()
+                && self.namedtuple_fields(obj.class()).is_some())
+        {
+            // A named tuple's items are its tuple's: its class adds names, nothing else.
             obj.downcast_ref::<PyTuple>()
                 .expect("tuple")
                 .as_slice()
@@ -294,6 +369,25 @@ impl<'vm> State<'vm> {
         recorder::with(|r| r.value_of(&data))
     }
 
+    /// Whether `v` stands for a tensor of the graph (a fake, or a tensor of the caller's,
+    /// which becomes a graph input): not a tensor the simulation made from constants.
+    pub fn is_fake(&self, v: &Var) -> bool {
+        match v {
+            Var::Tensor(_) => true,
+            Var::Lazy(o, _) => o.downcast_ref::<PyTensor>().is_some(),
+            _ => false,
+        }
+    }
+
+    /// The dtype of a tensor value.
+    pub fn tensor_dtype(&self, v: &Var) -> Option<crate::tensor::DType> {
+        match v {
+            Var::Tensor(t) => Some(t.read().dtype()),
+            Var::Lazy(o, _) | Var::Obj(o) => o.downcast_ref::<PyTensor>().map(|t| t.read().dtype()),
+            _ => None,
+        }
+    }
+
     /// Whether `v` is (or reads as) a tensor.
     pub fn is_tensor(&self, v: &Var) -> bool {
         match v {
@@ -318,6 +412,9 @@ impl<'vm> State<'vm> {
             Var::List(_) => t.list_type.to_owned().into(),
             Var::Dict(_) => t.dict_type.to_owned().into(),
             Var::Func(_) => t.function_type.to_owned().into(),
+            Var::Object(o) => o.class.clone().into(),
+            Var::NamedTuple(c, _) => c.clone().into(),
+            Var::Bound(_) => t.bound_method_type.to_owned().into(),
             other => return unsupported(Kind::Value, format!("type() of a {}", other.kind())),
         })
     }
@@ -339,6 +436,7 @@ fn check_kind(c: &Check) -> u8 {
         Check::Len(_) => 1,
         Check::Absent => 2,
         Check::Version(_) => 4,
+        Check::Keys(_) => 5,
         _ => 3,
     }
 }

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use rustpython_vm::{AsObject, PyObjectRef};
+use rustpython_vm::builtins::{PyDictRef, PyTypeRef};
+use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 
 use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
@@ -30,8 +31,38 @@ pub enum Template {
     Dict(Vec<(PyObjectRef, Template)>),
     /// `iter(t)`.
     Iter(Box<Template>),
-    /// `class(*args)`: an exception made during the simulation, made again.
+    /// `class(*args)`: an exception made during the simulation, made again; a bound method
+    /// (`MethodType(function, object)`); a named tuple (`tuple.__new__(class, items)`).
     New(PyObjectRef, Vec<Template>),
+    /// An instance of a class written in Python made during the simulation: made again
+    /// without running its `__init__` (what it did is its attributes), as
+    /// `object.__new__(class)` with its dictionary filled in.
+    Object(PyObjectRef, Vec<(PyObjectRef, Template)>),
+}
+
+/// The function the replacement calls to remake an instance: `object.__new__(class)`, then
+/// its dictionary filled in, natively (no `__init__`, no `__setattr__` runs again).
+pub fn object_maker(vm: &VirtualMachine) -> PyObjectRef {
+    vm.new_function(
+        "__symtrace_make_object",
+        |class: PyTypeRef, attrs: PyDictRef, vm: &VirtualMachine| -> PyResult {
+            let new = vm
+                .ctx
+                .types
+                .object_type
+                .get_attr(vm.ctx.intern_str("__new__"))
+                .ok_or_else(|| vm.new_type_error("object.__new__ is missing".to_owned()))?;
+            let obj = new.call((class,), vm)?;
+            let dict = obj
+                .dict()
+                .ok_or_else(|| vm.new_type_error("an instance without a __dict__".to_owned()))?;
+            for (k, v) in &*attrs {
+                dict.set_item(&*k, v, vm)?;
+            }
+            Ok(obj)
+        },
+    )
+    .into()
 }
 
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from
@@ -191,6 +222,36 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
         }
         // A view or an iterator is of its dict: held with it, it is held twice.
         Var::View(d, _) => note(Rc::as_ptr(d) as usize),
+        // An object made during the call, with its dictionary (which `__dict__` shares).
+        Var::Object(o) => {
+            note(Rc::as_ptr(o) as usize)?;
+            note(Rc::as_ptr(&o.dict) as usize)?;
+            o.dict
+                .borrow()
+                .iter()
+                .try_for_each(|(_, x)| mutable_containers(x, seen))
+        }
+        Var::Bound(b) => {
+            mutable_containers(&b.0, seen)?;
+            mutable_containers(&b.1, seen)
+        }
+        Var::NamedTuple(_, items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
+        Var::Stepper(s) => {
+            use crate::translate::values::iterators::Stepper;
+            note(Rc::as_ptr(s) as usize)?;
+            match &*s.borrow() {
+                Stepper::List { list, .. } | Stepper::ListReversed { list, .. } => {
+                    note(Rc::as_ptr(list) as usize)
+                }
+                Stepper::Caller { items, .. } => {
+                    items.iter().try_for_each(|x| mutable_containers(x, seen))
+                }
+                Stepper::Enumerate { inner, .. } => mutable_containers(inner, seen),
+                Stepper::Zip { inners } => {
+                    inners.iter().try_for_each(|x| mutable_containers(x, seen))
+                }
+            }
+        }
         Var::DictIter(it) => note(Rc::as_ptr(&it.borrow().dict) as usize),
         _ => Ok(()),
     }
@@ -237,6 +298,9 @@ fn fresh_after(state: &State<'_>, after: usize, t: &Template) -> SimResult<()> {
         }
         Template::Iter(items) => fresh_after(state, after, items),
         Template::New(_, args) => args.iter().try_for_each(|a| fresh_after(state, after, a)),
+        Template::Object(_, entries) => entries
+            .iter()
+            .try_for_each(|(_, v)| fresh_after(state, after, v)),
         Template::Dict(entries) => entries
             .iter()
             .try_for_each(|(_, v)| fresh_after(state, after, v)),
@@ -344,6 +408,48 @@ fn build(
             }
             Template::Dict(t)
         }
+        Var::Object(o) => {
+            let entries = o.dict.borrow().clone();
+            let mut t = Vec::with_capacity(entries.len());
+            for (k, val) in &entries {
+                t.push((k.clone(), build(state, val, outputs, index)?));
+            }
+            Template::Object(o.class.clone().into(), t)
+        }
+        Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
+        Var::Bound(b) => Template::New(
+            vm.ctx.types.bound_method_type.to_owned().into(),
+            vec![
+                build(state, &b.0, outputs, index)?,
+                build(state, &b.1, outputs, index)?,
+            ],
+        ),
+        Var::NamedTuple(class, items) => {
+            let new = vm
+                .ctx
+                .types
+                .tuple_type
+                .get_attr(vm.ctx.intern_str("__new__"))
+                .ok_or_else(|| Unsupported::new(Kind::Internal, "tuple.__new__ is missing"))?;
+            let items = items
+                .iter()
+                .map(|i| build(state, i, outputs, index))
+                .collect::<SimResult<_>>()?;
+            Template::New(
+                new,
+                vec![
+                    Template::Const(class.clone().into()),
+                    Template::Tuple(items),
+                ],
+            )
+        }
+        // A class (`type(x)`, a class attribute): it existed before the call.
+        Var::Obj(o)
+            if o.downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some() =>
+        {
+            Template::Const(o.clone())
+        }
         Var::Obj(o) => {
             return unsupported(
                 Kind::Rebuild,
@@ -352,6 +458,82 @@ fn build(
         }
         other => return unsupported(Kind::Rebuild, format!("returns a {}", other.kind())),
     })
+}
+
+/// An iterator the simulation steps, as the replacement makes it again at a graph break: one
+/// over a list made in the call iterates what it has left (its list is held by nothing else:
+/// `held_once`); one over a caller's list or dict is `itertools.islice` of it past what it
+/// gave (the dict unchanged so far: `Stepper::Caller` checks it); `enumerate` and `zip` of
+/// their iterators made again.
+fn stepper_template(
+    state: &mut State<'_>,
+    s: &Rc<std::cell::RefCell<crate::translate::values::iterators::Stepper>>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    use crate::translate::values::iterators::Stepper;
+    let vm = state.vm;
+    let s = s.borrow();
+    let list_of = |state: &mut State<'_>,
+                   items: Vec<Var>,
+                   outputs: &mut Vec<Value>,
+                   index: &mut HashMap<Value, usize>|
+     -> SimResult<Template> {
+        let items = items
+            .iter()
+            .map(|i| build(state, i, outputs, index))
+            .collect::<SimResult<_>>()?;
+        Ok(Template::Iter(Box::new(Template::List(items))))
+    };
+    match &*s {
+        Stepper::List { list, next } => {
+            let rest: Vec<Var> = list.borrow().iter().skip(*next).cloned().collect();
+            list_of(state, rest, outputs, index)
+        }
+        Stepper::ListReversed { list, next } => {
+            let rest: Vec<Var> = match next {
+                Some(i) => list.borrow().iter().take(i + 1).rev().cloned().collect(),
+                None => Vec::new(),
+            };
+            list_of(state, rest, outputs, index)
+        }
+        Stepper::Caller {
+            origin: Some(source),
+            consumed,
+            ..
+        } => {
+            let islice = vm
+                .import("itertools", 0)
+                .and_then(|m| m.get_attr("islice", vm))
+                .map_err(|_| Unsupported::new(Kind::Internal, "itertools.islice is missing"))?;
+            Ok(Template::New(
+                islice,
+                vec![
+                    Template::Load(source.clone()),
+                    Template::Const(vm.ctx.new_int(*consumed).into()),
+                    Template::Const(vm.ctx.none()),
+                ],
+            ))
+        }
+        Stepper::Caller { origin: None, .. } => unsupported(
+            Kind::Rebuild,
+            "an iterator over a view of a dict of the caller's, at a graph break",
+        ),
+        Stepper::Enumerate { inner, count } => Ok(Template::New(
+            vm.ctx.types.enumerate_type.to_owned().into(),
+            vec![
+                build(state, inner, outputs, index)?,
+                Template::Const(vm.ctx.new_int(*count).into()),
+            ],
+        )),
+        Stepper::Zip { inners } => Ok(Template::New(
+            vm.ctx.types.zip_type.to_owned().into(),
+            inners
+                .iter()
+                .map(|i| build(state, i, outputs, index))
+                .collect::<SimResult<_>>()?,
+        )),
+    }
 }
 
 /// The template of the exception a frame raises out of itself (the replacement raises it,

@@ -1,16 +1,11 @@
 //! Control flow: jumps (conditional ones on values known at trace time), `for` loops over
 //! iterators the simulation made, and RETURN_VALUE.
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use std::rc::Rc;
-
 use rustpython_vm::bytecode::Opcode;
 
 use super::{Flow, Handler, Returned, SimFrame};
 use crate::bytecode::decode::Instr;
 use crate::translate::state::State;
-use crate::translate::values::{DictIter, Var, ViewKind};
 
 impl State<'_> {
     pub(super) fn jump(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
@@ -35,12 +30,7 @@ impl State<'_> {
     /// GET_ITER and GET_YIELD_FROM_ITER: an iterator over the items, made now.
     pub(super) fn get_iter(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
         let v = f.pop()?;
-        let it = match v {
-            Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) => v,
-            Var::Dict(d) => Var::DictIter(Rc::new(RefCell::new(DictIter::new(d, ViewKind::Keys)))),
-            Var::View(d, kind) => Var::DictIter(Rc::new(RefCell::new(DictIter::new(d, kind)))),
-            other => Var::Iter(Rc::new(RefCell::new(VecDeque::from(self.items(&other)?)))),
-        };
+        let it = self.iterator_of(&v)?;
         f.push(it);
         Ok(Flow::Next)
     }

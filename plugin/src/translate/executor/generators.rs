@@ -77,6 +77,7 @@ impl State<'_> {
     pub fn next_item(&mut self, iterator: &Var) -> SimResult<Option<Var>> {
         match iterator {
             Var::Iter(it) => Ok(it.borrow_mut().pop_front()),
+            Var::Stepper(s) => self.step_iterator(s),
             Var::DictIter(it) => {
                 let mut it = it.borrow_mut();
                 let dict = it.dict.borrow();
@@ -98,7 +99,10 @@ impl State<'_> {
                 Resumed::Yielded(v) => Some(v),
                 Resumed::Returned(_) => None,
             }),
-            other => unsupported(Kind::Value, format!("next() of a {}", other.kind())),
+            other => match self.instance_next(other)? {
+                Some(item) => Ok(item),
+                None => unsupported(Kind::Value, format!("next() of a {}", other.kind())),
+            },
         }
     }
 

@@ -5,8 +5,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use rustpython_vm::AsObject;
+
 use super::{Flow, Handler, SimFrame, Slot};
 use crate::bytecode::decode::Instr;
+use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{CellRef, CellState, Globals, Var};
@@ -201,21 +204,48 @@ impl State<'_> {
             }
             None => {}
         }
+        if globals.owner.is_some() {
+            return self.other_module_builtin(globals, name);
+        }
         match vm.builtins.dict().get_item_opt(name, vm).ok().flatten() {
-            Some(v) => {
-                if globals.owner.is_some() {
-                    return unsupported(
-                        Kind::Call,
-                        format!("builtin {name} read by an inlined function of another module"),
-                    );
-                }
-                Ok(Var::Lazy(v, Source::Builtin(name.to_owned())))
-            }
+            Some(v) => Ok(Var::Lazy(v, Source::Builtin(name.to_owned()))),
             None => unsupported(
                 Kind::Raises,
                 format!("name {name:?} is not defined (NameError)"),
             ),
         }
+    }
+}
+
+impl State<'_> {
+    /// A builtin read by an inlined function of another module: from that module's
+    /// `__builtins__` (a module), read as `__builtins__.name`; the module's own globals not
+    /// holding the name is guarded, as the lookup relied on it.
+    fn other_module_builtin(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        let builtins = globals
+            .dict
+            .get_item_opt("__builtins__", vm)
+            .ok()
+            .flatten()
+            .filter(|b| b.class().is(vm.ctx.types.module_type));
+        let Some(builtins) = builtins else {
+            return unsupported(
+                Kind::Value,
+                format!("builtin {name} of a module whose __builtins__ is not a module"),
+            );
+        };
+        let Some(v) = builtins
+            .dict()
+            .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+        else {
+            return unsupported(
+                Kind::Raises,
+                format!("name {name:?} is not defined (NameError)"),
+            );
+        };
+        self.guard(&globals.source(name), Check::Absent);
+        Ok(Var::Lazy(v, globals.source("__builtins__").attr(name)))
     }
 }
 

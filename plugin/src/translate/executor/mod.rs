@@ -120,6 +120,7 @@ instruction_set! {
     ConvertValue => convert_value, opcode;
     // attrs.rs
     LoadAttr => load_attr, opcode;
+    LoadSuperAttr => load_super_attr, opcode;
     StoreAttr => store_attr, opcode;
     DeleteAttr => delete_attr, opcode;
     // It may push a NULL as its second value, which the replacement cannot pass on.
@@ -194,10 +195,16 @@ impl State<'_> {
 
     /// Simulate `f` (an inlined call, or a generator's frame to its next yield) to its end.
     pub fn run(&mut self, f: &mut SimFrame) -> SimResult<Returned> {
+        self.run_to_end(f, false)
+    }
+
+    /// Simulate `f` to its end; with `catch`, an exception it raises out of itself is
+    /// returned (`Returned::raised`) for the caller to handle, instead of failing.
+    pub fn run_to_end(&mut self, f: &mut SimFrame, catch: bool) -> SimResult<Returned> {
         loop {
             match self.step(f)? {
                 Flow::Next => {}
-                Flow::Return(r) if r.raised => {
+                Flow::Return(r) if r.raised && !catch => {
                     let shown = match &r.value {
                         Var::Obj(o) => o.class().name().to_string(),
                         other => other.kind(),

@@ -36,6 +36,16 @@ pub enum Check {
     /// was set or deleted since (CPython's `tp_version_tag`, which the VM resets to 0 when a
     /// class changes). One load.
     Version(u32),
+    /// A dict with exactly these keys (str), in this order: an instance's attribute names,
+    /// the keys a loop over a caller's dict went through. The dict's key-set stamp makes a
+    /// repeated check one load.
+    Keys(Vec<String>),
+    /// The same object as another source gives (the simulation saw one object through two
+    /// paths, and relied on their being one).
+    SameAs(Source),
+    /// Not the same object as another source gives (the simulation changed one of two objects
+    /// of a class and read the other as unchanged).
+    NotSameAs(Source),
 }
 
 #[derive(Clone, Debug)]
@@ -50,8 +60,17 @@ impl Guard {
     }
 
     pub fn holds(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
-        self.check
-            .holds(self.source.resolve(frame, vm).as_deref(), vm)
+        let value = self.source.resolve(frame, vm);
+        match &self.check {
+            Check::SameAs(other) | Check::NotSameAs(other) => {
+                let same = matches!(self.check, Check::SameAs(_));
+                match (value, other.resolve(frame, vm)) {
+                    (Some(a), Some(b)) => a.is(&b) == same,
+                    _ => false,
+                }
+            }
+            check => check.holds(value.as_deref(), vm),
+        }
     }
 }
 
@@ -109,8 +128,24 @@ impl Check {
             Check::Tensor(meta, id) => v
                 .downcast_ref_if_exact::<PyTensor>(vm)
                 .is_some_and(|t| t.has_meta(*id, meta)),
+            Check::Keys(keys) => v
+                .downcast_ref::<PyDict>()
+                .is_some_and(|d| dict_has_keys(d, keys)),
+            // Relations between two sources are checked by `Guard::holds` and the program.
+            Check::SameAs(_) | Check::NotSameAs(_) => false,
         }
     }
+}
+
+/// Whether `d`'s keys are exactly `keys`, in order (strings, compared by value).
+pub fn dict_has_keys(d: &PyDict, keys: &[String]) -> bool {
+    if d.__len__() != keys.len() {
+        return false;
+    }
+    d.keys_vec().iter().zip(keys).all(|(k, want)| {
+        k.downcast_ref::<PyStr>()
+            .is_some_and(|s| s.to_str() == Some(want.as_str()))
+    })
 }
 
 impl fmt::Display for Guard {
@@ -138,6 +173,9 @@ impl fmt::Display for Guard {
             ),
             Check::Absent => write!(f, "{s} is absent"),
             Check::Version(tag) => write!(f, "{s} unchanged (version {tag})"),
+            Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
+            Check::SameAs(other) => write!(f, "{s} is {other}"),
+            Check::NotSameAs(other) => write!(f, "{s} is not {other}"),
         }
     }
 }

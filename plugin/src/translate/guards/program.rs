@@ -58,13 +58,24 @@ struct Checks {
     tensor: Vec<(usize, u32, Meta)>,
     absent: Vec<usize>,
     version: Vec<(usize, u32)>,
+    /// A dict's keys, exactly; the stamp of a dict last found to have them (0: none yet).
+    keys: Vec<(usize, Vec<String>, AtomicU32)>,
+    /// Two nodes give the same object (`true`) or different ones (`false`).
+    same: Vec<(usize, usize, bool)>,
     /// The rarer ones (constants), dispatched.
     other: Vec<(usize, Check)>,
 }
 
 impl Checks {
-    fn push(&mut self, n: usize, check: &Check) {
+    /// `other`: the node of the source a relation (`SameAs`, `NotSameAs`) compares with.
+    fn push(&mut self, n: usize, check: &Check, other: Option<usize>) {
         match check {
+            Check::SameAs(_) | Check::NotSameAs(_) => self.same.push((
+                n,
+                other.expect("a relation's other node"),
+                matches!(check, Check::SameAs(_)),
+            )),
+            Check::Keys(keys) => self.keys.push((n, keys.clone(), AtomicU32::new(0))),
             Check::TypeIs(t) => self.type_is.push((n, t.clone())),
             Check::Is(o) => self.is.push((n, o.clone())),
             Check::Len(len) => self.len.push((n, *len)),
@@ -102,6 +113,33 @@ impl Checks {
                     .is_some_and(|t| t.tp_version_tag.load(Ordering::Acquire) == *tag)
             })
             && self
+                .same
+                .iter()
+                .all(|(n, m, same)| match (value(*n), value(*m)) {
+                    (Some(a), Some(b)) => a.is(b) == *same,
+                    _ => false,
+                })
+            && self.keys.iter().all(|(n, keys, stamp)| {
+                value(*n)
+                    .and_then(|v| v.downcast_ref::<PyDict>())
+                    .is_some_and(|d| {
+                        let known = stamp.load(Ordering::Relaxed);
+                        if known != 0 && d.keys_version() == known {
+                            return true;
+                        }
+                        let has = crate::translate::guards::guard::dict_has_keys(d, keys);
+                        if has {
+                            // The stamp taken now attests the keys compared, unless they
+                            // changed between the two reads (then it is 0 or another).
+                            let now = d.assign_keys_version(vm);
+                            if crate::translate::guards::guard::dict_has_keys(d, keys) {
+                                stamp.store(now, Ordering::Relaxed);
+                            }
+                        }
+                        has
+                    })
+            })
+            && self
                 .other
                 .iter()
                 .all(|(n, check)| check.holds(value(*n), vm))
@@ -118,7 +156,13 @@ impl GuardProgram {
         let mut checked = Vec::with_capacity(guards.len());
         for guard in guards {
             let n = program.add(&guard.source, code, vm, &mut index);
-            program.checks.push(n, &guard.check);
+            let other = match &guard.check {
+                Check::SameAs(o) | Check::NotSameAs(o) => {
+                    Some(program.add(o, code, vm, &mut index))
+                }
+                _ => None,
+            };
+            program.checks.push(n, &guard.check, other);
             checked.push((n, &guard.check));
         }
         for n in 0..program.nodes.len() {
@@ -265,6 +309,7 @@ impl Node {
                 self.source.read(None, frame, vm)
             }
             (CompiledRead::TypeOf, Some(p)) => Some(p.class().to_owned().into()),
+            (CompiledRead::InstanceDict, Some(p)) => p.dict().map(Into::into),
             (_, None) => None,
             (CompiledRead::Attr(k), Some(p)) => self.dict_read(&*p.dict()?, k, vm),
             (CompiledRead::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {

@@ -1,56 +1,27 @@
-//! Attributes: reads in attribute and method form (modules, tensors, instances of user
-//! classes, plain values, the containers made during the simulation), a context manager's
-//! special methods, and attribute stores and deletes on the caller's objects (side effects).
+//! Attributes: reads in attribute and method form (modules, tensors, instances and classes
+//! written in Python through `objects`, named tuples, builtin types, plain values, the
+//! containers made during the simulation), a context manager's special methods, and stores
+//! and deletes (on the caller's objects: side effects).
 
-use rustpython_vm::builtins::PyGetSet;
-use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyDict, PyGetSet, PyType};
+use rustpython_vm::types::PyTypeFlags;
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
-use crate::translate::guards::guard::Check;
-use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
+use crate::translate::values::objects::{is_user_class, python_method};
 use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
-    /// `del owner.name` on an object of the caller: a side effect replayed as written.
+    /// `del owner.name`.
     pub fn del_attr(&mut self, owner: &Var, name: &str) -> SimResult<()> {
-        let vm = self.vm;
-        match owner {
-            Var::Lazy(o, source)
-                if is_user_instance(o, vm)
-                    && crate::translate::side_effects::plain_attribute_store(o, name, vm) =>
-            {
-                // Under a handler, the delete must not raise where it is replayed (see
-                // `del_item`): the attribute is checked now, and guarded.
-                if self.under_handler {
-                    self.effects.check_attr_readable(o, name)?;
-                    let present = o
-                        .dict()
-                        .and_then(|d| d.get_item_opt(name, vm).ok().flatten());
-                    let Some(v) = present else {
-                        return unsupported(
-                            Kind::Raises,
-                            format!("del of {source}.{name}, which is not set (AttributeError)"),
-                        );
-                    };
-                    self.guard(
-                        &source.clone().attr(name),
-                        Check::TypeIs(v.class().to_owned()),
-                    );
-                }
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(
-                    o,
-                    Effect::DelAttr {
-                        target: source.clone(),
-                        name: name.to_owned(),
-                    },
-                );
-                Ok(())
-            }
-            _ => unsupported(
+        match self.instance(owner)? {
+            Some(inst) => self.instance_setattr(owner, &inst, name, None),
+            None => unsupported(
                 Kind::SideEffect,
                 format!(
                     "del of attribute {name} of a {} (a side effect that is not replayed)",
@@ -60,26 +31,11 @@ impl State<'_> {
         }
     }
 
-    /// `owner.name = value`: on an object of the caller, a side effect replayed as written.
+    /// `owner.name = value`.
     pub fn set_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
-        let vm = self.vm;
-        match owner {
-            Var::Lazy(o, source)
-                if is_user_instance(o, vm)
-                    && crate::translate::side_effects::plain_attribute_store(o, name, vm) =>
-            {
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.effects.mutate(
-                    o,
-                    Effect::SetAttr {
-                        target: source.clone(),
-                        name: name.to_owned(),
-                        value,
-                    },
-                );
-                Ok(())
-            }
-            _ => unsupported(
+        match self.instance(owner)? {
+            Some(inst) => self.instance_setattr(owner, &inst, name, Some(value)),
+            None => unsupported(
                 Kind::SideEffect,
                 format!(
                     "attribute store on a {} (a side effect that is not replayed)",
@@ -92,56 +48,37 @@ impl State<'_> {
     /// `owner.name` in attribute form.
     pub fn attr_of(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
         let vm = self.vm;
-        match owner {
+        if let Var::Lazy(o, source) = owner
+            && o.class().is(vm.ctx.types.module_type)
+        {
             // Exactly a module: a subclass may define `__getattribute__`.
-            Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
-                self.effects.check_readable(o)?;
-                self.obj(owner)?; // the module's identity
-                match o
-                    .dict()
-                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
-                {
-                    Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
-                    None => unsupported(Kind::Raises, format!("module has no attribute {name:?}")),
-                }
-            }
-            _ if self.is_tensor(owner) => {
-                self.tensor_class_attr(name)?;
-                let o = self.obj(owner)?;
-                let r = o.get_attr(&vm.ctx.new_str(name), vm);
-                if !TENSOR_META.contains(&name) {
-                    // Attributes computed by ops (`T`) come back as recorded fakes.
-                    return match self.native_result(r, true, &format!("Tensor.{name}"))? {
-                        v @ Var::Tensor(_) => Ok(v),
-                        _ => unsupported(Kind::Value, format!("Tensor.{name} as a value")),
-                    };
-                }
-                self.native_result(r, false, &format!("Tensor.{name}"))
-            }
-            Var::Lazy(o, source) if is_user_instance(o, vm) => {
-                self.effects.check_attr_readable(o, name)?;
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                // No data descriptor of the class comes before the instance's own.
-                self.guard_class(source.clone().type_of(), o.class())?;
-                if let Some(v) = o
-                    .dict()
-                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
-                {
-                    if class_has_data_descriptor(o, name, vm) {
-                        return unsupported(
-                            Kind::Value,
-                            format!("attribute {name} behind a descriptor"),
-                        );
-                    }
-                    return Ok(Var::Lazy(v, source.clone().attr(name)));
-                }
-                unsupported(
-                    Kind::Value,
-                    format!(
-                        "attribute {name} of a {} that is not in its __dict__",
-                        o.class().name()
-                    ),
-                )
+            self.effects.check_readable(o)?;
+            self.obj(owner)?; // the module's identity
+            return match o
+                .dict()
+                .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+            {
+                Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
+                None => unsupported(Kind::Raises, format!("module has no attribute {name:?}")),
+            };
+        }
+        if self.is_tensor(owner) {
+            return self.tensor_attr(owner, name);
+        }
+        if let Some(inst) = self.instance(owner)? {
+            return self.instance_attr(owner, &inst, name);
+        }
+        if let Some(v) = self.namedtuple_attr(owner, name)? {
+            return Ok(v);
+        }
+        match owner {
+            Var::Bound(b) => match name {
+                "__func__" => Ok(b.0.clone()),
+                "__self__" => Ok(b.1.clone()),
+                _ => unsupported(Kind::Value, format!("attribute {name} of a bound method")),
+            },
+            Var::Obj(o) | Var::Lazy(o, _) if o.downcast_ref::<PyType>().is_some() => {
+                self.class_attr(owner, name)
             }
             Var::Obj(o) | Var::Lazy(o, _)
                 if is_plain(o, vm) || o.downcast_ref::<crate::tensor::PyDType>().is_some() =>
@@ -156,30 +93,168 @@ impl State<'_> {
         }
     }
 
+    /// A tensor's attribute: a native one of `Tensor`, or a function set on the class from
+    /// Python, bound to the tensor (and inlined when called).
+    fn tensor_attr(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        if let Some(f) = self.tensor_python_method(name)? {
+            return Ok(Var::Bound(Rc::new((Var::Obj(f), owner.clone()))));
+        }
+        let class = PyTensor::class(&vm.ctx);
+        if let Some(p) = class.get_attr(vm.ctx.intern_str(name))
+            && p.class().is(vm.ctx.types.property_type)
+        {
+            // A property set from Python: its getter is the user's code, inlined.
+            return match p.get_attr("fget", vm).ok().filter(|f| !vm.is_none(f)) {
+                Some(fget) => self.invoke(&Var::Obj(fget), vec![owner.clone()], Vec::new()),
+                None => unsupported(Kind::Raises, format!("Tensor.{name} has no getter")),
+            };
+        }
+        // Anything else must be native (what `tensor_class_attr` accepts): reading it runs
+        // no code of the user's.
+        self.tensor_class_attr(name)?;
+        let o = self.obj(owner)?;
+        let r = o.get_attr(&vm.ctx.new_str(name), vm);
+        if !TENSOR_META.contains(&name) {
+            // Attributes computed by ops (`T`) come back as recorded fakes.
+            return match self.native_result(r, true, &format!("Tensor.{name}"))? {
+                v @ Var::Tensor(_) => Ok(v),
+                _ => unsupported(Kind::Value, format!("Tensor.{name} as a value")),
+            };
+        }
+        self.native_result(r, false, &format!("Tensor.{name}"))
+    }
+
+    /// `C.name` for a class `C` (read from `owner`, whose identity is guarded): a class
+    /// written in Python is read through its MRO as Python does (a function is itself, a
+    /// static method its function, a class method bound to `C`); a builtin type, which
+    /// cannot change, natively.
+    fn class_attr(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
+        let vm = self.vm;
+        let class_obj = self.obj(owner)?;
+        let class = class_obj
+            .downcast_ref::<PyType>()
+            .expect("a class")
+            .to_owned();
+        if !class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
+            let r = class_obj.get_attr(&vm.ctx.new_str(name), vm);
+            let r = self.native_result(r, false, &format!("{}.{name}", class.name()))?;
+            return Ok(r);
+        }
+        if !is_user_class(&class, vm) {
+            return unsupported(
+                Kind::Value,
+                format!("attribute {name} of class {} (not simulated)", class.name()),
+            );
+        }
+        self.guard_class(Source::object(class_obj.clone()), &class)?;
+        let Some(d) = class.get_attr(vm.ctx.intern_str(name)) else {
+            // What the metaclass (`type`) gives: `__name__`, `__qualname__`, `__mro__`...
+            let r = class_obj.get_attr(&vm.ctx.new_str(name), vm);
+            return self.native_result(r, false, &format!("{}.{name}", class.name()));
+        };
+        let t = &vm.ctx.types;
+        if d.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+            .is_some()
+            || d.class().is(t.property_type)
+        {
+            return Ok(Var::Obj(d));
+        }
+        if d.class().is(t.staticmethod_type) {
+            return Ok(Var::Obj(d.get_attr("__func__", vm).map_err(|_| {
+                Unsupported::new(Kind::Value, "a static method without its function")
+            })?));
+        }
+        if d.class().is(t.classmethod_type) {
+            let f = d.get_attr("__func__", vm).map_err(|_| {
+                Unsupported::new(Kind::Value, "a class method without its function")
+            })?;
+            return Ok(Var::Bound(Rc::new((Var::Obj(f), Var::Obj(class_obj)))));
+        }
+        if is_user_class(d.class(), vm) {
+            if let Some(get) = python_method(d.class(), "__get__", vm) {
+                let none = Var::Obj(vm.ctx.none());
+                return self.call_function(
+                    &get,
+                    vec![Var::Obj(d.clone()), none, Var::Obj(class_obj)],
+                    Vec::new(),
+                );
+            }
+            return Ok(Var::Lazy(d.clone(), Source::object(d)));
+        }
+        if d.class().slots.descr_get.load().is_none() {
+            return Ok(if is_plain(&d, vm) {
+                Var::Obj(d)
+            } else {
+                Var::Lazy(d.clone(), Source::object(d))
+            });
+        }
+        unsupported(
+            Kind::Value,
+            format!(
+                "{}.{name}, a {} (not simulated)",
+                class.name(),
+                d.class().name()
+            ),
+        )
+    }
+
+    /// `p.field` of a named tuple: its item.
+    fn namedtuple_attr(&mut self, owner: &Var, name: &str) -> SimResult<Option<Var>> {
+        let (class, items) = match owner {
+            Var::NamedTuple(c, items) => (c.clone(), items.to_vec()),
+            Var::Lazy(o, _) if self.namedtuple_fields(o.class()).is_some() => {
+                (o.class().to_owned(), self.items(owner)?)
+            }
+            _ => return Ok(None),
+        };
+        let Some(fields) = self.namedtuple_fields(&class) else {
+            return Ok(None);
+        };
+        if let Var::Lazy(_, source) = owner {
+            self.guard_class(source.clone().type_of(), &class)?;
+        }
+        match fields.iter().position(|f| f == name) {
+            Some(i) if i < items.len() => Ok(Some(items[i].clone())),
+            _ => Ok(None),
+        }
+    }
+
     /// `__enter__` or `__exit__` of a context manager (LOAD_SPECIAL): looked up on its type,
     /// as `(function, self)`. A Python function is inlined when called; a method of a native
     /// type breaks the graph when called (both are constants of the replacement, fixed by the
     /// type guard). Other kinds of attribute (LOAD_SPECIAL would push a NULL) are not simulated.
     pub fn special_method_of(&mut self, owner: &Var, name: &'static str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
+        if let Some(inst) = self.instance(owner)? {
+            let class = self.inst_class(&inst);
+            return match python_method(&class, name, vm) {
+                Some(f) => Ok((Var::Obj(f), owner.clone())),
+                None => unsupported(
+                    Kind::Value,
+                    format!("{name} of a {} that is not written in Python", class.name()),
+                ),
+            };
+        }
         let Var::Lazy(o, source) = owner else {
             return unsupported(
                 Kind::Value,
                 format!("a {} as a context manager", owner.kind()),
             );
         };
-        let method = o.class().get_attr(vm.ctx.intern_str(name)).filter(|f| {
-            f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
-                .is_some()
-                || f.class().is(vm.ctx.types.method_descriptor_type)
-        });
+        let method = o
+            .class()
+            .get_attr(vm.ctx.intern_str(name))
+            .filter(|f| f.class().is(vm.ctx.types.method_descriptor_type));
         match method {
-            Some(f) => {
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.guard_class(source.clone().type_of(), o.class())?;
+            Some(f) if !o.class().slots.flags.has_feature(PyTypeFlags::HEAPTYPE) => {
+                self.guard(
+                    source,
+                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                );
                 Ok((Var::Obj(f), owner.clone()))
             }
-            None => unsupported(
+            _ => unsupported(
                 Kind::Value,
                 format!(
                     "{name} of a {} that is not a function or a native method",
@@ -193,60 +268,51 @@ impl State<'_> {
     pub fn method_of(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
         match owner {
-            Var::List(_) | Var::Dict(_) => Ok((
-                Var::Method(Box::new(owner.clone()), intern_method(name)?),
-                Var::Null,
-            )),
+            Var::List(_) | Var::Dict(_) => {
+                return Ok((
+                    Var::Method(Box::new(owner.clone()), intern_method(name)?),
+                    Var::Null,
+                ));
+            }
             // A mutating method of a caller's list: recorded as a side effect when called.
             Var::Lazy(o, _)
                 if o.class().is(vm.ctx.types.list_type)
                     && matches!(name, "append" | "extend" | "insert") =>
             {
-                Ok((
+                return Ok((
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),
                     Var::Null,
-                ))
+                ));
             }
-            // Of a caller's dict: recorded as a side effect when called.
-            Var::Lazy(o, _) if o.class().is(vm.ctx.types.dict_type) && name == "update" => Ok((
-                Var::Method(Box::new(owner.clone()), intern_method(name)?),
-                Var::Null,
-            )),
-            _ if self.is_tensor(owner) => {
-                let a = self.tensor_class_attr(name)?;
-                if a.downcast_ref::<PyGetSet>().is_some() {
-                    Ok((self.attr_of(owner, name)?, Var::Null))
-                } else {
-                    Ok((Var::Obj(a), owner.clone()))
-                }
-            }
+            // Of a caller's dict: `update` is recorded as a side effect when called; the
+            // others read it.
             Var::Lazy(o, _)
-                if is_user_instance(o, vm)
-                    && o.dict()
-                        .is_none_or(|d| d.get_item_opt(name, vm).ok().flatten().is_none()) =>
+                if o.class().is(vm.ctx.types.dict_type)
+                    && o.downcast_ref::<PyDict>().is_some()
+                    && matches!(name, "update" | "keys" | "values" | "items" | "get") =>
             {
-                let Var::Lazy(_, source) = owner else {
-                    unreachable!()
-                };
-                self.effects.check_attr_readable(o, name)?;
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                // The method found on the class: the class unchanged, and not shadowed by an
-                // attribute of the instance's own.
-                self.guard_class(source.clone().type_of(), o.class())?;
-                self.guard(&source.clone().attr(name), Check::Absent);
-                match o.class().get_attr(vm.ctx.intern_str(name)) {
-                    Some(f)
-                        if f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
-                            .is_some() =>
-                    {
-                        Ok((Var::Obj(f), owner.clone()))
-                    }
-                    _ => unsupported(
-                        Kind::Call,
-                        format!("method {name} of a {}", o.class().name()),
-                    ),
-                }
+                return Ok((
+                    Var::Method(Box::new(owner.clone()), intern_method(name)?),
+                    Var::Null,
+                ));
             }
+            _ => {}
+        }
+        if self.is_tensor(owner) {
+            if let Some(f) = self.tensor_python_method(name)? {
+                return Ok((Var::Obj(f), owner.clone()));
+            }
+            let a = self.tensor_class_attr(name)?;
+            return if a.downcast_ref::<PyGetSet>().is_some() {
+                Ok((self.attr_of(owner, name)?, Var::Null))
+            } else {
+                Ok((Var::Obj(a), owner.clone()))
+            };
+        }
+        if let Some(inst) = self.instance(owner)? {
+            return self.instance_method(owner, &inst, name);
+        }
+        match owner {
             Var::Obj(o) | Var::Lazy(o, _) if is_plain(o, vm) => {
                 let o = self.obj(owner)?;
                 let m = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| {
@@ -270,40 +336,26 @@ const TENSOR_META: &[&str] = &[
     "ndim",
     "dim",
     "numel",
+    "size",
     "is_floating_point",
     "__len__",
 ];
 
-/// Instances of classes defined in Python without their own attribute hooks.
-fn is_user_instance(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
-    let c = o.class();
-    if c.slots
-        .flags
-        .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE)
-        && o.dict().is_some()
-    {
-        let custom = |n: &str| {
-            c.get_attr(vm.ctx.intern_str(n)).is_some_and(|a| {
-                !a.class().is(vm.ctx.types.wrapper_descriptor_type)
-                    && a.downcast_ref::<rustpython_vm::builtins::PyFunction>()
-                        .is_some()
-            })
-        };
-        return !custom("__getattr__") && !custom("__getattribute__");
-    }
-    false
-}
-
-fn class_has_data_descriptor(o: &PyObjectRef, name: &str, vm: &VirtualMachine) -> bool {
-    o.class()
-        .get_attr(vm.ctx.intern_str(name))
-        .is_some_and(|a| a.class().slots.descr_set.load().is_some())
-}
-
 fn intern_method(name: &str) -> SimResult<&'static str> {
     const METHODS: &[&str] = &[
-        "append", "extend", "pop", "insert", "items", "keys", "values", "get", "index", "count",
-        "copy", "update",
+        "append",
+        "extend",
+        "pop",
+        "insert",
+        "items",
+        "keys",
+        "values",
+        "get",
+        "index",
+        "count",
+        "copy",
+        "update",
+        "setdefault",
     ];
     METHODS
         .iter()
@@ -321,7 +373,7 @@ impl State<'_> {
     /// The attribute `name` of the Tensor class, as the simulation may use it: a native
     /// method or attribute, with the class's version guarded (a function or property set on
     /// `Tensor` from Python later is seen on the next call). One set from Python now is not
-    /// simulated: reading it would run its code.
+    /// simulated here: a function is (`tensor_python_method`), anything else would run code.
     fn tensor_class_attr(&mut self, name: &str) -> SimResult<PyObjectRef> {
         let vm = self.vm;
         let class = PyTensor::class(&vm.ctx);
@@ -345,5 +397,14 @@ impl State<'_> {
             ),
             None => unsupported(Kind::Raises, format!("Tensor has no attribute {name:?}")),
         }
+    }
+
+    /// A function written in Python and set on `Tensor` (`Tensor.scale = f`): a method of
+    /// the user's, inlined when called; fixed by `Tensor`'s version, which is guarded.
+    fn tensor_python_method(&mut self, name: &str) -> SimResult<Option<PyObjectRef>> {
+        let vm = self.vm;
+        let class = PyTensor::class(&vm.ctx);
+        self.guard_class(Source::object(class.to_owned().into()), class)?;
+        Ok(python_method(class, name, vm))
     }
 }

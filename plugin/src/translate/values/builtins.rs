@@ -3,7 +3,6 @@
 //! computed on plain values.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyDict, PyStr, PyTuple, PyType};
@@ -13,6 +12,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
 
@@ -55,10 +55,16 @@ impl State<'_> {
         match name {
             "len" => {
                 only_pos(1)?;
+                if let Some(n) = self.call_dunder(&args[0], "__len__", Vec::new())? {
+                    return Ok(n);
+                }
                 let n = match &args[0] {
-                    Var::Tuple(_) | Var::List(_) | Var::Dict(_) | Var::View(..) => {
-                        self.items(&args[0])?.len()
-                    }
+                    Var::Tuple(_)
+                    | Var::List(_)
+                    | Var::Dict(_)
+                    | Var::View(..)
+                    | Var::CallerView(_)
+                    | Var::NamedTuple(..) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
                         self.effects.check_readable(o)?;
                         let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
@@ -114,6 +120,67 @@ impl State<'_> {
                 only_pos(1)?;
                 Ok(Var::Obj(self.type_of(&args[0])?))
             }
+            "issubclass" => {
+                only_pos(2)?;
+                let (c, classes) = (self.obj(&args[0])?, self.obj(&args[1])?);
+                let Some(c) = c.downcast_ref::<PyType>() else {
+                    return unsupported(
+                        Kind::Raises,
+                        "issubclass() arg 1 must be a class (TypeError)",
+                    );
+                };
+                let classes: Vec<PyObjectRef> = match classes.downcast_ref::<PyTuple>() {
+                    Some(t) => t.as_slice().to_vec(),
+                    None => vec![classes.clone()],
+                };
+                let mut hit = false;
+                for k in &classes {
+                    match k.downcast_ref::<PyType>() {
+                        Some(k) if k.class().is(vm.ctx.types.type_type) => {
+                            hit |= c.fast_issubclass(k)
+                        }
+                        _ => return unsupported(Kind::Call, "issubclass() with a metaclass"),
+                    }
+                }
+                Ok(Var::Obj(vm.ctx.new_bool(hit).into()))
+            }
+            "hasattr" => {
+                only_pos(2)?;
+                let name = self.attr_name(&args[1], "hasattr")?;
+                let found = self.try_attr(&args[0], &name)?;
+                Ok(Var::Obj(vm.ctx.new_bool(found.is_some()).into()))
+            }
+            "setattr" => {
+                only_pos(3)?;
+                let name = self.attr_name(&args[1], "setattr")?;
+                self.set_attr(&args[0], &name, args[2].clone())?;
+                Ok(Var::Obj(vm.ctx.none()))
+            }
+            "delattr" => {
+                only_pos(2)?;
+                let name = self.attr_name(&args[1], "delattr")?;
+                self.del_attr(&args[0], &name)?;
+                Ok(Var::Obj(vm.ctx.none()))
+            }
+            "iter" => {
+                only_pos(1)?;
+                self.iterator_of(&args[0])
+            }
+            "next" => {
+                if !kwargs.is_empty() || !(1..=2).contains(&args.len()) {
+                    return unsupported(Kind::Call, "next() with these arguments");
+                }
+                match self.next_item(&args[0])? {
+                    Some(v) => Ok(v),
+                    None => match args.get(1) {
+                        Some(default) => Ok(default.clone()),
+                        None => unsupported(
+                            Kind::Raises,
+                            "next() of an exhausted iterator (StopIteration)",
+                        ),
+                    },
+                }
+            }
             "range" => {
                 let o = self.builtins_obj(name)?;
                 self.plain_call(&o, args, kwargs, "range()")
@@ -125,16 +192,7 @@ impl State<'_> {
                     return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
                 }
                 let items: Vec<Var> = match name {
-                    "zip" => {
-                        let lists = args
-                            .iter()
-                            .map(|a| self.items(a))
-                            .collect::<SimResult<Vec<_>>>()?;
-                        let n = lists.iter().map(Vec::len).min().unwrap_or(0);
-                        (0..n)
-                            .map(|i| Var::tuple(lists.iter().map(|l| l[i].clone()).collect()))
-                            .collect()
-                    }
+                    "zip" => return self.zip_of(&args),
                     "enumerate" => {
                         let start = match (args.get(1), kwargs.first()) {
                             (Some(s), _) | (None, Some((_, s))) => self
@@ -148,40 +206,28 @@ impl State<'_> {
                         let Some(it) = args.first() else {
                             return unsupported(Kind::Value, "enumerate()");
                         };
-                        let items = self.items(it)?;
-                        items
-                            .into_iter()
-                            .enumerate()
-                            .map(|(i, v)| {
-                                Var::tuple(vec![
-                                    Var::Obj(vm.ctx.new_int(start + i as i64).into()),
-                                    v,
-                                ])
-                            })
-                            .collect()
+                        return self.enumerate_of(it, start);
                     }
-                    _ => {
-                        let items = match args.as_slice() {
-                            [] if name != "reversed" => Vec::new(),
-                            [x] => self.items(x)?,
-                            _ => {
-                                return unsupported(
-                                    Kind::Call,
-                                    format!("{name}() with these arguments"),
-                                );
-                            }
+                    "reversed" => {
+                        let [x] = args.as_slice() else {
+                            return unsupported(Kind::Call, "reversed() with these arguments");
                         };
-                        if name == "reversed" {
-                            items.into_iter().rev().collect()
-                        } else {
-                            items
-                        }
+                        return self.reversed_of(x);
                     }
+                    _ => match args.as_slice() {
+                        [] => Vec::new(),
+                        [x] => self.items(x)?,
+                        _ => {
+                            return unsupported(
+                                Kind::Call,
+                                format!("{name}() with these arguments"),
+                            );
+                        }
+                    },
                 };
                 Ok(match name {
                     "tuple" => Var::tuple(items),
-                    "list" => Var::list(items),
-                    _ => Var::Iter(Rc::new(RefCell::new(VecDeque::from(items)))),
+                    _ => Var::list(items),
                 })
             }
             "dict" => {
@@ -205,11 +251,13 @@ impl State<'_> {
                 if !kwargs.is_empty() || !(2..=3).contains(&args.len()) {
                     return unsupported(Kind::Call, "getattr() with these arguments");
                 }
-                let name = self.plain_obj(&args[1], "getattr")?;
-                let Some(name) = name.downcast_ref::<PyStr>() else {
-                    return unsupported(Kind::Call, "getattr() with a non-string name");
-                };
-                self.attr_of(&args[0], &name.to_string_lossy())
+                let name = self.attr_name(&args[1], "getattr")?;
+                match args.get(2) {
+                    None => self.attr_of(&args[0], &name),
+                    Some(default) => Ok(self
+                        .try_attr(&args[0], &name)?
+                        .unwrap_or_else(|| default.clone())),
+                }
             }
             "sum" => {
                 if args.is_empty() || args.len() > 2 {
@@ -244,6 +292,249 @@ impl State<'_> {
                 Kind::Call,
                 format!("a call to builtin {n}() (not simulated)"),
             ),
+        }
+    }
+
+    fn attr_name(&mut self, v: &Var, what: &str) -> SimResult<String> {
+        let name = self.plain_obj(v, what)?;
+        match name.downcast_ref::<PyStr>().and_then(|s| s.to_str()) {
+            Some(s) => Ok(s.to_owned()),
+            None => unsupported(
+                Kind::Raises,
+                format!("{what}(): attribute name must be string (TypeError)"),
+            ),
+        }
+    }
+
+    /// `owner.name`, or `None` where the read raises AttributeError (what `hasattr` and
+    /// `getattr` with a default see). Whether it is there is decided from what holds it,
+    /// guarded as a read would be; a class's `__getattr__` is inlined and an AttributeError
+    /// it raises caught.
+    fn try_attr(&mut self, owner: &Var, name: &str) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if let Some(inst) = self.instance(owner)? {
+            return self.instance_attr_or_missing(owner, &inst, name);
+        }
+        let present = match owner {
+            Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
+                let found = o
+                    .dict()
+                    .is_some_and(|d| d.get_item_opt(name, vm).ok().flatten().is_some());
+                if !found {
+                    self.obj(owner)?;
+                    self.guard(&source.clone().attr(name), Check::Absent);
+                }
+                found
+            }
+            _ if self.is_tensor(owner) => {
+                let class = <crate::tensor::PyTensor as rustpython_vm::PyPayload>::class(&vm.ctx);
+                self.guard_class(Source::object(class.to_owned().into()), class)?;
+                class.get_attr(vm.ctx.intern_str(name)).is_some()
+            }
+            Var::Obj(o) | Var::Lazy(o, _)
+                if o.downcast_ref::<PyType>().is_some() || is_plain(o, vm) =>
+            {
+                let o = self.obj(owner)?;
+                if let Some(c) = o.downcast_ref::<PyType>() {
+                    self.guard_class(Source::object(o.clone()), c)?;
+                }
+                o.get_attr(&vm.ctx.new_str(name), vm).is_ok()
+            }
+            _ => true,
+        };
+        if present {
+            self.attr_of(owner, name).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A call of one of `object`'s or `tuple`'s own slots, which user code calls directly:
+    /// `object.__setattr__(obj, name, value)` (`__delattr__`), as a frozen dataclass or a
+    /// module's `__init__` does, and `tuple.__new__(cls, items)`, as a named tuple's `__new__`
+    /// does. `None` for anything else.
+    pub(super) fn object_protocol_call(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let t = &vm.ctx.types;
+        let is = |class: &rustpython_vm::Py<PyType>, name: &str| {
+            class
+                .get_attr(vm.ctx.intern_str(name))
+                .is_some_and(|x| x.is(f))
+        };
+        if !kwargs.is_empty() {
+            return Ok(None);
+        }
+        if is(t.object_type, "__setattr__") || is(t.object_type, "__delattr__") {
+            let setting = is(t.object_type, "__setattr__");
+            let (owner, name) = match args {
+                [o, n, _] if setting => (o, n),
+                [o, n] if !setting => (o, n),
+                _ => return unsupported(Kind::Call, "object.__setattr__ with these arguments"),
+            };
+            let name = self.attr_name(name, "object.__setattr__")?;
+            let Some(inst) = self.instance(owner)? else {
+                return unsupported(
+                    Kind::SideEffect,
+                    format!("object.__setattr__ on a {}", owner.kind()),
+                );
+            };
+            let value = if setting { Some(args[2].clone()) } else { None };
+            self.object_setattr(owner, &inst, &name, value)?;
+            return Ok(Some(Var::Obj(vm.ctx.none())));
+        }
+        if is(t.object_type, "__init__") {
+            // `super().__init__()` reaching `object`: nothing to do, with nothing passed.
+            return match args {
+                [owner] if self.instance(owner)?.is_some() => Ok(Some(Var::Obj(vm.ctx.none()))),
+                _ => Ok(None),
+            };
+        }
+        if is(t.tuple_type, "__new__") {
+            let [cls, items] = args else {
+                return Ok(None);
+            };
+            let cls = self.obj(cls)?;
+            let Some(class) = cls.downcast_ref::<PyType>() else {
+                return Ok(None);
+            };
+            if self.namedtuple_fields(class).is_none() {
+                return Ok(None);
+            }
+            let items = self.items(items)?;
+            return Ok(Some(Var::NamedTuple(class.to_owned(), Rc::new(items))));
+        }
+        if f.class().is(t.builtin_function_or_method_type)
+            && let Ok(owner) = f.get_attr("__self__", vm)
+            && owner.is(t.dict_type)
+            && f.get_attr("__name__", vm).ok().and_then(|n| {
+                n.downcast_ref::<PyStr>()
+                    .map(|s| s.to_string_lossy() == "fromkeys")
+            }) == Some(true)
+        {
+            // `dict.fromkeys(keys, value=None)`.
+            let (keys, value) = match args {
+                [k] => (k, Var::Obj(vm.ctx.none())),
+                [k, v] => (k, v.clone()),
+                _ => return unsupported(Kind::Call, "dict.fromkeys with these arguments"),
+            };
+            let mut entries = Vec::new();
+            for k in self.items(keys)? {
+                let k = self.key(&k)?;
+                crate::translate::values::dict_insert(&mut entries, k, value.clone(), vm)?;
+            }
+            return Ok(Some(Var::Dict(Rc::new(RefCell::new(entries)))));
+        }
+        Ok(None)
+    }
+
+    /// Functions of the standard library that the simulation models: `math`'s on plain
+    /// numbers (computed now), `operator`'s as the operators they name, `functools.reduce`
+    /// folding with the simulated call. `None` for anything else.
+    pub(super) fn library_call(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if !f.class().is(vm.ctx.types.builtin_function_or_method_type) {
+            return Ok(None);
+        }
+        let text = |name: &'static str| -> Option<String> {
+            f.get_attr(name, vm).ok().and_then(|n| {
+                n.downcast_ref::<PyStr>()
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
+        };
+        let (Some(module), Some(name)) = (text("__module__"), text("__name__")) else {
+            return Ok(None);
+        };
+        // Only the module's own function of that name (not one of the same name elsewhere).
+        let own = vm
+            .import(&vm.ctx.new_str(module.as_str()), 0)
+            .ok()
+            .and_then(|m| m.get_attr(&vm.ctx.new_str(name.as_str()), vm).ok())
+            .is_some_and(|g| g.is(f));
+        if !own {
+            return Ok(None);
+        }
+        match module.as_str() {
+            "math" => {
+                for a in args {
+                    if self.is_tensor(a) {
+                        return unsupported(Kind::Call, format!("math.{name} of a tensor"));
+                    }
+                }
+                self.plain_call(f, args.to_vec(), kwargs.to_vec(), &format!("math.{name}"))
+                    .map(Some)
+            }
+            "_operator" | "operator" => {
+                if !kwargs.is_empty() {
+                    return Ok(None);
+                }
+                let op = match name.trim_matches('_') {
+                    "add" => BinaryOperator::Add,
+                    "sub" => BinaryOperator::Subtract,
+                    "mul" => BinaryOperator::Multiply,
+                    "truediv" => BinaryOperator::TrueDivide,
+                    "floordiv" => BinaryOperator::FloorDivide,
+                    "mod" => BinaryOperator::Remainder,
+                    "pow" => BinaryOperator::Power,
+                    "matmul" => BinaryOperator::MatrixMultiply,
+                    "and" => BinaryOperator::And,
+                    "or" => BinaryOperator::Or,
+                    "xor" => BinaryOperator::Xor,
+                    "lshift" => BinaryOperator::Lshift,
+                    "rshift" => BinaryOperator::Rshift,
+                    "getitem" => {
+                        let [a, b] = args else { return Ok(None) };
+                        return self.subscript(a, b).map(Some);
+                    }
+                    _ => {
+                        if args.iter().all(|a| !self.is_tensor(a)) {
+                            return self
+                                .plain_call(
+                                    f,
+                                    args.to_vec(),
+                                    Vec::new(),
+                                    &format!("operator.{name}"),
+                                )
+                                .map(Some);
+                        }
+                        return Ok(None);
+                    }
+                };
+                let [a, b] = args else { return Ok(None) };
+                self.binary(op, a, b).map(Some)
+            }
+            "_functools" | "functools" if name == "reduce" => {
+                if !kwargs.is_empty() || !(2..=3).contains(&args.len()) {
+                    return unsupported(Kind::Call, "functools.reduce with these arguments");
+                }
+                let mut items = self.items(&args[1])?.into_iter();
+                let mut acc = match args.get(2) {
+                    Some(init) => init.clone(),
+                    None => match items.next() {
+                        Some(first) => first,
+                        None => {
+                            return unsupported(
+                                Kind::Raises,
+                                "reduce() of empty iterable with no initial value (TypeError)",
+                            );
+                        }
+                    },
+                };
+                for item in items {
+                    acc = self.invoke(&args[0], vec![acc, item], Vec::new())?;
+                }
+                Ok(Some(acc))
+            }
+            _ => Ok(None),
         }
     }
 

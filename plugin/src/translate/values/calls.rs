@@ -6,10 +6,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyTuple, PyType};
 use rustpython_vm::bytecode::CodeFlags;
 use rustpython_vm::function::FuncArgs;
-use rustpython_vm::{AsObject, PyObjectRef, PyRef};
+use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
@@ -25,6 +25,7 @@ const IMPURE_TENSOR_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
 const TENSOR_META: &[&str] = &[
     "dim",
     "numel",
+    "size",
     "is_floating_point",
     "__len__",
     "zeros_like",
@@ -46,7 +47,21 @@ impl State<'_> {
         callable: &Var,
         args: Vec<Var>,
         kwargs: Vec<(String, Var)>,
-        caller: &SimFrame,
+        _caller: &SimFrame,
+    ) -> SimResult<Var> {
+        self.invoke(callable, args, kwargs)
+    }
+
+    /// Call `callable` with `args` and `kwargs` as Python would: a function written in Python
+    /// is simulated inline, a class written in Python makes an instance (its `__init__`
+    /// inlined), an instance is called through its `__call__`, a bound method with its
+    /// object; builtins and tensor functions the simulation knows are modelled or run on
+    /// fakes and plain values.
+    pub fn invoke(
+        &mut self,
+        callable: &Var,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
         let vm = self.vm;
         match callable {
@@ -80,6 +95,12 @@ impl State<'_> {
                 self.inline(callee, args, kwargs)
             }
             Var::Method(owner, name) => self.container_method(owner, name, args, kwargs),
+            Var::Bound(b) => {
+                let mut all = vec![b.1.clone()];
+                all.extend(args);
+                self.invoke(&b.0, all, kwargs)
+            }
+            Var::Object(_) => self.call_instance(callable, args, kwargs),
             Var::Lazy(o, _) | Var::Obj(o) => {
                 let o = o.clone();
                 if o.downcast_ref::<PyFunction>().is_some() {
@@ -88,8 +109,15 @@ impl State<'_> {
                         _ => None,
                     };
                     self.obj(callable)?; // its identity
-                    let callee = self.python_callee(&o, source, caller)?;
+                    let callee = self.python_callee(&o, source)?;
                     return self.inline(callee, args, kwargs);
+                }
+                if let Some(class) = o.downcast_ref::<PyType>() {
+                    if let Some(made) = self.call_class(callable, class, &args, &kwargs)? {
+                        return Ok(made);
+                    }
+                } else if crate::translate::values::objects::is_user_instance(&o, vm) {
+                    return self.call_instance(callable, args, kwargs);
                 }
                 if let Some(class) = self.exception_class(&o) {
                     if !kwargs.is_empty() {
@@ -100,6 +128,10 @@ impl State<'_> {
                     }
                     self.obj(callable)?; // its identity
                     return self.new_exception(class, args);
+                }
+                if let Some(r) = self.object_protocol_call(&o, &args, &kwargs)? {
+                    self.obj(callable)?;
+                    return Ok(r);
                 }
                 if let Some(name) = self.builtin_name(&o) {
                     self.obj(callable)?;
@@ -137,6 +169,10 @@ impl State<'_> {
                     // A method of a plain value (`", ".join`, `"{}".format`).
                     return self.plain_call(&o, args, kwargs, "a method of a plain value");
                 }
+                if let Some(r) = self.library_call(&o, &args, &kwargs)? {
+                    self.obj(callable)?;
+                    return Ok(r);
+                }
                 unsupported(
                     Kind::Call,
                     format!("a call to {} (not simulated)", describe(&o, vm)),
@@ -146,12 +182,81 @@ impl State<'_> {
         }
     }
 
-    fn python_callee(
+    /// An instance called: its class's `__call__`, inlined.
+    fn call_instance(
         &mut self,
-        func: &PyObjectRef,
-        source: Option<Source>,
-        caller: &SimFrame,
-    ) -> SimResult<Callee> {
+        instance: &Var,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
+        let Some(inst) = self.instance(instance)? else {
+            return unsupported(Kind::Call, format!("a call to a {}", instance.kind()));
+        };
+        let class = self.inst_class(&inst);
+        match crate::translate::values::objects::python_method(&class, "__call__", self.vm) {
+            Some(f) => {
+                let mut all = vec![instance.clone()];
+                all.extend(args);
+                self.call_function(&f, all, kwargs)
+            }
+            None => unsupported(
+                Kind::Raises,
+                format!("'{}' object is not callable (TypeError)", class.name()),
+            ),
+        }
+    }
+
+    /// A class called: a class written in Python makes an instance; a named tuple class its
+    /// tuple (its `__new__` inlined). `None` for other classes.
+    fn call_class(
+        &mut self,
+        callable: &Var,
+        class: &Py<PyType>,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let is_user = crate::translate::values::objects::is_user_class(class, vm);
+        let named = self.namedtuple_fields(class).is_some();
+        if !is_user && !named {
+            return Ok(None);
+        }
+        self.obj(callable)?; // the class's identity
+        if named {
+            // `__new__` is a static method of the class: its function.
+            let new = class
+                .get_attr(vm.ctx.intern_str("__new__"))
+                .filter(|n| n.class().is(vm.ctx.types.staticmethod_type))
+                .and_then(|n| n.get_attr("__func__", vm).ok())
+                .filter(|f| f.downcast_ref::<PyFunction>().is_some());
+            let Some(new) = new else {
+                return Ok(None);
+            };
+            self.guard_class(Source::object(class.to_owned().into()), class)?;
+            let mut all = vec![Var::Obj(class.to_owned().into())];
+            all.extend(args.iter().cloned());
+            return self.call_function(&new, all, kwargs.to_vec()).map(Some);
+        }
+        self.instantiate(class, args.to_vec(), kwargs.to_vec())
+    }
+
+    /// Call a function written in Python that the simulation found itself (on a class whose
+    /// version it guards, on a tensor's class...): inlined, its globals read through it.
+    pub fn call_function(
+        &mut self,
+        f: &PyObjectRef,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
+        let callee = self.python_callee(f, None)?;
+        self.inline(callee, args, kwargs)
+    }
+
+    /// What the simulation needs to inline `func`: its code, defaults, closure and globals.
+    /// Its globals are the translated frame's own (`G[...]`), or read through `source`, or,
+    /// for a function the simulation found itself (fixed by a guard on what holds it),
+    /// through the function object.
+    fn python_callee(&mut self, func: &PyObjectRef, source: Option<Source>) -> SimResult<Callee> {
         let vm = self.vm;
         let get = |name: &'static str| {
             func.get_attr(name, vm)
@@ -163,25 +268,18 @@ impl State<'_> {
         let globals = get("__globals__")?
             .downcast::<PyDict>()
             .map_err(|_| Unsupported::new(Kind::Value, "__globals__ is not a dict"))?;
-        let globals = if globals.is(&caller.globals.dict) && caller.globals.owner.is_none() {
-            Globals {
-                dict: globals,
-                owner: None,
-            }
-        } else {
-            match &source {
-                Some(s) => Globals {
-                    dict: globals,
-                    owner: Some(s.clone()),
-                },
-                None => return unsupported(Kind::Call, "a method of another module"),
-            }
+        let through = source.unwrap_or_else(|| Source::object(func.clone()));
+        let own = self.frame_globals.as_ref().is_some_and(|g| g.is(&globals));
+        let globals = Globals {
+            dict: globals,
+            owner: (!own).then(|| through.clone()),
         };
         let defaults = match get("__defaults__")?.downcast::<PyTuple>() {
             Ok(t) => t
                 .as_slice()
                 .iter()
-                .map(|d| self.default_value(d))
+                .enumerate()
+                .map(|(i, d)| self.default_value(d, &through, "__defaults__", i))
                 .collect::<SimResult<Vec<_>>>()?,
             Err(_) => Vec::new(),
         };
@@ -192,19 +290,17 @@ impl State<'_> {
                     .downcast_ref::<PyStr>()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                kwdefaults.push((k, self.default_value(&v)?));
+                let v = self.default_value(&v, &through, "__kwdefaults__", 0)?;
+                kwdefaults.push((k, v));
             }
         }
         let mut closure = Vec::new();
         if let Ok(cells) = get("__closure__")?.downcast::<PyTuple>() {
-            let Some(source) = &source else {
-                return unsupported(Kind::Value, "a closure read without a source");
-            };
             for (i, cell) in cells.as_slice().iter().enumerate() {
                 let value = cell
                     .get_attr("cell_contents", vm)
                     .ok()
-                    .map(|v| Var::Lazy(v, Source::Closure(Box::new(source.clone()), i)));
+                    .map(|v| Var::Lazy(v, Source::Closure(Box::new(through.clone()), i)));
                 closure.push(Rc::new(RefCell::new(CellState {
                     value,
                     existing: true,
@@ -221,8 +317,18 @@ impl State<'_> {
         })
     }
 
-    fn default_value(&mut self, d: &PyObjectRef) -> SimResult<Var> {
-        if is_plain(d, self.vm) {
+    /// A default argument: a plain value is a constant (it cannot change in place, and the
+    /// function's identity or its class's version fixes which object it is); another (a
+    /// default tensor, `None` sentinel objects, a default dict) is of the caller, read through
+    /// the function.
+    fn default_value(
+        &mut self,
+        d: &PyObjectRef,
+        _through: &Source,
+        _which: &str,
+        _index: usize,
+    ) -> SimResult<Var> {
+        if is_plain(d, self.vm) || d.class().is(self.vm.ctx.types.object_type) {
             Ok(Var::Obj(d.clone()))
         } else {
             unsupported(
@@ -239,6 +345,31 @@ impl State<'_> {
         args: Vec<Var>,
         kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
+        match self.inline_catching(callee, args, kwargs, false)? {
+            Ok(v) => Ok(v),
+            Err(_) => unsupported(Kind::Internal, "an uncaught exception was returned"),
+        }
+    }
+
+    /// Call `f` (written in Python) inline, and return what it raises as `Err(exception)`
+    /// instead of failing: for the lookups that catch an AttributeError (`hasattr`,
+    /// `getattr` with a default).
+    pub fn call_function_catching(
+        &mut self,
+        f: &PyObjectRef,
+        args: Vec<Var>,
+    ) -> SimResult<Result<Var, Var>> {
+        let callee = self.python_callee(f, None)?;
+        self.inline_catching(callee, args, Vec::new(), true)
+    }
+
+    fn inline_catching(
+        &mut self,
+        callee: Callee,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+        catch: bool,
+    ) -> SimResult<Result<Var, Var>> {
         let code = callee.code.clone();
         if code.flags.intersects(
             CodeFlags::COROUTINE | CodeFlags::ASYNC_GENERATOR | CodeFlags::ITERABLE_COROUTINE,
@@ -253,12 +384,12 @@ impl State<'_> {
             let frame = self.bind(&callee, args, kwargs)?;
             self.inlined.push(code.qualname.as_str().to_owned());
             let qualname = code.qualname.as_str().to_owned();
-            return Ok(Var::Gen(Rc::new(RefCell::new(SimGen {
+            return Ok(Ok(Var::Gen(Rc::new(RefCell::new(SimGen {
                 frame: Some(frame),
                 started: false,
                 done: false,
                 qualname,
-            }))));
+            })))));
         }
         if self.depth >= MAX_INLINE_DEPTH {
             return unsupported(
@@ -271,13 +402,13 @@ impl State<'_> {
         let outer = self.under_handler;
         let result = self
             .bind(&callee, args, kwargs)
-            .and_then(|mut frame| self.run(&mut frame));
+            .and_then(|mut frame| self.run_to_end(&mut frame, catch));
         self.under_handler = outer;
         self.depth -= 1;
         match result {
             Ok(r) => {
                 self.inlined.push(code.qualname.as_str().to_owned());
-                Ok(r.value)
+                Ok(if r.raised { Err(r.value) } else { Ok(r.value) })
             }
             Err(e) => {
                 self.rollback(checkpoint);
@@ -417,7 +548,7 @@ impl State<'_> {
         let mut from_fakes = false;
         let mut pos = Vec::new();
         for a in &args {
-            from_fakes |= self.is_tensor(a) || contains_tensor(a);
+            from_fakes |= self.is_fake(a) || contains_tensor(a);
             let o = self.obj(a)?;
             if !(o.downcast_ref::<PyTensor>().is_some()
                 || is_plain(&o, vm)
@@ -430,7 +561,7 @@ impl State<'_> {
         }
         let mut kw = Vec::new();
         for (k, v) in &kwargs {
-            from_fakes |= self.is_tensor(v);
+            from_fakes |= self.is_fake(v);
             kw.push((k.clone(), self.obj(v)?));
         }
         let kw: rustpython_vm::function::KwArgs = kw.into_iter().collect();
@@ -450,7 +581,8 @@ fn contains_tensor(v: &Var) -> bool {
         Var::Lazy(o, _) => {
             o.downcast_ref::<PyTensor>().is_some()
                 || o.downcast_ref::<PyTuple>().is_some()
-                || o.class().name().to_string() == "list"
+                || o.downcast_ref::<rustpython_vm::builtins::PyList>()
+                    .is_some()
         }
         _ => false,
     }

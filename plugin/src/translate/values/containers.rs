@@ -33,6 +33,10 @@ impl State<'_> {
                     .map(|(_, v)| v.clone());
                 found.ok_or_else(|| Unsupported::new(Kind::Raises, "a missing key (KeyError)"))
             }
+            Var::NamedTuple(_, items) => {
+                let key = self.plain_obj(b, "an index")?;
+                index_items(items, &key, false, vm)
+            }
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 self.effects.check_readable(o)?;
                 let key = self.plain_obj(b, "a key")?;
@@ -48,7 +52,12 @@ impl State<'_> {
                     .ok()
                     .flatten()
                 {
-                    Some(v) => Ok(Var::Lazy(v, source.clone().key(&k))),
+                    Some(v) => {
+                        // Present: the replacement may read it again, after effects.
+                        let at = source.clone().key(&k);
+                        self.guard(&at, Check::TypeIs(v.class().to_owned()));
+                        Ok(Var::Lazy(v, at))
+                    }
                     None => unsupported(
                         Kind::Raises,
                         format!("{source} has no key {k:?} (KeyError)"),
@@ -63,8 +72,19 @@ impl State<'_> {
                 let key = self.plain_obj(b, "an index")?;
                 index_items(&items, &key, o.class().is(vm.ctx.types.list_type), vm)
             }
+            _ if let Some(r) = self.call_dunder(a, "__getitem__", vec![b.clone()])? => Ok(r),
             _ => {
                 let tensors = self.is_tensor(a) || self.is_tensor(b);
+                if self.is_tensor(a)
+                    && self.is_fake(b)
+                    && self.tensor_dtype(b) == Some(crate::tensor::DType::Bool)
+                {
+                    return unsupported(
+                        Kind::DataDependent,
+                        "a bool mask computed in the graph selects a data-dependent number of elements",
+                    );
+                }
+                let fakes = self.is_fake(a) || self.is_fake(b);
                 let (x, y) = (self.obj(a)?, self.obj(b)?);
                 if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
                     return unsupported(
@@ -72,7 +92,7 @@ impl State<'_> {
                         format!("subscript of a {}", x.class().name()),
                     );
                 }
-                self.native_result(x.get_item(&*y, vm), tensors, "indexing")
+                self.native_result(x.get_item(&*y, vm), fakes, "indexing")
             }
         }
     }
@@ -253,6 +273,22 @@ impl State<'_> {
                 .map(|(k, _)| Var::Obj(k.clone()))
                 .collect()),
             Var::Iter(it) => Ok(it.borrow_mut().drain(..).collect()),
+            Var::Stepper(s) => {
+                let mut items = Vec::new();
+                while let Some(item) = self.step_iterator(s)? {
+                    if items.len() == crate::translate::state::MAX_UNROLL {
+                        return unsupported(Kind::Limit, "an iterator of too many items");
+                    }
+                    items.push(item);
+                }
+                Ok(items)
+            }
+            Var::CallerView(view) => {
+                let entries = self.lazy_dict_entries(&view.dict, &view.source)?;
+                Ok(entries.iter().map(|e| view.kind.of(e)).collect())
+            }
+            Var::NamedTuple(_, items) => Ok(items.to_vec()),
+            Var::Object(_) => Ok(self.instance_items(v)?.expect("an instance")),
             Var::View(d, kind) => Ok(kind.items(d)),
             Var::DictIter(_) => {
                 let mut items = Vec::new();
@@ -282,11 +318,18 @@ impl State<'_> {
                 if let Some(items) = self.lazy_items(o, source)? {
                     return Ok(items);
                 }
+                if let Some(items) = self.instance_items(v)? {
+                    return Ok(items);
+                }
+                if is_dict(o, vm) {
+                    return Ok(self
+                        .lazy_dict_entries(o, source)?
+                        .into_iter()
+                        .map(|(k, _)| Var::Obj(k))
+                        .collect());
+                }
                 if o.downcast_ref::<PyTensor>().is_some() {
-                    return unsupported(
-                        Kind::DataDependent,
-                        "iteration over a tensor (not traceable yet)",
-                    );
+                    return self.tensor_rows(v);
                 }
                 let o = self.plain_obj(v, "iteration")?;
                 plain_items(&o, vm)
@@ -309,23 +352,58 @@ impl State<'_> {
         let vm = self.vm;
         match v {
             Var::Dict(d) => Ok(d.borrow().clone()),
-            Var::Lazy(o, source) if is_dict(o, vm) => {
-                self.effects.check_readable(o)?;
-                let d = o.downcast_ref::<PyDict>().expect("dict");
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                self.guard(source, Check::Len(d.__len__()));
-                let mut out = Vec::new();
-                for (k, val) in d {
-                    let Some(ks) = k.downcast_ref::<PyStr>() else {
-                        return unsupported(Kind::Value, "a mapping with non-string keys");
-                    };
-                    let ks = ks.to_string_lossy().into_owned();
-                    out.push((k.clone(), Var::Lazy(val, source.clone().key(&ks))));
-                }
-                Ok(out)
-            }
+            Var::Lazy(o, source) if is_dict(o, vm) => self.lazy_dict_entries(o, source),
             other => unsupported(Kind::Value, format!("a {} used as a mapping", other.kind())),
         }
+    }
+
+    /// The entries of a dict of the caller's (exactly a dict, keyed by strings): its keys, in
+    /// order, guarded; its values read through their keys.
+    pub fn lazy_dict_entries(
+        &mut self,
+        o: &PyObjectRef,
+        source: &crate::translate::source::Source,
+    ) -> SimResult<Vec<(PyObjectRef, Var)>> {
+        self.effects.check_readable(o)?;
+        let d = o.downcast_ref::<PyDict>().expect("dict");
+        let mut out = Vec::new();
+        let mut keys = Vec::new();
+        for (k, val) in d {
+            let Some(ks) = k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
+                return unsupported(Kind::Value, "a mapping with keys that are not strings");
+            };
+            keys.push(ks.to_owned());
+            out.push((k.clone(), Var::Lazy(val, source.clone().key(ks))));
+        }
+        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::Keys(keys));
+        Ok(out)
+    }
+
+    /// The rows of a tensor (`for row in t`), each its own indexing op; how many there are
+    /// is fixed by the tensor's guard.
+    fn tensor_rows(&mut self, t: &Var) -> SimResult<Vec<Var>> {
+        let o = self.obj(t)?;
+        let n = o
+            .downcast_ref::<PyTensor>()
+            .expect("a tensor")
+            .read()
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| {
+                Unsupported::new(Kind::Raises, "iteration over a 0-d tensor (TypeError)")
+            })?;
+        if n > crate::translate::state::MAX_UNROLL {
+            return unsupported(Kind::Limit, "iteration over a tensor of too many rows");
+        }
+        let tensor = match t {
+            Var::Lazy(..) => Var::Tensor(o.downcast::<PyTensor>().expect("a tensor")),
+            other => other.clone(),
+        };
+        (0..n)
+            .map(|i| self.subscript(&tensor, &Var::Obj(self.vm.ctx.new_int(i).into())))
+            .collect()
     }
 }
 
@@ -519,6 +597,64 @@ impl State<'_> {
                 Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
             }
             (Var::Dict(d), "copy", []) => Ok(Var::Dict(Rc::new(RefCell::new(d.borrow().clone())))),
+            (Var::Dict(d), "setdefault", [k, rest @ ..]) if rest.len() <= 1 => {
+                let k = self.key(k)?;
+                let found = d
+                    .borrow()
+                    .iter()
+                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
+                    .map(|(_, v)| v.clone());
+                match found {
+                    Some(v) => Ok(v),
+                    None => {
+                        let v = rest.first().cloned().unwrap_or_else(none);
+                        d.borrow_mut().push((k, v.clone()));
+                        Ok(v)
+                    }
+                }
+            }
+            // A caller's dict read: its entries as they are (a change to it made during the
+            // simulation is not read back: `lazy_dict_entries` refuses it).
+            (Var::Lazy(o, source), "keys" | "values" | "items", []) if is_dict(o, vm) => {
+                let kind = match name {
+                    "keys" => ViewKind::Keys,
+                    "values" => ViewKind::Values,
+                    _ => ViewKind::Items,
+                };
+                Ok(Var::CallerView(Rc::new(
+                    crate::translate::values::iterators::CallerView {
+                        dict: o.clone(),
+                        source: source.clone(),
+                        kind,
+                    },
+                )))
+            }
+            (Var::Lazy(o, source), "get", [k, rest @ ..]) if is_dict(o, vm) && rest.len() <= 1 => {
+                let key = self.plain_obj(k, "a key")?;
+                let Some(ks) = key.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
+                    return unsupported(Kind::Value, "dict.get with a key that is not a str");
+                };
+                let ks = ks.to_owned();
+                self.effects.check_readable(o)?;
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                let at = source.clone().key(&ks);
+                match o
+                    .downcast_ref::<PyDict>()
+                    .expect("dict")
+                    .get_item_opt(ks.as_str(), vm)
+                    .ok()
+                    .flatten()
+                {
+                    Some(v) => {
+                        self.guard(&at, Check::TypeIs(v.class().to_owned()));
+                        Ok(Var::Lazy(v, at))
+                    }
+                    None => {
+                        self.guard(&at, Check::Absent);
+                        Ok(rest.first().cloned().unwrap_or_else(none))
+                    }
+                }
+            }
             _ => unsupported(
                 Kind::Call,
                 format!("{}.{name}() with these arguments", owner.kind()),

@@ -12,13 +12,16 @@ pub mod builtins;
 pub mod calls;
 pub mod containers;
 pub mod exceptions;
+pub mod iterators;
+pub mod objects;
 pub mod operators;
+pub mod protocols;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 use rustpython_vm::builtins::PyEllipsis;
-use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyBytes, PyCode, PyFloat, PyInt, PyNone, PyStr, PyTuple, PyTypeRef};
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
 
 use crate::tensor::PyTensor;
@@ -97,6 +100,24 @@ pub enum Var {
     /// simulated between its yields, as its consumer asks for items, so that the two
     /// interleave as they do when run.
     Gen(Rc<RefCell<SimGen>>),
+    /// An instance of a user class made during the simulation (see `objects`).
+    Object(Rc<NewObject>),
+    /// A method bound to its object (or a class method to its class), taken as a value.
+    Bound(Rc<(Var, Var)>),
+    /// An instance of a named tuple class made during the simulation: its class and items.
+    NamedTuple(PyTypeRef, Rc<Vec<Var>>),
+    /// An iterator stepped lazily, as Python steps it (see `iterators`).
+    Stepper(Rc<RefCell<iterators::Stepper>>),
+    /// `keys()`, `values()` or `items()` of a dict of the caller's.
+    CallerView(Rc<iterators::CallerView>),
+}
+
+/// An instance of a user class made during the simulation: its class (whose version the
+/// simulation guards) and its attribute dictionary, which `obj.__dict__` shares.
+#[derive(Debug)]
+pub struct NewObject {
+    pub class: PyTypeRef,
+    pub dict: DictRef,
 }
 
 /// The entries of a dict made during the simulation, in insertion order (keys are plain).
@@ -194,6 +215,11 @@ impl Var {
             Var::Cell(_) => "cell".into(),
             Var::Method(_, m) => format!("method {m}"),
             Var::Gen(g) => format!("generator {}", g.borrow().qualname),
+            Var::Object(o) => o.class.name().to_string(),
+            Var::Bound(_) => "bound method".into(),
+            Var::NamedTuple(c, _) => c.name().to_string(),
+            Var::Stepper(_) => "iterator".into(),
+            Var::CallerView(v) => v.kind.name().into(),
         }
     }
 }
@@ -212,7 +238,10 @@ pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
     {
         return true;
     }
-    if obj.downcast_ref::<PyNone>().is_some() || obj.downcast_ref::<PyEllipsis>().is_some() {
+    if obj.downcast_ref::<PyNone>().is_some()
+        || obj.downcast_ref::<PyEllipsis>().is_some()
+        || obj.downcast_ref::<crate::tensor::PyDType>().is_some()
+    {
         return true;
     }
     if c.is(t.tuple_type) {

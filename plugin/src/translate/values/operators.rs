@@ -316,8 +316,18 @@ impl State<'_> {
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
             Var::Dict(d) | Var::View(d, _) => Ok(!d.borrow().is_empty()),
-            Var::Func(_) | Var::Method(..) | Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) => {
-                Ok(true)
+            Var::Func(_)
+            | Var::Method(..)
+            | Var::Iter(_)
+            | Var::Stepper(_)
+            | Var::Gen(_)
+            | Var::DictIter(_)
+            | Var::Bound(_) => Ok(true),
+            Var::NamedTuple(_, items) => Ok(!items.is_empty()),
+            Var::CallerView(_) => Ok(!self.items(v)?.is_empty()),
+            Var::Object(_) => {
+                let t = self.instance_truth(v)?.expect("an instance");
+                self.truth(&t)
             }
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {
@@ -325,6 +335,9 @@ impl State<'_> {
                         Kind::DataDependent,
                         "a branch on a tensor's value (data-dependent control flow)",
                     );
+                }
+                if let Some(t) = self.instance_truth(v)? {
+                    return self.truth(&t);
                 }
                 if let Some(items) = self.lazy_items(o, source)? {
                     return Ok(!items.is_empty());
@@ -400,8 +413,12 @@ impl State<'_> {
                 _ => {}
             }
         }
+        if let Some(same) = self.instances_are(a, b)? {
+            return Ok(same);
+        }
         Ok(match (a, b) {
             (Var::Tensor(x), Var::Tensor(y)) => x.is(y),
+            (Var::Object(x), Var::Object(y)) => Rc::ptr_eq(x, y),
             (Var::List(x), Var::List(y)) => Rc::ptr_eq(x, y),
             (Var::Dict(x), Var::Dict(y)) => Rc::ptr_eq(x, y),
             (Var::Tuple(x), Var::Tuple(y)) => Rc::ptr_eq(x, y),
@@ -421,8 +438,45 @@ impl State<'_> {
         })
     }
 
+    /// `a is b` where one of them is an instance of a user class: `None` when neither is.
+    /// Two of the caller's are compared by identity, and what was found is guarded; one
+    /// made during the simulation is none of the caller's.
+    fn instances_are(&mut self, a: &Var, b: &Var) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        let user = |v: &Var| match v {
+            Var::Object(_) => true,
+            Var::Lazy(o, _) => crate::translate::values::objects::is_user_instance(o, vm),
+            _ => false,
+        };
+        if !user(a) && !user(b) {
+            return Ok(None);
+        }
+        match (a, b) {
+            (Var::Object(x), Var::Object(y)) => Ok(Some(Rc::ptr_eq(x, y))),
+            (Var::Lazy(x, sx), Var::Lazy(y, sy)) => {
+                let same = x.is(y);
+                let check = if same {
+                    Check::SameAs(sy.clone())
+                } else {
+                    Check::NotSameAs(sy.clone())
+                };
+                self.guard(sx, check);
+                Ok(Some(same))
+            }
+            (Var::Lazy(o, source), _) | (_, Var::Lazy(o, source)) => {
+                // One of the caller's and something else: of another type, or made here.
+                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                Ok(Some(false))
+            }
+            _ => Ok(Some(false)),
+        }
+    }
+
     pub fn contains(&mut self, haystack: &Var, needle: &Var) -> SimResult<bool> {
         let vm = self.vm;
+        if let Some(r) = self.call_dunder(haystack, "__contains__", vec![needle.clone()])? {
+            return self.truth(&r);
+        }
         let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
             // As Python compares keys and items: identity first, then equality.

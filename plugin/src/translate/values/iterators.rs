@@ -1,0 +1,231 @@
+//! Iterators as Python steps them: `iter(x)` (GET_ITER) and each step (FOR_ITER, `next`).
+//! Python's iterators read what they iterate lazily, one step at a time, interleaved with the
+//! loop's body; so do these, where a copy taken at once could differ:
+//! - a list made during the simulation is iterated by position, read at each step (a list
+//!   that grows while it is iterated gives its new items);
+//! - containers of the caller's (a list, a dict, a dict's view) are read at once through their
+//!   sources, and each step checks that the call has not changed them (it would have changed
+//!   what Python reads, or made it raise);
+//! - `enumerate` and `zip` step the iterators they wrap, so that a generator inside them runs
+//!   item by item with the loop, as when run;
+//! - immutable values (tuples, ranges, strings) and dicts made during the simulation (by
+//!   position, see `DictIter`) need nothing more.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use crate::translate::breaks::reason::Kind;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State, is_dict, unsupported};
+use crate::translate::values::{DictIter, Var, ViewKind};
+
+/// An iterator the simulation steps lazily.
+#[derive(Debug)]
+pub enum Stepper {
+    /// Over a list made during the simulation: the position of the next item.
+    List {
+        list: Rc<RefCell<Vec<Var>>>,
+        next: usize,
+    },
+    /// Over containers of the caller's, read at once: valid while none of `watch` changes.
+    /// `origin`, when it iterates one list or dict directly, remakes it at a graph break.
+    Caller {
+        items: VecDeque<Var>,
+        watch: Vec<PyObjectRef>,
+        consumed: usize,
+        origin: Option<Source>,
+    },
+    /// `reversed()` of a list made during the simulation: the position of the next item,
+    /// counting down; read at each step, as Python's reverse list iterator reads it.
+    ListReversed {
+        list: Rc<RefCell<Vec<Var>>>,
+        next: Option<usize>,
+    },
+    Enumerate {
+        inner: Var,
+        count: i64,
+    },
+    Zip {
+        inners: Vec<Var>,
+    },
+}
+
+/// `keys()`, `values()` or `items()` of a dict of the caller's.
+#[derive(Debug)]
+pub struct CallerView {
+    pub dict: PyObjectRef,
+    pub source: Source,
+    pub kind: ViewKind,
+}
+
+fn stepper(s: Stepper) -> Var {
+    Var::Stepper(Rc::new(RefCell::new(s)))
+}
+
+impl State<'_> {
+    /// `iter(v)`: the iterator a `for` loop over `v` steps.
+    pub fn iterator_of(&mut self, v: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        Ok(match v {
+            Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) | Var::Stepper(_) => v.clone(),
+            Var::Dict(d) => Var::DictIter(Rc::new(RefCell::new(DictIter::new(
+                d.clone(),
+                ViewKind::Keys,
+            )))),
+            Var::View(d, kind) => {
+                Var::DictIter(Rc::new(RefCell::new(DictIter::new(d.clone(), *kind))))
+            }
+            Var::List(l) => stepper(Stepper::List {
+                list: l.clone(),
+                next: 0,
+            }),
+            Var::CallerView(view) => {
+                let items = self.items(v)?;
+                stepper(Stepper::Caller {
+                    items: items.into(),
+                    watch: vec![view.dict.clone()],
+                    consumed: 0,
+                    origin: None,
+                })
+            }
+            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+                let items = self.items(v)?;
+                stepper(Stepper::Caller {
+                    items: items.into(),
+                    watch: vec![o.clone()],
+                    consumed: 0,
+                    origin: Some(source.clone()),
+                })
+            }
+            other => match self.call_dunder(other, "__iter__", Vec::new())? {
+                Some(it @ (Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) | Var::Stepper(_))) => it,
+                // An iterator of the user's: each step calls its `__next__`.
+                Some(it) if self.instance(&it)?.is_some() => it,
+                Some(it) => self.iterator_of(&it)?,
+                None => Var::Iter(Rc::new(RefCell::new(VecDeque::from(self.items(other)?)))),
+            },
+        })
+    }
+
+    /// `enumerate(v, start)`, stepping `iter(v)`.
+    pub fn enumerate_of(&mut self, v: &Var, start: i64) -> SimResult<Var> {
+        let inner = self.iterator_of(v)?;
+        Ok(stepper(Stepper::Enumerate {
+            inner,
+            count: start,
+        }))
+    }
+
+    /// `zip(*vs)`, stepping each `iter(v)`.
+    pub fn zip_of(&mut self, vs: &[Var]) -> SimResult<Var> {
+        let inners = vs
+            .iter()
+            .map(|v| self.iterator_of(v))
+            .collect::<SimResult<Vec<_>>>()?;
+        Ok(stepper(Stepper::Zip { inners }))
+    }
+
+    /// `reversed(v)`: a list made during the simulation read backwards at each step; a
+    /// container of the caller's read at once (checked unchanged at each step); anything else
+    /// (a tuple, a range, a string) at once.
+    pub fn reversed_of(&mut self, v: &Var) -> SimResult<Var> {
+        let vm = self.vm;
+        Ok(match v {
+            Var::List(l) => {
+                let n = l.borrow().len();
+                stepper(Stepper::ListReversed {
+                    list: l.clone(),
+                    next: n.checked_sub(1),
+                })
+            }
+            Var::Lazy(o, _) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+                let mut items = self.items(v)?;
+                items.reverse();
+                stepper(Stepper::Caller {
+                    items: items.into(),
+                    watch: vec![o.clone()],
+                    consumed: 0,
+                    origin: None,
+                })
+            }
+            _ => {
+                let mut items = self.items(v)?;
+                items.reverse();
+                Var::Iter(Rc::new(RefCell::new(items.into())))
+            }
+        })
+    }
+
+    /// The next item of a stepper, `None` when it is exhausted.
+    pub fn step_iterator(&mut self, s: &Rc<RefCell<Stepper>>) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        // What to step is taken out of the borrow: stepping an inner iterator may run code
+        // that uses this one.
+        enum Next {
+            Done(Option<Var>),
+            Enumerate(Var),
+            Zip(Vec<Var>),
+        }
+        let next = match &mut *s.borrow_mut() {
+            Stepper::List { list, next } => {
+                let item = list.borrow().get(*next).cloned();
+                *next += usize::from(item.is_some());
+                Next::Done(item)
+            }
+            Stepper::Caller {
+                items,
+                watch,
+                consumed,
+                ..
+            } => {
+                if watch.iter().any(|o| self.effects.changed(o)) {
+                    return unsupported(
+                        Kind::SideEffect,
+                        "a list or dict of the caller's changed while it was iterated",
+                    );
+                }
+                let item = items.pop_front();
+                *consumed += usize::from(item.is_some());
+                Next::Done(item)
+            }
+            Stepper::ListReversed { list, next } => {
+                let item = next.and_then(|i| list.borrow().get(i).cloned());
+                *next = match (item.is_some(), *next) {
+                    (true, Some(i)) => i.checked_sub(1),
+                    _ => None,
+                };
+                Next::Done(item)
+            }
+            Stepper::Enumerate { inner, .. } => Next::Enumerate(inner.clone()),
+            Stepper::Zip { inners } => Next::Zip(inners.clone()),
+        };
+        match next {
+            Next::Done(item) => Ok(item),
+            Next::Enumerate(inner) => {
+                let Some(item) = self.next_item(&inner)? else {
+                    return Ok(None);
+                };
+                let Stepper::Enumerate { count, .. } = &mut *s.borrow_mut() else {
+                    unreachable!("an enumerate stays one")
+                };
+                let i = Var::Obj(vm.ctx.new_int(*count).into());
+                *count += 1;
+                Ok(Some(Var::tuple(vec![i, item])))
+            }
+            Next::Zip(inners) if inners.is_empty() => Ok(None),
+            Next::Zip(inners) => {
+                let mut items = Vec::with_capacity(inners.len());
+                for inner in &inners {
+                    match self.next_item(inner)? {
+                        Some(item) => items.push(item),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(Var::tuple(items)))
+            }
+        }
+    }
+}

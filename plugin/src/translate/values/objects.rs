@@ -1,0 +1,555 @@
+//! The Python object model in the simulation: instances of classes written in Python, those
+//! of the caller (read through their sources, changed by recorded side effects) and those
+//! made during the call. Attribute reads follow Python's own order: a data descriptor of the
+//! class (a property, a descriptor written in Python), the instance's dictionary, other class
+//! attributes (methods bound to the instance, static and class methods, non-data descriptors
+//! such as `functools.cached_property`, plain values), then `__getattr__`; stores and deletes
+//! go through `__setattr__`/`__delattr__`. Every method, property and descriptor written in
+//! Python is inlined, never run. Instances are made by calling their class (`__init__`
+//! inlined), called through `__call__`, and the interpreter's own protocols (`__iter__`,
+//! `__len__`, `__getitem__`, `__contains__`, `__bool__`) are inlined as they are called.
+//!
+//! What the simulation relies on is guarded once per object of the caller it touches: its
+//! exact class, the class's version tag (any change to the class or a base invalidates it,
+//! as CPython's type version tags do), and the exact keys of its instance dictionary (which
+//! settles every lookup that found, or did not find, an attribute of its own). Changes to an
+//! object of the caller are kept in `State::attr_writes` and read back by later reads of the
+//! same object, found by identity; the identities it relied on are guarded too
+//! (`State::finish_guards`).
+
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyFunction, PyStr, PyType, PyTypeRef};
+use rustpython_vm::types::PyTypeFlags;
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
+
+use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
+use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State, Touched, Unsupported, unsupported};
+use crate::translate::values::{NewObject, Var, is_plain};
+
+/// An instance the object model handles.
+#[derive(Clone, Debug)]
+pub enum Inst {
+    /// The caller's: its index in `State::objects`.
+    Existing(usize),
+    New(Rc<NewObject>),
+}
+
+/// What a class attribute is, as an attribute read through an instance uses it.
+pub(super) enum Descr {
+    Function(PyObjectRef),
+    Property {
+        fget: Option<PyObjectRef>,
+        fset: Option<PyObjectRef>,
+        fdel: Option<PyObjectRef>,
+    },
+    Static(PyObjectRef),
+    ClassMethod(PyObjectRef),
+    /// An object of a class written in Python with `__get__` (and `__set__` or `__delete__`
+    /// for a data descriptor): `functools.cached_property`, a user's own descriptor.
+    Python {
+        get: Option<PyObjectRef>,
+        set: Option<PyObjectRef>,
+        delete: Option<PyObjectRef>,
+    },
+    /// A value without `__get__`: the attribute is the value itself.
+    Plain,
+    /// A descriptor of a native type (`__dict__`, `__class__`, a slot wrapper...).
+    Native {
+        data: bool,
+    },
+}
+
+impl Descr {
+    fn is_data(&self) -> bool {
+        match self {
+            Descr::Property { .. } => true,
+            Descr::Python { set, delete, .. } => set.is_some() || delete.is_some(),
+            Descr::Native { data } => *data,
+            _ => false,
+        }
+    }
+}
+
+pub(super) fn classify(d: &PyObjectRef, vm: &VirtualMachine) -> Descr {
+    if d.downcast_ref::<PyFunction>().is_some() {
+        return Descr::Function(d.clone());
+    }
+    let c = d.class();
+    let t = &vm.ctx.types;
+    let member = |name: &'static str| d.get_attr(name, vm).ok().filter(|f| !vm.is_none(f));
+    if c.is(t.property_type) {
+        return Descr::Property {
+            fget: member("fget"),
+            fset: member("fset"),
+            fdel: member("fdel"),
+        };
+    }
+    if c.is(t.staticmethod_type) {
+        return member("__func__").map_or(Descr::Native { data: false }, Descr::Static);
+    }
+    if c.is(t.classmethod_type) {
+        return member("__func__").map_or(Descr::Native { data: false }, Descr::ClassMethod);
+    }
+    if is_user_class(c, vm) {
+        let (get, set, delete) = (
+            python_method(c, "__get__", vm),
+            python_method(c, "__set__", vm),
+            python_method(c, "__delete__", vm),
+        );
+        return if get.is_some() || set.is_some() || delete.is_some() {
+            Descr::Python { get, set, delete }
+        } else {
+            Descr::Plain
+        };
+    }
+    let (get, set) = (c.slots.descr_get.load(), c.slots.descr_set.load());
+    if get.is_none() && set.is_none() {
+        Descr::Plain
+    } else {
+        Descr::Native {
+            data: set.is_some(),
+        }
+    }
+}
+
+/// A class the simulation models the instances of: written in Python (its bases too, up to
+/// `object`), made by `type` itself, its instances with a dictionary, their attribute lookup
+/// `object`'s own.
+pub fn is_user_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
+    let object = vm.ctx.types.object_type;
+    if !class.class().is(vm.ctx.types.type_type)
+        || !class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+        || !class.slots.flags.has_feature(PyTypeFlags::HAS_DICT)
+    {
+        return false;
+    }
+    let plain_bases = class
+        .mro
+        .read()
+        .iter()
+        .all(|c| c.is(object) || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE));
+    let own_lookup = match (
+        class.get_attr(vm.ctx.intern_str("__getattribute__")),
+        object.get_attr(vm.ctx.intern_str("__getattribute__")),
+    ) {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    };
+    plain_bases && own_lookup
+}
+
+/// An instance of a class the object model handles.
+pub fn is_user_instance(o: &PyObject, vm: &VirtualMachine) -> bool {
+    o.dict().is_some() && is_user_class(o.class(), vm)
+}
+
+/// The class's own `name` (through its bases) when it is a function written in Python.
+pub fn python_method(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    class
+        .get_attr(vm.ctx.intern_str(name))
+        .filter(|f| f.downcast_ref::<PyFunction>().is_some())
+}
+
+/// Whether the class's `name` is `object`'s own (not overridden).
+pub(super) fn object_slot(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
+    let n = vm.ctx.intern_str(name);
+    match (class.get_attr(n), vm.ctx.types.object_type.get_attr(n)) {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    }
+}
+
+fn name_var(name: &str, vm: &VirtualMachine) -> Var {
+    Var::Obj(vm.ctx.new_str(name).into())
+}
+
+fn key_is(k: &PyObject, name: &str) -> bool {
+    k.downcast_ref::<PyStr>()
+        .is_some_and(|s| s.to_str() == Some(name))
+}
+
+/// A value found on a class (its version is guarded, so the object found is fixed): a plain
+/// value is a constant; another is read through itself, so that what the simulation uses of
+/// it is guarded as it is used.
+pub(super) fn class_value(d: PyObjectRef, vm: &VirtualMachine) -> Var {
+    if is_plain(&d, vm) {
+        Var::Obj(d)
+    } else {
+        Var::Lazy(d.clone(), Source::object(d))
+    }
+}
+
+impl State<'_> {
+    /// `v` as an instance the object model handles: one made during the simulation, or one
+    /// of the caller's (guarded the first time it is met).
+    pub fn instance(&mut self, v: &Var) -> SimResult<Option<Inst>> {
+        match v {
+            Var::Object(o) => Ok(Some(Inst::New(o.clone()))),
+            Var::Lazy(o, source) if is_user_instance(o, self.vm) => {
+                Ok(Some(Inst::Existing(self.touch(o, source)?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The caller's object `o`, read from `source`: its index in `objects`. Met for the first
+    /// time, its class, the class's version and its attribute names are guarded; met again
+    /// through another source, that the two are one object.
+    fn touch(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<usize> {
+        if let Some(i) = self.objects.iter().position(|t| t.obj.is(o)) {
+            let first = self.objects[i].source.clone();
+            if first != *source {
+                self.guard(source, Check::SameAs(first));
+            }
+            return Ok(i);
+        }
+        let class = o.class().to_owned();
+        self.guard(source, Check::TypeIs(class.clone()));
+        self.guard_class(source.clone().type_of(), &class)?;
+        let dict = o.dict().expect("an instance with a dictionary");
+        let keys = dict
+            .keys_vec()
+            .iter()
+            .map(|k| {
+                k.downcast_ref::<PyStr>()
+                    .and_then(|s| s.to_str())
+                    .map(str::to_owned)
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                Unsupported::new(
+                    Kind::Value,
+                    format!(
+                        "an instance of {} with an attribute name that is not a str",
+                        class.name()
+                    ),
+                )
+            })?;
+        self.guard(&source.clone().instance_dict(), Check::Keys(keys));
+        self.objects.push(Touched {
+            obj: o.clone(),
+            source: source.clone(),
+        });
+        Ok(self.objects.len() - 1)
+    }
+
+    pub fn inst_class(&self, inst: &Inst) -> PyTypeRef {
+        match inst {
+            Inst::Existing(i) => self.objects[*i].obj.class().to_owned(),
+            Inst::New(o) => o.class.clone(),
+        }
+    }
+
+    /// The entry `name` of the instance's dictionary, as the simulation sees it now.
+    fn dict_entry(&mut self, inst: &Inst, name: &str) -> SimResult<Option<Var>> {
+        match inst {
+            Inst::New(o) => Ok(o
+                .dict
+                .borrow()
+                .iter()
+                .find(|(k, _)| key_is(k, name))
+                .map(|(_, v)| v.clone())),
+            Inst::Existing(i) => {
+                if let Some((_, _, w)) = self
+                    .attr_writes
+                    .iter()
+                    .rev()
+                    .find(|(j, n, _)| j == i && n == name)
+                {
+                    return Ok(w.clone());
+                }
+                let t = self.objects[*i].clone();
+                let dict = t.obj.dict().expect("an instance with a dictionary");
+                // A change made through `obj.__dict__` is not followed here; a dict the call
+                // changed is guarded not to be this one.
+                if self.effects.changed(dict.as_object()) {
+                    return unsupported(
+                        Kind::SideEffect,
+                        format!(
+                            "an attribute of a {} whose __dict__ the call changed",
+                            t.obj.class().name()
+                        ),
+                    );
+                }
+                for other in self.effects.others_changed_like(dict.as_object()) {
+                    self.guard(&t.source.clone().instance_dict(), Check::NotSameAs(other));
+                }
+                Ok(dict
+                    .get_item_opt(name, self.vm)
+                    .ok()
+                    .flatten()
+                    .map(|v| Var::Lazy(v, t.source.attr(name))))
+            }
+        }
+    }
+
+    /// `owner.name` for an instance, in Python's order.
+    pub fn instance_attr(&mut self, owner: &Var, inst: &Inst, name: &str) -> SimResult<Var> {
+        match self.lookup_attr(owner, inst, name, false)? {
+            Some(v) => Ok(v),
+            None => unsupported(
+                Kind::Raises,
+                format!(
+                    "'{}' object has no attribute '{name}' (AttributeError)",
+                    self.inst_class(inst).name()
+                ),
+            ),
+        }
+    }
+
+    /// `owner.name`, or `None` where the lookup raises AttributeError (an AttributeError
+    /// raised by an inlined `__getattr__` is caught).
+    pub fn instance_attr_or_missing(
+        &mut self,
+        owner: &Var,
+        inst: &Inst,
+        name: &str,
+    ) -> SimResult<Option<Var>> {
+        self.lookup_attr(owner, inst, name, true)
+    }
+
+    fn lookup_attr(
+        &mut self,
+        owner: &Var,
+        inst: &Inst,
+        name: &str,
+        catch: bool,
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let class = self.inst_class(inst);
+        let found = class.get_attr(vm.ctx.intern_str(name));
+        let descr = found.as_ref().map(|d| classify(d, vm));
+        if let (Some(d), Some(descr)) = (&found, &descr)
+            && descr.is_data()
+        {
+            return match descr {
+                Descr::Property { fget: Some(f), .. } => self
+                    .call_function(f, vec![owner.clone()], Vec::new())
+                    .map(Some),
+                Descr::Property { fget: None, .. } => unsupported(
+                    Kind::Raises,
+                    format!(
+                        "property {name:?} of {} has no getter (AttributeError)",
+                        class.name()
+                    ),
+                ),
+                Descr::Python { get: Some(g), .. } => {
+                    let class_var = Var::Obj(class.clone().into());
+                    self.call_function(
+                        g,
+                        vec![Var::Obj(d.clone()), owner.clone(), class_var],
+                        Vec::new(),
+                    )
+                    .map(Some)
+                }
+                _ => self.native_data_attr(inst, name).map(Some),
+            };
+        }
+        if let Some(v) = self.dict_entry(inst, name)? {
+            return Ok(Some(v));
+        }
+        if let (Some(d), Some(descr)) = (found, descr) {
+            return match descr {
+                Descr::Function(f) => Ok(Var::Bound(Rc::new((Var::Obj(f), owner.clone())))),
+                Descr::Static(f) => Ok(Var::Obj(f)),
+                Descr::ClassMethod(f) => {
+                    Ok(Var::Bound(Rc::new((Var::Obj(f), Var::Obj(class.into())))))
+                }
+                Descr::Python { get: Some(g), .. } => {
+                    let class_var = Var::Obj(class.into());
+                    self.call_function(&g, vec![Var::Obj(d), owner.clone(), class_var], Vec::new())
+                }
+                Descr::Python { get: None, .. } | Descr::Plain => Ok(class_value(d, vm)),
+                _ => unsupported(
+                    Kind::Value,
+                    format!(
+                        "{}.{name}, a {} (not simulated)",
+                        class.name(),
+                        d.class().name()
+                    ),
+                ),
+            }
+            .map(Some);
+        }
+        let Some(getattr) = python_method(&class, "__getattr__", vm) else {
+            return Ok(None);
+        };
+        let args = vec![owner.clone(), name_var(name, vm)];
+        if !catch {
+            return self.call_function(&getattr, args, Vec::new()).map(Some);
+        }
+        match self.call_function_catching(&getattr, args)? {
+            Ok(v) => Ok(Some(v)),
+            Err(Var::Obj(e)) if e.class().fast_issubclass(vm.ctx.exceptions.attribute_error) => {
+                Ok(None)
+            }
+            Err(e) => unsupported(
+                Kind::Raises,
+                format!("{}.__getattr__ raised a {}", class.name(), e.kind()),
+            ),
+        }
+    }
+
+    /// `__dict__` and `__class__`, the native data descriptors of `object` that code reads.
+    fn native_data_attr(&mut self, inst: &Inst, name: &str) -> SimResult<Var> {
+        match (name, inst) {
+            ("__class__", _) => Ok(Var::Obj(self.inst_class(inst).into())),
+            ("__dict__", Inst::New(o)) => Ok(Var::Dict(o.dict.clone())),
+            ("__dict__", Inst::Existing(i)) => {
+                if self.attr_writes.iter().any(|(j, _, _)| j == i) {
+                    return unsupported(
+                        Kind::SideEffect,
+                        "__dict__ of an object whose attributes the call changed",
+                    );
+                }
+                let t = &self.objects[*i];
+                let dict = t.obj.dict().expect("an instance with a dictionary");
+                Ok(Var::Lazy(dict.into(), t.source.clone().instance_dict()))
+            }
+            _ => unsupported(
+                Kind::Value,
+                format!("attribute {name} (a native descriptor, not simulated)"),
+            ),
+        }
+    }
+
+    /// `owner.name` in method form: a function of the class, not shadowed by the instance, is
+    /// called with the instance (no bound method is made); anything else is read.
+    pub fn instance_method(
+        &mut self,
+        owner: &Var,
+        inst: &Inst,
+        name: &str,
+    ) -> SimResult<(Var, Var)> {
+        let class = self.inst_class(inst);
+        if let Some(f) = python_method(&class, name, self.vm)
+            && self.dict_entry(inst, name)?.is_none()
+        {
+            return Ok((Var::Obj(f), owner.clone()));
+        }
+        Ok((self.instance_attr(owner, inst, name)?, Var::Null))
+    }
+
+    /// `owner.name = value` (`None`: `del owner.name`), through the class's `__setattr__` or
+    /// `__delattr__` when it has its own in Python.
+    pub fn instance_setattr(
+        &mut self,
+        owner: &Var,
+        inst: &Inst,
+        name: &str,
+        value: Option<Var>,
+    ) -> SimResult<()> {
+        let vm = self.vm;
+        let class = self.inst_class(inst);
+        let hook = if value.is_some() {
+            "__setattr__"
+        } else {
+            "__delattr__"
+        };
+        if let Some(f) = python_method(&class, hook, vm) {
+            let mut args = vec![owner.clone(), name_var(name, vm)];
+            args.extend(value);
+            self.call_function(&f, args, Vec::new())?;
+            return Ok(());
+        }
+        if !object_slot(&class, hook, vm) {
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "{}.{hook} (not written in Python, not simulated)",
+                    class.name()
+                ),
+            );
+        }
+        self.object_setattr(owner, inst, name, value)
+    }
+
+    /// `object.__setattr__(owner, name, value)` (`None`: `object.__delattr__`): a data
+    /// descriptor of the class takes it, otherwise the instance's dictionary does.
+    pub fn object_setattr(
+        &mut self,
+        owner: &Var,
+        inst: &Inst,
+        name: &str,
+        value: Option<Var>,
+    ) -> SimResult<()> {
+        let vm = self.vm;
+        let class = self.inst_class(inst);
+        if let Some(d) = class.get_attr(vm.ctx.intern_str(name)) {
+            let descr = classify(&d, vm);
+            if descr.is_data() {
+                let call = match (&descr, &value) {
+                    (Descr::Property { fset: Some(f), .. }, Some(v)) => {
+                        Some((f.clone(), vec![owner.clone(), v.clone()]))
+                    }
+                    (Descr::Property { fdel: Some(f), .. }, None) => {
+                        Some((f.clone(), vec![owner.clone()]))
+                    }
+                    (Descr::Python { set: Some(f), .. }, Some(v)) => Some((
+                        f.clone(),
+                        vec![Var::Obj(d.clone()), owner.clone(), v.clone()],
+                    )),
+                    (
+                        Descr::Python {
+                            delete: Some(f), ..
+                        },
+                        None,
+                    ) => Some((f.clone(), vec![Var::Obj(d.clone()), owner.clone()])),
+                    _ => None,
+                };
+                return match call {
+                    Some((f, args)) => self.call_function(&f, args, Vec::new()).map(|_| ()),
+                    None => unsupported(
+                        Kind::Raises,
+                        format!(
+                            "{}.{name} cannot be set or deleted here (a descriptor of the class)",
+                            class.name()
+                        ),
+                    ),
+                };
+            }
+        }
+        self.plain_store(inst, name, value)
+    }
+
+    /// Store into (or delete from) the instance's dictionary.
+    fn plain_store(&mut self, inst: &Inst, name: &str, value: Option<Var>) -> SimResult<()> {
+        let vm = self.vm;
+        if value.is_none() && self.dict_entry(inst, name)?.is_none() {
+            return unsupported(
+                Kind::Raises,
+                format!("del of attribute {name:?}, which is not set (AttributeError)"),
+            );
+        }
+        match inst {
+            Inst::New(o) => {
+                let mut d = o.dict.borrow_mut();
+                d.retain(|(k, _)| !key_is(k, name));
+                if let Some(v) = value {
+                    d.push((vm.ctx.new_str(name).into(), v));
+                }
+            }
+            Inst::Existing(i) => {
+                let t = self.objects[*i].clone();
+                let effect = match &value {
+                    Some(v) => Effect::SetAttr {
+                        target: t.source.clone(),
+                        name: name.to_owned(),
+                        value: v.clone(),
+                    },
+                    None => Effect::DelAttr {
+                        target: t.source.clone(),
+                        name: name.to_owned(),
+                    },
+                };
+                self.effects.mutate(&t.obj, effect);
+                self.attr_writes.push((*i, name.to_owned(), value));
+            }
+        }
+        Ok(())
+    }
+}

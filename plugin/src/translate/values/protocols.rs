@@ -1,0 +1,266 @@
+//! What the interpreter does with instances of classes written in Python besides reading
+//! and writing their attributes (`objects`): making them (`__init__` inlined), the protocols
+//! it calls on them (`__iter__`, `__len__`, `__getitem__`, `__contains__`, `__bool__`),
+//! `super()`, and named tuples (their classes are written in Python on `tuple`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyStr, PyTuple, PyType, PyTypeRef};
+use rustpython_vm::types::PyTypeFlags;
+use rustpython_vm::{AsObject, Py};
+
+use crate::translate::breaks::reason::Kind;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State, Unsupported, unsupported};
+use crate::translate::values::objects::{
+    Descr, class_value, classify, is_user_class, object_slot, python_method,
+};
+use crate::translate::values::{NewObject, Var};
+
+impl State<'_> {
+    /// `class(*args, **kwargs)` for a class the object model handles: a new instance, its
+    /// `__init__` inlined. `None` for another class.
+    pub fn instantiate(
+        &mut self,
+        class: &Py<PyType>,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if !is_user_class(class, vm) {
+            return Ok(None);
+        }
+        // The class is fixed by the caller's guard on it; its attributes by its version.
+        self.guard_class(Source::object(class.to_owned().into()), class)?;
+        if !object_slot(class, "__new__", vm) {
+            return unsupported(
+                Kind::Call,
+                format!(
+                    "{}() with a __new__ of its own (not simulated)",
+                    class.name()
+                ),
+            );
+        }
+        let obj = Var::Object(Rc::new(NewObject {
+            class: class.to_owned(),
+            dict: Rc::new(RefCell::new(Vec::new())),
+        }));
+        if let Some(init) = python_method(class, "__init__", vm) {
+            let mut all = vec![obj.clone()];
+            all.extend(args);
+            let r = self.call_function(&init, all, kwargs)?;
+            if !matches!(&r, Var::Obj(o) if vm.is_none(o)) {
+                return unsupported(Kind::Raises, "__init__() should return None (TypeError)");
+            }
+        } else if !object_slot(class, "__init__", vm) {
+            return unsupported(
+                Kind::Call,
+                format!(
+                    "{}.__init__ (not written in Python, not simulated)",
+                    class.name()
+                ),
+            );
+        } else if !args.is_empty() || !kwargs.is_empty() {
+            return unsupported(
+                Kind::Raises,
+                format!("{}() takes no arguments (TypeError)", class.name()),
+            );
+        }
+        Ok(Some(obj))
+    }
+
+    /// The instance's `name` method called by the interpreter itself (`__iter__`, `__len__`,
+    /// `__getitem__`, `__contains__`, `__bool__`, `__call__`): looked up on the class, inlined.
+    /// `None` when the class has no such method written in Python.
+    pub fn call_dunder(
+        &mut self,
+        owner: &Var,
+        name: &str,
+        args: Vec<Var>,
+    ) -> SimResult<Option<Var>> {
+        let Some(inst) = self.instance(owner)? else {
+            return Ok(None);
+        };
+        let class = self.inst_class(&inst);
+        match python_method(&class, name, self.vm) {
+            Some(f) => {
+                let mut all = vec![owner.clone()];
+                all.extend(args);
+                self.call_function(&f, all, Vec::new()).map(Some)
+            }
+            None if class.get_attr(self.vm.ctx.intern_str(name)).is_some()
+                && !object_slot(&class, name, self.vm) =>
+            {
+                unsupported(
+                    Kind::Call,
+                    format!(
+                        "{}.{name} (not written in Python, not simulated)",
+                        class.name()
+                    ),
+                )
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// `super().name` in a method of `class` called on `this` (LOAD_SUPER_ATTR): the first
+    /// class after `class` in the MRO of `this`'s class that has `name`; in method form,
+    /// `(callable, self or NULL)`. The MRO is fixed by the class's guarded version.
+    pub fn super_attr(
+        &mut self,
+        this: &Var,
+        class: &Py<PyType>,
+        name: &str,
+        method: bool,
+    ) -> SimResult<(Var, Var)> {
+        let vm = self.vm;
+        let Some(inst) = self.instance(this)? else {
+            return unsupported(
+                Kind::Value,
+                format!("super() in a method of a {}", this.kind()),
+            );
+        };
+        let own = self.inst_class(&inst);
+        let mro: Vec<PyTypeRef> = own.mro.read().clone();
+        let Some(at) = mro.iter().position(|c| c.is(class)) else {
+            return unsupported(
+                Kind::Raises,
+                "super(type, obj): obj must be an instance or subtype of type (TypeError)",
+            );
+        };
+        let key = vm.ctx.intern_str(name);
+        let Some(d) = mro[at + 1..].iter().find_map(|c| c.get_direct_attr(key)) else {
+            return unsupported(
+                Kind::Raises,
+                format!("'super' object has no attribute '{name}' (AttributeError)"),
+            );
+        };
+        let own_var = || Var::Obj(own.clone().into());
+        Ok(match classify(&d, vm) {
+            Descr::Function(f) if method => (Var::Obj(f), this.clone()),
+            Descr::Function(f) => (Var::Bound(Rc::new((Var::Obj(f), this.clone()))), Var::Null),
+            Descr::Static(f) => (Var::Obj(f), Var::Null),
+            Descr::ClassMethod(f) => (Var::Bound(Rc::new((Var::Obj(f), own_var()))), Var::Null),
+            Descr::Property { fget: Some(f), .. } => (
+                self.call_function(&f, vec![this.clone()], Vec::new())?,
+                Var::Null,
+            ),
+            Descr::Python { get: Some(g), .. } => (
+                self.call_function(
+                    &g,
+                    vec![Var::Obj(d.clone()), this.clone(), own_var()],
+                    Vec::new(),
+                )?,
+                Var::Null,
+            ),
+            Descr::Plain | Descr::Python { get: None, .. } => (class_value(d, vm), Var::Null),
+            // `object`'s own slots (`super().__init__()`, `super().__setattr__(...)`), which
+            // `object_protocol_call` models.
+            Descr::Native { .. }
+                if method && d.class().is(vm.ctx.types.wrapper_descriptor_type) =>
+            {
+                (Var::Obj(d), this.clone())
+            }
+            _ => {
+                return unsupported(
+                    Kind::Value,
+                    format!("super().{name}, a {} (not simulated)", d.class().name()),
+                );
+            }
+        })
+    }
+
+    /// The next item of an instance used as an iterator: its `__next__` inlined, a
+    /// StopIteration it raises caught (`Some(None)`). `None` when `it` is no such instance.
+    pub fn instance_next(&mut self, it: &Var) -> SimResult<Option<Option<Var>>> {
+        let vm = self.vm;
+        let Some(inst) = self.instance(it)? else {
+            return Ok(None);
+        };
+        let class = self.inst_class(&inst);
+        let Some(next) = python_method(&class, "__next__", vm) else {
+            return unsupported(
+                Kind::Raises,
+                format!("'{}' object is not an iterator (TypeError)", class.name()),
+            );
+        };
+        match self.call_function_catching(&next, vec![it.clone()])? {
+            Ok(v) => Ok(Some(Some(v))),
+            Err(Var::Obj(e)) if e.class().fast_issubclass(vm.ctx.exceptions.stop_iteration) => {
+                Ok(Some(None))
+            }
+            Err(e) => unsupported(
+                Kind::Raises,
+                format!("{}.__next__ raised a {}", class.name(), e.kind()),
+            ),
+        }
+    }
+
+    /// The items of an instance iterated whole (`list(x)`, `for` over it before a graph
+    /// break...): its `__iter__` inlined, then what that gives, item by item.
+    pub fn instance_items(&mut self, v: &Var) -> SimResult<Option<Vec<Var>>> {
+        if self.instance(v)?.is_none() {
+            return Ok(None);
+        }
+        let Some(it) = self.call_dunder(v, "__iter__", Vec::new())? else {
+            return unsupported(
+                Kind::Raises,
+                format!("'{}' object is not iterable (TypeError)", v.kind()),
+            );
+        };
+        if self.instance(&it)?.is_none() {
+            return self.items(&it).map(Some);
+        }
+        let mut items = Vec::new();
+        while let Some(item) = self.instance_next(&it)?.flatten() {
+            if items.len() == crate::translate::state::MAX_UNROLL {
+                return unsupported(Kind::Limit, "an iterator of too many items");
+            }
+            items.push(item);
+        }
+        Ok(Some(items))
+    }
+
+    /// The truth of an instance: `__bool__`, else `__len__`, else true.
+    pub fn instance_truth(&mut self, owner: &Var) -> SimResult<Option<Var>> {
+        if self.instance(owner)?.is_none() {
+            return Ok(None);
+        }
+        if let Some(v) = self.call_dunder(owner, "__bool__", Vec::new())? {
+            return Ok(Some(v));
+        }
+        if let Some(n) = self.call_dunder(owner, "__len__", Vec::new())? {
+            let n = self.plain_obj(&n, "__len__()")?;
+            let truth = n.try_to_bool(self.vm).map_err(|_| {
+                Unsupported::new(Kind::Raises, "__len__() should return an int (TypeError)")
+            })?;
+            return Ok(Some(Var::Obj(self.vm.ctx.new_bool(truth).into())));
+        }
+        Ok(Some(Var::Obj(self.vm.ctx.new_bool(true).into())))
+    }
+
+    /// A named tuple class (`collections.namedtuple`): a class written in Python on `tuple`
+    /// with its `_fields`, each a str.
+    pub fn namedtuple_fields(&self, class: &Py<PyType>) -> Option<Vec<String>> {
+        let vm = self.vm;
+        let mro = class.mro.read();
+        let on_tuple = class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+            && mro.iter().all(|c| {
+                c.is(vm.ctx.types.object_type)
+                    || c.is(vm.ctx.types.tuple_type)
+                    || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+            })
+            && mro.iter().any(|c| c.is(vm.ctx.types.tuple_type));
+        if !on_tuple {
+            return None;
+        }
+        let fields = class.get_attr(vm.ctx.intern_str("_fields"))?;
+        fields
+            .downcast_ref::<PyTuple>()?
+            .as_slice()
+            .iter()
+            .map(|f| f.downcast_ref::<PyStr>()?.to_str().map(str::to_owned))
+            .collect()
+    }
+}
