@@ -315,6 +315,25 @@ pub(super) mod module {
     fn cos(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
         unary_fn("cos", &x, Attrs::new(), vm)
     }
+    /// `linear(x, weight, bias=None)`: `x @ weight.T + bias`, one op.
+    #[pyfunction]
+    fn linear(
+        x: PyObjectRef,
+        weight: PyObjectRef,
+        bias: OptionalArg<Option<PyObjectRef>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let mut operands: Vec<(&PyObject, Option<DType>)> = vec![(&*x, None), (&*weight, None)];
+        let bias = bias.flatten();
+        if let Some(b) = &bias {
+            operands.push((&**b, None));
+        }
+        with_operand_list(&operands, vm, |d| {
+            new_tensor(registry().call("linear", d, &Attrs::new()), vm)
+        })?
+        .ok_or_else(|| vm.new_type_error("linear() takes tensors".to_owned()))
+    }
+
     #[pyfunction]
     fn erf(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
         unary_fn("erf", &x, Attrs::new(), vm)

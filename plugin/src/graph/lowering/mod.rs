@@ -252,10 +252,13 @@ fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
         [_] => (1, &[][..]),
         [batch @ .., _, n] => (*n, batch),
     };
-    if m * k * n > SMALL_PRODUCT || (!batch_b.is_empty() && batch_a != batch_b) {
+    let batches: usize = batch_a.iter().product();
+    // A shared `b` is multiplied by all the batch's rows at once in the eager kernel: that
+    // product's size decides its loop.
+    let rows = if batch_b.is_empty() { batches * m } else { m };
+    if rows * k * n > SMALL_PRODUCT || (!batch_b.is_empty() && batch_a != batch_b) {
         return None;
     }
-    let batches = batch_a.iter().product();
     Some(Step::MatMul {
         a: inputs[0],
         b: inputs[1],

@@ -83,18 +83,25 @@ fn zip_lined_up<T: Copy, U>(
     n: usize,
     f: &impl Fn(T, T) -> U,
 ) -> Option<Vec<U>> {
-    let out: Vec<U> = match (a, b) {
-        (Lineup::Whole(x), Lineup::Whole(y)) => x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect(),
-        (Lineup::Whole(x), Lineup::One(q)) => x.iter().map(|&p| f(p, q)).collect(),
-        (Lineup::One(p), Lineup::Whole(y)) => y.iter().map(|&q| f(p, q)).collect(),
-        (Lineup::Whole(x), Lineup::Rows(y)) => x
-            .chunks_exact(y.len())
-            .flat_map(|row| row.iter().zip(y).map(|(&p, &q)| f(p, q)))
-            .collect(),
-        (Lineup::Rows(x), Lineup::Whole(y)) => y
-            .chunks_exact(x.len())
-            .flat_map(|row| x.iter().zip(row).map(|(&p, &q)| f(p, q)))
-            .collect(),
+    // Plain loops into a vector of the exact size: an iterator chained over rows (flat_map)
+    // could not tell its length, and cost more than the arithmetic.
+    let mut out: Vec<U> = Vec::with_capacity(n);
+    match (a, b) {
+        (Lineup::Whole(x), Lineup::Whole(y)) => {
+            out.extend(x.iter().zip(y).map(|(&p, &q)| f(p, q)));
+        }
+        (Lineup::Whole(x), Lineup::One(q)) => out.extend(x.iter().map(|&p| f(p, q))),
+        (Lineup::One(p), Lineup::Whole(y)) => out.extend(y.iter().map(|&q| f(p, q))),
+        (Lineup::Whole(x), Lineup::Rows(y)) => {
+            for row in x.chunks_exact(y.len()) {
+                out.extend(row.iter().zip(y).map(|(&p, &q)| f(p, q)));
+            }
+        }
+        (Lineup::Rows(x), Lineup::Whole(y)) => {
+            for row in y.chunks_exact(x.len()) {
+                out.extend(x.iter().zip(row).map(|(&p, &q)| f(p, q)));
+            }
+        }
         _ => return None,
     };
     (out.len() == n).then_some(out)
@@ -355,16 +362,32 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
             if op.is_comparison() {
                 TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
             } else {
-                TensorData::Float32(zip_map(x, y, &shape, |p, q| {
-                    float_op(op, f64::from(p), f64::from(q)) as f32
-                }))
+                // + - * / in float32 are correctly rounded, as the float64 operation rounded
+                // to float32 is: the same results, one loop per op (which vectorizes).
+                TensorData::Float32(match op {
+                    Binary::Add => zip_map(x, y, &shape, |p: f32, q| p + q),
+                    Binary::Sub => zip_map(x, y, &shape, |p: f32, q| p - q),
+                    Binary::Mul => zip_map(x, y, &shape, |p: f32, q| p * q),
+                    Binary::Div => zip_map(x, y, &shape, |p: f32, q| p / q),
+                    _ => zip_map(x, y, &shape, |p, q| {
+                        float_op(op, f64::from(p), f64::from(q)) as f32
+                    }),
+                })
             }
         }
         (TensorData::Float64(x), TensorData::Float64(y)) => {
             if op.is_comparison() {
                 TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
             } else {
-                TensorData::Float64(zip_map(x, y, &shape, |p, q| float_op(op, p, q)))
+                // The same arithmetic as `float_op` (which a lowered graph uses), one loop
+                // per op.
+                TensorData::Float64(match op {
+                    Binary::Add => zip_map(x, y, &shape, |p: f64, q| p + q),
+                    Binary::Sub => zip_map(x, y, &shape, |p: f64, q| p - q),
+                    Binary::Mul => zip_map(x, y, &shape, |p: f64, q| p * q),
+                    Binary::Div => zip_map(x, y, &shape, |p: f64, q| p / q),
+                    _ => zip_map(x, y, &shape, |p, q| float_op(op, p, q)),
+                })
             }
         }
         _ => unreachable!("both operands were cast to one type"),

@@ -1,5 +1,5 @@
 //! matmul (NumPy's rules: 1-D operands are promoted and the added dimension dropped, batch
-//! dimensions broadcast) and dot (two 1-D tensors).
+//! dimensions broadcast), dot (two 1-D tensors), and linear (`x @ w.T + b`, torch's layer).
 
 use ndarray::{Array2, ArrayD, ArrayView2, Axis, Ix2, IxDyn, LinalgScalar};
 
@@ -167,22 +167,47 @@ fn matmul_typed<T: Element + LinalgScalar>(
         a2.shape()[a2.ndim() - 1],
         b2.shape()[b2.ndim() - 1],
     );
+    if b2.ndim() == 2 {
+        // A batch of matrices times one matrix (a linear layer on a batch of sequences) is
+        // one product: the batch's rows stacked, the matrix used once, never copied per batch.
+        let rows: usize = a2.shape()[..a2.ndim() - 1].iter().product();
+        let a_std = a2.as_standard_layout();
+        let x = a_std
+            .view()
+            .into_shape_with_order((rows, k))
+            .expect("standard layout");
+        let y = b2.into_dimensionality::<Ix2>().expect("2-D");
+        return product_2d(x, y)
+            .into_dyn()
+            .into_shape_with_order(IxDyn(out_shape))
+            .expect("shape computed by inference");
+    }
     let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])
         .expect("checked by inference");
     let count: usize = batch.iter().product();
-    let full = |v: &ndarray::ArrayViewD<'_, T>, rows: usize, cols: usize| {
+    // Each operand as `count` matrices, row-major: used in place when it is so already,
+    // otherwise broadcast and copied once.
+    let spread = |v: &ndarray::ArrayViewD<'_, T>, rows: usize, cols: usize| {
         let mut s = batch.clone();
         s.extend([rows, cols]);
-        let owned = v
-            .broadcast(IxDyn(&s))
-            .expect("checked")
-            .as_standard_layout()
-            .into_owned();
-        owned
-            .into_shape_with_order(IxDyn(&[count, rows, cols]))
-            .expect("standard layout")
+        (v.shape() != s.as_slice() || !v.is_standard_layout()).then(|| {
+            v.broadcast(IxDyn(&s))
+                .expect("checked")
+                .as_standard_layout()
+                .into_owned()
+        })
     };
-    let (a3, b3) = (full(&a2, n, k), full(&b2, k, p));
+    let (a_copy, b_copy) = (spread(&a2, n, k), spread(&b2, k, p));
+    let a3 = a_copy
+        .as_ref()
+        .map_or_else(|| a2.view(), |c| c.view())
+        .into_shape_with_order(IxDyn(&[count, n, k]))
+        .expect("standard layout");
+    let b3 = b_copy
+        .as_ref()
+        .map_or_else(|| b2.view(), |c| c.view())
+        .into_shape_with_order(IxDyn(&[count, k, p]))
+        .expect("standard layout");
     let mut out = Vec::with_capacity(count * n * p);
     for i in 0..count {
         let x = a3
@@ -197,6 +222,114 @@ fn matmul_typed<T: Element + LinalgScalar>(
         out.extend(z.iter().copied());
     }
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
+}
+
+/// `linear(x, w, b)`: `x @ w.T + b` for `w` of (out_features, in_features), the bias added
+/// to each row of the product.
+fn linear_typed<T: Element + LinalgScalar>(
+    x: &ArrayD<T>,
+    w: &ArrayD<T>,
+    bias: Option<&ArrayD<T>>,
+    out_shape: &[usize],
+) -> ArrayD<T> {
+    let (n, k) = (w.shape()[0], w.shape()[1]);
+    let rows: usize = x.shape()[..x.ndim() - 1].iter().product();
+    let xs = x.as_standard_layout();
+    let ws = w.as_standard_layout();
+    let (xs, ws) = (
+        xs.as_slice().expect("standard layout"),
+        ws.as_slice().expect("standard layout"),
+    );
+    // `w.T`, made row-major once: the product is then the one `matmul` computes (the same
+    // loops, in the same order), without a separate transpose in the graph.
+    let mut wt = Vec::with_capacity(k * n);
+    for p in 0..k {
+        wt.extend((0..n).map(|j| ws[j * k + p]));
+    }
+    let mut out = if rows * k * n <= SMALL_PRODUCT {
+        small_product(xs, &wt, rows, k, n)
+    } else {
+        let xv = ndarray::ArrayView2::from_shape((rows, k), xs).expect("rows × k");
+        let wv = ndarray::ArrayView2::from_shape((k, n), &wt[..]).expect("k × n");
+        xv.dot(&wv).into_raw_vec_and_offset().0
+    };
+    if let Some(b) = bias {
+        let bs = b.as_standard_layout();
+        let bs = bs.as_slice().expect("standard layout");
+        for row in out.chunks_exact_mut(n.max(1)) {
+            for (o, &c) in row.iter_mut().zip(bs) {
+                *o = *o + c;
+            }
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
+}
+
+fn linear_meta(m: &[Meta]) -> TResult<Meta> {
+    let (x, w) = (&m[0], &m[1]);
+    if m.len() > 3 || x.shape.is_empty() || w.shape.len() != 2 {
+        return Err(TensorError::value(
+            "linear takes an input of one or more dimensions, a 2-D weight and a 1-D bias",
+        ));
+    }
+    let (n, k) = (w.shape[0], w.shape[1]);
+    if x.shape[x.shape.len() - 1] != k {
+        let rows: usize = x.shape[..x.shape.len() - 1].iter().product();
+        return Err(TensorError::runtime(format!(
+            "mat1 and mat2 shapes cannot be multiplied ({rows}x{} and {k}x{n})",
+            x.shape[x.shape.len() - 1]
+        )));
+    }
+    if let Some(b) = m.get(2)
+        && b.shape != [n]
+    {
+        return Err(TensorError::value(format!(
+            "the bias has shape {}, not ({n},)",
+            shape_str(&b.shape)
+        )));
+    }
+    let dtype = m.iter().map(|t| t.dtype).fold(x.dtype, DType::promote);
+    if !dtype.is_float() {
+        return Err(TensorError::type_error(format!(
+            "linear needs float tensors, not {}",
+            dtype.name()
+        )));
+    }
+    let mut shape = x.shape.clone();
+    *shape.last_mut().expect("one dimension or more") = n;
+    Ok(Meta { shape, dtype })
+}
+
+pub fn linear(t: &[&TensorData]) -> TResult<TensorData> {
+    let metas: Vec<Meta> = t.iter().map(|d| Meta::of(d)).collect();
+    let meta = linear_meta(&metas)?;
+    let cast: Vec<_> = t.iter().map(|d| d.to_dtype(meta.dtype)).collect();
+    Ok(match meta.dtype {
+        DType::Float32 => {
+            let arr = |i: usize| match cast.get(i).map(|c| c.as_ref()) {
+                Some(TensorData::Float32(a)) => Some(a),
+                _ => None,
+            };
+            TensorData::Float32(linear_typed(
+                arr(0).expect("x"),
+                arr(1).expect("w"),
+                arr(2),
+                &meta.shape,
+            ))
+        }
+        _ => {
+            let arr = |i: usize| match cast.get(i).map(|c| c.as_ref()) {
+                Some(TensorData::Float64(a)) => Some(a),
+                _ => None,
+            };
+            TensorData::Float64(linear_typed(
+                arr(0).expect("x"),
+                arr(1).expect("w"),
+                arr(2),
+                &meta.shape,
+            ))
+        }
+    })
 }
 
 pub fn matmul(a: &TensorData, b: &TensorData) -> TResult<TensorData> {
@@ -262,6 +395,12 @@ pub fn ops() -> Vec<OpDef> {
                 dot_shape(t[0].shape(), t[1].shape())?;
                 matmul(t[0], t[1])
             },
+        ),
+        OpDef::new(
+            "linear",
+            Arity::AtLeast(2),
+            |m: &[Meta], _| linear_meta(m),
+            |t: &[&TensorData], _| linear(t),
         ),
     ]
 }
