@@ -102,3 +102,15 @@ fn nested_user_calls() {
 fn returns_of_nested_structures() {
     family("returns");
 }
+#[test]
+fn user_classes_and_the_object_model() {
+    family("objects");
+}
+#[test]
+fn builtins_and_the_standard_library() {
+    family("stdlib");
+}
+#[test]
+fn tensor_indexing_and_constants_in_graphs() {
+    family("indexing");
+}

@@ -5,7 +5,7 @@
 
 use hashbrown::{HashMap, HashSet};
 use rustpython_vm::builtins::{
-    PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType,
+    PyDict, PyFloat, PyFunction, PyInt, PyList, PyModule, PyNone, PyStr, PyTuple, PyType, PyTypeRef,
 };
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyPayload, PyRef, VirtualMachine};
 
@@ -76,6 +76,9 @@ pub struct State<'vm> {
     pub attr_writes: Vec<(usize, String, Option<Var>)>,
     /// The translated frame's globals (an inlined function that shares them reads `G[...]`).
     pub frame_globals: Option<PyRef<PyDict>>,
+    /// Dicts made during the simulation as instances of a subclass of dict (`OrderedDict`,
+    /// `defaultdict` and its default factory), by their entries.
+    pub dict_kinds: Vec<(crate::translate::values::DictRef, PyTypeRef, Option<Var>)>,
 }
 
 impl<'vm> State<'vm> {
@@ -99,6 +102,7 @@ impl<'vm> State<'vm> {
             objects: Vec::new(),
             attr_writes: Vec::new(),
             frame_globals: None,
+            dict_kinds: Vec::new(),
         }
     }
 
@@ -369,6 +373,18 @@ impl<'vm> State<'vm> {
         recorder::with(|r| r.value_of(&data))
     }
 
+    /// The class (and default factory) of a dict made during the simulation as an instance of
+    /// a subclass of dict.
+    pub fn dict_kind(
+        &self,
+        d: &crate::translate::values::DictRef,
+    ) -> Option<(PyTypeRef, Option<Var>)> {
+        self.dict_kinds
+            .iter()
+            .find(|(e, _, _)| std::rc::Rc::ptr_eq(e, d))
+            .map(|(_, c, f)| (c.clone(), f.clone()))
+    }
+
     /// Whether `v` stands for a tensor of the graph (a fake, or a tensor of the caller's,
     /// which becomes a graph input): not a tensor the simulation made from constants.
     pub fn is_fake(&self, v: &Var) -> bool {
@@ -410,11 +426,21 @@ impl<'vm> State<'vm> {
             Var::Tensor(_) => PyTensor::class(&vm.ctx).to_owned().into(),
             Var::Tuple(_) => t.tuple_type.to_owned().into(),
             Var::List(_) => t.list_type.to_owned().into(),
-            Var::Dict(_) => t.dict_type.to_owned().into(),
+            Var::Dict(d) => match self.dict_kind(d) {
+                Some((class, _)) => class.into(),
+                None => t.dict_type.to_owned().into(),
+            },
+            Var::Partial(_) => {
+                let vm = self.vm;
+                vm.import(&vm.ctx.new_str("functools"), 0)
+                    .and_then(|m| m.get_attr("partial", vm))
+                    .map_err(|_| Unsupported::new(Kind::Internal, "functools.partial"))?
+            }
             Var::Func(_) => t.function_type.to_owned().into(),
             Var::Object(o) => o.class.clone().into(),
             Var::NamedTuple(c, _) => c.clone().into(),
             Var::Bound(_) => t.bound_method_type.to_owned().into(),
+            Var::Set(_) => t.set_type.to_owned().into(),
             other => return unsupported(Kind::Value, format!("type() of a {}", other.kind())),
         })
     }
@@ -428,6 +454,8 @@ fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
         || obj.downcast_ref::<crate::tensor::PyDType>().is_some()
         || obj.class().is(vm.ctx.types.builtin_function_or_method_type)
         || obj.class().is(vm.ctx.types.method_descriptor_type)
+        // A bare `object()` (a sentinel): it has no state of its own.
+        || obj.class().is(vm.ctx.types.object_type)
 }
 
 fn check_kind(c: &Check) -> u8 {

@@ -236,6 +236,7 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
             mutable_containers(&b.1, seen)
         }
         Var::NamedTuple(_, items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
+        Var::Set(s) => note(s.get_id()),
         Var::Stepper(s) => {
             use crate::translate::values::iterators::Stepper;
             note(Rc::as_ptr(s) as usize)?;
@@ -397,6 +398,41 @@ fn build(
                     .collect::<SimResult<_>>()?,
             )
         }
+        Var::Dict(d) if let Some((class, factory)) = state.dict_kind(d) => {
+            let entries = d.borrow().clone();
+            let mut pairs = Vec::with_capacity(entries.len());
+            for (k, val) in &entries {
+                pairs.push((k.clone(), build(state, val, outputs, index)?));
+            }
+            match factory {
+                // defaultdict(factory, {...})
+                Some(f) => Template::New(
+                    class.into(),
+                    vec![build(state, &f, outputs, index)?, Template::Dict(pairs)],
+                ),
+                // OrderedDict(((k, v), ...)): the order is the pairs'.
+                None => Template::New(
+                    class.into(),
+                    vec![Template::Tuple(
+                        pairs
+                            .into_iter()
+                            .map(|(k, v)| Template::Tuple(vec![Template::Const(k), v]))
+                            .collect(),
+                    )],
+                ),
+            }
+        }
+        Var::Partial(p) if p.kwargs.is_empty() => {
+            let partial = vm
+                .import(&vm.ctx.new_str("functools"), 0)
+                .and_then(|m| m.get_attr("partial", vm))
+                .map_err(|_| Unsupported::new(Kind::Internal, "functools.partial"))?;
+            let mut args = vec![build(state, &p.func, outputs, index)?];
+            for a in &p.args {
+                args.push(build(state, a, outputs, index)?);
+            }
+            Template::New(partial, args)
+        }
         Var::Dict(entries) => {
             let entries = entries.borrow().clone();
             let mut t = Vec::new();
@@ -417,6 +453,17 @@ fn build(
             Template::Object(o.class.clone().into(), t)
         }
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
+        Var::Set(s) => {
+            let items = vm
+                .extract_elements_with(s, Ok)
+                .map_err(|_| Unsupported::new(Kind::Internal, "the items of a set"))?;
+            Template::New(
+                vm.ctx.types.set_type.to_owned().into(),
+                vec![Template::Tuple(
+                    items.into_iter().map(Template::Const).collect(),
+                )],
+            )
+        }
         Var::Bound(b) => Template::New(
             vm.ctx.types.bound_method_type.to_owned().into(),
             vec![

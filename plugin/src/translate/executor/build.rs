@@ -89,6 +89,26 @@ impl State<'_> {
         Ok(Flow::Next)
     }
 
+    pub(super) fn build_set(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let items = f.popn(x.arg as usize)?;
+        let s = self.new_set(&items)?;
+        f.push(s);
+        Ok(Flow::Next)
+    }
+
+    /// SET_ADD (a set comprehension) and SET_UPDATE (`{*a, *b}`).
+    pub(super) fn set_add_or_update(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let v = f.pop()?;
+        let items = if x.op == rustpython_vm::bytecode::Opcode::SetAdd {
+            vec![v]
+        } else {
+            self.items(&v)?
+        };
+        let s = f.top(x.arg as usize)?.clone();
+        self.set_add(&s, &items)?;
+        Ok(Flow::Next)
+    }
+
     pub(super) fn map_add(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
         let value = f.pop()?;
         let key = f.pop()?;

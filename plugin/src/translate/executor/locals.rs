@@ -141,6 +141,43 @@ impl State<'_> {
         Ok(Flow::Next)
     }
 
+    /// LOAD_COMMON_CONSTANT: an exception class or builtin the VM keeps aside (the compiler
+    /// uses it for `assert` and for `any`/`all` over a generator): fixed objects.
+    pub(super) fn load_common_constant(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let vm = self.vm;
+        let builtin = |name: &str| {
+            // The builtins module's own function of that name (the one the VM kept aside at
+            // its start: a builtin function bound to the builtins module, named so).
+            vm.builtins
+                .dict()
+                .get_item_opt(name, vm)
+                .ok()
+                .flatten()
+                .filter(|f| {
+                    f.class().is(vm.ctx.types.builtin_function_or_method_type)
+                        && f.get_attr("__self__", vm)
+                            .is_ok_and(|m| m.is(vm.builtins.as_object()))
+                })
+        };
+        let v: Option<rustpython_vm::PyObjectRef> = match x.arg {
+            0 => Some(vm.ctx.exceptions.assertion_error.to_owned().into()),
+            1 => Some(vm.ctx.exceptions.not_implemented_error.to_owned().into()),
+            2 => Some(vm.ctx.types.tuple_type.to_owned().into()),
+            3 => builtin("all"),
+            4 => builtin("any"),
+            5 => Some(vm.ctx.types.list_type.to_owned().into()),
+            6 => Some(vm.ctx.types.set_type.to_owned().into()),
+            _ => None,
+        };
+        match v {
+            Some(v) => {
+                f.push(Var::Obj(v));
+                Ok(Flow::Next)
+            }
+            None => unsupported(Kind::Opcode, "LOAD_COMMON_CONSTANT of an unknown constant"),
+        }
+    }
+
     pub(super) fn load_small_int(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
         f.push(Var::Obj(self.vm.ctx.new_int(x.arg).into()));
         Ok(Flow::Next)

@@ -88,6 +88,7 @@ instruction_set! {
     DeleteDeref => delete_deref, opcode;
     LoadConst => load_const, opcode;
     LoadSmallInt => load_small_int, opcode;
+    LoadCommonConstant => load_common_constant, opcode;
     LoadGlobal => load_global, opcode;
     StoreGlobal | DeleteGlobal => store_global, opcode;
     // operators.rs
@@ -108,6 +109,8 @@ instruction_set! {
     BuildTuple => build_tuple, opcode;
     BuildList => build_list, opcode;
     BuildMap => build_map, opcode;
+    BuildSet => build_set, opcode;
+    SetAdd | SetUpdate => set_add_or_update, opcode;
     BuildString => build_string, opcode;
     BuildSlice => build_slice, opcode;
     ListAppend => list_append, opcode;

@@ -74,7 +74,7 @@ impl State<'_> {
         } else {
             vm._invert(&o)
         };
-        let r = self.native_result(r, self.is_tensor(&a), "a unary operator")?;
+        let r = self.native_result(r, self.is_fake(&a), "a unary operator")?;
         f.push(r);
         Ok(Flow::Next)
     }
@@ -135,7 +135,7 @@ impl State<'_> {
             IntrinsicFunction1::ListToTuple => Var::tuple(self.items(&v)?),
             IntrinsicFunction1::UnaryPositive => {
                 let o = self.obj(&v)?;
-                self.native_result(self.vm._pos(&o), self.is_tensor(&v), "unary +")?
+                self.native_result(self.vm._pos(&o), self.is_fake(&v), "unary +")?
             }
             other => return unsupported(Kind::Opcode, format!("intrinsic {other:?}")),
         };

@@ -13,7 +13,7 @@ use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
-use crate::translate::values::objects::{is_user_class, python_method};
+use crate::translate::values::objects::{descriptor, is_user_class, python_method};
 use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
@@ -117,8 +117,11 @@ impl State<'_> {
         let r = o.get_attr(&vm.ctx.new_str(name), vm);
         if !TENSOR_META.contains(&name) {
             // Attributes computed by ops (`T`) come back as recorded fakes.
-            return match self.native_result(r, true, &format!("Tensor.{name}"))? {
+            let fake = self.is_fake(owner);
+            return match self.native_result(r, fake, &format!("Tensor.{name}"))? {
                 v @ Var::Tensor(_) => Ok(v),
+                // Of a tensor made from constants: a constant.
+                v @ Var::Obj(_) if !fake => Ok(v),
                 _ => unsupported(Kind::Value, format!("Tensor.{name} as a value")),
             };
         }
@@ -176,7 +179,7 @@ impl State<'_> {
                 let none = Var::Obj(vm.ctx.none());
                 return self.call_function(
                     &get,
-                    vec![Var::Obj(d.clone()), none, Var::Obj(class_obj)],
+                    vec![descriptor(&d), none, Var::Obj(class_obj)],
                     Vec::new(),
                 );
             }
@@ -268,7 +271,7 @@ impl State<'_> {
     pub fn method_of(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
         match owner {
-            Var::List(_) | Var::Dict(_) => {
+            Var::List(_) | Var::Dict(_) | Var::Set(_) => {
                 return Ok((
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),
                     Var::Null,
@@ -356,6 +359,19 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
         "copy",
         "update",
         "setdefault",
+        "add",
+        "discard",
+        "remove",
+        "union",
+        "intersection",
+        "difference",
+        "symmetric_difference",
+        "issubset",
+        "issuperset",
+        "isdisjoint",
+        "intersection_update",
+        "difference_update",
+        "clear",
     ];
     METHODS
         .iter()

@@ -64,6 +64,7 @@ impl State<'_> {
                     | Var::Dict(_)
                     | Var::View(..)
                     | Var::CallerView(_)
+                    | Var::Set(_)
                     | Var::NamedTuple(..) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
                         self.effects.check_readable(o)?;
@@ -230,21 +231,16 @@ impl State<'_> {
                     _ => Var::list(items),
                 })
             }
+            "set" => {
+                let items = match args.as_slice() {
+                    [] if kwargs.is_empty() => Vec::new(),
+                    [x] if kwargs.is_empty() => self.items(x)?,
+                    _ => return unsupported(Kind::Call, "set() with these arguments"),
+                };
+                self.new_set(&items)
+            }
             "dict" => {
-                let mut entries = Vec::new();
-                if let [m] = args.as_slice() {
-                    entries = self.dict_entries(m)?;
-                } else if !args.is_empty() {
-                    return unsupported(Kind::Call, "dict() with these arguments");
-                }
-                for (k, v) in kwargs {
-                    crate::translate::values::dict_insert(
-                        &mut entries,
-                        vm.ctx.new_str(k).into(),
-                        v,
-                        vm,
-                    )?;
-                }
+                let entries = self.dict_arguments(&args, kwargs)?;
                 Ok(Var::Dict(Rc::new(RefCell::new(entries))))
             }
             "getattr" => {
@@ -293,6 +289,92 @@ impl State<'_> {
                 format!("a call to builtin {n}() (not simulated)"),
             ),
         }
+    }
+
+    /// The entries `dict(*args, **kwargs)` makes: from a mapping, or from an iterable of
+    /// pairs, then the keywords.
+    pub(super) fn dict_arguments(
+        &mut self,
+        args: &[Var],
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Vec<(PyObjectRef, Var)>> {
+        let vm = self.vm;
+        let mut entries = Vec::new();
+        match args {
+            [] => {}
+            [m @ Var::Dict(_)] => entries = self.dict_entries(m)?,
+            [m @ Var::Lazy(o, _)] if crate::translate::state::is_dict(o, vm) => {
+                entries = self.dict_entries(m)?
+            }
+            [pairs] => {
+                for pair in self.items(pairs)? {
+                    match self.items(&pair)?.as_slice() {
+                        [k, v] => {
+                            let k = self.key(k)?;
+                            crate::translate::values::dict_insert(&mut entries, k, v.clone(), vm)?;
+                        }
+                        _ => {
+                            return unsupported(
+                                Kind::Raises,
+                                "dictionary update sequence element has the wrong length (ValueError)",
+                            );
+                        }
+                    }
+                }
+            }
+            _ => return unsupported(Kind::Call, "dict() with these arguments"),
+        }
+        for (k, v) in kwargs {
+            crate::translate::values::dict_insert(&mut entries, vm.ctx.new_str(k).into(), v, vm)?;
+        }
+        Ok(entries)
+    }
+
+    /// `OrderedDict(...)`, `defaultdict(factory, ...)` and `functools.partial(f, ...)` made in
+    /// the frame: dicts of those classes (kept in `State::dict_kinds`) and a partial
+    /// application. `None` for another callable.
+    pub(super) fn collections_call(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let named = |module: &str, name: &str| {
+            vm.import(&vm.ctx.new_str(module), 0)
+                .ok()
+                .and_then(|m| m.get_attr(&vm.ctx.new_str(name), vm).ok())
+                .is_some_and(|c| c.is(f))
+        };
+        if named("functools", "partial") {
+            let Some((func, rest)) = args.split_first() else {
+                return unsupported(Kind::Raises, "partial() needs a callable (TypeError)");
+            };
+            return Ok(Some(Var::Partial(Rc::new(
+                crate::translate::values::Partial {
+                    func: func.clone(),
+                    args: rest.to_vec(),
+                    kwargs: kwargs.to_vec(),
+                },
+            ))));
+        }
+        let (class, factory, rest) = if named("collections", "OrderedDict") {
+            (f.clone(), None, args)
+        } else if named("collections", "defaultdict") {
+            match args.split_first() {
+                Some((factory, rest)) => (f.clone(), Some(factory.clone()), rest),
+                None => (f.clone(), Some(Var::Obj(vm.ctx.none())), args),
+            }
+        } else {
+            return Ok(None);
+        };
+        let class = class
+            .downcast::<PyType>()
+            .map_err(|_| Unsupported::new(Kind::Internal, "a dict class"))?;
+        let entries = self.dict_arguments(rest, kwargs.to_vec())?;
+        let d = Rc::new(RefCell::new(entries));
+        self.dict_kinds.push((d.clone(), class, factory));
+        Ok(Some(Var::Dict(d)))
     }
 
     fn attr_name(&mut self, v: &Var, what: &str) -> SimResult<String> {
@@ -551,6 +633,27 @@ impl State<'_> {
 
 /// Builtins that compute on plain values without side effects.
 const PURE_BUILTINS: &[&str] = &[
-    "abs", "all", "any", "bool", "chr", "divmod", "float", "hash", "int", "max", "min", "ord",
-    "pow", "repr", "round", "sorted", "str", "hex", "bin", "oct", "callable",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "chr",
+    "divmod",
+    "float",
+    "hash",
+    "int",
+    "max",
+    "min",
+    "ord",
+    "pow",
+    "repr",
+    "round",
+    "sorted",
+    "str",
+    "hex",
+    "bin",
+    "oct",
+    "callable",
+    "slice",
+    "frozenset",
 ];

@@ -100,6 +100,16 @@ impl State<'_> {
                 all.extend(args);
                 self.invoke(&b.0, all, kwargs)
             }
+            Var::Partial(p) => {
+                let mut all = p.args.clone();
+                all.extend(args);
+                let mut kw = p.kwargs.clone();
+                for (k, v) in kwargs {
+                    kw.retain(|(k2, _)| *k2 != k);
+                    kw.push((k, v));
+                }
+                self.invoke(&p.func, all, kw)
+            }
             Var::Object(_) => self.call_instance(callable, args, kwargs),
             Var::Lazy(o, _) | Var::Obj(o) => {
                 let o = o.clone();
@@ -128,6 +138,10 @@ impl State<'_> {
                     }
                     self.obj(callable)?; // its identity
                     return self.new_exception(class, args);
+                }
+                if let Some(r) = self.collections_call(&o, &args, &kwargs)? {
+                    self.obj(callable)?;
+                    return Ok(r);
                 }
                 if let Some(r) = self.object_protocol_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;

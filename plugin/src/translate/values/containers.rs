@@ -31,7 +31,24 @@ impl State<'_> {
                     .iter()
                     .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
                     .map(|(_, v)| v.clone());
-                found.ok_or_else(|| Unsupported::new(Kind::Raises, "a missing key (KeyError)"))
+                if let Some(v) = found {
+                    return Ok(v);
+                }
+                // A defaultdict makes the missing value with its factory, and keeps it.
+                match self.dict_kind(d) {
+                    Some((_, Some(factory))) if !matches!(&factory, Var::Obj(o) if vm.is_none(o)) =>
+                    {
+                        let v = self.invoke(&factory, Vec::new(), Vec::new())?;
+                        crate::translate::values::dict_insert(
+                            &mut d.borrow_mut(),
+                            key,
+                            v.clone(),
+                            vm,
+                        )?;
+                        Ok(v)
+                    }
+                    _ => unsupported(Kind::Raises, "a missing key (KeyError)"),
+                }
             }
             Var::NamedTuple(_, items) => {
                 let key = self.plain_obj(b, "an index")?;
@@ -288,6 +305,7 @@ impl State<'_> {
                 Ok(entries.iter().map(|e| view.kind.of(e)).collect())
             }
             Var::NamedTuple(_, items) => Ok(items.to_vec()),
+            Var::Set(s) => plain_items(s, vm),
             Var::Object(_) => Ok(self.instance_items(v)?.expect("an instance")),
             Var::View(d, kind) => Ok(kind.items(d)),
             Var::DictIter(_) => {
@@ -504,6 +522,9 @@ impl State<'_> {
             return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
         }
         let none = || Var::Obj(vm.ctx.none());
+        if let Var::Set(s) = owner {
+            return self.set_method(s, name, args, kwargs);
+        }
         match (owner, name, args.as_slice()) {
             (Var::List(l), "append", [x]) => {
                 l.borrow_mut().push(x.clone());
@@ -596,7 +617,13 @@ impl State<'_> {
                     .map(|(_, v)| v.clone());
                 Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
             }
-            (Var::Dict(d), "copy", []) => Ok(Var::Dict(Rc::new(RefCell::new(d.borrow().clone())))),
+            (Var::Dict(d), "copy", []) => {
+                let copy = Rc::new(RefCell::new(d.borrow().clone()));
+                if let Some((class, factory)) = self.dict_kind(d) {
+                    self.dict_kinds.push((copy.clone(), class, factory));
+                }
+                Ok(Var::Dict(copy))
+            }
             (Var::Dict(d), "setdefault", [k, rest @ ..]) if rest.len() <= 1 => {
                 let k = self.key(k)?;
                 let found = d

@@ -16,6 +16,7 @@ pub mod iterators;
 pub mod objects;
 pub mod operators;
 pub mod protocols;
+pub mod sets;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -110,6 +111,18 @@ pub enum Var {
     Stepper(Rc<RefCell<iterators::Stepper>>),
     /// `keys()`, `values()` or `items()` of a dict of the caller's.
     CallerView(Rc<iterators::CallerView>),
+    /// A set made during the simulation: a real set of plain values it owns (see `sets`).
+    Set(PyObjectRef),
+    /// `functools.partial(func, *args, **kwargs)` made during the simulation.
+    Partial(Rc<Partial>),
+}
+
+/// A partial application: called, it calls `func` with its arguments first.
+#[derive(Debug)]
+pub struct Partial {
+    pub func: Var,
+    pub args: Vec<Var>,
+    pub kwargs: Vec<(String, Var)>,
 }
 
 /// An instance of a user class made during the simulation: its class (whose version the
@@ -220,6 +233,8 @@ impl Var {
             Var::NamedTuple(c, _) => c.name().to_string(),
             Var::Stepper(_) => "iterator".into(),
             Var::CallerView(v) => v.kind.name().into(),
+            Var::Set(_) => "set".into(),
+            Var::Partial(_) => "functools.partial".into(),
         }
     }
 }
@@ -248,6 +263,9 @@ pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
         return obj
             .downcast_ref::<PyTuple>()
             .is_some_and(|tu| tu.as_slice().iter().all(|x| is_plain(x, vm)));
+    }
+    if c.is(t.frozenset_type) {
+        return sets::is_plain_set(obj, vm);
     }
     if let Some(s) = obj.downcast_ref::<rustpython_vm::builtins::PySlice>() {
         let part = |p: &Option<PyObjectRef>| p.as_ref().is_none_or(|p| is_plain(p, vm));

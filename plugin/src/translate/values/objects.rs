@@ -172,6 +172,12 @@ fn key_is(k: &PyObject, name: &str) -> bool {
         .is_some_and(|s| s.to_str() == Some(name))
 }
 
+/// A descriptor found on a class, as its `__get__`/`__set__` sees itself: an object of the
+/// user's whose attributes are read, and guarded, through itself.
+pub fn descriptor(d: &PyObjectRef) -> Var {
+    Var::Lazy(d.clone(), Source::object(d.clone()))
+}
+
 /// A value found on a class (its version is guarded, so the object found is fixed): a plain
 /// value is a constant; another is read through itself, so that what the simulation uses of
 /// it is guarded as it is used.
@@ -339,12 +345,8 @@ impl State<'_> {
                 ),
                 Descr::Python { get: Some(g), .. } => {
                     let class_var = Var::Obj(class.clone().into());
-                    self.call_function(
-                        g,
-                        vec![Var::Obj(d.clone()), owner.clone(), class_var],
-                        Vec::new(),
-                    )
-                    .map(Some)
+                    self.call_function(g, vec![descriptor(d), owner.clone(), class_var], Vec::new())
+                        .map(Some)
                 }
                 _ => self.native_data_attr(inst, name).map(Some),
             };
@@ -361,7 +363,11 @@ impl State<'_> {
                 }
                 Descr::Python { get: Some(g), .. } => {
                     let class_var = Var::Obj(class.into());
-                    self.call_function(&g, vec![Var::Obj(d), owner.clone(), class_var], Vec::new())
+                    self.call_function(
+                        &g,
+                        vec![descriptor(&d), owner.clone(), class_var],
+                        Vec::new(),
+                    )
                 }
                 Descr::Python { get: None, .. } | Descr::Plain => Ok(class_value(d, vm)),
                 _ => unsupported(
@@ -489,16 +495,15 @@ impl State<'_> {
                     (Descr::Property { fdel: Some(f), .. }, None) => {
                         Some((f.clone(), vec![owner.clone()]))
                     }
-                    (Descr::Python { set: Some(f), .. }, Some(v)) => Some((
-                        f.clone(),
-                        vec![Var::Obj(d.clone()), owner.clone(), v.clone()],
-                    )),
+                    (Descr::Python { set: Some(f), .. }, Some(v)) => {
+                        Some((f.clone(), vec![descriptor(&d), owner.clone(), v.clone()]))
+                    }
                     (
                         Descr::Python {
                             delete: Some(f), ..
                         },
                         None,
-                    ) => Some((f.clone(), vec![Var::Obj(d.clone()), owner.clone()])),
+                    ) => Some((f.clone(), vec![descriptor(&d), owner.clone()])),
                     _ => None,
                 };
                 return match call {

@@ -17,7 +17,7 @@ use crate::translate::guards::guard::Check;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::{Var, ViewKind, is_plain};
 
-fn binary_vm(
+pub(crate) fn binary_vm(
     op: BinaryOperator,
     a: &PyObjectRef,
     b: &PyObjectRef,
@@ -162,8 +162,32 @@ impl State<'_> {
 
     /// A plain value to compute with.
     pub fn plain_obj(&mut self, v: &Var, what: &str) -> SimResult<PyObjectRef> {
+        // A set of the simulation's, read (by comparisons, `sorted`, a plain method).
+        if let Var::Set(s) = v {
+            return Ok(s.clone());
+        }
+        // What native code would iterate (`sorted(d.keys())`, `any(g)`): its items, as a
+        // list of plain values.
+        if matches!(
+            v,
+            Var::View(..)
+                | Var::CallerView(_)
+                | Var::Iter(_)
+                | Var::Stepper(_)
+                | Var::DictIter(_)
+                | Var::Gen(_)
+        ) {
+            let items = self.items(v)?;
+            let objs = items
+                .iter()
+                .map(|i| self.plain_obj(i, what))
+                .collect::<SimResult<Vec<_>>>()?;
+            return Ok(self.vm.ctx.new_list(objs).into());
+        }
         let o = self.obj(v)?;
-        let fresh_plain_list = matches!(v, Var::List(_))
+        // A list of plain values made here, or the copy `obj` makes of a caller's (its items
+        // guarded): native code may read it.
+        let fresh_plain_list = matches!(v, Var::List(_) | Var::Lazy(..))
             && o.downcast_ref::<rustpython_vm::builtins::PyList>()
                 .is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
         if !is_plain(&o, self.vm) && !fresh_plain_list {
@@ -181,6 +205,19 @@ impl State<'_> {
         let vm = self.vm;
         if op == BinaryOperator::Subscr {
             return self.subscript(a, b);
+        }
+        if let Some(r) = self.set_binary(not_inplace(op), a, b)? {
+            // `s |= t` changes `s` in place: the set is the simulation's own.
+            if is_inplace(op)
+                && let (Var::Set(target), Var::Set(made)) = (a, &r)
+            {
+                self.vm
+                    .call_method(target, "clear", ())
+                    .and_then(|_| self.vm.call_method(target, "update", (made.clone(),)))
+                    .map_err(|_| Unsupported::new(Kind::Internal, "an in-place set operator"))?;
+                return Ok(a.clone());
+            }
+            return Ok(r);
         }
         // Sequences made during the simulation.
         match (not_inplace(op), a, b) {
@@ -236,7 +273,10 @@ impl State<'_> {
                 "an operator",
             );
         }
-        self.native_result(binary_vm(op, &x, &y, vm), tensors, "an operator")
+        // A tensor made here from constants gives a constant (computed now, as constant
+        // folding would); one from a graph value must come back recorded.
+        let fakes = self.is_fake(a) || self.is_fake(b);
+        self.native_result(binary_vm(op, &x, &y, vm), fakes, "an operator")
     }
 
     /// `a op= b` on a tensor: computed out of place, then the result takes the place of `a`'s
@@ -284,6 +324,14 @@ impl State<'_> {
 
     pub fn compare(&mut self, op: ComparisonOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let vm = self.vm;
+        if matches!(a, Var::Set(_)) || matches!(b, Var::Set(_)) {
+            let (x, y) = (
+                self.plain_obj(a, "a comparison")?,
+                self.plain_obj(b, "a comparison")?,
+            );
+            let r = x.rich_compare(y, op.into(), vm);
+            return self.native_result(r, false, "a set comparison");
+        }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = (self.obj(a)?, self.obj(b)?);
         let ok = if tensors {
@@ -303,7 +351,8 @@ impl State<'_> {
         }
         let cmp: PyComparisonOp = op.into();
         let r = x.rich_compare(y, cmp, vm);
-        self.native_result(r, tensors, "a comparison")
+        let fakes = self.is_fake(a) || self.is_fake(b);
+        self.native_result(r, fakes, "a comparison")
     }
 
     pub fn truth(&mut self, v: &Var) -> SimResult<bool> {
@@ -320,11 +369,16 @@ impl State<'_> {
             | Var::Method(..)
             | Var::Iter(_)
             | Var::Stepper(_)
+            | Var::Partial(_)
             | Var::Gen(_)
             | Var::DictIter(_)
             | Var::Bound(_) => Ok(true),
             Var::NamedTuple(_, items) => Ok(!items.is_empty()),
             Var::CallerView(_) => Ok(!self.items(v)?.is_empty()),
+            Var::Set(s) => s
+                .length(vm)
+                .map(|n| n > 0)
+                .map_err(|_| Unsupported::new(Kind::Internal, "len of a set")),
             Var::Object(_) => {
                 let t = self.instance_truth(v)?.expect("an instance");
                 self.truth(&t)
@@ -478,6 +532,11 @@ impl State<'_> {
             return self.truth(&r);
         }
         let n = self.plain_obj(needle, "a membership test")?;
+        if let Var::Set(s) = haystack {
+            return vm
+                ._contains(s, &n)
+                .map_err(|_| Unsupported::new(Kind::Raises, "an unhashable element (TypeError)"));
+        }
         match haystack {
             // As Python compares keys and items: identity first, then equality.
             Var::Dict(d) | Var::View(d, ViewKind::Keys) => Ok(d

@@ -14,7 +14,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::objects::{
-    Descr, class_value, classify, is_user_class, object_slot, python_method,
+    Descr, class_value, classify, descriptor, is_user_class, object_slot, python_method,
 };
 use crate::translate::values::{NewObject, Var};
 
@@ -149,7 +149,7 @@ impl State<'_> {
             Descr::Python { get: Some(g), .. } => (
                 self.call_function(
                     &g,
-                    vec![Var::Obj(d.clone()), this.clone(), own_var()],
+                    vec![descriptor(&d), this.clone(), own_var()],
                     Vec::new(),
                 )?,
                 Var::Null,

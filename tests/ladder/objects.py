@@ -1,0 +1,279 @@
+"""The object model: instances of classes written in Python (passed in, or made in the frame
+with __init__ inlined), attribute reads in Python's order, properties and
+functools.cached_property, bound methods as values, super(), calling an instance,
+isinstance/issubclass/type(), dataclasses and named tuples, __dict__, class attributes,
+classmethod and staticmethod; and, for each fact a translation relies on, a change between
+two calls that the next call sees."""
+import dataclasses
+import functools
+from collections import namedtuple
+
+from runner import case, changes, finish
+import symtrace as st
+
+x = st.randn(2, 3)
+
+
+class Scale:
+    factor = 2.0  # a class attribute
+
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, t):
+        return t * self.w * self.factor
+
+    @property
+    def double(self):
+        return self.w * 2.0
+
+    @staticmethod
+    def shift(t):
+        return t + 1.0
+
+    @classmethod
+    def make(cls, w):
+        return cls(w)
+
+    def __call__(self, t):
+        return self.apply(t) - 1.0
+
+
+class Child(Scale):
+    def apply(self, t):
+        return super().apply(t) + 0.5
+
+
+class Lookup:
+    """A module-like class: what is not in the instance is found by __getattr__."""
+
+    def __init__(self):
+        object.__setattr__(self, "_params", {"weight": st.ones(3)})
+
+    def __getattr__(self, name):
+        params = self.__dict__["_params"]
+        if name in params:
+            return params[name]
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        self.__dict__["_params"][name] = value
+
+
+class Lazy:
+    def __init__(self, t):
+        self.t = t
+
+    @functools.cached_property
+    def squared(self):
+        return self.t * self.t
+
+
+class Positive:
+    """A data descriptor written in Python: it takes precedence over the instance dict."""
+
+    def __get__(self, obj, owner):
+        return obj.__dict__["raw"] * 3.0
+
+    def __set__(self, obj, value):
+        obj.__dict__["raw"] = value
+
+
+class Holder:
+    value = Positive()
+
+    def __init__(self, v):
+        self.value = v
+
+
+class Pair:
+    a: object
+    b: float = 1.5
+
+    def total(self):
+        return self.a * self.b
+
+
+# Under strict=1 every frame that runs as written raises: the class is made untraced (the
+# decorator calls the class's __annotate__, which has nothing to trace).
+Pair = st.disable(dataclasses.dataclass)(Pair)
+
+
+Point = namedtuple("Point", "u v")
+
+
+class Counter:
+    def __init__(self):
+        self.items = []
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+    def __contains__(self, v):
+        return v in self.items
+
+
+def passed_in(t, s):
+    return s.apply(t) + s.w
+
+
+def made_here(t):
+    s = Scale(3.0)
+    return s(t), s.double
+
+
+def attribute_order(t, h):
+    # the data descriptor first, then the instance, then the class
+    return h.value + t, Scale.factor
+
+
+def getattr_fallback(t, m):
+    return t * m.weight + (1.0 if hasattr(m, "weight") else 0.0) + (2.0 if hasattr(m, "nope") else 0.0)
+
+
+def setattr_hook(t):
+    m = Lookup()
+    m.bias = t * 2.0
+    return m.weight + m.bias
+
+
+def cached(t):
+    z = Lazy(t)
+    return z.squared + z.squared
+
+
+def bound_methods(t, s):
+    f = s.apply
+    g = [f, Scale.shift]
+    return g[0](t) + g[1](t), apply_later(f, t)
+
+
+def apply_later(fn, t):
+    return fn(t) * 0.5
+
+
+def supers(t, c):
+    return c.apply(t), Child(1.0).apply(t)
+
+
+def instance_call(t, s):
+    return s(t) + Scale.make(0.5)(t)
+
+
+def types_and_classes(t, s, c):
+    return (isinstance(s, Scale), isinstance(c, Scale), isinstance(s, Child),
+            issubclass(Child, Scale), type(c) is Child, type(s).__name__, t + 1.0)
+
+
+def dataclass_and_namedtuple(t):
+    p = Pair(t)
+    q = Point(t, 2.0)
+    u, v = q
+    return p.total() + q.u * q.v + u * v, p.b, len(q)
+
+
+def dict_reads(t, s):
+    d = s.__dict__
+    made = Scale(4.0)
+    return t * d["w"], sorted(d.keys()), made.__dict__["w"]
+
+
+def protocols(t, k):
+    total = t * 0.0
+    for v in k:
+        total = total + t * v
+    return total, len(k), k[0], 2.0 in k, 9.0 in k
+
+
+def class_and_static(t):
+    return Scale.make(2.0).apply(t) + Scale.shift(t)
+
+
+s = Scale(0.5)
+c = Child(2.0)
+k = Counter()
+k.items.extend([1.0, 2.0, 3.0])
+
+case(passed_in, x, s)
+case(made_here, x)
+case(attribute_order, x, Holder(2.0))
+case(getattr_fallback, x, Lookup())
+case(setattr_hook, x)
+case(cached, x)
+case(bound_methods, x, s)
+case(supers, x, c)
+case(instance_call, x, s)
+case(types_and_classes, x, s, c)
+case(dataclass_and_namedtuple, x)
+case(dict_reads, x, s)
+case(protocols, x, k)
+case(class_and_static, x)
+
+
+# Each fact the translations above relied on, changed between two calls.
+def rebind(t, s):
+    return s.apply(t)
+
+
+def rebind_method():
+    Scale.apply = lambda self, t: t - self.w
+
+
+original_apply = Scale.apply
+changes(rebind, x, Scale(0.5), change=rebind_method)
+Scale.apply = original_apply
+
+shadowed = Scale(0.5)
+changes(rebind, x, shadowed, change=lambda: setattr(shadowed, "apply", lambda t: t * 10.0))
+
+
+def read_attr(t, s):
+    return t * getattr(s, "extra", 1.0)
+
+
+added = Scale(0.5)
+changes(read_attr, x, added, change=lambda: setattr(added, "extra", 3.0))
+removed = Scale(0.5)
+removed.extra = 4.0
+changes(read_attr, x, removed, change=lambda: delattr(removed, "extra"))
+
+
+def class_attr(t, s):
+    return t * s.factor
+
+
+def change_class_attr():
+    Scale.factor = 5.0
+
+
+changes(class_attr, x, Scale(0.5), change=change_class_attr)
+Scale.factor = 2.0
+
+
+def prop(t, s):
+    return t + s.double
+
+
+def change_getter():
+    Scale.double = property(lambda self: self.w * 7.0)
+
+
+original_double = Scale.double
+changes(prop, x, Scale(0.5), change=change_getter)
+Scale.double = original_double
+
+
+def through_getattr(t, m):
+    return t * m.weight
+
+
+g = Lookup()
+# An attribute of the instance's own now comes before __getattr__ (its keys are guarded).
+changes(through_getattr, x, g, change=lambda: g.__dict__.__setitem__("weight", st.ones(3) * 3.0))
+finish()
