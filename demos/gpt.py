@@ -157,4 +157,5 @@ def main():
         print("  break:", b)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -256,33 +256,37 @@ impl State<'_> {
 
 impl State<'_> {
     /// A builtin read by an inlined function of another module: from that module's
-    /// `__builtins__` (a module), read as `__builtins__.name`; the module's own globals not
-    /// holding the name is guarded, as the lookup relied on it.
+    /// `__builtins__` (the builtins module for the main module, its dict for one that was
+    /// imported), read through it; the module's own globals not holding the name is guarded,
+    /// as the lookup relied on it.
     fn other_module_builtin(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
         let vm = self.vm;
-        let builtins = globals
-            .dict
-            .get_item_opt("__builtins__", vm)
-            .ok()
-            .flatten()
-            .filter(|b| b.class().is(vm.ctx.types.module_type));
-        let Some(builtins) = builtins else {
-            return unsupported(
-                Kind::Value,
-                format!("builtin {name} of a module whose __builtins__ is not a module"),
-            );
+        let builtins = globals.dict.get_item_opt("__builtins__", vm).ok().flatten();
+        let found = match &builtins {
+            Some(b) if b.class().is(vm.ctx.types.module_type) => b
+                .dict()
+                .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+                .map(|v| (v, globals.source("__builtins__").attr(name))),
+            Some(b) if crate::translate::state::is_dict(b, vm) => {
+                crate::translate::source::exact_dict(b, vm)
+                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+                    .map(|v| (v, globals.source("__builtins__").key(name)))
+            }
+            _ => {
+                return unsupported(
+                    Kind::Value,
+                    format!("builtin {name} of a module without __builtins__"),
+                );
+            }
         };
-        let Some(v) = builtins
-            .dict()
-            .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
-        else {
+        let Some((v, source)) = found else {
             return unsupported(
                 Kind::Raises,
                 format!("name {name:?} is not defined (NameError)"),
             );
         };
         self.guard(&globals.source(name), Check::Absent);
-        Ok(Var::Lazy(v, globals.source("__builtins__").attr(name)))
+        Ok(Var::Lazy(v, source))
     }
 }
 

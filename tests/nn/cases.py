@@ -1,0 +1,81 @@
+"""The cases of symtrace.nn, written once for both libraries: `make_reference.py` runs them
+with PyTorch on CPython (the committed `reference.json`), `run_cases.py` with symtrace on the
+fork (eagerly, and traced through st.compile). Each case is a statement that sets `result` (a
+tensor, a number, or a tuple of them); it sees `nn`, `F`, `T(data, dtype)`, `load(module,
+state)` (the module's parameters set from nested lists) and the inputs below."""
+
+INPUTS = {
+    "x": ("[[0.5, -1.25, 2.0], [3.0, 0.25, -0.75]]", "float64"),
+    "x3": ("[[[0.1, 0.2, 0.3, 0.4], [1.0, -1.0, 0.5, 2.0]], [[-0.3, 0.7, 1.1, 0.0], [2.5, 0.5, -1.5, 1.0]]]", "float64"),
+    "xf": ("[[0.5, -1.25, 2.0], [3.0, 0.25, -0.75]]", "float32"),
+    "w": ("[[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [-0.6, 0.1, 0.9], [0.05, 0.7, -0.3]]", "float64"),
+    "b": ("[0.1, -0.2, 0.3, 0.0]", "float64"),
+    "idx": ("[[1, 4, 0], [3, 3, 2]]", "int64"),
+    "logits": ("[[1.0, 2.0, 0.5, -1.0], [0.3, -0.2, 2.2, 1.1], [-0.5, 0.0, 0.5, 1.0]]", "float64"),
+    "target": ("[1, 2, 3]", "int64"),
+    "q": ("[[[0.1, 0.3], [0.5, -0.2], [0.9, 0.4]], [[-0.3, 0.8], [0.2, 0.2], [1.0, -1.0]]]", "float64"),
+    "k": ("[[[0.2, -0.1], [0.4, 0.6], [-0.5, 0.3]], [[0.7, 0.1], [-0.2, 0.9], [0.3, 0.3]]]", "float64"),
+    "v": ("[[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], [[2.0, -1.0], [0.3, 0.7], [-0.4, 1.2]]]", "float64"),
+}
+
+EMBED = "[[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [-0.1, -0.2, -0.3], [1.0, 0.0, -1.0], [0.25, 0.5, 0.75]]"
+
+CASES = [
+    # functional
+    ("linear", "result = F.linear(x, w, b)"),
+    ("linear_no_bias", "result = F.linear(x3[..., :3], w)"),
+    ("linear_float32", "result = F.linear(xf, T(W_DATA, 'float32'), T(B_DATA, 'float32'))"),
+    ("linear_mismatch", "result = F.linear(x, T([[1.0, 2.0]], 'float64'))"),
+    ("embedding", f"result = F.embedding(idx, T({EMBED}, 'float64'))"),
+    ("layer_norm", "result = F.layer_norm(x, (3,), T([1.0, 2.0, 0.5], 'float64'), T([0.0, 0.1, -0.1], 'float64'))"),
+    ("layer_norm_2d", "result = F.layer_norm(x3, (2, 4))"),
+    ("layer_norm_eps", "result = F.layer_norm(x, (3,), eps=0.5)"),
+    ("gelu", "result = F.gelu(x3)"),
+    ("gelu_tanh", "result = F.gelu(x3, approximate='tanh')"),
+    ("relu", "result = F.relu(x)"),
+    ("softmax_last", "result = F.softmax(logits, dim=-1)"),
+    ("softmax_first", "result = F.softmax(logits, dim=0)"),
+    ("log_softmax", "result = F.log_softmax(logits, dim=1)"),
+    ("dropout_eval", "result = F.dropout(x, 0.5, training=False)"),
+    ("dropout_p0", "result = F.dropout(x, 0.0, training=True)"),
+    ("cross_entropy", "result = F.cross_entropy(logits, target)"),
+    ("cross_entropy_sum", "result = F.cross_entropy(logits, target, reduction='sum')"),
+    ("cross_entropy_none", "result = F.cross_entropy(logits, target, reduction='none')"),
+    ("cross_entropy_ignore", "result = F.cross_entropy(logits, T([1, -100, 3], 'int64'))"),
+    ("cross_entropy_smoothing", "result = F.cross_entropy(logits, target, label_smoothing=0.1)"),
+    ("cross_entropy_out_of_range", "result = F.cross_entropy(logits, T([1, 7, 3], 'int64'))"),
+    ("sdpa", "result = F.scaled_dot_product_attention(q, k, v)"),
+    ("sdpa_causal", "result = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
+    ("sdpa_bool_mask", "result = F.scaled_dot_product_attention(q, k, v, attn_mask=T([[True, False, True], [True, True, False], [False, True, True]], 'bool'))"),
+    ("sdpa_float_mask", "result = F.scaled_dot_product_attention(q, k, v, attn_mask=T([[0.0, -1.0, 0.5], [0.2, 0.0, -2.0], [1.0, 0.3, 0.0]], 'float64'), scale=0.5)"),
+    # modules
+    ("Linear", "m = nn.Linear(3, 4); load(m, {'weight': W_DATA, 'bias': B_DATA}); result = m(x)"),
+    ("Linear_no_bias", "m = nn.Linear(3, 4, bias=False); load(m, {'weight': W_DATA}); result = m(x)"),
+    ("Embedding", f"m = nn.Embedding(5, 3); load(m, {{'weight': {EMBED}}}); result = m(idx)"),
+    ("LayerNorm", "m = nn.LayerNorm(3); load(m, {'weight': [1.0, 2.0, 0.5], 'bias': [0.0, 0.1, -0.1]}); result = m(x)"),
+    ("LayerNorm_no_bias", "m = nn.LayerNorm(4, bias=False); load(m, {'weight': [1.0, 0.5, 2.0, 1.0]}); result = m(x3)"),
+    ("Dropout_eval", "m = nn.Dropout(0.3).eval(); result = m(x)"),
+    ("GELU", "result = nn.GELU()(x3), nn.GELU('tanh')(x3)"),
+    ("ReLU", "result = nn.ReLU()(x)"),
+    ("Softmax", "result = nn.Softmax(dim=1)(logits)"),
+    ("Sequential", "m = nn.Sequential(nn.Linear(3, 4), nn.GELU(), nn.Linear(4, 2)); load(m, {'0.weight': W_DATA, '0.bias': B_DATA, '2.weight': [[0.3, -0.2, 0.1, 0.5], [0.0, 0.4, -0.6, 0.2]], '2.bias': [0.05, -0.05]}); result = m(x)"),
+    ("ModuleList", "ms = nn.ModuleList([nn.Linear(3, 3, bias=False) for _ in range(2)]); load(ms, {'0.weight': SQ_DATA, '1.weight': SQ_DATA}); h = x\nfor m in ms:\n    h = m(h)\nresult = h, len(ms)"),
+    ("ModuleDict", "md = nn.ModuleDict({'act': nn.ReLU(), 'proj': nn.Linear(3, 4)}); load(md, {'proj.weight': W_DATA, 'proj.bias': B_DATA}); result = md['proj'](md['act'](x)), len(md), 'act' in md"),
+    ("parameter_count", "m = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Embedding(5, 2)); result = sum(p.numel() for p in m.parameters()), len(list(m.named_parameters()))"),
+    # the tensor ops the modules use
+    ("erf", "result = x3.erf()"),
+    ("tril_triu", "result = x3.tril(), x3.triu(1), x3.tril(-1)"),
+    ("masked_fill", "result = x.masked_fill(x > 0.4, -1.0)"),
+    ("split_chunk", "result = x3.split(3, dim=2) + x3.chunk(2, dim=1)"),
+    ("split_sizes", "result = x3.split([1, 3], dim=2)"),
+    ("gather", "result = logits.gather(1, T([[0, 3], [2, 2], [1, 0]], 'int64'))"),
+    ("index_select", "result = logits.index_select(0, T([2, 0], 'int64')), logits.index_select(1, T([3], 'int64'))"),
+    ("var", "result = x3.var(dim=-1), x3.var(dim=-1, unbiased=False, keepdim=True), x3.var()"),
+    ("mean_dims", "result = x3.mean(dim=(1, 2)), x3.sum(dim=(0, 2), keepdim=True)"),
+    ("view_size", "result = x3.view(4, 4).size(), x3.view(-1, 2).size(0), x3.transpose(1, 2).contiguous().view(2, 8)"),
+]
+
+W_DATA = [[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [-0.6, 0.1, 0.9], [0.05, 0.7, -0.3]]
+B_DATA = [0.1, -0.2, 0.3, 0.0]
+SQ_DATA = [[0.5, 0.1, 0.0], [-0.2, 0.4, 0.3], [0.1, 0.0, 0.6]]
+CONSTANTS = {"W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA}
