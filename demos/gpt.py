@@ -114,14 +114,23 @@ class GPT(nn.Module):
         return logits, loss
 
 
-def best_time(fn, *args, runs=7, calls=20):
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn(*args)
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
+def per_call(fn, args, calls):
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn(*args)
+    return (time.perf_counter() - start) / calls
+
+
+def best_times(eager, traced, args, rounds=15, calls=10):
+    """The best time per call of each, measured in alternation (so that both see the same
+    machine), after a warm-up."""
+    per_call(eager, args, 2)
+    per_call(traced, args, 2)
+    best_eager = best_traced = float("inf")
+    for _ in range(rounds):
+        best_eager = min(best_eager, per_call(eager, args, calls))
+        best_traced = min(best_traced, per_call(traced, args, calls))
+    return best_eager, best_traced
 
 
 def main():
@@ -145,8 +154,7 @@ def main():
     print(f"loss eager  {loss_e.item():.6f}")
     print(f"loss traced {loss_t.item():.6f}   (logits and loss equal bit for bit: {same})")
 
-    t_eager = best_time(eager, idx, targets)
-    t_traced = best_time(traced, idx, targets)
+    t_eager, t_traced = best_times(eager, traced, (idx, targets))
     print(f"forward pass: eager {t_eager * 1e6:.0f} us, traced {t_traced * 1e6:.0f} us, "
           f"{t_eager / t_traced:.1f}x faster")
 

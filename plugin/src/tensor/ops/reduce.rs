@@ -254,6 +254,20 @@ fn reduce_typed<T: Element + PartialOrd>(
         return TensorData::from_scalars(out_shape, &values, r.result_dtype(T::DTYPE))
             .expect("shape computed by inference");
     }
+    // Lanes along the last dimension of row-major data are runs of memory: the elements are
+    // converted once, and each run reduced in place (the same sums as a lane's copy gives).
+    if let (Some(d), Some(flat)) = (dim, a.as_slice())
+        && d + 1 == a.ndim()
+        && a.shape()[d] > 0
+    {
+        let n = a.shape()[d];
+        let wide: Vec<f64> = flat.iter().map(|v| v.to_scalar().as_f64()).collect();
+        return to_out(
+            wide.chunks_exact(n)
+                .map(|lane| lane_f64(r, ndarray::ArrayView1::from(lane).into_dyn()))
+                .collect(),
+        );
+    }
     to_out(
         lanes
             .iter()
@@ -292,13 +306,13 @@ pub fn var(t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
     let correction = attrs.int("correction")? as f64;
     let dt = t.dtype().to_float();
     let x = t.as_f64_array();
-    let lane_var = |lane: &mut dyn Iterator<Item = f64>| {
-        let values: Vec<f64> = lane.collect();
+    let var_of = |values: &[f64]| {
         let n = values.len() as f64;
         let mean = values.iter().sum::<f64>() / n;
         let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
         ss / (n - correction).max(0.0)
     };
+    let lane_var = |lane: &mut dyn Iterator<Item = f64>| var_of(&lane.collect::<Vec<f64>>());
     let values: Vec<f64> = match &dims {
         None => vec![lane_var(&mut x.iter().copied())],
         Some(dims) => {
@@ -309,6 +323,12 @@ pub fn var(t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
             };
             if f.ndim() == 0 {
                 vec![lane_var(&mut f.iter().copied())]
+            } else if let Some(flat) = f.as_slice()
+                && d + 1 == f.ndim()
+                && f.shape()[d] > 0
+            {
+                // Row-major lanes along the last dimension: each a run of memory.
+                flat.chunks_exact(f.shape()[d]).map(var_of).collect()
             } else {
                 f.lanes(Axis(d))
                     .into_iter()
