@@ -45,6 +45,20 @@ const MODULES: &[&str] = &[
     "test_itertools",
     "test_range",
     "test_sort",
+    // classes, descriptors and the object model
+    "test_descrtut",
+    "test_property",
+    "test_abc",
+    "test_dynamicclassattribute",
+    "test_isinstance",
+    "test_types",
+    "test_collections",
+    "test_enum",
+    "test_copy",
+    "test_operator",
+    "test_userdict",
+    "test_userlist",
+    "test_decorators",
 ];
 
 /// Script-style tests: programs whose whole output is the test. Their stdout, stderr and exit

@@ -179,7 +179,7 @@ class Gen:
             self.emit(depth, f"{t} += {r.pick(names)}" if r.chance(50) else f"{t} *= {r.number()}")
         elif kind < 86:
             self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)"]))
-        elif kind < 89 and depth < 3:
+        elif kind < 95 and depth < 3:
             self.more(depth, names, in_loop)
         else:
             self.emit(depth, f"acc.append({r.pick(names)}.shape)")
@@ -189,7 +189,7 @@ class Gen:
         tensor indexing and int tensors, globals, exceptions leaving a call."""
         r = self.r
         t = r.pick(names)
-        kind = r.below(16)
+        kind = r.below(22)
         if kind == 0:
             var = self.fresh("w")
             self.emit(depth, f"{var} = 0")
@@ -274,6 +274,40 @@ class Gen:
             self.emit(depth, r.pick([f"{t} = st.cat([{t}, {t}], dim=0)[:{t}.shape[0]]",
                                      f"{t} = st.stack([{t}, {t}]).sum(dim=0)",
                                      f"{t} = {t}.T.T", f"{t} = {t}.unsqueeze(0).squeeze(0)"]))
+        elif kind == 16:
+            # modules written the way torch.nn is: parameters through __setattr__/__getattr__
+            self.emit(depth, r.pick([f"{t} = affine({t})", f"{t} = chain({t})",
+                                     f"acc.append(affine.training)", f"{t} = affine({t}) * affine.scale",
+                                     f"acc.append(len(list(chain.parameters())))",
+                                     f"{t} = st.compile(affine)({t})"]))
+        elif kind == 17:
+            # properties, __getattr__ with a default, cached properties, data descriptors
+            self.emit(depth, r.pick([f"{t} = {t} * Child(n).doubled", f"acc.append(getattr(proxy, 'w{r.below(3)}', -1))",
+                                     f"{t} = {t} + Lazy({t}).squared", f"acc.append(hasattr(proxy, 'w1'))",
+                                     f"rec = Clamped(); rec.value = {r.number()}; acc.append(rec.value)"]))
+        elif kind == 18:
+            # dataclasses, named tuples, made in the frame and returned
+            self.emit(depth, r.pick([f"p = Pair({t}, n); {t} = p.total()", f"q = Point(n, k); acc.append(q.u + q.v)",
+                                     f"acc.append(Point(k, n))", f"acc.append(Pair(n, k))",
+                                     f"u, v = Point({t}, n); {t} = u * v"]))
+        elif kind == 19:
+            # sets, partial, OrderedDict, defaultdict
+            self.emit(depth, r.pick(["acc.append(sorted({n, k, 3} | {5}))", "acc.append({k} <= {0, 1, 2})",
+                                     f"{t} = functools.partial(helper, b={r.number()})({t})",
+                                     "od = collections.OrderedDict(a=n); od['b'] = k; acc.append(list(od.items()))",
+                                     "dd = collections.defaultdict(list); dd['x'].append(n); acc.append(dict(dd))"]))
+        elif kind == 20:
+            # a list that grows while it is iterated; enumerate and zip over iterators
+            self.emit(depth, "grow = [1, 2]")
+            self.emit(depth, "for g in grow:")
+            self.emit(depth + 1, "if len(grow) < 4:")
+            self.emit(depth + 2, "grow.append(g + n)")
+            self.emit(depth, r.pick(["acc.append(grow)", f"{t} = {t} * len(grow)",
+                                     "acc.append(list(enumerate(gen(n))))", "acc.append(list(zip(gen(k + 1), 'ab')))"]))
+        elif kind == 21:
+            # bound methods stored and called later; a class method; super()
+            self.emit(depth, r.pick([f"m = obj.step; {t} = m({t})", f"fs = [obj.step, Model.twice]; {t} = fs[n % 2]({t})",
+                                     f"{t} = Child.make(n).forward({t})", f"acc.append(type(Child.make(k)).__name__)"]))
         else:
             self.emit(depth, r.pick(["acc.append(next(iter(gen(n))))", "acc.append(list(gen(k + 1)))",
                                      "acc.append(any(v > 2 for v in gen(n)))",
@@ -326,7 +360,13 @@ def repr_keys():
     return ["'a'", "'b'", "'c'"]
 
 
-PRELUDE = '''import symtrace as st
+PRELUDE = '''import collections
+import dataclasses
+import functools
+from collections import namedtuple
+
+import symtrace as st
+import symtrace.nn as nn
 
 calls = 0
 
@@ -378,6 +418,81 @@ class Child(Base):
     @property
     def doubled(self):
         return self.n * 2
+
+    @classmethod
+    def make(cls, n):
+        return cls(n + 1)
+
+
+class Affine(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(st.tensor(1.5))
+        self.shift = nn.Parameter(st.tensor(-0.25))
+
+    def forward(self, t):
+        return t * self.scale.to(t.dtype) + self.shift.to(t.dtype)
+
+
+class Chain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.parts = nn.ModuleList([Affine(), nn.ReLU(), Affine()])
+
+    def forward(self, t):
+        for part in self.parts:
+            t = part(t)
+        return t
+
+
+affine = Affine().eval()
+chain = Chain()
+
+
+class Proxy:
+    def __init__(self):
+        self.known = {"w1": 1.0}
+
+    def __getattr__(self, name):
+        if name in self.known:
+            return self.known[name]
+        raise AttributeError(name)
+
+
+proxy = Proxy()
+
+
+class Lazy:
+    def __init__(self, t):
+        self.t = t
+
+    @functools.cached_property
+    def squared(self):
+        return self.t * self.t
+
+
+class Bounded:
+    def __get__(self, obj, owner):
+        return obj.__dict__.get("raw", 0.0)
+
+    def __set__(self, obj, value):
+        obj.__dict__["raw"] = max(-1.0, min(1.0, value))
+
+
+class Clamped:
+    value = Bounded()
+
+
+@dataclasses.dataclass
+class Pair:
+    a: object
+    b: int = 2
+
+    def total(self):
+        return self.a * self.b
+
+
+Point = namedtuple("Point", "u v")
 
 
 def mm(a):
