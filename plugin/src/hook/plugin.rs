@@ -41,6 +41,10 @@ const OPTIONS: &[PluginOption] = &[
         help: "calls without a graph after which a code object is skipped for good (default 2)",
     },
     PluginOption {
+        key: "dynamic",
+        help: "which tensor sizes are dynamic: auto (default: a size whose change made a frame translate again), true (all, from the first translation), false (none)",
+    },
+    PluginOption {
         key: "min_graph_size",
         help: "ops a loop's body must capture before a graph break for the loop to be split and its body translated per iteration (default 3)",
     },
@@ -73,6 +77,11 @@ fn translator_options(options: &PluginOptions) -> Result<Options, String> {
         recompile_limit: count(options, "recompile_limit", d.recompile_limit)?,
         skip_after: count(options, "skip_after", d.skip_after)?,
         min_graph_size: count(options, "min_graph_size", d.min_graph_size)?,
+        dynamic: match options.get("dynamic") {
+            None => d.dynamic,
+            Some(v) => crate::translate::Dynamic::named(v)
+                .ok_or_else(|| format!("option dynamic takes auto, true or false, not {v:?}"))?,
+        },
     })
 }
 

@@ -131,9 +131,12 @@ pub fn explain(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyRes
 
 #[rustpython_vm::pymodule(sub, name = "symtrace")]
 pub(super) mod module {
+    use rustpython_vm::builtins::PyStrRef;
     use rustpython_vm::function::FuncArgs;
     use rustpython_vm::types::{Callable, Representable};
-    use rustpython_vm::{FromArgs, Py, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
+    use rustpython_vm::{
+        FromArgs, Py, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass,
+    };
 
     use rustpython_vm::builtins::PyTypeRef;
 
@@ -248,6 +251,46 @@ pub(super) mod module {
     #[pyfunction]
     fn disable(func: PyObjectRef, vm: &VirtualMachine) -> PyObjectRef {
         PyDisabledFunction { func }.into_pyobject(vm)
+    }
+
+    /// What `set_stance` returns: the stance is set already; used as a context manager, the
+    /// one it replaced comes back on exit.
+    #[pyattr]
+    #[pyclass(module = "symtrace", name = "StanceContext")]
+    #[derive(Debug, PyPayload)]
+    pub struct PyStanceContext {
+        previous: &'static str,
+    }
+
+    #[pyclass]
+    impl PyStanceContext {
+        #[pymethod]
+        fn __enter__(zelf: PyRef<Self>) -> PyRef<Self> {
+            zelf
+        }
+        #[pymethod]
+        fn __exit__(zelf: &Py<Self>, _args: FuncArgs, vm: &VirtualMachine) -> bool {
+            if let Some(s) = crate::translate::Stance::named(zelf.previous) {
+                super::translator(vm).stance.set(s);
+            }
+            false
+        }
+    }
+
+    /// torch.compiler.set_stance: "default", "fail_on_recompile" (a recompile raises, with
+    /// the guard that failed), "eager_on_recompile" (a call no entry fits runs as written),
+    /// "force_eager" (every frame runs as written). Set at once, for the interpreter; as a
+    /// context manager, until its block ends.
+    #[pyfunction]
+    fn set_stance(stance: PyStrRef, vm: &VirtualMachine) -> PyResult<PyStanceContext> {
+        let name = stance.to_string_lossy();
+        let s = crate::translate::Stance::named(&name).ok_or_else(|| {
+            vm.new_value_error(format!(
+                "unknown stance {name:?} (default, fail_on_recompile, eager_on_recompile, force_eager)"
+            ))
+        })?;
+        let previous = super::translator(vm).stance.set(s).name();
+        Ok(PyStanceContext { previous })
     }
 
     /// Drop every translation (and every skip); the counters start again from zero.

@@ -80,6 +80,21 @@ impl PyExplainOutput {
             )
             .into()
     }
+    /// Each recompile during the call: the function, and why each of its entries did not fit
+    /// (the guard that failed, with what it expected and what it saw).
+    #[pygetset]
+    fn recompile_reasons(zelf: &Py<Self>, vm: &VirtualMachine) -> PyObjectRef {
+        vm.ctx
+            .new_list(
+                zelf.log
+                    .recompiles
+                    .iter()
+                    .map(|r| vm.ctx.new_str(r.as_str()).into())
+                    .collect(),
+            )
+            .into()
+    }
+
     /// Each a dict: reason, location (file:line), function, and the ops and guards the
     /// translation still held when it gave up (after rolling back any inlined call).
     #[pygetset]

@@ -16,6 +16,7 @@ use crate::translate::breaks::ResumeCache;
 use crate::translate::convert_frame::{Failure, translate};
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
 use crate::translate::guards::guard::GuardSet;
+use crate::translate::policy::{Dynamic, Stance, StanceCell};
 use crate::translate::state::{Kind, Unsupported};
 
 #[derive(Clone, Debug)]
@@ -31,6 +32,8 @@ pub struct Options {
     /// `breaks::loop_split`): fewer, and the frame runs as written rather than paying a call per
     /// iteration for a tiny graph.
     pub min_graph_size: usize,
+    /// Which tensor sizes translations treat as dynamic.
+    pub dynamic: Dynamic,
 }
 
 impl Default for Options {
@@ -41,6 +44,7 @@ impl Default for Options {
             recompile_limit: 8,
             skip_after: 2,
             min_graph_size: 3,
+            dynamic: Dynamic::Auto,
         }
     }
 }
@@ -104,6 +108,8 @@ static GRAPH_NAMES: AtomicUsize = AtomicUsize::new(0);
 pub struct Translator {
     pub options: Options,
     pub stats: Stats,
+    /// What a recompile does (`symtrace.set_stance`).
+    pub stance: StanceCell,
     slot: usize,
     generation: AtomicUsize,
     /// Code objects skipped or cached, so that `reset` can find them.
@@ -118,6 +124,7 @@ impl Translator {
         Self {
             options,
             stats: Stats::default(),
+            stance: StanceCell::default(),
             slot,
             generation: AtomicUsize::new(0),
             touched: Mutex::new(Vec::new()),
@@ -220,6 +227,9 @@ impl Translator {
     #[allow(clippy::result_large_err)]
     pub fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {
         let code = frame.code();
+        if self.stance.get() == Stance::ForceEager {
+            return Ok(FrameDecision::run_default());
+        }
         // Under sys.settrace or sys.setprofile the program observes every line and call of its
         // frames: they run as written.
         if vm.use_tracing.get() {
@@ -239,35 +249,50 @@ impl Translator {
                 ..CodeState::default()
             };
         }
-        let mut first_failure = None;
-        for entry in &state.entries {
+        // Why each entry did not fit, with the value its failing guard saw.
+        let mut failures: Vec<String> = Vec::new();
+        for (k, entry) in state.entries.iter().enumerate() {
             match entry.guards.check(frame, vm) {
                 Ok(()) => {
                     self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(FrameDecision::replace(entry.code.clone()));
                 }
-                Err(g) => {
-                    if first_failure.is_none() {
-                        first_failure = Some(g.map_or_else(
-                            || "the guards changed while they were checked".to_owned(),
-                            ToString::to_string,
-                        ));
-                    }
-                }
+                Err(g) => failures.push(format!(
+                    "entry {}: {}",
+                    k + 1,
+                    g.map_or_else(
+                        || "the guards changed while they were checked".to_owned(),
+                        |g| g.failure(frame, vm),
+                    )
+                )),
             }
         }
         let what = describe(code);
-        if let Some(failed) = &first_failure {
+        if !failures.is_empty() {
+            let failed = failures.join("; ");
             self.stats.cache_misses.fetch_add(1, Ordering::Relaxed);
+            explain::record_recompile(|| format!("{what}: {failed}"));
+            match self.stance.get() {
+                Stance::FailOnRecompile => {
+                    return Err(vm.new_runtime_error(format!(
+                        "symtrace: {what} would translate again (stance fail_on_recompile): {failed}"
+                    )));
+                }
+                Stance::EagerOnRecompile => {
+                    self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
+                    return Ok(FrameDecision::run_default());
+                }
+                _ => {}
+            }
             if state.entries.len() >= self.options.recompile_limit {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
                 if !std::mem::replace(&mut state.limit_said, true) {
-                    log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; calls that no entry fits run as written from now on (failed guard: {failed})", self.options.recompile_limit);
+                    log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; calls that no entry fits run as written from now on ({failed})", self.options.recompile_limit);
                 }
                 return Ok(FrameDecision::run_default());
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
-            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): guard failed: {failed}", state.entries.len() + 1, self.options.recompile_limit);
+            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {failed}", state.entries.len() + 1, self.options.recompile_limit);
         }
         let name = format!(
             "__symtrace_graph_{}",

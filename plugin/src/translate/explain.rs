@@ -12,6 +12,8 @@ use rustpython_vm::builtins::PyCode;
 pub struct ExplainLog {
     pub graphs: Vec<CapturedGraph>,
     pub breaks: Vec<BreakRecord>,
+    /// Each recompile: the function, and why each of its entries did not fit.
+    pub recompiles: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -73,6 +75,15 @@ pub fn record_break(make: impl FnOnce() -> BreakRecord) {
     EXPLAIN.with(|e| {
         if let Some(log) = e.borrow_mut().as_mut() {
             log.breaks.push(make());
+        }
+    });
+}
+
+/// Add a recompile's reasons to the log of the `explain` under way on this thread, if one is.
+pub fn record_recompile(make: impl FnOnce() -> String) {
+    EXPLAIN.with(|e| {
+        if let Some(log) = e.borrow_mut().as_mut() {
+            log.recompiles.push(make());
         }
     });
 }

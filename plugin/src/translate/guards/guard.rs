@@ -59,6 +59,15 @@ impl Guard {
         Self { source, check }
     }
 
+    /// This guard as a reason for a miss: what it expects, and what the frame gave.
+    pub fn failure(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> String {
+        let seen = match self.source.resolve(frame, vm) {
+            None => "nothing there".to_owned(),
+            Some(v) => seen(&v, &self.check, vm),
+        };
+        format!("guard failed: {self} (saw {seen})")
+    }
+
     pub fn holds(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
         let value = self.source.resolve(frame, vm);
         match &self.check {
@@ -134,6 +143,51 @@ impl Check {
             // Relations between two sources are checked by `Guard::holds` and the program.
             Check::SameAs(_) | Check::NotSameAs(_) => false,
         }
+    }
+}
+
+/// A value as a failing guard reports it: what the check looks at, read without running
+/// Python code.
+fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
+    if let Some(t) = v.downcast_ref::<PyTensor>() {
+        let m = Meta::of(&t.read());
+        return format!("a {} tensor of shape {:?}", m.dtype.name(), m.shape);
+    }
+    match check {
+        Check::Version(_) => match v.downcast_ref::<rustpython_vm::builtins::PyType>() {
+            Some(t) => format!(
+                "{} at version {}",
+                t.name(),
+                t.tp_version_tag.load(std::sync::atomic::Ordering::Acquire)
+            ),
+            None => format!("a {}", v.class().name()),
+        },
+        Check::Keys(_) => match v.downcast_ref::<PyDict>() {
+            Some(d) => format!(
+                "the keys {:?}",
+                d.keys_vec()
+                    .iter()
+                    .map(|k| k
+                        .downcast_ref::<PyStr>()
+                        .map_or_else(|| "?".to_owned(), |s| s.to_string_lossy().into_owned()))
+                    .collect::<Vec<_>>()
+            ),
+            None => format!("a {}", v.class().name()),
+        },
+        Check::Len(_) => match Check::len_of(v) {
+            Some(n) => format!("length {n}"),
+            None => format!("a {}", v.class().name()),
+        },
+        _ if v.downcast_ref::<PyInt>().is_some()
+            || v.downcast_ref::<PyFloat>().is_some()
+            || v.downcast_ref::<PyStr>().is_some() =>
+        {
+            v.repr(vm)
+                .map(|r| r.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| format!("a {}", v.class().name()))
+        }
+        _ if vm.is_none(v) => "None".to_owned(),
+        _ => format!("a {} object", v.class().name()),
     }
 }
 

@@ -1,0 +1,81 @@
+//! What the translator does on a recompile, and which sizes it treats as dynamic: the stance
+//! (torch.compiler.set_stance's four) and the `dynamic` option.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// What a frame does when the translator would translate it again (a guard of every cached
+/// entry failed), or always.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stance {
+    /// Translate again, up to the recompile limit.
+    Default,
+    /// Raise RuntimeError with the guard that failed instead of translating again.
+    FailOnRecompile,
+    /// Run as written instead of translating again (entries still serve what they fit).
+    EagerOnRecompile,
+    /// Run every frame as written: no lookup, no translation.
+    ForceEager,
+}
+
+impl Stance {
+    pub const ALL: [Stance; 4] = [
+        Stance::Default,
+        Stance::FailOnRecompile,
+        Stance::EagerOnRecompile,
+        Stance::ForceEager,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stance::Default => "default",
+            Stance::FailOnRecompile => "fail_on_recompile",
+            Stance::EagerOnRecompile => "eager_on_recompile",
+            Stance::ForceEager => "force_eager",
+        }
+    }
+
+    pub fn named(name: &str) -> Option<Stance> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// The stance, shared by the threads of an interpreter (as torch's is global).
+#[derive(Debug, Default)]
+pub struct StanceCell(AtomicU8);
+
+impl StanceCell {
+    pub fn get(&self) -> Stance {
+        Stance::ALL[self.0.load(Ordering::Relaxed) as usize]
+    }
+
+    /// Set the stance; the one it replaces.
+    pub fn set(&self, s: Stance) -> Stance {
+        let code = Stance::ALL.iter().position(|x| *x == s).unwrap_or(0) as u8;
+        Stance::ALL[self.0.swap(code, Ordering::Relaxed) as usize]
+    }
+}
+
+/// Which tensor sizes a translation treats as dynamic (symbolic), as torch.compile's
+/// `dynamic=None|True|False`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dynamic {
+    /// Static at first; a size whose change made a code object translate again is dynamic
+    /// from then on ("automatic dynamic shapes").
+    Auto,
+    /// Every size of a tensor argument is dynamic from the first translation (sizes 0 and 1
+    /// stay specialized, as in torch).
+    Always,
+    /// Every size is static: each new one translates again.
+    Never,
+}
+
+impl Dynamic {
+    pub fn named(name: &str) -> Option<Dynamic> {
+        match name {
+            "auto" => Some(Dynamic::Auto),
+            "true" | "1" => Some(Dynamic::Always),
+            "false" | "0" => Some(Dynamic::Never),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,24 @@
+"""At the recompile limit a code object says so once; its entries keep serving the calls
+they fit, and the rest run as written with the right result."""
+import symtrace as st
+
+
+def f(x, mode):
+    # A string picks the code path: guarded by value, whatever the dynamic policy.
+    if mode.startswith("neg"):
+        return -x
+    return x * len(mode) + 1.0
+
+
+x = st.tensor([1.0, 2.0])
+cf = st.compile(f)
+for k in range(30):
+    assert cf(x, "m" * (k % 12)).tolist() == (x * (k % 12) + 1.0).tolist()
+before = st.stats()
+for _ in range(5):
+    cf(x, "")
+after = st.stats()
+print("stats:", after)
+assert before["translations"] == 8, before
+assert after["cache_hits"] - before["cache_hits"] == 5, (before, after)
+e = print("LIMIT OK")
