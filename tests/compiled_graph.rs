@@ -59,7 +59,7 @@ fn a_graph_is_a_python_callable_over_tensors() {
         );
         assert!(
             eval_repr(vm, &scope, "graph([1, 2])")
-                .contains("TypeError: a compiled graph takes tensors, not list")
+                .contains("TypeError: a compiled graph takes tensors and numbers, not list")
         );
     });
 }

@@ -49,3 +49,37 @@ fn the_recompile_limit_is_said_once_and_entries_keep_serving() {
         "{err}"
     );
 }
+
+fn translations(out: &str, case: &str) -> usize {
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("translations {case} ")))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count for {case}:\n{out}"))
+}
+
+#[test]
+fn numbers_that_change_per_call_cause_no_recompile() {
+    let (out, _) = run("numbers.py", &[]);
+    println!("{out}");
+    assert!(out.contains("NUMBERS OK"), "{out}");
+    // Three functions of a float over 100 calls: one translation each.
+    assert_eq!(translations(&out, "floats"), 3, "{out}");
+    // A global, an attribute and a dict item incremented over 100 calls: one translation.
+    assert_eq!(translations(&out, "counters"), 1, "{out}");
+    assert_eq!(translations(&out, "counter_returned"), 1, "{out}");
+    // The frame, its loop body (once more when the counter first changes), the resume
+    // after the break: not one per iteration of 30.
+    assert!(translations(&out, "split_loop") <= 4, "{out}");
+}
+
+#[test]
+fn dynamic_false_specializes_every_number_again() {
+    let mut cmd = rustpython();
+    cmd.args(["--plugin", "symtrace", "--plugin-opt", "dynamic=false"])
+        .arg(python_dir().join("dynamic").join("numbers.py"));
+    let out = String::from_utf8_lossy(&run_ok(&mut cmd).stdout).into_owned();
+    assert!(out.contains("NUMBERS OK"), "{out}");
+    // Each new value translates again, up to the limit (8 per code object).
+    assert!(translations(&out, "floats") >= 20, "{out}");
+    assert!(translations(&out, "counters") >= 8, "{out}");
+}

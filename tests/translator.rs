@@ -52,7 +52,10 @@ fn every_kind_of_change_recompiles_and_results_stay_right() {
             && err.contains("guard failed: L['x'] is a float64 tensor of shape [3]"),
         "{err}"
     );
-    assert!(err.contains("guard failed: G['SCALE'] == 2.0"), "{err}");
+    assert!(
+        err.contains("guard failed: G['SCALE'] == 2 (saw 5)"),
+        "{err}"
+    );
     assert!(err.contains("recompile limit (8) reached"), "{err}");
 }
 

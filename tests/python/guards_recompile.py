@@ -24,7 +24,8 @@ def scaled(x, n):
     return x * n + 1
 
 
-SCALE = 2.0
+# An int: its first change recompiles (a float next to a tensor is a graph input instead).
+SCALE = 2
 
 
 def uses_global(x):
@@ -81,8 +82,8 @@ check("the old entries still hit", f(a, 2), eager_scaled(a, 2), recompiles=4, hi
 st.reset()
 g = st.compile(uses_global)
 check("global: first", g(a), st.disable(uses_global)(a), recompiles=0)
-SCALE = 5.0
-check("global rebinding recompiles", g(a), a * 5.0, recompiles=1)
+SCALE = 5
+check("global rebinding recompiles", g(a), a * 5, recompiles=1)
 
 # Functions are guarded by identity, compared in the dictionary entry where they were found.
 st.reset()
@@ -98,20 +99,29 @@ st.relu = relu
 check("module attribute restored hits", h(a), st.relu(a * 3.0), recompiles=2, hits=2)
 
 st.reset()
-closed, set_k = st.disable(make_closure)(1.0)
+closed, set_k = st.disable(make_closure)(1)
 c = st.compile(closed)
-check("closure: first", c(a), a + 1.0, recompiles=0)
-st.disable(set_k)(4.0)
-check("closure cell change recompiles", c(a), a + 4.0, recompiles=1)
+check("closure: first", c(a), a + 1, recompiles=0)
+st.disable(set_k)(4)
+check("closure cell change recompiles", c(a), a + 4, recompiles=1)
 
 st.reset()
 t = st.compile(total)
 check("list: first", t([a, a]), a + a, recompiles=0)
 check("list length change recompiles", t([a, a, a]), a + a + a, recompiles=1)
 
+# An index is guarded by value, whatever the dynamic policy: each new one translates again.
+WEIGHTS = [0.5 * k for k in range(12)]
+
+
+def weighted(x, n):
+    return x * WEIGHTS[n] + 1
+
+
 st.reset()
+w = st.compile(weighted)
 for n in range(12):
-    check(f"value {n} (limit 8)", f(a, n), eager_scaled(a, n))
+    check(f"value {n} (limit 8)", w(a, n), st.disable(weighted)(a, n))
 s = st.stats()
 print("past the limit:", s)
 if not (s["translations"] == 8 and s["fallbacks"] == 4):

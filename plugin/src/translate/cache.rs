@@ -15,8 +15,9 @@ use crate::translate::breaks::BreakPolicy;
 use crate::translate::breaks::ResumeCache;
 use crate::translate::convert_frame::{Failure, translate};
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
+use crate::translate::guards::guard::Check;
 use crate::translate::guards::guard::GuardSet;
-use crate::translate::policy::{Dynamic, Stance, StanceCell};
+use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
 use crate::translate::state::{Kind, Unsupported};
 
 #[derive(Clone, Debug)]
@@ -101,6 +102,8 @@ struct CodeState {
     calls_without_graph: usize,
     /// The recompile limit was reached and said so: it is said once per code object.
     limit_said: bool,
+    /// What its next translation may leave unspecialized (automatic dynamic).
+    spec: Specialization,
 }
 
 static GRAPH_NAMES: AtomicUsize = AtomicUsize::new(0);
@@ -249,33 +252,45 @@ impl Translator {
                 ..CodeState::default()
             };
         }
-        // Why each entry did not fit, with the value its failing guard saw.
-        let mut failures: Vec<String> = Vec::new();
-        for (k, entry) in state.entries.iter().enumerate() {
+        // The guard each entry failed on (None: the guards changed while they were checked).
+        let mut missed: Vec<Option<crate::translate::guards::guard::Guard>> = Vec::new();
+        for entry in &state.entries {
             match entry.guards.check(frame, vm) {
                 Ok(()) => {
                     self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(FrameDecision::replace(entry.code.clone()));
                 }
-                Err(g) => failures.push(format!(
-                    "entry {}: {}",
-                    k + 1,
-                    g.map_or_else(
-                        || "the guards changed while they were checked".to_owned(),
-                        |g| g.failure(frame, vm),
-                    )
-                )),
+                Err(g) => missed.push(g.cloned()),
             }
         }
         let what = describe(code);
-        if !failures.is_empty() {
-            let failed = failures.join("; ");
+        if !missed.is_empty() {
+            // Why each entry did not fit, with the value its failing guard saw: made only
+            // when someone reads it (a call past the limit pays for none of it).
+            let failed = || {
+                missed
+                    .iter()
+                    .enumerate()
+                    .map(|(k, g)| {
+                        format!(
+                            "entry {}: {}",
+                            k + 1,
+                            g.as_ref().map_or_else(
+                                || "the guards changed while they were checked".to_owned(),
+                                |g| g.failure(frame, vm),
+                            )
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
             self.stats.cache_misses.fetch_add(1, Ordering::Relaxed);
-            explain::record_recompile(|| format!("{what}: {failed}"));
+            explain::record_recompile(|| format!("{what}: {}", failed()));
             match self.stance.get() {
                 Stance::FailOnRecompile => {
                     return Err(vm.new_runtime_error(format!(
-                        "symtrace: {what} would translate again (stance fail_on_recompile): {failed}"
+                        "symtrace: {what} would translate again (stance fail_on_recompile): {}",
+                        failed()
                     )));
                 }
                 Stance::EagerOnRecompile => {
@@ -287,12 +302,18 @@ impl Translator {
             if state.entries.len() >= self.options.recompile_limit {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
                 if !std::mem::replace(&mut state.limit_said, true) {
-                    log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; calls that no entry fits run as written from now on ({failed})", self.options.recompile_limit);
+                    log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; calls that no entry fits run as written from now on ({})", self.options.recompile_limit, failed());
                 }
                 return Ok(FrameDecision::run_default());
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
-            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {failed}", state.entries.len() + 1, self.options.recompile_limit);
+            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", state.entries.len() + 1, self.options.recompile_limit, failed());
+            // A number whose value made an entry miss may be dynamic from now on.
+            for g in missed.iter().flatten() {
+                if matches!(g.check, Check::EqInt(_) | Check::EqFloat(_)) {
+                    state.spec.value_changed(&g.source);
+                }
+            }
         }
         let name = format!(
             "__symtrace_graph_{}",
@@ -304,8 +325,18 @@ impl Translator {
             min_graph_size: self.options.min_graph_size,
         };
         let breaks = (!self.options.strict && !wants_fullgraph(code)).then_some(&policy);
-        match translate(frame, vm, &name, self.options.trace_all, breaks)
-            .and_then(|t| self.install(t, frame, &name, vm))
+        if state.spec.dynamic != self.options.dynamic {
+            state.spec.dynamic = self.options.dynamic;
+        }
+        match translate(
+            frame,
+            vm,
+            &name,
+            self.options.trace_all,
+            breaks,
+            &state.spec,
+        )
+        .and_then(|t| self.install(t, frame, &name, vm))
         {
             Ok(entry) => {
                 self.stats.translations.fetch_add(1, Ordering::Relaxed);

@@ -147,7 +147,7 @@ impl Codegen<'_> {
 
     fn build(&mut self, t: &Template) -> SimResult<()> {
         match t {
-            Template::Load(s) => s.emit_load(&mut self.b)?,
+            Template::Load(s) | Template::Reload(s) => s.emit_load(&mut self.b)?,
             Template::Const(o) => {
                 self.b.load_const(o.clone());
             }
@@ -173,6 +173,11 @@ impl Codegen<'_> {
             Template::Iter(items) => {
                 self.build(items)?;
                 self.b.emit(Opcode::GetIter, 0);
+            }
+            Template::BinOp(op, a, b) => {
+                self.build(a)?;
+                self.build(b)?;
+                self.b.emit(Opcode::BinaryOp, *op as u32);
             }
             Template::New(class, args) => {
                 self.b.load_const(class.clone());

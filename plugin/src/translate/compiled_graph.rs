@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
+use rustpython_vm::builtins::{PyFloat, PyInt};
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::types::{Callable, Representable};
-use rustpython_vm::{Py, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
+use rustpython_vm::{Py, PyObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 use smallvec::SmallVec;
 
 use crate::graph::Graph;
-use crate::tensor::{PyTensor, TensorData};
+use crate::tensor::{PyTensor, Scalar, TensorData};
 use crate::translate::graph_call::GraphCall;
 
 #[pyclass(module = "symtrace", name = "CompiledGraph")]
@@ -47,6 +48,32 @@ impl CompiledGraph {
             }));
     }
 
+    /// Input `i`, a Python number, as the 0-d tensor the graph takes: converted to the
+    /// input's dtype as eager arithmetic converts a number next to a tensor.
+    fn number_input(&self, i: usize, o: &PyObject, vm: &VirtualMachine) -> PyResult<TensorData> {
+        let meta = &self.graph.inputs[i];
+        let scalar = if let Some(f) = o.downcast_ref::<PyFloat>() {
+            Scalar::Float(f.to_f64())
+        } else if let Some(n) = o.downcast_ref::<PyInt>() {
+            Scalar::Int(
+                n.try_to_primitive::<i64>(vm)
+                    .map_err(|_| vm.new_overflow_error("Python int too large for int64"))?,
+            )
+        } else {
+            return Err(vm.new_type_error(format!(
+                "a compiled graph takes tensors and numbers, not {}",
+                o.class().name()
+            )));
+        };
+        if !meta.shape.is_empty() {
+            return Err(vm.new_type_error(format!(
+                "input {i} of a compiled graph is a tensor of shape {:?}, not a number",
+                meta.shape
+            )));
+        }
+        Ok(TensorData::full(&[], scalar, meta.dtype))
+    }
+
     fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
         let mut held = SmallVec::new();
         let objects = self
@@ -55,20 +82,24 @@ impl CompiledGraph {
             .map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
         // Plain loops rather than collecting `Result`s: this runs on every cache hit.
         let mut locks: SmallVec<[_; 8]> = SmallVec::with_capacity(objects.len());
-        for o in &objects {
+        // Numbers that are graph inputs, made into the 0-d tensors the graph takes.
+        let mut numbers: SmallVec<[TensorData; 2]> = SmallVec::new();
+        for (i, o) in objects.iter().enumerate() {
             match o.downcast_ref::<PyTensor>() {
-                Some(t) => locks.push(t.read()),
+                Some(t) => locks.push(Some(t.read())),
                 None => {
-                    return Err(vm.new_type_error(format!(
-                        "a compiled graph takes tensors, not {}",
-                        o.class().name()
-                    )));
+                    numbers.push(self.number_input(i, o, vm)?);
+                    locks.push(None);
                 }
             }
         }
         let mut refs: SmallVec<[&TensorData; 8]> = SmallVec::with_capacity(locks.len());
+        let mut next_number = numbers.iter();
         for lock in &locks {
-            refs.push(&**lock);
+            match lock {
+                Some(l) => refs.push(&**l),
+                None => refs.push(next_number.next().expect("one per number input")),
+            }
         }
         let outs = crate::tensor::registry::guarded("a compiled graph", || self.graph.run(&refs))
             .map_err(|e| e.into_exception(vm))?;

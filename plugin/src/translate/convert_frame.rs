@@ -22,6 +22,7 @@ use crate::translate::codegen::{BreakPlan, HandlerPlan, generate, generate_break
 use crate::translate::executor::{SimFrame, Slot, Stop, TopOutcome, at_failure};
 use crate::translate::graph_call::GraphCall;
 use crate::translate::guards::GuardSet;
+use crate::translate::policy::Specialization;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
 use crate::translate::templates::{Replay, Template, frame_state, returned_template};
@@ -73,8 +74,12 @@ pub fn translate(
     graph_global: &str,
     keep_empty: bool,
     breaks: Option<&BreakPolicy<'_>>,
+    spec: &Specialization,
 ) -> Result<Translation, Failure> {
-    match (translate_whole(view, vm, graph_global, keep_empty), breaks) {
+    match (
+        translate_whole(view, vm, graph_global, keep_empty, spec),
+        breaks,
+    ) {
         (Err(failure), Some(policy)) if !failure.empty && failure.top_steps > 0 => {
             let broken = match translate_with_break(
                 view,
@@ -83,6 +88,7 @@ pub fn translate(
                 failure.top_steps - 1,
                 failure.why.clone(),
                 policy.resumes,
+                spec,
             ) {
                 Err(NoBreak::InLoop(index)) => translate_loop_break(
                     view,
@@ -92,6 +98,7 @@ pub fn translate(
                     failure.ops_left.len(),
                     failure.why.clone(),
                     policy,
+                    spec,
                 ),
                 Err(NoBreak::Because(why)) => Err(why),
                 Ok(t) => Ok(t),
@@ -125,6 +132,7 @@ fn translate_whole(
     vm: &VirtualMachine,
     graph_global: &str,
     keep_empty: bool,
+    spec: &Specialization,
 ) -> Result<Translation, Failure> {
     let Some(recording) = recorder::start() else {
         return Err(failure(
@@ -135,7 +143,7 @@ fn translate_whole(
             false,
         ));
     };
-    let mut state = State::new(vm);
+    let mut state = State::new(vm, spec.clone());
     let simulated = simulate(&mut state, view);
     let (ops_left, guards_left) = (
         recorder::with(|r| {
@@ -215,6 +223,7 @@ fn translate_with_break(
     stop_before: usize,
     why: Unsupported,
     resumes: &ResumeCache,
+    spec: &Specialization,
 ) -> Result<Translation, NoBreak> {
     let recording = recorder::start().ok_or_else(|| {
         Unsupported::new(
@@ -222,7 +231,7 @@ fn translate_with_break(
             "a translation is already under way on this thread",
         )
     })?;
-    let mut state = State::new(vm);
+    let mut state = State::new(vm, spec.clone());
     let mut frame = initial_frame(&mut state, view)?;
     match state.run_top(&mut frame, Stop::BeforeStep(stop_before)) {
         Ok(TopOutcome::Stopped) => {}

@@ -22,5 +22,5 @@ pub use cache::{Options, Translator};
 pub use compiled_graph::CompiledGraph;
 pub use graph_call::GraphCall;
 pub use guards::{Check, Guard, GuardSet};
-pub use policy::{Dynamic, Stance};
+pub use policy::{Dynamic, Specialization, Stance};
 pub use source::Source;

@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::translate::source::Source;
+
 /// What a frame does when the translator would translate it again (a guard of every cached
 /// entry failed), or always.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +78,40 @@ impl Dynamic {
             "true" | "1" => Some(Dynamic::Always),
             "false" | "0" => Some(Dynamic::Never),
             _ => None,
+        }
+    }
+}
+
+impl Default for Dynamic {
+    fn default() -> Self {
+        Dynamic::Auto
+    }
+}
+
+/// What one translation may leave unspecialized: the policy, and the sources whose value
+/// made an earlier entry of the code object miss (under `Auto`, they are dynamic now).
+#[derive(Clone, Debug, Default)]
+pub struct Specialization {
+    pub dynamic: Dynamic,
+    pub changed: Vec<Source>,
+}
+
+impl Specialization {
+    /// Whether a number read from `source`, an operand of tensor arithmetic, becomes an
+    /// input of the graph instead of a constant guarded by value: floats at once (as
+    /// TorchDynamo treats them), ints once their value has caused a recompile.
+    pub fn number_is_input(&self, source: &Source, is_float: bool) -> bool {
+        match self.dynamic {
+            Dynamic::Never => false,
+            Dynamic::Always => true,
+            Dynamic::Auto => is_float || self.changed.contains(source),
+        }
+    }
+
+    /// An entry missed on `source`'s value: under `Auto`, it is dynamic from now on.
+    pub fn value_changed(&mut self, source: &Source) {
+        if !self.changed.contains(source) {
+            self.changed.push(source.clone());
         }
     }
 }

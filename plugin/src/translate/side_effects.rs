@@ -109,6 +109,24 @@ impl<V> Effect<V> {
         }
     }
 
+    /// Where a store puts its value, as a source that loads it back (a global, a free
+    /// variable, an attribute), and the value.
+    pub fn stored(&self) -> Option<(Source, &V)> {
+        match self {
+            Effect::SetAttr {
+                target,
+                name,
+                value,
+            } => Some((target.clone().attr(name), value)),
+            Effect::StoreGlobal {
+                name,
+                value: Some(value),
+            } => Some((Source::Global(name.clone()), value)),
+            Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
+            _ => None,
+        }
+    }
+
     /// The values it stores.
     pub fn values(&self) -> Vec<&V> {
         match self {
@@ -125,15 +143,31 @@ impl<V> Effect<V> {
     /// under a mutated object (the object itself is the same object), or a rebound name.
     fn changes(&self, source: &Source) -> bool {
         match self {
+            // Setting one attribute of an instance leaves its other attributes as they were.
+            Effect::SetAttr { target, name, .. } | Effect::DelAttr { target, name } => {
+                is_strictly_under(source, target) && !under_other_attr(source, target, name)
+            }
             Effect::Method { target, .. }
             | Effect::SetItem { target, .. }
-            | Effect::SetAttr { target, .. }
-            | Effect::DelItem { target, .. }
-            | Effect::DelAttr { target, .. } => is_strictly_under(source, target),
+            | Effect::DelItem { target, .. } => is_strictly_under(source, target),
             Effect::StoreGlobal { name, .. } => {
                 is_under_or_at(source, &Source::Global(name.clone()))
             }
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
+        }
+    }
+}
+
+/// Whether `source` is `root.other` (or under it) for an attribute `other` that is not `name`.
+fn under_other_attr(source: &Source, root: &Source, name: &str) -> bool {
+    let mut s = source;
+    loop {
+        match s {
+            Source::Attr(parent, attr) if **parent == *root => return attr != name,
+            _ => match s.parent() {
+                Some(p) => s = p,
+                None => return false,
+            },
         }
     }
 }
@@ -269,6 +303,11 @@ impl SideEffects {
     /// grown (item stores keep the length).
     pub fn check_len_readable(&self, obj: &PyObject) -> SimResult<()> {
         refuse_if_touched(&self.resized, obj, "resized")
+    }
+
+    /// Whether an effect from `from` up to (not including) `to` changes `source`.
+    pub fn changed_between(&self, from: usize, to: usize, source: &Source) -> bool {
+        self.log[from..to].iter().any(|e| e.changes(source))
     }
 
     /// Whether loading `source` after the first `after` effects would read a value they changed.

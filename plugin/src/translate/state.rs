@@ -51,6 +51,14 @@ pub struct State<'vm> {
     /// The source of each graph input, by input index.
     pub inputs: Vec<Source>,
     tensors: HashMap<Source, PyRef<PyTensor>>,
+    /// Numbers read from the frame that are graph inputs (`number_input`): source, the
+    /// dtype the graph takes them as, the input's index, its fake.
+    numbers: Vec<(Source, crate::tensor::DType, usize, PyRef<PyTensor>)>,
+    /// What this translation may leave unspecialized.
+    pub spec: crate::translate::policy::Specialization,
+    /// While templates are built: how many side effects the replacement has replayed where
+    /// the template is evaluated (a deferred number must not read what they changed).
+    pub replay_point: usize,
     pub steps: usize,
     /// Instructions of the translated frame itself started so far (see `run_top`).
     pub top_steps: usize,
@@ -82,7 +90,7 @@ pub struct State<'vm> {
 }
 
 impl<'vm> State<'vm> {
-    pub fn new(vm: &'vm VirtualMachine) -> Self {
+    pub fn new(vm: &'vm VirtualMachine, spec: crate::translate::policy::Specialization) -> Self {
         crate::tensor::dtype::take_default_float_read();
         Self {
             vm,
@@ -90,6 +98,9 @@ impl<'vm> State<'vm> {
             guarded: HashSet::new(),
             inputs: Vec::new(),
             tensors: HashMap::new(),
+            numbers: Vec::new(),
+            spec,
+            replay_point: 0,
             steps: 0,
             top_steps: 0,
             under_handler: false,
@@ -130,6 +141,7 @@ impl<'vm> State<'vm> {
         for s in self.inputs.drain(cp.inputs..) {
             self.tensors.remove(&s);
         }
+        self.numbers.retain(|n| n.2 < cp.inputs);
         self.objects.truncate(cp.objects);
         self.attr_writes.truncate(cp.attr_writes);
         self.rollbacks += 1;
@@ -214,6 +226,34 @@ impl<'vm> State<'vm> {
         self.guard(source, Check::tensor(meta));
         self.inputs.push(source.clone());
         self.tensors.insert(source.clone(), fake.clone());
+        Ok(fake)
+    }
+
+    /// A number read from `source` as a graph input: a 0-d tensor of `dtype` that the
+    /// compiled graph makes from the number on each call (as eager arithmetic converts it),
+    /// guarded on the number's type only.
+    pub fn number_input(
+        &mut self,
+        obj: &PyObjectRef,
+        source: &Source,
+        dtype: crate::tensor::DType,
+    ) -> SimResult<PyRef<PyTensor>> {
+        if let Some(n) = self.numbers.iter().find(|n| &n.0 == source && n.1 == dtype) {
+            return Ok(n.3.clone());
+        }
+        let meta = Meta {
+            shape: Vec::new(),
+            dtype,
+        };
+        let fake = recorder::with(|r| r.input(meta))
+            .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
+        let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
+        self.keep_alive(&fake);
+        self.guard(source, Check::TypeIs(obj.class().to_owned()));
+        self.numbers
+            .push((source.clone(), dtype, self.inputs.len(), fake.clone()));
+        self.inputs.push(source.clone());
+        log::debug!(target: crate::log_targets::GUARDS, "{source} is a graph input ({}), not a constant", dtype.name());
         Ok(fake)
     }
 
@@ -308,6 +348,7 @@ impl<'vm> State<'vm> {
         let vm = self.vm;
         Ok(match v {
             Var::Obj(o) => o.clone(),
+            Var::Num(n) => self.force_number(n)?,
             Var::Tensor(t) => t.clone().into(),
             Var::Lazy(o, source) => {
                 if let Some(t) = o.downcast_ref::<PyTensor>() {
@@ -423,6 +464,8 @@ impl<'vm> State<'vm> {
                 o.class().to_owned().into()
             }
             Var::Obj(o) => o.class().to_owned().into(),
+            // The types of what it is computed from are guarded: its type follows from them.
+            Var::Num(n) => n.value.class().to_owned().into(),
             Var::Tensor(_) => PyTensor::class(&vm.ctx).to_owned().into(),
             Var::Tuple(_) => t.tuple_type.to_owned().into(),
             Var::List(_) => t.list_type.to_owned().into(),

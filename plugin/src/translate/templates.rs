@@ -15,6 +15,7 @@ use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::numbers::{Num, NumExpr};
 use crate::translate::values::{Var, is_literal};
 
 /// What the replacement returns, built from the graph's outputs.
@@ -38,6 +39,15 @@ pub enum Template {
     /// without running its `__init__` (what it did is its attributes), as
     /// `object.__new__(class)` with its dictionary filled in.
     Object(PyObjectRef, Vec<(PyObjectRef, Template)>),
+    /// A value that a replayed effect stored into this source and nothing changed since,
+    /// loaded back after the effect (not a value read before it, as `Load`).
+    Reload(Source),
+    /// `a op b`: a deferred number computed again (see `values::numbers`).
+    BinOp(
+        rustpython_vm::bytecode::BinaryOperator,
+        Box<Template>,
+        Box<Template>,
+    ),
 }
 
 /// The function the replacement calls to remake an instance: `object.__new__(class)`, then
@@ -109,6 +119,7 @@ pub fn frame_state(
     let mut outputs: Vec<Value> = Vec::new();
     let mut numbered: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut numbered)?;
+    state.replay_point = n_effects;
     let mut template = |state: &mut State<'_>, v: &Var| -> SimResult<Option<Template>> {
         match v {
             Var::Null => Ok(None),
@@ -158,6 +169,7 @@ pub fn returned_template(
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut index)?;
+    state.replay_point = state.effects.log.len();
     let template = if raised {
         raised_template(state, value, &mut outputs, &mut index)?
     } else {
@@ -277,6 +289,7 @@ fn replays(
                 format!("a side effect on {target}, which an earlier one changed"),
             );
         }
+        state.replay_point = k;
         replays.push(effect.try_map(|v| {
             let t = build(state, v, outputs, index)?;
             fresh_after(state, k, &t)?;
@@ -298,6 +311,10 @@ fn fresh_after(state: &State<'_>, after: usize, t: &Template) -> SimResult<()> {
             items.iter().try_for_each(|i| fresh_after(state, after, i))
         }
         Template::Iter(items) => fresh_after(state, after, items),
+        Template::BinOp(_, a, b) => {
+            fresh_after(state, after, a)?;
+            fresh_after(state, after, b)
+        }
         Template::New(_, args) => args.iter().try_for_each(|a| fresh_after(state, after, a)),
         Template::Object(_, entries) => entries
             .iter()
@@ -307,6 +324,37 @@ fn fresh_after(state: &State<'_>, after: usize, t: &Template) -> SimResult<()> {
             .try_for_each(|(_, v)| fresh_after(state, after, v)),
         _ => Ok(()),
     }
+}
+
+/// A deferred number, computed again where the replacement evaluates it; or its value, when
+/// a side effect replayed before that point changed what it is computed from.
+fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
+    // Stored by a replayed effect, and not changed since: loaded back from where it went.
+    let point = state.replay_point;
+    for (j, e) in state.effects.log[..point].iter().enumerate().rev() {
+        if let Some((s, Var::Num(m))) = e.stored()
+            && Rc::ptr_eq(m, n)
+            && !state.effects.changed_between(j + 1, point, &s)
+        {
+            return Ok(Template::Reload(s));
+        }
+    }
+    let mut sources = Vec::new();
+    n.sources(&mut sources);
+    if sources
+        .iter()
+        .any(|s| state.effects.stale(state.replay_point, s))
+    {
+        return Ok(Template::Const(state.force_number(n)?));
+    }
+    fn expr(n: &Num) -> Template {
+        match &n.expr {
+            NumExpr::Read(_, s) => Template::Load(s.clone()),
+            NumExpr::Const(o) => Template::Const(o.clone()),
+            NumExpr::Op(op, a, b) => Template::BinOp(*op, Box::new(expr(a)), Box::new(expr(b))),
+        }
+    }
+    Ok(expr(n))
 }
 
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
@@ -324,6 +372,7 @@ fn build(
         })
     };
     Ok(match v {
+        Var::Num(n) => number_template(state, n)?,
         Var::Lazy(_, s) => Template::Load(s.clone()),
         Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
         // A slice of plain values: immutable (STORE_SLICE's key).

@@ -171,6 +171,7 @@ pub(crate) fn translate_loop_break(
     ops_at_failure: usize,
     why: Unsupported,
     policy: &BreakPolicy<'_>,
+    spec: &crate::translate::policy::Specialization,
 ) -> SimResult<Translation> {
     let recording = recorder::start().ok_or_else(|| {
         Unsupported::new(
@@ -178,7 +179,7 @@ pub(crate) fn translate_loop_break(
             "a translation is already under way on this thread",
         )
     })?;
-    let mut state = State::new(vm);
+    let mut state = State::new(vm, spec.clone());
     let mut frame = initial_frame(&mut state, view)?;
     let body = frame.body().to_vec();
     let lp: Loop =

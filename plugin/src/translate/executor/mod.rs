@@ -241,6 +241,13 @@ impl State<'_> {
         };
         f.pc += 1;
         self.under_handler = f.called_under_handler || x.handler.is_some();
+        let popped = x.op.stack_effect_info(x.arg).popped() as usize;
+        if f.stack[f.stack.len().saturating_sub(popped)..]
+            .iter()
+            .any(|v| matches!(v, Var::Num(_)))
+        {
+            self.force_popped(x.op, &mut f.stack, popped)?;
+        }
         self.dispatch(f, &x).map_err(|mut e| {
             if e.location.is_none() {
                 e.location = Some(f.location());

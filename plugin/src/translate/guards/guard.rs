@@ -154,6 +154,7 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
         return format!("a {} tensor of shape {:?}", m.dtype.name(), m.shape);
     }
     match check {
+        Check::TypeIs(_) => format!("a {}", v.class().name()),
         Check::Version(_) => match v.downcast_ref::<rustpython_vm::builtins::PyType>() {
             Some(t) => format!(
                 "{} at version {}",

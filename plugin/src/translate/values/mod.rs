@@ -13,6 +13,7 @@ pub mod calls;
 pub mod containers;
 pub mod exceptions;
 pub mod iterators;
+pub mod numbers;
 pub mod objects;
 pub mod operators;
 pub mod protocols;
@@ -115,6 +116,8 @@ pub enum Var {
     Set(PyObjectRef),
     /// `functools.partial(func, *args, **kwargs)` made during the simulation.
     Partial(Rc<Partial>),
+    /// A number the replacement computes again from the frame (see `numbers`).
+    Num(Rc<numbers::Num>),
 }
 
 /// A partial application: called, it calls `func` with its arguments first.
@@ -235,6 +238,7 @@ impl Var {
             Var::CallerView(v) => v.kind.name().into(),
             Var::Set(_) => "set".into(),
             Var::Partial(_) => "functools.partial".into(),
+            Var::Num(n) => n.value.class().name().to_string(),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyBytes, PyDict, PyModule, PyNone, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyBytes, PyDict, PyFloat, PyInt, PyModule, PyNone, PyStr, PyTuple};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
@@ -203,6 +203,11 @@ impl State<'_> {
 
     pub fn binary(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let vm = self.vm;
+        if let Some(n) = self.deferred_binary(op, a, b)? {
+            return Ok(n);
+        }
+        // Any other operator uses a deferred number's value.
+        let (a, b) = (&self.forced(a)?, &self.forced(b)?);
         if op == BinaryOperator::Subscr {
             return self.subscript(a, b);
         }
@@ -244,7 +249,7 @@ impl State<'_> {
             return self.tensor_inplace(op, a, b);
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
-        let (x, y) = (self.obj(a)?, self.obj(b)?);
+        let (x, y) = self.operands(a, b, tensors)?;
         if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
             return unsupported(
                 Kind::Value,
@@ -277,6 +282,67 @@ impl State<'_> {
         // folding would); one from a graph value must come back recorded.
         let fakes = self.is_fake(a) || self.is_fake(b);
         self.native_result(binary_vm(op, &x, &y, vm), fakes, "an operator")
+    }
+
+    /// The objects an operator computes with. Next to a traced tensor, a number read from
+    /// the frame may be a graph input rather than a constant guarded by value (see
+    /// `Specialization::number_is_input`): a learning rate that changes per call then
+    /// changes no graph.
+    fn operands(
+        &mut self,
+        a: &Var,
+        b: &Var,
+        tensors: bool,
+    ) -> SimResult<(PyObjectRef, PyObjectRef)> {
+        if tensors {
+            if let Some(n) = self.number_operand(a, b)? {
+                return Ok((n, self.obj(b)?));
+            }
+            if let Some(n) = self.number_operand(b, a)? {
+                return Ok((self.obj(a)?, n));
+            }
+        }
+        Ok((self.obj(a)?, self.obj(b)?))
+    }
+
+    /// `v`, a number read from the frame, as a graph input next to the traced tensor `other`:
+    /// a 0-d tensor of the type eager arithmetic converts it to (it is weakly typed), when
+    /// that type is a float type (an int tensor's integer arithmetic stays specialized).
+    fn number_operand(&mut self, v: &Var, other: &Var) -> SimResult<Option<PyObjectRef>> {
+        use crate::tensor::Scalar;
+        let vm = self.vm;
+        let Var::Lazy(o, source) = v else {
+            return Ok(None);
+        };
+        let scalar = if o.class().is(vm.ctx.types.float_type) {
+            Scalar::Float(o.downcast_ref::<PyFloat>().expect("float").to_f64())
+        } else if o.class().is(vm.ctx.types.int_type) {
+            match o
+                .downcast_ref::<PyInt>()
+                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+            {
+                Some(i) => Scalar::Int(i),
+                None => return Ok(None),
+            }
+        } else {
+            return Ok(None);
+        };
+        if !self.is_fake(other) {
+            return Ok(None);
+        }
+        let is_float = matches!(scalar, Scalar::Float(_));
+        if !self.spec.number_is_input(source, is_float) {
+            return Ok(None);
+        }
+        let Some(tensor_dtype) = self.tensor_dtype(other) else {
+            return Ok(None);
+        };
+        let dtype = crate::tensor::dtype::weak_scalar_dtype(scalar, tensor_dtype);
+        if !dtype.is_float() {
+            return Ok(None);
+        }
+        let (o, source) = (o.clone(), source.clone());
+        Ok(Some(self.number_input(&o, &source, dtype)?.into()))
     }
 
     /// `a op= b` on a tensor: computed out of place, then the result takes the place of `a`'s
@@ -333,7 +399,7 @@ impl State<'_> {
             return self.native_result(r, false, "a set comparison");
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
-        let (x, y) = (self.obj(a)?, self.obj(b)?);
+        let (x, y) = self.operands(a, b, tensors)?;
         let ok = if tensors {
             operand_ok(&x, vm) && operand_ok(&y, vm)
         } else {
@@ -382,6 +448,10 @@ impl State<'_> {
             Var::Object(_) => {
                 let t = self.instance_truth(v)?.expect("an instance");
                 self.truth(&t)
+            }
+            Var::Num(n) => {
+                let o = self.force_number(n)?;
+                self.truth(&Var::Obj(o))
             }
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {

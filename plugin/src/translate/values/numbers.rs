@@ -1,0 +1,184 @@
+//! Deferred numbers: a counter the frame reads, increments and stores back (`G['calls'] += 1`,
+//! `self.steps += 1`, `d['n'] += 1`) is not a constant of the translation. Arithmetic that
+//! cannot raise (`+`, `-`, `*` on ints and floats) over numbers read from the frame gives a
+//! `Num`: its value at trace time is known, but the replacement computes it again from the
+//! same sources, so that nothing guards their values, only their types. A use that needs the
+//! value (a comparison, a branch, an index, a call, a container) forces the number: its
+//! sources are then guarded by value and it is a constant, as any number read from the frame.
+
+use std::rc::Rc;
+
+use rustpython_vm::bytecode::{BinaryOperator, Opcode};
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use crate::translate::guards::guard::Check;
+use crate::translate::policy::Dynamic;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State};
+use crate::translate::values::Var;
+use crate::translate::values::operators::binary_vm;
+
+/// A number computed at trace time that the replacement computes again.
+#[derive(Debug)]
+pub struct Num {
+    /// Its value at trace time (what a use that forces it sees).
+    pub value: PyObjectRef,
+    pub expr: NumExpr,
+}
+
+#[derive(Debug)]
+pub enum NumExpr {
+    /// A number read from the frame; its type is guarded.
+    Read(PyObjectRef, Source),
+    Const(PyObjectRef),
+    Op(BinaryOperator, Rc<Num>, Rc<Num>),
+}
+
+impl Num {
+    /// The sources it is computed from.
+    pub fn sources(&self, out: &mut Vec<Source>) {
+        match &self.expr {
+            NumExpr::Read(_, s) => out.push(s.clone()),
+            NumExpr::Const(_) => {}
+            NumExpr::Op(_, a, b) => {
+                a.sources(out);
+                b.sources(out);
+            }
+        }
+    }
+}
+
+/// The operators a deferred number may be made by: on ints and floats, none raises (a float
+/// overflows to infinity), so computing it later, at the replay, changes no behaviour.
+fn deferrable(op: BinaryOperator) -> Option<BinaryOperator> {
+    use BinaryOperator as B;
+    match op {
+        B::Add | B::InplaceAdd => Some(B::Add),
+        B::Subtract | B::InplaceSubtract => Some(B::Subtract),
+        B::Multiply | B::InplaceMultiply => Some(B::Multiply),
+        _ => None,
+    }
+}
+
+/// Instructions that may take a deferred number as it is: they store it, move it, put it in
+/// a tuple (whose items are forced where they are used: `obj` forces) or compute with it
+/// (`binary` decides). Any other forces the numbers it pops.
+pub fn keeps_numbers(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::PopTop
+            | Opcode::Copy
+            | Opcode::Swap
+            | Opcode::StoreFast
+            | Opcode::StoreFastLoadFast
+            | Opcode::StoreFastStoreFast
+            | Opcode::StoreGlobal
+            | Opcode::StoreDeref
+            | Opcode::StoreAttr
+            | Opcode::BinaryOp
+            | Opcode::BuildTuple
+            | Opcode::ReturnValue
+    )
+}
+
+impl State<'_> {
+    /// `a op b` as a deferred number, when it can be one.
+    pub fn deferred_binary(
+        &mut self,
+        op: BinaryOperator,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<Var>> {
+        if self.spec.dynamic == Dynamic::Never {
+            return Ok(None);
+        }
+        let Some(op) = deferrable(op) else {
+            return Ok(None);
+        };
+        let (Some(x), Some(y)) = (self.num_operand(a), self.num_operand(b)) else {
+            return Ok(None);
+        };
+        // Only what comes from the frame is worth deferring: constants fold.
+        if matches!((&x.expr, &y.expr), (NumExpr::Const(_), NumExpr::Const(_))) {
+            return Ok(None);
+        }
+        let Ok(value) = binary_vm(op, &x.value, &y.value, self.vm) else {
+            return Ok(None);
+        };
+        for n in [&x, &y] {
+            if let NumExpr::Read(o, s) = &n.expr {
+                self.guard(s, Check::TypeIs(o.class().to_owned()));
+            }
+        }
+        Ok(Some(Var::Num(Rc::new(Num {
+            value,
+            expr: NumExpr::Op(op, x, y),
+        }))))
+    }
+
+    /// `v` as an operand of a deferred number: an int or a float (exactly, not a subclass,
+    /// not a bool), read from the frame, deferred already, or a constant.
+    fn num_operand(&self, v: &Var) -> Option<Rc<Num>> {
+        let t = &self.vm.ctx.types;
+        let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+        match v {
+            Var::Num(n) => Some(n.clone()),
+            Var::Lazy(o, s) if is_number(o) => Some(Rc::new(Num {
+                value: o.clone(),
+                expr: NumExpr::Read(o.clone(), s.clone()),
+            })),
+            Var::Obj(o) if is_number(o) => Some(Rc::new(Num {
+                value: o.clone(),
+                expr: NumExpr::Const(o.clone()),
+            })),
+            _ => None,
+        }
+    }
+
+    /// The value of a deferred number, now relied upon: the numbers it is computed from are
+    /// guarded by value.
+    pub fn force_number(&mut self, n: &Num) -> SimResult<PyObjectRef> {
+        match &n.expr {
+            NumExpr::Read(o, s) => {
+                let (o, s) = (o.clone(), s.clone());
+                self.obj(&Var::Lazy(o, s))?;
+            }
+            NumExpr::Const(_) => {}
+            NumExpr::Op(_, a, b) => {
+                self.force_number(a)?;
+                self.force_number(b)?;
+            }
+        }
+        Ok(n.value.clone())
+    }
+
+    /// `v`, with a deferred number forced into its value.
+    pub fn forced(&mut self, v: &Var) -> SimResult<Var> {
+        match v {
+            Var::Num(n) => Ok(Var::Obj(self.force_number(n)?)),
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// Force the deferred numbers among the `popped` values on top of `stack`, unless the
+    /// instruction keeps them.
+    pub fn force_popped(&mut self, op: Opcode, stack: &mut [Var], popped: usize) -> SimResult<()> {
+        if keeps_numbers(op) {
+            return Ok(());
+        }
+        let from = stack.len().saturating_sub(popped);
+        // STORE_SUBSCR stores its deepest operand, the value; it forces the key and container.
+        let from = if op == Opcode::StoreSubscr {
+            (from + 1).min(stack.len())
+        } else {
+            from
+        };
+        for v in &mut stack[from..] {
+            if let Var::Num(n) = v {
+                let n = n.clone();
+                *v = Var::Obj(self.force_number(&n)?);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+"""Numbers that cause no recompile: a float that changes per call is a graph input; a counter
+read, incremented and stored back (global, attribute, dict item) is computed again by the
+replacement; a loop split by a break whose body adds its counter recompiles once, not per
+iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
+import symtrace as st
+
+x = st.tensor([1.0, -2.0, 3.0])
+x32 = st.tensor([1.0, -2.0, 3.0], dtype=st.float32)
+
+
+def count(name, run):
+    before = st.stats()["translations"]
+    run()
+    print("translations", name, st.stats()["translations"] - before)
+
+
+def sgd(w, g, lr, wd):
+    return w - lr * (g + wd * w)
+
+
+def temperature(x, t):
+    return st.softmax(x / t, -1)
+
+
+def weak(x, s):
+    # float32 stays float32 next to a Python number, whatever the number.
+    return x * s + s
+
+
+def floats():
+    c1, c2, c3 = st.compile(sgd), st.compile(temperature), st.compile(weak)
+    for i in range(100):
+        lr, wd, t = 0.1 / (i + 1), 1e-3 * i, 0.5 + i / 37
+        assert c1(x, -x, lr, wd).tolist() == sgd(x, -x, lr, wd).tolist()
+        assert c2(x, t).tolist() == temperature(x, t).tolist()
+        a, b = c3(x32, t), weak(x32, t)
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+calls = 0
+stats = {"n": 0}
+
+
+class Model:
+    def __init__(self):
+        self.steps = 0
+        self.w = st.tensor([0.5, -1.0, 2.0])
+
+    def forward(self, x):
+        global calls
+        self.steps += 1
+        stats["n"] += 1
+        try:
+            return (x * self.w).relu() + x
+        finally:
+            calls += 1
+
+
+def counters():
+    m = Model()
+    f = st.compile(m.forward)
+    for _ in range(100):
+        y = f(x)
+    assert y.tolist() == ((x * m.w).relu() + x).tolist()
+    assert (calls, m.steps, stats["n"]) == (100, 100, 100), (calls, m.steps, stats)
+
+
+def returned_counter(x):
+    global calls
+    calls += 1
+    return x * 2.0, calls
+
+
+def counter_returned():
+    f = st.compile(returned_counter)
+    for i in range(100):
+        y, n = f(x)
+        assert n == calls and y.tolist() == (x * 2.0).tolist()
+
+
+def loop(x, n):
+    for i in range(n):
+        x = x * 0.5 + i
+        x = x - x.mean() * 0.1
+        print("iteration", i)
+    return x
+
+
+def split_loop():
+    assert st.compile(loop)(x, 30).tolist() == loop(x, 30).tolist()
+
+
+count("floats", floats)
+count("counters", counters)
+count("counter_returned", counter_returned)
+count("split_loop", split_loop)
+print("NUMBERS OK", st.stats())
