@@ -196,6 +196,18 @@ impl<'vm> State<'vm> {
             }
             return;
         }
+        // Several conditions on one number are several guards.
+        if matches!(check, Check::Compare(..)) {
+            let known = self.guards.iter().any(|g| {
+                &g.source == source
+                    && matches!((&g.check, &check), (Check::Compare(o1, r1, e1), Check::Compare(o2, r2, e2))
+                        if o1 == o2 && r1.is(r2) && e1 == e2)
+            });
+            if !known {
+                self.guards.push(Guard::new(source.clone(), check));
+            }
+            return;
+        }
         if self.guarded.insert((source.clone(), check_kind(&check))) {
             log::trace!(target: crate::log_targets::GUARDS, "{}", Guard::new(source.clone(), check.clone()));
             self.guards.push(Guard::new(source.clone(), check));

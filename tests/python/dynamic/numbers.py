@@ -37,6 +37,22 @@ def floats():
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
 
 
+def clipped(x, lr, step):
+    # A branch on a float guards its condition, not the float.
+    if lr > 0.05:
+        lr = 0.05
+    if step == 0:
+        return x * 0.0
+    return x - lr * x
+
+
+def branches():
+    c = st.compile(clipped)
+    for i in range(100):
+        lr = 0.1 / (i + 1)
+        assert c(x, lr, i).tolist() == clipped(x, lr, i).tolist()
+
+
 calls = 0
 stats = {"n": 0}
 
@@ -91,6 +107,7 @@ def split_loop():
 
 
 count("floats", floats)
+count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)
 count("split_loop", split_loop)

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyTypeRef};
 use rustpython_vm::eval_hook::FrameView;
+use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::tensor::Meta;
@@ -46,6 +47,10 @@ pub enum Check {
     /// Not the same object as another source gives (the simulation changed one of two objects
     /// of a class and read the other as unchanged).
     NotSameAs(Source),
+    /// `v op rhs` is `expected`, for an int or float `v` (exactly) and a constant int or float
+    /// `rhs`: a branch on a number that changes per call relies on its condition, not its
+    /// value.
+    Compare(PyComparisonOp, PyObjectRef, bool),
 }
 
 #[derive(Clone, Debug)]
@@ -140,9 +145,25 @@ impl Check {
             Check::Keys(keys) => v
                 .downcast_ref::<PyDict>()
                 .is_some_and(|d| dict_has_keys(d, keys)),
+            Check::Compare(op, rhs, expected) => {
+                // Only Python's own numbers are compared: no user `__lt__` runs in a guard.
+                let t = &vm.ctx.types;
+                (v.class().is(t.int_type) || v.class().is(t.float_type))
+                    && v.rich_compare_bool(rhs, *op, vm).ok() == Some(*expected)
+            }
             // Relations between two sources are checked by `Guard::holds` and the program.
             Check::SameAs(_) | Check::NotSameAs(_) => false,
         }
+    }
+}
+
+fn number_text(v: &PyObject) -> String {
+    if let Some(i) = v.downcast_ref::<PyInt>() {
+        i.as_bigint().to_string()
+    } else if let Some(x) = v.downcast_ref::<PyFloat>() {
+        format!("{:?}", x.to_f64())
+    } else {
+        format!("<{}>", v.class().name())
     }
 }
 
@@ -155,6 +176,11 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
     }
     match check {
         Check::TypeIs(_) => format!("a {}", v.class().name()),
+        Check::Compare(..)
+            if v.downcast_ref::<PyInt>().is_some() || v.downcast_ref::<PyFloat>().is_some() =>
+        {
+            number_text(v)
+        }
         Check::Version(_) => match v.downcast_ref::<rustpython_vm::builtins::PyType>() {
             Some(t) => format!(
                 "{} at version {}",
@@ -231,6 +257,14 @@ impl fmt::Display for Guard {
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
             Check::SameAs(other) => write!(f, "{s} is {other}"),
             Check::NotSameAs(other) => write!(f, "{s} is not {other}"),
+            Check::Compare(op, rhs, expected) => {
+                let rhs = number_text(rhs);
+                if *expected {
+                    write!(f, "{s} {} {rhs}", op.operator_token())
+                } else {
+                    write!(f, "not {s} {} {rhs}", op.operator_token())
+                }
+            }
         }
     }
 }

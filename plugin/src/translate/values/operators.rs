@@ -305,6 +305,40 @@ impl State<'_> {
         Ok((self.obj(a)?, self.obj(b)?))
     }
 
+    /// `a op b` for a number read from the frame that may change per call (see
+    /// `Specialization::number_is_input`) and a constant number: the outcome is guarded, not
+    /// the number's value (`if lr > 0`, `if i == 0`).
+    fn number_condition(
+        &mut self,
+        op: PyComparisonOp,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        let t = &vm.ctx.types;
+        let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+        let (value, source, rhs, op) = match (a, b) {
+            (Var::Lazy(v, s), Var::Obj(c)) if is_number(v) && is_number(c) => (v, s, c, op),
+            (Var::Obj(c), Var::Lazy(v, s)) if is_number(v) && is_number(c) => {
+                (v, s, c, op.swapped())
+            }
+            _ => return Ok(None),
+        };
+        if !self
+            .spec
+            .number_is_input(source, value.class().is(t.float_type))
+        {
+            return Ok(None);
+        }
+        let Ok(r) = value.rich_compare_bool(rhs, op, vm) else {
+            return Ok(None);
+        };
+        let (value, source, rhs) = (value.clone(), source.clone(), rhs.clone());
+        self.guard(&source, Check::TypeIs(value.class().to_owned()));
+        self.guard(&source, Check::Compare(op, rhs, r));
+        Ok(Some(r))
+    }
+
     /// `v`, a number read from the frame, as a graph input next to the traced tensor `other`:
     /// a 0-d tensor of the type eager arithmetic converts it to (it is weakly typed), when
     /// that type is a float type (an int tensor's integer arithmetic stays specialized).
@@ -399,6 +433,9 @@ impl State<'_> {
             return self.native_result(r, false, "a set comparison");
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
+        if !tensors && let Some(r) = self.number_condition(op.into(), a, b)? {
+            return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
+        }
         let (x, y) = self.operands(a, b, tensors)?;
         let ok = if tensors {
             operand_ok(&x, vm) && operand_ok(&y, vm)
