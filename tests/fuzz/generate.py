@@ -189,7 +189,7 @@ class Gen:
         tensor indexing and int tensors, globals, exceptions leaving a call."""
         r = self.r
         t = r.pick(names)
-        kind = r.below(22)
+        kind = r.below(23)
         if kind == 0:
             var = self.fresh("w")
             self.emit(depth, f"{var} = 0")
@@ -308,6 +308,16 @@ class Gen:
             # bound methods stored and called later; a class method; super()
             self.emit(depth, r.pick([f"m = obj.step; {t} = m({t})", f"fs = [obj.step, Model.twice]; {t} = fs[n % 2]({t})",
                                      f"{t} = Child.make(n).forward({t})", f"acc.append(type(Child.make(k)).__name__)"]))
+        elif kind == 22:
+            # numbers that change per call: a float next to a tensor, branches on numbers,
+            # counters stored back and read again
+            c = r.pick(["0.0", "0.7", "1.5", "-1.0"])
+            self.emit(depth, r.pick([f"{t} = {t} * scale if scale > {c} else {t} - scale",
+                                     f"{t} = {t} + (scale if n {r.pick(['>', '==', '<=', '!='])} {r.pick(['1', '2', '3'])} else k)",
+                                     f"{t} = scale * {t} + k * {t}",
+                                     f"obj.count = obj.count * 2 - 1; acc.append(obj.count)",
+                                     f"obj.count += k; {t} = {t} * obj.count",
+                                     f"calls += 1; acc.append(calls)"]))
         else:
             self.emit(depth, r.pick(["acc.append(next(iter(gen(n))))", "acc.append(list(gen(k + 1)))",
                                      "acc.append(any(v > 2 for v in gen(n)))",
