@@ -86,3 +86,50 @@ fn dynamic_false_specializes_every_number_again() {
     assert!(translations(&out, "floats") >= 20, "{out}");
     assert!(translations(&out, "counters") >= 8, "{out}");
 }
+
+#[test]
+fn a_model_called_with_every_batch_size_translates_twice() {
+    let (out, err) = run("batch_sizes.py", &[("RUST_LOG", "symtrace::guards=debug")]);
+    println!("{out}\n{err}");
+    assert!(out.contains("BATCH SIZES OK"), "{out}");
+    // The guard of the dynamic entry leaves the batch size open.
+    assert!(
+        err.contains("is a float64 tensor of shape [≥2, 8]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sizes_the_program_reads_stay_static() {
+    let (out, err) = run(
+        "size_leaks.py",
+        &[("RUST_LOG", "symtrace::recompiles=info")],
+    );
+    println!("{out}\n{err}");
+    assert!(out.contains("LEAKS OK"), "{out}");
+    for case in ["fine", "cat"] {
+        assert!(translations_of(&out, case) <= 3, "{case}:\n{out}");
+    }
+    for case in ["half", "flat", "like", "rows"] {
+        assert!(translations_of(&out, case) >= 7, "{case}:\n{out}");
+    }
+    assert!(
+        err.contains("sizes kept static: op index holds sizes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("sizes kept static: op reshape holds sizes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("sizes kept static: the program reads a size"),
+        "{err}"
+    );
+}
+
+fn translations_of(out: &str, case: &str) -> usize {
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("{case} ")))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count for {case}:\n{out}"))
+}

@@ -44,6 +44,13 @@ pub struct Graph {
     pub consts: Vec<TensorData>,
     pub nodes: Vec<Node>,
     pub outputs: Vec<Value>,
+    /// Its inputs' sizes may differ from the metas it was recorded with (dynamic dims):
+    /// nothing in it holds a size, so it computes what eager code would at any size. Such a
+    /// graph runs op by op (the lowering plans buffers for one size).
+    pub dynamic: bool,
+    /// Recorded with dynamic inputs, but their sizes went into it: why (it runs at the sizes
+    /// it was recorded at only).
+    pub static_because: Option<String>,
     /// Made once, when the graph first runs.
     plan: OnceLock<Plan>,
 }
@@ -193,7 +200,12 @@ impl Graph {
             )));
         }
         for (i, (t, meta)) in inputs.iter().zip(&self.inputs).enumerate() {
-            if !meta.describes(t) {
+            let fits = if self.dynamic {
+                meta.dtype == t.dtype() && meta.shape.len() == t.ndim()
+            } else {
+                meta.describes(t)
+            };
+            if !fits {
                 return Err(TensorError::value(format!(
                     "graph input {i} is {:?}, the graph was built for {:?}",
                     Meta::of(t),
@@ -202,7 +214,9 @@ impl Graph {
             }
         }
         let plan = self.plan()?;
-        if let Some(outputs) = plan.lowered.as_ref().and_then(|l| l.run(inputs)) {
+        if !self.dynamic
+            && let Some(outputs) = plan.lowered.as_ref().and_then(|l| l.run(inputs))
+        {
             return Ok(outputs);
         }
         let mut results: Vec<Option<TensorData>> = Vec::with_capacity(self.nodes.len());
@@ -223,7 +237,12 @@ impl Graph {
                     many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), &node.attrs)?,
                 }
             };
-            if !node.meta.describes(&out) {
+            let fits = if self.dynamic {
+                node.meta.dtype == out.dtype() && node.meta.shape.len() == out.ndim()
+            } else {
+                node.meta.describes(&out)
+            };
+            if !fits {
                 return Err(TensorError::runtime(format!(
                     "op {}: the kernel returned {:?} where inference said {:?}",
                     node.op,

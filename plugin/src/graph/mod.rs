@@ -2,6 +2,7 @@
 //! constants (`ir`), recorded through fake tensors while a frame is simulated (`recorder`),
 //! and run natively, lowered to loops where they can be (`lowering`).
 
+pub(crate) mod dynamic;
 pub(crate) mod ir;
 pub(crate) mod lowering;
 pub(crate) mod recorder;

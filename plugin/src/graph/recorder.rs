@@ -21,6 +21,8 @@ use crate::tensor::{Attrs, Meta, Scalar, TensorData, TensorError};
 #[derive(Default)]
 pub struct Recorder {
     pub graph: Graph,
+    /// Inputs whose sizes may change from call to call (see `dynamic`).
+    dynamic_inputs: Vec<usize>,
     by_address: HashMap<usize, Value>,
     /// Data replaced by in-place updates, kept so that its address is not reused.
     kept: Vec<TensorData>,
@@ -59,6 +61,7 @@ pub fn start() -> Option<RecordingGuard> {
             return None;
         }
         *a = Some(Recorder::default());
+        crate::tensor::size_reads::start();
         Some(RecordingGuard(()))
     })
 }
@@ -67,9 +70,29 @@ pub fn start() -> Option<RecordingGuard> {
 pub struct RecordingGuard(());
 
 impl RecordingGuard {
-    /// Take the recorded graph out, ending the recording.
+    /// Take the recorded graph out, ending the recording. With dynamic inputs, the graph is
+    /// dynamic unless their sizes went into it (`static_because` says how).
     pub fn finish(self) -> Graph {
-        let g = ACTIVE.with(|a| a.borrow_mut().take().map(|r| r.graph).unwrap_or_default());
+        let reads = crate::tensor::size_reads::finish();
+        let g = ACTIVE.with(|a| {
+            a.borrow_mut()
+                .take()
+                .map(|r| {
+                    let mut g = r.graph;
+                    if !r.dynamic_inputs.is_empty() {
+                        let read: Vec<Value> = reads
+                            .iter()
+                            .filter_map(|addr| r.by_address.get(addr).copied())
+                            .collect();
+                        match super::dynamic::size_leak(&g, &r.dynamic_inputs, &read) {
+                            None => g.dynamic = true,
+                            Some(why) => g.static_because = Some(why),
+                        }
+                    }
+                    g
+                })
+                .unwrap_or_default()
+        });
         std::mem::forget(self);
         g
     }
@@ -77,6 +100,7 @@ impl RecordingGuard {
 
 impl Drop for RecordingGuard {
     fn drop(&mut self) {
+        crate::tensor::size_reads::finish();
         ACTIVE.with(|a| a.borrow_mut().take());
     }
 }
@@ -92,6 +116,13 @@ impl Recorder {
         let fake = fake_of(&meta)?;
         let v = self.graph.input(meta);
         self.by_address.insert(address(&fake), v);
+        Ok(fake)
+    }
+
+    /// A fake for a new graph input whose sizes may change from call to call.
+    pub fn dynamic_input(&mut self, meta: Meta) -> Result<TensorData, TensorError> {
+        let fake = self.input(meta)?;
+        self.dynamic_inputs.push(self.graph.inputs.len() - 1);
         Ok(fake)
     }
 
@@ -116,6 +147,7 @@ impl Recorder {
     /// Forget everything recorded since `mark`.
     pub fn rollback(&mut self, mark: (usize, usize, usize)) {
         let (inputs, consts, nodes) = mark;
+        self.dynamic_inputs.retain(|i| *i < inputs);
         self.graph.inputs.truncate(inputs);
         self.graph.consts.truncate(consts);
         self.graph.nodes.truncate(nodes);

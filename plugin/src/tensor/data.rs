@@ -125,15 +125,19 @@ impl TensorData {
         }
     }
 
+    /// Its sizes (a read a tracer may watch: `size_reads`).
     pub fn shape(&self) -> &[usize] {
+        super::size_reads::note(each_dtype!(self, a => a.as_ptr() as usize));
         each_dtype!(self, a => a.shape())
     }
 
+    /// Its rank: no size is read.
     pub fn ndim(&self) -> usize {
-        self.shape().len()
+        each_dtype!(self, a => a.ndim())
     }
 
     pub fn numel(&self) -> usize {
+        super::size_reads::note(each_dtype!(self, a => a.as_ptr() as usize));
         each_dtype!(self, a => a.len())
     }
 

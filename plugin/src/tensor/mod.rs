@@ -12,6 +12,7 @@ pub(crate) mod ops;
 pub(crate) mod random;
 pub(crate) mod registry;
 pub(crate) mod shape;
+pub mod size_reads;
 
 pub use data::{Scalar, TensorData};
 pub use dtype::DType;

@@ -121,6 +121,10 @@ pub struct OpDef {
     /// raised here, before any kernel runs.
     pub infer: InferFn,
     pub kernel: KernelFn,
+    /// Its attributes hold no size (only dims, dtypes, constants): recorded on a tensor of
+    /// one size, it does the same on another (elementwise ops, reductions over dims,
+    /// matmul...). Not so for a reshape's target shape or a slice's bounds.
+    pub size_free: bool,
 }
 
 impl std::fmt::Debug for OpDef {
@@ -130,6 +134,12 @@ impl std::fmt::Debug for OpDef {
 }
 
 impl OpDef {
+    /// Mark it as holding no size in its attributes (see `size_free`).
+    pub fn size_free(mut self) -> Self {
+        self.size_free = true;
+        self
+    }
+
     pub fn new(
         name: &str,
         arity: Arity,
@@ -141,6 +151,7 @@ impl OpDef {
             arity,
             infer: Arc::new(infer),
             kernel: Arc::new(kernel),
+            size_free: false,
         }
     }
 }

@@ -87,6 +87,48 @@ pub struct Entry {
     pub guards: GuardSet,
     pub code: PyRef<PyCode>,
     pub graph: Arc<Graph>,
+    /// How the replacement passes the graph its inputs (read again to check a dynamic graph's
+    /// shapes).
+    pub call: Arc<crate::translate::graph_call::GraphCall>,
+}
+
+impl Entry {
+    /// Whether the call fits: its guards hold, and a dynamic graph's shapes fit its inputs.
+    fn fits(
+        &self,
+        frame: &FrameView<'_>,
+        vm: &VirtualMachine,
+    ) -> Result<(), Option<crate::translate::guards::guard::Guard>> {
+        self.guards.check(frame, vm).map_err(|g| g.cloned())?;
+        if self.graph.dynamic && !self.shapes_fit(frame, vm) {
+            return Err(None);
+        }
+        Ok(())
+    }
+
+    fn shapes_fit(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
+        let Some(roots) = self
+            .call
+            .roots
+            .iter()
+            .map(|s| s.resolve(frame, vm))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return false;
+        };
+        let mut held = smallvec::SmallVec::new();
+        let Ok(objects) = self.call.gather(&roots, &mut held, vm) else {
+            return false;
+        };
+        let mut metas = Vec::with_capacity(objects.len());
+        for (o, want) in objects.iter().zip(&self.graph.inputs) {
+            match o.downcast_ref::<crate::tensor::PyTensor>() {
+                Some(t) => metas.push(crate::tensor::Meta::of(&t.read())),
+                None => metas.push(want.clone()),
+            }
+        }
+        crate::graph::dynamic::fits(&self.graph, &metas)
+    }
 }
 
 /// What a code object's hook slot holds.
@@ -255,12 +297,12 @@ impl Translator {
         // The guard each entry failed on (None: the guards changed while they were checked).
         let mut missed: Vec<Option<crate::translate::guards::guard::Guard>> = Vec::new();
         for entry in &state.entries {
-            match entry.guards.check(frame, vm) {
+            match entry.fits(frame, vm) {
                 Ok(()) => {
                     self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(FrameDecision::replace(entry.code.clone()));
                 }
-                Err(g) => missed.push(g.cloned()),
+                Err(g) => missed.push(g),
             }
         }
         let what = describe(code);
@@ -276,7 +318,7 @@ impl Translator {
                             "entry {}: {}",
                             k + 1,
                             g.as_ref().map_or_else(
-                                || "the guards changed while they were checked".to_owned(),
+                                || "its graph's shapes do not fit these sizes (or the guards changed while they were checked)".to_owned(),
                                 |g| g.failure(frame, vm),
                             )
                         )
@@ -310,8 +352,24 @@ impl Translator {
             log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", state.entries.len() + 1, self.options.recompile_limit, failed());
             // A number whose value made an entry miss may be dynamic from now on.
             for g in missed.iter().flatten() {
-                if matches!(g.check, Check::EqInt(_) | Check::EqFloat(_)) {
-                    state.spec.value_changed(&g.source);
+                match &g.check {
+                    Check::EqInt(_) | Check::EqFloat(_) => state.spec.value_changed(&g.source),
+                    Check::Tensor(..) | Check::TensorDims(..) => {
+                        let was: Vec<usize> = match &g.check {
+                            Check::Tensor(meta, _) => meta.shape.clone(),
+                            Check::TensorDims(_, dims) => {
+                                dims.iter().map(|d| d.unwrap_or(usize::MAX)).collect()
+                            }
+                            _ => unreachable!(),
+                        };
+                        if let Some(now) = g.source.resolve(frame, vm).and_then(|v| {
+                            v.downcast_ref::<crate::tensor::PyTensor>()
+                                .map(|t| t.read().shape().to_vec())
+                        }) {
+                            state.spec.sizes_changed(&g.source, &was, &now);
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -458,6 +516,7 @@ impl Translator {
             guards: t.guards,
             code: t.code,
             graph: t.graph,
+            call: t.call,
         })
     }
 }

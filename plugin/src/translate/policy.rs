@@ -94,6 +94,8 @@ impl Default for Dynamic {
 pub struct Specialization {
     pub dynamic: Dynamic,
     pub changed: Vec<Source>,
+    /// Dimensions of input tensors whose size made an entry miss: dynamic from then on.
+    pub dims: Vec<(Source, usize)>,
 }
 
 impl Specialization {
@@ -105,6 +107,37 @@ impl Specialization {
             Dynamic::Never => false,
             Dynamic::Always => true,
             Dynamic::Auto => is_float || self.changed.contains(source),
+        }
+    }
+
+    /// The sizes a tensor read from `source` is guarded by: `None` for a dynamic dimension.
+    /// Sizes 0 and 1 stay specialized (a dimension of 1 broadcasts), as in torch.
+    pub fn dims_of(&self, source: &Source, shape: &[usize]) -> Vec<Option<usize>> {
+        shape
+            .iter()
+            .enumerate()
+            .map(|(axis, &n)| {
+                let dynamic = n >= 2
+                    && match self.dynamic {
+                        Dynamic::Never => false,
+                        Dynamic::Always => true,
+                        Dynamic::Auto => self.dims.iter().any(|(s, a)| s == source && *a == axis),
+                    };
+                (!dynamic).then_some(n)
+            })
+            .collect()
+    }
+
+    /// An entry missed on the sizes of the tensor at `source`: under `Auto`, the dimensions
+    /// that changed (to a size of 2 or more) are dynamic from now on.
+    pub fn sizes_changed(&mut self, source: &Source, was: &[usize], now: &[usize]) {
+        if was.len() != now.len() {
+            return;
+        }
+        for (axis, (a, b)) in was.iter().zip(now).enumerate() {
+            if a != b && *b >= 2 && !self.dims.iter().any(|(s, x)| s == source && *x == axis) {
+                self.dims.push((source.clone(), axis));
+            }
         }
     }
 

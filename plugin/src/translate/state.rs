@@ -56,6 +56,8 @@ pub struct State<'vm> {
     numbers: Vec<(Source, crate::tensor::DType, usize, PyRef<PyTensor>)>,
     /// What this translation may leave unspecialized.
     pub spec: crate::translate::policy::Specialization,
+    /// Inputs read with dynamic sizes, and the meta they had (see `finish_guards`).
+    dynamic_inputs: Vec<(Source, Meta)>,
     /// While templates are built: how many side effects the replacement has replayed where
     /// the template is evaluated (a deferred number must not read what they changed).
     pub replay_point: usize,
@@ -100,6 +102,7 @@ impl<'vm> State<'vm> {
             tensors: HashMap::new(),
             numbers: Vec::new(),
             spec,
+            dynamic_inputs: Vec::new(),
             replay_point: 0,
             steps: 0,
             top_steps: 0,
@@ -140,6 +143,7 @@ impl<'vm> State<'vm> {
         }
         for s in self.inputs.drain(cp.inputs..) {
             self.tensors.remove(&s);
+            self.dynamic_inputs.retain(|(d, _)| d != &s);
         }
         self.numbers.retain(|n| n.2 < cp.inputs);
         self.objects.truncate(cp.objects);
@@ -151,7 +155,22 @@ impl<'vm> State<'vm> {
     /// of the caller that the simulation changed is not one it read as another (their
     /// identities were told apart at trace time; the guards do not pin identities), and the
     /// default float type, when the simulation read it (`State::new` clears the mark).
-    pub fn finish_guards(&mut self) {
+    ///
+    /// Dynamic inputs keep a guard on their static sizes only if the graph came out dynamic;
+    /// otherwise (their sizes went into it) they are guarded by their exact meta.
+    pub fn finish_guards(&mut self, graph: &crate::graph::Graph) {
+        if !graph.dynamic && !self.dynamic_inputs.is_empty() {
+            for (source, meta) in std::mem::take(&mut self.dynamic_inputs) {
+                for g in self.guards.iter_mut() {
+                    if g.source == source && matches!(g.check, Check::TensorDims(..)) {
+                        g.check = Check::tensor(meta.clone());
+                    }
+                }
+            }
+            if let Some(why) = &graph.static_because {
+                log::info!(target: crate::log_targets::RECOMPILES, "sizes kept static: {why}");
+            }
+        }
         let written: Vec<usize> = {
             let mut w: Vec<usize> = self.attr_writes.iter().map(|(i, _, _)| *i).collect();
             w.sort_unstable();
@@ -232,10 +251,20 @@ impl<'vm> State<'vm> {
             return Ok(f.clone());
         }
         let meta = Meta::of(&t.read());
-        let fake = recorder::with(|r| r.input(meta.clone()))
-            .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
+        let dims = self.spec.dims_of(source, &meta.shape);
+        let fake = if dims.iter().any(Option::is_none) {
+            self.dynamic_inputs.push((source.clone(), meta.clone()));
+            recorder::with(|r| r.dynamic_input(meta.clone()))
+        } else {
+            recorder::with(|r| r.input(meta.clone()))
+        }
+        .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
-        self.guard(source, Check::tensor(meta));
+        if dims.iter().any(Option::is_none) {
+            self.guard(source, Check::TensorDims(meta.dtype, dims));
+        } else {
+            self.guard(source, Check::tensor(meta));
+        }
         self.inputs.push(source.clone());
         self.tensors.insert(source.clone(), fake.clone());
         Ok(fake)

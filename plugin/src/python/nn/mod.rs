@@ -3,7 +3,7 @@
 //! when first used. They are Python on purpose: a traced call simulates them like the user's own
 //! code, so a model's whole forward pass, modules included, becomes one graph.
 
-use rustpython_vm::builtins::{PyModule, PyStrRef};
+use rustpython_vm::builtins::{PyDictRef, PyModule, PyStrRef};
 use rustpython_vm::compiler::Mode;
 use rustpython_vm::scope::Scope;
 use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
@@ -55,8 +55,26 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
 }
 
 /// The attribute `name` of submodule `index`, its source run first (once: the loader removes
-/// itself before it runs the source).
+/// itself before it runs the source). `symtrace.nn` uses `functional` throughout: loading
+/// one loads both, so that no call of a module meets a submodule still unloaded (a traced
+/// frame would find the attribute missing).
 fn loaded_attr(index: usize, name: &PyStrRef, vm: &VirtualMachine) -> PyResult {
+    let dict = load(0, vm).and_then(|functional| match index {
+        0 => Ok(functional),
+        _ => load(index, vm),
+    })?;
+    let module_name = SUBMODULES[index].0;
+    match dict.get_item_opt(&**name, vm)? {
+        Some(v) => Ok(v),
+        None => Err(vm.new_attribute_error(format!(
+            "module '{module_name}' has no attribute '{}'",
+            name.to_string_lossy()
+        ))),
+    }
+}
+
+/// The dictionary of submodule `index`, its source run if it has not run yet.
+fn load(index: usize, vm: &VirtualMachine) -> PyResult<PyDictRef> {
     let (module_name, source, path) = SUBMODULES[index];
     let module = vm
         .sys_module
@@ -72,11 +90,5 @@ fn loaded_attr(index: usize, name: &PyStrRef, vm: &VirtualMachine) -> PyResult {
             .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
         vm.run_code_obj(code, Scope::with_builtins(None, dict.clone(), vm))?;
     }
-    match dict.get_item_opt(&**name, vm)? {
-        Some(v) => Ok(v),
-        None => Err(vm.new_attribute_error(format!(
-            "module '{module_name}' has no attribute '{}'",
-            name.to_string_lossy()
-        ))),
-    }
+    Ok(dict)
 }

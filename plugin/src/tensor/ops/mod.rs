@@ -14,5 +14,42 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(linalg::ops());
     ops.extend(shape_ops::ops());
     ops.extend(select::ops());
+    for op in &mut ops {
+        op.size_free = elementwise::Binary::named(&op.name).is_some()
+            || elementwise::Unary::named(&op.name).is_some()
+            || SIZE_FREE.contains(&op.name.as_str());
+    }
     ops
 }
+
+/// Ops whose attributes are dims, dtypes or constants, never sizes (besides the elementwise
+/// families): what a graph recorded at one size may run at another.
+const SIZE_FREE: &[&str] = &[
+    "clamp",
+    "where",
+    "to",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "var",
+    "softmax",
+    "log_softmax",
+    "matmul",
+    "dot",
+    "linear",
+    "transpose",
+    "permute",
+    "unsqueeze",
+    "cat",
+    "stack",
+    "index_take",
+    "gather",
+    "index_select",
+    "masked_fill",
+    "tril",
+    "triu",
+    "clone",
+];

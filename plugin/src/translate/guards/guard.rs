@@ -47,6 +47,9 @@ pub enum Check {
     /// Not the same object as another source gives (the simulation changed one of two objects
     /// of a class and read the other as unchanged).
     NotSameAs(Source),
+    /// A tensor of this dtype whose sizes are these, where a `None` (a dynamic dimension)
+    /// takes any size of 2 or more.
+    TensorDims(crate::tensor::DType, Vec<Option<usize>>),
     /// `v op rhs` is `expected`, for an int or float `v` (exactly) and a constant int or float
     /// `rhs`: a branch on a number that changes per call relies on its condition, not its
     /// value.
@@ -145,6 +148,19 @@ impl Check {
             Check::Keys(keys) => v
                 .downcast_ref::<PyDict>()
                 .is_some_and(|d| dict_has_keys(d, keys)),
+            Check::TensorDims(dtype, dims) => {
+                v.downcast_ref_if_exact::<PyTensor>(vm).is_some_and(|t| {
+                    let d = t.read();
+                    d.dtype() == *dtype && {
+                        let shape = d.shape();
+                        shape.len() == dims.len()
+                            && shape.iter().zip(dims).all(|(n, want)| match want {
+                                Some(w) => n == w,
+                                None => *n >= 2,
+                            })
+                    }
+                })
+            }
             Check::Compare(op, rhs, expected) => {
                 // Only Python's own numbers are compared: no user `__lt__` runs in a guard.
                 let t = &vm.ctx.types;
@@ -257,6 +273,15 @@ impl fmt::Display for Guard {
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
             Check::SameAs(other) => write!(f, "{s} is {other}"),
             Check::NotSameAs(other) => write!(f, "{s} is not {other}"),
+            Check::TensorDims(dtype, dims) => write!(
+                f,
+                "{s} is a {} tensor of shape [{}]",
+                dtype.name(),
+                dims.iter()
+                    .map(|d| d.map_or_else(|| "≥2".to_owned(), |n| n.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Check::Compare(op, rhs, expected) => {
                 let rhs = number_text(rhs);
                 if *expected {
