@@ -133,3 +133,12 @@ fn translations_of(out: &str, case: &str) -> usize {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no count for {case}:\n{out}"))
 }
+
+#[test]
+fn mark_dynamic_and_mark_static_override_the_policy() {
+    let (out, _) = run("marks.py", &[]);
+    println!("{out}");
+    assert!(out.contains("MARKS OK"), "{out}");
+    assert!(out.contains("marked dynamic: 1"), "{out}");
+    assert!(out.contains("marked static: 8"), "{out}");
+}

@@ -293,6 +293,68 @@ pub(super) mod module {
         Ok(PyStanceContext { previous })
     }
 
+    /// torch._dynamo.mark_dynamic: dimension(s) `dim` of `t` are dynamic from the first
+    /// translation that reads `t` (a size of 0 or 1 stays specialized; where the program
+    /// bakes the size into its graph, it stays static, with the reason logged).
+    #[pyfunction]
+    fn mark_dynamic(
+        t: rustpython_vm::PyRef<crate::tensor::PyTensor>,
+        dim: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        for d in marked_dims(&t, Some(dim), vm)? {
+            t.mark_dim(d, true);
+        }
+        Ok(())
+    }
+
+    /// torch._dynamo.mark_static: dimension(s) `dim` of `t` (all when omitted) stay
+    /// specialized whatever the dynamic policy.
+    #[pyfunction]
+    fn mark_static(
+        t: rustpython_vm::PyRef<crate::tensor::PyTensor>,
+        dim: rustpython_vm::function::OptionalArg<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        for d in marked_dims(&t, dim.into_option(), vm)? {
+            t.mark_dim(d, false);
+        }
+        Ok(())
+    }
+
+    /// The dimensions `dim` names (an int, or a list or tuple of them; `None`: all),
+    /// normalized against `t`'s rank.
+    fn marked_dims(
+        t: &crate::tensor::PyTensor,
+        dim: Option<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<Vec<usize>> {
+        let ndim = t.read().ndim();
+        let raw: Vec<i64> = match dim {
+            None => (0..ndim as i64).collect(),
+            Some(d) if vm.is_none(&d) => (0..ndim as i64).collect(),
+            Some(d) => match d.try_index(vm) {
+                Ok(i) => vec![i.try_to_primitive::<i64>(vm)?],
+                Err(_) => {
+                    vm.extract_elements_with(&d, |x| x.try_index(vm)?.try_to_primitive::<i64>(vm))?
+                }
+            },
+        };
+        raw.into_iter()
+            .map(|d| {
+                crate::tensor::shape::normalize_dim(d, ndim)
+                    .map_err(|e| e.into_exception(vm))
+                    .and_then(|d| {
+                        if d < 64 {
+                            Ok(d)
+                        } else {
+                            Err(vm.new_value_error("only the first 64 dimensions can be marked"))
+                        }
+                    })
+            })
+            .collect()
+    }
+
     /// Drop every translation (and every skip); the counters start again from zero.
     #[pyfunction]
     fn reset(vm: &VirtualMachine) {

@@ -2,7 +2,7 @@
 //! Their Python methods live in `python/`; what is here is what every layer needs of a tensor
 //! object (its data under a lock, and a guard's cheap check of its dtype and shape).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use rustpython_vm::common::lock::{PyRwLock, PyRwLockReadGuard, PyRwLockWriteGuard};
 use rustpython_vm::{PyPayload, pyclass};
@@ -17,6 +17,10 @@ pub struct PyTensor {
     meta_id: AtomicU32,
     /// Marked as a parameter (`requires_grad`); symtrace has no autograd.
     requires_grad: AtomicBool,
+    /// Dimensions marked dynamic (`mark_dynamic`) and static (`mark_static`), as bits: what a
+    /// tracer is asked to do with their sizes.
+    dynamic_dims: AtomicU64,
+    static_dims: AtomicU64,
 }
 
 impl PyTensor {
@@ -25,6 +29,33 @@ impl PyTensor {
             data: PyRwLock::new(data),
             meta_id: AtomicU32::new(0),
             requires_grad: AtomicBool::new(false),
+            dynamic_dims: AtomicU64::new(0),
+            static_dims: AtomicU64::new(0),
+        }
+    }
+
+    /// Mark dimension `dim` (under 64) dynamic (`true`) or static (`false`); the other mark
+    /// of that dimension goes.
+    pub fn mark_dim(&self, dim: usize, dynamic: bool) {
+        let bit = 1u64 << dim.min(63);
+        let (set, clear) = if dynamic {
+            (&self.dynamic_dims, &self.static_dims)
+        } else {
+            (&self.static_dims, &self.dynamic_dims)
+        };
+        set.fetch_or(bit, Ordering::Relaxed);
+        clear.fetch_and(!bit, Ordering::Relaxed);
+    }
+
+    /// How dimension `dim` is marked: `Some(true)` dynamic, `Some(false)` static.
+    pub fn dim_mark(&self, dim: usize) -> Option<bool> {
+        let bit = 1u64 << dim.min(63);
+        if self.dynamic_dims.load(Ordering::Relaxed) & bit != 0 {
+            Some(true)
+        } else if self.static_dims.load(Ordering::Relaxed) & bit != 0 {
+            Some(false)
+        } else {
+            None
         }
     }
 

@@ -112,16 +112,26 @@ impl Specialization {
 
     /// The sizes a tensor read from `source` is guarded by: `None` for a dynamic dimension.
     /// Sizes 0 and 1 stay specialized (a dimension of 1 broadcasts), as in torch.
-    pub fn dims_of(&self, source: &Source, shape: &[usize]) -> Vec<Option<usize>> {
+    /// `marks`: how the tensor's dimensions are marked (`mark_dynamic`: `Some(true)`,
+    /// `mark_static`: `Some(false)`), which overrides the policy.
+    pub fn dims_of(
+        &self,
+        source: &Source,
+        shape: &[usize],
+        marks: impl Fn(usize) -> Option<bool>,
+    ) -> Vec<Option<usize>> {
         shape
             .iter()
             .enumerate()
             .map(|(axis, &n)| {
                 let dynamic = n >= 2
-                    && match self.dynamic {
-                        Dynamic::Never => false,
-                        Dynamic::Always => true,
-                        Dynamic::Auto => self.dims.iter().any(|(s, a)| s == source && *a == axis),
+                    && match (marks(axis), self.dynamic) {
+                        (Some(marked), _) => marked,
+                        (None, Dynamic::Never) => false,
+                        (None, Dynamic::Always) => true,
+                        (None, Dynamic::Auto) => {
+                            self.dims.iter().any(|(s, a)| s == source && *a == axis)
+                        }
                     };
                 (!dynamic).then_some(n)
             })

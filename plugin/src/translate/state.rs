@@ -251,7 +251,7 @@ impl<'vm> State<'vm> {
             return Ok(f.clone());
         }
         let meta = Meta::of(&t.read());
-        let dims = self.spec.dims_of(source, &meta.shape);
+        let dims = self.spec.dims_of(source, &meta.shape, |d| t.dim_mark(d));
         let fake = if dims.iter().any(Option::is_none) {
             self.dynamic_inputs.push((source.clone(), meta.clone()));
             recorder::with(|r| r.dynamic_input(meta.clone()))

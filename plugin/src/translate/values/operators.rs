@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyBytes, PyDict, PyFloat, PyInt, PyModule, PyNone, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyBytes, PyDict, PyModule, PyNone, PyStr, PyTuple};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
@@ -303,80 +303,6 @@ impl State<'_> {
             }
         }
         Ok((self.obj(a)?, self.obj(b)?))
-    }
-
-    /// `a op b` for a number read from the frame that may change per call (see
-    /// `Specialization::number_is_input`) and a constant number: the outcome is guarded, not
-    /// the number's value (`if lr > 0`, `if i == 0`).
-    fn number_condition(
-        &mut self,
-        op: PyComparisonOp,
-        a: &Var,
-        b: &Var,
-    ) -> SimResult<Option<bool>> {
-        let vm = self.vm;
-        let t = &vm.ctx.types;
-        let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
-        let (value, source, rhs, op) = match (a, b) {
-            (Var::Lazy(v, s), Var::Obj(c)) if is_number(v) && is_number(c) => (v, s, c, op),
-            (Var::Obj(c), Var::Lazy(v, s)) if is_number(v) && is_number(c) => {
-                (v, s, c, op.swapped())
-            }
-            _ => return Ok(None),
-        };
-        if !self
-            .spec
-            .number_is_input(source, value.class().is(t.float_type))
-        {
-            return Ok(None);
-        }
-        let Ok(r) = value.rich_compare_bool(rhs, op, vm) else {
-            return Ok(None);
-        };
-        let (value, source, rhs) = (value.clone(), source.clone(), rhs.clone());
-        self.guard(&source, Check::TypeIs(value.class().to_owned()));
-        self.guard(&source, Check::Compare(op, rhs, r));
-        Ok(Some(r))
-    }
-
-    /// `v`, a number read from the frame, as a graph input next to the traced tensor `other`:
-    /// a 0-d tensor of the type eager arithmetic converts it to (it is weakly typed), when
-    /// that type is a float type (an int tensor's integer arithmetic stays specialized).
-    fn number_operand(&mut self, v: &Var, other: &Var) -> SimResult<Option<PyObjectRef>> {
-        use crate::tensor::Scalar;
-        let vm = self.vm;
-        let Var::Lazy(o, source) = v else {
-            return Ok(None);
-        };
-        let scalar = if o.class().is(vm.ctx.types.float_type) {
-            Scalar::Float(o.downcast_ref::<PyFloat>().expect("float").to_f64())
-        } else if o.class().is(vm.ctx.types.int_type) {
-            match o
-                .downcast_ref::<PyInt>()
-                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
-            {
-                Some(i) => Scalar::Int(i),
-                None => return Ok(None),
-            }
-        } else {
-            return Ok(None);
-        };
-        if !self.is_fake(other) {
-            return Ok(None);
-        }
-        let is_float = matches!(scalar, Scalar::Float(_));
-        if !self.spec.number_is_input(source, is_float) {
-            return Ok(None);
-        }
-        let Some(tensor_dtype) = self.tensor_dtype(other) else {
-            return Ok(None);
-        };
-        let dtype = crate::tensor::dtype::weak_scalar_dtype(scalar, tensor_dtype);
-        if !dtype.is_float() {
-            return Ok(None);
-        }
-        let (o, source) = (o.clone(), source.clone());
-        Ok(Some(self.number_input(&o, &source, dtype)?.into()))
     }
 
     /// `a op= b` on a tensor: computed out of place, then the result takes the place of `a`'s
