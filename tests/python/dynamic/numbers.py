@@ -94,6 +94,25 @@ def counter_returned():
         assert n == calls and y.tolist() == (x * 2.0).tolist()
 
 
+def unrolled(x, o):
+    # A counter incremented in an unrolled loop: past a bounded depth, a constant.
+    for _ in range(300):
+        o.count += 1
+    return x * 2.0
+
+
+def long_counter():
+    class O:
+        pass
+
+    o = O()
+    o.count = 0
+    f = st.compile(unrolled)
+    for _ in range(3):
+        assert f(x, o).tolist() == (x * 2.0).tolist()
+    assert o.count == 900, o.count
+
+
 def loop(x, n):
     for i in range(n):
         x = x * 0.5 + i
@@ -111,4 +130,5 @@ count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)
 count("split_loop", split_loop)
+count("long_counter", long_counter)
 print("NUMBERS OK", st.stats())

@@ -26,7 +26,13 @@ pub struct Num {
     /// Its value at trace time (what a use that forces it sees).
     pub value: PyObjectRef,
     pub expr: NumExpr,
+    /// Operators from its leaves to it: bounded, so that a counter incremented in an
+    /// unrolled loop becomes a constant rather than an expression as long as the loop.
+    pub depth: usize,
 }
+
+/// The deepest expression a deferred number may be.
+const MAX_DEPTH: usize = 32;
 
 #[derive(Debug)]
 pub enum NumExpr {
@@ -104,6 +110,10 @@ impl State<'_> {
         if matches!((&x.expr, &y.expr), (NumExpr::Const(_), NumExpr::Const(_))) {
             return Ok(None);
         }
+        let depth = 1 + x.depth.max(y.depth);
+        if depth > MAX_DEPTH {
+            return Ok(None);
+        }
         let Ok(value) = binary_vm(op, &x.value, &y.value, self.vm) else {
             return Ok(None);
         };
@@ -115,6 +125,7 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(Num {
             value,
             expr: NumExpr::Op(op, x, y),
+            depth,
         }))))
     }
 
@@ -128,10 +139,12 @@ impl State<'_> {
             Var::Lazy(o, s) if is_number(o) => Some(Rc::new(Num {
                 value: o.clone(),
                 expr: NumExpr::Read(o.clone(), s.clone()),
+                depth: 0,
             })),
             Var::Obj(o) if is_number(o) => Some(Rc::new(Num {
                 value: o.clone(),
                 expr: NumExpr::Const(o.clone()),
+                depth: 0,
             })),
             _ => None,
         }
