@@ -3,19 +3,11 @@
 
 mod common;
 
-use common::{python_dir, run_ok, rustpython};
+use common::{output_of, python_dir, run_ok, rustpython};
 
 fn run(script: &str, env: &[(&str, &str)]) -> (String, String) {
-    let mut cmd = rustpython();
-    cmd.arg(python_dir().join("dynamic").join(script));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = run_ok(&mut cmd);
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let path = python_dir().join("dynamic").join(script);
+    output_of(&[path.as_os_str()], env)
 }
 
 #[test]

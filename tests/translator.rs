@@ -4,19 +4,11 @@
 
 mod common;
 
-use common::{python_dir, run_ok, rustpython};
+use common::{python_dir, rustpython};
 
 fn stdout_of(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
-    let mut cmd = rustpython();
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = run_ok(&mut cmd);
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    common::output_of(&args, env)
 }
 
 #[test]

@@ -32,6 +32,20 @@ pub fn run_ok(cmd: &mut Command) -> Output {
     out
 }
 
+/// Run `rustpython ARGS` with `env` set; it must succeed: its stdout and stderr.
+pub fn output_of(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (String, String) {
+    let mut cmd = rustpython();
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_ok(&mut cmd);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Run `f` in a fresh interpreter with the standard library and the `symtrace` module.
 pub fn with_vm<R>(f: impl FnOnce(&VirtualMachine) -> R) -> R {
     let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib())
