@@ -24,8 +24,9 @@ pub enum Select<'a> {
     Take(&'a TensorData),
 }
 
-/// Indices with the ellipsis expanded and checked, as ndarray slice elements.
-fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> {
+/// How many dimensions a basic index consumes (its ints and slices), after checking that it
+/// has at most one ellipsis and no more of them than `shape` has dimensions.
+pub(crate) fn dims_consumed(shape: &[usize], index: &[Index]) -> TResult<usize> {
     let consumed = index
         .iter()
         .filter(|i| matches!(i, Index::Int(_) | Index::Slice(..)))
@@ -47,6 +48,12 @@ fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> 
             if shape.len() == 1 { "" } else { "s" }
         )));
     }
+    Ok(consumed)
+}
+
+/// Indices with the ellipsis expanded and checked, as ndarray slice elements.
+fn slice_elems(shape: &[usize], index: &[Index]) -> TResult<Vec<SliceInfoElem>> {
+    let consumed = dims_consumed(shape, index)?;
     let mut out = Vec::new();
     let mut dim = 0;
     for i in index {

@@ -53,27 +53,7 @@ fn decode_index(code: &[i64]) -> TResult<Vec<Index>> {
 pub fn basic_index_shape(shape: &[usize], index: &[Index]) -> TResult<Vec<usize>> {
     // The slice of a zero-filled stand-in of one element per dimension would not do: the
     // bounds checks need the real lengths. Work the shape out as ndarray would.
-    let consumed = index
-        .iter()
-        .filter(|i| matches!(i, Index::Int(_) | Index::Slice(..)))
-        .count();
-    if index
-        .iter()
-        .filter(|i| matches!(i, Index::Ellipsis))
-        .count()
-        > 1
-    {
-        return Err(TensorError::index(
-            "an index can only have a single ellipsis ('...')",
-        ));
-    }
-    if consumed > shape.len() {
-        return Err(TensorError::index(format!(
-            "too many indices for a tensor of {} dimension{}: {consumed} given",
-            shape.len(),
-            if shape.len() == 1 { "" } else { "s" }
-        )));
-    }
+    let consumed = crate::tensor::index::dims_consumed(shape, index)?;
     let mut out = Vec::new();
     let mut dim = 0;
     for i in index {
