@@ -112,3 +112,13 @@ fn a_local_read_unbound_after_a_break_raises() {
 fn translation_reads_no_name_of_a_user_callable() {
     same_as_plain(&["names of callables"]);
 }
+
+#[test]
+fn a_descriptor_rebound_on_its_class_is_seen() {
+    same_as_plain(&["descriptor rebound"]);
+}
+
+#[test]
+fn keys_read_after_stores_see_the_stores_and_aliases() {
+    same_as_plain(&["keys after stores"]);
+}

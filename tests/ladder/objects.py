@@ -276,4 +276,142 @@ def through_getattr(t, m):
 g = Lookup()
 # An attribute of the instance's own now comes before __getattr__ (its keys are guarded).
 changes(through_getattr, x, g, change=lambda: g.__dict__.__setitem__("weight", st.ones(3) * 3.0))
+
+
+def rebind_getattr():
+    Lookup.__getattr__ = lambda self, name: st.ones(3) * 5.0
+
+
+# __getattr__ itself rebound on the class.
+original_getattr = Lookup.__getattr__
+changes(through_getattr, x, Lookup(), change=rebind_getattr)
+Lookup.__getattr__ = original_getattr
+
+# What __getattr__ found in the caller's dict, and hasattr's answer, change with its keys.
+h = Lookup()
+changes(getattr_fallback, x, h, change=lambda: h.__dict__["_params"].__setitem__("nope", 1))
+
+
+def rebind_setattr():
+    def store_doubled(self, name, value):
+        self.__dict__["_params"][name] = value * 2.0
+
+    Lookup.__setattr__ = store_doubled
+
+
+original_setattr = Lookup.__setattr__
+changes(setattr_hook, x, change=rebind_setattr)
+Lookup.__setattr__ = original_setattr
+
+
+def rebind_descriptor_get():
+    Positive.__get__ = lambda self, obj, owner: obj.__dict__["raw"] * -1.0
+
+
+# A data descriptor's __get__ rebound; then the descriptor replaced on the class by a plain
+# value, so that the instance's own attribute is found instead.
+original_get = Positive.__get__
+changes(attribute_order, x, Holder(2.0), change=rebind_descriptor_get)
+Positive.__get__ = original_get
+
+
+def shadowing(t, h):
+    return h.value + t
+
+
+def drop_descriptor():
+    Holder.value = 10.0
+
+
+changes(shadowing, x, Holder(2.0), change=drop_descriptor)
+Holder.value = Positive()
+
+
+def rebind_cached():
+    Lazy.squared = functools.cached_property(lambda self: self.t * 3.0)
+    Lazy.squared.__set_name__(Lazy, "squared")
+
+
+original_squared = Lazy.__dict__["squared"]
+changes(cached, x, change=rebind_cached)
+Lazy.squared = original_squared
+
+
+def call_stored(t, fns):
+    return fns[0](t) + apply_later(fns[1], t)
+
+
+# A bound method held in a caller's list, replaced by another object's.
+methods = [Scale(0.5).apply, Scale.shift]
+changes(call_stored, x, methods, change=lambda: methods.__setitem__(0, Scale(3.0).apply))
+
+
+def child_apply(t, c):
+    return c.apply(t)
+
+
+# The method super() found, rebound on the base class.
+changes(child_apply, x, Child(2.0), change=rebind_method)
+Scale.apply = original_apply
+
+
+def rebind_call():
+    Scale.__call__ = lambda self, t: t * 100.0
+
+
+original_call = Scale.__call__
+changes(instance_call, x, Scale(0.5), change=rebind_call)
+Scale.__call__ = original_call
+
+# An instance's class changed: isinstance, type() and the methods found follow it.
+moved = Scale(0.5)
+changes(types_and_classes, x, moved, c, change=lambda: setattr(moved, "__class__", Child))
+
+
+def rebind_static_and_class():
+    Scale.shift = staticmethod(lambda t: t + 9.0)
+
+
+original_shift = Scale.__dict__["shift"]
+changes(class_and_static, x, change=rebind_static_and_class)
+Scale.shift = original_shift
+
+
+def reread_make():
+    Scale.make = classmethod(lambda cls, w: cls(w * 10.0))
+
+
+original_make = Scale.__dict__["make"]
+changes(class_and_static, x, change=reread_make)
+Scale.make = original_make
+
+
+def pair_total(t, p):
+    return p.total(), p.b
+
+
+# A dataclass field changed in type (float to int) on a caller's instance.
+pair = Pair(x)
+changes(pair_total, x, pair, change=lambda: setattr(pair, "b", 3))
+
+Swapped = namedtuple("Swapped", "v u")
+
+
+def tuple_fields(t, box):
+    q = box[0]
+    return q.u + q.v * 2.0, len(q), q[0]
+
+
+# A named tuple in a caller's list, replaced by one of another class (fields in the other order).
+points = [Point(x, 2.0)]
+changes(tuple_fields, x, points, change=lambda: points.__setitem__(0, Swapped(x, 2.0)))
+
+# The instance's __dict__: a key added is seen by keys().
+grown = Scale(0.5)
+changes(dict_reads, x, grown, change=lambda: setattr(grown, "other", 1.0))
+
+# The container protocol's state: an item appended to the caller's object.
+bag = Counter()
+bag.items.extend([1.0, 2.0, 3.0])
+changes(protocols, x, bag, change=lambda: bag.items.append(9.0))
 finish()

@@ -107,4 +107,73 @@ def rebind_tensor_method():
 
 changes(tensor_method, x, change=rebind_tensor_method)
 del st.Tensor.twice
+
+
+# Each fact the cases above relied on, changed between two calls.
+def sets_of(t, ns):
+    return sets(t, ns[0])
+
+
+counts = [3]
+changes(sets_of, x, counts, change=lambda: counts.__setitem__(0, 5))
+
+
+def views_of(t, d):
+    keys, values = d.keys(), d.values()
+    return t * len(keys), "b" in keys, sorted(values), list(d.items())
+
+
+# A key added to the caller's dict: its live views see it.
+table = {"a": 1}
+changes(views_of, x, table, change=lambda: table.__setitem__("b", 2))
+
+
+def from_keys(t, names, d):
+    made = dict.fromkeys(names, 0)
+    d.setdefault("k", 1)
+    return t * len(made), sorted(made), d["k"]
+
+
+names = ["a"]
+target = {}
+changes(from_keys, x, names, target, change=lambda: (names.append("b"), target.__setitem__("k", 7)))
+
+numbers = [3, 1, 2]
+changes(slicing_and_iteration, x, numbers, change=lambda: numbers.insert(0, 9))
+numbers_too = [3, 1, 2]
+changes(any_all_min_max, x, numbers_too, change=lambda: numbers_too.append(-4))
+
+
+def shadow_builtin():
+    globals()["len"] = lambda obj: 100
+
+
+def length(t, xs):
+    return t * len(xs)
+
+
+# A builtin shadowed by a global of the function's module.
+changes(length, x, [1, 2], change=shadow_builtin)
+del globals()["len"]
+
+original_sqrt = math.sqrt
+changes(math_and_operator, x, 4, change=lambda: setattr(math, "sqrt", lambda v: 1.0))
+math.sqrt = original_sqrt
+
+
+def partial_of(t, box):
+    return box[0](t)
+
+
+parts = [functools.partial(operator.mul, 0.5)]
+changes(partial_of, x, parts, change=lambda: parts.__setitem__(0, functools.partial(operator.add, 4.0)))
+
+
+def rebind_ordered():
+    collections.OrderedDict = dict
+
+
+original_ordered = collections.OrderedDict
+changes(ordered_and_default, x, change=rebind_ordered)
+collections.OrderedDict = original_ordered
 finish()

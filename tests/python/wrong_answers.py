@@ -323,3 +323,52 @@ def _():
     for _ in range(3):
         show("names of callables", call_named(f, st.ones(2)))
     show("names of callables asked", Named.asked)
+
+
+# 11. A descriptor's __get__ rebound on the descriptor's class: the translation inlined the
+# old __get__ and guarded only the owner's class.
+class Tripled:
+    def __get__(self, obj, owner):
+        return obj.__dict__["raw"] * 3.0
+
+    def __set__(self, obj, value):
+        obj.__dict__["raw"] = value
+
+
+class Holder:
+    value = Tripled()
+
+    def __init__(self, v):
+        self.value = v
+
+
+def read_descriptor(t, h):
+    return t + h.value
+
+
+@case("descriptor rebound")
+def _():
+    h = Holder(2.0)
+    for i in range(3):
+        show("descriptor rebound", read_descriptor(st.ones(2), h))
+        Tripled.__get__ = lambda self, obj, owner, i=i: obj.__dict__["raw"] * -i
+
+
+# 12. Keys of a caller's dict read after the call stored others (counters in a stats dict):
+# the store is replayed later, so a read of that key sees the stored value, a read of
+# another key the dict's own; two sources are one dict only on some calls.
+def keyed(t, a, b):
+    a["x"] = a.get("x", 0) + 1
+    b["y"] = 5
+    b["x"] = b.get("x", 10) * 2
+    if "q" in a:
+        del a["q"]
+    return t * a["x"], b.get("x", -1), a.get("y", -2), "y" in a, a.setdefault("z", 3)
+
+
+@case("keys after stores")
+def _():
+    d1, d2 = {"q": 1}, {}
+    for a, b in [(d1, d2), (d1, d1), (d2, d1), ({}, {}), (d1, d2), (d2, d2)]:
+        show("keys after stores", keyed(st.ones(2), a, b))
+        show("keys after stores, dicts", (sorted(a.items()), sorted(b.items())))

@@ -13,7 +13,7 @@
 //! mutation (see [`SideEffects::stale`]).
 
 use rustpython_vm::builtins::PyDict;
-use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef};
+use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::source::Source;
@@ -109,24 +109,6 @@ impl<V> Effect<V> {
         }
     }
 
-    /// Where a store puts its value, as a source that loads it back (a global, a free
-    /// variable, an attribute), and the value.
-    pub fn stored(&self) -> Option<(Source, &V)> {
-        match self {
-            Effect::SetAttr {
-                target,
-                name,
-                value,
-            } => Some((target.clone().attr(name), value)),
-            Effect::StoreGlobal {
-                name,
-                value: Some(value),
-            } => Some((Source::Global(name.clone()), value)),
-            Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
-            _ => None,
-        }
-    }
-
     /// The values it stores.
     pub fn values(&self) -> Vec<&V> {
         match self {
@@ -138,6 +120,29 @@ impl<V> Effect<V> {
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
         }
     }
+}
+
+impl Effect {
+    /// Where a store puts its value, as a source that loads it back (a global, a free
+    /// variable, an attribute, a str key of a dict), and the value.
+    pub fn stored(&self) -> Option<(Source, &Var)> {
+        match self {
+            Effect::SetAttr {
+                target,
+                name,
+                value,
+            } => Some((target.clone().attr(name), value)),
+            Effect::SetItem { target, key, value } => {
+                str_key(key).map(|k| (target.clone().key(k), value))
+            }
+            Effect::StoreGlobal {
+                name,
+                value: Some(value),
+            } => Some((Source::Global(name.clone()), value)),
+            Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
+            _ => None,
+        }
+    }
 
     /// Whether loading `source` after this effect would read something it changed: a value
     /// under a mutated object (the object itself is the same object), or a rebound name.
@@ -146,6 +151,12 @@ impl<V> Effect<V> {
             // Setting one attribute of an instance leaves its other attributes as they were.
             Effect::SetAttr { target, name, .. } | Effect::DelAttr { target, name } => {
                 is_strictly_under(source, target) && !under_other_attr(source, target, name)
+            }
+            // So does a store (or delete) of one str key of a dict: its other keys stay.
+            Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
+                if let Some(k) = str_key(key) =>
+            {
+                is_strictly_under(source, target) && !under_other_key(source, target, k)
             }
             Effect::Method { target, .. }
             | Effect::SetItem { target, .. }
@@ -172,6 +183,34 @@ fn under_other_attr(source: &Source, root: &Source, name: &str) -> bool {
     }
 }
 
+/// Whether `source` is `root[other]` (or under it) for a str key `other` that is not `key`.
+fn under_other_key(source: &Source, root: &Source, key: &str) -> bool {
+    let mut s = source;
+    loop {
+        match s {
+            Source::Key(parent, k) if **parent == *root => return k != key,
+            _ => match s.parent() {
+                Some(p) => s = p,
+                None => return false,
+            },
+        }
+    }
+}
+
+fn is_exact_dict(obj: &PyObject) -> bool {
+    obj.class().is(Context::genesis().types.dict_type)
+}
+
+/// The key of an item store when it is exactly a str (what a dict's keyed read can follow).
+fn str_key(key: &Var) -> Option<&str> {
+    match key {
+        Var::Obj(k) if k.class().is(Context::genesis().types.str_type) => k
+            .downcast_ref::<rustpython_vm::builtins::PyStr>()
+            .and_then(|s| s.to_str()),
+        _ => None,
+    }
+}
+
 fn is_strictly_under(source: &Source, root: &Source) -> bool {
     source.parent().is_some_and(|p| is_under_or_at(p, root))
 }
@@ -190,6 +229,11 @@ pub struct SideEffects {
     mutated_sources: Vec<(PyObjectRef, Source)>,
     /// Of those, the ones whose length changed.
     resized: Vec<PyObjectRef>,
+    /// Stores and deletes of one str key into a caller's dict (exactly a dict), newest last:
+    /// the dict, the source it was written through, the key, the value (`None`: deleted).
+    /// A read of one key follows them ([`SideEffects::read_key`]); a read of the whole dict
+    /// is refused as after any change.
+    keyed: Vec<(PyObjectRef, Source, String, Option<Var>)>,
     /// Globals written, newest last: (the globals dictionary, the name, the value or `None`
     /// for deleted).
     globals: Vec<(PyObjectRef, String, Option<Var>)>,
@@ -197,7 +241,7 @@ pub struct SideEffects {
 
 /// How far the effects went, for a rollback.
 #[derive(Clone, Copy, Debug)]
-pub struct Mark([usize; 5]);
+pub struct Mark([usize; 6]);
 
 impl SideEffects {
     pub fn mark(&self) -> Mark {
@@ -207,11 +251,13 @@ impl SideEffects {
             self.resized.len(),
             self.globals.len(),
             self.mutated_sources.len(),
+            self.keyed.len(),
         ])
     }
 
     pub fn rollback(&mut self, m: Mark) {
-        let [log, mutated, resized, globals, sources] = m.0;
+        let [log, mutated, resized, globals, sources, keyed] = m.0;
+        self.keyed.truncate(keyed);
         self.log.truncate(log);
         self.mutated.truncate(mutated);
         self.mutated_sources.truncate(sources);
@@ -234,6 +280,18 @@ impl SideEffects {
                 self.mutated.push(obj.clone());
                 self.resized.push(obj.clone());
             }
+            // One str key of a caller's dict: followed key by key.
+            Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
+                if is_exact_dict(obj)
+                    && let Some(k) = str_key(key) =>
+            {
+                let value = match &effect {
+                    Effect::SetItem { value, .. } => Some(value.clone()),
+                    _ => None,
+                };
+                self.keyed
+                    .push((obj.clone(), target.clone(), k.to_owned(), value));
+            }
             Effect::Method { .. } | Effect::DelItem { .. } => {
                 self.mutated.push(obj.clone());
                 self.resized.push(obj.clone());
@@ -249,7 +307,37 @@ impl SideEffects {
 
     /// Whether the call changed `obj` itself (found by identity).
     pub fn changed(&self, obj: &PyObject) -> bool {
-        self.mutated.iter().any(|m| m.is(obj))
+        self.mutated.iter().any(|m| m.is(obj)) || self.keyed.iter().any(|(m, ..)| m.is(obj))
+    }
+
+    /// A read of `obj[key]` (`obj` a caller's dict, read through `source`) after the
+    /// call's keyed stores: what the store made it, if the call stored or deleted `key` of
+    /// `obj` itself; otherwise nothing (the dict as it is). Refused after a change to the
+    /// dict as a whole. A store of `key` into a dict of the same class is another object
+    /// only as long as the guards say so: each such relation between two sources is
+    /// returned, as `(other source, same)`, for the caller to guard.
+    pub fn read_key(
+        &self,
+        obj: &PyObject,
+        source: &Source,
+        key: &str,
+    ) -> SimResult<(Option<Option<Var>>, Vec<(Source, bool)>)> {
+        refuse_if_touched(&self.mutated, obj, "changed")?;
+        let mut relations = Vec::new();
+        let mut found = None;
+        for (m, target, k, value) in &self.keyed {
+            if k != key || !m.class().is(obj.class()) {
+                continue;
+            }
+            let same = m.is(obj);
+            if target != source && !relations.contains(&(target.clone(), same)) {
+                relations.push((target.clone(), same));
+            }
+            if same {
+                found = Some(value.clone());
+            }
+        }
+        Ok((found, relations))
     }
 
     /// The sources of the objects the call changed that are of `obj`'s exact class and are
@@ -296,7 +384,9 @@ impl SideEffects {
     /// Refuses a read of the items of `obj` (an object that existed before the call) once
     /// they, or those of an object of its exact class, have been changed.
     pub fn check_readable(&self, obj: &PyObject) -> SimResult<()> {
-        refuse_if_touched(&self.mutated, obj, "changed")
+        refuse_if_touched(&self.mutated, obj, "changed")?;
+        let keyed: Vec<PyObjectRef> = self.keyed.iter().map(|(m, ..)| m.clone()).collect();
+        refuse_if_touched(&keyed, obj, "changed")
     }
 
     /// Refuses a read of the length of `obj` once it, or an object of its exact class, has

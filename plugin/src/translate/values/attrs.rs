@@ -175,6 +175,7 @@ impl State<'_> {
             return Ok(Var::Bound(Rc::new((Var::Obj(f), Var::Obj(class_obj)))));
         }
         if is_user_class(d.class(), vm) {
+            self.guard_class(Source::object(d.class().to_owned().into()), d.class())?;
             if let Some(get) = python_method(d.class(), "__get__", vm) {
                 let none = Var::Obj(vm.ctx.none());
                 return self.call_function(
@@ -292,7 +293,10 @@ impl State<'_> {
             Var::Lazy(o, _)
                 if o.class().is(vm.ctx.types.dict_type)
                     && o.downcast_ref::<PyDict>().is_some()
-                    && matches!(name, "update" | "keys" | "values" | "items" | "get") =>
+                    && matches!(
+                        name,
+                        "update" | "keys" | "values" | "items" | "get" | "setdefault"
+                    ) =>
             {
                 return Ok((
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),

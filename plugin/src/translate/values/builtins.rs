@@ -14,7 +14,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
-use crate::translate::values::{Var, is_plain};
+use crate::translate::values::{Var, ViewKind, is_plain};
 
 impl State<'_> {
     /// The name of `o` if it is one of the interpreter's builtins. Only a builtin function
@@ -73,10 +73,8 @@ impl State<'_> {
                         self.guard(s, Check::Len(n));
                         n
                     }
-                    Var::Lazy(o, s)
-                        if o.class().is(vm.ctx.types.tuple_type)
-                            || o.class().is(vm.ctx.types.list_type) =>
-                    {
+                    // Tuples, lists and named tuples: the items lazy_items guards.
+                    Var::Lazy(o, s) if self.lazy_items(o, s)?.is_some() => {
                         self.lazy_items(o, s)?.expect("sequence").len()
                     }
                     other => {
@@ -281,6 +279,13 @@ impl State<'_> {
                 shown
             }
             n if PURE_BUILTINS.contains(&n) => {
+                let mut args = args;
+                if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [Var::Dict(d)]) =
+                    (n, args.as_slice())
+                {
+                    // These only iterate their argument: a dict made here is its keys.
+                    args = vec![Var::View(d.clone(), ViewKind::Keys)];
+                }
                 let o = self.builtins_obj(n)?;
                 self.plain_call(&o, args, kwargs, &format!("{n}()"))
             }

@@ -14,6 +14,7 @@ use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::executor::{SimFrame, Slot};
+use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
@@ -122,6 +123,11 @@ impl State<'_> {
                     let callee = self.python_callee(&o, source)?;
                     return self.inline(callee, args, kwargs);
                 }
+                if let Var::Lazy(_, source) = callable
+                    && let Some(parts) = self.caller_callable(&o, source)?
+                {
+                    return self.invoke(&parts, args, kwargs);
+                }
                 if let Some(class) = o.downcast_ref::<PyType>() {
                     if let Some(made) = self.call_class(callable, class, &args, &kwargs)? {
                         return Ok(made);
@@ -194,6 +200,46 @@ impl State<'_> {
             }
             other => unsupported(Kind::Call, format!("a call to a {}", other.kind())),
         }
+    }
+
+    /// A caller's bound method or `functools.partial`, taken apart as the call would use it:
+    /// each part read (and guarded) through the object, so that a later call sees a change.
+    fn caller_callable(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let partial = vm
+            .import("functools", 0)
+            .ok()
+            .and_then(|m| m.get_attr("partial", vm).ok());
+        let is_partial = partial.is_some_and(|p| o.class().is(&p));
+        if !is_partial && !o.class().is(vm.ctx.types.bound_method_type) {
+            return Ok(None);
+        }
+        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        let part = |name: &'static str| -> SimResult<Var> {
+            let v = o
+                .get_attr(name, vm)
+                .map_err(|_| Unsupported::new(Kind::Value, format!("{name} of a callable")))?;
+            Ok(Var::Lazy(v, source.clone().attr(name)))
+        };
+        if !is_partial {
+            return Ok(Some(Var::Bound(Rc::new((
+                part("__func__")?,
+                part("__self__")?,
+            )))));
+        }
+        let args = self.items(&part("args")?)?;
+        let kwargs = self
+            .dict_entries(&part("keywords")?)?
+            .into_iter()
+            .map(|(k, v)| (k.downcast_ref::<PyStr>().expect("a str key").to_string(), v))
+            .collect();
+        Ok(Some(Var::Partial(Rc::new(
+            crate::translate::values::Partial {
+                func: part("func")?,
+                args,
+                kwargs,
+            },
+        ))))
     }
 
     /// An instance called: its class's `__call__`, inlined.

@@ -12,6 +12,7 @@ use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::{Var, ViewKind, is_plain};
 
@@ -55,36 +56,17 @@ impl State<'_> {
                 index_items(items, &key, false, vm)
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
-                self.effects.check_readable(o)?;
-                let key = self.plain_obj(b, "a key")?;
-                let Some(k) = key.downcast_ref::<PyStr>() else {
-                    return unsupported(Kind::Value, "a dictionary read with a non-string key");
-                };
-                let k = k.to_string_lossy().into_owned();
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                match o
-                    .downcast_ref::<PyDict>()
-                    .expect("dict")
-                    .get_item_opt(k.as_str(), vm)
-                    .ok()
-                    .flatten()
-                {
-                    Some(v) => {
-                        // Present: the replacement may read it again, after effects.
-                        let at = source.clone().key(&k);
-                        self.guard(&at, Check::TypeIs(v.class().to_owned()));
-                        Ok(Var::Lazy(v, at))
-                    }
+                let k = self.str_key(b, "a dictionary read")?;
+                match self.caller_dict_key(o, source, &k)? {
+                    Some(v) => Ok(v),
                     None => unsupported(
                         Kind::Raises,
                         format!("{source} has no key {k:?} (KeyError)"),
                     ),
                 }
             }
-            Var::Lazy(o, source)
-                if o.class().is(vm.ctx.types.tuple_type)
-                    || o.class().is(vm.ctx.types.list_type) =>
-            {
+            // Tuples, lists and named tuples: the items lazy_items guards.
+            Var::Lazy(o, source) if self.lazy_items(o, source)?.is_some() => {
                 let items = self.lazy_items(o, source)?.expect("a sequence");
                 let key = self.plain_obj(b, "an index")?;
                 index_items(&items, &key, o.class().is(vm.ctx.types.list_type), vm)
@@ -164,6 +146,57 @@ impl State<'_> {
                     container.kind()
                 ),
             ),
+        }
+    }
+
+    /// A key that is exactly a str (how a caller's dict is read key by key).
+    pub fn str_key(&mut self, key: &Var, what: &str) -> SimResult<String> {
+        let key = self.plain_obj(key, "a key")?;
+        match key.downcast_ref::<PyStr>().and_then(|s| s.to_str()) {
+            Some(k) if key.class().is(self.vm.ctx.types.str_type) => Ok(k.to_owned()),
+            _ => unsupported(Kind::Value, format!("{what} with a key that is not a str")),
+        }
+    }
+
+    /// `o[k]` of a caller's dict as the simulation sees it now (`None`: absent). After the
+    /// call's own store or delete of that key, what it made it; otherwise the dict's entry
+    /// (read again by the replacement, its type or its absence guarded). A dict of the same
+    /// class that the call wrote the key of is guarded to be, or not to be, this one.
+    pub fn caller_dict_key(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+        k: &str,
+    ) -> SimResult<Option<Var>> {
+        let (written, relations) = self.effects.read_key(o, source, k)?;
+        for (other, same) in relations {
+            let check = if same {
+                Check::SameAs(other)
+            } else {
+                Check::NotSameAs(other)
+            };
+            self.guard(source, check);
+        }
+        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        if let Some(w) = written {
+            return Ok(w);
+        }
+        let at = source.clone().key(k);
+        let entry = o
+            .downcast_ref::<PyDict>()
+            .expect("dict")
+            .get_item_opt(k, self.vm)
+            .ok()
+            .flatten();
+        match entry {
+            Some(v) => {
+                self.guard(&at, Check::TypeIs(v.class().to_owned()));
+                Ok(Some(Var::Lazy(v, at)))
+            }
+            None => {
+                self.guard(&at, Check::Absent);
+                Ok(None)
+            }
         }
     }
 
@@ -656,31 +689,24 @@ impl State<'_> {
                     },
                 )))
             }
-            (Var::Lazy(o, source), "get", [k, rest @ ..]) if is_dict(o, vm) && rest.len() <= 1 => {
-                let key = self.plain_obj(k, "a key")?;
-                let Some(ks) = key.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
-                    return unsupported(Kind::Value, "dict.get with a key that is not a str");
-                };
-                let ks = ks.to_owned();
-                self.effects.check_readable(o)?;
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                let at = source.clone().key(&ks);
-                match o
-                    .downcast_ref::<PyDict>()
-                    .expect("dict")
-                    .get_item_opt(ks.as_str(), vm)
-                    .ok()
-                    .flatten()
-                {
-                    Some(v) => {
-                        self.guard(&at, Check::TypeIs(v.class().to_owned()));
-                        Ok(Var::Lazy(v, at))
-                    }
-                    None => {
-                        self.guard(&at, Check::Absent);
-                        Ok(rest.first().cloned().unwrap_or_else(none))
-                    }
+            (Var::Lazy(o, source), "setdefault", [k, rest @ ..])
+                if is_dict(o, vm) && rest.len() <= 1 =>
+            {
+                // Present: read as `get` reads it; absent: a store, replayed as written.
+                let ks = self.str_key(k, "dict.setdefault")?;
+                if let Some(v) = self.caller_dict_key(o, source, &ks)? {
+                    return Ok(v);
                 }
+                let value = rest.first().cloned().unwrap_or_else(none);
+                self.set_item(owner, k, value.clone())?;
+                Ok(value)
+            }
+            (Var::Lazy(o, source), "get", [k, rest @ ..]) if is_dict(o, vm) && rest.len() <= 1 => {
+                let k = self.str_key(k, "dict.get")?;
+                Ok(match self.caller_dict_key(o, source, &k)? {
+                    Some(v) => v,
+                    None => rest.first().cloned().unwrap_or_else(none),
+                })
             }
             _ => unsupported(
                 Kind::Call,

@@ -190,6 +190,17 @@ pub(super) fn class_value(d: PyObjectRef, vm: &VirtualMachine) -> Var {
 }
 
 impl State<'_> {
+    /// What `d`, found on a class, is as a descriptor. The class's own version fixes `d`;
+    /// when `d` is an object of the user's, what its class offers (`__get__`, `__set__`,
+    /// `__delete__`, or none) is guarded too, on that class's version.
+    pub(super) fn descr(&mut self, d: &PyObjectRef) -> SimResult<Descr> {
+        let class = d.class();
+        if is_user_class(class, self.vm) {
+            self.guard_class(Source::object(class.to_owned().into()), class)?;
+        }
+        Ok(classify(d, self.vm))
+    }
+
     /// `v` as an instance the object model handles: one made during the simulation, or one
     /// of the caller's (guarded the first time it is met).
     pub fn instance(&mut self, v: &Var) -> SimResult<Option<Inst>> {
@@ -328,7 +339,10 @@ impl State<'_> {
         let vm = self.vm;
         let class = self.inst_class(inst);
         let found = class.get_attr(vm.ctx.intern_str(name));
-        let descr = found.as_ref().map(|d| classify(d, vm));
+        let descr = match &found {
+            Some(d) => Some(self.descr(d)?),
+            None => None,
+        };
         if let (Some(d), Some(descr)) = (&found, &descr)
             && descr.is_data()
         {
@@ -486,7 +500,7 @@ impl State<'_> {
         let vm = self.vm;
         let class = self.inst_class(inst);
         if let Some(d) = class.get_attr(vm.ctx.intern_str(name)) {
-            let descr = classify(&d, vm);
+            let descr = self.descr(&d)?;
             if descr.is_data() {
                 let call = match (&descr, &value) {
                     (Descr::Property { fset: Some(f), .. }, Some(v)) => {

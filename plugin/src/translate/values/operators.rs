@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyBytes, PyDict, PyModule, PyNone, PyStr, PyTuple};
+use rustpython_vm::builtins::{PyBytes, PyModule, PyNone, PyStr, PyTuple};
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
@@ -577,25 +577,8 @@ impl State<'_> {
                 .iter()
                 .any(|(k, _)| k.is(&n) || vm.bool_eq(k, &n).unwrap_or(false))),
             Var::Lazy(o, source) if is_dict(o, vm) => {
-                self.effects.check_readable(o)?;
-                let Some(k) = n.downcast_ref::<PyStr>() else {
-                    return unsupported(Kind::Value, "a membership test with a non-string key");
-                };
-                let k = k.to_string_lossy().into_owned();
-                let present = o
-                    .downcast_ref::<PyDict>()
-                    .expect("dict")
-                    .get_item_opt(k.as_str(), vm)
-                    .ok()
-                    .flatten();
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
-                match &present {
-                    Some(v) => {
-                        self.guard(&source.clone().key(&k), Check::TypeIs(v.class().to_owned()))
-                    }
-                    None => self.guard(&source.clone().key(&k), Check::Absent),
-                }
-                Ok(present.is_some())
+                let k = self.str_key(needle, "a membership test")?;
+                Ok(self.caller_dict_key(o, source, &k)?.is_some())
             }
             // A string or bytes: a substring test, as the VM computes it.
             Var::Obj(o) | Var::Lazy(o, _)

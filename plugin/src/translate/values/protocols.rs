@@ -14,7 +14,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::objects::{
-    Descr, class_value, classify, descriptor, is_user_class, object_slot, python_method,
+    Descr, class_value, descriptor, is_user_class, object_slot, python_method,
 };
 use crate::translate::values::{NewObject, Var};
 
@@ -137,7 +137,7 @@ impl State<'_> {
             );
         };
         let own_var = || Var::Obj(own.clone().into());
-        Ok(match classify(&d, vm) {
+        Ok(match self.descr(&d)? {
             Descr::Function(f) if method => (Var::Obj(f), this.clone()),
             Descr::Function(f) => (Var::Bound(Rc::new((Var::Obj(f), this.clone()))), Var::Null),
             Descr::Static(f) => (Var::Obj(f), Var::Null),
