@@ -18,6 +18,7 @@ use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgrap
 use crate::translate::guards::guard::Check;
 use crate::translate::guards::guard::GuardSet;
 use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
+use crate::translate::source::Source;
 use crate::translate::state::{Kind, Unsupported};
 
 #[derive(Clone, Debug)]
@@ -350,7 +351,21 @@ impl Translator {
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
             log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", state.entries.len() + 1, self.options.recompile_limit, failed());
-            // A number whose value made an entry miss may be dynamic from now on.
+            // A number whose value made an entry miss may be dynamic from now on: each one
+            // whose value changed, not only the first guard that failed (two counters
+            // changing together cost one recompile, not two).
+            let changed: Vec<Source> = state
+                .entries
+                .iter()
+                .flat_map(|e| &e.guards.guards)
+                .filter(|g| {
+                    matches!(g.check, Check::EqInt(_) | Check::EqFloat(_)) && !g.holds(frame, vm)
+                })
+                .map(|g| g.source.clone())
+                .collect();
+            for source in &changed {
+                state.spec.value_changed(source);
+            }
             for g in missed.iter().flatten() {
                 match &g.check {
                     Check::EqInt(_) | Check::EqFloat(_) => state.spec.value_changed(&g.source),

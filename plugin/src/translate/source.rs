@@ -42,6 +42,47 @@ pub enum Source {
     /// The default float type (`symtrace.get_default_dtype()`), as its number in
     /// `DType::ALL`: graphs infer their float results under it.
     DefaultDType,
+    /// A number computed from two sources (a deferred counter, `self.t + 1`), as the frame
+    /// would compute it on entry: a graph input that the replacement computes per call.
+    /// Its operands are ints or floats (their types guarded), so the operator cannot raise.
+    Arith(Arith, Box<Source>, Box<Source>),
+}
+
+/// The operators of an [`Source::Arith`]: those of deferred numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+}
+
+impl Arith {
+    pub fn of(op: rustpython_vm::bytecode::BinaryOperator) -> Option<Arith> {
+        use rustpython_vm::bytecode::BinaryOperator as B;
+        match op {
+            B::Add | B::InplaceAdd => Some(Arith::Add),
+            B::Subtract | B::InplaceSubtract => Some(Arith::Sub),
+            B::Multiply | B::InplaceMultiply => Some(Arith::Mul),
+            _ => None,
+        }
+    }
+
+    pub fn operator(self) -> rustpython_vm::bytecode::BinaryOperator {
+        use rustpython_vm::bytecode::BinaryOperator as B;
+        match self {
+            Arith::Add => B::Add,
+            Arith::Sub => B::Subtract,
+            Arith::Mul => B::Multiply,
+        }
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            Arith::Add => "+",
+            Arith::Sub => "-",
+            Arith::Mul => "*",
+        }
+    }
 }
 
 /// An object as part of a source: equal by identity.
@@ -106,7 +147,8 @@ impl Source {
             | Source::Builtin(_)
             | Source::Free(_)
             | Source::Object(_)
-            | Source::DefaultDType => None,
+            | Source::DefaultDType
+            | Source::Arith(..) => None,
             Source::TypeOf(b) | Source::InstanceDict(b) => Some(b),
             Source::Attr(b, _)
             | Source::Item(b, _)
@@ -174,6 +216,15 @@ impl Source {
                 let code = crate::tensor::DType::ALL.iter().position(|x| *x == d)?;
                 Some(vm.ctx.new_int(code).into())
             }
+            Source::Arith(op, a, b) => {
+                let (a, b) = (a.resolve(frame, vm)?, b.resolve(frame, vm)?);
+                let r = match op {
+                    Arith::Add => vm._add(&a, &b),
+                    Arith::Sub => vm._sub(&a, &b),
+                    Arith::Mul => vm._mul(&a, &b),
+                };
+                r.ok()
+            }
             Source::Closure(_, index) => {
                 let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
@@ -235,6 +286,7 @@ impl fmt::Display for Source {
             Source::TypeOf(b) => write!(f, "type({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
+            Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
             Source::Object(o) => match o.0.downcast_ref::<rustpython_vm::builtins::PyType>() {
                 Some(t) => write!(f, "<class {}>", t.name()),
                 None => write!(f, "<{} object at {:#x}>", o.0.class().name(), o.0.get_id()),
@@ -295,9 +347,11 @@ impl Source {
             Source::TypeOf(_) => CompiledRead::TypeOf,
             Source::InstanceDict(_) => CompiledRead::InstanceDict,
             Source::Object(_) => CompiledRead::Object,
-            Source::Free(_) | Source::FnGlobal(..) | Source::Closure(..) | Source::DefaultDType => {
-                CompiledRead::General
-            }
+            Source::Free(_)
+            | Source::FnGlobal(..)
+            | Source::Closure(..)
+            | Source::DefaultDType
+            | Source::Arith(..) => CompiledRead::General,
         }
     }
 
@@ -363,6 +417,11 @@ impl Source {
                 b.emit(Opcode::LoadAttr, d << 1);
             }
             Source::Object(o) => b.load_const(o.0.clone()),
+            Source::Arith(op, x, y) => {
+                x.emit_load(b)?;
+                y.emit_load(b)?;
+                b.emit(Opcode::BinaryOp, op.operator() as u32);
+            }
             Source::DefaultDType => {
                 return Err(Unsupported::new(
                     Kind::Internal,

@@ -290,7 +290,10 @@ impl<'vm> State<'vm> {
             .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
         self.keep_alive(&fake);
-        self.guard(source, Check::TypeIs(obj.class().to_owned()));
+        // A computed number's type follows from its operands', which are guarded.
+        if !matches!(source, Source::Arith(..)) {
+            self.guard(source, Check::TypeIs(obj.class().to_owned()));
+        }
         self.numbers
             .push((source.clone(), dtype, self.inputs.len(), fake.clone()));
         self.inputs.push(source.clone());

@@ -1,6 +1,6 @@
 """Numbers that cause no recompile: a float that changes per call is a graph input; a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
-replacement; a loop split by a break whose body adds its counter recompiles once, not per
+replacement, and is a graph input where it scales a tensor; a loop split by a break whose body adds its counter recompiles once, not per
 iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
 import symtrace as st
 
@@ -94,6 +94,30 @@ def counter_returned():
         assert n == calls and y.tolist() == (x * 2.0).tolist()
 
 
+class Schedule:
+    """A step counter that scales the output: `x * self.t` after `self.t += 1`."""
+
+    def __init__(self):
+        self.t = 0
+        self.lr = 0.1
+        self.stats = {"calls": 0, "seen": 0}
+
+    def step(self, x):
+        self.t += 1
+        self.stats["calls"] += 1
+        self.stats["seen"] = self.stats["seen"] + 3
+        return x * self.t + x * (self.lr * self.t) - self.stats["calls"], self.t
+
+
+def counter_scales():
+    s, eager = Schedule(), Schedule()
+    f = st.compile(s.step)
+    for _ in range(100):
+        (a, n), (b, m) = f(x32), eager.step(x32)
+        assert n == m and a.dtype == b.dtype and a.tolist() == b.tolist(), (a, b)
+    assert (s.t, s.stats) == (eager.t, eager.stats), (s.t, s.stats)
+
+
 def unrolled(x, o):
     # A counter incremented in an unrolled loop: past a bounded depth, a constant.
     for _ in range(300):
@@ -129,6 +153,7 @@ count("floats", floats)
 count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)
+count("counter_scales", counter_scales)
 count("split_loop", split_loop)
 count("long_counter", long_counter)
 print("NUMBERS OK", st.stats())

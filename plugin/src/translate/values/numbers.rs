@@ -15,7 +15,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::guards::guard::Check;
 use crate::translate::policy::Dynamic;
-use crate::translate::source::Source;
+use crate::translate::source::{Arith, Source};
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::operators::binary_vm;
@@ -43,6 +43,31 @@ pub enum NumExpr {
 }
 
 impl Num {
+    /// The numbers read from the frame it is computed from, with their sources.
+    fn leaves<'a>(&'a self, out: &mut Vec<(&'a PyObjectRef, &'a Source)>) {
+        match &self.expr {
+            NumExpr::Read(o, s) => out.push((o, s)),
+            NumExpr::Const(_) => {}
+            NumExpr::Op(_, a, b) => {
+                a.leaves(out);
+                b.leaves(out);
+            }
+        }
+    }
+
+    /// The source that computes it from the frame's values on entry.
+    fn as_source(&self) -> Option<Source> {
+        Some(match &self.expr {
+            NumExpr::Read(_, s) => s.clone(),
+            NumExpr::Const(o) => Source::object(o.clone()),
+            NumExpr::Op(op, a, b) => Source::Arith(
+                Arith::of(*op)?,
+                Box::new(a.as_source()?),
+                Box::new(b.as_source()?),
+            ),
+        })
+    }
+
     /// The sources it is computed from.
     pub fn sources(&self, out: &mut Vec<Source>) {
         match &self.expr {
@@ -234,6 +259,80 @@ impl State<'_> {
         self.guard(&source, Check::TypeIs(value.class().to_owned()));
         self.guard(&source, Check::Compare(op, rhs, r));
         Ok(Some(r))
+    }
+
+    /// `a op b` for a deferred number and a traced tensor (`x * self.t` after
+    /// `self.t += 1`): when the numbers it is computed from may change per call (see
+    /// `Specialization::number_is_input`), the number is a graph input that the replacement
+    /// computes on each call as the frame would, from the same values; so a counter that
+    /// scales a tensor changes no graph. Only `+ - * /`, whose eager form converts the
+    /// number to the tensor's float type before computing, as the graph's input does.
+    pub(crate) fn deferred_tensor_operand(
+        &mut self,
+        op: BinaryOperator,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<Var>> {
+        use crate::tensor::Scalar;
+        use BinaryOperator as B;
+        if !matches!(
+            op,
+            B::Add
+                | B::Subtract
+                | B::Multiply
+                | B::TrueDivide
+                | B::InplaceAdd
+                | B::InplaceSubtract
+                | B::InplaceMultiply
+                | B::InplaceTrueDivide
+        ) {
+            return Ok(None);
+        }
+        let (n, other, number_first) = match (a, b) {
+            (Var::Num(n), t) if self.is_fake(t) => (n.clone(), t, true),
+            (t, Var::Num(n)) if self.is_fake(t) => (n.clone(), t, false),
+            _ => return Ok(None),
+        };
+        let vm = self.vm;
+        let mut leaves = Vec::new();
+        n.leaves(&mut leaves);
+        let float = |o: &PyObjectRef| o.class().is(vm.ctx.types.float_type);
+        if leaves.is_empty()
+            || !leaves
+                .iter()
+                .all(|(o, s)| self.spec.number_is_input(s, float(o)))
+        {
+            return Ok(None);
+        }
+        let scalar = if float(&n.value) {
+            Scalar::Float(n.value.downcast_ref::<PyFloat>().expect("float").to_f64())
+        } else {
+            match n
+                .value
+                .downcast_ref::<PyInt>()
+                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+            {
+                Some(i) => Scalar::Int(i),
+                None => return Ok(None),
+            }
+        };
+        let Some(tensor_dtype) = self.tensor_dtype(other) else {
+            return Ok(None);
+        };
+        let dtype = crate::tensor::dtype::weak_scalar_dtype(scalar, tensor_dtype);
+        let Some(source) = n.as_source() else {
+            return Ok(None);
+        };
+        if !dtype.is_float() {
+            return Ok(None);
+        }
+        let fake = Var::Tensor(self.number_input(&n.value, &source, dtype)?);
+        let (x, y) = if number_first {
+            (fake, other.clone())
+        } else {
+            (other.clone(), fake)
+        };
+        self.binary(op, &x, &y).map(Some)
     }
 
     /// `v`, a number read from the frame, as a graph input next to the traced tensor `other`:

@@ -206,6 +206,9 @@ impl State<'_> {
         if let Some(n) = self.deferred_binary(op, a, b)? {
             return Ok(n);
         }
+        if let Some(r) = self.deferred_tensor_operand(op, a, b)? {
+            return Ok(r);
+        }
         // Any other operator uses a deferred number's value.
         let (a, b) = (&self.forced(a)?, &self.forced(b)?);
         if op == BinaryOperator::Subscr {
