@@ -6,7 +6,10 @@
 //! so that they happen exactly once, as written.
 //!
 //! What the simulation may still read afterwards is limited so that it never sees a value
-//! the replay would change: the items of a changed list or dict, the length of a grown list,
+//! the replay would change. A key of a caller's dict stored or deleted by str key is
+//! followed key by key (`SideEffects::read_key`: the stored value, or the dict's own for
+//! another key, with the guards that keep two sources apart or together); otherwise the
+//! items of a changed list or dict are not read again, nor the length of a grown list,
 //! a stored attribute (each also of any object of the same exact class, which could be the
 //! same object on another call: the guards do not pin identities), and, in the generated
 //! code, any value loaded from under a mutated object or from a rebound name after that

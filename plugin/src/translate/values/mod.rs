@@ -9,6 +9,7 @@
 
 pub mod attrs;
 pub mod builtins;
+pub mod caller_dicts;
 pub mod calls;
 pub mod containers;
 pub mod exceptions;

@@ -1,0 +1,65 @@
+//! A caller's dict read key by key: what a subscript, `get`, `setdefault` or `in` sees of
+//! a dict that existed before the call, after the call's own stores into it (which are
+//! replayed later, so the simulation follows them itself; see `SideEffects::read_key`).
+
+use rustpython_vm::builtins::{PyDict, PyStr};
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::values::Var;
+
+impl State<'_> {
+    /// A key that is exactly a str (how a caller's dict is read key by key).
+    pub fn str_key(&mut self, key: &Var, what: &str) -> SimResult<String> {
+        let key = self.plain_obj(key, "a key")?;
+        match key.downcast_ref::<PyStr>().and_then(|s| s.to_str()) {
+            Some(k) if key.class().is(self.vm.ctx.types.str_type) => Ok(k.to_owned()),
+            _ => unsupported(Kind::Value, format!("{what} with a key that is not a str")),
+        }
+    }
+
+    /// `o[k]` of a caller's dict as the simulation sees it now (`None`: absent). After the
+    /// call's own store or delete of that key, what it made it; otherwise the dict's entry
+    /// (read again by the replacement, its type or its absence guarded). A dict of the same
+    /// class that the call wrote the key of is guarded to be, or not to be, this one.
+    pub fn caller_dict_key(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+        k: &str,
+    ) -> SimResult<Option<Var>> {
+        let (written, relations) = self.effects.read_key(o, source, k)?;
+        for (other, same) in relations {
+            let check = if same {
+                Check::SameAs(other)
+            } else {
+                Check::NotSameAs(other)
+            };
+            self.guard(source, check);
+        }
+        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        if let Some(w) = written {
+            return Ok(w);
+        }
+        let at = source.clone().key(k);
+        let entry = o
+            .downcast_ref::<PyDict>()
+            .expect("dict")
+            .get_item_opt(k, self.vm)
+            .ok()
+            .flatten();
+        match entry {
+            Some(v) => {
+                self.guard(&at, Check::TypeIs(v.class().to_owned()));
+                Ok(Some(Var::Lazy(v, at)))
+            }
+            None => {
+                self.guard(&at, Check::Absent);
+                Ok(None)
+            }
+        }
+    }
+}
