@@ -42,11 +42,9 @@ fn the_recompile_limit_is_said_once_and_entries_keep_serving() {
     );
 }
 
+/// The count a script printed as `translations CASE N`.
 fn translations(out: &str, case: &str) -> usize {
-    out.lines()
-        .find_map(|l| l.strip_prefix(&format!("translations {case} ")))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no count for {case}:\n{out}"))
+    translations_of(out, &format!("translations {case}"))
 }
 
 #[test]
@@ -121,6 +119,7 @@ fn sizes_the_program_reads_stay_static() {
     );
 }
 
+/// The count a script printed as `LABEL N`.
 fn translations_of(out: &str, case: &str) -> usize {
     out.lines()
         .find_map(|l| l.strip_prefix(&format!("{case} ")))

@@ -172,32 +172,26 @@ impl Effect {
     }
 }
 
-/// Whether `source` is `root.other` (or under it) for an attribute `other` that is not `name`.
-fn under_other_attr(source: &Source, root: &Source, name: &str) -> bool {
+/// The step of `source` directly under `root` (`source` itself or one of its ancestors).
+fn child_of<'a>(source: &'a Source, root: &Source) -> Option<&'a Source> {
     let mut s = source;
     loop {
-        match s {
-            Source::Attr(parent, attr) if **parent == *root => return attr != name,
-            _ => match s.parent() {
-                Some(p) => s = p,
-                None => return false,
-            },
+        let parent = s.parent()?;
+        if parent == root {
+            return Some(s);
         }
+        s = parent;
     }
+}
+
+/// Whether `source` is `root.other` (or under it) for an attribute `other` that is not `name`.
+fn under_other_attr(source: &Source, root: &Source, name: &str) -> bool {
+    matches!(child_of(source, root), Some(Source::Attr(_, a)) if a != name)
 }
 
 /// Whether `source` is `root[other]` (or under it) for a str key `other` that is not `key`.
 fn under_other_key(source: &Source, root: &Source, key: &str) -> bool {
-    let mut s = source;
-    loop {
-        match s {
-            Source::Key(parent, k) if **parent == *root => return k != key,
-            _ => match s.parent() {
-                Some(p) => s = p,
-                None => return false,
-            },
-        }
-    }
+    matches!(child_of(source, root), Some(Source::Key(_, k)) if k != key)
 }
 
 fn is_exact_dict(obj: &PyObject) -> bool {
@@ -387,9 +381,8 @@ impl SideEffects {
     /// Refuses a read of the items of `obj` (an object that existed before the call) once
     /// they, or those of an object of its exact class, have been changed.
     pub fn check_readable(&self, obj: &PyObject) -> SimResult<()> {
-        refuse_if_touched(&self.mutated, obj, "changed")?;
-        let keyed: Vec<PyObjectRef> = self.keyed.iter().map(|(m, ..)| m.clone()).collect();
-        refuse_if_touched(&keyed, obj, "changed")
+        let keyed = self.keyed.iter().map(|(m, ..)| m);
+        refuse_if_touched(self.mutated.iter().chain(keyed), obj, "changed")
     }
 
     /// Refuses a read of the length of `obj` once it, or an object of its exact class, has
@@ -409,9 +402,13 @@ impl SideEffects {
     }
 }
 
-fn refuse_if_touched(touched: &[PyObjectRef], obj: &PyObject, what: &str) -> SimResult<()> {
+fn refuse_if_touched<'a>(
+    touched: impl IntoIterator<Item = &'a PyObjectRef>,
+    obj: &PyObject,
+    what: &str,
+) -> SimResult<()> {
     match touched
-        .iter()
+        .into_iter()
         .find(|m| m.is(obj) || m.class().is(obj.class()))
     {
         Some(m) if m.is(obj) => unsupported(

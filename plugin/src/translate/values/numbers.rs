@@ -84,13 +84,7 @@ impl Num {
 /// The operators a deferred number may be made by: on ints and floats, none raises (a float
 /// overflows to infinity), so computing it later, at the replay, changes no behaviour.
 fn deferrable(op: BinaryOperator) -> Option<BinaryOperator> {
-    use BinaryOperator as B;
-    match op {
-        B::Add | B::InplaceAdd => Some(B::Add),
-        B::Subtract | B::InplaceSubtract => Some(B::Subtract),
-        B::Multiply | B::InplaceMultiply => Some(B::Multiply),
-        _ => None,
-    }
+    Arith::of(op).map(Arith::operator)
 }
 
 /// Instructions that may take a deferred number as it is: they store it, move it, put it in
