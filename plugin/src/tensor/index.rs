@@ -5,6 +5,7 @@ use ndarray::{ArrayD, Axis, IxDyn, SliceInfo, SliceInfoElem};
 
 use super::data::{Element, TensorData};
 use super::error::{TResult, TensorError, shape_str};
+use super::layout::row_major;
 
 /// One element of an index, as Python gave it (slices already resolved against the length of
 /// their dimension with `slice.indices`, which the caller does).
@@ -165,7 +166,7 @@ pub fn get(t: &TensorData, index: &Select<'_>) -> TResult<TensorData> {
     match index {
         Select::Basic(idx) => {
             let elems = slice_elems(t.shape(), idx)?;
-            Ok(crate::each_dtype!(t, a => a.slice(info(elems)).to_owned().into()))
+            Ok(crate::each_dtype!(t, a => row_major(a.slice(info(elems))).into()))
         }
         Select::Mask(mask) => {
             let rows = mask_rows(t.shape(), mask)?;
@@ -191,9 +192,13 @@ fn gather<T: Element>(
     let flat_len: usize = a.shape()[..lead].iter().product();
     let mut flat_shape = vec![flat_len];
     flat_shape.extend_from_slice(rest);
-    let flat = a
-        .as_standard_layout()
-        .into_owned()
+    // Rows are picked from the tensor in place when it is row-major (an embedding table is),
+    // not from a copy of it.
+    let copy = (!a.is_standard_layout()).then(|| row_major(a.view()));
+    let flat = copy
+        .as_ref()
+        .unwrap_or(a)
+        .view()
         .into_shape_with_order(IxDyn(&flat_shape))
         .expect("standard layout");
     let picked = flat.select(Axis(0), rows);

@@ -6,6 +6,7 @@ pub(crate) mod dtype;
 pub(crate) mod error;
 pub(crate) mod format;
 pub(crate) mod index;
+pub(crate) mod layout;
 pub(crate) mod meta_id;
 pub(crate) mod object;
 pub(crate) mod ops;

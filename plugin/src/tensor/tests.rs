@@ -34,6 +34,20 @@ fn broadcasting_arithmetic_and_promotion() {
     let q = call("div", &[&a, &t(&[], &[2.], DType::Int64)], Attrs::new()).unwrap();
     assert_eq!(q.dtype(), DType::Float64);
     assert_eq!(f64s(&q), vec![0.5, 1., 1.5, 2., 2.5, 3.]);
+    // An operand of the result's leading dimensions (a kept-dims mean) on either side, and
+    // one that broadcasts both ways (no row-major pairing: the general path).
+    let col = t(&[2, 1], &[100., 200.], DType::Float64);
+    let d = call("sub", &[&a, &col], Attrs::new()).unwrap();
+    assert_eq!(f64s(&d), vec![-99., -98., -97., -196., -195., -194.]);
+    let d = call("sub", &[&col, &a], Attrs::new()).unwrap();
+    assert_eq!(f64s(&d), vec![99., 98., 97., 196., 195., 194.]);
+    let cube = t(&[2, 2, 1], &[1., 2., 3., 4.], DType::Float64);
+    let lead = t(&[2, 1, 1], &[10., 20.], DType::Float64);
+    let d = call("mul", &[&cube, &lead], Attrs::new()).unwrap();
+    assert_eq!(f64s(&d), vec![10., 20., 60., 80.]);
+    let row = t(&[1, 3], &[1., 2., 3.], DType::Float64);
+    let d = call("add", &[&col, &row], Attrs::new()).unwrap();
+    assert_eq!(f64s(&d), vec![101., 102., 103., 201., 202., 203.]);
 }
 
 #[test]

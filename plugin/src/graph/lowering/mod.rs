@@ -204,7 +204,8 @@ fn lower_node(
         }
         let (fa, fb) = (fit(&shape(0), out)?, fit(&shape(1), out)?);
         let paired = matches!((fa, fb), (Fit::Whole, _) | (_, Fit::Whole))
-            && !(fa == Fit::Rows && fb == Fit::Rows);
+            && !(fa == Fit::Rows && fb == Fit::Rows)
+            && !(fa == Fit::Lanes && fb == Fit::Lanes);
         return paired.then_some(Step::Binary {
             op,
             a: (inputs[0], fa),

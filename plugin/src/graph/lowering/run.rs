@@ -261,6 +261,14 @@ fn zip_into(a: Lineup<'_, f64>, b: Lineup<'_, f64>, out: &mut [f64], f: &impl Fn
                     .zip(x.iter().zip(row))
                     .for_each(|(o, (&p, &q))| *o = f(p, q))
             }),
+        (Lineup::Whole(x), Lineup::Lanes(y)) => out
+            .chunks_exact_mut(x.len() / y.len())
+            .zip(x.chunks_exact(x.len() / y.len()).zip(y))
+            .for_each(|(o, (run, &q))| o.iter_mut().zip(run).for_each(|(o, &p)| *o = f(p, q))),
+        (Lineup::Lanes(x), Lineup::Whole(y)) => out
+            .chunks_exact_mut(y.len() / x.len())
+            .zip(x.iter().zip(y.chunks_exact(y.len() / x.len())))
+            .for_each(|(o, (&p, run))| o.iter_mut().zip(run).for_each(|(o, &q)| *o = f(p, q))),
         _ => unreachable!("pairings were checked when lowering"),
     }
 }
@@ -306,6 +314,8 @@ impl Step {
                     (false, Fit::One) => buf.iter_mut().for_each(|x| *x = f(y[0], *x)),
                     (true, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(*x, q))),
                     (false, Fit::Rows) => buf.chunks_exact_mut(y.len()).for_each(|row| row.iter_mut().zip(y).for_each(|(x, &q)| *x = f(q, *x))),
+                    (true, Fit::Lanes) => { let run = buf.len() / y.len(); buf.chunks_exact_mut(run).zip(y).for_each(|(r, &q)| r.iter_mut().for_each(|x| *x = f(*x, q))) }
+                    (false, Fit::Lanes) => { let run = buf.len() / y.len(); buf.chunks_exact_mut(run).zip(y).for_each(|(r, &q)| r.iter_mut().for_each(|x| *x = f(q, *x))) }
                 })
             }
             Step::Unary { op, .. } => {

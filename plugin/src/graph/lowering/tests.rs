@@ -104,6 +104,23 @@ fn mlp_layers_and_broadcasts_match_eager_to_the_bit() {
 }
 
 #[test]
+fn kept_dims_operands_match_eager_to_the_bit() {
+    crate::tensor::random::manual_seed(9);
+    let mut g = Graph::new();
+    let x = input(&mut g, &[2, 3, 8]);
+    let m = input(&mut g, &[2, 3, 1]);
+    let s = input(&mut g, &[2, 1, 1]);
+    let centered = g.apply("sub", &[x, m], Attrs::new()).unwrap();
+    let scaled = g.apply("div", &[s, centered], Attrs::new()).unwrap();
+    let again = g.apply("mul", &[scaled, m], Attrs::new()).unwrap();
+    g.outputs = vec![centered, again];
+    check(
+        &mut g,
+        &[random(&[2, 3, 8]), random(&[2, 3, 1]), random(&[2, 1, 1])],
+    );
+}
+
+#[test]
 fn batched_products_transposes_and_reshapes_match_eager_to_the_bit() {
     crate::tensor::random::manual_seed(8);
     let mut g = Graph::new();

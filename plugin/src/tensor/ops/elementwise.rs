@@ -3,6 +3,8 @@
 
 use ndarray::{ArrayD, IxDyn, Zip};
 
+use super::f32_math::{erf_for_f32, exp_for_f32, map_through_f64};
+
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError};
@@ -10,11 +12,13 @@ use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
 use crate::tensor::shape::broadcast;
 
 /// How an operand's elements line up with the result's, when both are row-major: whole, one
-/// element for all, or repeated row after row (a trailing-dimensions operand such as a bias).
+/// element for all, repeated row after row (a trailing-dimensions operand such as a bias), or
+/// each element repeated over a run (a leading-dimensions operand such as a kept-dims mean).
 pub enum Lineup<'a, T> {
     Whole(&'a [T]),
     One(T),
     Rows(&'a [T]),
+    Lanes(&'a [T]),
 }
 
 /// How an operand of `operand` shape lines up with a result of `out` shape, decided from the
@@ -24,6 +28,7 @@ pub enum Fit {
     Whole,
     One,
     Rows,
+    Lanes,
 }
 
 pub fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
@@ -40,7 +45,18 @@ pub fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
         .position(|&d| d != 1)
         .unwrap_or(operand.len());
     let tail = &operand[first..];
-    (numel > 0 && out.len() >= tail.len() && out.ends_with(tail)).then_some(Fit::Rows)
+    if numel > 0 && out.len() >= tail.len() && out.ends_with(tail) {
+        return Some(Fit::Rows);
+    }
+    // The operand's dimensions are the result's first ones, then ones (leading ones too).
+    let pad = out.len().checked_sub(operand.len())?;
+    let padded = |d: usize| if d < pad { 1 } else { operand[d - pad] };
+    let split = (0..out.len()).find(|&d| padded(d) != out[d])?;
+    let lanes = (0..split).all(|d| padded(d) == out[d])
+        && (split..out.len()).all(|d| padded(d) == 1)
+        && numel > 0
+        && out.iter().product::<usize>() > 0;
+    lanes.then_some(Fit::Lanes)
 }
 
 impl<'a, T: Copy> Lineup<'a, T> {
@@ -50,6 +66,7 @@ impl<'a, T: Copy> Lineup<'a, T> {
             Fit::Whole => Lineup::Whole(s),
             Fit::One => Lineup::One(s[0]),
             Fit::Rows => Lineup::Rows(s),
+            Fit::Lanes => Lineup::Lanes(s),
         }
     }
 }
@@ -100,6 +117,16 @@ fn zip_lined_up<T: Copy, U>(
         (Lineup::Rows(x), Lineup::Whole(y)) => {
             for row in y.chunks_exact(x.len()) {
                 out.extend(x.iter().zip(row).map(|(&p, &q)| f(p, q)));
+            }
+        }
+        (Lineup::Whole(x), Lineup::Lanes(y)) => {
+            for (run, &q) in x.chunks_exact(n / y.len()).zip(y) {
+                out.extend(run.iter().map(|&p| f(p, q)));
+            }
+        }
+        (Lineup::Lanes(x), Lineup::Whole(y)) => {
+            for (&p, run) in x.iter().zip(y.chunks_exact(n / x.len())) {
+                out.extend(run.iter().map(|&q| f(p, q)));
             }
         }
         _ => return None,
@@ -506,13 +533,25 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
             Unary::Relu => x.max(0),
             _ => unreachable!("float ops were cast"),
         })),
-        TensorData::Float32(a) => TensorData::Float32(match op {
-            // float32's own erf: accurate to float32 (as torch's is), and far cheaper.
-            Unary::Erf => a.mapv(libm::erff),
+        TensorData::Float32(a) => TensorData::Float32(match (op, a.as_slice()) {
+            // Row-major data in one vectorized pass, with the float32 functions.
+            (Unary::Erf, Some(xs)) => from_vec(a, map_through_f64(xs, erf_for_f32)),
+            (Unary::Exp, Some(xs)) => from_vec(a, map_through_f64(xs, exp_for_f32)),
+            (Unary::Sigmoid, Some(xs)) => {
+                from_vec(a, map_through_f64(xs, |x| 1.0 / (1.0 + exp_for_f32(-x))))
+            }
+            (Unary::Erf, None) => a.mapv(|x| erf_for_f32(f64::from(x)) as f32),
+            (Unary::Exp, None) => a.mapv(|x| exp_for_f32(f64::from(x)) as f32),
+            (Unary::Sigmoid, None) => a.mapv(|x| (1.0 / (1.0 + exp_for_f32(-f64::from(x)))) as f32),
             _ => a.mapv(|x| op.float(f64::from(x)) as f32),
         }),
         TensorData::Float64(a) => TensorData::Float64(a.mapv(|x| op.float(x))),
     })
+}
+
+/// `values` as an array of `like`'s shape (which is row-major).
+fn from_vec<T>(like: &ArrayD<T>, values: Vec<T>) -> ArrayD<T> {
+    ArrayD::from_shape_vec(like.raw_dim(), values).expect("one value per element")
 }
 
 /// `clamp(x, min=None, max=None)`: bounds are Python numbers, weakly typed.

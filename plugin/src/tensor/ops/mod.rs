@@ -1,6 +1,7 @@
 //! symtrace's own ops, registered in [`crate::tensor::registry()`].
 
 pub mod elementwise;
+pub mod f32_math;
 pub mod linalg;
 pub mod reduce;
 pub mod select;

@@ -3,6 +3,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
+use super::f32_math::softmax_rows_f32;
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
@@ -148,7 +149,7 @@ fn fold_dims<'a>(t: &'a TensorData, dims: &[usize]) -> (std::borrow::Cow<'a, Ten
     (std::borrow::Cow::Owned(out), last)
 }
 
-fn lane_f64(r: Reduction, lane: ArrayViewD<'_, f64>) -> f64 {
+fn lane_f64<D: ndarray::Dimension>(r: Reduction, lane: ndarray::ArrayView<'_, f64, D>) -> f64 {
     let n = lane.len();
     match r {
         Reduction::Sum => lane.sum(),
@@ -220,6 +221,20 @@ fn reduce_typed<T: Element + PartialOrd>(
         TensorData::from_scalars(out_shape, &scalars, dt).expect("shape computed by inference")
     };
     let exact_int = T::DTYPE == DType::Int64 || T::DTYPE == DType::Bool;
+    // Lanes along the last dimension of row-major data are runs of memory: the elements are
+    // converted once, and each run reduced in place (the same sums as a lane's copy gives).
+    if let (Some(d), Some(flat), false) = (dim, a.as_slice(), exact_int)
+        && d + 1 == a.ndim()
+        && a.shape()[d] > 0
+    {
+        let n = a.shape()[d];
+        let wide: Vec<f64> = flat.iter().map(|v| v.to_scalar().as_f64()).collect();
+        return to_out(
+            wide.chunks_exact(n)
+                .map(|lane| lane_f64(r, ndarray::ArrayView1::from(lane)))
+                .collect(),
+        );
+    }
     let lanes: Vec<ArrayViewD<'_, T>> = match dim {
         None => vec![
             a.view()
@@ -253,20 +268,6 @@ fn reduce_typed<T: Element + PartialOrd>(
             .collect();
         return TensorData::from_scalars(out_shape, &values, r.result_dtype(T::DTYPE))
             .expect("shape computed by inference");
-    }
-    // Lanes along the last dimension of row-major data are runs of memory: the elements are
-    // converted once, and each run reduced in place (the same sums as a lane's copy gives).
-    if let (Some(d), Some(flat)) = (dim, a.as_slice())
-        && d + 1 == a.ndim()
-        && a.shape()[d] > 0
-    {
-        let n = a.shape()[d];
-        let wide: Vec<f64> = flat.iter().map(|v| v.to_scalar().as_f64()).collect();
-        return to_out(
-            wide.chunks_exact(n)
-                .map(|lane| lane_f64(r, ndarray::ArrayView1::from(lane).into_dyn()))
-                .collect(),
-        );
     }
     to_out(
         lanes
@@ -364,6 +365,33 @@ pub fn softmax_lane(lane: &mut [f64], log: bool) {
 /// softmax / log_softmax along `dim`, computed in the tensor's float type.
 pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
     let d = normalize_dim(dim, t.ndim())?;
+    // float32: lane by lane through one f64 lane, whatever the layout (a layout must never
+    // change how a result rounds).
+    if let TensorData::Float32(a) = t
+        && a.ndim() > 0
+        && a.shape()[d] > 0
+    {
+        let n = a.shape()[d];
+        if let Some(xs) = a.as_slice()
+            && d + 1 == a.ndim()
+        {
+            // Row-major along the last dimension: the lanes are consecutive runs of memory.
+            let mut out = vec![0f32; xs.len()];
+            softmax_rows_f32(xs, n, &mut out, log);
+            return Ok(TensorData::Float32(
+                ArrayD::from_shape_vec(a.raw_dim(), out).expect("one value per element"),
+            ));
+        }
+        let mut out = ArrayD::<f32>::zeros(a.raw_dim());
+        let (mut run, mut result) = (Vec::with_capacity(n), vec![0f32; n]);
+        for (lane, mut o) in a.lanes(Axis(d)).into_iter().zip(out.lanes_mut(Axis(d))) {
+            run.clear();
+            run.extend(lane.iter().copied());
+            softmax_rows_f32(&run, n, &mut result, log);
+            o.iter_mut().zip(&result).for_each(|(v, &r)| *v = r);
+        }
+        return Ok(TensorData::Float32(out));
+    }
     let dt = t.dtype().to_float();
     let mut x = t.as_f64_array();
     if x.ndim() > 0 {

@@ -9,6 +9,7 @@ use crate::tensor::data::{Element, Scalar, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
 use crate::tensor::index::{self, Index, Select};
+use crate::tensor::layout::row_major;
 use crate::tensor::registry::{Arity, Attr, Attrs, Meta, OpDef};
 use crate::tensor::shape::{broadcast, normalize_dim};
 
@@ -403,11 +404,10 @@ pub fn ops() -> Vec<OpDef> {
             },
             |t: &[&TensorData], a: &Attrs| {
                 let (d, start, length) = narrow_range(t[0].shape(), a)?;
-                Ok(crate::each_dtype!(t[0], x => x
-                    .slice_axis(Axis(d), ndarray::Slice::from(start..start + length))
-                    .as_standard_layout()
-                    .into_owned()
-                    .into()))
+                Ok(crate::each_dtype!(t[0], x => row_major(
+                    x.slice_axis(Axis(d), ndarray::Slice::from(start..start + length))
+                )
+                .into()))
             },
         ),
         OpDef::new(

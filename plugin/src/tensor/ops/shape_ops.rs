@@ -6,6 +6,7 @@ use ndarray::{ArrayD, Axis, IxDyn};
 use crate::tensor::data::TensorData;
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
+use crate::tensor::layout::row_major;
 use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
 use crate::tensor::shape::{normalize_dim, numel};
 
@@ -73,7 +74,7 @@ pub fn transpose_perm(ndim: usize, a: &Attrs) -> TResult<Vec<usize>> {
 }
 
 fn permute_data(t: &TensorData, perm: &[usize]) -> TensorData {
-    crate::each_dtype!(t, x => x.clone().permuted_axes(IxDyn(perm)).as_standard_layout().into_owned().into())
+    crate::each_dtype!(t, x => row_major(x.view().permuted_axes(IxDyn(perm))).into())
 }
 
 fn unsqueeze_dim(ndim: usize, dim: i64) -> TResult<usize> {
@@ -99,7 +100,7 @@ fn squeeze_shape(shape: &[usize], dim: Option<i64>) -> TResult<Vec<usize>> {
 }
 
 fn reshape_data(t: &TensorData, shape: &[usize]) -> TensorData {
-    crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into_shape_with_order(IxDyn(shape)).expect("checked").into())
+    crate::each_dtype!(t, x => row_major(x.view()).into_shape_with_order(IxDyn(shape)).expect("checked").into())
 }
 
 /// Shape of `cat` (stack: `new_axis`) of tensors of `shapes` along `dim`.
