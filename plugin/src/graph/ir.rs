@@ -221,7 +221,29 @@ impl Graph {
         }
         let mut results: Vec<Option<TensorData>> = Vec::with_capacity(self.nodes.len());
         for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
-            let out = {
+            // A dead operand taken over (not in dynamic graphs: their shapes are the runs').
+            let mut consumed = None;
+            if !self.dynamic
+                && let Some((pos, i)) =
+                    super::consume::consumable(&node.op, &node.inputs, j, &plan.last_use)
+            {
+                let own = results[i]
+                    .take()
+                    .expect("a node's result lives until its last use");
+                let other = node.inputs.iter().enumerate().find(|(p, _)| *p != pos);
+                let other = other.map(|(_, v)| match v {
+                    Value::Input(k) => inputs[*k],
+                    Value::Const(k) => &self.consts[*k],
+                    Value::Node(k) => results[*k].as_ref().expect("live until its last use"),
+                });
+                match super::consume::run_in(&node.op, &node.meta, pos, own, other) {
+                    Ok(out) => consumed = Some(out),
+                    Err(own) => results[i] = Some(own),
+                }
+            }
+            let out = if let Some(out) = consumed {
+                out
+            } else {
                 let arg = |v: &Value| -> &TensorData {
                     match v {
                         Value::Input(i) => inputs[*i],

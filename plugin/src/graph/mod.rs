@@ -1,7 +1,9 @@
 //! Captured graphs: tensor ops from the registry applied to a frame's input tensors and to
 //! constants (`ir`), recorded through fake tensors while a frame is simulated (`recorder`),
-//! and run natively, lowered to loops where they can be (`lowering`).
+//! and run natively, lowered to loops where they can be (`lowering`), a node taking over an
+//! operand read for the last time where it can (`consume`).
 
+pub(crate) mod consume;
 pub(crate) mod dynamic;
 pub(crate) mod ir;
 pub(crate) mod lowering;

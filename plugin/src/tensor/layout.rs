@@ -18,7 +18,9 @@ pub fn row_major<T: Copy>(v: ArrayViewD<'_, T>) -> ArrayD<T> {
     for lane in v.lanes(Axis(v.ndim() - 1)) {
         match lane.as_slice() {
             Some(run) => out.extend_from_slice(run),
-            None => out.extend(lane.iter().copied()),
+            // Indexing a 1-D view is a multiply by its stride, which the compiler keeps in
+            // the loop; its iterator is a general one that it does not inline.
+            None => out.extend((0..lane.len()).map(|k| lane[k])),
         }
     }
     ArrayD::from_shape_vec(v.raw_dim(), out).expect("one value per element")

@@ -267,15 +267,15 @@ fn linear_typed<T: Element + LinalgScalar>(
         xs.as_slice().expect("standard layout"),
         ws.as_slice().expect("standard layout"),
     );
-    // `w.T`, made row-major once: the product is then the one `matmul` computes (the same
-    // loops, in the same order), without a separate transpose in the graph.
-    let wt = transposed(ws, n, k);
     let mut out = if rows * k * n <= SMALL_PRODUCT {
-        small_product(xs, &wt, rows, k, n)
+        // `w.T`, made row-major once: the product is then the one `matmul` computes (the
+        // same loops, in the same order), without a separate transpose in the graph.
+        small_product(xs, &transposed(ws, n, k), rows, k, n)
     } else {
+        // The general product packs its operands whatever their strides: `w.T` as a view.
         let xv = ndarray::ArrayView2::from_shape((rows, k), xs).expect("rows × k");
-        let wv = ndarray::ArrayView2::from_shape((k, n), &wt[..]).expect("k × n");
-        xv.dot(&wv).into_raw_vec_and_offset().0
+        let wv = ndarray::ArrayView2::from_shape((n, k), ws).expect("n × k");
+        xv.dot(&wv.t()).into_raw_vec_and_offset().0
     };
     if let Some(b) = bias {
         let bs = b.as_standard_layout();
