@@ -117,3 +117,58 @@ fn a_graph_reads_its_inputs_under_the_roots_it_is_passed() {
         );
     });
 }
+
+#[test]
+fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
+    with_vm(|vm| {
+        let scope = exec(
+            vm,
+            concat!(
+                "import symtrace as st\n",
+                "class M: pass\n",
+                "m = M(); m.params = {'w': st.tensor([10., 20.])}; m.eps = st.tensor([1., 2.])\n",
+                "class Raising:\n",
+                "    params = None\n",
+                "    @property\n",
+                "    def eps(self): raise ValueError('eps is computed')\n",
+                "r = Raising(); r.params = m.params\n",
+            ),
+            "<graph>",
+        );
+        let mut g = Graph::new();
+        let meta = || Meta {
+            shape: vec![2],
+            dtype: DType::Float64,
+        };
+        let (w, eps) = (g.input(meta()), g.input(meta()));
+        let y = g.apply("add", &[w, eps], Attrs::new()).unwrap();
+        g.outputs = vec![y];
+        let m = Source::Local("m".into());
+        let sources = [
+            m.clone().instance_dict().key("params").key("w"),
+            Source::Attr(Box::new(m.clone()), "eps".into()),
+        ];
+        let call = GraphCall::new(&sources, 1, vm);
+        assert_eq!(call.roots, [m], "one root: the rest is read natively");
+        let compiled = CompiledGraph {
+            graph: Arc::new(g),
+            call: Arc::new(call),
+        }
+        .into_ref(&vm.ctx);
+        scope
+            .globals
+            .set_item("graph", compiled.into(), vm)
+            .unwrap();
+        assert_eq!(eval_repr(vm, &scope, "graph(m)"), "tensor([11., 22.])");
+        // An attribute is read as LOAD_ATTR reads it: what it raises comes through.
+        assert!(
+            eval_repr(vm, &scope, "graph(r)").contains("ValueError: eps is computed"),
+            "{}",
+            eval_repr(vm, &scope, "graph(r)")
+        );
+        assert!(
+            eval_repr(vm, &scope, "graph(1)")
+                .contains("TypeError: a compiled graph: an input under L['m'] is missing")
+        );
+    });
+}

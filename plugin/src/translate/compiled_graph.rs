@@ -76,10 +76,7 @@ impl CompiledGraph {
 
     fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
         let mut held = SmallVec::new();
-        let objects = self
-            .call
-            .gather(roots, &mut held, vm)
-            .map_err(|e| vm.new_type_error(format!("a compiled graph: {e}")))?;
+        let objects = self.call.gather(roots, &mut held, vm)?;
         // Plain loops rather than collecting `Result`s: this runs on every cache hit.
         let mut locks: SmallVec<[_; 8]> = SmallVec::with_capacity(objects.len());
         // Numbers that are graph inputs, made into the 0-d tensors the graph takes.

@@ -6,7 +6,7 @@
 //! its outputs, which the replacement returns as it is when that is the frame's result.
 
 use rustpython_vm::builtins::{PyStrInterned, PyTuple};
-use rustpython_vm::{PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{PyObject, PyObjectRef, PyResult, VirtualMachine};
 use smallvec::SmallVec;
 
 use crate::translate::source::{Source, exact_dict, item};
@@ -16,6 +16,10 @@ use crate::translate::source::{Source, exact_dict, item};
 pub enum PathStep {
     Item(usize),
     Key(&'static PyStrInterned),
+    /// The object's instance dictionary (a module's parameters and submodules live there).
+    InstanceDict,
+    /// An attribute, read as `LOAD_ATTR` reads it (whatever it runs and raises).
+    Attr(&'static PyStrInterned),
 }
 
 #[derive(Clone, Debug)]
@@ -42,9 +46,15 @@ impl GraphCall {
                         Source::Key(_, k) => {
                             steps.push(PathStep::Key(vm.ctx.intern_str(k.as_str())))
                         }
+                        Source::InstanceDict(_) => steps.push(PathStep::InstanceDict),
+                        Source::Attr(_, name) => {
+                            steps.push(PathStep::Attr(vm.ctx.intern_str(name.as_str())))
+                        }
                         _ => break,
                     }
-                    s = s.parent().expect("items and keys have a parent");
+                    s = s
+                        .parent()
+                        .expect("items, keys and attributes have a parent");
                 }
                 steps.reverse();
                 let root = roots.iter().position(|r| r == s).unwrap_or_else(|| {
@@ -69,46 +79,60 @@ impl GraphCall {
         roots: &'a [PyObjectRef],
         held: &'a mut SmallVec<[PyObjectRef; 8]>,
         vm: &VirtualMachine,
-    ) -> Result<SmallVec<[&'a PyObject; 8]>, String> {
+    ) -> PyResult<SmallVec<[&'a PyObject; 8]>> {
         if roots.len() != self.roots.len() {
-            return Err(format!(
-                "the graph takes {} arguments, got {}",
+            return Err(vm.new_type_error(format!(
+                "a compiled graph: the graph takes {} arguments, got {}",
                 self.roots.len(),
                 roots.len()
-            ));
+            )));
         }
         let mut objects = SmallVec::with_capacity(self.inputs.len());
         for (root, steps) in &self.inputs {
-            match walk(&roots[*root], steps, held, vm) {
+            match walk(&roots[*root], steps, held, vm)? {
                 // SAFETY: the object is kept alive by `roots`, by a tuple kept alive by them
                 // (a tuple's items never change), or by `held`; moving a `PyObjectRef` inside
                 // `held` does not move the object it points to.
                 Some(v) => objects.push(unsafe { &*v }),
-                None => return Err(format!("an input under {} is missing", self.roots[*root])),
+                None => {
+                    return Err(vm.new_type_error(format!(
+                        "a compiled graph: an input under {} is missing",
+                        self.roots[*root]
+                    )));
+                }
             }
         }
         Ok(objects)
     }
 }
 
-/// The object `steps` below `v`. Tuple items are borrowed on the way down (a reference count
-/// is an atomic operation, and a tuple keeps its items); list items and dictionary values,
-/// which another thread may replace, are pushed onto `held`.
+/// The object `steps` below `v`, `None` where one is missing, or what an attribute read
+/// raised. Tuple items are borrowed on the way down (a reference count is an atomic
+/// operation, and a tuple keeps its items); list items, dictionary values, instance
+/// dictionaries and attributes, which another thread may replace, are pushed onto `held`.
 fn walk(
     v: &PyObject,
     steps: &[PathStep],
     held: &mut SmallVec<[PyObjectRef; 8]>,
     vm: &VirtualMachine,
-) -> Option<*const PyObject> {
+) -> PyResult<Option<*const PyObject>> {
     let Some((step, rest)) = steps.split_first() else {
-        return Some(v);
+        return Ok(Some(v));
     };
     let owned = match step {
         PathStep::Item(i) => match v.downcast_ref::<PyTuple>() {
-            Some(t) => return walk(t.as_slice().get(*i)?, rest, held, vm),
-            None => item(v, *i)?,
+            Some(t) => match t.as_slice().get(*i) {
+                Some(x) => return walk(x, rest, held, vm),
+                None => None,
+            },
+            None => item(v, *i),
         },
-        PathStep::Key(k) => exact_dict(v, vm)?.get_item_opt(*k, vm).ok().flatten()?,
+        PathStep::Key(k) => exact_dict(v, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
+        PathStep::InstanceDict => v.dict().map(Into::into),
+        PathStep::Attr(name) => Some(v.get_attr(*name, vm)?),
+    };
+    let Some(owned) = owned else {
+        return Ok(None);
     };
     let next: *const PyObject = &*owned;
     held.push(owned);
