@@ -189,24 +189,22 @@ fn gather<T: Element>(
     index_shape: &[usize],
 ) -> ArrayD<T> {
     let rest = &a.shape()[lead..];
-    let flat_len: usize = a.shape()[..lead].iter().product();
-    let mut flat_shape = vec![flat_len];
-    flat_shape.extend_from_slice(rest);
     // Rows are picked from the tensor in place when it is row-major (an embedding table is),
     // not from a copy of it.
     let copy = (!a.is_standard_layout()).then(|| row_major(a.view()));
     let flat = copy
         .as_ref()
         .unwrap_or(a)
-        .view()
-        .into_shape_with_order(IxDyn(&flat_shape))
+        .as_slice()
         .expect("standard layout");
-    let picked = flat.select(Axis(0), rows);
+    let row_len: usize = rest.iter().product();
+    let mut picked = Vec::with_capacity(rows.len() * row_len);
+    for &r in rows {
+        picked.extend_from_slice(&flat[r * row_len..(r + 1) * row_len]);
+    }
     let mut out_shape = index_shape.to_vec();
     out_shape.extend_from_slice(rest);
-    picked
-        .into_shape_with_order(IxDyn(&out_shape))
-        .expect("same count")
+    ArrayD::from_shape_vec(IxDyn(&out_shape), picked).expect("same count")
 }
 
 /// `t[index] = value`: the value is cast to the tensor's type and broadcast to the selection.

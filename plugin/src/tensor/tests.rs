@@ -91,6 +91,22 @@ fn reductions() {
     let kept = call("mean", &[&a], dim(1).with("keepdim", Attr::Bool(true))).unwrap();
     assert_eq!(kept.shape(), &[2, 1]);
     assert_eq!(f64s(&kept), vec![3., 4.]);
+    // float32's variance along its last dimension (run by run) is float64's rounded, and so
+    // is a strided tensor's (the general path).
+    let values: Vec<f64> = (0..24)
+        .map(|i| (f64::from(i) * 0.731).sin() * 3.1)
+        .collect();
+    let x32 = t(&[2, 3, 4], &values, DType::Float32);
+    let x64 = x32.cast(DType::Float64);
+    for (d, correction) in [(-1, 0), (-1, 1), (1, 1)] {
+        let attrs = dim(d)
+            .with("correction", Attr::Int(correction))
+            .with("keepdim", Attr::Bool(true));
+        let v32 = call("var", &[&x32], attrs.clone()).unwrap();
+        let v64 = call("var", &[&x64], attrs).unwrap();
+        assert_eq!(v32.dtype(), DType::Float32);
+        assert_eq!(v32, v64.cast(DType::Float32));
+    }
     let empty = t(&[0, 3], &[], DType::Float64);
     assert_eq!(f64s(&call("sum", &[&empty], dim(0)).unwrap()), vec![0.; 3]);
     assert!(

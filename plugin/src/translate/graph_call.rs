@@ -1,8 +1,8 @@
 //! How replacement code calls its compiled graph. It passes the distinct roots of the input
 //! tensors' sources (`L['layers']`, not `L['layers'][0][0]`, `L['layers'][0][1]`, ...), and
-//! the graph reads the tensors under them (tuple and list items, dictionary keys) natively:
-//! the guards have just checked those containers, so the reads are plain lookups, not a
-//! dozen interpreted subscripts. The graph returns its lone output itself, or the tuple of
+//! the graph reads the tensors under them (tuple and list items, dictionary keys, instance
+//! dictionaries, attributes) natively: the guards have just checked those containers, so the
+//! reads are plain lookups, not a dozen interpreted subscripts per module. The graph returns its lone output itself, or the tuple of
 //! its outputs, which the replacement returns as it is when that is the frame's result.
 
 use rustpython_vm::builtins::{PyStrInterned, PyTuple};

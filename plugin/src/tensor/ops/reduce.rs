@@ -306,13 +306,34 @@ pub fn var(t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
     let (out_shape, dims) = reduced_shape(Reduction::Mean, t.shape(), attrs)?;
     let correction = attrs.int("correction")? as f64;
     let dt = t.dtype().to_float();
-    let x = t.as_f64_array();
     let var_of = |values: &[f64]| {
         let n = values.len() as f64;
         let mean = values.iter().sum::<f64>() / n;
         let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
         ss / (n - correction).max(0.0)
     };
+    // float32 along its last, row-major dimension (a layer norm's): each run widened on its
+    // own, the same sums, no f64 copy of the whole tensor.
+    if let (TensorData::Float32(a), Some(dims)) = (t, &dims)
+        && let (Some(flat), [d]) = (a.as_slice(), dims.as_slice())
+        && d + 1 == a.ndim()
+        && a.shape()[*d] > 0
+    {
+        let n = a.shape()[*d];
+        let mut wide = Vec::with_capacity(n);
+        let values: Vec<f32> = flat
+            .chunks_exact(n)
+            .map(|run| {
+                wide.clear();
+                wide.extend(run.iter().map(|&v| f64::from(v)));
+                var_of(&wide) as f32
+            })
+            .collect();
+        return Ok(TensorData::Float32(
+            ArrayD::from_shape_vec(IxDyn(&out_shape), values).expect("one value per lane"),
+        ));
+    }
+    let x = t.as_f64_array();
     let lane_var = |lane: &mut dyn Iterator<Item = f64>| var_of(&lane.collect::<Vec<f64>>());
     let values: Vec<f64> = match &dims {
         None => vec![lane_var(&mut x.iter().copied())],
