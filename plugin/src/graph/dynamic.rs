@@ -2,7 +2,8 @@
 //! dynamic inputs, and what would have baked one of their sizes into the recording.
 
 use super::ir::{Graph, Value};
-use crate::tensor::registry;
+use super::sizes::resolve;
+use crate::tensor::{Meta, registry};
 
 /// Why the sizes of `dynamic` inputs are in the graph (`None`: they are not, and the graph
 /// may be marked dynamic). `read` are the values whose sizes the program read while it was
@@ -15,11 +16,13 @@ pub fn size_leak(graph: &Graph, dynamic: &[usize], read: &[Value]) -> Option<Str
         Value::Node(i) => node_dynamic[*i],
     };
     for (j, node) in graph.nodes.iter().enumerate() {
-        if !node.inputs.iter().any(|v| is_dynamic(v, &node_dynamic)) {
+        if node.sym.is_empty() && !node.inputs.iter().any(|v| is_dynamic(v, &node_dynamic)) {
             continue;
         }
         node_dynamic[j] = true;
-        let size_free = registry().get(&node.op).is_some_and(|op| op.size_free);
+        // Its sizes, if it holds any, are worked out again for each call.
+        let size_free =
+            !node.sym.is_empty() || registry().get(&node.op).is_some_and(|op| op.size_free);
         if !size_free {
             return Some(format!("op {} holds sizes in its attributes", node.op));
         }
@@ -30,27 +33,47 @@ pub fn size_leak(graph: &Graph, dynamic: &[usize], read: &[Value]) -> Option<Str
     })
 }
 
-/// Whether the graph's shape inference holds for inputs described by `inputs`: for a dynamic
-/// graph, what the guards checked before it runs at new sizes. An op whose shapes do not fit
-/// at these sizes (a broadcast against a constant of the recorded size) would raise inside
-/// the graph, where eager code raises at that op, after what came before it: such a call
-/// does not fit the entry.
-pub fn fits(graph: &Graph, inputs: &[crate::tensor::Meta]) -> bool {
-    let mut metas: Vec<crate::tensor::Meta> = Vec::with_capacity(graph.nodes.len());
-    for node in &graph.nodes {
-        let args: Vec<crate::tensor::Meta> = node
-            .inputs
-            .iter()
-            .map(|v| match v {
-                Value::Input(i) => inputs[*i].clone(),
-                Value::Const(i) => crate::tensor::Meta::of(&graph.consts[*i]),
-                Value::Node(i) => metas[*i].clone(),
-            })
-            .collect();
-        match registry().infer(&node.op, &args, &node.attrs) {
+/// Whether the graph's shape inference holds for inputs described by `inputs`, and the size
+/// checks pass: for a dynamic graph, what the guards checked before it runs at new sizes. An
+/// op whose shapes do not fit at these sizes (a broadcast against a constant of the recorded
+/// size) would raise inside the graph, where eager code raises at that op, after what came
+/// before it: such a call does not fit the entry. `Err` says what does not fit.
+pub fn fits(graph: &Graph, inputs: &[Meta]) -> Result<(), String> {
+    let mut metas: Vec<Meta> = Vec::with_capacity(graph.nodes.len());
+    for (j, node) in graph.nodes.iter().enumerate() {
+        let meta_of = |v: &Value, metas: &[Meta]| match v {
+            Value::Input(i) => inputs[*i].clone(),
+            Value::Const(i) => Meta::of(&graph.consts[*i]),
+            Value::Node(i) => metas[*i].clone(),
+        };
+        let args: Vec<Meta> = node.inputs.iter().map(|v| meta_of(v, &metas)).collect();
+        let resolved;
+        let attrs = if node.sym.is_empty() {
+            &node.attrs
+        } else {
+            let first = args.first().map(|m| m.shape.as_slice());
+            let dim = |v: Value, d: usize| dim_of(graph, inputs, &metas, v, d);
+            resolved = resolve(&node.attrs, &node.sym, first, &dim).ok_or_else(|| {
+                format!("the sizes of node {j} ({}) cannot be worked out", node.op)
+            })?;
+            &resolved
+        };
+        match registry().infer(&node.op, &args, attrs) {
             Ok(m) if crate::tensor::shape::check_size(&m.shape).is_ok() => metas.push(m),
-            _ => return false,
+            _ => return Err(format!("node {j} ({}) does not fit these sizes", node.op)),
         }
     }
-    true
+    let dim = |v: Value, d: usize| dim_of(graph, inputs, &metas, v, d);
+    match graph.checks.iter().find(|c| !c.passes(&dim)) {
+        Some(c) => Err(format!("the size check {c} fails")),
+        None => Ok(()),
+    }
+}
+
+fn dim_of(graph: &Graph, inputs: &[Meta], metas: &[Meta], v: Value, d: usize) -> Option<usize> {
+    match v {
+        Value::Input(i) => inputs.get(i)?.shape.get(d).copied(),
+        Value::Const(i) => graph.consts.get(i)?.shape().get(d).copied(),
+        Value::Node(i) => metas.get(i)?.shape.get(d).copied(),
+    }
 }

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use super::sizes::{SizeCheck, SymAttr};
 use crate::tensor::{Attrs, Meta, OpDef, TensorData, TensorError, registry};
 
 /// What a graph run returns: most graphs have one or two outputs, kept inline.
@@ -26,6 +27,9 @@ pub struct Node {
     pub inputs: Vec<Value>,
     pub attrs: Attrs,
     pub meta: Meta,
+    /// Attributes the program computed from dynamic sizes, worked out again for each call
+    /// (see `sizes`); empty for almost every node.
+    pub sym: Vec<SymAttr>,
 }
 
 /// What running a graph needs beyond its nodes: each node's op, looked up once, and the
@@ -36,6 +40,8 @@ struct Plan {
     last_use: Vec<usize>,
     /// The graph as loops over float64 buffers, when every node has a lowering.
     lowered: Option<super::lowering::Lowered>,
+    /// Some node's attributes are worked out per call from the sizes of earlier values.
+    symbolic: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -51,6 +57,9 @@ pub struct Graph {
     /// Recorded with dynamic inputs, but their sizes went into it: why (it runs at the sizes
     /// it was recorded at only).
     pub static_because: Option<String>,
+    /// What a call's sizes must satisfy to run a dynamic graph: the comparisons of sizes the
+    /// program's simulation relied on (see `sizes`).
+    pub checks: Vec<SizeCheck>,
     /// Made once, when the graph first runs.
     plan: OnceLock<Plan>,
 }
@@ -104,6 +113,26 @@ impl Graph {
             inputs: inputs.to_vec(),
             attrs,
             meta,
+            sym: Vec::new(),
+        });
+        Ok(Value::Node(self.nodes.len() - 1))
+    }
+
+    /// A node that makes a tensor from its attributes alone (`arange(T)` for a dynamic `T`):
+    /// never folded, as its size changes from call to call.
+    pub fn factory(
+        &mut self,
+        op: &str,
+        attrs: Attrs,
+        sym: Vec<SymAttr>,
+    ) -> Result<Value, TensorError> {
+        let meta = registry().infer(op, &[], &attrs)?;
+        self.nodes.push(Node {
+            op: op.to_owned(),
+            inputs: Vec::new(),
+            attrs,
+            meta,
+            sym,
         });
         Ok(Value::Node(self.nodes.len() - 1))
     }
@@ -111,22 +140,26 @@ impl Graph {
     /// Nodes no output depends on are dropped (the simulation may compute values it never uses).
     pub fn prune(&mut self) {
         let mut live = vec![false; self.nodes.len()];
-        let mut stack: Vec<usize> = self
-            .outputs
-            .iter()
-            .filter_map(|v| match v {
-                Value::Node(i) => Some(*i),
-                _ => None,
-            })
-            .collect();
+        // A value whose sizes a check reads stays: the check reads them at run time.
+        let node_of = |v: &Value| match v {
+            Value::Node(i) => Some(*i),
+            _ => None,
+        };
+        let mut stack: Vec<usize> = self.outputs.iter().filter_map(node_of).collect();
+        stack.extend(self.checks.iter().flat_map(|c| {
+            let mut vs = Vec::new();
+            c.values(&mut vs);
+            vs.into_iter().filter_map(|v| node_of(&v))
+        }));
         while let Some(i) = stack.pop() {
             if std::mem::replace(&mut live[i], true) {
                 continue;
             }
-            stack.extend(self.nodes[i].inputs.iter().filter_map(|v| match v {
-                Value::Node(j) => Some(*j),
-                _ => None,
-            }));
+            let node = &self.nodes[i];
+            stack.extend(node.inputs.iter().filter_map(node_of));
+            let mut vs = Vec::new();
+            node.sym.iter().for_each(|s| s.values(&mut vs));
+            stack.extend(vs.iter().filter_map(node_of));
         }
         let mut new_index = vec![usize::MAX; self.nodes.len()];
         let mut kept = Vec::new();
@@ -145,6 +178,14 @@ impl Graph {
             node.inputs.iter_mut().for_each(remap);
         }
         self.outputs.iter_mut().for_each(remap);
+        let moved = |v: Value| match v {
+            Value::Node(i) => Value::Node(new_index[i]),
+            other => other,
+        };
+        for node in &mut kept {
+            node.sym.iter_mut().for_each(|s| s.remap(&moved));
+        }
+        self.checks.iter_mut().for_each(|c| c.remap(&moved));
         self.nodes = kept;
     }
 
@@ -181,10 +222,12 @@ impl Graph {
                 None
             }
         };
+        let symbolic = self.nodes.iter().any(|n| !n.sym.is_empty());
         Ok(self.plan.get_or_init(|| Plan {
             ops,
             last_use,
             lowered,
+            symbolic,
         }))
     }
 
@@ -220,7 +263,35 @@ impl Graph {
             return Ok(outputs);
         }
         let mut results: Vec<Option<TensorData>> = Vec::with_capacity(self.nodes.len());
+        // The sizes of every result, when attributes are worked out from them (a result may
+        // be freed before a later node reads its sizes).
+        let mut shapes: Vec<Vec<usize>> = Vec::new();
         for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
+            let resolved;
+            let attrs = if node.sym.is_empty() {
+                &node.attrs
+            } else {
+                let dim = |v: Value, d: usize| -> Option<usize> {
+                    match v {
+                        Value::Input(i) => inputs.get(i)?.shape().get(d).copied(),
+                        Value::Const(i) => self.consts.get(i)?.shape().get(d).copied(),
+                        Value::Node(i) => shapes.get(i)?.get(d).copied(),
+                    }
+                };
+                let first = node.inputs.first().and_then(|v| match v {
+                    Value::Input(i) => Some(inputs[*i].shape().to_vec()),
+                    Value::Const(i) => Some(self.consts[*i].shape().to_vec()),
+                    Value::Node(i) => shapes.get(*i).cloned(),
+                });
+                resolved = super::sizes::resolve(&node.attrs, &node.sym, first.as_deref(), &dim)
+                    .ok_or_else(|| {
+                        TensorError::runtime(format!(
+                            "op {}: its sizes cannot be worked out for this call",
+                            node.op
+                        ))
+                    })?;
+                &resolved
+            };
             // A dead operand taken over (not in dynamic graphs: their shapes are the runs').
             let mut consumed = None;
             if !self.dynamic
@@ -254,9 +325,9 @@ impl Graph {
                     }
                 };
                 match node.inputs.as_slice() {
-                    [a] => (op.kernel)(&[arg(a)], &node.attrs)?,
-                    [a, b] => (op.kernel)(&[arg(a), arg(b)], &node.attrs)?,
-                    many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), &node.attrs)?,
+                    [a] => (op.kernel)(&[arg(a)], attrs)?,
+                    [a, b] => (op.kernel)(&[arg(a), arg(b)], attrs)?,
+                    many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), attrs)?,
                 }
             };
             let fits = if self.dynamic {
@@ -279,6 +350,9 @@ impl Graph {
                 {
                     results[*i] = None;
                 }
+            }
+            if plan.symbolic {
+                shapes.push(out.shape().to_vec());
             }
             results.push(Some(out));
         }

@@ -8,5 +8,6 @@ pub(crate) mod dynamic;
 pub(crate) mod ir;
 pub(crate) mod lowering;
 pub(crate) mod recorder;
+pub(crate) mod sizes;
 
 pub use ir::{Graph, Node, Outputs, Value};

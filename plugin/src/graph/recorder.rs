@@ -14,15 +14,21 @@ use std::cell::RefCell;
 use hashbrown::HashMap;
 
 use super::ir::{Graph, Value};
+use super::sizes::{SizeCheck, SizeCmp, SizeExpr, SymAttr};
 use crate::tensor::{Attrs, Meta, Scalar, TensorData, TensorError};
+
+/// How far a recording had gone: its inputs, constants, nodes and size checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark(usize, usize, usize, usize);
 
 /// The graph being recorded on this thread, and what its fakes stand for (looked up on every
 /// op the simulation runs: a hashbrown map with its fast default hasher).
 #[derive(Default)]
 pub struct Recorder {
     pub graph: Graph,
-    /// Inputs whose sizes may change from call to call (see `dynamic`).
-    dynamic_inputs: Vec<usize>,
+    /// Inputs whose sizes may change from call to call (see `dynamic`), with which of their
+    /// dimensions may.
+    dynamic_inputs: Vec<(usize, Vec<bool>)>,
     by_address: HashMap<usize, Value>,
     /// Data replaced by in-place updates, kept so that its address is not reused.
     kept: Vec<TensorData>,
@@ -84,10 +90,19 @@ impl RecordingGuard {
                             .iter()
                             .filter_map(|addr| r.by_address.get(addr).copied())
                             .collect();
-                        match super::dynamic::size_leak(&g, &r.dynamic_inputs, &read) {
+                        let dynamic: Vec<usize> = r.dynamic_inputs.iter().map(|d| d.0).collect();
+                        match super::dynamic::size_leak(&g, &dynamic, &read)
+                            .or_else(|| pinned_input_size(&g, &r.dynamic_inputs))
+                        {
                             None => g.dynamic = true,
                             Some(why) => g.static_because = Some(why),
                         }
+                    }
+                    if !g.dynamic {
+                        // At the recorded sizes, which its guards now fix, every symbolic
+                        // attribute is what was recorded and every check passes.
+                        g.nodes.iter_mut().for_each(|n| n.sym.clear());
+                        g.checks.clear();
                     }
                     g
                 })
@@ -105,6 +120,28 @@ impl Drop for RecordingGuard {
     }
 }
 
+/// Whether a recording is under way on this thread.
+pub fn active() -> bool {
+    ACTIVE.with(|a| a.borrow().is_some())
+}
+
+/// A check that fixes a dynamic dimension of an input to one value (`len(x)` used as a
+/// number): such a graph fits one size of it, so it is better kept static (`None`: none).
+fn pinned_input_size(g: &Graph, dynamic: &[(usize, Vec<bool>)]) -> Option<String> {
+    g.checks
+        .iter()
+        .find_map(|c| match (&c.lhs, c.cmp, c.outcome, &c.rhs) {
+            (SizeExpr::Dim(Value::Input(i), d), SizeCmp::Eq, true, SizeExpr::Const(_))
+                if dynamic
+                    .iter()
+                    .any(|(j, dims)| j == i && dims.get(*d).copied().unwrap_or(false)) =>
+            {
+                Some(format!("the program uses a dynamic size as a number ({c})"))
+            }
+            _ => None,
+        })
+}
+
 /// Run `f` on the active recorder. Panics if none is active: only the simulation calls it.
 pub fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> R {
     ACTIVE.with(|a| f(a.borrow_mut().as_mut().expect("a recording is active")))
@@ -119,11 +156,118 @@ impl Recorder {
         Ok(fake)
     }
 
-    /// A fake for a new graph input whose sizes may change from call to call.
-    pub fn dynamic_input(&mut self, meta: Meta) -> Result<TensorData, TensorError> {
+    /// A fake for a new graph input whose sizes may change from call to call: those of the
+    /// dimensions `dynamic` marks.
+    pub fn dynamic_input(
+        &mut self,
+        meta: Meta,
+        dynamic: Vec<bool>,
+    ) -> Result<TensorData, TensorError> {
         let fake = self.input(meta)?;
-        self.dynamic_inputs.push(self.graph.inputs.len() - 1);
+        self.dynamic_inputs
+            .push((self.graph.inputs.len() - 1, dynamic));
         Ok(fake)
+    }
+
+    /// Whether the sizes of `v` may change from call to call: it is a dynamic input, or made
+    /// from one, or made with sizes worked out per call.
+    fn varies(&self, v: Value) -> bool {
+        if self.dynamic_inputs.is_empty() {
+            return false;
+        }
+        let input = |i: usize| self.dynamic_inputs.iter().any(|d| d.0 == i);
+        let Value::Node(last) = v else {
+            return matches!(v, Value::Input(i) if input(i));
+        };
+        let mut varies = vec![false; last + 1];
+        for (j, node) in self.graph.nodes[..=last].iter().enumerate() {
+            varies[j] = !node.sym.is_empty()
+                || node.inputs.iter().any(|v| match v {
+                    Value::Input(i) => input(*i),
+                    Value::Const(_) => false,
+                    Value::Node(i) => varies[*i],
+                });
+        }
+        varies[last]
+    }
+
+    /// Dimension `dim` of the fake `t` as an expression of the graph's values, when it may
+    /// change from call to call (`None`: it is the size the fake has).
+    pub fn size_expr(&self, t: &TensorData, dim: usize) -> Option<SizeExpr> {
+        let v = self.value_of(t)?;
+        if let Value::Input(i) = v {
+            let (_, dims) = self.dynamic_inputs.iter().find(|d| d.0 == i)?;
+            return dims.get(dim).copied()?.then_some(SizeExpr::Dim(v, dim));
+        }
+        self.varies(v).then_some(SizeExpr::Dim(v, dim))
+    }
+
+    /// Whether `t` is a fake whose sizes may change from call to call.
+    pub fn is_varying(&self, t: &TensorData) -> bool {
+        self.value_of(t).is_some_and(|v| self.varies(v))
+    }
+
+    /// Give the node that made `t` the symbolic attributes `sym`, if worked out at the
+    /// recorded sizes they are the attributes it was recorded with (so the simulation's idea of
+    /// which argument went where is checked, not trusted). `false`: they are not, and the node
+    /// keeps its recorded attributes.
+    pub fn attach(&mut self, t: &TensorData, sym: Vec<SymAttr>) -> bool {
+        let Some(Value::Node(j)) = self.value_of(t) else {
+            return false;
+        };
+        let g = &self.graph;
+        let node = &g.nodes[j];
+        let first = node.inputs.first().map(|v| g.meta(*v).shape);
+        let dim = |v: Value, d: usize| g.meta(v).shape.get(d).copied();
+        if super::sizes::resolve(&node.attrs, &sym, first.as_deref(), &dim).as_ref()
+            != Some(&node.attrs)
+        {
+            return false;
+        }
+        self.graph.nodes[j].sym = sym;
+        true
+    }
+
+    /// Mark the node that made `t` as holding its attributes at every call that passes the
+    /// checks made so far (see `sizes::pinned`).
+    pub fn pin(&mut self, t: &TensorData) -> bool {
+        let Some(Value::Node(j)) = self.value_of(t) else {
+            return false;
+        };
+        let node = &mut self.graph.nodes[j];
+        if node.sym.is_empty() {
+            node.sym = super::sizes::pinned(&node.attrs);
+        }
+        !node.sym.is_empty()
+    }
+
+    /// The symbolic attributes of the node that made `t`.
+    pub fn sym_of(&self, t: &TensorData) -> Vec<SymAttr> {
+        match self.value_of(t) {
+            Some(Value::Node(j)) => self.graph.nodes[j].sym.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A fake made by `op` from its attributes alone, some of them worked out per call.
+    pub fn factory(
+        &mut self,
+        op: &str,
+        attrs: Attrs,
+        sym: Vec<SymAttr>,
+    ) -> Result<TensorData, TensorError> {
+        let v = self.graph.factory(op, attrs, sym)?;
+        let fake = fake_of(&self.graph.meta(v))?;
+        self.by_address.insert(address(&fake), v);
+        Ok(fake)
+    }
+
+    /// A comparison of sizes the simulation relied on, checked before each call.
+    pub fn check(&mut self, check: SizeCheck) {
+        if !self.graph.checks.contains(&check) {
+            log::debug!(target: crate::log_targets::GUARDS, "size check: {check}");
+            self.graph.checks.push(check);
+        }
     }
 
     pub fn keep(&mut self, t: TensorData) {
@@ -136,18 +280,20 @@ impl Recorder {
     }
 
     /// Where the graph and the fakes were, to roll back to.
-    pub fn mark(&self) -> (usize, usize, usize) {
-        (
+    pub fn mark(&self) -> Mark {
+        Mark(
             self.graph.inputs.len(),
             self.graph.consts.len(),
             self.graph.nodes.len(),
+            self.graph.checks.len(),
         )
     }
 
     /// Forget everything recorded since `mark`.
-    pub fn rollback(&mut self, mark: (usize, usize, usize)) {
-        let (inputs, consts, nodes) = mark;
-        self.dynamic_inputs.retain(|i| *i < inputs);
+    pub fn rollback(&mut self, mark: Mark) {
+        let Mark(inputs, consts, nodes, checks) = mark;
+        self.graph.checks.truncate(checks);
+        self.dynamic_inputs.retain(|i| i.0 < inputs);
         self.graph.inputs.truncate(inputs);
         self.graph.consts.truncate(consts);
         self.graph.nodes.truncate(nodes);

@@ -126,6 +126,15 @@ pub(super) mod module {
             vm,
         )?
         .unwrap_or(inferred);
+        if let (Scalar::Int(start), Scalar::Int(end), Scalar::Int(step)) = (start, end, step) {
+            // Through the registry: a traced frame makes the same tensor at any size.
+            let attrs = Attrs::new()
+                .with("start", Attr::Int(start))
+                .with("end", Attr::Int(end))
+                .with("step", Attr::Int(step))
+                .with("dtype", Attr::DType(dt));
+            return new_tensor(registry().call("arange", &[], &attrs), vm);
+        }
         let n = ((end.as_f64() - start.as_f64()) / step.as_f64())
             .ceil()
             .max(0.0) as usize;

@@ -18,6 +18,30 @@ pub enum Index {
     Ellipsis,
 }
 
+/// `slice(start, stop, step).indices(len)`, as Python computes it: the bounds a slice
+/// selects in a dimension of `len` elements (`None` for a step of zero, which Python refuses).
+pub fn slice_indices(
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: Option<i64>,
+    len: usize,
+) -> Option<(i64, i64, i64)> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return None;
+    }
+    let len = i64::try_from(len).ok()?;
+    let (lower, upper) = if step < 0 { (-1, len - 1) } else { (0, len) };
+    let clamp = |bound: Option<i64>, default: i64| match bound {
+        None => default,
+        Some(b) if b < 0 => (b + len).max(lower),
+        Some(b) => b.min(upper),
+    };
+    let start = clamp(start, if step < 0 { upper } else { lower });
+    let stop = clamp(stop, if step < 0 { lower } else { upper });
+    Some((start, stop, step))
+}
+
 /// An index that selects by a tensor.
 pub enum Select<'a> {
     Basic(Vec<Index>),

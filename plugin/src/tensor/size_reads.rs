@@ -46,3 +46,18 @@ pub(crate) fn note(address: usize) {
         });
     }
 }
+
+/// How many reads this thread has noted so far (see `forget_since`).
+pub fn mark() -> usize {
+    READS.with(|r| r.borrow().as_ref().map_or(0, Vec::len))
+}
+
+/// Forget the reads noted since `mark`: a tracer that records what they computed as sizes
+/// worked out per call has accounted for them.
+pub fn forget_since(mark: usize) {
+    READS.with(|r| {
+        if let Some(v) = r.borrow_mut().as_mut() {
+            v.truncate(mark);
+        }
+    });
+}

@@ -95,19 +95,18 @@ pub struct Entry {
 
 impl Entry {
     /// Whether the call fits: its guards hold, and a dynamic graph's shapes fit its inputs.
-    fn fits(
-        &self,
-        frame: &FrameView<'_>,
-        vm: &VirtualMachine,
-    ) -> Result<(), Option<crate::translate::guards::guard::Guard>> {
-        self.guards.check(frame, vm).map_err(|g| g.cloned())?;
-        if self.graph.dynamic && !self.shapes_fit(frame, vm) {
-            return Err(None);
+    fn fits(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), Miss> {
+        self.guards
+            .check(frame, vm)
+            .map_err(|g| g.cloned().map_or(Miss::GuardsChanged, Miss::Guard))?;
+        if self.graph.dynamic {
+            self.shapes_fit(frame, vm).map_err(Miss::Shapes)?;
         }
         Ok(())
     }
 
-    fn shapes_fit(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
+    fn shapes_fit(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), String> {
+        let unreadable = || "its graph's inputs cannot be read".to_owned();
         let Some(roots) = self
             .call
             .roots
@@ -115,11 +114,11 @@ impl Entry {
             .map(|s| s.resolve(frame, vm))
             .collect::<Option<Vec<_>>>()
         else {
-            return false;
+            return Err(unreadable());
         };
         let mut held = smallvec::SmallVec::new();
         let Ok(objects) = self.call.gather(&roots, &mut held, vm) else {
-            return false;
+            return Err(unreadable());
         };
         let mut metas = Vec::with_capacity(objects.len());
         for (o, want) in objects.iter().zip(&self.graph.inputs) {
@@ -130,6 +129,16 @@ impl Entry {
         }
         crate::graph::dynamic::fits(&self.graph, &metas)
     }
+}
+
+/// Why an entry did not fit a call.
+enum Miss {
+    /// The guard that failed.
+    Guard(crate::translate::guards::guard::Guard),
+    /// The guards changed while they were checked.
+    GuardsChanged,
+    /// Its graph is dynamic, and these sizes do not fit it: why.
+    Shapes(String),
 }
 
 /// What a code object's hook slot holds.
@@ -296,7 +305,7 @@ impl Translator {
             };
         }
         // The guard each entry failed on (None: the guards changed while they were checked).
-        let mut missed: Vec<Option<crate::translate::guards::guard::Guard>> = Vec::new();
+        let mut missed: Vec<Miss> = Vec::new();
         for entry in &state.entries {
             match entry.fits(frame, vm) {
                 Ok(()) => {
@@ -318,10 +327,12 @@ impl Translator {
                         format!(
                             "entry {}: {}",
                             k + 1,
-                            g.as_ref().map_or_else(
-                                || "its graph's shapes do not fit these sizes (or the guards changed while they were checked)".to_owned(),
-                                |g| g.failure(frame, vm),
-                            )
+                            match g {
+                                Miss::Guard(g) => g.failure(frame, vm),
+                                Miss::GuardsChanged =>
+                                    "the guards changed while they were checked".to_owned(),
+                                Miss::Shapes(why) => format!("its graph is dynamic, and {why}"),
+                            }
                         )
                     })
                     .collect::<Vec<_>>()
@@ -366,7 +377,10 @@ impl Translator {
             for source in &changed {
                 state.spec.value_changed(source);
             }
-            for g in missed.iter().flatten() {
+            for g in missed.iter().filter_map(|m| match m {
+                Miss::Guard(g) => Some(g),
+                _ => None,
+            }) {
                 match &g.check {
                     Check::EqInt(_) | Check::EqFloat(_) => state.spec.value_changed(&g.source),
                     Check::Tensor(..) | Check::TensorDims(..) => {

@@ -28,7 +28,7 @@ pub const MAX_UNROLL: usize = 10_000;
 
 /// Where a translation can be rolled back to (an inlined call that fails).
 pub struct Checkpoint {
-    graph: (usize, usize, usize),
+    graph: crate::graph::recorder::Mark,
     guards: usize,
     inputs: usize,
     effects: crate::translate::side_effects::Mark,
@@ -254,7 +254,8 @@ impl<'vm> State<'vm> {
         let dims = self.spec.dims_of(source, &meta.shape, |d| t.dim_mark(d));
         let fake = if dims.iter().any(Option::is_none) {
             self.dynamic_inputs.push((source.clone(), meta.clone()));
-            recorder::with(|r| r.dynamic_input(meta.clone()))
+            let varying = dims.iter().map(Option::is_none).collect();
+            recorder::with(|r| r.dynamic_input(meta.clone(), varying))
         } else {
             recorder::with(|r| r.input(meta.clone()))
         }
@@ -393,6 +394,7 @@ impl<'vm> State<'vm> {
         Ok(match v {
             Var::Obj(o) => o.clone(),
             Var::Num(n) => self.force_number(n)?,
+            Var::SymSlice(parts) => self.forced_slice(parts)?,
             Var::Tensor(t) => t.clone().into(),
             Var::Lazy(o, source) => {
                 if let Some(t) = o.downcast_ref::<PyTensor>() {

@@ -339,6 +339,10 @@ fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
             return Ok(Template::Reload(s));
         }
     }
+    // A size the graph computes: the replacement has its value only as a checked constant.
+    if n.has_size() {
+        return Ok(Template::Const(state.force_number(n)?));
+    }
     let mut sources = Vec::new();
     n.sources(&mut sources);
     if sources
@@ -352,6 +356,7 @@ fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
             NumExpr::Read(_, s) => Template::Load(s.clone()),
             NumExpr::Const(o) => Template::Const(o.clone()),
             NumExpr::Op(op, a, b) => Template::BinOp(*op, Box::new(expr(a)), Box::new(expr(b))),
+            NumExpr::Size(_) => unreachable!("sizes are forced above"),
         }
     }
     Ok(expr(n))

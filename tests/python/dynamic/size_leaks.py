@@ -1,12 +1,12 @@
-"""Dynamic sizes only where nothing reads them: each function runs over batch sizes that
-change per call; where the program reads a size (len, shape, iterating rows) or an op holds
-one (a slice's bounds, a reshape's target), its sizes stay static; results equal eager
-everywhere. Prints `<function> <translations>`."""
+"""Dynamic sizes: each function runs over batch sizes that change per call. A size the
+program reads and computes with (`len(x) // 2`) and gives to a slice or a reshape is worked out
+per call; one used as a plain number (a tensor made in its shape), or rows iterated, fix the
+size; results equal eager everywhere. Prints `<function> <translations>`."""
 import symtrace as st
 
-def half(x):          # len → a size read
+def half(x):          # len → a size worked out per call
     return x[: len(x) // 2] * 2.0
-def flat(x):          # reshape to -1: the size goes into the op
+def flat(x):          # reshape to -1: worked out by the op per call
     return x.reshape(-1) + 1.0
 def like(x):          # a tensor made in x's shape
     return x + st.ones(x.shape[0], 3)

@@ -2,6 +2,7 @@
 
 pub mod elementwise;
 pub mod f32_math;
+pub mod factories;
 pub mod linalg;
 pub mod reduce;
 pub mod select;
@@ -15,6 +16,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(linalg::ops());
     ops.extend(shape_ops::ops());
     ops.extend(select::ops());
+    ops.extend(factories::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()

@@ -54,6 +54,10 @@ impl State<'_> {
     pub(super) fn build_slice(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
         let vm = self.vm;
         let parts = f.popn(x.arg as usize)?;
+        if let Some(slice) = self.symbolic_slice(parts.to_vec()) {
+            f.push(slice);
+            return Ok(Flow::Next);
+        }
         let objs = parts
             .iter()
             .map(|p| self.obj(p))

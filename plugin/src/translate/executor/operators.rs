@@ -27,6 +27,11 @@ impl State<'_> {
         let stop = f.pop()?;
         let start = f.pop()?;
         let container = f.pop()?;
+        if let Some(key) = self.symbolic_slice(vec![start.clone(), stop.clone()]) {
+            let r = self.binary(BinaryOperator::Subscr, &container, &key)?;
+            f.push(r);
+            return Ok(Flow::Next);
+        }
         let (start, stop) = (self.obj(&start)?, self.obj(&stop)?);
         let slice = PySlice {
             start: Some(start),
@@ -68,6 +73,12 @@ impl State<'_> {
     pub(super) fn unary(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
         let vm = self.vm;
         let a = f.pop()?;
+        if x.op == Opcode::UnaryNegative
+            && let Some(r) = self.size_function("neg", std::slice::from_ref(&a))?
+        {
+            f.push(r);
+            return Ok(Flow::Next);
+        }
         let o = self.obj(&a)?;
         let r = if x.op == Opcode::UnaryNegative {
             vm._neg(&o)

@@ -113,6 +113,11 @@ impl State<'_> {
         // Anything else must be native (what `tensor_class_attr` accepts): reading it runs
         // no code of the user's.
         self.tensor_class_attr(name)?;
+        if name == "shape"
+            && let Some(sizes) = self.symbolic_sizes(owner)?
+        {
+            return Ok(Var::Tuple(Rc::new(sizes)));
+        }
         let o = self.obj(owner)?;
         let r = o.get_attr(&vm.ctx.new_str(name), vm);
         if !TENSOR_META.contains(&name) {

@@ -77,6 +77,11 @@ impl State<'_> {
                     Var::Lazy(o, s) if self.lazy_items(o, s)?.is_some() => {
                         self.lazy_items(o, s)?.expect("sequence").len()
                     }
+                    t if self.is_tensor(t)
+                        && let Some(n) = self.symbolic_meta("len", &args[..1])? =>
+                    {
+                        return Ok(n);
+                    }
                     other => {
                         let o = self.obj(other)?;
                         if !(is_plain(&o, vm) || o.downcast_ref::<PyTensor>().is_some()) {
@@ -277,6 +282,12 @@ impl State<'_> {
                     && let Some(shown) = self.show_exception(name, &args[0]) =>
             {
                 shown
+            }
+            "min" | "max"
+                if kwargs.is_empty()
+                    && let Some(r) = self.size_function(name, &args)? =>
+            {
+                Ok(r)
             }
             n if PURE_BUILTINS.contains(&n) => {
                 let mut args = args;

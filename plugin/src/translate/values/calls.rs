@@ -595,8 +595,24 @@ impl State<'_> {
         self.native_result(r, false, what)
     }
 
-    /// Run a tensor function or method on fakes and plain values.
+    /// Run a tensor function or method on fakes and plain values; with sizes that change
+    /// from call to call, as `sizes` says.
     pub(super) fn native_call(
+        &mut self,
+        f: &PyObjectRef,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+        what: &str,
+        meta_only: bool,
+    ) -> SimResult<Var> {
+        if let Some(r) = self.symbolic_call(what, f, &args, &kwargs)? {
+            return Ok(r);
+        }
+        self.native_call_as_is(f, args, kwargs, what, meta_only)
+    }
+
+    /// Run a tensor function or method on fakes and plain values (sizes forced).
+    pub(super) fn native_call_as_is(
         &mut self,
         f: &PyObjectRef,
         args: Vec<Var>,

@@ -19,6 +19,7 @@ pub mod objects;
 pub mod operators;
 pub mod protocols;
 pub mod sets;
+pub mod sizes;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -117,8 +118,12 @@ pub enum Var {
     Set(PyObjectRef),
     /// `functools.partial(func, *args, **kwargs)` made during the simulation.
     Partial(Rc<Partial>),
-    /// A number the replacement computes again from the frame (see `numbers`).
+    /// A number the replacement computes again from the frame (see `numbers`), or a size
+    /// that changes from call to call (see `sizes`).
     Num(Rc<numbers::Num>),
+    /// A slice with a size that changes from call to call among its parts (`:T`), kept for a
+    /// tensor's index (see `sizes`).
+    SymSlice(Rc<[Var; 3]>),
 }
 
 /// A partial application: called, it calls `func` with its arguments first.
@@ -240,6 +245,7 @@ impl Var {
             Var::Set(_) => "set".into(),
             Var::Partial(_) => "functools.partial".into(),
             Var::Num(n) => n.value.class().name().to_string(),
+            Var::SymSlice(_) => "slice".into(),
         }
     }
 }

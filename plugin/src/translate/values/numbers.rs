@@ -40,6 +40,9 @@ pub enum NumExpr {
     Read(PyObjectRef, Source),
     Const(PyObjectRef),
     Op(BinaryOperator, Rc<Num>, Rc<Num>),
+    /// A size that changes from call to call, computed by the graph (see `sizes`): never
+    /// computed by the replacement, and forced where the replacement needs it.
+    Size(crate::graph::sizes::SizeExpr),
 }
 
 impl Num {
@@ -47,7 +50,7 @@ impl Num {
     fn leaves<'a>(&'a self, out: &mut Vec<(&'a PyObjectRef, &'a Source)>) {
         match &self.expr {
             NumExpr::Read(o, s) => out.push((o, s)),
-            NumExpr::Const(_) => {}
+            NumExpr::Const(_) | NumExpr::Size(_) => {}
             NumExpr::Op(_, a, b) => {
                 a.leaves(out);
                 b.leaves(out);
@@ -60,6 +63,7 @@ impl Num {
         Some(match &self.expr {
             NumExpr::Read(_, s) => s.clone(),
             NumExpr::Const(o) => Source::object(o.clone()),
+            NumExpr::Size(_) => return None,
             NumExpr::Op(op, a, b) => Source::Arith(
                 Arith::of(*op)?,
                 Box::new(a.as_source()?),
@@ -68,11 +72,20 @@ impl Num {
         })
     }
 
+    /// Whether a size that changes from call to call is part of it.
+    pub fn has_size(&self) -> bool {
+        match &self.expr {
+            NumExpr::Size(_) => true,
+            NumExpr::Op(_, a, b) => a.has_size() || b.has_size(),
+            _ => false,
+        }
+    }
+
     /// The sources it is computed from.
     pub fn sources(&self, out: &mut Vec<Source>) {
         match &self.expr {
             NumExpr::Read(_, s) => out.push(s.clone()),
-            NumExpr::Const(_) => {}
+            NumExpr::Const(_) | NumExpr::Size(_) => {}
             NumExpr::Op(_, a, b) => {
                 a.sources(out);
                 b.sources(out);
@@ -105,6 +118,23 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             | Opcode::BinaryOp
             | Opcode::BuildTuple
             | Opcode::ReturnValue
+    )
+}
+
+/// Instructions that may take a size that changes from call to call as it is, beyond
+/// `keeps_numbers`: calls (a view or a slice takes it symbolically, anything else forces it
+/// where it needs the value), comparisons (their outcome is checked), slices and lists.
+fn keeps_sizes(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Call
+            | Opcode::CallKw
+            | Opcode::CompareOp
+            | Opcode::BuildSlice
+            | Opcode::BinarySlice
+            | Opcode::BuildList
+            | Opcode::ListAppend
+            | Opcode::UnaryNegative
     )
 }
 
@@ -154,6 +184,7 @@ impl State<'_> {
         let t = &self.vm.ctx.types;
         let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         match v {
+            Var::Num(n) if n.has_size() => None,
             Var::Num(n) => Some(n.clone()),
             Var::Lazy(o, s) if is_number(o) => Some(Rc::new(Num {
                 value: o.clone(),
@@ -178,6 +209,7 @@ impl State<'_> {
                 self.obj(&Var::Lazy(o, s))?;
             }
             NumExpr::Const(_) => {}
+            NumExpr::Size(e) => self.force_size(e, &n.value)?,
             NumExpr::Op(_, a, b) => {
                 self.force_number(a)?;
                 self.force_number(b)?;
@@ -200,6 +232,7 @@ impl State<'_> {
         if keeps_numbers(op) {
             return Ok(());
         }
+        let keeps = keeps_sizes(op);
         let from = stack.len().saturating_sub(popped);
         // STORE_SUBSCR stores its deepest operand, the value; it forces the key and container.
         let from = if op == Opcode::StoreSubscr {
@@ -208,7 +241,9 @@ impl State<'_> {
             from
         };
         for v in &mut stack[from..] {
-            if let Var::Num(n) = v {
+            if let Var::Num(n) = v
+                && !(keeps && n.has_size())
+            {
                 let n = n.clone();
                 *v = Var::Obj(self.force_number(&n)?);
             }

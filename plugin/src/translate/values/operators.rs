@@ -203,6 +203,14 @@ impl State<'_> {
 
     pub fn binary(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let vm = self.vm;
+        if let Some(n) = self.size_binary(op, a, b)? {
+            return Ok(n);
+        }
+        if op == BinaryOperator::Subscr
+            && let Some(r) = self.symbolic_getitem(a, b)?
+        {
+            return Ok(r);
+        }
         if let Some(n) = self.deferred_binary(op, a, b)? {
             return Ok(n);
         }
@@ -362,6 +370,9 @@ impl State<'_> {
             return self.native_result(r, false, "a set comparison");
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
+        if !tensors && let Some(r) = self.size_compare(op.into(), a, b)? {
+            return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
+        }
         if !tensors && let Some(r) = self.number_condition(op.into(), a, b)? {
             return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
         }
@@ -397,7 +408,8 @@ impl State<'_> {
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
             Var::Dict(d) | Var::View(d, _) => Ok(!d.borrow().is_empty()),
-            Var::Func(_)
+            Var::SymSlice(_)
+            | Var::Func(_)
             | Var::Method(..)
             | Var::Iter(_)
             | Var::Stepper(_)

@@ -1,0 +1,50 @@
+//! Ops that make a tensor from their attributes alone. Eager calls and graphs share them, so
+//! that a graph can make `arange(T)` for a `T` that changes from call to call.
+
+use crate::tensor::registry::{Arity, Attr, Attrs, Meta, OpDef};
+use crate::tensor::{DType, Scalar, TResult, TensorData, TensorError};
+
+/// How many elements `arange(start, end, step)` has, for ints (`step` is never zero).
+fn arange_len(start: i64, end: i64, step: i64) -> TResult<usize> {
+    if step == 0 {
+        return Err(TensorError::value(
+            "arange() step must not be zero".to_owned(),
+        ));
+    }
+    let span = i128::from(end) - i128::from(start);
+    let step = i128::from(step);
+    // Python's ceil division of the span by the step, never below zero.
+    let n = (-(-span).div_euclid(step)).max(0);
+    let n = usize::try_from(n)
+        .map_err(|_| TensorError::value("arange() has too many elements".to_owned()))?;
+    crate::tensor::shape::check_size(&[n])?;
+    Ok(n)
+}
+
+fn dtype_of(a: &Attrs) -> DType {
+    match a.get("dtype") {
+        Attr::DType(d) => *d,
+        _ => DType::Int64,
+    }
+}
+
+pub fn ops() -> Vec<OpDef> {
+    vec![OpDef::new(
+        "arange",
+        Arity::Exactly(0),
+        |_: &[Meta], a: &Attrs| {
+            Ok(Meta {
+                shape: vec![arange_len(a.int("start")?, a.int("end")?, a.int("step")?)?],
+                dtype: dtype_of(a),
+            })
+        },
+        |_: &[&TensorData], a: &Attrs| {
+            let (start, step) = (a.int("start")?, a.int("step")?);
+            let n = arange_len(start, a.int("end")?, step)?;
+            let values: Vec<Scalar> = (0..n as i64)
+                .map(|i| Scalar::Int(start + i * step))
+                .collect();
+            TensorData::from_scalars(&[n], &values, dtype_of(a))
+        },
+    )]
+}

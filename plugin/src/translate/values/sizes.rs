@@ -1,0 +1,605 @@
+//! Sizes that change from call to call. While a graph with dynamic dimensions is recorded, a
+//! size the program reads from a tensor whose sizes vary (`B, T, C = x.size()`, `len(x)`,
+//! `x.shape[1]`) is a deferred number whose expression reads the graph's values
+//! (`graph::sizes`). Arithmetic on it (`B * T`, `C // n_head`) stays an expression; a view,
+//! a reshape, a slice, `narrow` or `arange` takes it as an attribute worked out for each
+//! call; a comparison checks its outcome (`T <= block_size`), not the value. Any other use
+//! forces it: its value is checked, and a call of another size misses the entry.
+
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyInt, PySlice, PyTuple};
+use rustpython_vm::bytecode::BinaryOperator;
+use rustpython_vm::types::PyComparisonOp;
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef};
+
+use crate::graph::recorder;
+use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SizeOp, SymAttr, SymIndex};
+use crate::tensor::{Attr, Attrs, DType, PyDType, PyTensor, size_reads};
+use crate::translate::breaks::reason::Kind;
+use crate::translate::state::{SimResult, State, Unsupported};
+use crate::translate::values::Var;
+use crate::translate::values::numbers::{Num, NumExpr};
+
+impl State<'_> {
+    /// A size as a value of the simulation: a deferred number when it may change from call
+    /// to call, an int otherwise.
+    fn size_var(&self, expr: Option<SizeExpr>, hint: usize) -> Var {
+        let value = self.vm.ctx.new_int(hint).into();
+        match expr {
+            Some(expr) => Var::Num(Rc::new(Num {
+                value,
+                expr: NumExpr::Size(expr),
+                depth: 0,
+            })),
+            None => Var::Obj(value),
+        }
+    }
+
+    /// The fake `t` stands for, when its sizes may change from call to call.
+    fn varying_fake(&mut self, t: &Var) -> SimResult<Option<PyRef<PyTensor>>> {
+        if !self.is_fake(t) {
+            return Ok(None);
+        }
+        let o = self.obj(t)?;
+        let Ok(fake) = o.downcast::<PyTensor>() else {
+            return Ok(None);
+        };
+        let varying = recorder::with(|r| r.is_varying(&fake.read()));
+        Ok(varying.then_some(fake))
+    }
+
+    /// The sizes of `t` as values, when some may change from call to call.
+    pub(crate) fn symbolic_sizes(&mut self, t: &Var) -> SimResult<Option<Vec<Var>>> {
+        let Some(fake) = self.varying_fake(t)? else {
+            return Ok(None);
+        };
+        let data = fake.read();
+        // Read from the recorded meta: not a size read of the program's (`size_reads`).
+        let shape = recorder::with(|r| r.value_of(&data).map(|v| r.graph.meta(v).shape));
+        let Some(shape) = shape else {
+            return Ok(None);
+        };
+        let exprs: Vec<Option<SizeExpr>> =
+            recorder::with(|r| (0..shape.len()).map(|d| r.size_expr(&data, d)).collect());
+        Ok(Some(
+            exprs
+                .into_iter()
+                .zip(shape)
+                .map(|(e, n)| self.size_var(e, n))
+                .collect(),
+        ))
+    }
+
+    /// `x.size()`, `x.size(d)`, `x.shape`, `len(x)`, `x.numel()` of a tensor whose sizes may
+    /// change: deferred numbers (`None`: not such a read).
+    pub(crate) fn symbolic_meta(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
+        let Some(t) = args.first() else {
+            return Ok(None);
+        };
+        if !matches!(name, "size" | "shape" | "__len__" | "len" | "numel") {
+            return Ok(None);
+        }
+        let Some(sizes) = self.symbolic_sizes(t)? else {
+            return Ok(None);
+        };
+        Ok(match (name, &args[1..]) {
+            ("size" | "shape", []) => Some(Var::Tuple(Rc::new(sizes))),
+            ("size", [Var::Obj(d)]) => {
+                let d = d
+                    .downcast_ref::<PyInt>()
+                    .and_then(|d| d.try_to_primitive::<i64>(self.vm).ok());
+                match d.and_then(|d| crate::tensor::shape::normalize_dim(d, sizes.len()).ok()) {
+                    Some(d) if d < sizes.len() => Some(sizes[d].clone()),
+                    _ => None,
+                }
+            }
+            ("__len__" | "len", []) => sizes.first().cloned(),
+            ("numel", []) => {
+                let mut n = Var::Obj(self.vm.ctx.new_int(1).into());
+                for s in &sizes {
+                    n = match self.size_binary(BinaryOperator::Multiply, &n, s)? {
+                        Some(v) => v,
+                        None => return Ok(None),
+                    };
+                }
+                Some(n)
+            }
+            _ => None,
+        })
+    }
+
+    /// `v` as an operand of a size: a size, an int (exactly: not a bool), or an int read from
+    /// the frame (then guarded by value).
+    fn size_operand(&mut self, v: &Var) -> SimResult<Option<(SizeExpr, i64)>> {
+        let vm = self.vm;
+        let int = |o: &PyObjectRef| {
+            o.class()
+                .is(vm.ctx.types.int_type)
+                .then(|| o.downcast_ref::<PyInt>()?.try_to_primitive::<i64>(vm).ok())
+                .flatten()
+        };
+        Ok(match v {
+            Var::Num(n) => match &n.expr {
+                NumExpr::Size(e) => int(&n.value).map(|h| (e.clone(), h)),
+                _ => None,
+            },
+            Var::Obj(o) => int(o).map(|i| (SizeExpr::Const(i), i)),
+            Var::Lazy(o, _) if int(o).is_some() => {
+                let o = self.obj(v)?;
+                int(&o).map(|i| (SizeExpr::Const(i), i))
+            }
+            _ => None,
+        })
+    }
+
+    /// Whether `v` is a size that may change from call to call.
+    pub(crate) fn is_size(v: &Var) -> bool {
+        matches!(v, Var::Num(n) if matches!(n.expr, NumExpr::Size(_)))
+    }
+
+    /// `a op b` on sizes (`+ - * // %`), when one of them is a size that may change.
+    pub(crate) fn size_binary(
+        &mut self,
+        op: BinaryOperator,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<Var>> {
+        use BinaryOperator as B;
+        if !Self::is_size(a) && !Self::is_size(b) {
+            return Ok(None);
+        }
+        let op = match op {
+            B::Add | B::InplaceAdd => SizeOp::Add,
+            B::Subtract | B::InplaceSubtract => SizeOp::Sub,
+            B::Multiply | B::InplaceMultiply => SizeOp::Mul,
+            B::FloorDivide | B::InplaceFloorDivide => SizeOp::FloorDiv,
+            B::Remainder | B::InplaceRemainder => SizeOp::Mod,
+            _ => return Ok(None),
+        };
+        self.size_op(op, a, b)
+    }
+
+    fn size_op(&mut self, op: SizeOp, a: &Var, b: &Var) -> SimResult<Option<Var>> {
+        let (Some((x, hx)), Some((y, hy))) = (self.size_operand(a)?, self.size_operand(b)?) else {
+            return Ok(None);
+        };
+        // By zero it raises: the general path forces the operands and reports it.
+        let Some(hint) = op.apply(hx, hy) else {
+            return Ok(None);
+        };
+        let expr = match (&x, &y) {
+            (SizeExpr::Const(_), SizeExpr::Const(_)) => None,
+            _ => Some(SizeExpr::Bin(op, Box::new(x), Box::new(y))),
+        };
+        Ok(Some(match usize::try_from(hint) {
+            Ok(h) => self.size_var(expr, h),
+            // A negative result is no size; it stays an expression all the same.
+            Err(_) => Var::Num(Rc::new(Num {
+                value: self.vm.ctx.new_int(hint).into(),
+                expr: NumExpr::Size(expr.unwrap_or(SizeExpr::Const(hint))),
+                depth: 0,
+            })),
+        }))
+    }
+
+    /// `-a`, `min(a, b)` or `max(a, b)` with a size that may change (`None`: not such a
+    /// call).
+    pub(crate) fn size_function(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
+        if !args.iter().any(Self::is_size) {
+            return Ok(None);
+        }
+        let (op, a, b) = match (name, args) {
+            ("neg", [a]) => (SizeOp::Sub, self.int_var(0), a.clone()),
+            ("min", [a, b]) => (SizeOp::Min, a.clone(), b.clone()),
+            ("max", [a, b]) => (SizeOp::Max, a.clone(), b.clone()),
+            _ => return Ok(None),
+        };
+        self.size_op(op, &a, &b)
+    }
+
+    /// `a op b` with a size that may change: its outcome is checked before each call, not
+    /// the size (`None`: not such a comparison).
+    pub(crate) fn size_compare(
+        &mut self,
+        op: PyComparisonOp,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<bool>> {
+        if !Self::is_size(a) && !Self::is_size(b) {
+            return Ok(None);
+        }
+        let (Some((x, hx)), Some((y, hy))) = (self.size_operand(a)?, self.size_operand(b)?) else {
+            return Ok(None);
+        };
+        let cmp = match op {
+            PyComparisonOp::Eq => SizeCmp::Eq,
+            PyComparisonOp::Ne => SizeCmp::Ne,
+            PyComparisonOp::Lt => SizeCmp::Lt,
+            PyComparisonOp::Le => SizeCmp::Le,
+            PyComparisonOp::Gt => SizeCmp::Gt,
+            PyComparisonOp::Ge => SizeCmp::Ge,
+        };
+        let outcome = cmp.holds(hx, hy);
+        self.check_sizes(SizeCheck {
+            lhs: x,
+            cmp,
+            rhs: y,
+            outcome,
+        })?;
+        Ok(Some(outcome))
+    }
+
+    /// Rely on a comparison of sizes: checked before each call of the entry.
+    pub(crate) fn check_sizes(&mut self, check: SizeCheck) -> SimResult<()> {
+        if !recorder::active() {
+            return Err(Unsupported::new(
+                Kind::Internal,
+                "a size relied upon after the graph was recorded",
+            ));
+        }
+        recorder::with(|r| r.check(check));
+        Ok(())
+    }
+
+    /// The value of a size, now relied upon: checked equal to it before each call.
+    pub(crate) fn force_size(&mut self, expr: &SizeExpr, value: &PyObjectRef) -> SimResult<()> {
+        let hint = value
+            .downcast_ref::<PyInt>()
+            .and_then(|i| i.try_to_primitive::<i64>(self.vm).ok())
+            .ok_or_else(|| Unsupported::new(Kind::Internal, "a size that is not an int"))?;
+        self.check_sizes(SizeCheck {
+            lhs: expr.clone(),
+            cmp: SizeCmp::Eq,
+            rhs: SizeExpr::Const(hint),
+            outcome: true,
+        })
+    }
+
+    /// A size-taking tensor function or method called with sizes that may change, or on a
+    /// tensor whose sizes may: `view`/`reshape`, `narrow`, `arange`. It runs on the sizes'
+    /// values; its node then takes the sizes as attributes worked out per call (`None`: not
+    /// such a call, the caller runs it as usual, forcing any size).
+    pub(crate) fn symbolic_call(
+        &mut self,
+        what: &str,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let name = what.rsplit('.').next().unwrap_or(what);
+        if let Some(v) = self.symbolic_meta(name, args)? {
+            return Ok(Some(v));
+        }
+        let varying = match args.first() {
+            Some(t) if self.is_tensor(t) => self.varying_fake(t)?.is_some(),
+            _ => false,
+        };
+        if !varying && !args.iter().any(contains_size) {
+            return Ok(None);
+        }
+        match (name, args) {
+            ("view" | "reshape", [t, dims @ ..]) if kwargs.is_empty() && self.is_tensor(t) => {
+                let dims = match dims {
+                    [one] if matches!(one, Var::Tuple(_) | Var::List(_)) => self.items(one)?,
+                    _ => dims.to_vec(),
+                };
+                let Some(exprs) = self.size_operands(&dims)? else {
+                    return Ok(None);
+                };
+                let mut call = vec![t.clone()];
+                call.extend(exprs.iter().map(|(_, h)| self.int_var(*h)));
+                let sym = SymAttr::Ints("shape".into(), exprs.into_iter().map(|e| e.0).collect());
+                self.run_symbolic(f, call, what, sym, &dims).map(Some)
+            }
+            ("narrow", [t, dim, start, length]) if kwargs.is_empty() && self.is_tensor(t) => {
+                let bounds = [start.clone(), length.clone()];
+                let Some(exprs) = self.size_operands(&bounds)? else {
+                    return Ok(None);
+                };
+                let call = vec![
+                    t.clone(),
+                    dim.clone(),
+                    self.int_var(exprs[0].1),
+                    self.int_var(exprs[1].1),
+                ];
+                let [(s, _), (l, _)] = <[_; 2]>::try_from(exprs).expect("two bounds");
+                let sym = SymAttr::Int("start".into(), s);
+                let r = self.run_symbolic(f, call, what, sym, &bounds)?;
+                let reads = size_reads::mark();
+                if self.attach_more(&r, SymAttr::Int("length".into(), l), &bounds)? {
+                    size_reads::forget_since(reads);
+                }
+                Ok(Some(r))
+            }
+            ("arange", _) if what.starts_with("symtrace.") => self.symbolic_arange(args, kwargs),
+            ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
+            _ => Ok(None),
+        }
+    }
+
+    /// `split` or `chunk` of a tensor whose sizes may change: the pieces' bounds depend on
+    /// the size of the dimension split alone, which is checked; they hold at every call that
+    /// passes the check.
+    fn split_along(
+        &mut self,
+        what: &str,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let dim = match (args.get(2), kwargs) {
+            (Some(d), []) => d.clone(),
+            (None, [(k, d)]) if k == "dim" => d.clone(),
+            (None, []) => self.int_var(0),
+            _ => return Ok(None),
+        };
+        let Some((SizeExpr::Const(dim), _)) = self.size_operand(&dim)? else {
+            return Ok(None);
+        };
+        let Some(fake) = self.varying_fake(&args[0])? else {
+            return Ok(None);
+        };
+        let data = fake.read().clone();
+        let Ok(d) = crate::tensor::shape::normalize_dim(dim, data.ndim()) else {
+            return Ok(None);
+        };
+        if let Some(e) = recorder::with(|r| r.size_expr(&data, d)) {
+            self.force_size(&e, &self.vm.ctx.new_int(data.shape()[d]).into())?;
+        }
+        let reads = size_reads::mark();
+        let r = self.native_call_as_is(f, args.to_vec(), kwargs.to_vec(), what, false)?;
+        let pieces = match &r {
+            Var::Tuple(items) => items.to_vec(),
+            _ => return Ok(Some(r)),
+        };
+        let pinned = pieces.iter().all(|p| match p {
+            Var::Tensor(t) => recorder::with(|rec| rec.pin(&t.read())),
+            _ => false,
+        });
+        if pinned {
+            size_reads::forget_since(reads);
+        }
+        Ok(Some(r))
+    }
+
+    fn int_var(&self, i: i64) -> Var {
+        Var::Obj(self.vm.ctx.new_int(i).into())
+    }
+
+    /// Each of `vs` as an operand of a size (`None` if one is not an int).
+    fn size_operands(&mut self, vs: &[Var]) -> SimResult<Option<Vec<(SizeExpr, i64)>>> {
+        let mut out = Vec::with_capacity(vs.len());
+        for v in vs {
+            match self.size_operand(v)? {
+                Some(e) => out.push(e),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Run `f(*call)` on the sizes' values and give its node `sym`; if the node's attributes
+    /// are not what `sym` works out to at these sizes, the sizes in `used` are forced instead.
+    fn run_symbolic(
+        &mut self,
+        f: &PyObjectRef,
+        call: Vec<Var>,
+        what: &str,
+        sym: SymAttr,
+        used: &[Var],
+    ) -> SimResult<Var> {
+        let reads = size_reads::mark();
+        let r = self.native_call_as_is(f, call, Vec::new(), what, false)?;
+        if self.attach_more(&r, sym, used)? {
+            size_reads::forget_since(reads);
+        }
+        Ok(r)
+    }
+
+    /// Add `sym` to the symbolic attributes of the node that made `r` (`true`), or force
+    /// `used` (`false`).
+    fn attach_more(&mut self, r: &Var, sym: SymAttr, used: &[Var]) -> SimResult<bool> {
+        let attached = match r {
+            Var::Tensor(t) => recorder::with(|rec| {
+                let data = t.read();
+                let mut all = rec.sym_of(&data);
+                all.push(sym);
+                rec.attach(&data, all)
+            }),
+            _ => false,
+        };
+        if !attached {
+            for v in used {
+                self.forced(v)?;
+            }
+        }
+        Ok(attached)
+    }
+
+    /// `symtrace.arange(...)` over ints, one of them a size that may change: a node that
+    /// makes it per call.
+    fn symbolic_arange(
+        &mut self,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let mut dtype = DType::Int64;
+        for (k, v) in kwargs {
+            let o = match (k.as_str(), v) {
+                ("dtype", Var::Obj(_) | Var::Lazy(..)) => self.obj(v)?,
+                _ => return Ok(None),
+            };
+            match o.downcast_ref::<PyDType>() {
+                Some(d) => dtype = d.dtype,
+                None => return Ok(None),
+            }
+        }
+        let Some(mut parts) = self.size_operands(args)? else {
+            return Ok(None);
+        };
+        match parts.len() {
+            1 => parts.insert(0, (SizeExpr::Const(0), 0)),
+            2 | 3 => {}
+            _ => return Ok(None),
+        }
+        if parts.len() == 2 {
+            parts.push((SizeExpr::Const(1), 1));
+        }
+        if parts[2].1 == 0 {
+            return Ok(None); // it raises: the general path says so
+        }
+        let attrs = Attrs::new()
+            .with("start", Attr::Int(parts[0].1))
+            .with("end", Attr::Int(parts[1].1))
+            .with("step", Attr::Int(parts[2].1))
+            .with("dtype", Attr::DType(dtype));
+        let [s, e, st] = <[_; 3]>::try_from(parts).expect("three parts");
+        let sym = vec![
+            SymAttr::Int("start".into(), s.0),
+            SymAttr::Int("end".into(), e.0),
+            SymAttr::Int("step".into(), st.0),
+        ];
+        let fake = recorder::with(|r| r.factory("arange", attrs, sym))
+            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
+        let t = PyTensor::new(fake).into_ref(&self.vm.ctx);
+        self.keep_alive(&t);
+        Ok(Some(Var::Tensor(t)))
+    }
+
+    /// `t[key]` with sizes that may change in a basic index (`x[:T]`, `x[:, T - 1]`), or of a
+    /// tensor whose sizes may: its node resolves the index against each call's sizes, as
+    /// `slice.indices` does (`None`: not such an index).
+    pub(crate) fn symbolic_getitem(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if !self.is_fake(t) {
+            return Ok(None);
+        }
+        let (items, tuple) = match key {
+            Var::Tuple(items) => (items.to_vec(), true),
+            // A constant tuple (`x[:, 0]`).
+            Var::Obj(o) if o.class().is(vm.ctx.types.tuple_type) => {
+                let t = o.downcast_ref::<PyTuple>().expect("tuple");
+                (t.as_slice().iter().cloned().map(Var::Obj).collect(), true)
+            }
+            other => (vec![other.clone()], false),
+        };
+        let symbolic = items.iter().any(|i| match i {
+            Var::SymSlice(_) => true,
+            other => Self::is_size(other),
+        });
+        if !symbolic && self.varying_fake(t)?.is_none() {
+            return Ok(None);
+        }
+        let mut index = Vec::with_capacity(items.len());
+        let mut hint = Vec::with_capacity(items.len());
+        let none = || -> PyObjectRef { vm.ctx.none() };
+        for item in &items {
+            let (i, h) = match item {
+                Var::Obj(o) if vm.is_none(o) => (SymIndex::NewAxis, none()),
+                Var::Obj(o) if o.is(&vm.ctx.ellipsis) => {
+                    (SymIndex::Ellipsis, vm.ctx.ellipsis.clone().into())
+                }
+                Var::Obj(o) if o.downcast_ref::<PySlice>().is_some() => {
+                    let s = o.downcast_ref::<PySlice>().expect("slice");
+                    let parts = [
+                        s.start.clone().map_or(Var::Obj(none()), Var::Obj),
+                        Var::Obj(s.stop.clone()),
+                        s.step.clone().map_or(Var::Obj(none()), Var::Obj),
+                    ];
+                    match self.slice_parts(&parts)? {
+                        Some(p) => p,
+                        None => return Ok(None),
+                    }
+                }
+                Var::SymSlice(parts) => match self.slice_parts(&parts[..])? {
+                    Some(p) => p,
+                    None => return Ok(None),
+                },
+                other => match self.size_operand(other)? {
+                    Some((e, h)) => (SymIndex::Int(e), self.vm.ctx.new_int(h).into()),
+                    None => return Ok(None),
+                },
+            };
+            index.push(i);
+            hint.push(h);
+        }
+        let key_obj: PyObjectRef = if tuple {
+            vm.ctx.new_tuple(hint).into()
+        } else {
+            hint.pop().expect("one item")
+        };
+        let reads = size_reads::mark();
+        let fake = self.obj(t)?;
+        let r = self.native_result(fake.get_item(&*key_obj, vm), true, "indexing")?;
+        if self.attach_more(&r, SymAttr::Index(index), &items)? {
+            size_reads::forget_since(reads);
+        }
+        Ok(Some(r))
+    }
+
+    /// A slice's parts (None, ints or sizes) as a symbolic slice and the slice of their values.
+    fn slice_parts(&mut self, parts: &[Var]) -> SimResult<Option<(SymIndex, PyObjectRef)>> {
+        let vm = self.vm;
+        let mut exprs: [Option<SizeExpr>; 3] = [None, None, None];
+        let mut values: [Option<PyObjectRef>; 3] = [None, None, None];
+        for (k, p) in parts.iter().enumerate().take(3) {
+            if matches!(p, Var::Obj(o) if vm.is_none(o)) {
+                continue;
+            }
+            match self.size_operand(p)? {
+                Some((e, h)) => {
+                    exprs[k] = Some(e);
+                    values[k] = Some(vm.ctx.new_int(h).into());
+                }
+                None => return Ok(None),
+            }
+        }
+        let [a, b, c] = values;
+        let slice = PySlice {
+            start: a,
+            stop: b.unwrap_or_else(|| vm.ctx.none()),
+            step: c,
+        };
+        Ok(Some((SymIndex::Slice(exprs), slice.into_pyobject(vm))))
+    }
+
+    /// A slice built with sizes that may change (`:T`): kept symbolic for a tensor's index.
+    pub(crate) fn symbolic_slice(&mut self, parts: Vec<Var>) -> Option<Var> {
+        if !parts.iter().any(Self::is_size) {
+            return None;
+        }
+        let mut p = parts.into_iter();
+        let none = || Var::Obj(self.vm.ctx.none());
+        let (a, b, c) = (
+            p.next().unwrap_or_else(none),
+            p.next().unwrap_or_else(none),
+            p.next().unwrap_or_else(none),
+        );
+        Some(Var::SymSlice(Rc::new([a, b, c])))
+    }
+
+    /// The slice a symbolic slice is, its sizes forced.
+    pub(crate) fn forced_slice(&mut self, parts: &[Var; 3]) -> SimResult<PyObjectRef> {
+        let mut objs = Vec::with_capacity(3);
+        for p in parts {
+            objs.push(self.obj(p)?);
+        }
+        let vm = self.vm;
+        let slice = PySlice {
+            start: Some(objs[0].clone()),
+            stop: objs[1].clone(),
+            step: Some(objs[2].clone()),
+        };
+        Ok(slice.into_pyobject(vm))
+    }
+}
+
+/// Whether `v` is a size that changes from call to call, or a tuple or list holding one.
+fn contains_size(v: &Var) -> bool {
+    match v {
+        Var::Tuple(items) => items.iter().any(contains_size),
+        Var::List(items) => items.borrow().iter().any(contains_size),
+        other => State::is_size(other),
+    }
+}

@@ -1,0 +1,106 @@
+"""Sizes worked out per call: each function computes with a size of a tensor whose first
+dimension is dynamic (marked from the first call) and gives the result to a slice, a view,
+narrow or arange, compares it or uses it as a plain number. Every call's result (and what it
+raises) must equal eager's, at every size, in any order. Prints `<function> <translations>`:
+those that keep the size symbolic translate once."""
+import symtrace as st
+
+
+def slices(x):
+    n = len(x)
+    return x[: n - 1] * 2.0, x[n // 2 :], x[-(n // 3) :], x[n - 1 :: -2], x[1 : n : 3]
+
+
+def views(x):
+    b, c = x.shape
+    y = x.view(b * c).view(c, b)
+    return y.reshape(-1, x.shape[-1] * 2 // 2).sum(0), x.view(x.numel())
+
+
+def narrowed(x):
+    n = x.size(0)
+    return st.narrow(x, 0, 1, n - 2) + 1.0, x.narrow(0, n // 2, n - n // 2)
+
+
+def ranges(x):
+    n = len(x)
+    return st.arange(n) * 1.0 + x[:, 0], st.arange(1, n, 2), st.arange(n, 0, -1, dtype=st.float64)
+
+
+def branches(x):
+    n = x.shape[0]
+    if n > 6:
+        x = x * 2.0
+    if n % 2 == 0:
+        x = x - 1.0
+    return x[: min(n, 5)]
+
+
+def number(x):
+    # A size used as a number: fixed, so one translation per size.
+    return x * len(x)
+
+
+def returned(x):
+    return x.sum(0), len(x), x.shape
+
+
+def later_node(x):
+    y = (x * 2.0).relu()
+    n = y.shape[0]
+    return x[: n - 1] + y[1:]
+
+
+def chunks(x):
+    a, b, c = x.chunk(3, dim=1)
+    return a + b * c
+
+
+def index_int(x):
+    return x[len(x) - 1] + x[-1] + x[1]
+
+
+class Holder:
+    def __init__(self):
+        self.n = 0
+
+
+def stored(x, h):
+    h.n = len(x)
+    return x[: h.n // 2]
+
+
+h_traced, h_eager = Holder(), Holder()
+order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
+cases = [slices, views, narrowed, ranges, branches, number, returned, later_node, chunks, index_int]
+
+
+def same(a, b):
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, st.Tensor):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    return a == b
+
+
+def outcome(fn, *args):
+    try:
+        return ("ok", fn(*args))
+    except Exception as e:
+        return ("raises", type(e).__name__)
+
+
+for f in cases + [stored]:
+    st.reset()
+    cf = st.compile(f)
+    for n in order:
+        x = st.randn(n, 3)
+        st.mark_dynamic(x, 0)
+        extra = (h_traced,) if f is stored else ()
+        got = outcome(cf, x, *extra)
+        want = outcome(f, x, *((h_eager,) if f is stored else ()))
+        assert got[0] == want[0] and same(got[1], want[1]), (f.__name__, n, got, want)
+        if f is stored:
+            assert h_traced.n == h_eager.n, (n, h_traced.n, h_eager.n)
+    print(f.__name__, st.stats()["translations"])
+print("SIZE EXPRS OK")
