@@ -175,4 +175,14 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     for case in ["number", "returned", "stored"] {
         assert!(translations_of(&out, case) >= 7, "{case}:\n{out}");
     }
+    // An int argument: its first change makes it an input the sizes are computed from.
+    for case in ["int_slice", "int_view", "int_narrow"] {
+        assert_eq!(translations_of(&out, case), 2, "{case}:\n{out}");
+    }
+    // One the graph cannot keep symbolic is guarded by value: one translation per value.
+    assert!(translations_of(&out, "int_static") >= 6, "{out}");
+    assert!(
+        err.contains("sizes kept static: op squeeze holds sizes"),
+        "{err}"
+    );
 }

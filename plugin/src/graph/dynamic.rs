@@ -2,7 +2,7 @@
 //! dynamic inputs, and what would have baked one of their sizes into the recording.
 
 use super::ir::{Graph, Value};
-use super::sizes::resolve;
+use super::sizes::{Read, read_shape, read_tensor, resolve};
 use crate::tensor::{Meta, registry};
 
 /// Why the sizes of `dynamic` inputs are in the graph (`None`: they are not, and the graph
@@ -38,7 +38,8 @@ pub fn size_leak(graph: &Graph, dynamic: &[usize], read: &[Value]) -> Option<Str
 /// op whose shapes do not fit at these sizes (a broadcast against a constant of the recorded
 /// size) would raise inside the graph, where eager code raises at that op, after what came
 /// before it: such a call does not fit the entry. `Err` says what does not fit.
-pub fn fits(graph: &Graph, inputs: &[Meta]) -> Result<(), String> {
+/// `items` are the values of the graph's integer number inputs (see `sizes::SizeExpr::Item`).
+pub fn fits(graph: &Graph, inputs: &[Meta], items: &[Option<i64>]) -> Result<(), String> {
     let mut metas: Vec<Meta> = Vec::with_capacity(graph.nodes.len());
     for (j, node) in graph.nodes.iter().enumerate() {
         let meta_of = |v: &Value, metas: &[Meta]| match v {
@@ -52,7 +53,7 @@ pub fn fits(graph: &Graph, inputs: &[Meta]) -> Result<(), String> {
             &node.attrs
         } else {
             let first = args.first().map(|m| m.shape.as_slice());
-            let dim = |v: Value, d: usize| dim_of(graph, inputs, &metas, v, d);
+            let dim = |v: Value, r: Read| read_of(graph, inputs, items, &metas, v, r);
             resolved = resolve(&node.attrs, &node.sym, first, &dim).ok_or_else(|| {
                 format!("the sizes of node {j} ({}) cannot be worked out", node.op)
             })?;
@@ -63,17 +64,24 @@ pub fn fits(graph: &Graph, inputs: &[Meta]) -> Result<(), String> {
             _ => return Err(format!("node {j} ({}) does not fit these sizes", node.op)),
         }
     }
-    let dim = |v: Value, d: usize| dim_of(graph, inputs, &metas, v, d);
+    let dim = |v: Value, r: Read| read_of(graph, inputs, items, &metas, v, r);
     match graph.checks.iter().find(|c| !c.passes(&dim)) {
         Some(c) => Err(format!("the size check {c} fails")),
         None => Ok(()),
     }
 }
 
-fn dim_of(graph: &Graph, inputs: &[Meta], metas: &[Meta], v: Value, d: usize) -> Option<usize> {
+fn read_of(
+    graph: &Graph,
+    inputs: &[Meta],
+    items: &[Option<i64>],
+    metas: &[Meta],
+    v: Value,
+    r: Read,
+) -> Option<i64> {
     match v {
-        Value::Input(i) => inputs.get(i)?.shape.get(d).copied(),
-        Value::Const(i) => graph.consts.get(i)?.shape().get(d).copied(),
-        Value::Node(i) => metas.get(i)?.shape.get(d).copied(),
+        Value::Input(i) => read_shape(&inputs.get(i)?.shape, items.get(i).copied().flatten(), r),
+        Value::Const(i) => read_tensor(graph.consts.get(i)?, r),
+        Value::Node(i) => read_shape(&metas.get(i)?.shape, None, r),
     }
 }

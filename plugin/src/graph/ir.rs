@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use super::sizes::{SizeCheck, SymAttr};
+use super::sizes::{Read, SizeCheck, SymAttr, read_shape, read_tensor};
 use crate::tensor::{Attrs, Meta, OpDef, TensorData, TensorError, registry};
 
 /// What a graph run returns: most graphs have one or two outputs, kept inline.
@@ -271,11 +271,11 @@ impl Graph {
             let attrs = if node.sym.is_empty() {
                 &node.attrs
             } else {
-                let dim = |v: Value, d: usize| -> Option<usize> {
+                let dim = |v: Value, r: Read| -> Option<i64> {
                     match v {
-                        Value::Input(i) => inputs.get(i)?.shape().get(d).copied(),
-                        Value::Const(i) => self.consts.get(i)?.shape().get(d).copied(),
-                        Value::Node(i) => shapes.get(i)?.get(d).copied(),
+                        Value::Input(i) => read_tensor(inputs.get(i)?, r),
+                        Value::Const(i) => read_tensor(self.consts.get(i)?, r),
+                        Value::Node(i) => read_shape(shapes.get(i)?, None, r),
                     }
                 };
                 let first = node.inputs.first().and_then(|v| match v {

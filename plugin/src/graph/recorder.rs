@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use hashbrown::HashMap;
 
 use super::ir::{Graph, Value};
-use super::sizes::{SizeCheck, SizeCmp, SizeExpr, SymAttr};
+use super::sizes::{Read, SizeCheck, SizeCmp, SizeExpr, SymAttr, read_shape};
 use crate::tensor::{Attrs, Meta, Scalar, TensorData, TensorError};
 
 /// How far a recording had gone: its inputs, constants, nodes and size checks.
@@ -30,6 +30,8 @@ pub struct Recorder {
     /// dimensions may.
     dynamic_inputs: Vec<(usize, Vec<bool>)>,
     by_address: HashMap<usize, Value>,
+    /// Inputs that are ints of the frame's, with their values at trace time.
+    int_inputs: Vec<(Value, i64)>,
     /// Data replaced by in-place updates, kept so that its address is not reused.
     kept: Vec<TensorData>,
 }
@@ -85,12 +87,17 @@ impl RecordingGuard {
                 .take()
                 .map(|r| {
                     let mut g = r.graph;
-                    if !r.dynamic_inputs.is_empty() {
+                    if !r.dynamic_inputs.is_empty() || !r.int_inputs.is_empty() {
                         let read: Vec<Value> = reads
                             .iter()
                             .filter_map(|addr| r.by_address.get(addr).copied())
                             .collect();
-                        let dynamic: Vec<usize> = r.dynamic_inputs.iter().map(|d| d.0).collect();
+                        let ints = r.int_inputs.iter().filter_map(|(v, _)| match v {
+                            Value::Input(i) => Some(*i),
+                            _ => None,
+                        });
+                        let dynamic: Vec<usize> =
+                            r.dynamic_inputs.iter().map(|d| d.0).chain(ints).collect();
                         match super::dynamic::size_leak(&g, &dynamic, &read)
                             .or_else(|| pinned_input_size(&g, &r.dynamic_inputs))
                         {
@@ -138,6 +145,9 @@ fn pinned_input_size(g: &Graph, dynamic: &[(usize, Vec<bool>)]) -> Option<String
             {
                 Some(format!("the program uses a dynamic size as a number ({c})"))
             }
+            (SizeExpr::Item(Value::Input(_)), SizeCmp::Eq, true, SizeExpr::Const(_)) => Some(
+                format!("the program uses an int it computes sizes from as a number ({c})"),
+            ),
             _ => None,
         })
 }
@@ -218,7 +228,11 @@ impl Recorder {
         let g = &self.graph;
         let node = &g.nodes[j];
         let first = node.inputs.first().map(|v| g.meta(*v).shape);
-        let dim = |v: Value, d: usize| g.meta(v).shape.get(d).copied();
+        let items = &self.int_inputs;
+        let dim = |v: Value, r: Read| {
+            let item = items.iter().find(|(w, _)| *w == v).map(|(_, i)| *i);
+            read_shape(&g.meta(v).shape, item, r)
+        };
         if super::sizes::resolve(&node.attrs, &sym, first.as_deref(), &dim).as_ref()
             != Some(&node.attrs)
         {
@@ -262,6 +276,16 @@ impl Recorder {
         Ok(fake)
     }
 
+    /// Note that the input `t` is an int of the frame's whose value was `value`: expressions
+    /// may read it (`SizeExpr::Item`).
+    pub fn int_input(&mut self, t: &TensorData, value: i64) -> Option<SizeExpr> {
+        let v = self.value_of(t)?;
+        if !self.int_inputs.iter().any(|(w, _)| *w == v) {
+            self.int_inputs.push((v, value));
+        }
+        Some(SizeExpr::Item(v))
+    }
+
     /// A comparison of sizes the simulation relied on, checked before each call.
     pub fn check(&mut self, check: SizeCheck) {
         if !self.graph.checks.contains(&check) {
@@ -294,6 +318,8 @@ impl Recorder {
         let Mark(inputs, consts, nodes, checks) = mark;
         self.graph.checks.truncate(checks);
         self.dynamic_inputs.retain(|i| i.0 < inputs);
+        self.int_inputs
+            .retain(|(v, _)| matches!(v, Value::Input(i) if *i < inputs));
         self.graph.inputs.truncate(inputs);
         self.graph.consts.truncate(consts);
         self.graph.nodes.truncate(nodes);

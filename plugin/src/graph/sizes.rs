@@ -9,7 +9,7 @@ use std::fmt;
 use super::ir::Value;
 use crate::tensor::index::{Index, slice_indices};
 use crate::tensor::ops::select::encode_index;
-use crate::tensor::{Attr, Attrs};
+use crate::tensor::{Attr, Attrs, TensorData};
 
 /// An integer computed from the dimensions of a graph's values.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +17,9 @@ pub enum SizeExpr {
     Const(i64),
     /// Dimension `dim` of a value of the graph.
     Dim(Value, usize),
+    /// The value of a 0-d integer input of the graph: an int of the frame's that changes
+    /// from call to call, given to the graph as a number.
+    Item(Value),
     Bin(SizeOp, Box<SizeExpr>, Box<SizeExpr>),
 }
 
@@ -71,14 +74,23 @@ fn floor_div(a: i64, b: i64) -> Option<i64> {
     })
 }
 
+/// What an expression reads of a value: the size of a dimension, or the number a 0-d value
+/// holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    Dim(usize),
+    Item,
+}
+
 impl SizeExpr {
-    /// Its value, with `dim(v, d)` the size of dimension `d` of `v` (`None` if some dimension
-    /// is missing or the arithmetic leaves i64).
-    pub fn eval(&self, dim: &impl Fn(Value, usize) -> Option<usize>) -> Option<i64> {
+    /// Its value, with `read(v, r)` what `r` reads of `v` (`None` if something is missing or
+    /// the arithmetic leaves i64).
+    pub fn eval(&self, read: &impl Fn(Value, Read) -> Option<i64>) -> Option<i64> {
         match self {
             SizeExpr::Const(c) => Some(*c),
-            SizeExpr::Dim(v, d) => dim(*v, *d).and_then(|n| i64::try_from(n).ok()),
-            SizeExpr::Bin(op, a, b) => op.apply(a.eval(dim)?, b.eval(dim)?),
+            SizeExpr::Dim(v, d) => read(*v, Read::Dim(*d)),
+            SizeExpr::Item(v) => read(*v, Read::Item),
+            SizeExpr::Bin(op, a, b) => op.apply(a.eval(read)?, b.eval(read)?),
         }
     }
 
@@ -86,7 +98,7 @@ impl SizeExpr {
     pub fn values(&self, out: &mut Vec<Value>) {
         match self {
             SizeExpr::Const(_) => {}
-            SizeExpr::Dim(v, _) => out.push(*v),
+            SizeExpr::Dim(v, _) | SizeExpr::Item(v) => out.push(*v),
             SizeExpr::Bin(_, a, b) => {
                 a.values(out);
                 b.values(out);
@@ -97,7 +109,7 @@ impl SizeExpr {
     pub fn remap(&mut self, f: &impl Fn(Value) -> Value) {
         match self {
             SizeExpr::Const(_) => {}
-            SizeExpr::Dim(v, _) => *v = f(*v),
+            SizeExpr::Dim(v, _) | SizeExpr::Item(v) => *v = f(*v),
             SizeExpr::Bin(_, a, b) => {
                 a.remap(f);
                 b.remap(f);
@@ -111,11 +123,34 @@ impl fmt::Display for SizeExpr {
         match self {
             SizeExpr::Const(c) => write!(f, "{c}"),
             SizeExpr::Dim(v, d) => write!(f, "{v}.size({d})"),
+            SizeExpr::Item(v) => write!(f, "{v}.item()"),
             SizeExpr::Bin(op @ (SizeOp::Min | SizeOp::Max), a, b) => {
                 write!(f, "{}({a}, {b})", op.symbol())
             }
             SizeExpr::Bin(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
         }
+    }
+}
+
+/// What `r` reads of a tensor: a dimension's size, or the value of a 0-d integer tensor.
+pub fn read_tensor(t: &TensorData, r: Read) -> Option<i64> {
+    match r {
+        Read::Dim(d) => t.shape().get(d).and_then(|&n| i64::try_from(n).ok()),
+        Read::Item if t.ndim() == 0 && t.dtype() == crate::tensor::DType::Int64 => {
+            match t.to_scalars().first()? {
+                crate::tensor::Scalar::Int(i) => Some(*i),
+                _ => None,
+            }
+        }
+        Read::Item => None,
+    }
+}
+
+/// What `r` reads of a value known by its shape (its item, if any, given apart).
+pub fn read_shape(shape: &[usize], item: Option<i64>, r: Read) -> Option<i64> {
+    match r {
+        Read::Dim(d) => shape.get(d).and_then(|&n| i64::try_from(n).ok()),
+        Read::Item => item,
     }
 }
 
@@ -165,7 +200,7 @@ pub struct SizeCheck {
 
 impl SizeCheck {
     /// Whether it comes out as it did at trace time.
-    pub fn passes(&self, dim: &impl Fn(Value, usize) -> Option<usize>) -> bool {
+    pub fn passes(&self, dim: &impl Fn(Value, Read) -> Option<i64>) -> bool {
         match (self.lhs.eval(dim), self.rhs.eval(dim)) {
             (Some(a), Some(b)) => self.cmp.holds(a, b) == self.outcome,
             _ => false,
@@ -253,7 +288,7 @@ impl SymAttr {
     fn resolve(
         &self,
         first: Option<&[usize]>,
-        dim: &impl Fn(Value, usize) -> Option<usize>,
+        dim: &impl Fn(Value, Read) -> Option<i64>,
     ) -> Option<(&str, Attr)> {
         Some(match self {
             SymAttr::Int(name, e) => (name.as_str(), Attr::Int(e.eval(dim)?)),
@@ -322,7 +357,7 @@ pub fn resolve(
     attrs: &Attrs,
     sym: &[SymAttr],
     first: Option<&[usize]>,
-    dim: &impl Fn(Value, usize) -> Option<usize>,
+    dim: &impl Fn(Value, Read) -> Option<i64>,
 ) -> Option<Attrs> {
     let mut out = attrs.clone();
     for s in sym {
@@ -386,7 +421,10 @@ mod tests {
         );
         let attrs = Attrs::new().with("shape", Attr::Ints(vec![6, 4]));
         let sym = [SymAttr::Ints("shape".into(), vec![bt, SizeExpr::Const(4)])];
-        let dims = |v: Value, d: usize| (v == Value::Input(0)).then(|| [2, 5, 4][d]);
+        let dims = |v: Value, r: Read| match r {
+            Read::Dim(d) if v == Value::Input(0) => Some([2, 5, 4][d]),
+            _ => None,
+        };
         let r = resolve(&attrs, &sym, None, &dims).unwrap();
         assert_eq!(r.get("shape"), &Attr::Ints(vec![10, 4]));
         let index = [SymAttr::Index(vec![
@@ -405,7 +443,10 @@ mod tests {
             outcome: false,
         };
         assert!(check.passes(&dims));
-        assert!(!check.passes(&|_, d| Some([2, 3, 4][d])));
+        assert!(!check.passes(&|_, r| match r {
+            Read::Dim(d) => Some([2, 3, 4][d]),
+            Read::Item => None,
+        }));
         assert_eq!(check.to_string(), "not in0.size(1) <= 4");
     }
 }

@@ -121,13 +121,19 @@ impl Entry {
             return Err(unreadable());
         };
         let mut metas = Vec::with_capacity(objects.len());
+        let mut items = Vec::with_capacity(objects.len());
         for (o, want) in objects.iter().zip(&self.graph.inputs) {
             match o.downcast_ref::<crate::tensor::PyTensor>() {
                 Some(t) => metas.push(crate::tensor::Meta::of(&t.read())),
                 None => metas.push(want.clone()),
             }
+            // An int of the frame's given as a number: sizes may be computed from it.
+            items.push(
+                o.downcast_ref::<rustpython_vm::builtins::PyInt>()
+                    .and_then(|i| i.try_to_primitive::<i64>(vm).ok()),
+            );
         }
-        crate::graph::dynamic::fits(&self.graph, &metas)
+        crate::graph::dynamic::fits(&self.graph, &metas, &items)
     }
 }
 
@@ -432,7 +438,13 @@ impl Translator {
                     log::debug!(target: crate::log_targets::GRAPH, "{what}: captured\n{}", entry.graph);
                 }
                 if log::log_enabled!(target: crate::log_targets::GUARDS, log::Level::Debug) {
-                    log::debug!(target: crate::log_targets::GUARDS, "{what}: guards\n{}", entry.guards);
+                    let checks: String = entry
+                        .graph
+                        .checks
+                        .iter()
+                        .map(|c| format!("    size check: {c}\n"))
+                        .collect();
+                    log::debug!(target: crate::log_targets::GUARDS, "{what}: guards\n{}{checks}", entry.guards);
                 }
                 state.calls_without_graph = 0;
                 state.entries.push(entry);
@@ -536,7 +548,13 @@ impl Translator {
             explain::record_graph(|| CapturedGraph {
                 function: frame.code().qualname.as_str().to_owned(),
                 ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
-                guards: t.guards.guards.iter().map(ToString::to_string).collect(),
+                guards: t
+                    .guards
+                    .guards
+                    .iter()
+                    .map(ToString::to_string)
+                    .chain(t.graph.checks.iter().map(|c| format!("size check: {c}")))
+                    .collect(),
                 inlined: t.inlined.clone(),
                 text: t.graph.to_string(),
             });

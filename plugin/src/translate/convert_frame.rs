@@ -191,7 +191,7 @@ fn translate_whole(
         });
     }
     let has_graph = !graph.outputs.is_empty();
-    state.finish_guards(&graph);
+    state.finish_guards(&graph).map_err(|e| failure(e, false))?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let code = generate(
         view.code(),
@@ -345,7 +345,7 @@ pub(crate) fn break_translation(
     graph_break: GraphBreak,
     vm: &VirtualMachine,
 ) -> SimResult<Translation> {
-    state.finish_guards(&graph);
+    state.finish_guards(&graph)?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let run_graph =
         (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));

@@ -58,6 +58,10 @@ pub struct State<'vm> {
     pub spec: crate::translate::policy::Specialization,
     /// Inputs read with dynamic sizes, and the meta they had (see `finish_guards`).
     dynamic_inputs: Vec<(Source, Meta)>,
+    /// Ints of the frame's given to the graph as numbers that sizes are computed from (see
+    /// `values::sizes`): the value as read, and the input's index. A graph that comes out
+    /// static guards their values.
+    pub(crate) size_ints: Vec<(Var, usize)>,
     /// While templates are built: how many side effects the replacement has replayed where
     /// the template is evaluated (a deferred number must not read what they changed).
     pub replay_point: usize,
@@ -103,6 +107,7 @@ impl<'vm> State<'vm> {
             numbers: Vec::new(),
             spec,
             dynamic_inputs: Vec::new(),
+            size_ints: Vec::new(),
             replay_point: 0,
             steps: 0,
             top_steps: 0,
@@ -146,6 +151,7 @@ impl<'vm> State<'vm> {
             self.dynamic_inputs.retain(|(d, _)| d != &s);
         }
         self.numbers.retain(|n| n.2 < cp.inputs);
+        self.size_ints.retain(|n| n.1 < cp.inputs);
         self.objects.truncate(cp.objects);
         self.attr_writes.truncate(cp.attr_writes);
         self.rollbacks += 1;
@@ -157,8 +163,9 @@ impl<'vm> State<'vm> {
     /// default float type, when the simulation read it (`State::new` clears the mark).
     ///
     /// Dynamic inputs keep a guard on their static sizes only if the graph came out dynamic;
-    /// otherwise (their sizes went into it) they are guarded by their exact meta.
-    pub fn finish_guards(&mut self, graph: &crate::graph::Graph) {
+    /// otherwise (their sizes went into it) they are guarded by their exact meta, and the ints
+    /// sizes were computed from by their values.
+    pub fn finish_guards(&mut self, graph: &crate::graph::Graph) -> SimResult<()> {
         if !graph.dynamic && !self.dynamic_inputs.is_empty() {
             for (source, meta) in std::mem::take(&mut self.dynamic_inputs) {
                 for g in self.guards.iter_mut() {
@@ -167,8 +174,14 @@ impl<'vm> State<'vm> {
                     }
                 }
             }
+        }
+        if !graph.dynamic {
             if let Some(why) = &graph.static_because {
                 log::info!(target: crate::log_targets::RECOMPILES, "sizes kept static: {why}");
+            }
+            // Its sizes are those of this call: so are the ints they were computed from.
+            for (v, _) in std::mem::take(&mut self.size_ints) {
+                self.obj(&v)?;
             }
         }
         let written: Vec<usize> = {
@@ -195,6 +208,7 @@ impl<'vm> State<'vm> {
                 .unwrap_or(0);
             self.guard(&Source::DefaultDType, Check::EqInt(code as i64));
         }
+        Ok(())
     }
 
     pub fn keep_alive(&mut self, t: &PyRef<PyTensor>) {
@@ -299,6 +313,27 @@ impl<'vm> State<'vm> {
             .push((source.clone(), dtype, self.inputs.len(), fake.clone()));
         self.inputs.push(source.clone());
         log::debug!(target: crate::log_targets::GUARDS, "{source} is a graph input ({}), not a constant", dtype.name());
+        Ok(fake)
+    }
+
+    /// The int `v` (read from, or computed from ints read from, `source`) as a graph input
+    /// that sizes are computed from (`SizeExpr::Item`): guarded by type here, and by value if
+    /// the graph comes out static (`finish_guards`).
+    pub(crate) fn size_int_input(
+        &mut self,
+        v: &Var,
+        obj: &PyObjectRef,
+        source: &Source,
+    ) -> SimResult<PyRef<PyTensor>> {
+        let fake = self.number_input(obj, source, crate::tensor::DType::Int64)?;
+        let index = self
+            .numbers
+            .iter()
+            .find(|n| &n.0 == source && n.1 == crate::tensor::DType::Int64)
+            .map_or(self.inputs.len(), |n| n.2);
+        if !self.size_ints.iter().any(|(_, i)| *i == index) {
+            self.size_ints.push((v.clone(), index));
+        }
         Ok(fake)
     }
 

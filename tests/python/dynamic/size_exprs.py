@@ -103,4 +103,33 @@ for f in cases + [stored]:
         if f is stored:
             assert h_traced.n == h_eager.n, (n, h_traced.n, h_eager.n)
     print(f.__name__, st.stats()["translations"])
+
+# Ints of the caller's that sizes are computed from: after the first recompile on an int's
+# value, the int is a graph input and the sizes are worked out from it per call; where the
+# graph cannot keep it symbolic (`squeeze` depends on which sizes are 1), the int is guarded
+# by value again.
+def int_slice(x, n):
+    return x[:n] * 2.0, x[n - 1 :] + 1.0
+
+
+def int_view(x, k):
+    return x.view(k, -1).sum(0), st.arange(k + 1)
+
+
+def int_narrow(x, n):
+    return x.narrow(0, 12 - n, n)
+
+
+def int_static(x, n):
+    return x[:n].squeeze() * 2.0
+
+
+x12 = st.randn(12, 4)
+for f in [int_slice, int_view, int_narrow, int_static]:
+    st.reset()
+    cf = st.compile(f)
+    for n in [1, 2, 3, 4, 6, 2, 12, 3, 1]:
+        got, want = outcome(cf, x12, n), outcome(f, x12, n)
+        assert got[0] == want[0] and same(got[1], want[1]), (f.__name__, n, got, want)
+    print(f.__name__, st.stats()["translations"])
 print("SIZE EXPRS OK")

@@ -72,6 +72,22 @@ impl Num {
         })
     }
 
+    /// The source that computes it, when it is an int computed from ints of the frame's
+    /// that may change from call to call (per `spec`): sizes may be computed from it.
+    pub fn dynamic_int(&self, spec: &crate::translate::policy::Specialization) -> Option<Source> {
+        let mut leaves = Vec::new();
+        self.leaves(&mut leaves);
+        // Leaves are exact ints or floats (`num_operand`), so an int result is an exact int.
+        let int = |o: &PyObjectRef| o.downcast_ref::<PyInt>().is_some();
+        (int(&self.value)
+            && !leaves.is_empty()
+            && leaves
+                .iter()
+                .all(|(o, s)| int(o) && spec.number_is_input(s, false)))
+        .then(|| self.as_source())
+        .flatten()
+    }
+
     /// Whether a size that changes from call to call is part of it.
     pub fn has_size(&self) -> bool {
         match &self.expr {
@@ -242,7 +258,7 @@ impl State<'_> {
         };
         for v in &mut stack[from..] {
             if let Var::Num(n) = v
-                && !(keeps && n.has_size())
+                && !(keeps && (n.has_size() || n.dynamic_int(&self.spec).is_some()))
             {
                 let n = n.clone();
                 *v = Var::Obj(self.force_number(&n)?);

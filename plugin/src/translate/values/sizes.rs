@@ -122,15 +122,59 @@ impl State<'_> {
         Ok(match v {
             Var::Num(n) => match &n.expr {
                 NumExpr::Size(e) => int(&n.value).map(|h| (e.clone(), h)),
-                _ => None,
+                _ => match (n.dynamic_int(&self.spec), int(&n.value)) {
+                    (Some(source), Some(h)) => self.int_item(v, &n.value, &source, h)?,
+                    _ => None,
+                },
             },
             Var::Obj(o) => int(o).map(|i| (SizeExpr::Const(i), i)),
-            Var::Lazy(o, _) if int(o).is_some() => {
-                let o = self.obj(v)?;
-                int(&o).map(|i| (SizeExpr::Const(i), i))
+            Var::Lazy(o, source) if int(o).is_some() => {
+                let h = int(o).expect("an int");
+                match self.spec.number_is_input(source, false) {
+                    true => self.int_item(v, o, source, h)?,
+                    false => {
+                        self.obj(v)?;
+                        Some((SizeExpr::Const(h), h))
+                    }
+                }
             }
             _ => None,
         })
+    }
+
+    /// The int `v` as a graph input that sizes are computed from.
+    fn int_item(
+        &mut self,
+        v: &Var,
+        o: &PyObjectRef,
+        source: &crate::translate::source::Source,
+        hint: i64,
+    ) -> SimResult<Option<(SizeExpr, i64)>> {
+        let fake = self.size_int_input(v, o, source)?;
+        let e = recorder::with(|r| r.int_input(&fake.read(), hint));
+        Ok(e.map(|e| (e, hint)))
+    }
+
+    /// Whether `v` is a size that may change from call to call, or an int of the frame's
+    /// that may, which sizes are computed from.
+    fn is_symbolic(&self, v: &Var) -> bool {
+        let vm = self.vm;
+        match v {
+            Var::Lazy(o, source) => {
+                o.class().is(vm.ctx.types.int_type) && self.spec.number_is_input(source, false)
+            }
+            Var::Num(n) => n.has_size() || n.dynamic_int(&self.spec).is_some(),
+            Var::SymSlice(_) => true,
+            _ => false,
+        }
+    }
+
+    fn contains_symbolic(&self, v: &Var) -> bool {
+        match v {
+            Var::Tuple(items) => items.iter().any(|i| self.contains_symbolic(i)),
+            Var::List(items) => items.borrow().iter().any(|i| self.contains_symbolic(i)),
+            other => self.is_symbolic(other),
+        }
     }
 
     /// Whether `v` is a size that may change from call to call.
@@ -275,7 +319,7 @@ impl State<'_> {
             Some(t) if self.is_tensor(t) => self.varying_fake(t)?.is_some(),
             _ => false,
         };
-        if !varying && !args.iter().any(contains_size) {
+        if !varying && !args.iter().any(|a| self.contains_symbolic(a)) {
             return Ok(None);
         }
         match (name, args) {
@@ -484,10 +528,7 @@ impl State<'_> {
             }
             other => (vec![other.clone()], false),
         };
-        let symbolic = items.iter().any(|i| match i {
-            Var::SymSlice(_) => true,
-            other => Self::is_size(other),
-        });
+        let symbolic = items.iter().any(|i| self.is_symbolic(i));
         if !symbolic && self.varying_fake(t)?.is_none() {
             return Ok(None);
         }
@@ -566,7 +607,7 @@ impl State<'_> {
 
     /// A slice built with sizes that may change (`:T`): kept symbolic for a tensor's index.
     pub(crate) fn symbolic_slice(&mut self, parts: Vec<Var>) -> Option<Var> {
-        if !parts.iter().any(Self::is_size) {
+        if !parts.iter().any(|p| self.is_symbolic(p)) {
             return None;
         }
         let mut p = parts.into_iter();
@@ -592,14 +633,5 @@ impl State<'_> {
             step: Some(objs[2].clone()),
         };
         Ok(slice.into_pyobject(vm))
-    }
-}
-
-/// Whether `v` is a size that changes from call to call, or a tuple or list holding one.
-fn contains_size(v: &Var) -> bool {
-    match v {
-        Var::Tuple(items) => items.iter().any(contains_size),
-        Var::List(items) => items.borrow().iter().any(contains_size),
-        other => State::is_size(other),
     }
 }
