@@ -144,6 +144,7 @@ fn translate_whole(
         ));
     };
     let mut state = State::new(vm, spec.clone());
+    state.needs_tensors = !keep_empty;
     let simulated = simulate(&mut state, view);
     let (ops_left, guards_left) = (
         recorder::with(|r| {

@@ -25,6 +25,10 @@ pub type SimResult<T> = Result<T, Unsupported>;
 pub const INSTRUCTION_BUDGET: usize = 100_000;
 pub const MAX_INLINE_DEPTH: usize = 24;
 pub const MAX_UNROLL: usize = 10_000;
+/// Instructions a frame may run before its translation gives up for want of tensor work
+/// (no tensor read, no op recorded): a pure-Python frame costs that, not the whole budget,
+/// on its way to being skipped.
+pub const STEPS_WITHOUT_TENSORS: usize = 1024;
 
 /// Where a translation can be rolled back to (an inlined call that fails).
 pub struct Checkpoint {
@@ -66,6 +70,9 @@ pub struct State<'vm> {
     /// the template is evaluated (a deferred number must not read what they changed).
     pub replay_point: usize,
     pub steps: usize,
+    /// Give up at `STEPS_WITHOUT_TENSORS` if no tensor work was seen (not under `trace_all`,
+    /// which translates frames without tensor work too).
+    pub needs_tensors: bool,
     /// Instructions of the translated frame itself started so far (see `run_top`).
     pub top_steps: usize,
     pub depth: usize,
@@ -108,6 +115,7 @@ impl<'vm> State<'vm> {
             spec,
             dynamic_inputs: Vec::new(),
             size_ints: Vec::new(),
+            needs_tensors: false,
             replay_point: 0,
             steps: 0,
             top_steps: 0,

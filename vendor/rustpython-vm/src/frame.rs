@@ -6637,7 +6637,8 @@ impl ExecutingFrame<'_> {
                 let cache_base = instr_idx + 1;
                 let cached_version = self.code.instructions.read_cache_u32(cache_base + 1);
                 let nargs: u32 = arg.into();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only here; a hooked callee is checked below
+                if vm.use_tracing.get() {
                     return self.execute_call_vectorcall(nargs, vm);
                 }
                 // Stack: [callable, self_or_null, arg1, ..., argN]
@@ -6651,7 +6652,8 @@ impl ExecutingFrame<'_> {
                     && func.func_version() == cached_version
                     && cached_version != 0
                 {
-                    if func.is_jitted() {
+                    // symtrace fork: the hook sees the callee unless it skips its code
+                    if func.is_jitted() || self.specialization_call_hooked(vm, func) {
                         return self.execute_call_vectorcall(nargs, vm);
                     }
                     let effective_nargs = nargs + u32::from(self_or_null_is_some);
@@ -6697,7 +6699,8 @@ impl ExecutingFrame<'_> {
                 let cache_base = instr_idx + 1;
                 let cached_version = self.code.instructions.read_cache_u32(cache_base + 1);
                 let nargs: u32 = arg.into();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only here; a hooked callee is checked below
+                if vm.use_tracing.get() {
                     return self.execute_call_vectorcall(nargs, vm);
                 }
                 // Stack: [callable, self_or_null(NULL), arg1, ..., argN]
@@ -6716,7 +6719,8 @@ impl ExecutingFrame<'_> {
                         && func.func_version() == cached_version
                         && cached_version != 0
                     {
-                        if func.is_jitted() {
+                        // symtrace fork: the hook sees the callee unless it skips its code
+                        if func.is_jitted() || self.specialization_call_hooked(vm, func) {
                             return self.execute_call_vectorcall(nargs, vm);
                         }
                         if !func.has_exact_argcount(nargs + 1) {
@@ -6932,7 +6936,8 @@ impl ExecutingFrame<'_> {
                 let cache_base = instr_idx + 1;
                 let cached_version = self.code.instructions.read_cache_u32(cache_base + 1);
                 let nargs: u32 = arg.into();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only here; a hooked callee is checked below
+                if vm.use_tracing.get() {
                     return self.execute_call_vectorcall(nargs, vm);
                 }
                 let callable = self.nth_value(nargs + 1);
@@ -6940,7 +6945,8 @@ impl ExecutingFrame<'_> {
                     && func.func_version() == cached_version
                     && cached_version != 0
                 {
-                    if func.is_jitted() {
+                    // symtrace fork: the hook sees the callee unless it skips its code
+                    if func.is_jitted() || self.specialization_call_hooked(vm, func) {
                         return self.execute_call_vectorcall(nargs, vm);
                     }
                     if self.specialization_call_recursion_guard(vm) {
@@ -6961,7 +6967,8 @@ impl ExecutingFrame<'_> {
                 let cache_base = instr_idx + 1;
                 let cached_version = self.code.instructions.read_cache_u32(cache_base + 1);
                 let nargs: u32 = arg.into();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only here; a hooked callee is checked below
+                if vm.use_tracing.get() {
                     return self.execute_call_vectorcall(nargs, vm);
                 }
                 let stack_len = self.localsplus.stack_len();
@@ -6979,7 +6986,8 @@ impl ExecutingFrame<'_> {
                         && func.func_version() == cached_version
                         && cached_version != 0
                     {
-                        if func.is_jitted() {
+                        // symtrace fork: the hook sees the callee unless it skips its code
+                        if func.is_jitted() || self.specialization_call_hooked(vm, func) {
                             return self.execute_call_vectorcall(nargs, vm);
                         }
                         if self.specialization_call_recursion_guard(vm) {
@@ -7192,7 +7200,8 @@ impl ExecutingFrame<'_> {
                     .localsplus
                     .stack_index(stack_len - nargs as usize - 1)
                     .is_some();
-                if !self.specialization_eval_frame_active(vm)
+                // symtrace fork: tracing here; a hooked `__init__` is checked below
+                if !vm.use_tracing.get()
                     && !self_or_null_is_some
                     && cached_version != 0
                     && let Some(cls) = callable.downcast_ref::<PyType>()
@@ -7200,6 +7209,8 @@ impl ExecutingFrame<'_> {
                     && let Some((init_func, init_func_version)) =
                         cls.get_cached_init_for_specialization(cached_version)
                     && init_func.func_version() == init_func_version
+                    // symtrace fork: the hook sees the callee unless it skips its code
+                    && !self.specialization_call_hooked(vm, &init_func)
                     && init_func.has_exact_argcount(nargs + 1)
                     && let Some(cls_alloc) = cls.slots().alloc.load()
                 {
@@ -7331,7 +7342,8 @@ impl ExecutingFrame<'_> {
                 let cache_base = instr_idx + 1;
                 let cached_version = self.code.instructions.read_cache_u32(cache_base + 1);
                 let nargs: u32 = arg.into();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only here; a hooked callee is checked below
+                if vm.use_tracing.get() {
                     return self.execute_call_kw_vectorcall(nargs, vm);
                 }
                 // Stack: [callable, self_or_null, arg1, ..., argN, kwarg_names]
@@ -7340,7 +7352,8 @@ impl ExecutingFrame<'_> {
                     && func.func_version() == cached_version
                     && cached_version != 0
                 {
-                    if func.is_jitted() {
+                    // symtrace fork: the hook sees the callee unless it skips its code
+                    if func.is_jitted() || self.specialization_call_hooked(vm, func) {
                         return self.execute_call_kw_vectorcall(nargs, vm);
                     }
                     if self.specialization_call_recursion_guard(vm) {
@@ -7382,7 +7395,8 @@ impl ExecutingFrame<'_> {
                 let cache_base = instr_idx + 1;
                 let cached_version = self.code.instructions.read_cache_u32(cache_base + 1);
                 let nargs: u32 = arg.into();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only here; a hooked callee is checked below
+                if vm.use_tracing.get() {
                     return self.execute_call_kw_vectorcall(nargs, vm);
                 }
                 // Stack: [callable, self_or_null, arg1, ..., argN, kwarg_names]
@@ -7401,7 +7415,8 @@ impl ExecutingFrame<'_> {
                         && func.func_version() == cached_version
                         && cached_version != 0
                     {
-                        if func.is_jitted() {
+                        // symtrace fork: the hook sees the callee unless it skips its code
+                        if func.is_jitted() || self.specialization_call_hooked(vm, func) {
                             return self.execute_call_kw_vectorcall(nargs, vm);
                         }
                         let nargs_usize = nargs as usize;
@@ -10854,7 +10869,8 @@ impl ExecutingFrame<'_> {
         let callable = self.nth_value(nargs + 1);
 
         if let Some(func) = callable.downcast_ref_if_exact::<PyFunction>(vm) {
-            if self.specialization_eval_frame_active(vm) || func.is_jitted() {
+            // symtrace fork: the hook sees the callee unless it skips its code
+            if self.specialization_call_hooked(vm, func) || func.is_jitted() {
                 unsafe {
                     self.code.instructions.write_adaptive_counter(
                         cache_base,
@@ -10917,7 +10933,8 @@ impl ExecutingFrame<'_> {
                 .function_obj()
                 .downcast_ref_if_exact::<PyFunction>(vm)
             {
-                if self.specialization_eval_frame_active(vm) || func.is_jitted() {
+                // symtrace fork: the hook sees the callee unless it skips its code
+                if self.specialization_call_hooked(vm, func) || func.is_jitted() {
                     unsafe {
                         self.code.instructions.write_adaptive_counter(
                             cache_base,
@@ -11212,7 +11229,8 @@ impl ExecutingFrame<'_> {
         let callable = self.nth_value(nargs + 2);
 
         if let Some(func) = callable.downcast_ref_if_exact::<PyFunction>(vm) {
-            if self.specialization_eval_frame_active(vm) || func.is_jitted() {
+            // symtrace fork: the hook sees the callee unless it skips its code
+            if self.specialization_call_hooked(vm, func) || func.is_jitted() {
                 unsafe {
                     self.code.instructions.write_adaptive_counter(
                         cache_base,
@@ -11263,7 +11281,8 @@ impl ExecutingFrame<'_> {
                 .function_obj()
                 .downcast_ref_if_exact::<PyFunction>(vm)
             {
-                if self.specialization_eval_frame_active(vm) || func.is_jitted() {
+                // symtrace fork: the hook sees the callee unless it skips its code
+                if self.specialization_call_hooked(vm, func) || func.is_jitted() {
                     unsafe {
                         self.code.instructions.write_adaptive_counter(
                             cache_base,
@@ -11621,6 +11640,16 @@ impl ExecutingFrame<'_> {
     fn specialization_eval_frame_active(&self, vm: &VirtualMachine) -> bool {
         // symtrace fork: no fast path around the eval-frame hook while it is active
         vm.use_tracing.get() || vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
+    }
+
+    /// symtrace fork: whether a call of `func` must go through the frame entry points (tracing,
+    /// or a hook that may still see its code): a code object the hook skips for good keeps
+    /// the specialized call paths, as CPython's do once `eval_frame` is unset.
+    #[inline]
+    fn specialization_call_hooked(&self, vm: &VirtualMachine, func: &PyFunction) -> bool {
+        vm.use_tracing.get()
+            || (vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
+                && !func.code.eval_hook_skipped())
     }
 
     #[inline]

@@ -25,7 +25,7 @@ use crate::bytecode::decode::Instr;
 use crate::bytecode::opcodes::opcode_name;
 use crate::translate::breaks::{AtFailure, branch, branch_if_bool, call, no_break, opcode};
 use crate::translate::state::{
-    INSTRUCTION_BUDGET, Kind, SimResult, State, Unsupported, unsupported,
+    INSTRUCTION_BUDGET, Kind, STEPS_WITHOUT_TENSORS, SimResult, State, Unsupported, unsupported,
 };
 use crate::translate::values::Var;
 
@@ -234,6 +234,17 @@ impl State<'_> {
             return unsupported(
                 Kind::Limit,
                 format!("more than {INSTRUCTION_BUDGET} instructions to simulate"),
+            );
+        }
+        if self.steps >= STEPS_WITHOUT_TENSORS
+            && self.needs_tensors
+            && crate::graph::recorder::with(|r| {
+                r.graph.inputs.is_empty() && r.graph.nodes.is_empty()
+            })
+        {
+            return unsupported(
+                Kind::EmptyGraph,
+                format!("no tensor work in the first {STEPS_WITHOUT_TENSORS} instructions"),
             );
         }
         let Some(x) = f.instrs.get(f.pc).cloned() else {
