@@ -60,6 +60,35 @@ def index_int(x):
     return x[len(x) - 1] + x[-1] + x[1]
 
 
+def halves(x):
+    # Raises eagerly for an odd size (a view that does not fit): so must the traced call.
+    return x.view(x.shape[0] // 2, -1) * 1.0
+
+
+def past_the_end(x):
+    return x[: len(x) - 10] + 0.5, st.arange(len(x) - 5) * 2
+
+
+def narrow_past(x):
+    return x.narrow(0, len(x) // 2, 3)
+
+
+def helper(t, k):
+    if t.shape[0] > k:
+        return t[k:]
+    return t
+
+
+def inlined(x):
+    return helper(x, 3) * 2.0, helper(x * 1.0, len(x) // 2)
+
+
+def printed(x):
+    n = len(x)
+    print("n is", n)
+    return x[: n - 1]
+
+
 class Holder:
     def __init__(self):
         self.n = 0
@@ -72,7 +101,8 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, branches, number, returned, later_node, chunks, index_int]
+cases = [slices, views, narrowed, ranges, branches, number, returned, later_node, chunks, index_int,
+         halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):
