@@ -38,7 +38,7 @@ const OPTIONS: &[PluginOption] = &[
     },
     PluginOption {
         key: "skip_after",
-        help: "calls without a graph after which a code object is skipped for good (default 2)",
+        help: "calls without a graph after which a code object is skipped for good (default 2; a call that met no tensor at all skips it at once)",
     },
     PluginOption {
         key: "dynamic",

@@ -479,7 +479,12 @@ impl Translator {
                         f.why.message
                     )));
                 }
-                state.calls_without_graph += 1;
+                // A call that met no tensor at all (no input, no op) is not worth a second
+                // look: its code is skipped at once, as Dynamo skips a frame without tensors.
+                state.calls_without_graph += match f.tensorless {
+                    true => self.options.skip_after,
+                    false => 1,
+                };
                 if state.entries.is_empty() && state.calls_without_graph >= self.options.skip_after
                 {
                     drop(state);
@@ -505,6 +510,7 @@ impl Translator {
             guards_left: Vec::new(),
             empty: false,
             top_steps: 0,
+            tensorless: false,
         };
         verify(&t.code).map_err(|e| {
             fail(format!(

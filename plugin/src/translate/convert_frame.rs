@@ -52,6 +52,8 @@ pub struct Failure {
     /// Instructions of the frame itself started when the simulation stopped: the last is the
     /// one that could not be simulated (0 when it never ran).
     pub top_steps: usize,
+    /// The simulation met no tensor (no graph input, no op): no graph break can give a graph.
+    pub tensorless: bool,
 }
 
 /// What a finished simulation gives code generation.
@@ -80,7 +82,9 @@ pub fn translate(
         translate_whole(view, vm, graph_global, keep_empty, spec),
         breaks,
     ) {
-        (Err(failure), Some(policy)) if !failure.empty && failure.top_steps > 0 => {
+        (Err(failure), Some(policy))
+            if !failure.empty && !failure.tensorless && failure.top_steps > 0 =>
+        {
             let broken = match translate_with_break(
                 view,
                 vm,
@@ -163,6 +167,8 @@ fn translate_whole(
     let result = match simulated {
         Ok(r) => r,
         Err(why) => {
+            let tensorless =
+                recorder::with(|r| r.graph.inputs.is_empty() && r.graph.nodes.is_empty());
             drop(recording);
             return Err(Failure {
                 why,
@@ -170,6 +176,7 @@ fn translate_whole(
                 guards_left,
                 empty: false,
                 top_steps: state.top_steps,
+                tensorless,
             });
         }
     };
@@ -185,6 +192,7 @@ fn translate_whole(
                 Kind::EmptyGraph,
                 "no tensor operation to capture (empty graph)",
             ),
+            tensorless: graph.inputs.is_empty(),
             ops_left,
             guards_left,
             empty: true,
@@ -363,6 +371,7 @@ pub(crate) fn break_translation(
 
 fn failure(why: Unsupported, empty: bool) -> Failure {
     Failure {
+        tensorless: false,
         why,
         ops_left: Vec::new(),
         guards_left: Vec::new(),

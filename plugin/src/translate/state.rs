@@ -28,7 +28,7 @@ pub const MAX_UNROLL: usize = 10_000;
 /// Instructions a frame may run before its translation gives up for want of tensor work
 /// (no tensor read, no op recorded): a pure-Python frame costs that, not the whole budget,
 /// on its way to being skipped.
-pub const STEPS_WITHOUT_TENSORS: usize = 1024;
+pub const STEPS_WITHOUT_TENSORS: usize = 256;
 
 /// Where a translation can be rolled back to (an inlined call that fails).
 pub struct Checkpoint {
