@@ -176,7 +176,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         assert!(translations_of(&out, case) >= 7, "{case}:\n{out}");
     }
     // An int argument: its first change makes it an input the sizes are computed from.
-    for case in ["int_slice", "int_view", "int_narrow"] {
+    for case in ["int_slice", "int_view", "int_narrow", "int_arange_len"] {
         assert_eq!(translations_of(&out, case), 2, "{case}:\n{out}");
     }
     // One the graph cannot keep symbolic is guarded by value: one translation per value.

@@ -182,7 +182,8 @@ impl Recorder {
     /// Whether the sizes of `v` may change from call to call: it is a dynamic input, or made
     /// from one, or made with sizes worked out per call.
     fn varies(&self, v: Value) -> bool {
-        if self.dynamic_inputs.is_empty() {
+        // Only a dynamic input or an int the sizes are computed from makes sizes vary.
+        if self.dynamic_inputs.is_empty() && self.int_inputs.is_empty() {
             return false;
         }
         let input = |i: usize| self.dynamic_inputs.iter().any(|d| d.0 == i);

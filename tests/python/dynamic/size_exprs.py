@@ -150,12 +150,18 @@ def int_narrow(x, n):
     return x.narrow(0, 12 - n, n)
 
 
+def int_arange_len(x, n):
+    # The size of a tensor made from a dynamic int is itself a size worked out per call.
+    y = st.arange(n) * 1.0
+    return x[: len(y)] + y[: len(y)].sum()
+
+
 def int_static(x, n):
     return x[:n].squeeze() * 2.0
 
 
 x12 = st.randn(12, 4)
-for f in [int_slice, int_view, int_narrow, int_static]:
+for f in [int_slice, int_view, int_narrow, int_arange_len, int_static]:
     st.reset()
     cf = st.compile(f)
     for n in [1, 2, 3, 4, 6, 2, 12, 3, 1]:
