@@ -395,17 +395,25 @@ impl fmt::Display for Graph {
         }
         for (i, n) in self.nodes.iter().enumerate() {
             let args: Vec<String> = n.inputs.iter().map(ToString::to_string).collect();
+            // An attribute worked out per call shows its expression.
             let attrs: Vec<String> = n
                 .attrs
                 .0
                 .iter()
-                .map(|(k, v)| format!("{k}={v:?}"))
+                .map(|(k, v)| match n.sym.iter().find(|s| s.name() == k) {
+                    Some(s) => s.to_string(),
+                    None => format!("{k}={v:?}"),
+                })
                 .collect();
             let all = args.into_iter().chain(attrs).collect::<Vec<_>>().join(", ");
             writeln!(f, "v{i}: {} = {}({all})", meta(&n.meta), n.op)?;
         }
         let outs: Vec<String> = self.outputs.iter().map(ToString::to_string).collect();
-        write!(f, "return ({})", outs.join(", "))
+        write!(f, "return ({})", outs.join(", "))?;
+        for c in &self.checks {
+            write!(f, "\ncheck {c}")?;
+        }
+        Ok(())
     }
 }
 

@@ -351,6 +351,43 @@ pub fn pinned(attrs: &Attrs) -> Vec<SymAttr> {
         .collect()
 }
 
+impl SymAttr {
+    /// The attribute's name (`index` for a basic index).
+    pub fn name(&self) -> &str {
+        match self {
+            SymAttr::Int(n, _) | SymAttr::Ints(n, _) => n,
+            SymAttr::Index(_) => "index",
+        }
+    }
+}
+
+impl fmt::Display for SymAttr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |es: &[SizeExpr]| es.iter().map(ToString::to_string).collect::<Vec<_>>();
+        match self {
+            SymAttr::Int(n, e) => write!(f, "{n}={e}"),
+            SymAttr::Ints(n, es) => write!(f, "{n}=[{}]", list(es).join(", ")),
+            SymAttr::Index(items) => {
+                let part =
+                    |p: &Option<SizeExpr>| p.as_ref().map_or(String::new(), ToString::to_string);
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|i| match i {
+                        SymIndex::Int(e) => e.to_string(),
+                        SymIndex::Slice([a, b, None]) => format!("{}:{}", part(a), part(b)),
+                        SymIndex::Slice([a, b, c]) => {
+                            format!("{}:{}:{}", part(a), part(b), part(c))
+                        }
+                        SymIndex::NewAxis => "None".to_owned(),
+                        SymIndex::Ellipsis => "...".to_owned(),
+                    })
+                    .collect();
+                write!(f, "index=[{}]", items.join(", "))
+            }
+        }
+    }
+}
+
 /// `attrs` with the symbolic ones worked out for one call (`None`: one cannot be, as when a
 /// slice's step is zero).
 pub fn resolve(
@@ -448,5 +485,7 @@ mod tests {
             Read::Item => None,
         }));
         assert_eq!(check.to_string(), "not in0.size(1) <= 4");
+        assert_eq!(sym[0].to_string(), "shape=[(in0.size(0) * in0.size(1)), 4]");
+        assert_eq!(index[0].to_string(), "index=[..., :in0.size(1)]");
     }
 }

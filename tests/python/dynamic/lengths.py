@@ -37,6 +37,9 @@ for t in [9, 40]:
     st.mark_dynamic(idx, 1)
     e = st.explain(model, idx)
     ops.append(e.ops_per_graph)
+    # The graph shows the sizes it works out per call, and its checks.
+    text = e.graphs[0]
+    assert "arange(start=0, end=in0.size(1)" in text and "check in0.size(1) <= 64" in text, text
     print("explained at", t, ":", e.graph_count, "graph,", e.op_count, "ops,", e.graph_break_count, "breaks")
 assert ops[0] == ops[1] and len(ops[0]) == 1, ops
 
