@@ -236,16 +236,17 @@ impl State<'_> {
                 format!("more than {INSTRUCTION_BUDGET} instructions to simulate"),
             );
         }
-        if self.steps >= STEPS_WITHOUT_TENSORS
-            && self.needs_tensors
-            && crate::graph::recorder::with(|r| {
+        if self.steps >= STEPS_WITHOUT_TENSORS && self.needs_tensors {
+            if crate::graph::recorder::with(|r| {
                 r.graph.inputs.is_empty() && r.graph.nodes.is_empty()
-            })
-        {
-            return unsupported(
-                Kind::EmptyGraph,
-                format!("no tensor work in the first {STEPS_WITHOUT_TENSORS} instructions"),
-            );
+            }) {
+                return unsupported(
+                    Kind::EmptyGraph,
+                    format!("no tensor work in the first {STEPS_WITHOUT_TENSORS} instructions"),
+                );
+            }
+            // Tensor work was seen: the recorder is not asked again on every later step.
+            self.needs_tensors = false;
         }
         let Some(x) = f.instrs.get(f.pc).cloned() else {
             return unsupported(Kind::Internal, "ran past the end of the code");

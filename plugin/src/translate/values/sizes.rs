@@ -204,8 +204,21 @@ impl State<'_> {
         self.size_op(op, a, b)
     }
 
+    /// Both operands of a sizes' operator or comparison (`None` if one is not an int).
+    #[allow(clippy::type_complexity)]
+    fn size_pair(
+        &mut self,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<((SizeExpr, i64), (SizeExpr, i64))>> {
+        Ok(match (self.size_operand(a)?, self.size_operand(b)?) {
+            (Some(x), Some(y)) => Some((x, y)),
+            _ => None,
+        })
+    }
+
     fn size_op(&mut self, op: SizeOp, a: &Var, b: &Var) -> SimResult<Option<Var>> {
-        let (Some((x, hx)), Some((y, hy))) = (self.size_operand(a)?, self.size_operand(b)?) else {
+        let Some(((x, hx), (y, hy))) = self.size_pair(a, b)? else {
             return Ok(None);
         };
         // By zero it raises: the general path forces the operands and reports it.
@@ -253,7 +266,7 @@ impl State<'_> {
         if !Self::is_size(a) && !Self::is_size(b) {
             return Ok(None);
         }
-        let (Some((x, hx)), Some((y, hy))) = (self.size_operand(a)?, self.size_operand(b)?) else {
+        let Some(((x, hx), (y, hy))) = self.size_pair(a, b)? else {
             return Ok(None);
         };
         let cmp = match op {
