@@ -1,9 +1,9 @@
 //! Elementwise ops with broadcasting and NumPy's promotion: arithmetic, comparisons, logic,
-//! unary math, clamp and where.
+//! clamp and where (the unary ops are in `unary.rs`).
 
 use ndarray::{ArrayD, IxDyn, Zip};
 
-use super::f32_math::{erf_for_f32, exp_for_f32, map_through_f64};
+pub use super::unary::{Unary, unary};
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
@@ -419,139 +419,6 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
         }
         _ => unreachable!("both operands were cast to one type"),
     })
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unary {
-    Neg,
-    Abs,
-    Not,
-    Exp,
-    Log,
-    Sqrt,
-    Tanh,
-    Sigmoid,
-    Relu,
-    Sin,
-    Cos,
-    Erf,
-}
-
-impl Unary {
-    pub const ALL: [Unary; 12] = [
-        Unary::Neg,
-        Unary::Abs,
-        Unary::Not,
-        Unary::Exp,
-        Unary::Log,
-        Unary::Sqrt,
-        Unary::Tanh,
-        Unary::Sigmoid,
-        Unary::Relu,
-        Unary::Sin,
-        Unary::Cos,
-        Unary::Erf,
-    ];
-
-    /// The op registered under `name`.
-    pub fn named(name: &str) -> Option<Unary> {
-        Self::ALL.into_iter().find(|op| op.name() == name)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Unary::Neg => "neg",
-            Unary::Abs => "abs",
-            Unary::Not => "invert",
-            Unary::Exp => "exp",
-            Unary::Log => "log",
-            Unary::Sqrt => "sqrt",
-            Unary::Tanh => "tanh",
-            Unary::Sigmoid => "sigmoid",
-            Unary::Relu => "relu",
-            Unary::Sin => "sin",
-            Unary::Cos => "cos",
-            Unary::Erf => "erf",
-        }
-    }
-
-    fn result_dtype(self, t: DType) -> TResult<DType> {
-        Ok(match self {
-            Unary::Neg if t == DType::Bool => {
-                return Err(TensorError::type_error(
-                    "negating a bool tensor is not supported; use ~ instead",
-                ));
-            }
-            Unary::Not if t.is_float() => {
-                return Err(TensorError::type_error(format!(
-                    "~ needs a bool or int64 tensor, not {}",
-                    t.name()
-                )));
-            }
-            Unary::Neg | Unary::Abs | Unary::Not | Unary::Relu => t,
-            _ => t.to_float(),
-        })
-    }
-
-    #[inline]
-    pub fn float(self, x: f64) -> f64 {
-        match self {
-            Unary::Neg => -x,
-            Unary::Abs => x.abs(),
-            Unary::Exp => x.exp(),
-            Unary::Log => x.ln(),
-            Unary::Sqrt => x.sqrt(),
-            Unary::Tanh => x.tanh(),
-            Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-            Unary::Relu => {
-                if x.is_nan() || x > 0.0 {
-                    x
-                } else {
-                    0.0
-                }
-            }
-            Unary::Sin => x.sin(),
-            Unary::Cos => x.cos(),
-            Unary::Erf => libm::erf(x),
-            Unary::Not => unreachable!("checked by result_dtype"),
-        }
-    }
-}
-
-pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
-    let dt = op.result_dtype(t.dtype())?;
-    let t = t.to_dtype(dt);
-    Ok(match t.as_ref() {
-        TensorData::Bool(a) => TensorData::Bool(a.mapv(|x| match op {
-            Unary::Not => !x,
-            _ => x, // abs and relu of a bool are the bool
-        })),
-        TensorData::Int64(a) => TensorData::Int64(a.mapv(|x| match op {
-            Unary::Neg => x.wrapping_neg(),
-            Unary::Abs => x.wrapping_abs(),
-            Unary::Not => !x,
-            Unary::Relu => x.max(0),
-            _ => unreachable!("float ops were cast"),
-        })),
-        TensorData::Float32(a) => TensorData::Float32(match (op, a.as_slice()) {
-            // Row-major data in one vectorized pass, with the float32 functions.
-            (Unary::Erf, Some(xs)) => from_vec(a, map_through_f64(xs, erf_for_f32)),
-            (Unary::Exp, Some(xs)) => from_vec(a, map_through_f64(xs, exp_for_f32)),
-            (Unary::Sigmoid, Some(xs)) => {
-                from_vec(a, map_through_f64(xs, |x| 1.0 / (1.0 + exp_for_f32(-x))))
-            }
-            (Unary::Erf, None) => a.mapv(|x| erf_for_f32(f64::from(x)) as f32),
-            (Unary::Exp, None) => a.mapv(|x| exp_for_f32(f64::from(x)) as f32),
-            (Unary::Sigmoid, None) => a.mapv(|x| (1.0 / (1.0 + exp_for_f32(-f64::from(x)))) as f32),
-            _ => a.mapv(|x| op.float(f64::from(x)) as f32),
-        }),
-        TensorData::Float64(a) => TensorData::Float64(a.mapv(|x| op.float(x))),
-    })
-}
-
-/// `values` as an array of `like`'s shape (which is row-major).
-fn from_vec<T>(like: &ArrayD<T>, values: Vec<T>) -> ArrayD<T> {
-    ArrayD::from_shape_vec(like.raw_dim(), values).expect("one value per element")
 }
 
 /// `clamp(x, min=None, max=None)`: bounds are Python numbers, weakly typed.

@@ -1,12 +1,15 @@
 //! matmul (NumPy's rules: 1-D operands are promoted and the added dimension dropped, batch
 //! dimensions broadcast), dot (two 1-D tensors), and linear (`x @ w.T + b`, torch's layer).
 
-use ndarray::{Array2, ArrayD, ArrayView2, Axis, Ix2, IxDyn, LinalgScalar};
+use ndarray::{ArrayD, ArrayView2, Axis, Ix2, IxDyn, LinalgScalar};
+use rayon::prelude::*;
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
 use crate::tensor::registry::{Arity, Meta, OpDef};
+
+use super::product::{PARALLEL_PRODUCT, Product};
 use crate::tensor::shape::broadcast;
 
 /// The result shape of `a @ b`.
@@ -123,8 +126,14 @@ fn column_block<T: LinalgScalar, const W: usize>(
     row[j..j + W].copy_from_slice(&acc);
 }
 
-/// `x @ y` for two matrices.
-fn product_2d<T: LinalgScalar>(x: ArrayView2<'_, T>, y: ArrayView2<'_, T>) -> Array2<T> {
+/// `out = x @ y` (row-major `m × n`) for two matrices: a plain loop for small products, the
+/// `gemm` kernels above. `threads`: whether a large product may use rayon's threads.
+fn product_into<T: Product>(
+    x: ArrayView2<'_, T>,
+    y: ArrayView2<'_, T>,
+    out: &mut [T],
+    threads: bool,
+) {
     let ((m, k), (_, n)) = (x.dim(), y.dim());
     if m * k * n <= SMALL_PRODUCT {
         let (a, b) = (x.as_standard_layout(), y.as_standard_layout());
@@ -132,13 +141,23 @@ fn product_2d<T: LinalgScalar>(x: ArrayView2<'_, T>, y: ArrayView2<'_, T>) -> Ar
             a.as_slice().expect("standard layout"),
             b.as_slice().expect("standard layout"),
         );
-        return Array2::from_shape_vec((m, n), small_product(a, b, m, k, n))
-            .expect("m * n elements");
+        return small_product_into(a, b, k, n, out);
     }
-    x.dot(&y)
+    T::product_into(x, y, out, threads)
 }
 
-fn matmul_typed<T: Element + LinalgScalar>(
+/// `x @ y` for two matrices, as an array of `out_shape` (its `m × n` elements).
+fn product_2d<T: Product>(
+    x: ArrayView2<'_, T>,
+    y: ArrayView2<'_, T>,
+    out_shape: &[usize],
+) -> ArrayD<T> {
+    let mut out = vec![T::zero(); x.nrows() * y.ncols()];
+    product_into(x, y, &mut out, true);
+    ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
+}
+
+fn matmul_typed<T: Element + Product>(
     a: &ArrayD<T>,
     b: &ArrayD<T>,
     out_shape: &[usize],
@@ -157,10 +176,7 @@ fn matmul_typed<T: Element + LinalgScalar>(
         // No batch: one product straight on the operands, no copies.
         let x = a2.into_dimensionality::<Ix2>().expect("2-D");
         let y = b2.into_dimensionality::<Ix2>().expect("2-D");
-        return product_2d(x, y)
-            .into_dyn()
-            .into_shape_with_order(IxDyn(out_shape))
-            .expect("shape computed by inference");
+        return product_2d(x, y, out_shape);
     }
     let (n, k, p) = (
         a2.shape()[a2.ndim() - 2],
@@ -177,10 +193,7 @@ fn matmul_typed<T: Element + LinalgScalar>(
             .into_shape_with_order((rows, k))
             .expect("standard layout");
         let y = b2.into_dimensionality::<Ix2>().expect("2-D");
-        return product_2d(x, y)
-            .into_dyn()
-            .into_shape_with_order(IxDyn(out_shape))
-            .expect("shape computed by inference");
+        return product_2d(x, y, out_shape);
     }
     let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])
         .expect("checked by inference");
@@ -208,18 +221,18 @@ fn matmul_typed<T: Element + LinalgScalar>(
         .map_or_else(|| b2.view(), |c| c.view())
         .into_shape_with_order(IxDyn(&[count, k, p]))
         .expect("standard layout");
-    let mut out = Vec::with_capacity(count * n * p);
-    for i in 0..count {
-        let x = a3
-            .index_axis(Axis(0), i)
-            .into_dimensionality::<Ix2>()
-            .expect("2-D");
-        let y = b3
-            .index_axis(Axis(0), i)
-            .into_dimensionality::<Ix2>()
-            .expect("2-D");
-        let z: Array2<T> = product_2d(x, y);
-        out.extend(z.iter().copied());
+    let mut out = vec![T::zero(); count * n * p];
+    let one = |(i, o): (usize, &mut [T])| {
+        let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
+        let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
+        product_into(x.expect("2-D"), y.expect("2-D"), o, false);
+    };
+    if count > 1 && count * n * k * p >= PARALLEL_PRODUCT {
+        // The batch's products side by side, each on one thread: the same products (and
+        // the same roundings) as one after another.
+        out.par_chunks_mut((n * p).max(1)).enumerate().for_each(one);
+    } else {
+        out.chunks_mut((n * p).max(1)).enumerate().for_each(one);
     }
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
 }
@@ -253,7 +266,7 @@ fn transposed<T: Copy>(m: &[T], rows: usize, cols: usize) -> Vec<T> {
 
 /// `linear(x, w, b)`: `x @ w.T + b` for `w` of (out_features, in_features), the bias added
 /// to each row of the product.
-fn linear_typed<T: Element + LinalgScalar>(
+fn linear_typed<T: Element + Product>(
     x: &ArrayD<T>,
     w: &ArrayD<T>,
     bias: Option<&ArrayD<T>>,
@@ -272,10 +285,12 @@ fn linear_typed<T: Element + LinalgScalar>(
         // same loops, in the same order), without a separate transpose in the graph.
         small_product(xs, &transposed(ws, n, k), rows, k, n)
     } else {
-        // The general product packs its operands whatever their strides: `w.T` as a view.
-        let xv = ndarray::ArrayView2::from_shape((rows, k), xs).expect("rows × k");
-        let wv = ndarray::ArrayView2::from_shape((n, k), ws).expect("n × k");
-        xv.dot(&wv.t()).into_raw_vec_and_offset().0
+        // The large kernel reads `w.T` in place, as a column-major matrix.
+        let xv = ArrayView2::from_shape((rows, k), xs).expect("rows × k");
+        let wv = ArrayView2::from_shape((n, k), ws).expect("n × k");
+        let mut out = vec![T::zero(); rows * n];
+        T::product_into(xv, wv.t(), &mut out, true);
+        out
     };
     if let Some(b) = bias {
         let bs = b.as_standard_layout();

@@ -4,9 +4,11 @@ pub mod elementwise;
 pub mod f32_math;
 pub mod factories;
 pub mod linalg;
+pub mod product;
 pub mod reduce;
 pub mod select;
 pub mod shape_ops;
+pub mod unary;
 
 use super::registry::OpDef;
 

@@ -1,0 +1,234 @@
+//! Matrix products above [`SMALL_PRODUCT`]: the `gemm` crate for float32 and float64 (packed,
+//! vectorized for the CPU it runs on, threaded through rayon for large products), and
+//! ndarray's generic product for int64, which no fast kernel covers.
+//!
+//! Why `gemm`: on this project's 2-core AVX2 machine, a 256×512×1024 float64 product runs at
+//! 44 GFLOP/s on one thread and 88 on two (float32 95 and 185), where matrixmultiply (ndarray's
+//! `dot`) reaches 35 and 61 (83 and 151) and faer 41 and 87 (90 and 180), at the level of
+//! OpenBLAS under NumPy (43 and 84); it is pure Rust, with no system library to install, and
+//! far smaller than faer. faer is faster on skinny products (256×1024×10: 55 GFLOP/s against
+//! 27 on two threads), which take little of a model's time. `benches/gemm_choice` measures
+//! the three.
+//!
+//! Rounding: `gemm` splits the work among threads by blocks of the output, never along the
+//! shared dimension, so a product rounds alike on one thread or many; its kernel choice
+//! depends on the shapes and the operands' strides, which eager execution and a graph's run
+//! share (a graph runs the same ops on the same views).
+//!
+//! [`SMALL_PRODUCT`]: super::linalg::SMALL_PRODUCT
+
+use ndarray::{ArrayView2, LinalgScalar};
+
+/// Products with at least this many multiply-adds use every thread of rayon's pool: below
+/// it, starting the threads costs more than they save (a 64×128×128 float64 product takes
+/// 52 µs on one thread and 42 µs on two; a 1×1024×1024 one gains nothing).
+pub const PARALLEL_PRODUCT: usize = 1 << 20;
+
+/// Products with fewer columns stay on one thread whatever their size: `gemm` splits such a
+/// product badly (256×1024×10 in float64: 30 GFLOP/s on one thread, 27 on two).
+const PARALLEL_COLUMNS: usize = 16;
+
+/// The element types whose products have a kernel here.
+pub trait Product: LinalgScalar + Send + Sync {
+    /// `out = x @ y`, `out` row-major `m × n`; `threads`: whether the product may use
+    /// rayon's threads (not when the caller already runs products in parallel).
+    fn product_into(
+        x: ArrayView2<'_, Self>,
+        y: ArrayView2<'_, Self>,
+        out: &mut [Self],
+        threads: bool,
+    );
+}
+
+impl Product for f32 {
+    fn product_into(
+        x: ArrayView2<'_, f32>,
+        y: ArrayView2<'_, f32>,
+        out: &mut [f32],
+        threads: bool,
+    ) {
+        float_product(x, y, out, threads)
+    }
+}
+
+impl Product for f64 {
+    fn product_into(
+        x: ArrayView2<'_, f64>,
+        y: ArrayView2<'_, f64>,
+        out: &mut [f64],
+        threads: bool,
+    ) {
+        float_product(x, y, out, threads)
+    }
+}
+
+impl Product for i64 {
+    fn product_into(x: ArrayView2<'_, i64>, y: ArrayView2<'_, i64>, out: &mut [i64], _: bool) {
+        let mut view = ndarray::ArrayViewMut2::from_shape((x.nrows(), y.ncols()), out)
+            .expect("m × n elements");
+        ndarray::linalg::general_mat_mul(1, &x, &y, 0, &mut view);
+    }
+}
+
+fn float_product<T: LinalgScalar + Send + Sync>(
+    x: ArrayView2<'_, T>,
+    y: ArrayView2<'_, T>,
+    out: &mut [T],
+    threads: bool,
+) {
+    let ((m, k), n) = (x.dim(), y.ncols());
+    debug_assert_eq!(out.len(), m * n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        out.fill(T::zero());
+        return;
+    }
+    let (x, y) = (usable(x), usable(y));
+    let (xs, ys) = (x.strides(), y.strides());
+    let parallelism = if threads && m * k * n >= PARALLEL_PRODUCT && n >= PARALLEL_COLUMNS {
+        gemm::Parallelism::Rayon(rayon::current_num_threads())
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: the pointers and strides describe `x` (m × k), `y` (k × n) and `out` (m × n,
+    // row-major), which live through the call; `out` does not overlap the operands (it is
+    // borrowed mutably).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            out.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            x.as_ptr(),
+            xs[1],
+            xs[0],
+            y.as_ptr(),
+            ys[1],
+            ys[0],
+            T::zero(),
+            T::one(),
+            false,
+            false,
+            false,
+            parallelism,
+        )
+    }
+}
+
+/// `m` itself when its strides are positive and one of them is 1 (row-major, or column-major
+/// as a transposed matrix is), else a row-major copy: `gemm` reads any strides, but a
+/// broadcast (stride 0) or a flipped view (negative) gains nothing from being read in place.
+fn usable<T: LinalgScalar>(m: ArrayView2<'_, T>) -> ndarray::CowArray<'_, T, ndarray::Ix2> {
+    let s = m.strides();
+    let fits = |d: usize| s[d] > 0 || m.shape()[d] == 1;
+    if fits(0) && fits(1) && (s[0] == 1 || s[1] == 1) {
+        m.into()
+    } else {
+        m.as_standard_layout().into_owned().into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{Array2, ArrayD, IxDyn, s};
+
+    use super::*;
+    use crate::tensor::TensorData;
+    use crate::tensor::ops::linalg::matmul;
+
+    fn filled(rows: usize, cols: usize, seed: f64) -> Array2<f64> {
+        Array2::from_shape_fn((rows, cols), |(i, j)| ((i * cols + j) as f64 * seed).sin())
+    }
+
+    /// The product by its definition, summed in f64 (the reference the kernels must meet).
+    fn reference(x: &Array2<f64>, y: &Array2<f64>) -> Array2<f64> {
+        Array2::from_shape_fn((x.nrows(), y.ncols()), |(i, j)| {
+            (0..x.ncols()).map(|p| x[[i, p]] * y[[p, j]]).sum()
+        })
+    }
+
+    fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
+    }
+
+    #[test]
+    fn large_products_meet_the_definition_whatever_the_operands_layout() {
+        let x = filled(70, 90, 0.37);
+        let y = filled(90, 110, 0.11);
+        let want = reference(&x, &y);
+        let yt = y.t().to_owned(); // y stored column by column
+        let flipped = x.slice(s![..;-1, ..]).to_owned(); // read back flipped below
+        let layouts: Vec<(ArrayView2<f64>, ArrayView2<f64>)> = vec![
+            (x.view(), y.view()),
+            (x.view(), yt.t()),
+            (flipped.slice(s![..;-1, ..]), y.view()),
+        ];
+        let mut first: Option<Vec<f64>> = None;
+        for (a, b) in layouts {
+            for threads in [false, true] {
+                let mut out = vec![0.0; 70 * 110];
+                f64::product_into(a, b, &mut out, threads);
+                assert!(close(&out, want.as_slice().unwrap(), 1e-12));
+                // One thread or many: the same bits.
+                if threads {
+                    assert_eq!(Some(&out), first.as_ref());
+                }
+                first = Some(out);
+            }
+        }
+        // float32 and int64 too.
+        let (xf, yf) = (x.mapv(|v| v as f32), y.mapv(|v| v as f32));
+        let mut out = vec![0.0f32; 70 * 110];
+        f32::product_into(xf.view(), yf.view(), &mut out, true);
+        let out: Vec<f64> = out.iter().map(|&v| f64::from(v)).collect();
+        assert!(close(&out, want.as_slice().unwrap(), 1e-4));
+        let (xi, yi) = (x.mapv(|v| (v * 10.0) as i64), y.mapv(|v| (v * 10.0) as i64));
+        let mut out = vec![0i64; 70 * 110];
+        i64::product_into(xi.view(), yi.view(), &mut out, true);
+        let want_i = reference(&xi.mapv(|v| v as f64), &yi.mapv(|v| v as f64));
+        assert!(out.iter().zip(want_i.iter()).all(|(&a, &b)| a as f64 == b));
+    }
+
+    #[test]
+    fn a_batch_of_products_is_each_product_alone() {
+        // (6, 64, 70) @ (6, 70, 60): the batch runs its products side by side (1.6M
+        // multiply-adds, above PARALLEL_PRODUCT), each on one thread; each must be the 2-D
+        // product of its matrices, bit for bit, and meet the definition.
+        let a = ArrayD::from_shape_fn(IxDyn(&[6, 64, 70]), |i| {
+            ((i[0] * 4480 + i[1] * 70 + i[2]) as f64 * 0.3).cos()
+        });
+        let b = ArrayD::from_shape_fn(IxDyn(&[6, 70, 60]), |i| {
+            ((i[0] * 4200 + i[1] * 60 + i[2]) as f64 * 0.7).sin()
+        });
+        let TensorData::Float64(out) = matmul(&a.clone().into(), &b.clone().into()).unwrap() else {
+            panic!("float64")
+        };
+        assert_eq!(out.shape(), &[6, 64, 60]);
+        assert!(6 * 64 * 70 * 60 >= PARALLEL_PRODUCT);
+        for i in 0..6 {
+            let (x, y) = (a.slice(s![i, .., ..]), b.slice(s![i, .., ..]));
+            let TensorData::Float64(alone) = matmul(
+                &x.to_owned().into_dyn().into(),
+                &y.to_owned().into_dyn().into(),
+            )
+            .unwrap() else {
+                panic!("float64")
+            };
+            assert_eq!(out.slice(s![i, .., ..]).to_owned().into_dyn(), alone);
+            let want = reference(&x.to_owned(), &y.to_owned());
+            assert!(close(
+                alone.as_slice().unwrap(),
+                want.as_slice().unwrap(),
+                1e-12
+            ));
+        }
+    }
+}
