@@ -223,3 +223,23 @@ fn demos_run_eager_and_print_their_results() {
         "{text}"
     );
 }
+
+#[test]
+fn large_kernels_give_the_same_bits_on_one_thread_or_two_eager_or_traced() {
+    // Products split among threads by blocks of the output, softmax and maps by whole lanes:
+    // a result must not depend on the thread count, nor on the plugin.
+    let script = tensor_dir().join("threads.py");
+    let run = |threads: &str, plugin: bool| {
+        let mut cmd = rustpython();
+        if plugin {
+            cmd.args(["--plugin", "symtrace"]);
+        }
+        cmd.arg(&script).env("RAYON_NUM_THREADS", threads);
+        String::from_utf8_lossy(&run_ok(&mut cmd).stdout).into_owned()
+    };
+    let one = run("1", false);
+    assert_eq!(one.lines().count(), 2 * 13, "{one}");
+    assert_eq!(run("2", false), one);
+    assert_eq!(run("2", true), one);
+    assert_eq!(run("3", true), one);
+}

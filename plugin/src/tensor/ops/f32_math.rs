@@ -93,15 +93,17 @@ macro_rules! wide_vectors {
 }
 
 /// `f` over a float32 slice, through f64, into a new vector, in one vectorized pass.
-pub fn map_through_f64(xs: &[f32], f: impl Fn(f64) -> f64) -> Vec<f32> {
+pub fn map_through_f64(xs: &[f32], f: impl Fn(f64) -> f64 + Sync) -> Vec<f32> {
     // A plain loop over a zeroed vector: `collect` would be a call compiled without AVX2.
-    wide_vectors!(map_avx2, {
-        let mut out = vec![0f32; xs.len()];
-        for (o, &x) in out.iter_mut().zip(xs) {
-            *o = f(f64::from(x)) as f32;
-        }
-        out
-    })
+    let mut out = vec![0f32; xs.len()];
+    super::parallel::by_lanes(xs, &mut out, 1, |xs, out| {
+        wide_vectors!(map_avx2, {
+            for (o, &x) in out.iter_mut().zip(xs) {
+                *o = f(f64::from(x)) as f32;
+            }
+        })
+    });
+    out
 }
 
 /// softmax (or log_softmax) of each run of `n` elements of `xs` (which holds whole runs),

@@ -4,6 +4,7 @@
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 use super::f32_math::softmax_rows_f32;
+use super::parallel::{by_lanes, by_lanes_mut};
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
@@ -398,7 +399,7 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
         {
             // Row-major along the last dimension: the lanes are consecutive runs of memory.
             let mut out = vec![0f32; xs.len()];
-            softmax_rows_f32(xs, n, &mut out, log);
+            by_lanes(xs, &mut out, n, |xs, out| softmax_rows_f32(xs, n, out, log));
             return Ok(TensorData::Float32(
                 ArrayD::from_shape_vec(a.raw_dim(), out).expect("one value per element"),
             ));
@@ -419,9 +420,10 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
         let n = x.shape()[d];
         match x.as_slice_mut() {
             // Row-major along the last dimension: the lanes are consecutive runs of memory.
-            Some(all) if d + 1 == t.ndim() && n > 0 => all
-                .chunks_exact_mut(n)
-                .for_each(|lane| softmax_lane(lane, log)),
+            Some(all) if d + 1 == t.ndim() && n > 0 => by_lanes_mut(all, n, |part| {
+                part.chunks_exact_mut(n)
+                    .for_each(|lane| softmax_lane(lane, log))
+            }),
             _ => x.lanes_mut(Axis(d)).into_iter().for_each(|mut lane| {
                 // A strided lane is computed in a contiguous copy, by the same function.
                 let mut run = lane.to_vec();

@@ -4,6 +4,7 @@
 use ndarray::ArrayD;
 
 use super::f32_math::{erf_for_f32, exp_for_f32, map_through_f64};
+use super::parallel::by_lanes;
 use crate::tensor::data::TensorData;
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError};
@@ -139,12 +140,34 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
 /// `f(op, x)` over `a`, with `op` a constant in each loop: with the match on `op` inside the
 /// loop, the loop was neither vectorized nor free of a branch per element (relu over float32
 /// cost 6 ns an element, 40 times an add).
-fn float_unary<T: Copy>(a: &ArrayD<T>, op: Unary, f: impl Fn(Unary, T) -> T) -> ArrayD<T> {
+/// Row-major data is mapped by parts on rayon's threads when large ([`by_lanes`]), but for
+/// the ops that cost less than memory traffic.
+fn float_unary<T: Copy + Default + Send + Sync>(
+    a: &ArrayD<T>,
+    op: Unary,
+    f: impl Fn(Unary, T) -> T + Sync,
+) -> ArrayD<T> {
     macro_rules! arms {
         ($($v:ident),*) => {
-            match op {
-                $(Unary::$v => a.mapv(|x| f(Unary::$v, x)),)*
-                Unary::Not => unreachable!("checked by result_dtype"),
+            match (op, a.as_slice()) {
+                $((Unary::$v, Some(xs)) => {
+                    let mut out = vec![T::default(); xs.len()];
+                    let run = |xs: &[T], out: &mut [T]| {
+                        for (o, &x) in out.iter_mut().zip(xs) {
+                            *o = f(Unary::$v, x);
+                        }
+                    };
+                    if matches!(op, Unary::Neg | Unary::Abs | Unary::Relu) {
+                        // Bound by memory, not arithmetic: a second thread only adds its
+                        // hand-over (relu over 2^18 float64: 71 µs alone, 104 µs on two).
+                        run(xs, &mut out);
+                    } else {
+                        by_lanes(xs, &mut out, 1, run);
+                    }
+                    from_vec(a, out)
+                })*
+                $((Unary::$v, None) => a.mapv(|x| f(Unary::$v, x)),)*
+                (Unary::Not, _) => unreachable!("checked by result_dtype"),
             }
         };
     }

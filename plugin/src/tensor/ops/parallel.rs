@@ -1,0 +1,43 @@
+//! Work over large tensors split among rayon's threads, by whole lanes: each lane (a softmax
+//! row, or one element of a map) is computed by the same code as on one thread, so a result
+//! never depends on the thread count.
+
+use rayon::prelude::*;
+
+/// Tensors of at least this many elements are split: below it, waking the threads costs more
+/// than they save (a float64 `exp` over 2^15 elements takes about 150 µs on one thread).
+pub const PARALLEL_ELEMENTS: usize = 1 << 15;
+
+/// Elements per piece of work: enough to amortize the hand-over, few enough that both threads
+/// get several pieces.
+const PIECE: usize = 1 << 13;
+
+/// `f(xs_part, out_part)` over matching parts of `xs` and `out` (of equal lengths), each part
+/// whole lanes of `lane` elements: the whole at once below [`PARALLEL_ELEMENTS`], else parts on
+/// rayon's threads.
+pub fn by_lanes<T: Sync, U: Send>(
+    xs: &[T],
+    out: &mut [U],
+    lane: usize,
+    f: impl Fn(&[T], &mut [U]) + Sync,
+) {
+    debug_assert_eq!(xs.len(), out.len());
+    let lane = lane.max(1);
+    if xs.len() < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
+        return f(xs, out);
+    }
+    let part = (PIECE / lane).max(1) * lane;
+    xs.par_chunks(part)
+        .zip(out.par_chunks_mut(part))
+        .for_each(|(x, o)| f(x, o));
+}
+
+/// `f(part)` over parts of `data` of whole lanes, in place, as [`by_lanes`].
+pub fn by_lanes_mut<T: Send>(data: &mut [T], lane: usize, f: impl Fn(&mut [T]) + Sync) {
+    let lane = lane.max(1);
+    if data.len() < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
+        return f(data);
+    }
+    let part = (PIECE / lane).max(1) * lane;
+    data.par_chunks_mut(part).for_each(|p| f(p));
+}

@@ -1,0 +1,50 @@
+"""Large kernels (products, batched and broadcast; softmax; maps through exp, erf, tanh;
+transposes; the demos' large passes), each result printed as a digest of its exact values:
+tests/tensor_api.rs runs this on one thread and on several, eager and traced, and asks for
+the same lines."""
+import hashlib
+import os
+import sys
+
+import symtrace as st
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "demos"))
+import attention  # noqa: E402
+import mlp  # noqa: E402
+
+
+def digest(t):
+    text = ",".join(float(v).hex() for v in t.reshape(-1).tolist())
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def kernels(x, w, b3, big):
+    return [
+        x @ w,                                   # one large product
+        x @ w.transpose(0, 1),                   # its right operand column-major
+        st.linear(x, w, w[0]),                   # x @ w.T + b
+        b3 @ b3.transpose(-2, -1),               # a batch of products, side by side
+        b3 @ w[:96, :80],                        # a batch times one matrix
+        st.softmax(big, dim=-1),
+        st.log_softmax(big, dim=0),
+        big.exp(),
+        st.erf(big),
+        big.tanh(),
+        b3.transpose(-2, -1) + 0,
+    ]
+
+
+for dtype in ("float32", "float64"):
+    st.set_default_dtype(getattr(st, dtype))
+    st.manual_seed(3)
+    x, w = st.randn(200, 96), st.randn(96, 96)
+    b3, big = st.randn(16, 70, 96), st.randn(300, 400)
+    traced = kernels(x, w, b3, big)
+    eager = st.disable(kernels)(x, w, b3, big)
+    assert [digest(t) for t in traced] == [digest(t) for t in eager], "traced differs from eager"
+    for i, t in enumerate(traced):
+        print(dtype, i, digest(t))
+    layers = mlp.init([512, 1024, 1024, 10])
+    print(dtype, "mlp", digest(mlp.forward(layers, st.randn(256, 512))))
+    out, weights = attention.attention(attention.init(128), st.randn(8, 128, 128))
+    print(dtype, "attention", digest(out), digest(weights))
