@@ -1,29 +1,32 @@
-//! A graph lowered to loops over row-major float64 buffers. For small tensors the general
+//! A graph lowered to loops over row-major float64 or float32 buffers. For small tensors the general
 //! kernels cost far more than their arithmetic (ndarray's dimension handling, dtype dispatch,
 //! broadcasting machinery, a check per result); a lowered graph fixes all of that when it is
 //! built, because its shapes are known then, and only the loops run per call.
 //!
 //! Every step computes each element with the function the eager kernel uses (`float_op`,
-//! `Unary::float`, `small_product`, `softmax_lane`) in the same order, so a lowered graph
-//! rounds exactly as eager execution does. A graph with a node that has no lowering runs
-//! through the registry instead, and so does a call whose inputs are not row-major float64.
+//! `Unary::float`/`float32`, `small_product`, `softmax_lane`/`softmax_rows_f32`: see
+//! `real.rs`) in the same order, so a lowered graph rounds exactly as eager execution does.
+//! A graph with a node that has no lowering runs through the registry instead, and so does a
+//! call whose inputs are not row-major arrays of the graph's type.
 
+mod real;
 mod run;
 #[cfg(test)]
 mod tests;
 
-use std::cell::Cell;
 use std::ops::Range;
 
 use ndarray::{ArrayD, IxDyn};
 use smallvec::SmallVec;
 
 use crate::graph::ir::{Graph, Value};
+use crate::tensor::DType;
 use crate::tensor::ops::elementwise::{Binary, Fit, Unary, fit};
 use crate::tensor::ops::linalg::SMALL_PRODUCT;
 use crate::tensor::ops::shape_ops::transpose_perm;
 use crate::tensor::shape::normalize_dim;
-use crate::tensor::{DType, TensorData};
+
+use real::Real;
 
 #[derive(Clone, Debug)]
 enum Step {
@@ -64,10 +67,17 @@ enum Step {
     },
 }
 
+/// A lowered graph, over one element type.
 #[derive(Clone, Debug)]
-pub struct Lowered {
+pub enum Lowered {
+    Float64(LoweredAs<f64>),
+    Float32(LoweredAs<f32>),
+}
+
+#[derive(Clone, Debug)]
+pub struct LoweredAs<T> {
     steps: Vec<Step>,
-    consts: Vec<Vec<f64>>,
+    consts: Vec<Vec<T>>,
     /// Per step, the operand whose place it overwrites with its result (an operand read for
     /// the last time, of the result's shape): one pass, no copy.
     in_place: Vec<Option<usize>>,
@@ -79,28 +89,42 @@ pub struct Lowered {
     /// Each output, and an array of its shape that a run's result is cloned from: a clone
     /// copies the shape and strides as they are, where making an array from a shape works
     /// out and checks its strides, which costs more than the rest of a small output.
-    outputs: Vec<(Value, ArrayD<f64>)>,
+    outputs: Vec<(Value, ArrayD<T>)>,
 }
 
 /// Lowering pays for small tensors, where fixed costs dominate; a graph whose intermediate
 /// results need more scratch than this (in elements) runs through the registry.
 const SCRATCH_LIMIT: usize = 1 << 16;
 
-thread_local! {
-    /// The scratch buffer of this thread's lowered runs, kept between calls (at most
-    /// `SCRATCH_LIMIT` elements): a run allocates only its outputs.
-    static SCRATCH: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
+/// The lowering of `graph`, or why it has none (tensors not all float64 or all float32, a
+/// node without a lowering).
+pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
+    let all = |dt: DType| {
+        graph.inputs.iter().all(|m| m.dtype == dt)
+            && graph.consts.iter().all(|c| c.dtype() == dt)
+            && graph.nodes.iter().all(|n| n.meta.dtype == dt)
+    };
+    if all(DType::Float64) {
+        lower_as(graph, last_use).map(Lowered::Float64)
+    } else if all(DType::Float32) {
+        lower_as(graph, last_use).map(Lowered::Float32)
+    } else {
+        Err("its tensors are not all float64 or all float32".into())
+    }
 }
 
-/// The lowering of `graph`, or why it has none (a tensor that is not float64, a node
-/// without a lowering).
-pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
-    let f64_only = graph.inputs.iter().all(|m| m.dtype == DType::Float64)
-        && graph.consts.iter().all(|c| c.dtype() == DType::Float64)
-        && graph.nodes.iter().all(|n| n.meta.dtype == DType::Float64);
-    if !f64_only {
-        return Err("not all of its tensors are float64".into());
+#[cfg(test)]
+impl Lowered {
+    /// The scratch buffer's length, in elements.
+    pub fn scratch_len(&self) -> usize {
+        match self {
+            Lowered::Float64(l) => l.scratch_len,
+            Lowered::Float32(l) => l.scratch_len,
+        }
     }
+}
+
+fn lower_as<T: Real>(graph: &Graph, last_use: &[usize]) -> Result<LoweredAs<T>, String> {
     let steps = graph
         .nodes
         .iter()
@@ -113,9 +137,12 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
     let consts = graph
         .consts
         .iter()
-        .map(|c| match c {
-            TensorData::Float64(a) => a.iter().copied().collect(),
-            _ => unreachable!("checked to be float64"),
+        .map(|c| {
+            T::array(c)
+                .expect("checked to be of the graph's type")
+                .iter()
+                .copied()
+                .collect()
         })
         .collect();
     let outputs = graph
@@ -134,7 +161,7 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
             "its results need {scratch_len} elements of scratch, more than the {SCRATCH_LIMIT} that lowering pays for"
         ));
     }
-    Ok(Lowered {
+    Ok(LoweredAs {
         steps,
         consts,
         in_place,

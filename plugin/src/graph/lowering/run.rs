@@ -5,76 +5,76 @@ use std::ops::Range;
 use ndarray::ArrayD;
 use smallvec::SmallVec;
 
-use super::{Lowered, SCRATCH, Step};
+use super::real::Real;
+use super::{Lowered, LoweredAs, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
-use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary, float_op};
+use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
 use crate::tensor::ops::linalg::small_product_into;
-use crate::tensor::ops::reduce::softmax_lane;
 
-/// `$body` with `$f` bound to `|p, q| float_op(op, p, q)` for the arithmetic op `op` made a
-/// constant, so that each op gets its own loop instead of a dispatch per element.
+/// `$body` with `$f` bound to `|p, q| T::binary(op, p, q)` for the arithmetic op `op` made
+/// a constant, so that each op gets its own loop instead of a dispatch per element.
 macro_rules! with_binary {
     ($op:expr, $f:ident => $body:expr) => {
         match $op {
             Binary::Add => {
-                let $f = |p: f64, q: f64| float_op(Binary::Add, p, q);
+                let $f = |p: T, q: T| T::binary(Binary::Add, p, q);
                 $body
             }
             Binary::Sub => {
-                let $f = |p: f64, q: f64| float_op(Binary::Sub, p, q);
+                let $f = |p: T, q: T| T::binary(Binary::Sub, p, q);
                 $body
             }
             Binary::Mul => {
-                let $f = |p: f64, q: f64| float_op(Binary::Mul, p, q);
+                let $f = |p: T, q: T| T::binary(Binary::Mul, p, q);
                 $body
             }
             Binary::Div => {
-                let $f = |p: f64, q: f64| float_op(Binary::Div, p, q);
+                let $f = |p: T, q: T| T::binary(Binary::Div, p, q);
                 $body
             }
             Binary::Maximum => {
-                let $f = |p: f64, q: f64| float_op(Binary::Maximum, p, q);
+                let $f = |p: T, q: T| T::binary(Binary::Maximum, p, q);
                 $body
             }
             Binary::Minimum => {
-                let $f = |p: f64, q: f64| float_op(Binary::Minimum, p, q);
+                let $f = |p: T, q: T| T::binary(Binary::Minimum, p, q);
                 $body
             }
             other => {
-                let $f = |p: f64, q: f64| float_op(other, p, q);
+                let $f = |p: T, q: T| T::binary(other, p, q);
                 $body
             }
         }
     };
 }
 
-/// As `with_binary`, for `Unary::float`.
+/// As `with_binary`, for `T::unary`.
 macro_rules! with_unary {
     ($op:expr, $f:ident => $body:expr) => {
         match $op {
             Unary::Relu => {
-                let $f = |x: f64| Unary::Relu.float(x);
+                let $f = |x: T| T::unary(Unary::Relu, x);
                 $body
             }
             Unary::Neg => {
-                let $f = |x: f64| Unary::Neg.float(x);
+                let $f = |x: T| T::unary(Unary::Neg, x);
                 $body
             }
             Unary::Exp => {
-                let $f = |x: f64| Unary::Exp.float(x);
+                let $f = |x: T| T::unary(Unary::Exp, x);
                 $body
             }
             Unary::Tanh => {
-                let $f = |x: f64| Unary::Tanh.float(x);
+                let $f = |x: T| T::unary(Unary::Tanh, x);
                 $body
             }
             Unary::Sigmoid => {
-                let $f = |x: f64| Unary::Sigmoid.float(x);
+                let $f = |x: T| T::unary(Unary::Sigmoid, x);
                 $body
             }
             other => {
-                let $f = |x: f64| other.float(x);
+                let $f = |x: T| T::unary(other, x);
                 $body
             }
         }
@@ -83,18 +83,24 @@ macro_rules! with_unary {
 
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
-    /// not a row-major float64 array, which the general path then handles.
+    /// not a row-major array of the graph's type, which the general path then handles.
     pub fn run(&self, inputs: &[&TensorData]) -> Option<Outputs> {
+        match self {
+            Lowered::Float64(l) => l.run(inputs),
+            Lowered::Float32(l) => l.run(inputs),
+        }
+    }
+}
+
+impl<T: Real> LoweredAs<T> {
+    fn run(&self, inputs: &[&TensorData]) -> Option<Outputs> {
         let slices = inputs
             .iter()
-            .map(|t| match t {
-                TensorData::Float64(a) => a.as_slice(),
-                _ => None,
-            })
-            .collect::<Option<SmallVec<[&[f64]; 8]>>>()?;
-        let mut scratch = SCRATCH.take();
+            .map(|t| T::array(t)?.as_slice())
+            .collect::<Option<SmallVec<[&[T]; 8]>>>()?;
+        let mut scratch = T::scratch().take();
         if scratch.len() < self.scratch_len {
-            scratch.resize(self.scratch_len, 0.0);
+            scratch.resize(self.scratch_len, T::zero());
         }
         for (j, step) in self.steps.iter().enumerate() {
             let (out, operands) = Operands::split(
@@ -113,9 +119,9 @@ impl Lowered {
             .outputs
             .iter()
             .map(|(v, template)| {
-                let data: &[f64] = match *v {
+                let data: &[T] = match *v {
                     Value::Input(i) => {
-                        return TensorData::Float64(return_input(inputs[i], template));
+                        return T::wrap(return_input(inputs[i], template));
                     }
                     Value::Const(i) => &self.consts[i],
                     Value::Node(i) => &scratch[self.places[i].clone()],
@@ -124,10 +130,10 @@ impl Lowered {
                 // SAFETY: a clone of an array made by `zeros` owns `len()` contiguous elements.
                 unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr(), out.len()) }
                     .copy_from_slice(data);
-                TensorData::Float64(out)
+                T::wrap(out)
             })
             .collect();
-        SCRATCH.set(scratch);
+        T::scratch().set(scratch);
         Some(outputs)
     }
 }
@@ -135,23 +141,23 @@ impl Lowered {
 /// What one step reads: the inputs, the constants, and the scratch buffer on either side of
 /// the place it writes. A planned place never overlaps another live one, so every operand
 /// lies wholly before or wholly after the written place.
-struct Operands<'a> {
-    inputs: &'a [&'a [f64]],
-    consts: &'a [Vec<f64>],
+struct Operands<'a, T> {
+    inputs: &'a [&'a [T]],
+    consts: &'a [Vec<T>],
     places: &'a [Range<usize>],
-    before: &'a [f64],
-    after: &'a [f64],
+    before: &'a [T],
+    after: &'a [T],
     after_start: usize,
 }
 
-impl<'a> Operands<'a> {
+impl<'a, T> Operands<'a, T> {
     fn split(
-        scratch: &'a mut [f64],
+        scratch: &'a mut [T],
         out: &Range<usize>,
-        inputs: &'a [&'a [f64]],
-        consts: &'a [Vec<f64>],
+        inputs: &'a [&'a [T]],
+        consts: &'a [Vec<T>],
         places: &'a [Range<usize>],
-    ) -> (&'a mut [f64], Self) {
+    ) -> (&'a mut [T], Self) {
         let (before, rest) = scratch.split_at_mut(out.start);
         let (out_buf, after) = rest.split_at_mut(out.len());
         (
@@ -167,7 +173,7 @@ impl<'a> Operands<'a> {
         )
     }
 
-    fn get(&self, v: Value) -> &'a [f64] {
+    fn get(&self, v: Value) -> &'a [T] {
         match v {
             Value::Input(i) => self.inputs[i],
             Value::Const(i) => &self.consts[i],
@@ -185,7 +191,7 @@ impl<'a> Operands<'a> {
 
 impl Step {
     /// Compute into `out`, which has the result's length; every element is written.
-    fn run<'a>(&self, out: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
+    fn run<'a, T: Real>(&self, out: &mut [T], get: &impl Fn(Value) -> &'a [T]) {
         match self {
             Step::Binary { op, a, b } => {
                 let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
@@ -209,7 +215,7 @@ impl Step {
                     return small_product_into(a, b, *k, *n, out);
                 }
                 if *k == 0 {
-                    return out.fill(0.0); // empty operands: the products are zeros
+                    return out.fill(T::zero()); // empty operands: the products are zeros
                 }
                 let per_out = (m * n).max(1);
                 for ((o, x), y) in out
@@ -223,8 +229,7 @@ impl Step {
             }
             Step::Softmax { a, lane, log } => {
                 out.copy_from_slice(get(*a));
-                out.chunks_exact_mut(*lane)
-                    .for_each(|l| softmax_lane(l, *log));
+                T::softmax(out, *lane, *log);
             }
             Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
             Step::Copy { a } => out.copy_from_slice(get(*a)),
@@ -233,7 +238,7 @@ impl Step {
 }
 
 /// `f` over two lined-up operands into `out` (the pairings `lower_node` accepts).
-fn zip_into(a: Lineup<'_, f64>, b: Lineup<'_, f64>, out: &mut [f64], f: &impl Fn(f64, f64) -> f64) {
+fn zip_into<T: Copy>(a: Lineup<'_, T>, b: Lineup<'_, T>, out: &mut [T], f: &impl Fn(T, T) -> T) {
     match (a, b) {
         (Lineup::Whole(x), Lineup::Whole(y)) => out
             .iter_mut()
@@ -297,7 +302,12 @@ impl Step {
     }
 
     /// Compute into `buf`, which holds operand `own` and becomes the result.
-    fn run_in_place<'a>(&self, own: Value, buf: &mut [f64], get: &impl Fn(Value) -> &'a [f64]) {
+    fn run_in_place<'a, T: Real>(
+        &self,
+        own: Value,
+        buf: &mut [T],
+        get: &impl Fn(Value) -> &'a [T],
+    ) {
         match self {
             Step::Binary { op, a, b } => {
                 // The operands keep their order: `own` may be the right-hand one.
@@ -321,9 +331,7 @@ impl Step {
             Step::Unary { op, .. } => {
                 with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x)))
             }
-            Step::Softmax { lane, log, .. } => buf
-                .chunks_exact_mut(*lane)
-                .for_each(|l| softmax_lane(l, *log)),
+            Step::Softmax { lane, log, .. } => T::softmax(buf, *lane, *log),
             Step::Copy { .. } => {}
             Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
         }
@@ -332,7 +340,7 @@ impl Step {
 
 /// The elements of a row-major tensor of `shape` with its axes permuted, in row-major order
 /// (ndarray's general iterator costs more than the copy at these sizes).
-fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
+fn permute<T: Copy>(src: &[T], shape: &[usize], perm: &[usize], out: &mut [T]) {
     let Some(last) = shape.len().checked_sub(1) else {
         return out.copy_from_slice(src);
     };
@@ -375,15 +383,10 @@ fn permute(src: &[f64], shape: &[usize], perm: &[usize], out: &mut [f64]) {
 }
 
 /// A graph input returned as an output: a row-major copy, as eager's result would be.
-fn return_input(t: &TensorData, template: &ArrayD<f64>) -> ArrayD<f64> {
-    match t {
-        TensorData::Float64(a) => {
-            let mut out = template.clone();
-            out.assign(a);
-            out
-        }
-        _ => unreachable!("checked to be float64"),
-    }
+fn return_input<T: Real>(t: &TensorData, template: &ArrayD<T>) -> ArrayD<T> {
+    let mut out = template.clone();
+    out.assign(T::array(t).expect("checked to be of the graph's type"));
+    out
 }
 
 impl Step {

@@ -1,7 +1,20 @@
 //! Lowered graphs against the registry, op by op: same results, bit for bit.
 
 use super::*;
-use crate::tensor::{Attr, Attrs, Meta, Scalar, registry};
+use crate::tensor::{Attr, Attrs, Meta, Scalar, TensorData, registry};
+
+thread_local! {
+    /// The element type of the graphs the tests build.
+    static DT: std::cell::Cell<DType> = const { std::cell::Cell::new(DType::Float64) };
+}
+
+/// `f` with graphs of float64, then of float32.
+fn for_each_float(f: impl Fn()) {
+    for dt in [DType::Float64, DType::Float32] {
+        DT.set(dt);
+        f();
+    }
+}
 
 fn random(shape: &[usize]) -> TensorData {
     let n = shape.iter().product();
@@ -9,7 +22,7 @@ fn random(shape: &[usize]) -> TensorData {
         .into_iter()
         .map(Scalar::Float)
         .collect();
-    TensorData::from_scalars(shape, &values, DType::Float64).unwrap()
+    TensorData::from_scalars(shape, &values, DT.get()).unwrap()
 }
 
 /// The graph's nodes run one by one through the registry, as eager execution runs them.
@@ -51,7 +64,13 @@ fn check(g: &mut Graph, inputs: &[TensorData]) {
     let last_use = vec![usize::MAX; g.nodes.len()];
     let lowered = lower(g, &last_use).unwrap_or_else(|why| panic!("not lowered: {why}\n{g}"));
     let refs: Vec<&TensorData> = inputs.iter().collect();
-    let got = lowered.run(&refs).expect("row-major float64 inputs");
+    assert_eq!(
+        matches!(lowered, Lowered::Float32(_)),
+        DT.get() == DType::Float32
+    );
+    let got = lowered
+        .run(&refs)
+        .expect("row-major inputs of the graph's type");
     let want = eager(g, inputs);
     assert_eq!(got.len(), want.len());
     for (a, b) in got.iter().zip(&want) {
@@ -68,133 +87,145 @@ fn check(g: &mut Graph, inputs: &[TensorData]) {
 fn input(g: &mut Graph, shape: &[usize]) -> Value {
     g.input(Meta {
         shape: shape.to_vec(),
-        dtype: DType::Float64,
+        dtype: DT.get(),
     })
 }
 
 #[test]
 fn mlp_layers_and_broadcasts_match_eager_to_the_bit() {
-    crate::tensor::random::manual_seed(7);
-    for (batch, d_in, d_out) in [(1, 16, 16), (8, 16, 32), (3, 5, 7), (2, 33, 9)] {
-        let mut g = Graph::new();
-        let x = input(&mut g, &[batch, d_in]);
-        let w = input(&mut g, &[d_in, d_out]);
-        let b = input(&mut g, &[d_out]);
-        let s = g.constant(TensorData::scalar(Scalar::Float(0.37)));
-        let h = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
-        let h = g.apply("add", &[h, b], Attrs::new()).unwrap();
-        let h = g.apply("relu", &[h], Attrs::new()).unwrap();
-        let h2 = g.apply("mul", &[s, h], Attrs::new()).unwrap();
-        let h3 = g.apply("sub", &[b, h2], Attrs::new()).unwrap();
-        let h4 = g.apply("tanh", &[h3], Attrs::new()).unwrap();
-        let p = g
-            .apply("softmax", &[h4], Attrs::new().with("dim", Attr::Int(-1)))
-            .unwrap();
-        let lp = g
-            .apply("log_softmax", &[h3], Attrs::new().with("dim", Attr::Int(1)))
-            .unwrap();
-        g.outputs = vec![p, lp, h];
-        let inputs = [
-            random(&[batch, d_in]),
-            random(&[d_in, d_out]),
-            random(&[d_out]),
-        ];
-        check(&mut g, &inputs);
-    }
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(7);
+        for (batch, d_in, d_out) in [(1, 16, 16), (8, 16, 32), (3, 5, 7), (2, 33, 9)] {
+            let mut g = Graph::new();
+            let x = input(&mut g, &[batch, d_in]);
+            let w = input(&mut g, &[d_in, d_out]);
+            let b = input(&mut g, &[d_out]);
+            let s = g.constant(TensorData::scalar(Scalar::Float(0.37)).cast(DT.get()));
+            let h = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+            let h = g.apply("add", &[h, b], Attrs::new()).unwrap();
+            let h = g.apply("relu", &[h], Attrs::new()).unwrap();
+            let h2 = g.apply("mul", &[s, h], Attrs::new()).unwrap();
+            let h3 = g.apply("sub", &[b, h2], Attrs::new()).unwrap();
+            let h4 = g.apply("tanh", &[h3], Attrs::new()).unwrap();
+            let p = g
+                .apply("softmax", &[h4], Attrs::new().with("dim", Attr::Int(-1)))
+                .unwrap();
+            let lp = g
+                .apply("log_softmax", &[h3], Attrs::new().with("dim", Attr::Int(1)))
+                .unwrap();
+            // float32 has exp and erf of its own (f32_math): those too.
+            let e = g.apply("exp", &[h3], Attrs::new()).unwrap();
+            let sg = g.apply("sigmoid", &[h4], Attrs::new()).unwrap();
+            let er = g.apply("erf", &[h2], Attrs::new()).unwrap();
+            g.outputs = vec![p, lp, h, e, sg, er];
+            let inputs = [
+                random(&[batch, d_in]),
+                random(&[d_in, d_out]),
+                random(&[d_out]),
+            ];
+            check(&mut g, &inputs);
+        }
+    });
 }
 
 #[test]
 fn kept_dims_operands_match_eager_to_the_bit() {
-    crate::tensor::random::manual_seed(9);
-    let mut g = Graph::new();
-    let x = input(&mut g, &[2, 3, 8]);
-    let m = input(&mut g, &[2, 3, 1]);
-    let s = input(&mut g, &[2, 1, 1]);
-    let centered = g.apply("sub", &[x, m], Attrs::new()).unwrap();
-    let scaled = g.apply("div", &[s, centered], Attrs::new()).unwrap();
-    let again = g.apply("mul", &[scaled, m], Attrs::new()).unwrap();
-    g.outputs = vec![centered, again];
-    check(
-        &mut g,
-        &[random(&[2, 3, 8]), random(&[2, 3, 1]), random(&[2, 1, 1])],
-    );
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(9);
+        let mut g = Graph::new();
+        let x = input(&mut g, &[2, 3, 8]);
+        let m = input(&mut g, &[2, 3, 1]);
+        let s = input(&mut g, &[2, 1, 1]);
+        let centered = g.apply("sub", &[x, m], Attrs::new()).unwrap();
+        let scaled = g.apply("div", &[s, centered], Attrs::new()).unwrap();
+        let again = g.apply("mul", &[scaled, m], Attrs::new()).unwrap();
+        g.outputs = vec![centered, again];
+        check(
+            &mut g,
+            &[random(&[2, 3, 8]), random(&[2, 3, 1]), random(&[2, 1, 1])],
+        );
+    });
 }
 
 #[test]
 fn batched_products_transposes_and_reshapes_match_eager_to_the_bit() {
-    crate::tensor::random::manual_seed(8);
-    let mut g = Graph::new();
-    let x = input(&mut g, &[2, 4, 16]);
-    let w = input(&mut g, &[16, 16]);
-    let v = input(&mut g, &[16]);
-    let q = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
-    let kt = g
-        .apply(
-            "transpose",
-            &[q],
-            Attrs::new()
-                .with("dim0", Attr::Int(-2))
-                .with("dim1", Attr::Int(-1)),
-        )
-        .unwrap();
-    let scores = g.apply("matmul", &[q, kt], Attrs::new()).unwrap();
-    let t0 = g
-        .apply(
-            "transpose",
-            &[x],
-            Attrs::new()
-                .with("dim0", Attr::Int(0))
-                .with("dim1", Attr::Int(2)),
-        )
-        .unwrap();
-    let r = g
-        .apply(
-            "reshape",
-            &[t0],
-            Attrs::new().with("shape", Attr::Ints(vec![16, 8])),
-        )
-        .unwrap();
-    let mv = g.apply("matmul", &[w, v], Attrs::new()).unwrap();
-    let vm = g.apply("matmul", &[v, w], Attrs::new()).unwrap();
-    let same = g.apply("add", &[scores, scores], Attrs::new()).unwrap();
-    g.outputs = vec![scores, r, mv, vm, same, scores];
-    let inputs = [random(&[2, 4, 16]), random(&[16, 16]), random(&[16])];
-    check(&mut g, &inputs);
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(8);
+        let mut g = Graph::new();
+        let x = input(&mut g, &[2, 4, 16]);
+        let w = input(&mut g, &[16, 16]);
+        let v = input(&mut g, &[16]);
+        let q = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+        let kt = g
+            .apply(
+                "transpose",
+                &[q],
+                Attrs::new()
+                    .with("dim0", Attr::Int(-2))
+                    .with("dim1", Attr::Int(-1)),
+            )
+            .unwrap();
+        let scores = g.apply("matmul", &[q, kt], Attrs::new()).unwrap();
+        let t0 = g
+            .apply(
+                "transpose",
+                &[x],
+                Attrs::new()
+                    .with("dim0", Attr::Int(0))
+                    .with("dim1", Attr::Int(2)),
+            )
+            .unwrap();
+        let r = g
+            .apply(
+                "reshape",
+                &[t0],
+                Attrs::new().with("shape", Attr::Ints(vec![16, 8])),
+            )
+            .unwrap();
+        let mv = g.apply("matmul", &[w, v], Attrs::new()).unwrap();
+        let vm = g.apply("matmul", &[v, w], Attrs::new()).unwrap();
+        let same = g.apply("add", &[scores, scores], Attrs::new()).unwrap();
+        g.outputs = vec![scores, r, mv, vm, same, scores];
+        let inputs = [random(&[2, 4, 16]), random(&[16, 16]), random(&[16])];
+        check(&mut g, &inputs);
+    });
 }
 
 #[test]
 fn scratch_places_are_reused_after_their_last_use() {
-    crate::tensor::random::manual_seed(9);
-    let mut g = Graph::new();
-    let x = input(&mut g, &[4, 8]);
-    let w = input(&mut g, &[8, 8]);
-    // Products cannot overwrite an operand, so each needs a place; a freed one is reused.
-    let mut h = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
-    for _ in 0..4 {
-        let twice = g.apply("add", &[h, h], Attrs::new()).unwrap(); // one operand, twice
-        h = g.apply("matmul", &[twice, w], Attrs::new()).unwrap();
-    }
-    g.outputs = vec![h];
-    g.prune();
-    let mut last_use = vec![usize::MAX; g.nodes.len()];
-    for (j, node) in g.nodes.iter().enumerate() {
-        for v in &node.inputs {
-            if let Value::Node(i) = v {
-                last_use[*i] = j;
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(9);
+        let mut g = Graph::new();
+        let x = input(&mut g, &[4, 8]);
+        let w = input(&mut g, &[8, 8]);
+        // Products cannot overwrite an operand, so each needs a place; a freed one is reused.
+        let mut h = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+        for _ in 0..4 {
+            let twice = g.apply("add", &[h, h], Attrs::new()).unwrap(); // one operand, twice
+            h = g.apply("matmul", &[twice, w], Attrs::new()).unwrap();
+        }
+        g.outputs = vec![h];
+        g.prune();
+        let mut last_use = vec![usize::MAX; g.nodes.len()];
+        for (j, node) in g.nodes.iter().enumerate() {
+            for v in &node.inputs {
+                if let Value::Node(i) = v {
+                    last_use[*i] = j;
+                }
             }
         }
-    }
-    if let Value::Node(i) = h {
-        last_use[i] = usize::MAX;
-    }
-    let lowered = lower(&g, &last_use).unwrap();
-    assert!(
-        lowered.scratch_len <= 3 * 32,
-        "{} elements for {} results of 32",
-        lowered.scratch_len,
-        g.nodes.len()
-    );
-    check(&mut g, &[random(&[4, 8]), random(&[8, 8])]);
+        if let Value::Node(i) = h {
+            last_use[i] = usize::MAX;
+        }
+        let lowered = lower(&g, &last_use).unwrap();
+        assert!(
+            lowered.scratch_len() <= 3 * 32,
+            "{} elements for {} results of 32",
+            lowered.scratch_len(),
+            g.nodes.len()
+        );
+        check(&mut g, &[random(&[4, 8]), random(&[8, 8])]);
+    });
 }
 
 #[test]

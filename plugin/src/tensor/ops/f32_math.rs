@@ -106,16 +106,16 @@ pub fn map_through_f64(xs: &[f32], f: impl Fn(f64) -> f64 + Sync) -> Vec<f32> {
     out
 }
 
-/// softmax (or log_softmax) of each run of `n` elements of `xs` (which holds whole runs),
-/// computed in f64 with [`exp_for_f32`] and rounded to float32: the same steps as the float64
-/// lane (`reduce::softmax_lane`), with the sums taken in four interleaved parts so that they
-/// vectorize.
-pub fn softmax_rows_f32(xs: &[f32], n: usize, out: &mut [f32], log: bool) {
+/// softmax (or log_softmax) of each run of `n` elements of `buf` (which holds whole runs), in
+/// place, computed in f64 with [`exp_for_f32`] and rounded to float32: the same steps as the
+/// float64 lane (`reduce::softmax_lane`), with the sums taken in four interleaved parts so
+/// that they vectorize. Eager execution and lowered graphs both go through here.
+pub fn softmax_rows_f32(buf: &mut [f32], n: usize, log: bool) {
     wide_vectors!(softmax_avx2, {
         let mut wide = vec![0f64; n];
         let mut exps = vec![0f64; n];
-        for (lane, o) in xs.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
-            for (w, &v) in wide.iter_mut().zip(lane) {
+        for lane in buf.chunks_exact_mut(n) {
+            for (w, &v) in wide.iter_mut().zip(&*lane) {
                 *w = f64::from(v);
             }
             let max = wide.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
@@ -126,11 +126,11 @@ pub fn softmax_rows_f32(xs: &[f32], n: usize, out: &mut [f32], log: bool) {
             let sum = sum4(&exps);
             if log {
                 let ln_sum = sum.ln();
-                for (o, &v) in o.iter_mut().zip(&wide) {
+                for (o, &v) in lane.iter_mut().zip(&wide) {
                     *o = (v - max - ln_sum) as f32;
                 }
             } else {
-                for (o, &e) in o.iter_mut().zip(&exps) {
+                for (o, &e) in lane.iter_mut().zip(&exps) {
                     *o = (e / sum) as f32;
                 }
             }

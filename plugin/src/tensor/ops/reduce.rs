@@ -4,7 +4,7 @@
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 use super::f32_math::softmax_rows_f32;
-use super::parallel::{by_lanes, by_lanes_mut};
+use super::parallel::by_lanes_mut;
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
@@ -398,19 +398,19 @@ pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
             && d + 1 == a.ndim()
         {
             // Row-major along the last dimension: the lanes are consecutive runs of memory.
-            let mut out = vec![0f32; xs.len()];
-            by_lanes(xs, &mut out, n, |xs, out| softmax_rows_f32(xs, n, out, log));
+            let mut out = xs.to_vec();
+            by_lanes_mut(&mut out, n, |part| softmax_rows_f32(part, n, log));
             return Ok(TensorData::Float32(
                 ArrayD::from_shape_vec(a.raw_dim(), out).expect("one value per element"),
             ));
         }
         let mut out = ArrayD::<f32>::zeros(a.raw_dim());
-        let (mut run, mut result) = (Vec::with_capacity(n), vec![0f32; n]);
+        let mut run = Vec::with_capacity(n);
         for (lane, mut o) in a.lanes(Axis(d)).into_iter().zip(out.lanes_mut(Axis(d))) {
             run.clear();
             run.extend(lane.iter().copied());
-            softmax_rows_f32(&run, n, &mut result, log);
-            o.iter_mut().zip(&result).for_each(|(v, &r)| *v = r);
+            softmax_rows_f32(&mut run, n, log);
+            o.iter_mut().zip(&run).for_each(|(v, &r)| *v = r);
         }
         return Ok(TensorData::Float32(out));
     }

@@ -81,6 +81,19 @@ impl Unary {
         })
     }
 
+    /// The op on a float32 element, as every float32 kernel computes it: through f64, with
+    /// float32's own exp and erf (`f32_math`), rounded once.
+    #[inline]
+    pub fn float32(self, x: f32) -> f32 {
+        let x = f64::from(x);
+        (match self {
+            Unary::Exp => exp_for_f32(x),
+            Unary::Erf => erf_for_f32(x),
+            Unary::Sigmoid => 1.0 / (1.0 + exp_for_f32(-x)),
+            _ => self.float(x),
+        }) as f32
+    }
+
     #[inline]
     pub fn float(self, x: f64) -> f64 {
         match self {
@@ -128,10 +141,7 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
             (Unary::Sigmoid, Some(xs)) => {
                 from_vec(a, map_through_f64(xs, |x| 1.0 / (1.0 + exp_for_f32(-x))))
             }
-            (Unary::Erf, None) => a.mapv(|x| erf_for_f32(f64::from(x)) as f32),
-            (Unary::Exp, None) => a.mapv(|x| exp_for_f32(f64::from(x)) as f32),
-            (Unary::Sigmoid, None) => a.mapv(|x| (1.0 / (1.0 + exp_for_f32(-f64::from(x)))) as f32),
-            _ => float_unary(a, op, |op, x| op.float(f64::from(x)) as f32),
+            _ => float_unary(a, op, |op, x| op.float32(x)),
         }),
         TensorData::Float64(a) => TensorData::Float64(float_unary(a, op, |op, x| op.float(x))),
     })
