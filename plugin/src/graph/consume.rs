@@ -1,14 +1,19 @@
 //! Nodes that take over an operand read for the last time. Eager execution cannot know that a
 //! tensor is dead; a graph does (its plan's last uses), so a reshape keeps its operand's
 //! buffer instead of copying it, and `+ - * /` on float tensors write into their dead operand
-//! instead of a new array. The arithmetic is the eager kernel's, element for element.
+//! instead of a new array. The arithmetic is the eager kernel's, element for element. A
+//! transpose whose only reader is a matrix product hands it a strided view of its dead operand
+//! instead of a row-major copy: products round alike whatever their operands' layout
+//! (`tensor::ops::product`'s tests), and no other kernel ever sees the view.
 
 use ndarray::{ArrayD, IxDyn};
 
 use crate::tensor::ops::elementwise::{Binary, Fit, fit};
 use crate::tensor::{Meta, TensorData};
 
-use super::ir::Value;
+use super::ir::{Node, Value};
+use crate::tensor::Attrs;
+use crate::tensor::ops::shape_ops::{permutation, transpose_perm};
 
 /// The operand (its position among the node's inputs, and its node) that a node of `op` may
 /// consume: a node result whose last use is this node `j`, read once by it.
@@ -32,6 +37,41 @@ pub fn consumable(
         }
         _ => None,
     })
+}
+
+/// Per node, whether it is a transpose (or permutation) to run as a view: its operand is a
+/// node result read for the last time, and its own result is read once, by a `matmul`, and is
+/// not an output (`last_use` is `usize::MAX` for outputs).
+pub fn views_for_products(nodes: &[Node], last_use: &[usize]) -> Vec<bool> {
+    let mut readers = vec![(0usize, true); nodes.len()];
+    for node in nodes {
+        for v in &node.inputs {
+            if let Value::Node(i) = v {
+                readers[*i].0 += 1;
+                readers[*i].1 &= node.op == "matmul";
+            }
+        }
+    }
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(j, node)| {
+            matches!(node.op.as_str(), "transpose" | "permute")
+                && matches!(node.inputs[..], [Value::Node(i)] if last_use[i] == j)
+                && readers[j] == (1, true)
+                && last_use[j] != usize::MAX
+        })
+        .collect()
+}
+
+/// `own` with its axes permuted as the transpose or permutation `op` with `attrs` says, the
+/// same elements in place (a strided view, for [`views_for_products`]' nodes).
+pub fn permuted(op: &str, attrs: &Attrs, own: TensorData) -> crate::tensor::TResult<TensorData> {
+    let perm = match op {
+        "transpose" => transpose_perm(own.ndim(), attrs)?,
+        _ => permutation(&attrs.ints("dims")?, own.ndim())?,
+    };
+    Ok(crate::each_dtype!(own, a => a.permuted_axes(IxDyn(&perm)).into()))
 }
 
 /// The node's result computed in `own` (its operand at `pos`), or `own` back when this node
@@ -211,6 +251,76 @@ mod tests {
         for (a, b) in got.iter().zip(want) {
             assert_eq!(a, b);
         }
+    }
+
+    #[test]
+    fn products_of_transposed_dead_results_are_the_registry_products() {
+        // Large enough (4 x 72 x 96 results) to run node by node rather than lowered.
+        let mut g = Graph::new();
+        let meta = |shape: &[usize]| Meta {
+            shape: shape.to_vec(),
+            dtype: DType::Float32,
+        };
+        let x = g.input(meta(&[4, 72, 96]));
+        let w = g.input(meta(&[96, 96]));
+        let k = g.apply("matmul", &[x, w], Attrs::new()).unwrap();
+        let swap = |a: i64, b: i64| {
+            Attrs::new()
+                .with("dim0", Attr::Int(a))
+                .with("dim1", Attr::Int(b))
+        };
+        let kt = g.apply("transpose", &[k], swap(-2, -1)).unwrap(); // a view for the product
+        let s = g.apply("matmul", &[x, kt], Attrs::new()).unwrap(); // (4, 72, 72)
+        let p = g
+            .apply(
+                "permute",
+                &[s],
+                Attrs::new().with("dims", Attr::Ints(vec![0, 2, 1])),
+            )
+            .unwrap(); // a view: the left operand this time
+        let v = g.apply("matmul", &[p, x], Attrs::new()).unwrap(); // (4, 72, 96)
+        let vt = g.apply("transpose", &[v], swap(0, 1)).unwrap(); // read twice: a copy
+        let twice = g.apply("add", &[vt, vt], Attrs::new()).unwrap();
+        let out = g.apply("matmul", &[vt, w], Attrs::new()).unwrap();
+        g.outputs = vec![out, twice];
+
+        let inputs = [f32s(&[4, 72, 96], 1.0), f32s(&[96, 96], 2.0)];
+        let mut last_use = vec![0; g.nodes.len()];
+        for (j, node) in g.nodes.iter().enumerate() {
+            for v in &node.inputs {
+                if let Value::Node(i) = v {
+                    last_use[*i] = j;
+                }
+            }
+        }
+        for o in &g.outputs {
+            if let Value::Node(i) = o {
+                last_use[*i] = usize::MAX;
+            }
+        }
+        let views = views_for_products(&g.nodes, &last_use);
+        assert_eq!(
+            views,
+            [false, true, false, true, false, false, false, false]
+        );
+
+        let mut results: Vec<TensorData> = Vec::new();
+        for node in &g.nodes {
+            let args: Vec<&TensorData> = node
+                .inputs
+                .iter()
+                .map(|v| match v {
+                    Value::Input(i) => &inputs[*i],
+                    Value::Const(i) => &g.consts[*i],
+                    Value::Node(i) => &results[*i],
+                })
+                .collect();
+            results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
+        }
+        let refs: Vec<&TensorData> = inputs.iter().collect();
+        let got = g.run(&refs).unwrap();
+        assert_eq!(got[0], results[7]);
+        assert_eq!(got[1], results[6]);
     }
 
     #[test]

@@ -42,6 +42,8 @@ struct Plan {
     lowered: Option<super::lowering::Lowered>,
     /// Some node's attributes are worked out per call from the sizes of earlier values.
     symbolic: bool,
+    /// Transposes run as strided views for the product that reads them (`consume`).
+    views: Vec<bool>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -223,11 +225,13 @@ impl Graph {
             }
         };
         let symbolic = self.nodes.iter().any(|n| !n.sym.is_empty());
+        let views = super::consume::views_for_products(&self.nodes, &last_use);
         Ok(self.plan.get_or_init(|| Plan {
             ops,
             last_use,
             lowered,
             symbolic,
+            views,
         }))
     }
 
@@ -294,7 +298,14 @@ impl Graph {
             };
             // A dead operand taken over (not in dynamic graphs: their shapes are the runs').
             let mut consumed = None;
-            if !self.dynamic
+            if plan.views[j]
+                && let [Value::Node(i)] = node.inputs[..]
+            {
+                let own = results[i]
+                    .take()
+                    .expect("a node's result lives until its last use");
+                consumed = Some(super::consume::permuted(&node.op, attrs, own)?);
+            } else if !self.dynamic
                 && let Some((pos, i)) =
                     super::consume::consumable(&node.op, &node.inputs, j, &plan.last_use)
             {

@@ -1,7 +1,7 @@
 //! matmul (NumPy's rules: 1-D operands are promoted and the added dimension dropped, batch
 //! dimensions broadcast), dot (two 1-D tensors), and linear (`x @ w.T + b`, torch's layer).
 
-use ndarray::{ArrayD, ArrayView2, Axis, Ix2, IxDyn, LinalgScalar};
+use ndarray::{ArrayD, ArrayView2, ArrayViewD, Axis, Ix2, IxDyn, LinalgScalar};
 use rayon::prelude::*;
 
 use crate::tensor::data::{Element, TensorData};
@@ -198,29 +198,37 @@ fn matmul_typed<T: Element + Product>(
     let batch = broadcast(&a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])
         .expect("checked by inference");
     let count: usize = batch.iter().product();
-    // Each operand as `count` matrices, row-major: used in place when it is so already,
-    // otherwise broadcast and copied once.
-    let spread = |v: &ndarray::ArrayViewD<'_, T>, rows: usize, cols: usize| {
+    // Each operand as `count` matrices: used in place when it is a row-major batch already,
+    // or a batch of one dimension with any strides (each matrix's product reads its
+    // strides), otherwise broadcast and copied once.
+    let spread = |v: &ArrayViewD<'_, T>, rows: usize, cols: usize| {
         let mut s = batch.clone();
         s.extend([rows, cols]);
-        (v.shape() != s.as_slice() || !v.is_standard_layout()).then(|| {
+        let in_place = v.shape() == s.as_slice() && (v.is_standard_layout() || v.ndim() == 3);
+        (!in_place).then(|| {
             v.broadcast(IxDyn(&s))
                 .expect("checked")
                 .as_standard_layout()
                 .into_owned()
         })
     };
+    fn as_batch<T>(v: ArrayViewD<'_, T>, shape: [usize; 3]) -> ArrayViewD<'_, T> {
+        if v.ndim() == 3 {
+            v
+        } else {
+            v.into_shape_with_order(IxDyn(&shape))
+                .expect("standard layout")
+        }
+    }
     let (a_copy, b_copy) = (spread(&a2, n, k), spread(&b2, k, p));
-    let a3 = a_copy
-        .as_ref()
-        .map_or_else(|| a2.view(), |c| c.view())
-        .into_shape_with_order(IxDyn(&[count, n, k]))
-        .expect("standard layout");
-    let b3 = b_copy
-        .as_ref()
-        .map_or_else(|| b2.view(), |c| c.view())
-        .into_shape_with_order(IxDyn(&[count, k, p]))
-        .expect("standard layout");
+    let a3 = as_batch(
+        a_copy.as_ref().map_or_else(|| a2.view(), |c| c.view()),
+        [count, n, k],
+    );
+    let b3 = as_batch(
+        b_copy.as_ref().map_or_else(|| b2.view(), |c| c.view()),
+        [count, k, p],
+    );
     let mut out = vec![T::zero(); count * n * p];
     let one = |(i, o): (usize, &mut [T])| {
         let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();

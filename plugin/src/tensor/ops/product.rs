@@ -197,6 +197,48 @@ mod tests {
         assert!(out.iter().zip(want_i.iter()).all(|(&a, &b)| a as f64 == b));
     }
 
+    /// A graph may hand a product a transposed operand where eager execution hands it a
+    /// row-major copy (`graph::consume`): the bits must not depend on which.
+    #[test]
+    fn a_product_rounds_alike_whatever_the_operands_layout() {
+        fn check<T: Product + PartialEq + std::fmt::Debug + From<f32>>() {
+            let dims = [1, 2, 3, 7, 16, 33, 64, 100, 130];
+            let mut seed = 0.0f32;
+            for &m in &dims {
+                for &k in &dims {
+                    for &n in &dims {
+                        seed += 0.37;
+                        let x = Array2::from_shape_fn((m, k), |(i, j)| {
+                            T::from(((i * k + j) as f32 * seed).sin())
+                        });
+                        let y = Array2::from_shape_fn((k, n), |(i, j)| {
+                            T::from(((i * n + j) as f32 * 0.71).cos())
+                        });
+                        let (xt, yt) = (x.t().to_owned(), y.t().to_owned());
+                        let mut first: Option<Vec<T>> = None;
+                        for (a, b) in [
+                            (x.view(), y.view()),
+                            (xt.t(), y.view()),
+                            (x.view(), yt.t()),
+                            (xt.t(), yt.t()),
+                        ] {
+                            for threads in [false, true] {
+                                let mut out = vec![T::zero(); m * n];
+                                T::product_into(a, b, &mut out, threads);
+                                match &first {
+                                    None => first = Some(out),
+                                    Some(f) => assert!(f == &out, "{m}×{k}×{n}"),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        check::<f32>();
+        check::<f64>();
+    }
+
     #[test]
     fn a_batch_of_products_is_each_product_alone() {
         // (6, 64, 70) @ (6, 70, 60): the batch runs its products side by side (1.6M

@@ -46,7 +46,7 @@ pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
     Ok(out)
 }
 
-fn permutation(dims: &[i64], ndim: usize) -> TResult<Vec<usize>> {
+pub fn permutation(dims: &[i64], ndim: usize) -> TResult<Vec<usize>> {
     let perm: Vec<usize> = dims
         .iter()
         .map(|&d| normalize_dim(d, ndim))
