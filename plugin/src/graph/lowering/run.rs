@@ -11,6 +11,7 @@ use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
 use crate::tensor::ops::linalg::small_product_into;
+use crate::tensor::ops::lineup::zip_over;
 
 /// `$body` with `$f` bound to `|p, q| T::binary(op, p, q)` for the arithmetic op `op` made
 /// a constant, so that each op gets its own loop instead of a dispatch per element.
@@ -195,7 +196,7 @@ impl Step {
         match self {
             Step::Binary { op, a, b } => {
                 let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
-                with_binary!(*op, f => zip_into(lined(*a), lined(*b), out, &f))
+                with_binary!(*op, f => zip_over(lined(*a), lined(*b), out, &f))
             }
             Step::Unary { op, a } => {
                 with_unary!(*op, f => out.iter_mut().zip(get(*a)).for_each(|(o, &x)| *o = f(x)))
@@ -234,47 +235,6 @@ impl Step {
             Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
             Step::Copy { a } => out.copy_from_slice(get(*a)),
         }
-    }
-}
-
-/// `f` over two lined-up operands into `out` (the pairings `lower_node` accepts).
-fn zip_into<T: Copy>(a: Lineup<'_, T>, b: Lineup<'_, T>, out: &mut [T], f: &impl Fn(T, T) -> T) {
-    match (a, b) {
-        (Lineup::Whole(x), Lineup::Whole(y)) => out
-            .iter_mut()
-            .zip(x.iter().zip(y))
-            .for_each(|(o, (&p, &q))| *o = f(p, q)),
-        (Lineup::Whole(x), Lineup::One(q)) => {
-            out.iter_mut().zip(x).for_each(|(o, &p)| *o = f(p, q))
-        }
-        (Lineup::One(p), Lineup::Whole(y)) => {
-            out.iter_mut().zip(y).for_each(|(o, &q)| *o = f(p, q))
-        }
-        (Lineup::Whole(x), Lineup::Rows(y)) => out
-            .chunks_exact_mut(y.len())
-            .zip(x.chunks_exact(y.len()))
-            .for_each(|(o, row)| {
-                o.iter_mut()
-                    .zip(row.iter().zip(y))
-                    .for_each(|(o, (&p, &q))| *o = f(p, q))
-            }),
-        (Lineup::Rows(x), Lineup::Whole(y)) => out
-            .chunks_exact_mut(x.len())
-            .zip(y.chunks_exact(x.len()))
-            .for_each(|(o, row)| {
-                o.iter_mut()
-                    .zip(x.iter().zip(row))
-                    .for_each(|(o, (&p, &q))| *o = f(p, q))
-            }),
-        (Lineup::Whole(x), Lineup::Lanes(y)) => out
-            .chunks_exact_mut(x.len() / y.len())
-            .zip(x.chunks_exact(x.len() / y.len()).zip(y))
-            .for_each(|(o, (run, &q))| o.iter_mut().zip(run).for_each(|(o, &p)| *o = f(p, q))),
-        (Lineup::Lanes(x), Lineup::Whole(y)) => out
-            .chunks_exact_mut(y.len() / x.len())
-            .zip(x.iter().zip(y.chunks_exact(y.len() / x.len())))
-            .for_each(|(o, (&p, run))| o.iter_mut().zip(run).for_each(|(o, &q)| *o = f(p, q))),
-        _ => unreachable!("pairings were checked when lowering"),
     }
 }
 

@@ -3,73 +3,16 @@
 
 use ndarray::{ArrayD, IxDyn, Zip};
 
+pub use super::lineup::{Fit, Lineup, fit};
 pub use super::unary::{Unary, unary};
+
+use super::lineup::{pairs, zip_into};
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError};
 use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
 use crate::tensor::shape::broadcast;
-
-/// How an operand's elements line up with the result's, when both are row-major: whole, one
-/// element for all, repeated row after row (a trailing-dimensions operand such as a bias), or
-/// each element repeated over a run (a leading-dimensions operand such as a kept-dims mean).
-pub enum Lineup<'a, T> {
-    Whole(&'a [T]),
-    One(T),
-    Rows(&'a [T]),
-    Lanes(&'a [T]),
-}
-
-/// How an operand of `operand` shape lines up with a result of `out` shape, decided from the
-/// shapes alone (so that a lowered graph decides it once, when it is built).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fit {
-    Whole,
-    One,
-    Rows,
-    Lanes,
-}
-
-pub fn fit(operand: &[usize], out: &[usize]) -> Option<Fit> {
-    if operand == out {
-        return Some(Fit::Whole);
-    }
-    let numel: usize = operand.iter().product();
-    if numel == 1 {
-        return Some(Fit::One);
-    }
-    // Leading ones aside, the operand's dimensions are the result's last ones.
-    let first = operand
-        .iter()
-        .position(|&d| d != 1)
-        .unwrap_or(operand.len());
-    let tail = &operand[first..];
-    if numel > 0 && out.len() >= tail.len() && out.ends_with(tail) {
-        return Some(Fit::Rows);
-    }
-    // The operand's dimensions are the result's first ones, then ones (leading ones too).
-    let pad = out.len().checked_sub(operand.len())?;
-    let padded = |d: usize| if d < pad { 1 } else { operand[d - pad] };
-    let split = (0..out.len()).find(|&d| padded(d) != out[d])?;
-    let lanes = (0..split).all(|d| padded(d) == out[d])
-        && (split..out.len()).all(|d| padded(d) == 1)
-        && numel > 0
-        && out.iter().product::<usize>() > 0;
-    lanes.then_some(Fit::Lanes)
-}
-
-impl<'a, T: Copy> Lineup<'a, T> {
-    /// The row-major elements `s` of an operand that fits as `fit`.
-    pub fn new(fit: Fit, s: &'a [T]) -> Self {
-        match fit {
-            Fit::Whole => Lineup::Whole(s),
-            Fit::One => Lineup::One(s[0]),
-            Fit::Rows => Lineup::Rows(s),
-            Fit::Lanes => Lineup::Lanes(s),
-        }
-    }
-}
 
 fn lineup<'a, T: Copy>(a: &'a ArrayD<T>, shape: &[usize]) -> Option<Lineup<'a, T>> {
     let s = a.as_slice()?;
@@ -93,45 +36,24 @@ fn zip_map_rowmajor<T: Element, U: Element>(
     Some(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
 }
 
-/// `f` over two lined-up operands, `n` elements; `None` for a pairing it does not handle.
+/// `f` over two lined-up operands, `n` elements, into a new vector; `None` for a pairing
+/// [`zip_into`] does not handle. One thread: binary ops are bound by memory, and splitting
+/// them over this machine's two cores (from 64K elements) gained nothing the large MLP and
+/// attention benchmarks could tell from their noise, while waking the pool costs system time.
 fn zip_lined_up<T: Copy, U>(
     a: Lineup<'_, T>,
     b: Lineup<'_, T>,
     n: usize,
     f: &impl Fn(T, T) -> U,
 ) -> Option<Vec<U>> {
-    // Plain loops into a vector of the exact size: an iterator chained over rows (flat_map)
-    // could not tell its length, and cost more than the arithmetic.
+    if !pairs(&a, &b, n) {
+        return None;
+    }
     let mut out: Vec<U> = Vec::with_capacity(n);
-    match (a, b) {
-        (Lineup::Whole(x), Lineup::Whole(y)) => {
-            out.extend(x.iter().zip(y).map(|(&p, &q)| f(p, q)));
-        }
-        (Lineup::Whole(x), Lineup::One(q)) => out.extend(x.iter().map(|&p| f(p, q))),
-        (Lineup::One(p), Lineup::Whole(y)) => out.extend(y.iter().map(|&q| f(p, q))),
-        (Lineup::Whole(x), Lineup::Rows(y)) => {
-            for row in x.chunks_exact(y.len()) {
-                out.extend(row.iter().zip(y).map(|(&p, &q)| f(p, q)));
-            }
-        }
-        (Lineup::Rows(x), Lineup::Whole(y)) => {
-            for row in y.chunks_exact(x.len()) {
-                out.extend(x.iter().zip(row).map(|(&p, &q)| f(p, q)));
-            }
-        }
-        (Lineup::Whole(x), Lineup::Lanes(y)) => {
-            for (run, &q) in x.chunks_exact(n / y.len()).zip(y) {
-                out.extend(run.iter().map(|&p| f(p, q)));
-            }
-        }
-        (Lineup::Lanes(x), Lineup::Whole(y)) => {
-            for (&p, run) in x.iter().zip(y.chunks_exact(n / x.len())) {
-                out.extend(run.iter().map(|&q| f(p, q)));
-            }
-        }
-        _ => return None,
-    };
-    (out.len() == n).then_some(out)
+    zip_into(a, b, &mut out.spare_capacity_mut()[..n], f);
+    // SAFETY: `zip_into` wrote each of the `n` elements.
+    unsafe { out.set_len(n) };
+    Some(out)
 }
 
 fn zip_map<T: Element, U: Element>(

@@ -4,6 +4,7 @@ pub mod elementwise;
 pub mod f32_math;
 pub mod factories;
 pub mod linalg;
+pub mod lineup;
 pub mod parallel;
 pub mod product;
 pub mod reduce;
