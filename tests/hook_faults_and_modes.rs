@@ -318,6 +318,38 @@ fn generator_frames_run_as_is_and_are_reported_once() {
 }
 
 #[test]
+fn generators_a_warm_for_loop_starts_are_reported_each_time() {
+    // The inner loop's site specializes (FOR_ITER_GEN, kept under the hook): each generator
+    // it starts is still reported, and the sums are the plain ones.
+    with_vm(|vm| {
+        let scope = exec(
+            vm,
+            "def gen(n):\n    for i in range(n):\n        yield i\ndef total(k):\n    s = 0\n    for _ in range(k):\n        for v in gen(3):\n            s += v\n    return s\n",
+            "prog.py",
+        );
+        let starts = Arc::new(Mutex::new(0usize));
+        struct Count(Arc<Mutex<usize>>);
+        impl EvalFrameHook for Count {
+            fn on_frame(&self, f: &FrameView<'_>, _: &VirtualMachine) -> PyResult<FrameDecision> {
+                if f.entry() == FrameEntry::GeneratorStart && f.code().qualname.as_str() == "gen" {
+                    *self.0.lock().unwrap() += 1;
+                }
+                Ok(FrameDecision::run_default())
+            }
+            fn wants_generator_events(&self) -> bool {
+                true
+            }
+        }
+        vm.set_eval_frame_hook(Some(Arc::new(Count(starts.clone()))));
+        vm.set_eval_hook_mode(EvalHookMode::Active);
+        let got = eval_repr(vm, &scope, "(total(40), total(60))");
+        vm.set_eval_hook_mode(EvalHookMode::Disabled);
+        assert_eq!(got, "(120, 180)");
+        assert_eq!(*starts.lock().unwrap(), 100);
+    });
+}
+
+#[test]
 fn threads_start_in_the_default_mode() {
     with_vm(|vm| {
         let scope = exec(

@@ -7921,7 +7921,9 @@ impl ExecutingFrame<'_> {
             Instruction::ForIterGen => {
                 let target = bytecode::Label::from_u32(self.lasti() + 1 + u32::from(arg));
                 let iter = self.top_value();
-                if self.specialization_eval_frame_active(vm) {
+                // symtrace fork: tracing only: the generator resumes through `send_none`, which
+                // tells the eval-frame hook of its start as `FOR_ITER` would
+                if vm.use_tracing.get() {
                     self.execute_for_iter(vm, target)?;
                     return Ok(None);
                 }
@@ -9341,7 +9343,8 @@ impl ExecutingFrame<'_> {
     /// `sys.settrace` events and every executed instruction has to be seen.
     #[inline]
     fn skip_fallthrough_not_taken(&mut self, vm: &VirtualMachine, caches: u32) {
-        if self.specialization_eval_frame_active(vm) {
+        // symtrace fork: tracing only: the eval-frame hook sees frames, not instructions
+        if vm.use_tracing.get() {
             return;
         }
         let next = self.lasti() + caches;
@@ -11470,7 +11473,8 @@ impl ExecutingFrame<'_> {
     /// tracing, where the dispatch loop has to see every instruction to report
     /// it.
     fn fused_bool_jump(&self, caches: usize, vm: &VirtualMachine) -> Option<FusedBoolJump> {
-        if self.specialization_eval_frame_active(vm) {
+        // symtrace fork: tracing only: the eval-frame hook sees frames, not instructions
+        if vm.use_tracing.get() {
             return None;
         }
 
@@ -11626,7 +11630,8 @@ impl ExecutingFrame<'_> {
         } else if iter.downcast_ref_if_exact::<PyGenerator>(vm).is_some()
             && i16::try_from(jump_delta).is_ok()
             && self.for_iter_has_end_for_shape(instr_idx, jump_delta)
-            && !self.specialization_eval_frame_active(vm)
+            // symtrace fork: tracing only, as `ForIterGen` itself
+            && !vm.use_tracing.get()
         {
             Some(Instruction::ForIterGen)
         } else {

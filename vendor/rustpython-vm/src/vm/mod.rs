@@ -1830,7 +1830,10 @@ impl VirtualMachine {
     #[inline(always)]
     pub fn run_frame_fast(&self, iframe: &mut crate::frame::InterpreterFrame) -> PyResult {
         // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
-        if self.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled {
+        // (a code object it skips for good runs as is without leaving this path)
+        if self.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
+            && !iframe.code().eval_hook_skipped()
+        {
             return crate::eval_hook::run_frame_fast_hooked(self, iframe);
         }
         self.run_frame_fast_default(iframe)
