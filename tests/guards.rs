@@ -47,6 +47,8 @@ def make():
     return f
 f = make()
 model = Model()
+class MyInt(int):
+    pass
 ";
 
 #[test]
@@ -97,6 +99,8 @@ fn guards_read_every_kind_of_source_and_name_the_first_failure() {
 f(st.zeros(2, 3), 3, ['a', 'b'], model)
 f(st.zeros(3), 3, ['a', 'b'], model)
 f(st.zeros(2, 3), 3.0, ['a', 'b'], model)
+f(st.zeros(2, 3), MyInt(3), ['a', 'b'], model)
+f(st.zeros(2, 3), (10**30 + 3) - 10**30, ['a', 'b'], model)
 f(st.zeros(2, 3), 3, ('a', 'b', 'c'), model)
 f(st.zeros(2, 3), 3, ['a', 'c'], model)
 model.w = st.ones(4)
@@ -123,6 +127,8 @@ f(st.zeros(2, 3), 3, ['a', 'b'], model)
                 "ok",
                 "failed: L['x'] is a float64 tensor of shape [2, 3]",
                 "failed: L['n'] == 3",
+                "failed: L['n'] == 3", // an int subclass, equal in value
+                "ok",                  // an int made by arithmetic: another object, equal
                 "failed: len(L['xs']) == 2",
                 "failed: L['xs'][1] == \"b\"",
                 "failed: L['m'].w is a float64 tensor of shape [3]",

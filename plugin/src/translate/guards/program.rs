@@ -13,9 +13,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyList, PyStrInterned, PyTuple, PyType, PyTypeRef};
+use rustpython_vm::builtins::{
+    PyCode, PyDict, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType, PyTypeRef,
+};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, VirtualMachine};
 use smallvec::SmallVec;
 
 use crate::tensor::Meta;
@@ -56,6 +58,8 @@ struct Checks {
     is: Vec<(usize, PyObjectRef)>,
     len: Vec<(usize, usize)>,
     tensor: Vec<(usize, u32, Meta)>,
+    /// An exact int equal to this one (the same object, or the same value).
+    eq_int: Vec<(usize, PyIntRef)>,
     absent: Vec<usize>,
     version: Vec<(usize, u32)>,
     /// A dict's keys, exactly; the stamp of a dict last found to have them (0: none yet).
@@ -68,8 +72,9 @@ struct Checks {
 
 impl Checks {
     /// `other`: the node of the source a relation (`SameAs`, `NotSameAs`) compares with.
-    fn push(&mut self, n: usize, check: &Check, other: Option<usize>) {
+    fn push(&mut self, n: usize, check: &Check, other: Option<usize>, vm: &VirtualMachine) {
         match check {
+            Check::EqInt(i) => self.eq_int.push((n, vm.ctx.new_int(*i))),
             Check::SameAs(_) | Check::NotSameAs(_) => self.same.push((
                 n,
                 other.expect("a relation's other node"),
@@ -86,6 +91,18 @@ impl Checks {
         }
     }
 
+    /// Drop the type checks that another check of the same value implies: an int compared by
+    /// value is checked to be exactly an int, a tensor's metadata to be exactly a tensor.
+    fn drop_implied_types(&mut self, vm: &VirtualMachine) {
+        let (int, tensor) = (vm.ctx.types.int_type, PyTensor::class(&vm.ctx));
+        let (eq_int, tensors) = (&self.eq_int, &self.tensor);
+        self.type_is.retain(|(n, t)| {
+            let implied = (t.is(int) && eq_int.iter().any(|(m, _)| m == n))
+                || (t.is(tensor) && tensors.iter().any(|(m, _, _)| m == n));
+            !implied
+        });
+    }
+
     /// Whether all hold of `values` (per node, its value or null; see `all_hold`).
     fn all_hold(&self, values: &[*const PyObject], vm: &VirtualMachine) -> bool {
         // SAFETY: each value is null or points to an object kept alive by the caller.
@@ -97,6 +114,14 @@ impl Checks {
                 .is
                 .iter()
                 .all(|(n, o)| value(*n).is_some_and(|v| v.is(o)))
+            && self.eq_int.iter().all(|(n, want)| {
+                value(*n).is_some_and(|v| {
+                    v.is(want)
+                        || (v.class().is(vm.ctx.types.int_type)
+                            && v.downcast_ref::<PyInt>()
+                                .is_some_and(|x| x.as_bigint() == want.as_bigint()))
+                })
+            })
             && self.tensor.iter().all(|(n, id, meta)| {
                 value(*n)
                     .and_then(|v| v.downcast_ref_if_exact::<PyTensor>(vm))
@@ -162,9 +187,10 @@ impl GuardProgram {
                 }
                 _ => None,
             };
-            program.checks.push(n, &guard.check, other);
+            program.checks.push(n, &guard.check, other, vm);
             checked.push((n, &guard.check));
         }
+        program.checks.drop_implied_types(vm);
         for n in 0..program.nodes.len() {
             let is_parent = program.nodes.iter().any(|c| c.parent == Some(n));
             let mut checks = checked.iter().filter(|(m, _)| *m == n).map(|(_, c)| *c);
