@@ -94,11 +94,13 @@ impl Checks {
     /// Drop the type checks that another check of the same value implies: an int compared by
     /// value is checked to be exactly an int, a tensor's metadata to be exactly a tensor.
     fn drop_implied_types(&mut self, vm: &VirtualMachine) {
-        let (int, tensor) = (vm.ctx.types.int_type, PyTensor::class(&vm.ctx));
+        let int = vm.ctx.types.int_type;
+        // The tensor type exists once a tensor check does (not before symtrace is imported).
+        let tensor = (!self.tensor.is_empty()).then(|| PyTensor::class(&vm.ctx));
         let (eq_int, tensors) = (&self.eq_int, &self.tensor);
         self.type_is.retain(|(n, t)| {
             let implied = (t.is(int) && eq_int.iter().any(|(m, _)| m == n))
-                || (t.is(tensor) && tensors.iter().any(|(m, _, _)| m == n));
+                || (tensor.is_some_and(|c| t.is(c)) && tensors.iter().any(|(m, _, _)| m == n));
             !implied
         });
     }
