@@ -94,3 +94,15 @@ fn the_gpt_forward_is_one_graph_equal_to_eager() {
         assert!(text.contains(plain), "{text}");
     }
 }
+
+/// `symtrace.nn` is loaded with `symtrace`: a traced first call that reads `F.gelu` finds it
+/// (it once found the module still unloaded and ran as written for good).
+#[test]
+fn a_first_traced_call_finds_the_functional_ops() {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/functional_first_call.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("equal: True"), "{text}");
+    assert!(text.contains("translations: 1 hits: 1"), "{text}");
+}
