@@ -1,5 +1,5 @@
 """Large kernels (products, batched and broadcast; softmax; maps through exp, erf, tanh;
-transposes; the demos' large passes), each result printed as a digest of its exact values:
+transposes; chains of elementwise ops; the demos' large passes), each result printed as a digest of its exact values:
 tests/tensor_api.rs runs this on one thread and on several, eager and traced, and asks for
 the same lines."""
 import hashlib
@@ -31,6 +31,8 @@ def kernels(x, w, b3, big):
         st.erf(big),
         big.tanh(),
         b3.transpose(-2, -1) + 0,
+        st.sigmoid(st.erf(big * 0.5) + 1.0) * big.tanh(),   # chains fused in a traced graph,
+        st.relu((big - 0.25) / 3.0 * 2.0 + 1.0),             # costly ops and cheap ones
     ]
 
 

@@ -1,14 +1,12 @@
 //! Nodes that take over an operand read for the last time. Eager execution cannot know that a
 //! tensor is dead; a graph does (its plan's last uses), so a reshape keeps its operand's
-//! buffer instead of copying it, and `+ - * /` on float tensors write into their dead operand
-//! instead of a new array. The arithmetic is the eager kernel's, element for element. A
-//! transpose whose only reader is a matrix product hands it a strided view of its dead operand
-//! instead of a row-major copy: products round alike whatever their operands' layout
+//! buffer instead of copying it (elementwise ops write into theirs: `fuse`). A transpose whose
+//! only reader is a matrix product hands it a strided view of its dead operand instead of a
+//! row-major copy: products round alike whatever their operands' layout
 //! (`tensor::ops::product`'s tests), and no other kernel ever sees the view.
 
-use ndarray::{ArrayD, IxDyn};
+use ndarray::IxDyn;
 
-use crate::tensor::ops::elementwise::{Binary, Fit, fit};
 use crate::tensor::{Meta, TensorData};
 
 use super::ir::{Node, Value};
@@ -23,12 +21,7 @@ pub fn consumable(
     j: usize,
     last_use: &[usize],
 ) -> Option<(usize, usize)> {
-    let reusing = matches!(op, "reshape" | "squeeze" | "unsqueeze")
-        || matches!(
-            Binary::named(op),
-            Some(Binary::Add | Binary::Sub | Binary::Mul | Binary::Div)
-        );
-    if !reusing {
+    if !matches!(op, "reshape" | "squeeze" | "unsqueeze") {
         return None;
     }
     inputs.iter().enumerate().find_map(|(pos, v)| match v {
@@ -74,106 +67,16 @@ pub fn permuted(op: &str, attrs: &Attrs, own: TensorData) -> crate::tensor::TRes
     Ok(crate::each_dtype!(own, a => a.permuted_axes(IxDyn(&perm)).into()))
 }
 
-/// The node's result computed in `own` (its operand at `pos`), or `own` back when this node
-/// cannot run in it (a layout, a dtype or a broadcast the in-place loops do not cover).
-pub fn run_in(
-    op: &str,
-    meta: &Meta,
-    pos: usize,
-    own: TensorData,
-    other: Option<&TensorData>,
-) -> Result<TensorData, TensorData> {
+/// The node's result (a reshape, squeeze or unsqueeze: the same elements in the same order)
+/// made of `own`, or `own` back when it is not row-major.
+pub fn run_in(meta: &Meta, own: TensorData) -> Result<TensorData, TensorData> {
     if !own.is_standard_layout() {
         return Err(own);
     }
-    if let Some(b) = Binary::named(op) {
-        let Some(other) = other else { return Err(own) };
-        return binary_in(b, meta, pos == 0, own, other);
-    }
-    // reshape, squeeze, unsqueeze: the same elements in the same order.
     Ok(crate::each_dtype!(own, a => a
         .into_shape_with_order(IxDyn(&meta.shape))
         .expect("inference gave a shape of the same count")
         .into()))
-}
-
-fn binary_in(
-    op: Binary,
-    meta: &Meta,
-    own_first: bool,
-    own: TensorData,
-    other: &TensorData,
-) -> Result<TensorData, TensorData> {
-    if own.dtype() != meta.dtype || other.dtype() != meta.dtype || own.shape() != meta.shape {
-        return Err(own);
-    }
-    match (own, other) {
-        (TensorData::Float32(mut a), TensorData::Float32(y)) => {
-            match in_place(op, own_first, &mut a, y, &meta.shape) {
-                true => Ok(TensorData::Float32(a)),
-                false => Err(TensorData::Float32(a)),
-            }
-        }
-        (TensorData::Float64(mut a), TensorData::Float64(y)) => {
-            match in_place(op, own_first, &mut a, y, &meta.shape) {
-                true => Ok(TensorData::Float64(a)),
-                false => Err(TensorData::Float64(a)),
-            }
-        }
-        (own, _) => Err(own),
-    }
-}
-
-/// `a = a op y` (or `y op a`), `y` lined up row-major with `a`; false if it does not line up.
-fn in_place<T>(
-    op: Binary,
-    own_first: bool,
-    a: &mut ArrayD<T>,
-    y: &ArrayD<T>,
-    shape: &[usize],
-) -> bool
-where
-    T: Copy
-        + std::ops::Add<Output = T>
-        + std::ops::Sub<Output = T>
-        + std::ops::Mul<Output = T>
-        + std::ops::Div<Output = T>,
-{
-    let (Some(x), Some(ys), Some(how)) = (a.as_slice_mut(), y.as_slice(), fit(y.shape(), shape))
-    else {
-        return false;
-    };
-    match op {
-        Binary::Add => lined_up(how, own_first, x, ys, |p, q| p + q),
-        Binary::Sub => lined_up(how, own_first, x, ys, |p, q| p - q),
-        Binary::Mul => lined_up(how, own_first, x, ys, |p, q| p * q),
-        _ => lined_up(how, own_first, x, ys, |p, q| p / q),
-    }
-    true
-}
-
-#[inline(always)]
-fn lined_up<T: Copy>(how: Fit, own_first: bool, x: &mut [T], ys: &[T], f: impl Fn(T, T) -> T) {
-    let g = |own: T, other: T| {
-        if own_first {
-            f(own, other)
-        } else {
-            f(other, own)
-        }
-    };
-    match how {
-        Fit::Whole => x.iter_mut().zip(ys).for_each(|(p, &q)| *p = g(*p, q)),
-        Fit::One => x.iter_mut().for_each(|p| *p = g(*p, ys[0])),
-        Fit::Rows => x
-            .chunks_exact_mut(ys.len())
-            .for_each(|row| row.iter_mut().zip(ys).for_each(|(p, &q)| *p = g(*p, q))),
-        Fit::Lanes => {
-            let run = x.len() / ys.len();
-            x.chunks_exact_mut(run)
-                .zip(ys)
-                .for_each(|(r, &q)| r.iter_mut().for_each(|p| *p = g(*p, q)))
-        }
-    }
 }
 
 #[cfg(test)]
@@ -327,13 +230,13 @@ mod tests {
     fn only_a_last_read_of_a_node_result_is_taken() {
         let (a, b) = (Value::Node(0), Value::Node(1));
         let last_use = [2, 5];
-        assert_eq!(consumable("add", &[a, b], 2, &last_use), Some((0, 0)));
-        assert_eq!(consumable("add", &[b, a], 2, &last_use), Some((1, 0)));
-        assert_eq!(consumable("mul", &[a, a], 2, &last_use), None);
+        assert_eq!(consumable("reshape", &[a], 2, &last_use), Some((0, 0)));
+        assert_eq!(consumable("unsqueeze", &[b], 5, &last_use), Some((0, 1)));
         assert_eq!(
-            consumable("add", &[Value::Input(0), b], 5, &last_use),
-            Some((1, 1))
+            consumable("squeeze", &[Value::Input(0)], 5, &last_use),
+            None
         );
+        assert_eq!(consumable("add", &[a, b], 2, &last_use), None); // `fuse`'s
         assert_eq!(consumable("matmul", &[a, b], 2, &last_use), None);
         assert_eq!(consumable("reshape", &[a], 3, &last_use), None);
     }

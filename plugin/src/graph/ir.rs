@@ -7,6 +7,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use super::fuse::Role;
 use super::sizes::{Read, SizeCheck, SymAttr, read_shape, read_tensor};
 use crate::tensor::{Attrs, Meta, OpDef, TensorData, TensorError, registry};
 
@@ -44,6 +45,8 @@ struct Plan {
     symbolic: bool,
     /// Transposes run as strided views for the product that reads them (`consume`).
     views: Vec<bool>,
+    /// Chains of elementwise ops computed in one pass (`fuse`).
+    roles: Vec<super::fuse::Role>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -226,13 +229,21 @@ impl Graph {
         };
         let symbolic = self.nodes.iter().any(|n| !n.sym.is_empty());
         let views = super::consume::views_for_products(&self.nodes, &last_use);
+        let roles = super::fuse::chains(self, &last_use);
         Ok(self.plan.get_or_init(|| Plan {
             ops,
             last_use,
             lowered,
             symbolic,
             views,
+            roles,
         }))
+    }
+
+    /// Each node's part in the chains of elementwise ops the graph runs fused.
+    #[cfg(test)]
+    pub(crate) fn fusion_roles(&self) -> Vec<Role> {
+        self.plan().expect("the graph's ops exist").roles.clone()
     }
 
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
@@ -270,6 +281,7 @@ impl Graph {
         // The sizes of every result, when attributes are worked out from them (a result may
         // be freed before a later node reads its sizes).
         let mut shapes: Vec<Vec<usize>> = Vec::new();
+        let mut carried: Option<(usize, TensorData)> = None;
         for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
             let resolved;
             let attrs = if node.sym.is_empty() {
@@ -296,50 +308,51 @@ impl Graph {
                     })?;
                 &resolved
             };
-            // A dead operand taken over (not in dynamic graphs: their shapes are the runs').
-            let mut consumed = None;
-            if plan.views[j]
-                && let [Value::Node(i)] = node.inputs[..]
-            {
-                let own = results[i]
-                    .take()
-                    .expect("a node's result lives until its last use");
-                consumed = Some(super::consume::permuted(&node.op, attrs, own)?);
-            } else if !self.dynamic
-                && let Some((pos, i)) =
-                    super::consume::consumable(&node.op, &node.inputs, j, &plan.last_use)
-            {
-                let own = results[i]
-                    .take()
-                    .expect("a node's result lives until its last use");
-                let other = node.inputs.iter().enumerate().find(|(p, _)| *p != pos);
-                let other = other.map(|(_, v)| match v {
-                    Value::Input(k) => inputs[*k],
-                    Value::Const(k) => &self.consts[*k],
-                    Value::Node(k) => results[*k].as_ref().expect("live until its last use"),
-                });
-                match super::consume::run_in(&node.op, &node.meta, pos, own, other) {
-                    Ok(out) => consumed = Some(out),
-                    Err(own) => results[i] = Some(own),
-                }
-            }
-            let out = if let Some(out) = consumed {
-                out
-            } else {
-                let arg = |v: &Value| -> &TensorData {
-                    match v {
-                        Value::Input(i) => inputs[*i],
-                        Value::Const(i) => &self.consts[*i],
-                        Value::Node(i) => results[*i]
-                            .as_ref()
-                            .expect("a node's result lives until its last use"),
+            // A chain of elementwise ops is computed whole by its first link (`fuse`); its
+            // later links' results are never held, but the last's, which the chain's is.
+            let out = match &plan.roles[j] {
+                Role::Starts(chain) => {
+                    let head = results[chain.head]
+                        .take()
+                        .expect("a node's result lives until its last use");
+                    let arg = |v: Value| -> &TensorData {
+                        match v {
+                            Value::Input(i) => inputs[i],
+                            Value::Const(i) => &self.consts[i],
+                            Value::Node(i) => results[i]
+                                .as_ref()
+                                .expect("a node's result lives until its last use"),
+                        }
+                    };
+                    let out = chain.run(head, &arg);
+                    if chain.last == j {
+                        Some(out)
+                    } else {
+                        carried = Some((chain.last, out));
+                        None
                     }
-                };
-                match node.inputs.as_slice() {
-                    [a] => (op.kernel)(&[arg(a)], attrs)?,
-                    [a, b] => (op.kernel)(&[arg(a), arg(b)], attrs)?,
-                    many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), attrs)?,
                 }
+                Role::Within if carried.as_ref().is_some_and(|(last, _)| *last == j) => {
+                    carried.take().map(|(_, out)| out)
+                }
+                Role::Within => None,
+                Role::Alone => {
+                    Some(self.run_node(j, node, op, attrs, plan, inputs, &mut results)?)
+                }
+            };
+            let Some(out) = out else {
+                for v in &node.inputs {
+                    if let Value::Node(i) = v
+                        && plan.last_use[*i] == j
+                    {
+                        results[*i] = None;
+                    }
+                }
+                if plan.symbolic {
+                    shapes.push(node.meta.shape.clone());
+                }
+                results.push(None);
+                continue;
             };
             let fits = if self.dynamic {
                 node.meta.dtype == out.dtype() && node.meta.shape.len() == out.ndim()
@@ -376,6 +389,58 @@ impl Graph {
                 Value::Node(i) => results[*i].clone().expect("outputs live to the end"),
             })
             .collect())
+    }
+
+    /// Node `j`'s result, computed by its kernel, or in a dead operand it takes over.
+    #[allow(clippy::too_many_arguments)]
+    fn run_node(
+        &self,
+        j: usize,
+        node: &Node,
+        op: &OpDef,
+        attrs: &Attrs,
+        plan: &Plan,
+        inputs: &[&TensorData],
+        results: &mut [Option<TensorData>],
+    ) -> Result<TensorData, TensorError> {
+        // A dead operand taken over (not in dynamic graphs: their shapes are the runs').
+        let mut consumed = None;
+        if plan.views[j]
+            && let [Value::Node(i)] = node.inputs[..]
+        {
+            let own = results[i]
+                .take()
+                .expect("a node's result lives until its last use");
+            consumed = Some(super::consume::permuted(&node.op, attrs, own)?);
+        } else if !self.dynamic
+            && let Some((_, i)) =
+                super::consume::consumable(&node.op, &node.inputs, j, &plan.last_use)
+        {
+            let own = results[i]
+                .take()
+                .expect("a node's result lives until its last use");
+            match super::consume::run_in(&node.meta, own) {
+                Ok(out) => consumed = Some(out),
+                Err(own) => results[i] = Some(own),
+            }
+        }
+        if let Some(out) = consumed {
+            return Ok(out);
+        }
+        let arg = |v: &Value| -> &TensorData {
+            match v {
+                Value::Input(i) => inputs[*i],
+                Value::Const(i) => &self.consts[*i],
+                Value::Node(i) => results[*i]
+                    .as_ref()
+                    .expect("a node's result lives until its last use"),
+            }
+        };
+        match node.inputs.as_slice() {
+            [a] => (op.kernel)(&[arg(a)], attrs),
+            [a, b] => (op.kernel)(&[arg(a), arg(b)], attrs),
+            many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), attrs),
+        }
     }
 }
 

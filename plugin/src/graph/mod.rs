@@ -1,10 +1,12 @@
 //! Captured graphs: tensor ops from the registry applied to a frame's input tensors and to
 //! constants (`ir`), recorded through fake tensors while a frame is simulated (`recorder`),
 //! and run natively, lowered to loops where they can be (`lowering`), a node taking over an
-//! operand read for the last time where it can (`consume`).
+//! operand read for the last time where it can (`consume`), chains of elementwise ops in one
+//! pass (`fuse`).
 
 pub(crate) mod consume;
 pub(crate) mod dynamic;
+pub(crate) mod fuse;
 pub(crate) mod ir;
 pub(crate) mod lowering;
 pub(crate) mod recorder;

@@ -9,7 +9,7 @@
 //! A graph with a node that has no lowering runs through the registry instead, and so does a
 //! call whose inputs are not row-major arrays of the graph's type.
 
-mod real;
+pub(crate) mod real;
 mod run;
 #[cfg(test)]
 mod tests;

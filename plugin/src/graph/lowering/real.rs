@@ -11,10 +11,12 @@ use crate::tensor::ops::elementwise::{Binary, Unary, float_op};
 use crate::tensor::ops::f32_math::softmax_rows_f32;
 use crate::tensor::ops::reduce::softmax_lane;
 
-pub trait Real: LinalgScalar + Default + std::fmt::Debug {
+pub trait Real: LinalgScalar + Default + std::fmt::Debug + Send + Sync {
     /// The array of this type a tensor holds, if it holds this type.
     fn array(t: &TensorData) -> Option<&ArrayD<Self>>;
     fn wrap(a: ArrayD<Self>) -> TensorData;
+    /// The array a tensor of this type holds, taken out of it.
+    fn unwrap(t: TensorData) -> Option<ArrayD<Self>>;
     /// `p op q`, as the eager kernel computes it.
     fn binary(op: Binary, p: Self, q: Self) -> Self;
     /// `op(x)`, as the eager kernel computes it.
@@ -39,6 +41,12 @@ impl Real for f64 {
     }
     fn wrap(a: ArrayD<f64>) -> TensorData {
         TensorData::Float64(a)
+    }
+    fn unwrap(t: TensorData) -> Option<ArrayD<f64>> {
+        match t {
+            TensorData::Float64(a) => Some(a),
+            _ => None,
+        }
     }
     #[inline(always)]
     fn binary(op: Binary, p: f64, q: f64) -> f64 {
@@ -67,6 +75,12 @@ impl Real for f32 {
     fn wrap(a: ArrayD<f32>) -> TensorData {
         TensorData::Float32(a)
     }
+    fn unwrap(t: TensorData) -> Option<ArrayD<f32>> {
+        match t {
+            TensorData::Float32(a) => Some(a),
+            _ => None,
+        }
+    }
     /// Through f64 and rounded once: for `+ - * /` the correctly rounded float32 result,
     /// which eager's float32 loops compute directly.
     #[inline(always)]
@@ -84,3 +98,95 @@ impl Real for f32 {
         &SCRATCH_F32
     }
 }
+
+/// `$body` with `$f` bound to `|p, q| T::binary(op, p, q)` for the arithmetic op `op` made
+/// a constant, so that each op gets its own loop instead of a dispatch per element.
+macro_rules! with_binary {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Binary::Add => {
+                let $f = |p: T, q: T| T::binary(Binary::Add, p, q);
+                $body
+            }
+            Binary::Sub => {
+                let $f = |p: T, q: T| T::binary(Binary::Sub, p, q);
+                $body
+            }
+            Binary::Mul => {
+                let $f = |p: T, q: T| T::binary(Binary::Mul, p, q);
+                $body
+            }
+            Binary::Div => {
+                let $f = |p: T, q: T| T::binary(Binary::Div, p, q);
+                $body
+            }
+            Binary::Maximum => {
+                let $f = |p: T, q: T| T::binary(Binary::Maximum, p, q);
+                $body
+            }
+            Binary::Minimum => {
+                let $f = |p: T, q: T| T::binary(Binary::Minimum, p, q);
+                $body
+            }
+            other => {
+                let $f = |p: T, q: T| T::binary(other, p, q);
+                $body
+            }
+        }
+    };
+}
+
+/// As `with_binary`, for `T::unary` (every op but `Not`, which no float graph holds).
+macro_rules! with_unary {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Unary::Relu => {
+                let $f = |x: T| T::unary(Unary::Relu, x);
+                $body
+            }
+            Unary::Neg => {
+                let $f = |x: T| T::unary(Unary::Neg, x);
+                $body
+            }
+            Unary::Exp => {
+                let $f = |x: T| T::unary(Unary::Exp, x);
+                $body
+            }
+            Unary::Tanh => {
+                let $f = |x: T| T::unary(Unary::Tanh, x);
+                $body
+            }
+            Unary::Sigmoid => {
+                let $f = |x: T| T::unary(Unary::Sigmoid, x);
+                $body
+            }
+            Unary::Abs => {
+                let $f = |x: T| T::unary(Unary::Abs, x);
+                $body
+            }
+            Unary::Log => {
+                let $f = |x: T| T::unary(Unary::Log, x);
+                $body
+            }
+            Unary::Sqrt => {
+                let $f = |x: T| T::unary(Unary::Sqrt, x);
+                $body
+            }
+            Unary::Sin => {
+                let $f = |x: T| T::unary(Unary::Sin, x);
+                $body
+            }
+            Unary::Cos => {
+                let $f = |x: T| T::unary(Unary::Cos, x);
+                $body
+            }
+            Unary::Erf => {
+                let $f = |x: T| T::unary(Unary::Erf, x);
+                $body
+            }
+            Unary::Not => unreachable!("not a float op"),
+        }
+    };
+}
+
+pub(crate) use {with_binary, with_unary};

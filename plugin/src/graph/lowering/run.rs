@@ -5,82 +5,13 @@ use std::ops::Range;
 use ndarray::ArrayD;
 use smallvec::SmallVec;
 
-use super::real::Real;
+use super::real::{Real, with_binary, with_unary};
 use super::{Lowered, LoweredAs, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
 use crate::tensor::ops::linalg::small_product_into;
 use crate::tensor::ops::lineup::zip_over;
-
-/// `$body` with `$f` bound to `|p, q| T::binary(op, p, q)` for the arithmetic op `op` made
-/// a constant, so that each op gets its own loop instead of a dispatch per element.
-macro_rules! with_binary {
-    ($op:expr, $f:ident => $body:expr) => {
-        match $op {
-            Binary::Add => {
-                let $f = |p: T, q: T| T::binary(Binary::Add, p, q);
-                $body
-            }
-            Binary::Sub => {
-                let $f = |p: T, q: T| T::binary(Binary::Sub, p, q);
-                $body
-            }
-            Binary::Mul => {
-                let $f = |p: T, q: T| T::binary(Binary::Mul, p, q);
-                $body
-            }
-            Binary::Div => {
-                let $f = |p: T, q: T| T::binary(Binary::Div, p, q);
-                $body
-            }
-            Binary::Maximum => {
-                let $f = |p: T, q: T| T::binary(Binary::Maximum, p, q);
-                $body
-            }
-            Binary::Minimum => {
-                let $f = |p: T, q: T| T::binary(Binary::Minimum, p, q);
-                $body
-            }
-            other => {
-                let $f = |p: T, q: T| T::binary(other, p, q);
-                $body
-            }
-        }
-    };
-}
-
-/// As `with_binary`, for `T::unary`.
-macro_rules! with_unary {
-    ($op:expr, $f:ident => $body:expr) => {
-        match $op {
-            Unary::Relu => {
-                let $f = |x: T| T::unary(Unary::Relu, x);
-                $body
-            }
-            Unary::Neg => {
-                let $f = |x: T| T::unary(Unary::Neg, x);
-                $body
-            }
-            Unary::Exp => {
-                let $f = |x: T| T::unary(Unary::Exp, x);
-                $body
-            }
-            Unary::Tanh => {
-                let $f = |x: T| T::unary(Unary::Tanh, x);
-                $body
-            }
-            Unary::Sigmoid => {
-                let $f = |x: T| T::unary(Unary::Sigmoid, x);
-                $body
-            }
-            other => {
-                let $f = |x: T| T::unary(other, x);
-                $body
-            }
-        }
-    };
-}
 
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is

@@ -32,6 +32,18 @@ pub fn by_lanes<T: Sync, U: Send>(
         .for_each(|(x, o)| f(x, o));
 }
 
+/// `f(offset, part)` over parts of `data`, in place, each part given with the index of its
+/// first element: the whole at once below [`PARALLEL_ELEMENTS`], else parts on rayon's
+/// threads. For work whose every element is computed alike wherever the parts fall.
+pub fn by_parts_mut<T: Send>(data: &mut [T], f: impl Fn(usize, &mut [T]) + Sync) {
+    if data.len() < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
+        return f(0, data);
+    }
+    data.par_chunks_mut(PIECE)
+        .enumerate()
+        .for_each(|(k, p)| f(k * PIECE, p));
+}
+
 /// `f(part)` over parts of `data` of whole lanes, in place, as [`by_lanes`].
 pub fn by_lanes_mut<T: Send>(data: &mut [T], lane: usize, f: impl Fn(&mut [T]) + Sync) {
     let lane = lane.max(1);

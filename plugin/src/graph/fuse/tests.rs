@@ -1,0 +1,152 @@
+use super::*;
+use crate::tensor::{Attrs, Meta, Scalar, registry};
+
+fn data(shape: &[usize], seed: f64, dtype: DType) -> TensorData {
+    scaled(shape, seed, 3.0, dtype)
+}
+
+fn scaled(shape: &[usize], seed: f64, scale: f64, dtype: DType) -> TensorData {
+    let n: usize = shape.iter().product();
+    let values: Vec<Scalar> = (0..n)
+        .map(|i| Scalar::Float(((i as f64 + seed) * 0.37).sin() * scale))
+        .collect();
+    TensorData::from_scalars(shape, &values, dtype).unwrap()
+}
+
+/// Every node's result computed by the registry, one op after another, as eager code does.
+fn op_by_op(g: &Graph, inputs: &[TensorData]) -> Vec<TensorData> {
+    let mut results: Vec<TensorData> = Vec::new();
+    for node in &g.nodes {
+        let args: Vec<&TensorData> = node
+            .inputs
+            .iter()
+            .map(|v| match v {
+                Value::Input(i) => &inputs[*i],
+                Value::Const(i) => &g.consts[*i],
+                Value::Node(i) => &results[*i],
+            })
+            .collect();
+        results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
+    }
+    results
+}
+
+/// The (first link, last node, links) of each chain the graph runs.
+fn chains_of(g: &Graph) -> Vec<(usize, usize, usize)> {
+    g.fusion_roles()
+        .iter()
+        .enumerate()
+        .filter_map(|(j, r)| match r {
+            Role::Starts(c) => Some((j, c.last, c.links.len())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A layer as model code writes it: a product, a bias, `gelu`, a row's mean taken off, and
+/// more, at sizes that run op by op (two results of 40,000 elements pass the lowering's
+/// scratch) and large enough for a heavy chain to be split among threads.
+fn layer(dtype: DType) -> Graph {
+    let mut g = Graph::new();
+    let meta = |shape: &[usize]| Meta {
+        shape: shape.to_vec(),
+        dtype,
+    };
+    let c = |g: &mut Graph, v: f64| g.constant(TensorData::full(&[], Scalar::Float(v), dtype));
+    let x = g.input(meta(&[4, 100, 100])); // rows of 100: blocks of 1024 cut through rows
+    let w = g.input(meta(&[100, 100]));
+    let b = g.input(meta(&[100]));
+    let m = g.input(meta(&[4, 100, 1]));
+    let z = g.input(meta(&[4, 100, 100]));
+    let (half, root, one) = (
+        c(&mut g, 0.5),
+        c(&mut g, 0.7071067811865476),
+        c(&mut g, 1.0),
+    );
+    let ap = |g: &mut Graph, op: &str, args: &[Value]| g.apply(op, args, Attrs::new()).unwrap();
+    let h = ap(&mut g, "matmul", &[x, w]); // v0
+    let h = ap(&mut g, "add", &[h, b]); // v1: chain 1, rows
+    let a = ap(&mut g, "mul", &[h, half]); // v2: h is read twice, no chain
+    let e = ap(&mut g, "mul", &[h, root]); // v3: h's last read: chain 2 ...
+    let e = ap(&mut g, "erf", &[e]); // v4
+    let e = ap(&mut g, "add", &[one, e]); // v5: the running value on the right
+    let y = ap(&mut g, "mul", &[a, e]); // v6: `a` dies too, but `e` continues the chain
+    let y = ap(&mut g, "sub", &[m, y]); // v7: lanes, on the left
+    let y = ap(&mut g, "tanh", &[y]); // v8
+    let y = ap(&mut g, "div", &[y, z]); // v9: a strided operand (given transposed); to here
+    let s = ap(&mut g, "sigmoid", &[y]); // v10: reads an output, which is never taken over
+    let r = ap(&mut g, "relu", &[x]); // v11: an input is never taken over
+    let r = ap(&mut g, "maximum", &[r, s]); // v12: chain 3, a whole operand
+    let o = ap(&mut g, "neg", &[r]); // v13
+    g.outputs = vec![o, y];
+    g
+}
+
+fn layer_inputs(dtype: DType) -> Vec<TensorData> {
+    // `z` as a strided view: the transpose of a row-major array.
+    let z = match data(&[4, 100, 100], 5.0, dtype) {
+        TensorData::Float32(a) => TensorData::Float32(a.permuted_axes(vec![0, 2, 1])),
+        TensorData::Float64(a) => TensorData::Float64(a.permuted_axes(vec![0, 2, 1])),
+        _ => unreachable!(),
+    };
+    vec![
+        data(&[4, 100, 100], 1.0, dtype),
+        scaled(&[100, 100], 2.0, 0.1, dtype),
+        data(&[100], 3.0, dtype),
+        data(&[4, 100, 1], 4.0, dtype),
+        z,
+    ]
+}
+
+#[test]
+fn fused_chains_compute_what_the_ops_compute_one_by_one() {
+    for dtype in [DType::Float32, DType::Float64] {
+        let g = layer(dtype);
+        assert_eq!(
+            chains_of(&g),
+            [(1, 1, 1), (3, 9, 7), (12, 13, 2)],
+            "{dtype:?}"
+        );
+        let inputs = layer_inputs(dtype);
+        let want = op_by_op(&g, &inputs);
+        let refs: Vec<&TensorData> = inputs.iter().collect();
+        let got = g.run(&refs).unwrap();
+        assert_eq!(got[0], want[13], "{dtype:?}");
+        assert_eq!(got[1], want[9], "{dtype:?}");
+        // The same again: nothing of a run is left over into the next.
+        assert_eq!(g.run(&refs).unwrap()[0], want[13], "{dtype:?}");
+    }
+}
+
+#[test]
+fn a_result_read_twice_or_of_another_shape_or_type_ends_a_chain() {
+    let mut g = Graph::new();
+    let meta = |shape: &[usize], dtype| Meta {
+        shape: shape.to_vec(),
+        dtype,
+    };
+    let x = g.input(meta(&[300, 300], DType::Float64));
+    let b = g.input(meta(&[300], DType::Float64));
+    let i = g.input(meta(&[300, 300], DType::Int64));
+    let ap = |g: &mut Graph, op: &str, args: &[Value]| g.apply(op, args, Attrs::new()).unwrap();
+    let h = ap(&mut g, "exp", &[x]); // v0
+    let sq = ap(&mut g, "mul", &[h, h]); // v1: reads v0 twice: not a link
+    let t = ap(&mut g, "sum", &[sq]); // v2: not elementwise
+    let s = ap(&mut g, "add", &[t, b]); // v3: a result of another shape than its operand
+    let k = ap(&mut g, "neg", &[i]); // v4: int64
+    let k = ap(&mut g, "abs", &[k]); // v5: int64 is not fused
+    let u = ap(&mut g, "sqrt", &[s]); // v6: one link
+    g.outputs = vec![u, k];
+    assert_eq!(chains_of(&g), [(6, 6, 1)]);
+    let ints: Vec<Scalar> = (0..90_000).map(|n| Scalar::Int(n % 7 - 3)).collect();
+    let inputs = vec![
+        data(&[300, 300], 1.0, DType::Float64),
+        data(&[300], 2.0, DType::Float64),
+        TensorData::from_scalars(&[300, 300], &ints, DType::Int64).unwrap(),
+    ];
+    let want = op_by_op(&g, &inputs);
+    let refs: Vec<&TensorData> = inputs.iter().collect();
+    let got = g.run(&refs).unwrap();
+    assert_eq!(got[0], want[6]);
+    assert_eq!(got[1], want[5]);
+}
