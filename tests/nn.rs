@@ -95,8 +95,8 @@ fn the_gpt_forward_is_one_graph_equal_to_eager() {
     }
 }
 
-/// `symtrace.nn` is loaded with `symtrace`: a traced first call that reads `F.gelu` finds it
-/// (it once found the module still unloaded and ran as written for good).
+/// `symtrace.nn` runs its source on first use; a traced first call that reads `F.gelu` loads
+/// it and finds it (it once found the module still unloaded and ran as written for good).
 #[test]
 fn a_first_traced_call_finds_the_functional_ops() {
     let script =

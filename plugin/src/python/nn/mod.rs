@@ -1,8 +1,9 @@
 //! `symtrace.nn` and `symtrace.nn.functional`: Python source (`modules.py`, `functional.py`)
-//! built into the binary, run and registered in `sys.modules` when `symtrace` is imported. They are Python on purpose: a traced call simulates them like the user's own
+//! built into the binary, registered in `sys.modules` when `symtrace` is imported, and run
+//! when first used. They are Python on purpose: a traced call simulates them like the user's own
 //! code, so a model's whole forward pass, modules included, becomes one graph.
 
-use rustpython_vm::builtins::PyModule;
+use rustpython_vm::builtins::{PyDictRef, PyModule, PyStrRef};
 use rustpython_vm::compiler::Mode;
 use rustpython_vm::scope::Scope;
 use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
@@ -21,19 +22,28 @@ const SUBMODULES: [(&str, &str, &str); 2] = [
     ),
 ];
 
-/// Make `symtrace.nn` (with `functional`), run their source and attach it to `symtrace`.
-/// They are loaded with `symtrace` (about 2 ms) rather than on first use: a traced frame reads
-/// a module's attributes from its dictionary, and a function whose first call reads
-/// `F.gelu` before anything had loaded it would find it missing and run as written for good.
+/// Make `symtrace.nn` (with `functional`) and attach it to `symtrace`. Their source runs when
+/// one of their attributes is first read (a module `__getattr__`, PEP 562), or a traced call
+/// reads one (`translate::lazy_modules`): importing `symtrace` alone does not pay for
+/// compiling it (about 10 ms).
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
     let sys_modules = vm.sys_module.get_attr("modules", vm)?;
+    let loaders = [
+        vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
+            loaded_attr(0, &name, vm)
+        }),
+        vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
+            loaded_attr(1, &name, vm)
+        }),
+    ];
     let made: Vec<PyRef<PyModule>> = SUBMODULES
         .iter()
-        .map(|(name, _, path)| {
+        .zip(loaders)
+        .map(|((name, _, path), loader)| {
             let module = vm.new_module(name, vm.ctx.new_dict(), None);
-            module
-                .dict()
-                .set_item("__file__", vm.ctx.new_str(*path).into(), vm)?;
+            let dict = module.dict();
+            dict.set_item("__file__", vm.ctx.new_str(*path).into(), vm)?;
+            dict.set_item("__getattr__", loader.into(), vm)?;
             sys_modules.set_item(*name, module.clone().into(), vm)?;
             Ok(module)
         })
@@ -42,12 +52,52 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     nn.dict()
         .set_item("functional", functional.clone().into(), vm)?;
     symtrace.as_object().set_attr("nn", nn.clone(), vm)?;
-    // `functional` first: `symtrace.nn` uses it throughout.
-    for (module, (_, source, path)) in made.iter().zip(SUBMODULES) {
+    // A traced call reads a module's dictionary, not its `__getattr__`: it loads them first.
+    crate::translate::lazy_modules::register("symtrace.nn", load_all);
+    crate::translate::lazy_modules::register("symtrace.nn.", load_all);
+    Ok(())
+}
+
+/// Both submodules, their source run if it has not run yet.
+fn load_all(vm: &VirtualMachine) -> PyResult<()> {
+    (0..SUBMODULES.len()).try_for_each(|index| load(index, vm).map(drop))
+}
+
+/// The attribute `name` of submodule `index`, its source run first (once: the loader removes
+/// itself before it runs the source). `symtrace.nn` uses `functional` throughout: loading
+/// one loads both, so that no call of a module meets a submodule still unloaded (a traced
+/// frame would find the attribute missing).
+fn loaded_attr(index: usize, name: &PyStrRef, vm: &VirtualMachine) -> PyResult {
+    let dict = load(0, vm).and_then(|functional| match index {
+        0 => Ok(functional),
+        _ => load(index, vm),
+    })?;
+    let module_name = SUBMODULES[index].0;
+    match dict.get_item_opt(&**name, vm)? {
+        Some(v) => Ok(v),
+        None => Err(vm.new_attribute_error(format!(
+            "module '{module_name}' has no attribute '{}'",
+            name.to_string_lossy()
+        ))),
+    }
+}
+
+/// The dictionary of submodule `index`, its source run if it has not run yet.
+fn load(index: usize, vm: &VirtualMachine) -> PyResult<PyDictRef> {
+    let (module_name, source, path) = SUBMODULES[index];
+    let module = vm
+        .sys_module
+        .get_attr("modules", vm)?
+        .get_item(module_name, vm)?;
+    let dict = module
+        .dict()
+        .ok_or_else(|| vm.new_runtime_error(format!("{module_name} has no __dict__")))?;
+    if dict.get_item_opt("__getattr__", vm)?.is_some() {
+        dict.del_item("__getattr__", vm)?;
         let code = vm
             .compile(source, Mode::Exec, path)
             .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
-        vm.run_code_obj(code, Scope::with_builtins(None, module.dict(), vm))?;
+        vm.run_code_obj(code, Scope::with_builtins(None, dict.clone(), vm))?;
     }
-    Ok(())
+    Ok(dict)
 }

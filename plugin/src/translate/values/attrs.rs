@@ -54,10 +54,15 @@ impl State<'_> {
             // Exactly a module: a subclass may define `__getattribute__`.
             self.effects.check_readable(o)?;
             self.obj(owner)?; // the module's identity
-            return match o
-                .dict()
-                .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
-            {
+            let read = || {
+                o.dict()
+                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+            };
+            return match read().or_else(|| {
+                crate::translate::lazy_modules::load(o, vm)
+                    .then(read)
+                    .flatten()
+            }) {
                 Some(v) => Ok(Var::Lazy(v, source.clone().attr(name))),
                 None => unsupported(Kind::Raises, format!("module has no attribute {name:?}")),
             };
