@@ -1,293 +1,588 @@
-//! Chains of elementwise ops fused into one pass over memory. Run op by op, `gelu`'s
-//! `x * 0.5 * (1 + erf(x / sqrt 2))` or a bias add and a `relu` after a product read and
-//! write the whole tensor once per op and allocate a fresh array for each unary op; a graph
-//! knows which results are read once, by the next op, and so computes such a chain in the
-//! buffer of the result it starts from, block by block, every op of the chain over one block
-//! while it is in cache.
+//! Runs of elementwise ops fused into one pass over memory. Run op by op, `gelu`'s
+//! `x * 0.5 * (1 + erf(x / sqrt 2))`, or a bias add and a `relu` after a product, read and
+//! write the whole tensor once per op and allocate a fresh array for each; a graph knows
+//! which results never leave such a run, and computes the run block by block instead: every
+//! op over one block of elements, the block's intermediate results in small buffers that stay
+//! in cache, and only the results read after the run written out, into the buffer of a dead
+//! operand where there is one.
 //!
 //! Each element goes through the same function, in the same order, as in eager execution
-//! (`lowering::real::Real`: the eager kernels' arithmetic), so a fused chain rounds as the
-//! ops run one by one do; where the elements fall among blocks and threads changes nothing.
+//! (`lowering::real::Real`: the eager kernels' arithmetic), so a fused run rounds as the ops
+//! run one by one do; where the elements fall among blocks and threads changes nothing.
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
-use ndarray::ArrayD;
+use ndarray::{ArrayD, IxDyn};
+use smallvec::SmallVec;
 
 use super::ir::{Graph, Value};
 use super::lowering::real::{Real, with_binary, with_unary};
 use crate::tensor::ops::elementwise::{Binary, Fit, Unary, fit};
-use crate::tensor::ops::f32_math::wide_vectors;
 use crate::tensor::ops::parallel::by_parts_mut;
-use crate::tensor::{DType, TensorData};
+use crate::tensor::{DType, Meta, TensorData};
 
-/// Elements per block: each op of a chain runs over a block before the next op does, so a
-/// block should stay in the first-level cache (8 KiB of float64).
-const BLOCK: usize = 1024;
+/// Bytes per block buffer (1024 float32 or 512 float64 elements): large enough that the
+/// work per block outweighs its setup, small enough that a block's buffers stay in cache.
+const BLOCK_BYTES: usize = 4096;
 
-/// One op of a chain, applied to the chain's running value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Link {
-    Unary(Unary),
-    /// `running op other`, or `other op running` when not `running_first`; `other` lines up
-    /// with the result as `fit` says.
-    Binary {
-        op: Binary,
-        other: Value,
-        fit: Fit,
-        running_first: bool,
-    },
+/// Elements per block, for elements of type `T`.
+fn block_len<T>() -> usize {
+    BLOCK_BYTES / std::mem::size_of::<T>()
 }
 
-/// Consecutive nodes, each an elementwise op that reads the previous one's result for the
-/// last time, computed in the buffer of the result they start from.
+/// Rows and runs of an operand this long are read in place: blocks are cut where they end.
+const LONG_RUN: usize = 64;
+
+/// A run of nodes this long at most is one group (its blocks' buffers stay small).
+const MAX_MEMBERS: usize = 24;
+
+/// What a member reads: an earlier member's result, or a value from outside the group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Operand {
+    Member(usize),
+    External(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Op {
+    Unary(Unary, Operand),
+    Binary(Binary, Operand, Operand),
+}
+
+/// How an external operand's elements reach a block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Load {
+    /// A row-major operand of the result's shape: read in place.
+    Whole,
+    /// One element for all: its buffer filled once.
+    One,
+    /// Repeated row after row, rows of at least [`LONG_RUN`]: blocks end where rows do, and
+    /// each reads its part of the row in place.
+    Row(usize),
+    /// Each element held for a run of at least [`LONG_RUN`]: blocks end where runs do, and
+    /// its buffer is filled with the block's element.
+    Lane(usize),
+    /// Repeated in short rows or runs: its buffer filled for each block.
+    Spread(Fit),
+    /// The dead operand whose buffer output `o` takes over: its block copied out before the
+    /// block is computed and overwritten.
+    Under(usize),
+}
+
+/// Consecutive elementwise nodes of one shape and float type, computed together by the first.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Chain {
-    /// The node whose result the chain starts from, read for the last time by its first link.
-    pub head: usize,
-    pub links: Vec<Link>,
-    /// The chain's last node: the one whose result it computes.
+pub struct Group {
+    pub first: usize,
     pub last: usize,
-    /// Some op costs more than the memory it touches: large chains are worth two threads.
+    ops: Vec<Op>,
+    externals: Vec<(Value, Load)>,
+    /// The members whose results leave the group (read after it, or outputs of the graph),
+    /// and for each the external operand whose buffer it takes over, if one is dead.
+    outputs: Vec<(usize, Option<usize>)>,
+    /// Per member, the output it writes straight into: an output no later member reads.
+    direct: Vec<Option<usize>>,
+    /// Per output, whether its member writes it straight (else its buffer is copied out).
+    direct_outputs: Vec<bool>,
+    /// Some op costs more than the memory it touches: large groups are worth two threads.
     heavy: bool,
 }
 
-/// What a node is to the fusion: alone, the first link of a chain (which computes the whole
-/// chain), or a later link (already computed by its chain's first).
+/// What a node is to the fusion: alone, the first node of a group (which computes the whole
+/// group), or a later one (already computed by its group's first).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Role {
     Alone,
-    Starts(Chain),
+    Starts(Group),
     Within,
+}
+
+impl Group {
+    /// The nodes whose results the group returns.
+    pub fn output_nodes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.outputs.iter().map(|(k, _)| self.first + k)
+    }
+
+    /// The number of nodes in the group.
+    pub fn members(&self) -> usize {
+        self.ops.len()
+    }
 }
 
 /// Each node's role. Graphs with dynamic sizes are not fused: how an operand lines up with
 /// a result depends on their sizes, which such a graph learns per call.
-pub fn chains(graph: &Graph, last_use: &[usize]) -> Vec<Role> {
+pub fn groups(graph: &Graph, last_use: &[usize]) -> Vec<Role> {
     let mut roles = vec![Role::Alone; graph.nodes.len()];
     if graph.dynamic {
         return roles;
     }
-    // The first link of the chain being extended.
-    let mut open: Option<usize> = None;
-    for j in 0..graph.nodes.len() {
-        let open_last = open.and_then(|first| match &roles[first] {
-            Role::Starts(chain) => Some(chain.last),
-            _ => None,
-        });
-        let Some((running, link)) = link_of(graph, j, last_use, open_last) else {
-            open = None;
-            continue;
-        };
-        // A later link must follow its predecessor directly: then whatever else it reads was
-        // computed before the chain's first link, which computes the chain.
-        if let Some(first) = open
-            && let Role::Starts(chain) = &mut roles[first]
-            && chain.last == running
-            && j == running + 1
-        {
-            chain.heavy |= is_heavy(&link);
-            chain.links.push(link);
-            chain.last = j;
-            roles[j] = Role::Within;
+    let mut j = 0;
+    while j < graph.nodes.len() {
+        if !is_member(graph, j) {
+            j += 1;
             continue;
         }
-        roles[j] = Role::Starts(Chain {
-            head: running,
-            heavy: is_heavy(&link),
-            links: vec![link],
-            last: j,
-        });
-        open = Some(j);
+        let meta = &graph.nodes[j].meta;
+        let mut last = j;
+        while last + 1 < graph.nodes.len()
+            && last + 1 - j < MAX_MEMBERS
+            && graph.nodes[last + 1].meta == *meta
+            && is_member(graph, last + 1)
+        {
+            last += 1;
+        }
+        let group = plan_group(graph, last_use, j, last);
+        // A lone op with no dead operand to write over gains nothing over its kernel.
+        if group.members() > 1 || group.outputs.iter().any(|(_, under)| under.is_some()) {
+            roles[j] = Role::Starts(group);
+            roles[j + 1..=last].fill(Role::Within);
+        }
+        j = last + 1;
     }
     roles
 }
 
-/// Node `j` as a link: the node whose result it continues (read for the last time, once, of
-/// the same shape and float type as its own; `prefer` first, when both operands could be),
-/// and the op.
-fn link_of(
-    graph: &Graph,
-    j: usize,
-    last_use: &[usize],
-    prefer: Option<usize>,
-) -> Option<(usize, Link)> {
+/// Whether node `j` is an elementwise float op whose operands all line up with its result.
+fn is_member(graph: &Graph, j: usize) -> bool {
     let node = &graph.nodes[j];
-    if !matches!(node.meta.dtype, DType::Float32 | DType::Float64) {
-        return None;
-    }
-    let running = |v: Value| match v {
-        Value::Node(i)
-            if last_use[i] == j
-                && node.inputs.iter().filter(|w| **w == v).count() == 1
-                && graph.nodes[i].meta == node.meta =>
-        {
-            Some(i)
+    let float = matches!(node.meta.dtype, DType::Float32 | DType::Float64);
+    let op_fits = match (Unary::named(&node.op), Binary::named(&node.op)) {
+        (Some(op), _) => op != Unary::Not && node.inputs.len() == 1,
+        (_, Some(op)) => {
+            !op.is_comparison()
+                && !matches!(op, Binary::And | Binary::Or | Binary::Xor)
+                && node.inputs.len() == 2
         }
-        _ => None,
+        _ => false,
     };
-    if let Some(op) = Unary::named(&node.op) {
-        let [a] = node.inputs[..] else { return None };
-        return (op != Unary::Not)
-            .then(|| running(a))
-            .flatten()
-            .map(|i| (i, Link::Unary(op)));
-    }
-    let op = Binary::named(&node.op)?;
-    if op.is_comparison() || matches!(op, Binary::And | Binary::Or | Binary::Xor) {
-        return None;
-    }
-    let [a, b] = node.inputs[..] else { return None };
-    let mut order = [(a, b, true), (b, a, false)];
-    if prefer.is_some_and(|p| b == Value::Node(p)) {
-        order.swap(0, 1);
-    }
-    order.into_iter().find_map(|(own, other, running_first)| {
-        let i = running(own)?;
-        let meta = graph.meta(other);
-        if meta.dtype != node.meta.dtype {
-            return None;
-        }
-        let fit = fit(&meta.shape, &node.meta.shape)?;
-        Some((
-            i,
-            Link::Binary {
-                op,
-                other,
-                fit,
-                running_first,
-            },
-        ))
-    })
+    float
+        && op_fits
+        && node.inputs.iter().all(|v| {
+            let m = graph.meta(*v);
+            m.dtype == node.meta.dtype && fit(&m.shape, &node.meta.shape).is_some()
+        })
 }
 
-/// Ops that cost more than the memory traffic they cause; a chain of only cheap ones is
-/// bound by memory, where a second thread adds only its hand-over.
-fn is_heavy(link: &Link) -> bool {
-    match link {
-        Link::Unary(op) => !matches!(op, Unary::Neg | Unary::Abs | Unary::Relu),
-        Link::Binary { op, .. } => matches!(op, Binary::Pow | Binary::Mod | Binary::FloorDiv),
+fn plan_group(graph: &Graph, last_use: &[usize], first: usize, last: usize) -> Group {
+    let meta = &graph.nodes[first].meta;
+    let mut externals: Vec<(Value, Load)> = Vec::new();
+    let mut operand = |v: Value| -> Operand {
+        if let Value::Node(i) = v
+            && (first..=last).contains(&i)
+        {
+            return Operand::Member(i - first);
+        }
+        if let Some(e) = externals.iter().position(|(w, _)| *w == v) {
+            return Operand::External(e);
+        }
+        let m = graph.meta(v);
+        let numel: usize = m.shape.iter().product();
+        let n: usize = meta.shape.iter().product();
+        let load = match fit(&m.shape, &meta.shape).expect("checked by is_member") {
+            Fit::Whole => Load::Whole,
+            Fit::One => Load::One,
+            Fit::Rows if numel >= LONG_RUN => Load::Row(numel),
+            Fit::Lanes if n / numel >= LONG_RUN => Load::Lane(n / numel),
+            how => Load::Spread(how),
+        };
+        externals.push((v, load));
+        Operand::External(externals.len() - 1)
+    };
+    let ops: Vec<Op> = (first..=last)
+        .map(|j| {
+            let node = &graph.nodes[j];
+            match (Unary::named(&node.op), &node.inputs[..]) {
+                (Some(op), &[a]) => Op::Unary(op, operand(a)),
+                (_, &[a, b]) => Op::Binary(
+                    Binary::named(&node.op).expect("checked by is_member"),
+                    operand(a),
+                    operand(b),
+                ),
+                _ => unreachable!("checked by is_member"),
+            }
+        })
+        .collect();
+    // A member leaves the group when a node after it, or the caller, reads it.
+    let mut outputs: Vec<(usize, Option<usize>)> = (first..=last)
+        .filter(|&j| last_use[j] > last)
+        .map(|j| (j - first, None))
+        .collect();
+    // A node result of the group's shape and type that the group reads for the last time
+    // gives its buffer to an output, the last output first.
+    let dead: Vec<usize> = externals
+        .iter()
+        .enumerate()
+        .filter_map(|(e, (v, load))| match v {
+            Value::Node(i)
+                if *load == Load::Whole
+                    && (first..=last).contains(&last_use[*i])
+                    && graph.nodes[*i].meta == *meta =>
+            {
+                Some(e)
+            }
+            _ => None,
+        })
+        .collect();
+    for ((o, output), e) in outputs.iter_mut().enumerate().rev().zip(dead) {
+        output.1 = Some(e);
+        externals[e].1 = Load::Under(o);
+    }
+    let read_in_group = |k: usize| {
+        ops[k + 1..].iter().any(|op| match *op {
+            Op::Unary(_, a) => a == Operand::Member(k),
+            Op::Binary(_, a, b) => a == Operand::Member(k) || b == Operand::Member(k),
+        })
+    };
+    let mut direct = vec![None; ops.len()];
+    let direct_outputs: Vec<bool> = outputs
+        .iter()
+        .enumerate()
+        .map(|(o, &(k, _))| {
+            let straight = !read_in_group(k);
+            if straight {
+                direct[k] = Some(o);
+            }
+            straight
+        })
+        .collect();
+    let heavy = ops.iter().any(|op| match op {
+        Op::Unary(op, _) => !matches!(op, Unary::Neg | Unary::Abs | Unary::Relu),
+        Op::Binary(op, ..) => matches!(op, Binary::Pow | Binary::Mod | Binary::FloorDiv),
+    });
+    Group {
+        first,
+        last,
+        ops,
+        externals,
+        outputs,
+        direct,
+        direct_outputs,
+        heavy,
     }
 }
 
-impl Chain {
-    /// The chain's result, computed in `head` (the head node's result, of the chain's float
-    /// type, which the graph's inference and checks guarantee), reading the other operands
-    /// through `arg`.
-    pub fn run<'a>(&self, head: TensorData, arg: &impl Fn(Value) -> &'a TensorData) -> TensorData {
-        match head {
-            TensorData::Float64(_) => f64::wrap(self.run_as::<f64>(head, arg)),
-            TensorData::Float32(_) => f32::wrap(self.run_as::<f32>(head, arg)),
-            _ => unreachable!("chains are of float results"),
+/// An external operand's elements, as a group's run reads them.
+enum Data<'a, T: Clone> {
+    /// Row-major (copied when the operand is a strided view).
+    Elements(Cow<'a, [T]>),
+    /// In the buffer an output took over.
+    InOutput,
+}
+
+/// An output's buffer: a dead operand's, or a fresh one whose elements are all written.
+enum Out<T> {
+    Taken(ArrayD<T>),
+    Fresh(Vec<T>),
+}
+
+impl<T: Real> Out<T> {
+    /// Its `n` elements, to be written (and, taken over, read first).
+    fn elements(&mut self, n: usize) -> &mut [MaybeUninit<T>] {
+        match self {
+            Out::Taken(a) => {
+                let s = a.as_slice_mut().expect("made row-major");
+                // SAFETY: `MaybeUninit<T>` has `T`'s layout, and only initialized values are
+                // written, so the array stays initialized.
+                unsafe { &mut *(s as *mut [T] as *mut [MaybeUninit<T>]) }
+            }
+            Out::Fresh(v) => &mut v.spare_capacity_mut()[..n],
         }
+    }
+
+    fn finish(self, shape: &[usize]) -> ArrayD<T> {
+        match self {
+            Out::Taken(a) => a,
+            Out::Fresh(mut v) => {
+                // SAFETY: `Group::part` wrote every element (its blocks cover the result).
+                unsafe { v.set_len(shape.iter().product()) };
+                ArrayD::from_shape_vec(IxDyn(shape), v).expect("one element per index")
+            }
+        }
+    }
+}
+
+impl Group {
+    /// The group's outputs, by node: `taken` holds the results of the dead operands given to
+    /// outputs (by external index), `arg` reads the others.
+    pub fn run<'a>(
+        &self,
+        meta: &Meta,
+        taken: Vec<(usize, TensorData)>,
+        arg: &impl Fn(Value) -> &'a TensorData,
+    ) -> SmallVec<[(usize, TensorData); 2]> {
+        match meta.dtype {
+            DType::Float64 => self.run_as::<f64>(&meta.shape, taken, arg),
+            DType::Float32 => self.run_as::<f32>(&meta.shape, taken, arg),
+            _ => unreachable!("groups are of float results"),
+        }
+    }
+
+    /// The externals whose buffers outputs take over (by external index, with their values).
+    pub fn dead_operands(&self) -> impl Iterator<Item = (usize, Value)> + '_ {
+        self.externals
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, load))| matches!(load, Load::Under(_)))
+            .map(|(e, (v, _))| (e, *v))
     }
 
     fn run_as<'a, T: Real>(
         &self,
-        head: TensorData,
+        shape: &[usize],
+        taken: Vec<(usize, TensorData)>,
         arg: &impl Fn(Value) -> &'a TensorData,
-    ) -> ArrayD<T> {
-        let mut own = T::unwrap(head).expect("the chain's type");
-        if !own.is_standard_layout() {
-            own = own.as_standard_layout().into_owned();
-        }
-        // Each binary link's other operand, row-major (copied when it is a strided view).
-        let others: Vec<Cow<'a, [T]>> = self
-            .links
-            .iter()
-            .map(|link| match link {
-                Link::Binary { other, .. } => {
-                    let a = T::array(arg(*other)).expect("an operand of the chain's type");
-                    match a.as_slice() {
-                        Some(s) => Cow::Borrowed(s),
-                        None => Cow::Owned(a.iter().copied().collect()),
-                    }
-                }
-                Link::Unary(_) => Cow::Borrowed(&[][..]),
+    ) -> SmallVec<[(usize, TensorData); 2]> {
+        let mut taken: SmallVec<[(usize, ArrayD<T>); 2]> = taken
+            .into_iter()
+            .map(|(e, t)| {
+                let a = T::unwrap(t).expect("an operand of the group's type");
+                (
+                    e,
+                    if a.is_standard_layout() {
+                        a
+                    } else {
+                        a.as_standard_layout().into_owned()
+                    },
+                )
             })
             .collect();
-        let buf = own.as_slice_mut().expect("made row-major");
-        let n = buf.len();
-        let part = |at: usize, part: &mut [T]| pass(&self.links, &others, n, at, part);
-        if self.heavy {
-            by_parts_mut(buf, part);
+        let n: usize = shape.iter().product();
+        let mut outs: SmallVec<[Out<T>; 2]> = self
+            .outputs
+            .iter()
+            .map(|(_, under)| match under {
+                Some(e) => {
+                    let at = taken
+                        .iter()
+                        .position(|(t, _)| t == e)
+                        .expect("given by the caller");
+                    Out::Taken(taken.swap_remove(at).1)
+                }
+                // Every element is written before the array is made: no zeroing pass.
+                None => Out::Fresh(Vec::with_capacity(n)),
+            })
+            .collect();
+        let data: Vec<Data<'a, T>> = self
+            .externals
+            .iter()
+            .map(|(v, load)| match load {
+                Load::Under(_) => Data::InOutput,
+                _ => {
+                    let a = T::array(arg(*v)).expect("an operand of the group's type");
+                    Data::Elements(match a.as_slice() {
+                        Some(s) => Cow::Borrowed(s),
+                        None => Cow::Owned(a.iter().copied().collect()),
+                    })
+                }
+            })
+            .collect();
+        let part = |at: usize, parts: &mut [&mut [MaybeUninit<T>]]| self.part(&data, n, at, parts);
+        if outs.len() == 1 && self.heavy {
+            by_parts_mut(outs[0].elements(n), |at, p| part(at, &mut [p]));
         } else {
-            part(0, buf);
+            let mut parts: SmallVec<[&mut [MaybeUninit<T>]; 2]> =
+                outs.iter_mut().map(|o| o.elements(n)).collect();
+            part(0, &mut parts);
         }
-        own
+        self.outputs
+            .iter()
+            .zip(outs)
+            .map(|((k, _), o)| (self.first + k, T::wrap(o.finish(shape))))
+            .collect()
+    }
+
+    /// The group over elements `at..at + len` of its result, `parts` those elements of each
+    /// output, block by block.
+    fn part<T: Real>(
+        &self,
+        data: &[Data<'_, T>],
+        n: usize,
+        at: usize,
+        parts: &mut [&mut [MaybeUninit<T>]],
+    ) {
+        let len = parts[0].len();
+        // One buffer per member, then one per external that is not read in place.
+        let members = self.ops.len();
+        let mut bufs: Vec<Vec<T>> = (0..members + self.externals.len())
+            .map(|b| {
+                let used = b < members
+                    || !matches!(self.externals[b - members].1, Load::Whole | Load::Row(_));
+                vec![T::zero(); if used { block_len::<T>() } else { 0 }]
+            })
+            .collect();
+        for (e, (_, load)) in self.externals.iter().enumerate() {
+            if let (Load::One, Data::Elements(y)) = (load, &data[e]) {
+                bufs[members + e].fill(y[0]);
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.blocks_avx2(&mut bufs, data, n, at, parts) };
+        }
+        self.blocks(&mut bufs, data, n, at, parts)
+    }
+
+    /// [`Group::blocks`] compiled for AVX2: wider vectors, the same operations in the same
+    /// order (Rust never fuses a multiply and an add), so the same results.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn blocks_avx2<T: Real>(
+        &self,
+        bufs: &mut [Vec<T>],
+        data: &[Data<'_, T>],
+        n: usize,
+        at: usize,
+        parts: &mut [&mut [MaybeUninit<T>]],
+    ) {
+        self.blocks(bufs, data, n, at, parts)
+    }
+
+    /// The blocks of [`Group::part`], `bufs` a block's buffer per member, then per external.
+    #[inline(always)]
+    fn blocks<T: Real>(
+        &self,
+        bufs: &mut [Vec<T>],
+        data: &[Data<'_, T>],
+        n: usize,
+        at: usize,
+        parts: &mut [&mut [MaybeUninit<T>]],
+    ) {
+        let len = parts[0].len();
+        let members = self.ops.len();
+        let mut b0 = 0;
+        while b0 < len {
+            let start = at + b0;
+            // A block ends where a row or run read in place does.
+            let m = self
+                .externals
+                .iter()
+                .fold(block_len::<T>().min(len - b0), |m, (_, load)| match load {
+                    Load::Row(r) | Load::Lane(r) => m.min(r - start % r),
+                    _ => m,
+                });
+            for (e, (_, load)) in self.externals.iter().enumerate() {
+                let buf = &mut bufs[members + e];
+                match (load, &data[e]) {
+                    (Load::Lane(run), Data::Elements(y)) => buf[..m].fill(y[start / run]),
+                    (Load::Spread(how), Data::Elements(y)) => {
+                        spread(*how, y, n, start, &mut buf[..m])
+                    }
+                    (Load::Under(o), _) => {
+                        for (d, x) in buf[..m].iter_mut().zip(&parts[*o][b0..b0 + m]) {
+                            // SAFETY: an output that took over an operand holds its
+                            // elements, and reads each block before it writes it.
+                            *d = unsafe { x.assume_init() };
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (k, op) in self.ops.iter().enumerate() {
+                let get = |x| operand_block(x, bufs, data, &self.externals, start, m);
+                if let Some(o) = self.direct[k] {
+                    compute(op, &mut parts[o][b0..b0 + m], get, MaybeUninit::new);
+                    continue;
+                }
+                // The member's buffer, out of the others while it is written.
+                let mut out = std::mem::take(&mut bufs[k]);
+                compute(
+                    op,
+                    &mut out[..m],
+                    |x| operand_block(x, bufs, data, &self.externals, start, m),
+                    |x| x,
+                );
+                bufs[k] = out;
+            }
+            for (((k, _), p), direct) in self
+                .outputs
+                .iter()
+                .zip(parts.iter_mut())
+                .zip(&self.direct_outputs)
+            {
+                if !direct {
+                    for (d, &x) in p[b0..b0 + m].iter_mut().zip(&bufs[*k][..m]) {
+                        d.write(x);
+                    }
+                }
+            }
+            b0 += m;
+        }
     }
 }
 
-/// Every link over `part` (the elements from `at` on of a result of `n`), block by block.
-fn pass<T: Real>(links: &[Link], others: &[Cow<'_, [T]>], n: usize, at: usize, part: &mut [T]) {
-    wide_vectors!(pass_avx2, {
-        for (b, block) in part.chunks_mut(BLOCK).enumerate() {
-            let start = at + b * BLOCK;
-            for (link, y) in links.iter().zip(others) {
-                match *link {
-                    Link::Unary(op) => {
-                        with_unary!(op, f => block.iter_mut().for_each(|x| *x = f(*x)))
-                    }
-                    Link::Binary {
-                        op,
-                        fit,
-                        running_first,
-                        ..
-                    } => with_binary!(op, f => match running_first {
-                        true => lined_up(fit, y, n, start, block, |x, q| f(x, q)),
-                        false => lined_up(fit, y, n, start, block, |x, q| f(q, x)),
-                    }),
-                }
-            }
-        }
-    })
+/// A member's operand over the block of `m` elements from `start`: a member's buffer, an
+/// external operand's buffer, or the elements of an operand read in place.
+#[inline(always)]
+fn operand_block<'b, T: Real>(
+    x: Operand,
+    bufs: &'b [Vec<T>],
+    data: &'b [Data<'_, T>],
+    externals: &[(Value, Load)],
+    start: usize,
+    m: usize,
+) -> &'b [T] {
+    let members = bufs.len() - externals.len();
+    match x {
+        Operand::Member(j) => &bufs[j][..m],
+        Operand::External(e) => match (&externals[e].1, &data[e]) {
+            (Load::Whole, Data::Elements(y)) => &y[start..start + m],
+            (Load::Row(r), Data::Elements(y)) => &y[start % r..start % r + m],
+            _ => &bufs[members + e][..m],
+        },
+    }
 }
 
-/// `x = g(x, y)` over `block` (the elements from `start` on of a result of `n`), with `y`
-/// the other operand's elements lined up as `fit` says.
+/// One member's op over a block, each result element put into `out` through `put`.
 #[inline(always)]
-fn lined_up<T: Copy>(
-    fit: Fit,
-    y: &[T],
-    n: usize,
-    start: usize,
-    block: &mut [T],
-    g: impl Fn(T, T) -> T,
+fn compute<'b, T: Real, W>(
+    op: &Op,
+    out: &mut [W],
+    get: impl Fn(Operand) -> &'b [T],
+    put: impl Fn(T) -> W,
 ) {
-    let len = block.len();
-    match fit {
-        Fit::Whole => block
-            .iter_mut()
-            .zip(&y[start..start + len])
-            .for_each(|(x, &q)| *x = g(*x, q)),
-        Fit::One => {
-            let q = y[0];
-            block.iter_mut().for_each(|x| *x = g(*x, q))
+    match *op {
+        Op::Unary(op, a) => {
+            let a = get(a);
+            with_unary!(op, f => out.iter_mut().zip(a).for_each(|(o, &x)| *o = put(f(x))))
         }
+        Op::Binary(op, a, b) => {
+            let (a, b) = (get(a), get(b));
+            with_binary!(op, f => out
+                .iter_mut()
+                .zip(a.iter().zip(b))
+                .for_each(|(o, (&p, &q))| *o = put(f(p, q))))
+        }
+    }
+}
+
+/// The elements `start..start + buf.len()` of an operand repeated as `how` says over a
+/// result of `n`, written into `buf`.
+#[inline(always)]
+fn spread<T: Copy>(how: Fit, y: &[T], n: usize, start: usize, buf: &mut [T]) {
+    let len = buf.len();
+    let mut pos = 0;
+    match how {
         // `y` repeats row after row: runs of it, from where the block starts in a row.
         Fit::Rows => {
-            let mut pos = 0;
             while pos < len {
                 let k = (start + pos) % y.len();
                 let m = (y.len() - k).min(len - pos);
-                block[pos..pos + m]
-                    .iter_mut()
-                    .zip(&y[k..k + m])
-                    .for_each(|(x, &q)| *x = g(*x, q));
+                buf[pos..pos + m].copy_from_slice(&y[k..k + m]);
                 pos += m;
             }
         }
         // Each element of `y` holds for a run of `n / y.len()` result elements.
         Fit::Lanes => {
             let run = n / y.len();
-            let mut pos = 0;
             while pos < len {
                 let i = start + pos;
                 let m = (run - i % run).min(len - pos);
-                let q = y[i / run];
-                block[pos..pos + m].iter_mut().for_each(|x| *x = g(*x, q));
+                buf[pos..pos + m].fill(y[i / run]);
                 pos += m;
             }
         }
+        Fit::Whole | Fit::One => unreachable!("read in place or filled once"),
     }
 }
 

@@ -45,7 +45,7 @@ struct Plan {
     symbolic: bool,
     /// Transposes run as strided views for the product that reads them (`consume`).
     views: Vec<bool>,
-    /// Chains of elementwise ops computed in one pass (`fuse`).
+    /// Groups of elementwise ops computed in one pass (`fuse`).
     roles: Vec<super::fuse::Role>,
 }
 
@@ -229,7 +229,7 @@ impl Graph {
         };
         let symbolic = self.nodes.iter().any(|n| !n.sym.is_empty());
         let views = super::consume::views_for_products(&self.nodes, &last_use);
-        let roles = super::fuse::chains(self, &last_use);
+        let roles = super::fuse::groups(self, &last_use);
         Ok(self.plan.get_or_init(|| Plan {
             ops,
             last_use,
@@ -240,7 +240,7 @@ impl Graph {
         }))
     }
 
-    /// Each node's part in the chains of elementwise ops the graph runs fused.
+    /// Each node's part in the groups of elementwise ops the graph runs fused.
     #[cfg(test)]
     pub(crate) fn fusion_roles(&self) -> Vec<Role> {
         self.plan().expect("the graph's ops exist").roles.clone()
@@ -281,7 +281,7 @@ impl Graph {
         // The sizes of every result, when attributes are worked out from them (a result may
         // be freed before a later node reads its sizes).
         let mut shapes: Vec<Vec<usize>> = Vec::new();
-        let mut carried: Option<(usize, TensorData)> = None;
+        let mut carried: smallvec::SmallVec<[(usize, TensorData); 2]> = smallvec::SmallVec::new();
         for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
             let resolved;
             let attrs = if node.sym.is_empty() {
@@ -308,13 +308,22 @@ impl Graph {
                     })?;
                 &resolved
             };
-            // A chain of elementwise ops is computed whole by its first link (`fuse`); its
-            // later links' results are never held, but the last's, which the chain's is.
+            // A group of elementwise ops is computed whole by its first node (`fuse`); of its
+            // later nodes' results only those read after it are held.
             let out = match &plan.roles[j] {
-                Role::Starts(chain) => {
-                    let head = results[chain.head]
-                        .take()
-                        .expect("a node's result lives until its last use");
+                Role::Starts(group) => {
+                    let taken = group
+                        .dead_operands()
+                        .map(|(e, v)| {
+                            let Value::Node(i) = v else {
+                                unreachable!("only node results are taken over")
+                            };
+                            let own = results[i]
+                                .take()
+                                .expect("a node's result lives until its last use");
+                            (e, own)
+                        })
+                        .collect();
                     let arg = |v: Value| -> &TensorData {
                         match v {
                             Value::Input(i) => inputs[i],
@@ -324,18 +333,10 @@ impl Graph {
                                 .expect("a node's result lives until its last use"),
                         }
                     };
-                    let out = chain.run(head, &arg);
-                    if chain.last == j {
-                        Some(out)
-                    } else {
-                        carried = Some((chain.last, out));
-                        None
-                    }
+                    carried.extend(group.run(&node.meta, taken, &arg));
+                    carried_out(&mut carried, j)
                 }
-                Role::Within if carried.as_ref().is_some_and(|(last, _)| *last == j) => {
-                    carried.take().map(|(_, out)| out)
-                }
-                Role::Within => None,
+                Role::Within => carried_out(&mut carried, j),
                 Role::Alone => {
                     Some(self.run_node(j, node, op, attrs, plan, inputs, &mut results)?)
                 }
@@ -380,13 +381,18 @@ impl Graph {
             }
             results.push(Some(out));
         }
+        // Results are moved out, not copied: only a value returned twice is cloned.
         Ok(self
             .outputs
             .iter()
-            .map(|v| match v {
+            .enumerate()
+            .map(|(o, v)| match v {
                 Value::Input(i) => inputs[*i].clone(),
                 Value::Const(i) => self.consts[*i].clone(),
-                Value::Node(i) => results[*i].clone().expect("outputs live to the end"),
+                Value::Node(i) if self.outputs[o + 1..].contains(v) => {
+                    results[*i].clone().expect("outputs live to the end")
+                }
+                Value::Node(i) => results[*i].take().expect("outputs live to the end"),
             })
             .collect())
     }
@@ -442,6 +448,15 @@ impl Graph {
             many => (op.kernel)(&many.iter().map(arg).collect::<Vec<_>>(), attrs),
         }
     }
+}
+
+/// Node `j`'s result, if its group computed one that is read after the group.
+fn carried_out(
+    carried: &mut smallvec::SmallVec<[(usize, TensorData); 2]>,
+    j: usize,
+) -> Option<TensorData> {
+    let at = carried.iter().position(|(k, _)| *k == j)?;
+    Some(carried.swap_remove(at).1)
 }
 
 impl fmt::Display for Value {
