@@ -34,6 +34,11 @@ fn block_len<T>() -> usize {
 /// Rows and runs of an operand this long are read in place: blocks are cut where they end.
 const LONG_RUN: usize = 64;
 
+/// Results smaller than this run op by op: a group's fixed costs (its buffers, its walk over
+/// its members and operands) outweigh the passes it saves (the GPT demo's 1024-element
+/// activations ran 2-3% slower fused).
+const MIN_ELEMENTS: usize = 4096;
+
 /// A run of nodes this long at most is one group (its blocks' buffers stay small).
 const MAX_MEMBERS: usize = 24;
 
@@ -118,7 +123,8 @@ pub fn groups(graph: &Graph, last_use: &[usize]) -> Vec<Role> {
     }
     let mut j = 0;
     while j < graph.nodes.len() {
-        if !is_member(graph, j) {
+        let small = graph.nodes[j].meta.shape.iter().product::<usize>() < MIN_ELEMENTS;
+        if small || !is_member(graph, j) {
             j += 1;
             continue;
         }
@@ -401,26 +407,42 @@ impl Group {
         parts: &mut [&mut [MaybeUninit<T>]],
     ) {
         let len = parts[0].len();
-        // One buffer per member, then one per external that is not read in place.
-        let members = self.ops.len();
-        let mut bufs: Vec<Vec<T>> = (0..members + self.externals.len())
-            .map(|b| {
-                let used = b < members
-                    || !matches!(self.externals[b - members].1, Load::Whole | Load::Row(_));
-                vec![T::zero(); if used { block_len::<T>() } else { 0 }]
-            })
-            .collect();
+        // A block's buffer per member, then per external (used by those not read in place),
+        // no longer than the part: in this thread's scratch, kept between runs, so that a
+        // small group pays for no allocation.
+        let block = block_len::<T>().min(len);
+        let need = (self.ops.len() + self.externals.len()) * block;
+        let mut scratch = T::scratch().take();
+        if scratch.len() < need {
+            scratch.resize(need, T::zero());
+        }
+        let bufs = &mut scratch[..need];
         for (e, (_, load)) in self.externals.iter().enumerate() {
             if let (Load::One, Data::Elements(y)) = (load, &data[e]) {
-                bufs[members + e].fill(y[0]);
+                let slot = (self.ops.len() + e) * block;
+                bufs[slot..slot + block].fill(y[0]);
             }
         }
+        self.blocks_fast(bufs, block, data, n, at, parts);
+        T::scratch().set(scratch);
+    }
+
+    /// [`Group::blocks`], compiled for AVX2 where the CPU has it.
+    fn blocks_fast<T: Real>(
+        &self,
+        bufs: &mut [T],
+        block: usize,
+        data: &[Data<'_, T>],
+        n: usize,
+        at: usize,
+        parts: &mut [&mut [MaybeUninit<T>]],
+    ) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
-            return unsafe { self.blocks_avx2(&mut bufs, data, n, at, parts) };
+            return unsafe { self.blocks_avx2(bufs, block, data, n, at, parts) };
         }
-        self.blocks(&mut bufs, data, n, at, parts)
+        self.blocks(bufs, block, data, n, at, parts)
     }
 
     /// [`Group::blocks`] compiled for AVX2: wider vectors, the same operations in the same
@@ -429,20 +451,23 @@ impl Group {
     #[target_feature(enable = "avx2")]
     unsafe fn blocks_avx2<T: Real>(
         &self,
-        bufs: &mut [Vec<T>],
+        bufs: &mut [T],
+        block: usize,
         data: &[Data<'_, T>],
         n: usize,
         at: usize,
         parts: &mut [&mut [MaybeUninit<T>]],
     ) {
-        self.blocks(bufs, data, n, at, parts)
+        self.blocks(bufs, block, data, n, at, parts)
     }
 
-    /// The blocks of [`Group::part`], `bufs` a block's buffer per member, then per external.
+    /// The blocks of [`Group::part`], `bufs` a buffer of `block` elements per member, then
+    /// per external.
     #[inline(always)]
     fn blocks<T: Real>(
         &self,
-        bufs: &mut [Vec<T>],
+        bufs: &mut [T],
+        block: usize,
         data: &[Data<'_, T>],
         n: usize,
         at: usize,
@@ -457,12 +482,13 @@ impl Group {
             let m = self
                 .externals
                 .iter()
-                .fold(block_len::<T>().min(len - b0), |m, (_, load)| match load {
+                .fold(block.min(len - b0), |m, (_, load)| match load {
                     Load::Row(r) | Load::Lane(r) => m.min(r - start % r),
                     _ => m,
                 });
             for (e, (_, load)) in self.externals.iter().enumerate() {
-                let buf = &mut bufs[members + e];
+                let slot = (members + e) * block;
+                let buf = &mut bufs[slot..slot + block];
                 match (load, &data[e]) {
                     (Load::Lane(run), Data::Elements(y)) => buf[..m].fill(y[start / run]),
                     (Load::Spread(how), Data::Elements(y)) => {
@@ -479,20 +505,22 @@ impl Group {
                 }
             }
             for (k, op) in self.ops.iter().enumerate() {
-                let get = |x| operand_block(x, bufs, data, &self.externals, start, m);
-                if let Some(o) = self.direct[k] {
-                    compute(op, &mut parts[o][b0..b0 + m], get, MaybeUninit::new);
-                    continue;
+                // The member's buffer apart from the others (earlier members before it,
+                // later members and externals after it), which its op reads.
+                let (before, rest) = bufs.split_at_mut(k * block);
+                let (mine, after) = rest.split_at_mut(block);
+                let slots = Slots {
+                    before,
+                    after,
+                    k,
+                    block,
+                    members,
+                };
+                let get = |x| slots.operand(x, data, &self.externals, start, m);
+                match self.direct[k] {
+                    Some(o) => compute(op, &mut parts[o][b0..b0 + m], get, MaybeUninit::new),
+                    None => compute(op, &mut mine[..m], get, |x| x),
                 }
-                // The member's buffer, out of the others while it is written.
-                let mut out = std::mem::take(&mut bufs[k]);
-                compute(
-                    op,
-                    &mut out[..m],
-                    |x| operand_block(x, bufs, data, &self.externals, start, m),
-                    |x| x,
-                );
-                bufs[k] = out;
             }
             for (((k, _), p), direct) in self
                 .outputs
@@ -501,7 +529,7 @@ impl Group {
                 .zip(&self.direct_outputs)
             {
                 if !direct {
-                    for (d, &x) in p[b0..b0 + m].iter_mut().zip(&bufs[*k][..m]) {
+                    for (d, &x) in p[b0..b0 + m].iter_mut().zip(&bufs[k * block..][..m]) {
                         d.write(x);
                     }
                 }
@@ -511,25 +539,44 @@ impl Group {
     }
 }
 
-/// A member's operand over the block of `m` elements from `start`: a member's buffer, an
-/// external operand's buffer, or the elements of an operand read in place.
-#[inline(always)]
-fn operand_block<'b, T: Real>(
-    x: Operand,
-    bufs: &'b [Vec<T>],
-    data: &'b [Data<'_, T>],
-    externals: &[(Value, Load)],
-    start: usize,
-    m: usize,
-) -> &'b [T] {
-    let members = bufs.len() - externals.len();
-    match x {
-        Operand::Member(j) => &bufs[j][..m],
-        Operand::External(e) => match (&externals[e].1, &data[e]) {
-            (Load::Whole, Data::Elements(y)) => &y[start..start + m],
-            (Load::Row(r), Data::Elements(y)) => &y[start % r..start % r + m],
-            _ => &bufs[members + e][..m],
-        },
+/// The block buffers around member `k`'s: those of the members before it, and those of
+/// the members after it and of the externals.
+struct Slots<'b, T> {
+    before: &'b [T],
+    after: &'b [T],
+    k: usize,
+    block: usize,
+    members: usize,
+}
+
+impl<'b, T: Real> Slots<'b, T> {
+    /// An operand of member `k` over the block of `m` elements from `start`: an earlier
+    /// member's buffer, an external's buffer, or an external's elements read in place.
+    #[inline(always)]
+    fn operand(
+        &self,
+        x: Operand,
+        data: &'b [Data<'_, T>],
+        externals: &[(Value, Load)],
+        start: usize,
+        m: usize,
+    ) -> &'b [T] {
+        let slot = |s: usize| -> &'b [T] {
+            debug_assert_ne!(s, self.k, "a member does not read itself");
+            if s < self.k {
+                &self.before[s * self.block..][..m]
+            } else {
+                &self.after[(s - self.k - 1) * self.block..][..m]
+            }
+        };
+        match x {
+            Operand::Member(j) => slot(j),
+            Operand::External(e) => match (&externals[e].1, &data[e]) {
+                (Load::Whole, Data::Elements(y)) => &y[start..start + m],
+                (Load::Row(r), Data::Elements(y)) => &y[start % r..start % r + m],
+                _ => slot(self.members + e),
+            },
+        }
     }
 }
 

@@ -134,9 +134,11 @@ fn groups_are_runs_of_elementwise_nodes_of_one_shape_and_float_type() {
     let s = ap(&mut g, "add", &[t, b]); // v3: alone, no dead operand of its shape
     let k = ap(&mut g, "neg", &[i]); // v4: int64 is not fused
     let k = ap(&mut g, "abs", &[k]); // v5
-    let u = ap(&mut g, "sqrt", &[s]); // v6: alone, in its dead operand's buffer
-    g.outputs = vec![u, k, sq];
-    assert_eq!(groups_of(&g), [(0, 1, vec![1]), (6, 6, vec![6])]);
+    let u = ap(&mut g, "sqrt", &[s]); // v6: alone, too small to pay for a group
+    let p = ap(&mut g, "matmul", &[x, x]); // v7
+    let r = ap(&mut g, "relu", &[p]); // v8: alone, in its dead operand's buffer
+    g.outputs = vec![u, k, sq, r];
+    assert_eq!(groups_of(&g), [(0, 1, vec![1]), (8, 8, vec![8])]);
     let ints: Vec<Scalar> = (0..90_000).map(|n| Scalar::Int(n % 7 - 3)).collect();
     let inputs = vec![
         data(&[300, 300], 1.0, DType::Float64),
@@ -149,4 +151,5 @@ fn groups_are_runs_of_elementwise_nodes_of_one_shape_and_float_type() {
     assert_eq!(got[0], want[6]);
     assert_eq!(got[1], want[5]);
     assert_eq!(got[2], want[1]);
+    assert_eq!(got[3], want[8]);
 }

@@ -23,7 +23,8 @@ pub trait Real: LinalgScalar + Default + std::fmt::Debug + Send + Sync {
     fn unary(op: Unary, x: Self) -> Self;
     /// softmax (or log_softmax) of each run of `lane` elements of `buf`, in place.
     fn softmax(buf: &mut [Self], lane: usize, log: bool);
-    /// This thread's scratch buffer for lowered runs of this type, kept between calls.
+    /// This thread's scratch buffer for lowered runs and fused groups of this type, kept
+    /// between calls.
     fn scratch() -> &'static LocalKey<Cell<Vec<Self>>>;
 }
 
