@@ -83,7 +83,7 @@ pub fn run_in(meta: &Meta, own: TensorData) -> Result<TensorData, TensorData> {
 mod tests {
     use super::*;
     use crate::graph::Graph;
-    use crate::tensor::{Attr, Attrs, DType, Scalar, registry};
+    use crate::tensor::{Attr, Attrs, DType, Scalar};
 
     fn f32s(shape: &[usize], seed: f64) -> TensorData {
         let n: usize = shape.iter().product();
@@ -136,19 +136,7 @@ mod tests {
         ];
         let refs: Vec<&TensorData> = inputs.iter().collect();
 
-        let mut results: Vec<TensorData> = Vec::new();
-        for node in &g.nodes {
-            let args: Vec<&TensorData> = node
-                .inputs
-                .iter()
-                .map(|v| match v {
-                    Value::Input(i) => &inputs[*i],
-                    Value::Const(i) => &g.consts[*i],
-                    Value::Node(i) => &results[*i],
-                })
-                .collect();
-            results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
-        }
+        let results = g.eager_results(&inputs);
         let got = g.run(&refs).unwrap();
         let want = [&results[6], &results[2]];
         for (a, b) in got.iter().zip(want) {
@@ -207,19 +195,7 @@ mod tests {
             [false, true, false, true, false, false, false, false]
         );
 
-        let mut results: Vec<TensorData> = Vec::new();
-        for node in &g.nodes {
-            let args: Vec<&TensorData> = node
-                .inputs
-                .iter()
-                .map(|v| match v {
-                    Value::Input(i) => &inputs[*i],
-                    Value::Const(i) => &g.consts[*i],
-                    Value::Node(i) => &results[*i],
-                })
-                .collect();
-            results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
-        }
+        let results = g.eager_results(&inputs);
         let refs: Vec<&TensorData> = inputs.iter().collect();
         let got = g.run(&refs).unwrap();
         assert_eq!(got[0], results[7]);

@@ -240,6 +240,26 @@ impl Graph {
         }))
     }
 
+    /// Every node's result, computed through the registry one node after another, as eager
+    /// execution computes them: what the graph's runs are compared with.
+    #[cfg(test)]
+    pub(crate) fn eager_results(&self, inputs: &[TensorData]) -> Vec<TensorData> {
+        let mut results: Vec<TensorData> = Vec::new();
+        for node in &self.nodes {
+            let args: Vec<&TensorData> = node
+                .inputs
+                .iter()
+                .map(|v| match v {
+                    Value::Input(i) => &inputs[*i],
+                    Value::Const(i) => &self.consts[*i],
+                    Value::Node(i) => &results[*i],
+                })
+                .collect();
+            results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
+        }
+        results
+    }
+
     /// Each node's part in the groups of elementwise ops the graph runs fused.
     #[cfg(test)]
     pub(crate) fn fusion_roles(&self) -> Vec<Role> {

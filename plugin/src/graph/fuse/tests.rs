@@ -1,5 +1,5 @@
 use super::*;
-use crate::tensor::{Attrs, Meta, Scalar, registry};
+use crate::tensor::{Attrs, Meta, Scalar};
 
 fn data(shape: &[usize], seed: f64, dtype: DType) -> TensorData {
     scaled(shape, seed, 3.0, dtype)
@@ -11,24 +11,6 @@ fn scaled(shape: &[usize], seed: f64, scale: f64, dtype: DType) -> TensorData {
         .map(|i| Scalar::Float(((i as f64 + seed) * 0.37).sin() * scale))
         .collect();
     TensorData::from_scalars(shape, &values, dtype).unwrap()
-}
-
-/// Every node's result computed by the registry, one op after another, as eager code does.
-fn op_by_op(g: &Graph, inputs: &[TensorData]) -> Vec<TensorData> {
-    let mut results: Vec<TensorData> = Vec::new();
-    for node in &g.nodes {
-        let args: Vec<&TensorData> = node
-            .inputs
-            .iter()
-            .map(|v| match v {
-                Value::Input(i) => &inputs[*i],
-                Value::Const(i) => &g.consts[*i],
-                Value::Node(i) => &results[*i],
-            })
-            .collect();
-        results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
-    }
-    results
 }
 
 /// The first and last node of each group the graph runs fused, and the nodes it returns.
@@ -107,7 +89,7 @@ fn fused_groups_compute_what_the_ops_compute_one_by_one() {
         let g = layer(dtype);
         assert_eq!(groups_of(&g), [(1, 13, vec![9, 13])], "{dtype:?}");
         let inputs = layer_inputs(dtype);
-        let want = op_by_op(&g, &inputs);
+        let want = g.eager_results(&inputs);
         let refs: Vec<&TensorData> = inputs.iter().collect();
         let got = g.run(&refs).unwrap();
         assert_eq!(got[0], want[13], "{dtype:?}");
@@ -145,7 +127,7 @@ fn groups_are_runs_of_elementwise_nodes_of_one_shape_and_float_type() {
         data(&[300], 2.0, DType::Float64),
         TensorData::from_scalars(&[300, 300], &ints, DType::Int64).unwrap(),
     ];
-    let want = op_by_op(&g, &inputs);
+    let want = g.eager_results(&inputs);
     let refs: Vec<&TensorData> = inputs.iter().collect();
     let got = g.run(&refs).unwrap();
     assert_eq!(got[0], want[6]);

@@ -1,7 +1,7 @@
 //! Lowered graphs against the registry, op by op: same results, bit for bit.
 
 use super::*;
-use crate::tensor::{Attr, Attrs, Meta, Scalar, TensorData, registry};
+use crate::tensor::{Attr, Attrs, Meta, Scalar, TensorData};
 
 thread_local! {
     /// The element type of the graphs the tests build.
@@ -27,20 +27,7 @@ fn random(shape: &[usize]) -> TensorData {
 
 /// The graph's nodes run one by one through the registry, as eager execution runs them.
 fn eager(g: &Graph, inputs: &[TensorData]) -> Vec<TensorData> {
-    let mut results: Vec<TensorData> = Vec::new();
-    for node in &g.nodes {
-        let args: Vec<&TensorData> = node
-            .inputs
-            .iter()
-            .map(|v| match v {
-                Value::Input(i) => &inputs[*i],
-                Value::Const(i) => &g.consts[*i],
-                Value::Node(i) => &results[*i],
-            })
-            .collect();
-        let out = registry().call(&node.op, &args, &node.attrs).unwrap();
-        results.push(out);
-    }
+    let results = g.eager_results(inputs);
     g.outputs
         .iter()
         .map(|v| match v {

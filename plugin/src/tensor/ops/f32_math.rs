@@ -92,8 +92,6 @@ macro_rules! wide_vectors {
     }};
 }
 
-pub(crate) use wide_vectors;
-
 /// `f` over a float32 slice, through f64, into a new vector, in one vectorized pass.
 pub fn map_through_f64(xs: &[f32], f: impl Fn(f64) -> f64 + Sync) -> Vec<f32> {
     // A plain loop over a zeroed vector: `collect` would be a call compiled without AVX2.
