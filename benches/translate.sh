@@ -36,5 +36,5 @@ for name in mlp_tiny mlp_large attention_tiny attention_large; do
 done
 g=$(echo "$OUT" | sed -n 's/^cache_hit guards=\([0-9]*\).*/\1/p' | head -1)
 h=$(field cache_hit per_call); gc=$(field cache_hit graph_call); ee=$(field cache_hit eager)
-printf '\ncache hit, %s guards: %.0f ns per call (graph alone %.0f ns, so guards + replaced frame %.0f ns; eager %.0f ns)\n' \
+printf '\ncache hit, %s guards: %.0f ns per call (graph alone %.0f ns, so the frame, the hook and its guards %.0f ns; eager %.0f ns)\n' \
   "$g" "$(echo "$h * 1000000000" | bc -l)" "$(echo "$gc * 1000000000" | bc -l)" "$(echo "($h - $gc) * 1000000000" | bc -l)" "$(echo "$ee * 1000000000" | bc -l)"

@@ -1,9 +1,10 @@
 //! A captured graph, built in Rust through the op registry, runs as a Python callable: the
 //! form in which the translator's replacement code calls it (the roots of its inputs passed,
-//! the tensors under them read natively).
+//! the tensors under them read natively), or as the hook runs it itself on a cache hit.
 
 mod common;
 
+use std::path::Path;
 use std::sync::Arc;
 
 use common::*;
@@ -171,4 +172,27 @@ fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
                 .contains("TypeError: a compiled graph: an input under L['m'] is missing")
         );
     });
+}
+
+/// A cache hit whose replacement would only call the graph and return its result gets that
+/// result from the hook, with no replacement frame: for a function of its arguments, a
+/// module's forward pass and a function of a global. One with an effect to replay runs its
+/// replacement, and a graph that fails in the hook runs again in the replacement frame, which
+/// raises with the function's own traceback entry.
+#[test]
+fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/direct_hits.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "arguments: same=True hits=2 direct=2",
+        "module: same=True hits=2 direct=2",
+        "global root: same=True hits=2 direct=2",
+        "side effect: same=True hits=2 direct=0",
+        "effects replayed: 4",
+        "overflow raised in: times line 57",
+        "overflow: hits 1 direct 0",
+    ] {
+        assert!(text.contains(line), "{line:?} missing from:\n{text}");
+    }
 }

@@ -14,6 +14,7 @@ use crate::graph::Graph;
 use crate::translate::breaks::BreakPolicy;
 use crate::translate::breaks::ResumeCache;
 use crate::translate::convert_frame::{Failure, translate};
+use crate::translate::direct_call::DirectCall;
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
 use crate::translate::guards::guard::Check;
 use crate::translate::guards::guard::GuardSet;
@@ -55,16 +56,20 @@ impl Default for Options {
 pub struct Stats {
     pub translations: AtomicU64,
     pub cache_hits: AtomicU64,
+    /// Cache hits whose result the hook returned itself, with no replacement frame
+    /// (`direct_call`).
+    pub direct_hits: AtomicU64,
     pub cache_misses: AtomicU64,
     pub recompiles: AtomicU64,
     pub fallbacks: AtomicU64,
 }
 
 impl Stats {
-    pub fn snapshot(&self) -> [(&'static str, u64); 5] {
+    pub fn snapshot(&self) -> [(&'static str, u64); 6] {
         [
             ("translations", self.translations.load(Ordering::Relaxed)),
             ("cache_hits", self.cache_hits.load(Ordering::Relaxed)),
+            ("direct_hits", self.direct_hits.load(Ordering::Relaxed)),
             ("cache_misses", self.cache_misses.load(Ordering::Relaxed)),
             ("recompiles", self.recompiles.load(Ordering::Relaxed)),
             ("fallbacks", self.fallbacks.load(Ordering::Relaxed)),
@@ -74,6 +79,7 @@ impl Stats {
         for c in [
             &self.translations,
             &self.cache_hits,
+            &self.direct_hits,
             &self.cache_misses,
             &self.recompiles,
             &self.fallbacks,
@@ -91,6 +97,9 @@ pub struct Entry {
     /// How the replacement passes the graph its inputs (read again to check a dynamic graph's
     /// shapes).
     pub call: Arc<crate::translate::graph_call::GraphCall>,
+    /// How the hook returns the graph's result itself, when the replacement would only call
+    /// the graph and return its result.
+    pub direct: Option<Arc<DirectCall>>,
 }
 
 impl Entry {
@@ -312,14 +321,27 @@ impl Translator {
         }
         // The guard each entry failed on (None: the guards changed while they were checked).
         let mut missed: Vec<Miss> = Vec::new();
-        for entry in &state.entries {
+        let mut hit = None;
+        for (k, entry) in state.entries.iter().enumerate() {
             match entry.fits(frame, vm) {
                 Ok(()) => {
-                    self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok(FrameDecision::replace(entry.code.clone()));
+                    hit = Some(k);
+                    break;
                 }
                 Err(g) => missed.push(g),
             }
+        }
+        if let Some(k) = hit {
+            self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+            let code = state.entries[k].code.clone();
+            let direct = state.entries[k].direct.clone();
+            // Another thread calling this function does not wait for this one's graph.
+            drop(state);
+            if let Some(result) = direct.and_then(|d| d.run(frame, vm)) {
+                self.stats.direct_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(FrameDecision::returns(result));
+            }
+            return Ok(FrameDecision::replace(code));
         }
         let what = describe(code);
         if !missed.is_empty() {
@@ -565,11 +587,17 @@ impl Translator {
                 text: t.graph.to_string(),
             });
         }
+        let direct = t
+            .returns_graph_result
+            .then(|| DirectCall::new(&t.graph, &t.call, frame.code(), vm))
+            .flatten()
+            .map(Arc::new);
         Ok(Entry {
             guards: t.guards,
             code: t.code,
             graph: t.graph,
             call: t.call,
+            direct,
         })
     }
 }

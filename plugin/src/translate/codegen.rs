@@ -260,6 +260,19 @@ fn is_graph_result(result: &Template, call: &GraphCall, n_outputs: usize) -> boo
     }
 }
 
+/// Whether the replacement code only calls the graph and returns what it returns: no effect
+/// to replay, nothing raised, the frame's result the graph's result.
+pub fn returns_graph_result(
+    graph: Option<(&str, &GraphCall, usize)>,
+    effects: &[Replay],
+    result: &Template,
+    raises: bool,
+) -> bool {
+    !raises
+        && effects.is_empty()
+        && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n))
+}
+
 /// The replacement code for `original`: `graph` names the compiled graph in the frame's
 /// globals, how it is called and how many outputs it has (absent when there is no graph to
 /// run).
@@ -273,9 +286,7 @@ pub fn generate(
     vm: &VirtualMachine,
 ) -> SimResult<PyRef<PyCode>> {
     let mut layout = CodeLayout::of(original);
-    let direct = !raises
-        && effects.is_empty()
-        && graph.is_some_and(|(_, call, n)| is_graph_result(result, call, n));
+    let direct = returns_graph_result(graph, effects, result, raises);
     if graph.is_some() && !direct {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }

@@ -2,6 +2,7 @@
 //! calls on every cache hit, with the roots of its inputs (`graph_call`); it returns the lone
 //! output itself or the tuple of the outputs.
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use rustpython_vm::builtins::{PyFloat, PyInt};
@@ -48,68 +49,85 @@ impl CompiledGraph {
             }));
     }
 
-    /// Input `i`, a Python number, as the 0-d tensor the graph takes: converted to the
-    /// input's dtype as eager arithmetic converts a number next to a tensor.
-    fn number_input(&self, i: usize, o: &PyObject, vm: &VirtualMachine) -> PyResult<TensorData> {
-        let meta = &self.graph.inputs[i];
-        let scalar = if let Some(f) = o.downcast_ref::<PyFloat>() {
-            Scalar::Float(f.to_f64())
-        } else if let Some(n) = o.downcast_ref::<PyInt>() {
-            Scalar::Int(
-                n.try_to_primitive::<i64>(vm)
-                    .map_err(|_| vm.new_overflow_error("Python int too large for int64"))?,
-            )
-        } else {
-            return Err(vm.new_type_error(format!(
-                "a compiled graph takes tensors and numbers, not {}",
-                o.class().name()
-            )));
-        };
-        if !meta.shape.is_empty() {
-            return Err(vm.new_type_error(format!(
-                "input {i} of a compiled graph is a tensor of shape {:?}, not a number",
-                meta.shape
-            )));
-        }
-        Ok(TensorData::full(&[], scalar, meta.dtype))
-    }
-
     fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
-        let mut held = SmallVec::new();
-        let objects = self.call.gather(roots, &mut held, vm)?;
-        // Plain loops rather than collecting `Result`s: this runs on every cache hit.
-        let mut locks: SmallVec<[_; 8]> = SmallVec::with_capacity(objects.len());
-        // Numbers that are graph inputs, made into the 0-d tensors the graph takes.
-        let mut numbers: SmallVec<[TensorData; 2]> = SmallVec::new();
-        for (i, o) in objects.iter().enumerate() {
-            match o.downcast_ref::<PyTensor>() {
-                Some(t) => locks.push(Some(t.read())),
-                None => {
-                    numbers.push(self.number_input(i, o, vm)?);
-                    locks.push(None);
-                }
-            }
-        }
-        let mut refs: SmallVec<[&TensorData; 8]> = SmallVec::with_capacity(locks.len());
-        let mut next_number = numbers.iter();
-        for lock in &locks {
-            match lock {
-                Some(l) => refs.push(&**l),
-                None => refs.push(next_number.next().expect("one per number input")),
-            }
-        }
-        let outs = crate::tensor::registry::guarded("a compiled graph", || self.graph.run(&refs))
-            .map_err(|e| e.into_exception(vm))?;
-        drop(refs);
-        drop(locks);
-        let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
-        if !self.call.returns_tuple
-            && let Some(only) = items.next()
-        {
-            return Ok(only);
-        }
-        Ok(vm.ctx.new_tuple(items.collect()).into())
+        run_graph(&self.graph, &self.call, roots, vm)
     }
+}
+
+/// Run `graph` on the inputs under `roots` (what the replacement code passes, or what the
+/// cache passes straight from the frame when it returns the graph's result itself,
+/// `translate::direct_call`): its lone output, or the tuple of its outputs.
+pub fn run_graph<R: Deref<Target = PyObject>>(
+    graph: &Graph,
+    call: &GraphCall,
+    roots: &[R],
+    vm: &VirtualMachine,
+) -> PyResult {
+    let mut held = SmallVec::new();
+    let objects = call.gather(roots, &mut held, vm)?;
+    // Plain loops rather than collecting `Result`s: this runs on every cache hit.
+    let mut locks: SmallVec<[_; 8]> = SmallVec::with_capacity(objects.len());
+    // Numbers that are graph inputs, made into the 0-d tensors the graph takes.
+    let mut numbers: SmallVec<[TensorData; 2]> = SmallVec::new();
+    for (i, o) in objects.iter().enumerate() {
+        match o.downcast_ref::<PyTensor>() {
+            Some(t) => locks.push(Some(t.read())),
+            None => {
+                numbers.push(number_input(graph, i, o, vm)?);
+                locks.push(None);
+            }
+        }
+    }
+    let mut refs: SmallVec<[&TensorData; 8]> = SmallVec::with_capacity(locks.len());
+    let mut next_number = numbers.iter();
+    for lock in &locks {
+        match lock {
+            Some(l) => refs.push(&**l),
+            None => refs.push(next_number.next().expect("one per number input")),
+        }
+    }
+    let outs = crate::tensor::registry::guarded("a compiled graph", || graph.run(&refs))
+        .map_err(|e| e.into_exception(vm))?;
+    drop(refs);
+    drop(locks);
+    let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
+    if !call.returns_tuple
+        && let Some(only) = items.next()
+    {
+        return Ok(only);
+    }
+    Ok(vm.ctx.new_tuple(items.collect()).into())
+}
+
+/// Input `i`, a Python number, as the 0-d tensor the graph takes: converted to the input's
+/// dtype as eager arithmetic converts a number next to a tensor.
+fn number_input(
+    graph: &Graph,
+    i: usize,
+    o: &PyObject,
+    vm: &VirtualMachine,
+) -> PyResult<TensorData> {
+    let meta = &graph.inputs[i];
+    let scalar = if let Some(f) = o.downcast_ref::<PyFloat>() {
+        Scalar::Float(f.to_f64())
+    } else if let Some(n) = o.downcast_ref::<PyInt>() {
+        Scalar::Int(
+            n.try_to_primitive::<i64>(vm)
+                .map_err(|_| vm.new_overflow_error("Python int too large for int64"))?,
+        )
+    } else {
+        return Err(vm.new_type_error(format!(
+            "a compiled graph takes tensors and numbers, not {}",
+            o.class().name()
+        )));
+    };
+    if !meta.shape.is_empty() {
+        return Err(vm.new_type_error(format!(
+            "input {i} of a compiled graph is a tensor of shape {:?}, not a number",
+            meta.shape
+        )));
+    }
+    Ok(TensorData::full(&[], scalar, meta.dtype))
 }
 
 impl Callable for CompiledGraph {

@@ -18,7 +18,9 @@ use crate::translate::breaks::{
     AtFailure, BreakPolicy, GraphBreak, NotBreakable, ResumeCache, ResumeShape, located_at,
     not_breakable, replayed,
 };
-use crate::translate::codegen::{BreakPlan, HandlerPlan, generate, generate_break};
+use crate::translate::codegen::{
+    BreakPlan, HandlerPlan, generate, generate_break, returns_graph_result,
+};
 use crate::translate::executor::{SimFrame, Slot, Stop, TopOutcome, at_failure};
 use crate::translate::graph_call::GraphCall;
 use crate::translate::guards::GuardSet;
@@ -39,6 +41,9 @@ pub struct Translation {
     pub inlined: Vec<String>,
     /// The graph break this translation ends in, if it does.
     pub graph_break: Option<GraphBreak>,
+    /// The replacement code only calls the graph and returns its result
+    /// (`codegen::returns_graph_result`).
+    pub returns_graph_result: bool,
 }
 
 /// Why there is no translation.
@@ -202,9 +207,12 @@ fn translate_whole(
     let has_graph = !graph.outputs.is_empty();
     state.finish_guards(&graph).map_err(|e| failure(e, false))?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    let graph_call = has_graph.then_some((graph_global, &call, graph.outputs.len()));
+    let returns_graph_result =
+        returns_graph_result(graph_call, &result.replays, &result.template, result.raises);
     let code = generate(
         view.code(),
-        has_graph.then_some((graph_global, &call, graph.outputs.len())),
+        graph_call,
         &result.replays,
         &result.template,
         result.raises,
@@ -219,6 +227,7 @@ fn translate_whole(
         code,
         inlined: state.inlined,
         graph_break: None,
+        returns_graph_result,
     })
 }
 
@@ -366,6 +375,7 @@ pub(crate) fn break_translation(
         code,
         inlined: state.inlined,
         graph_break: Some(graph_break),
+        returns_graph_result: false,
     })
 }
 

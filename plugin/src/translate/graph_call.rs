@@ -74,9 +74,9 @@ impl GraphCall {
     /// The input objects, read from the roots passed. Each is borrowed from a root, from a
     /// tuple under it, or from `held`, which keeps what was read out of a list or a dictionary
     /// (another thread may replace those entries) until the caller is done.
-    pub fn gather<'a>(
+    pub fn gather<'a, R: std::ops::Deref<Target = PyObject>>(
         &self,
-        roots: &'a [PyObjectRef],
+        roots: &'a [R],
         held: &'a mut SmallVec<[PyObjectRef; 8]>,
         vm: &VirtualMachine,
     ) -> PyResult<SmallVec<[&'a PyObject; 8]>> {

@@ -9,7 +9,9 @@
 //! * [`FrameAction::RunDefault`]: run the frame as is;
 //! * [`FrameAction::SkipCode`]: run it as is and never consult the hook for this code again;
 //! * [`FrameAction::Replace`]: run another code object in a new frame, whose arguments, locals,
-//!   cells and free variables are taken **by name** from the original frame.
+//!   cells and free variables are taken **by name** from the original frame;
+//! * [`FrameAction::Return`]: the plugin has computed what the frame returns, and the frame
+//!   does not run (PEP 523's eval function returns the result it computed).
 //!
 //! Generator, coroutine and async-generator frames always run as is. A hook that asks for them
 //! ([`EvalFrameHook::wants_generator_events`]) is told when such a frame starts for the first
@@ -87,6 +89,10 @@ pub enum FrameAction {
     /// Run this code object in a new frame instead; arguments, locals, cells and free variables
     /// are copied from the original frame by name.
     Replace(PyRef<PyCode>),
+    /// Return this value as the frame's result without running the frame. The call still
+    /// counts toward the recursion limit: at the limit it raises `RecursionError` as entering
+    /// the frame would have.
+    Return(PyObjectRef),
 }
 
 /// The mode for the frames that a frame calls, while it runs.
@@ -114,6 +120,9 @@ impl FrameDecision {
     }
     pub fn replace(code: PyRef<PyCode>) -> Self {
         Self { action: FrameAction::Replace(code), callees: CalleeMode::Inherit }
+    }
+    pub fn returns(value: PyObjectRef) -> Self {
+        Self { action: FrameAction::Return(value), callees: CalleeMode::Inherit }
     }
     pub fn with_callees(mut self, callees: CalleeMode) -> Self {
         self.callees = callees;
@@ -392,6 +401,7 @@ impl Drop for ModeGuard<'_> {
 enum Verdict {
     Default(CalleeMode),
     Replace(Arc<SlotMap>, CalleeMode),
+    Return(PyObjectRef),
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> &str {
@@ -452,6 +462,18 @@ fn consult(vm: &VirtualMachine, iframe: &InterpreterFrame, entry: FrameEntry) ->
         FrameAction::SkipCode => {
             code.set_eval_hook_skipped(true);
             Verdict::Default(decision.callees)
+        }
+        FrameAction::Return(value) => {
+            if entry != FrameEntry::Call {
+                log::warn!(
+                    target: "eval_hook",
+                    "result refused for {}: generator frames always run as is",
+                    view.describe()
+                );
+                Verdict::Default(decision.callees)
+            } else {
+                Verdict::Return(value)
+            }
         }
         FrameAction::Replace(new_code) => {
             if entry != FrameEntry::Call {
@@ -593,7 +615,18 @@ pub(crate) fn run_frame_fast_hooked(vm: &VirtualMachine, iframe: &mut Interprete
             let _callees = ModeGuard::for_callees(vm, callees);
             run_replacement_fast(vm, iframe, &map)
         }
+        Verdict::Return(value) => returned(vm, value),
     }
+}
+
+/// The result a plugin computed for a frame, or the `RecursionError` that entering the frame
+/// would have raised.
+fn returned(vm: &VirtualMachine, value: PyObjectRef) -> PyResult {
+    // `enter_iframe`'s check (`check_recursive_call`, private to `vm`).
+    if vm.current_recursion_depth() >= vm.recursion_limit.get() {
+        return Err(vm.new_recursion_error("maximum recursion depth exceeded ".to_owned()));
+    }
+    Ok(value)
 }
 
 fn run_replacement_fast(vm: &VirtualMachine, orig: &mut InterpreterFrame, map: &SlotMap) -> PyResult {
@@ -646,6 +679,7 @@ pub(crate) fn run_frame_hooked(vm: &VirtualMachine, frame: crate::frame::FrameOb
             let _callees = ModeGuard::for_callees(vm, callees);
             run_replacement_heap(vm, &frame, &map)
         }
+        Verdict::Return(value) => returned(vm, value),
     }
 }
 

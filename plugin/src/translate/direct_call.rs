@@ -1,0 +1,103 @@
+//! A cache hit whose replacement code would only call the graph and return what it returns
+//! (`codegen::returns_graph_result`): the hook runs the graph itself and hands the VM the
+//! frame's result (`FrameAction::Return`), so no replacement frame is made, filled by name, run
+//! through its five instructions and released. On the tiny forward passes of
+//! `benches/translate.py` that frame was about a tenth of a cache hit.
+//!
+//! The result is exactly what the replacement frame would return: the graph reads the same
+//! roots, found as the replacement's loads find them. A call is direct only when every root is
+//! a plain local slot of the frame (an argument: a frame's other locals are unbound when it
+//! starts; `LOAD_FAST`) or a global (`LOAD_GLOBAL`, which the guards have found in the
+//! globals). Below the roots the graph reads what the guards have just read: items, keys,
+//! instance dictionaries, and attributes guarded to be instance-dictionary entries of a class
+//! guarded unchanged, so no Python code runs.
+//!
+//! When the graph fails (an error in a kernel, a number too large for its input), the
+//! replacement frame runs instead and raises what it raises, with its traceback entry: the
+//! graph is pure (a random op or any other side effect ends a graph) and so are the reads, so
+//! running them again changes nothing.
+
+use std::sync::Arc;
+
+use rustpython_vm::builtins::{PyCode, PyStrInterned};
+use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
+use rustpython_vm::eval_hook::FrameView;
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
+use smallvec::SmallVec;
+
+use crate::graph::Graph;
+use crate::translate::compiled_graph::run_graph;
+use crate::translate::graph_call::GraphCall;
+use crate::translate::source::Source;
+
+pub struct DirectCall {
+    graph: Arc<Graph>,
+    call: Arc<GraphCall>,
+    roots: SmallVec<[Root; 4]>,
+}
+
+/// Where a root is read from.
+enum Root {
+    /// A slot of the original frame.
+    Slot(usize),
+    /// An entry of the frame's globals.
+    Global(&'static PyStrInterned),
+}
+
+impl DirectCall {
+    /// The direct call of a translation of `code` whose replacement only calls its graph and
+    /// returns the graph's result, if its inputs allow one (see the module's comment).
+    pub fn new(
+        graph: &Arc<Graph>,
+        call: &Arc<GraphCall>,
+        code: &PyCode,
+        vm: &VirtualMachine,
+    ) -> Option<Self> {
+        let names = code.localsplus_names();
+        let roots = call
+            .roots
+            .iter()
+            .map(|root| match root {
+                Source::Local(name) => names
+                    .iter()
+                    .position(|n| n.as_str() == name)
+                    .filter(|&i| code.localspluskinds[i] & (CO_FAST_CELL | CO_FAST_FREE) == 0)
+                    .map(Root::Slot),
+                Source::Global(name) => Some(Root::Global(vm.ctx.intern_str(name.as_str()))),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        Some(DirectCall {
+            graph: graph.clone(),
+            call: call.clone(),
+            roots,
+        })
+    }
+
+    /// The frame's result, or `None`: then the replacement frame runs (an unbound root, or
+    /// the graph failed).
+    pub fn run(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        let mut globals: SmallVec<[PyObjectRef; 2]> = SmallVec::new();
+        for root in &self.roots {
+            if let Root::Global(name) = root {
+                globals.push(frame.globals().get_item_opt(*name, vm).ok().flatten()?);
+            }
+        }
+        let mut next_global = globals.iter();
+        let roots = self
+            .roots
+            .iter()
+            .map(|root| match root {
+                Root::Slot(i) => frame.local_ref(*i),
+                Root::Global(_) => next_global.next().map(|g| &**g),
+            })
+            .collect::<Option<SmallVec<[&PyObject; 4]>>>()?;
+        match run_graph(&self.graph, &self.call, &roots, vm) {
+            Ok(result) => Some(result),
+            Err(e) => {
+                log::debug!(target: crate::log_targets::GRAPH, "{}: the graph called from the hook failed ({}); the replacement frame runs it", frame.describe(), e.as_object().class().name());
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+"""Cache hits whose replacement would only call the graph and return its result: the hook
+returns the result itself (`direct_hits`). Each case prints its name, whether the traced
+results equal eager ones, and how many of its hits were direct."""
+import sys
+import traceback
+
+import symtrace as st
+import symtrace.nn as nn
+
+st.manual_seed(0)
+
+
+def hits_of(name, fn, *args, calls=3):
+    before = st.stats()
+    results = [fn(*args) for _ in range(calls)]
+    after = st.stats()
+    eager = st.disable(fn)(*args)
+    same = all(r.tolist() == eager.tolist() for r in results)
+    print(f"{name}: same={same} hits={after['cache_hits'] - before['cache_hits']} "
+          f"direct={after['direct_hits'] - before['direct_hits']}")
+
+
+def forward(layers, x):
+    for w, b in layers:
+        x = st.relu(x @ w + b)
+    return x.softmax(dim=-1)
+
+
+layers = [(st.randn(8, 8), st.randn(8)) for _ in range(3)]
+hits_of("arguments", forward, layers, st.randn(2, 8))
+
+model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4))
+hits_of("module", model, st.randn(2, 8))
+
+SCALE = st.randn(8)
+
+
+def uses_a_global(x):
+    return (x * SCALE + 1).sum(dim=0)
+
+
+hits_of("global root", uses_a_global, st.randn(3, 8))
+
+log = []
+
+
+def with_an_effect(x):
+    log.append(1)
+    return x * 2 + 1
+
+
+hits_of("side effect", with_an_effect, st.randn(4))
+print("effects replayed:", len(log))
+
+
+def times(x, n):
+    return x * n + 1
+
+
+x = st.tensor([1.0, 2.0, 3.0])
+for n in [1, 2, 3, 4]:
+    times(x, n)
+before = st.stats()
+try:
+    times(x, 2**70)
+except OverflowError:
+    tb = traceback.extract_tb(sys.exc_info()[2])
+    print("overflow raised in:", tb[-1].name, "line", tb[-1].lineno)
+after = st.stats()
+print("overflow: hits", after["cache_hits"] - before["cache_hits"],
+      "direct", after["direct_hits"] - before["direct_hits"])
