@@ -178,7 +178,8 @@ fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
 /// result from the hook, with no replacement frame: for a function of its arguments, a
 /// module's forward pass and a function of a global. One with an effect to replay runs its
 /// replacement, and a graph that fails in the hook runs again in the replacement frame, which
-/// raises with the function's own traceback entry.
+/// raises with the function's own traceback entry. The inputs are the values the guards have
+/// just read: a tensor put in the place of another is the one computed with.
 #[test]
 fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/direct_hits.py");
@@ -192,6 +193,10 @@ fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
         "effects replayed: 4",
         "overflow raised in: times line 57",
         "overflow: hits 1 direct 0",
+        "list item replaced: same=True direct=1",
+        "global rebound: same=True direct=1",
+        "dict value replaced: same=True direct=1",
+        "parameter replaced: same=True direct=1",
     ] {
         assert!(text.contains(line), "{line:?} missing from:\n{text}");
     }

@@ -69,3 +69,51 @@ except OverflowError:
 after = st.stats()
 print("overflow: hits", after["cache_hits"] - before["cache_hits"],
       "direct", after["direct_hits"] - before["direct_hits"])
+
+
+# The inputs a direct call passes are the values its guards have just read: a tensor put
+# where another one was (same shape, so the guards still hold) is the one computed with.
+def replaced(name, fn, args, replace):
+    fn(*args)
+    fn(*args)
+    before = st.stats()
+    replace()
+    result = fn(*args)
+    after = st.stats()
+    same = result.tolist() == st.disable(fn)(*args).tolist()
+    print(f"{name}: same={same} direct={after['direct_hits'] - before['direct_hits']}")
+
+
+def set_layer():
+    layers[1] = (st.randn(8, 8), st.randn(8))
+
+
+replaced("list item replaced", forward, (layers, st.randn(2, 8)), set_layer)
+
+
+def set_global():
+    global SCALE
+    SCALE = st.randn(8)
+
+
+replaced("global rebound", uses_a_global, (st.randn(3, 8),), set_global)
+
+params = {"w": st.randn(4, 4), "b": st.randn(4)}
+
+
+def from_a_dict(p, x):
+    return x @ p["w"] + p["b"]
+
+
+def set_key():
+    params["w"] = st.randn(4, 4)
+
+
+replaced("dict value replaced", from_a_dict, (params, st.randn(4)), set_key)
+
+
+def set_weight():
+    model[0].weight = nn.Parameter(st.randn(16, 8))
+
+
+replaced("parameter replaced", model, (st.randn(2, 8),), set_weight)

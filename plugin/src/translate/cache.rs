@@ -18,6 +18,7 @@ use crate::translate::direct_call::DirectCall;
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
 use crate::translate::guards::guard::Check;
 use crate::translate::guards::guard::GuardSet;
+use crate::translate::guards::program::GuardReads;
 use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, Unsupported};
@@ -104,9 +105,15 @@ pub struct Entry {
 
 impl Entry {
     /// Whether the call fits: its guards hold, and a dynamic graph's shapes fit its inputs.
-    fn fits(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), Miss> {
+    /// What the guards read is left in `reads`.
+    fn fits<'f>(
+        &self,
+        frame: &FrameView<'f>,
+        vm: &VirtualMachine,
+        reads: &mut GuardReads<'f>,
+    ) -> Result<(), Miss> {
         self.guards
-            .check(frame, vm)
+            .check_reading(frame, vm, reads)
             .map_err(|g| g.cloned().map_or(Miss::GuardsChanged, Miss::Guard))?;
         if self.graph.dynamic {
             self.shapes_fit(frame, vm).map_err(Miss::Shapes)?;
@@ -322,8 +329,9 @@ impl Translator {
         // The guard each entry failed on (None: the guards changed while they were checked).
         let mut missed: Vec<Miss> = Vec::new();
         let mut hit = None;
+        let mut reads = GuardReads::default();
         for (k, entry) in state.entries.iter().enumerate() {
-            match entry.fits(frame, vm) {
+            match entry.fits(frame, vm, &mut reads) {
                 Ok(()) => {
                     hit = Some(k);
                     break;
@@ -333,11 +341,15 @@ impl Translator {
         }
         if let Some(k) = hit {
             self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
-            let code = state.entries[k].code.clone();
-            let direct = state.entries[k].direct.clone();
+            let entry = &state.entries[k];
+            let code = entry.code.clone();
+            let direct = entry.direct.clone();
+            let inputs = direct
+                .as_ref()
+                .and_then(|d| d.inputs(entry.guards.program(frame, vm), &reads));
             // Another thread calling this function does not wait for this one's graph.
             drop(state);
-            if let Some(result) = direct.and_then(|d| d.run(frame, vm)) {
+            if let Some(result) = direct.and_then(|d| d.run(frame, inputs.as_deref(), vm)) {
                 self.stats.direct_hits.fetch_add(1, Ordering::Relaxed);
                 return Ok(FrameDecision::returns(result));
             }

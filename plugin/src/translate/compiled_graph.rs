@@ -65,6 +65,24 @@ pub fn run_graph<R: Deref<Target = PyObject>>(
 ) -> PyResult {
     let mut held = SmallVec::new();
     let objects = call.gather(roots, &mut held, vm)?;
+    run_on_inputs(graph, call.returns_tuple, &objects, vm)
+}
+
+/// Run `graph` on its input objects (tensors, and numbers for its number inputs): its lone
+/// output, or (`returns_tuple`) the tuple of its outputs.
+pub fn run_on_inputs(
+    graph: &Graph,
+    returns_tuple: bool,
+    objects: &[&PyObject],
+    vm: &VirtualMachine,
+) -> PyResult {
+    if objects.len() != graph.inputs.len() {
+        return Err(vm.new_type_error(format!(
+            "a compiled graph takes {} inputs, got {}",
+            graph.inputs.len(),
+            objects.len()
+        )));
+    }
     // Plain loops rather than collecting `Result`s: this runs on every cache hit.
     let mut locks: SmallVec<[_; 8]> = SmallVec::with_capacity(objects.len());
     // Numbers that are graph inputs, made into the 0-d tensors the graph takes.
@@ -91,9 +109,7 @@ pub fn run_graph<R: Deref<Target = PyObject>>(
     drop(refs);
     drop(locks);
     let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
-    if !call.returns_tuple
-        && let Some(only) = items.next()
-    {
+    if !returns_tuple && let Some(only) = items.next() {
         return Ok(only);
     }
     Ok(vm.ctx.new_tuple(items.collect()).into())

@@ -12,12 +12,17 @@
 //! instance dictionaries, and attributes guarded to be instance-dictionary entries of a class
 //! guarded unchanged, so no Python code runs.
 //!
+//! The inputs themselves are, where they can be, the values the guards have just read
+//! (`GuardReads`): each is a node of the guard program, so the graph reads nothing again. An
+//! input whose node's value the program itself keeps alive (an object the guards compare with)
+//! is read from the roots instead, after the entry's lock is let go.
+//!
 //! When the graph fails (an error in a kernel, a number too large for its input), the
 //! replacement frame runs instead and raises what it raises, with its traceback entry: the
 //! graph is pure (a random op or any other side effect ends a graph) and so are the reads, so
 //! running them again changes nothing.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
@@ -26,14 +31,18 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use smallvec::SmallVec;
 
 use crate::graph::Graph;
-use crate::translate::compiled_graph::run_graph;
+use crate::translate::compiled_graph::{run_graph, run_on_inputs};
 use crate::translate::graph_call::GraphCall;
+use crate::translate::guards::program::{GuardProgram, GuardReads};
 use crate::translate::source::Source;
 
 pub struct DirectCall {
     graph: Arc<Graph>,
     call: Arc<GraphCall>,
     roots: SmallVec<[Root; 4]>,
+    /// Per graph input, the guard program's node that reads it (`None`: one has none that
+    /// outlives the program), found on the first hit.
+    input_nodes: OnceLock<Option<SmallVec<[usize; 8]>>>,
 }
 
 /// Where a root is read from.
@@ -71,12 +80,60 @@ impl DirectCall {
             graph: graph.clone(),
             call: call.clone(),
             roots,
+            input_nodes: OnceLock::new(),
         })
     }
 
+    /// The graph's inputs as the entry's guards, which hold, have just read them into
+    /// `reads` with `program`; `None` when one has no node or was not read.
+    pub fn inputs<'r>(
+        &self,
+        program: &GuardProgram,
+        reads: &'r GuardReads<'_>,
+    ) -> Option<SmallVec<[&'r PyObject; 8]>> {
+        let nodes = self.input_nodes.get_or_init(|| {
+            self.call
+                .sources
+                .iter()
+                .map(|s| program.input_node(s))
+                .collect()
+        });
+        nodes
+            .as_ref()?
+            .iter()
+            // SAFETY: `input_node` gives only anchored nodes, whose values outlive the program.
+            .map(|&n| unsafe { reads.get(n) })
+            .collect()
+    }
+
     /// The frame's result, or `None`: then the replacement frame runs (an unbound root, or
-    /// the graph failed).
-    pub fn run(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    /// the graph failed). `inputs`: the graph's inputs as the guards read them, if known
+    /// (`inputs`); otherwise they are read from the roots.
+    pub fn run(
+        &self,
+        frame: &FrameView<'_>,
+        inputs: Option<&[&PyObject]>,
+        vm: &VirtualMachine,
+    ) -> Option<PyObjectRef> {
+        let result = match inputs {
+            Some(inputs) => run_on_inputs(&self.graph, self.call.returns_tuple, inputs, vm),
+            None => self.run_from_roots(frame, vm)?,
+        };
+        match result {
+            Ok(result) => Some(result),
+            Err(e) => {
+                log::debug!(target: crate::log_targets::GRAPH, "{}: the graph called from the hook failed ({}); the replacement frame runs it", frame.describe(), e.as_object().class().name());
+                None
+            }
+        }
+    }
+
+    /// The graph run on the inputs under its roots; `None` when a root is unbound.
+    fn run_from_roots(
+        &self,
+        frame: &FrameView<'_>,
+        vm: &VirtualMachine,
+    ) -> Option<rustpython_vm::PyResult> {
         let mut globals: SmallVec<[PyObjectRef; 2]> = SmallVec::new();
         for root in &self.roots {
             if let Root::Global(name) = root {
@@ -92,12 +149,6 @@ impl DirectCall {
                 Root::Global(_) => next_global.next().map(|g| &**g),
             })
             .collect::<Option<SmallVec<[&PyObject; 4]>>>()?;
-        match run_graph(&self.graph, &self.call, &roots, vm) {
-            Ok(result) => Some(result),
-            Err(e) => {
-                log::debug!(target: crate::log_targets::GRAPH, "{}: the graph called from the hook failed ({}); the replacement frame runs it", frame.describe(), e.as_object().class().name());
-                None
-            }
-        }
+        Some(run_graph(&self.graph, &self.call, &roots, vm))
     }
 }

@@ -24,6 +24,8 @@ pub enum PathStep {
 
 #[derive(Clone, Debug)]
 pub struct GraphCall {
+    /// Where each graph input is read from.
+    pub sources: Vec<Source>,
     /// What the replacement code loads and passes, in order.
     pub roots: Vec<Source>,
     /// Per graph input: the root it is read from and the steps down to it.
@@ -65,6 +67,7 @@ impl GraphCall {
             })
             .collect();
         GraphCall {
+            sources: input_sources.to_vec(),
             roots,
             inputs,
             returns_tuple: n_outputs != 1,

@@ -12,7 +12,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
-use crate::translate::guards::program::GuardProgram;
+use crate::translate::guards::program::{GuardProgram, GuardReads};
 use crate::translate::source::Source;
 
 #[derive(Clone, Debug)]
@@ -316,10 +316,18 @@ impl GuardSet {
     /// The compiled program and the readable guards are two evaluators of the same facts;
     /// debug builds assert that they agree.
     pub fn check(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), Option<&Guard>> {
-        let program = self
-            .program
-            .get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm));
-        let held = program.all_hold(frame, vm);
+        self.check_reading(frame, vm, &mut GuardReads::default())
+    }
+
+    /// `check`, with what the guards read left in `reads`, for the node numbers of
+    /// `program()`.
+    pub fn check_reading<'f>(
+        &self,
+        frame: &FrameView<'f>,
+        vm: &VirtualMachine,
+        reads: &mut GuardReads<'f>,
+    ) -> Result<(), Option<&Guard>> {
+        let held = self.program(frame, vm).all_hold(frame, vm, reads);
         // A miss (a recompile or a fallback follows): name the first failing guard in order.
         let failed = (!held || cfg!(debug_assertions))
             .then(|| self.guards.iter().find(|g| !g.holds(frame, vm)))
@@ -330,6 +338,12 @@ impl GuardSet {
             "the compiled guard program and the readable guards disagree (first failing: {failed:?})"
         );
         if held { Ok(()) } else { Err(failed) }
+    }
+
+    /// The compiled program, compiled on first use for the code object of `frame`.
+    pub fn program(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> &GuardProgram {
+        self.program
+            .get_or_init(|| GuardProgram::new(&self.guards, frame.code(), vm))
     }
 }
 

@@ -46,6 +46,45 @@ pub struct GuardProgram {
     /// Distinct sources, each after its parent.
     nodes: Vec<Node>,
     checks: Checks,
+    /// Per node: its value, once read, lives as long as the frame and the `GuardReads` it was
+    /// read into, not only as long as this program (it is not an object the program holds,
+    /// nor borrowed from one). Only such values may be used after the program is let go.
+    anchored: Vec<bool>,
+}
+
+/// What one run of a guard program read, per node: the value or null. A cache hit hands the
+/// values of its graph's inputs on to the graph (`GuardProgram::input_node`), so that the
+/// inputs the guards have just read are not read again.
+pub struct GuardReads<'f> {
+    /// Values read out of a list or a dictionary, held until the reads are dropped.
+    owned: SmallVec<[PyObjectRef; 16]>,
+    /// Each points to an object kept alive by the frame (borrowed for `'f`), by `owned`, by a
+    /// tuple that is itself kept alive so (a tuple's items never change), or, for a node that
+    /// is not anchored, by the program.
+    values: SmallVec<[*const PyObject; 24]>,
+    frame: std::marker::PhantomData<&'f PyObject>,
+}
+
+impl Default for GuardReads<'_> {
+    fn default() -> Self {
+        GuardReads {
+            owned: SmallVec::new(),
+            values: SmallVec::new(),
+            frame: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'f> GuardReads<'f> {
+    /// The value node `n` was read to (`None`: absent, unreadable, or not read).
+    ///
+    /// # Safety
+    /// Unless the node is anchored (`GuardProgram::input_node` gives only anchored ones), the
+    /// program that read it must still be alive.
+    pub unsafe fn get(&self, n: usize) -> Option<&PyObject> {
+        // SAFETY: see `values` and the contract above.
+        self.values.get(n).and_then(|v| unsafe { v.as_ref() })
+    }
 }
 
 /// The checks, each with the node it checks, in one list per kind: each list is a tight loop
@@ -178,6 +217,7 @@ impl GuardProgram {
         let mut program = GuardProgram {
             nodes: Vec::new(),
             checks: Checks::default(),
+            anchored: Vec::new(),
         };
         let mut index = HashMap::new();
         let mut checked = Vec::with_capacity(guards.len());
@@ -211,7 +251,20 @@ impl GuardProgram {
                 program.nodes[n].expect = expect;
             }
         }
+        // Parents come first, so each parent's answer is known when its children ask.
+        for n in 0..program.nodes.len() {
+            let node = &program.nodes[n];
+            let own = node.expect.is_none() && !matches!(node.read, CompiledRead::Object);
+            let anchored = own && node.parent.is_none_or(|p| program.anchored[p]);
+            program.anchored.push(anchored);
+        }
         program
+    }
+
+    /// The node that reads `source`, if its value outlives the program (see `anchored`).
+    pub fn input_node(&self, source: &Source) -> Option<usize> {
+        let n = self.nodes.iter().position(|node| node.source == *source)?;
+        self.anchored[n].then_some(n)
     }
 
     fn add(
@@ -238,15 +291,18 @@ impl GuardProgram {
         self.nodes.len() - 1
     }
 
-    /// Whether every guard holds. No read runs Python code or fails on a value of an
-    /// unexpected type (it gives nothing), so all sources can be read before any check.
-    pub fn all_hold(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> bool {
-        // Values read out of a list or a dictionary are held here until the checks are done.
-        let mut owned: SmallVec<[PyObjectRef; 16]> = SmallVec::new();
-        // Per node, its value or null. Each points to an object kept alive until this function
-        // returns: by the frame (borrowed for the view's lifetime), by `owned`, or by a tuple
-        // that is itself kept alive so (a tuple's items never change).
-        let mut values: SmallVec<[*const PyObject; 24]> = SmallVec::with_capacity(self.nodes.len());
+    /// Whether every guard holds, with what the guards read left in `reads` (emptied first).
+    /// No read runs Python code or fails on a value of an unexpected type (it gives nothing),
+    /// so all sources can be read before any check.
+    pub fn all_hold<'f>(
+        &self,
+        frame: &FrameView<'f>,
+        vm: &VirtualMachine,
+        reads: &mut GuardReads<'f>,
+    ) -> bool {
+        reads.values.clear();
+        reads.owned.clear();
+        let GuardReads { owned, values, .. } = reads;
         for node in &self.nodes {
             // SAFETY: see `values`.
             let parent = node.parent.and_then(|p| unsafe { values[p].as_ref() });
@@ -282,8 +338,7 @@ impl GuardProgram {
             };
             values.push(value);
         }
-        // `owned` is still alive.
-        self.checks.all_hold(&values, vm)
+        self.checks.all_hold(values, vm)
     }
 }
 
