@@ -440,10 +440,30 @@ impl Group {
         parts: &mut [&mut [MaybeUninit<T>]],
     ) {
         #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F.
+            return unsafe { self.blocks_avx512(bufs, block, data, n, at, parts) };
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.blocks_avx2(bufs, block, data, n, at, parts) };
         }
+        self.blocks(bufs, block, data, n, at, parts)
+    }
+
+    /// [`Group::blocks`] compiled for AVX-512, as [`Group::blocks_avx2`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn blocks_avx512<T: Real>(
+        &self,
+        bufs: &mut [T],
+        block: usize,
+        data: &[Data<'_, T>],
+        n: usize,
+        at: usize,
+        parts: &mut [&mut [MaybeUninit<T>]],
+    ) {
         self.blocks(bufs, block, data, n, at, parts)
     }
 
