@@ -7,7 +7,7 @@
 # (RAYON_NUM_THREADS for the fork, OPENBLAS_NUM_THREADS for NumPy, OMP_NUM_THREADS for torch).
 #
 #   bash benches/anchors.sh                 # threads 1 and 2, float32 and float64
-#   THREADS=2 DTYPES=float32 bash benches/anchors.sh
+#   THREADS=2 DTYPES=float32 ROUNDS=1 bash benches/anchors.sh
 #
 # NumPy and PyTorch live in a venv of their own (target/anchors-venv, or $ANCHORS_VENV),
 # made on the first run: PyTorch's CPU build when its index is reachable, else PyPI's (a
@@ -37,15 +37,21 @@ us() { [ -n "$1" ] && printf '%.1f' "$(echo "$1 * 1000000" | bc -l)" || printf -
 
 for threads in ${THREADS:-1 2}; do
   for dtype in ${DTYPES:-float32 float64}; do
-    eager=$(run "$threads" "$RP" "$BENCH" symtrace "$dtype")
-    traced=$(run "$threads" "$RP" --plugin symtrace "$BENCH" symtrace "$dtype")
-    numpy=$(run "$threads" "$PY" "$BENCH" numpy "$dtype")
-    torch_eager=$(run "$threads" "$PY" "$BENCH" torch "$dtype")
-    torch_compile=$(run "$threads" "$PY" "$BENCH" torch.compile "$dtype")
+    # The runtimes take turns, round after round, and each figure is the best of its rounds:
+    # this machine's speed drifts by a fifth over minutes, which a single run of each, one
+    # after another, would read as a difference between them.
+    eager= traced= numpy= torch_eager= torch_compile=
+    for _ in $(seq "${ROUNDS:-3}"); do
+      eager+=$'\n'$(run "$threads" "$RP" "$BENCH" symtrace "$dtype")
+      traced+=$'\n'$(run "$threads" "$RP" --plugin symtrace "$BENCH" symtrace "$dtype")
+      numpy+=$'\n'$(run "$threads" "$PY" "$BENCH" numpy "$dtype")
+      torch_eager+=$'\n'$(run "$threads" "$PY" "$BENCH" torch "$dtype")
+      torch_compile+=$'\n'$(run "$threads" "$PY" "$BENCH" torch.compile "$dtype")
+    done
     printf '\n%s, %s thread(s), µs per call\n' "$dtype" "$threads"
     printf '%-16s %12s %12s %12s %12s %14s %12s\n' case "fork eager" "fork traced" "NumPy" "torch eager" "torch.compile" "best/traced"
     for case in mlp_tiny attention_tiny mlp_large attention_large ten_guards; do
-      pick() { echo "$1" | sed -n "s/^$case seconds=\([0-9.e-]*\).*/\1/p"; }
+      pick() { echo "$1" | sed -n "s/^$case seconds=\([0-9.e-]*\).*/\1/p" | sort -g | head -1; }
       e=$(pick "$eager"); t=$(pick "$traced"); n=$(pick "$numpy"); te=$(pick "$torch_eager"); tc=$(pick "$torch_compile")
       best=$(printf '%s\n' "$n" "$te" "$tc" | grep . | sort -g | head -1)
       ratio=-
