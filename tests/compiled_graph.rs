@@ -177,8 +177,8 @@ fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
 /// A cache hit whose replacement would only call the graph and return its result gets that
 /// result from the hook, with no replacement frame: for a function of its arguments, a
 /// module's forward pass and a function of a global. One with an effect to replay runs its
-/// replacement, and a graph that fails in the hook runs again in the replacement frame, which
-/// raises with the function's own traceback entry. The inputs are the values the guards have
+/// replacement, and a graph that fails in the hook leaves the frame to its original code, which
+/// raises with the traceback entry eager execution shows, carets included. The inputs are the values the guards have
 /// just read: a tensor put in the place of another is the one computed with.
 #[test]
 fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
@@ -193,6 +193,7 @@ fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
         "effects replayed: 4",
         "overflow raised in: times line 57",
         "overflow: hits 1 direct 0",
+        "traceback entry as eager's: True ~~^~~",
         "list item replaced: same=True direct=1",
         "global rebound: same=True direct=1",
         "dict value replaced: same=True direct=1",

@@ -71,6 +71,20 @@ print("overflow: hits", after["cache_hits"] - before["cache_hits"],
       "direct", after["direct_hits"] - before["direct_hits"])
 
 
+# A graph that fails in the hook leaves the frame to its original code, which raises from the
+# instruction that raises without the plugin: the same traceback entry, carets included.
+def last_entry(call):
+    try:
+        call()
+    except OverflowError:
+        return traceback.format_exc().splitlines()[-3:]
+
+
+traced_entry = last_entry(lambda: times(x, 2**70))
+eager_entry = last_entry(lambda: st.disable(times)(x, 2**70))
+print("traceback entry as eager's:", traced_entry == eager_entry, traced_entry[1].strip())
+
+
 # The inputs a direct call passes are the values its guards have just read: a tensor put
 # where another one was (same shape, so the guards still hold) is the one computed with.
 def replaced(name, fn, args, replace):

@@ -14,7 +14,7 @@ use crate::graph::Graph;
 use crate::translate::breaks::BreakPolicy;
 use crate::translate::breaks::ResumeCache;
 use crate::translate::convert_frame::{Failure, translate};
-use crate::translate::direct_call::DirectCall;
+use crate::translate::direct_call::{DirectCall, Instead};
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
 use crate::translate::guards::guard::Check;
 use crate::translate::guards::guard::GuardSet;
@@ -349,9 +349,15 @@ impl Translator {
                 .and_then(|d| d.inputs(entry.guards.program(frame, vm), &reads));
             // Another thread calling this function does not wait for this one's graph.
             drop(state);
-            if let Some(result) = direct.and_then(|d| d.run(frame, inputs.as_deref(), vm)) {
-                self.stats.direct_hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(FrameDecision::returns(result));
+            if let Some(direct) = direct {
+                match direct.run(frame, inputs.as_deref(), vm) {
+                    Ok(result) => {
+                        self.stats.direct_hits.fetch_add(1, Ordering::Relaxed);
+                        return Ok(FrameDecision::returns(result));
+                    }
+                    Err(Instead::Original) => return Ok(FrameDecision::run_default()),
+                    Err(Instead::Replacement) => {}
+                }
             }
             return Ok(FrameDecision::replace(code));
         }

@@ -17,10 +17,12 @@
 //! input whose node's value the program itself keeps alive (an object the guards compare with)
 //! is read from the roots instead, after the entry's lock is let go.
 //!
-//! When the graph fails (an error in a kernel, a number too large for its input), the
-//! replacement frame runs instead and raises what it raises, with its traceback entry: the
-//! graph is pure (a random op or any other side effect ends a graph) and so are the reads, so
-//! running them again changes nothing.
+//! When the graph fails (an error in a kernel, a number too large for its input), the frame
+//! runs as written instead: the graph is pure (a random op or any other side effect ends a
+//! graph) and so are the reads, so nothing observable has happened yet, and the original code
+//! raises what the program raises without the plugin, from the instruction that raises it (a
+//! traceback shows the same entry, down to the caret under `x * n`), or, where the graph
+//! failed and the program would not have, computes the program's own result.
 
 use std::sync::{Arc, OnceLock};
 
@@ -43,6 +45,15 @@ pub struct DirectCall {
     /// Per graph input, the guard program's node that reads it (`None`: one has none that
     /// outlives the program), found on the first hit.
     input_nodes: OnceLock<Option<SmallVec<[usize; 8]>>>,
+}
+
+/// What runs when a direct call gives no result.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Instead {
+    /// The replacement frame: a root was unbound, which its loads report as the original's do.
+    Replacement,
+    /// The original code: the graph failed (see the module's comment).
+    Original,
 }
 
 /// Where a root is read from.
@@ -106,26 +117,22 @@ impl DirectCall {
             .collect()
     }
 
-    /// The frame's result, or `None`: then the replacement frame runs (an unbound root, or
-    /// the graph failed). `inputs`: the graph's inputs as the guards read them, if known
-    /// (`inputs`); otherwise they are read from the roots.
+    /// The frame's result, or what runs instead. `inputs`: the graph's inputs as the guards
+    /// read them, if known (`inputs`); otherwise they are read from the roots.
     pub fn run(
         &self,
         frame: &FrameView<'_>,
         inputs: Option<&[&PyObject]>,
         vm: &VirtualMachine,
-    ) -> Option<PyObjectRef> {
+    ) -> Result<PyObjectRef, Instead> {
         let result = match inputs {
             Some(inputs) => run_on_inputs(&self.graph, self.call.returns_tuple, inputs, vm),
-            None => self.run_from_roots(frame, vm)?,
+            None => self.run_from_roots(frame, vm).ok_or(Instead::Replacement)?,
         };
-        match result {
-            Ok(result) => Some(result),
-            Err(e) => {
-                log::debug!(target: crate::log_targets::GRAPH, "{}: the graph called from the hook failed ({}); the replacement frame runs it", frame.describe(), e.as_object().class().name());
-                None
-            }
-        }
+        result.map_err(|e| {
+            log::debug!(target: crate::log_targets::GRAPH, "{}: the graph failed ({}); the frame runs as written", frame.describe(), e.as_object().class().name());
+            Instead::Original
+        })
     }
 
     /// The graph run on the inputs under its roots; `None` when a root is unbound.
