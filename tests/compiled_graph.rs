@@ -202,3 +202,20 @@ fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
         assert!(text.contains(line), "{line:?} missing from:\n{text}");
     }
 }
+
+/// Direct hits on three threads while a fourth puts new layers (now and then of another shape)
+/// where the function reads them: the graph runs on the values the guards read, which the hook
+/// holds until the graph is done, so every call computes with one consistent set of layers (a
+/// call during which no layer changed gives that set's known answer) and nothing crashes.
+#[test]
+fn direct_hits_on_threads_read_what_their_guards_read() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/direct_hits_threads.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "threads: calls=True wrong=0 final_same=True",
+        "direct hits: True",
+    ] {
+        assert!(text.contains(line), "{line:?} missing from:\n{text}");
+    }
+}
