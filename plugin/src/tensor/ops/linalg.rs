@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
+use crate::tensor::layout::{row_major, standard};
 use crate::tensor::registry::{Arity, Meta, OpDef};
 
 use super::product::{PARALLEL_PRODUCT, Product};
@@ -136,7 +137,7 @@ fn product_into<T: Product>(
 ) {
     let ((m, k), (_, n)) = (x.dim(), y.dim());
     if m * k * n <= SMALL_PRODUCT {
-        let (a, b) = (x.as_standard_layout(), y.as_standard_layout());
+        let (a, b) = (standard(x), standard(y));
         let (a, b) = (
             a.as_slice().expect("standard layout"),
             b.as_slice().expect("standard layout"),
@@ -187,7 +188,7 @@ fn matmul_typed<T: Element + Product>(
         // A batch of matrices times one matrix (a linear layer on a batch of sequences) is
         // one product: the batch's rows stacked, the matrix used once, never copied per batch.
         let rows: usize = a2.shape()[..a2.ndim() - 1].iter().product();
-        let a_std = a2.as_standard_layout();
+        let a_std = standard(a2.view());
         let x = a_std
             .view()
             .into_shape_with_order((rows, k))
@@ -205,12 +206,7 @@ fn matmul_typed<T: Element + Product>(
         let mut s = batch.clone();
         s.extend([rows, cols]);
         let in_place = v.shape() == s.as_slice() && (v.is_standard_layout() || v.ndim() == 3);
-        (!in_place).then(|| {
-            v.broadcast(IxDyn(&s))
-                .expect("checked")
-                .as_standard_layout()
-                .into_owned()
-        })
+        (!in_place).then(|| row_major(v.broadcast(IxDyn(&s)).expect("checked")))
     };
     fn as_batch<T>(v: ArrayViewD<'_, T>, shape: [usize; 3]) -> ArrayViewD<'_, T> {
         if v.ndim() == 3 {
@@ -282,8 +278,8 @@ fn linear_typed<T: Element + Product>(
 ) -> ArrayD<T> {
     let (n, k) = (w.shape()[0], w.shape()[1]);
     let rows: usize = x.shape()[..x.ndim() - 1].iter().product();
-    let xs = x.as_standard_layout();
-    let ws = w.as_standard_layout();
+    let xs = standard(x.view());
+    let ws = standard(w.view());
     let (xs, ws) = (
         xs.as_slice().expect("standard layout"),
         ws.as_slice().expect("standard layout"),
@@ -301,7 +297,7 @@ fn linear_typed<T: Element + Product>(
         out
     };
     if let Some(b) = bias {
-        let bs = b.as_standard_layout();
+        let bs = standard(b.view());
         let bs = bs.as_slice().expect("standard layout");
         for row in out.chunks_exact_mut(n.max(1)) {
             for (o, &c) in row.iter_mut().zip(bs) {

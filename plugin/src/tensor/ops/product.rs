@@ -129,7 +129,7 @@ fn usable<T: LinalgScalar>(m: ArrayView2<'_, T>) -> ndarray::CowArray<'_, T, nda
     if fits(0) && fits(1) && (s[0] == 1 || s[1] == 1) {
         m.into()
     } else {
-        m.as_standard_layout().into_owned().into()
+        crate::tensor::layout::standard(m).into_owned().into()
     }
 }
 
