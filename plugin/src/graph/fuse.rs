@@ -349,7 +349,7 @@ impl Group {
                     if a.is_standard_layout() {
                         a
                     } else {
-                        a.as_standard_layout().into_owned()
+                        crate::tensor::layout::row_major(a.view())
                     },
                 )
             })

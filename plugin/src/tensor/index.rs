@@ -284,7 +284,7 @@ fn assign<T: Element>(a: &mut ArrayD<T>, index: &Select<'_>, v: &ArrayD<T>) -> T
             let mut target = index_shape;
             target.extend_from_slice(&rest);
             let v = v.broadcast(IxDyn(&target)).ok_or_else(|| cannot(&target))?;
-            let v = v.as_standard_layout().into_owned();
+            let v = crate::tensor::layout::row_major(v);
             let vrows = v
                 .into_shape_with_order(IxDyn(
                     &[rows.len()]
@@ -297,9 +297,7 @@ fn assign<T: Element>(a: &mut ArrayD<T>, index: &Select<'_>, v: &ArrayD<T>) -> T
             let flat_len: usize = a.shape()[..lead].iter().product();
             let mut flat_shape = vec![flat_len];
             flat_shape.extend_from_slice(&rest);
-            let mut flat = a
-                .as_standard_layout()
-                .into_owned()
+            let mut flat = crate::tensor::layout::row_major(a.view())
                 .into_shape_with_order(IxDyn(&flat_shape))
                 .expect("standard layout");
             for (k, &r) in rows.iter().enumerate() {

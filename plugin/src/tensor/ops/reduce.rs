@@ -139,11 +139,9 @@ fn fold_dims<'a>(t: &'a TensorData, dims: &[usize]) -> (std::borrow::Cow<'a, Ten
     folded.push(dims.iter().map(|&d| shape[d]).product());
     perm.extend_from_slice(dims);
     let last = folded.len() - 1;
-    let out = crate::each_dtype!(t, x => x
-        .view()
-        .permuted_axes(IxDyn(&perm))
-        .as_standard_layout()
-        .into_owned()
+    let out = crate::each_dtype!(t, x => crate::tensor::layout::row_major(
+        x.view().permuted_axes(IxDyn(&perm)),
+    )
         .into_shape_with_order(IxDyn(&folded))
         .expect("same count")
         .into());
@@ -290,7 +288,7 @@ pub fn reduce(r: Reduction, t: &TensorData, attrs: &Attrs) -> TResult<TensorData
         // row, which needs row-major storage.
         None if !t.is_standard_layout() => (
             std::borrow::Cow::Owned(
-                crate::each_dtype!(t, x => x.as_standard_layout().into_owned().into()),
+                crate::each_dtype!(t, x => crate::tensor::layout::row_major(x.view()).into()),
             ),
             None,
         ),

@@ -5,6 +5,7 @@
 
 use ndarray::{ArrayD, Axis, Dimension, IxDyn, Zip};
 
+use super::lineup::{Fit, fit};
 use crate::tensor::data::{Element, Scalar, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
@@ -253,17 +254,39 @@ fn masked_fill(x: &TensorData, mask: &TensorData, a: &Attrs) -> TResult<TensorDa
     let TensorData::Bool(m) = mask else {
         unreachable!("checked by inference")
     };
+    let rows = m.as_slice().filter(|ms| {
+        !ms.is_empty() && matches!(fit(m.shape(), x.shape()), Some(Fit::Whole | Fit::Rows))
+    });
     let m = m.broadcast(IxDyn(x.shape())).expect("checked by inference");
-    fn fill<T: Element>(x: &ArrayD<T>, m: &ndarray::ArrayViewD<'_, bool>, v: T) -> ArrayD<T> {
+    fn fill<T: Element>(
+        x: &ArrayD<T>,
+        m: &ndarray::ArrayViewD<'_, bool>,
+        rows: Option<&[bool]>,
+        v: T,
+    ) -> ArrayD<T> {
+        // A row-major mask of the tensor's shape or of its last dimensions (a causal mask
+        // over a batch of score matrices), row after row: ndarray's general zip walks a
+        // broadcast view element by element.
+        if let (Some(xs), Some(ms)) = (x.as_slice(), rows) {
+            let out: Vec<T> = xs
+                .chunks_exact(ms.len())
+                .flat_map(|row| row.iter().zip(ms).map(|(&e, &k)| if k { v } else { e }))
+                .collect();
+            return ArrayD::from_shape_vec(x.raw_dim(), out).expect("one value per element");
+        }
         Zip::from(x)
             .and(m)
             .map_collect(|&e, &k| if k { v } else { e })
     }
     Ok(match (x, &value) {
-        (TensorData::Bool(x), TensorData::Bool(v)) => TensorData::Bool(fill(x, &m, v[[]])),
-        (TensorData::Int64(x), TensorData::Int64(v)) => TensorData::Int64(fill(x, &m, v[[]])),
-        (TensorData::Float32(x), TensorData::Float32(v)) => TensorData::Float32(fill(x, &m, v[[]])),
-        (TensorData::Float64(x), TensorData::Float64(v)) => TensorData::Float64(fill(x, &m, v[[]])),
+        (TensorData::Bool(x), TensorData::Bool(v)) => TensorData::Bool(fill(x, &m, rows, v[[]])),
+        (TensorData::Int64(x), TensorData::Int64(v)) => TensorData::Int64(fill(x, &m, rows, v[[]])),
+        (TensorData::Float32(x), TensorData::Float32(v)) => {
+            TensorData::Float32(fill(x, &m, rows, v[[]]))
+        }
+        (TensorData::Float64(x), TensorData::Float64(v)) => {
+            TensorData::Float64(fill(x, &m, rows, v[[]]))
+        }
         _ => unreachable!("the value has the tensor's type"),
     })
 }
@@ -292,7 +315,7 @@ fn triangle(x: &TensorData, diagonal: i64, upper: bool) -> TResult<TensorData> {
         cols: usize,
         keep: &impl Fn(usize, usize) -> bool,
     ) -> ArrayD<T> {
-        let mut out = a.as_standard_layout().into_owned();
+        let mut out = row_major(a.view());
         let zero = T::from_scalar(Scalar::Int(0));
         if let Some(s) = out.as_slice_mut() {
             for (k, e) in s.iter_mut().enumerate() {
