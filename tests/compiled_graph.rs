@@ -178,29 +178,28 @@ fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
 /// result from the hook, with no replacement frame: for a function of its arguments, a
 /// module's forward pass and a function of a global. One with an effect to replay runs its
 /// replacement, and a graph that fails in the hook leaves the frame to its original code, which
-/// raises with the traceback entry eager execution shows, carets included. The inputs are the values the guards have
-/// just read: a tensor put in the place of another is the one computed with.
+/// raises with the traceback entry eager execution shows, carets included. The inputs are the
+/// values the guards have just read: a tensor put in the place of another is the one computed
+/// with.
 #[test]
 fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/direct_hits.py");
-    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
-    let text = String::from_utf8_lossy(&out.stdout);
-    for line in [
-        "arguments: same=True hits=2 direct=2",
-        "module: same=True hits=2 direct=2",
-        "global root: same=True hits=2 direct=2",
-        "side effect: same=True hits=2 direct=0",
-        "effects replayed: 4",
-        "overflow raised in: times line 57",
-        "overflow: hits 1 direct 0",
-        "traceback entry as eager's: True ~~^~~",
-        "list item replaced: same=True direct=1",
-        "global rebound: same=True direct=1",
-        "dict value replaced: same=True direct=1",
-        "parameter replaced: same=True direct=1",
-    ] {
-        assert!(text.contains(line), "{line:?} missing from:\n{text}");
-    }
+    traced_script_prints(
+        "direct_hits.py",
+        &[
+            "arguments: same=True hits=2 direct=2",
+            "module: same=True hits=2 direct=2",
+            "global root: same=True hits=2 direct=2",
+            "side effect: same=True hits=2 direct=0",
+            "effects replayed: 4",
+            "overflow raised in: times line 57",
+            "overflow: hits 1 direct 0",
+            "traceback entry as eager's: True ~~^~~",
+            "list item replaced: same=True direct=1",
+            "global rebound: same=True direct=1",
+            "dict value replaced: same=True direct=1",
+            "parameter replaced: same=True direct=1",
+        ],
+    );
 }
 
 /// Direct hits on three threads while a fourth puts new layers (now and then of another shape)
@@ -209,13 +208,23 @@ fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
 /// call during which no layer changed gives that set's known answer) and nothing crashes.
 #[test]
 fn direct_hits_on_threads_read_what_their_guards_read() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/direct_hits_threads.py");
+    traced_script_prints(
+        "direct_hits_threads.py",
+        &[
+            "threads: calls=True wrong=0 final_same=True",
+            "direct hits: True",
+        ],
+    );
+}
+
+/// `tests/python/{script}` run under `--plugin symtrace` prints every one of `lines`.
+fn traced_script_prints(script: &str, lines: &[&str]) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
     let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
     let text = String::from_utf8_lossy(&out.stdout);
-    for line in [
-        "threads: calls=True wrong=0 final_same=True",
-        "direct hits: True",
-    ] {
+    for line in lines {
         assert!(text.contains(line), "{line:?} missing from:\n{text}");
     }
 }
