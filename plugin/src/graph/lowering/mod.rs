@@ -9,6 +9,7 @@
 //! A graph with a node that has no lowering runs through the registry instead, and so does a
 //! call whose inputs are not row-major arrays of the graph's type.
 
+mod permute;
 pub(crate) mod real;
 mod run;
 #[cfg(test)]
@@ -26,6 +27,7 @@ use crate::tensor::ops::linalg::SMALL_PRODUCT;
 use crate::tensor::ops::shape_ops::transpose_perm;
 use crate::tensor::shape::normalize_dim;
 
+use permute::Permutation;
 use real::Real;
 
 #[derive(Clone, Debug)]
@@ -55,11 +57,10 @@ enum Step {
         lane: usize,
         log: bool,
     },
-    /// The axes of a tensor of `shape` permuted, copied out in row-major order.
+    /// The axes of a tensor permuted, copied out in row-major order.
     Permute {
         a: Value,
-        shape: Vec<usize>,
-        perm: Vec<usize>,
+        permutation: Permutation,
     },
     /// The same elements in the same order (reshape, squeeze, unsqueeze).
     Copy {
@@ -258,8 +259,7 @@ fn lower_node(
             let dims = shape(0);
             Some(Step::Permute {
                 a: inputs[0],
-                perm: transpose_perm(dims.len(), attrs).ok()?,
-                shape: dims,
+                permutation: Permutation::new(&dims, &transpose_perm(dims.len(), attrs).ok()?),
             })
         }
         "reshape" | "squeeze" | "unsqueeze" => Some(Step::Copy { a: inputs[0] }),

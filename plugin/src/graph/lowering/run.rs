@@ -163,7 +163,7 @@ impl Step {
                 out.copy_from_slice(get(*a));
                 T::softmax(out, *lane, *log);
             }
-            Step::Permute { a, shape, perm } => permute(get(*a), shape, perm, out),
+            Step::Permute { a, permutation } => permutation.run(get(*a), out),
             Step::Copy { a } => out.copy_from_slice(get(*a)),
         }
     }
@@ -225,50 +225,6 @@ impl Step {
             Step::Softmax { lane, log, .. } => T::softmax(buf, *lane, *log),
             Step::Copy { .. } => {}
             Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
-        }
-    }
-}
-
-/// The elements of a row-major tensor of `shape` with its axes permuted, in row-major order
-/// (ndarray's general iterator costs more than the copy at these sizes).
-fn permute<T: Copy>(src: &[T], shape: &[usize], perm: &[usize], out: &mut [T]) {
-    let Some(last) = shape.len().checked_sub(1) else {
-        return out.copy_from_slice(src);
-    };
-    if src.is_empty() {
-        return;
-    }
-    let mut strides = vec![0; shape.len()];
-    let mut s = 1;
-    for d in (0..shape.len()).rev() {
-        strides[d] = s;
-        s *= shape[d];
-    }
-    // Per output axis: its length and the source stride that walks it.
-    let dims: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
-    let steps: Vec<usize> = perm.iter().map(|&p| strides[p]).collect();
-    let mut index = vec![0; shape.len()];
-    let (mut base, mut at) = (0, 0);
-    loop {
-        out[at..at + dims[last]]
-            .iter_mut()
-            .enumerate()
-            .for_each(|(j, o)| *o = src[base + j * steps[last]]);
-        at += dims[last];
-        // The next row: an odometer over the outer axes.
-        let mut d = last;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            base += steps[d];
-            if index[d] < dims[d] {
-                break;
-            }
-            base -= steps[d] * dims[d];
-            index[d] = 0;
         }
     }
 }
