@@ -174,6 +174,62 @@ fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
     });
 }
 
+/// A graph takes a tensor without reading its shape only when the tensor remembers the number
+/// of the graph's input meta (the guards have just checked it, and its data has not been
+/// replaced since); a tensor that remembers another meta, or forgot its own when its data was
+/// replaced, is checked as any other and refused when it does not fit.
+#[test]
+fn a_graph_reads_no_shape_only_of_a_tensor_that_remembers_its_input_meta() {
+    use symtrace::tensor::PyTensor;
+    with_vm(|vm| {
+        let scope = exec(
+            vm,
+            "import symtrace as st\nfits = st.ones(2, 3)\nother = st.zeros(3)\n",
+            "<graph>",
+        );
+        let meta = |shape: &[usize]| Meta {
+            shape: shape.to_vec(),
+            dtype: DType::Float64,
+        };
+        let mut g = Graph::new();
+        let x = g.input(meta(&[2, 3]));
+        let two = g.constant(TensorData::scalar(Scalar::Float(2.0)));
+        g.outputs = vec![g.apply("mul", &[x, two], Attrs::new()).unwrap()];
+        let mut other_graph = Graph::new();
+        other_graph.input(meta(&[3]));
+        let (id, other_id) = (g.input_meta_ids()[0], other_graph.input_meta_ids()[0]);
+        assert_ne!(id, other_id);
+        let call = GraphCall::new(&[Source::Local("x".into())], 1, vm);
+        let compiled = CompiledGraph {
+            graph: Arc::new(g),
+            call: Arc::new(call),
+        }
+        .into_ref(&vm.ctx);
+        scope
+            .globals
+            .set_item("graph", compiled.into(), vm)
+            .unwrap();
+        let tensor = |name: &str| eval(vm, &scope, name).unwrap();
+        let fits = tensor("fits");
+        let fits = fits.downcast_ref::<PyTensor>().unwrap();
+        let other = tensor("other");
+        let other = other.downcast_ref::<PyTensor>().unwrap();
+        assert!(fits.has_meta(id, &meta(&[2, 3])) && fits.remembers_meta(id));
+        assert!(other.has_meta(other_id, &meta(&[3])) && other.remembers_meta(other_id));
+        assert!(!other.remembers_meta(id) && !fits.remembers_meta(0));
+
+        assert_eq!(
+            eval_repr(vm, &scope, "graph(fits).tolist()"),
+            "[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]"
+        );
+        assert!(eval_repr(vm, &scope, "graph(other)").contains("ValueError: graph input 0 is"));
+        // Replacing the data forgets the number, so the new shape is read and refused.
+        *fits.write() = TensorData::full(&[3, 2], Scalar::Float(1.0), DType::Float64);
+        assert!(!fits.remembers_meta(id));
+        assert!(eval_repr(vm, &scope, "graph(fits)").contains("ValueError: graph input 0 is"));
+    });
+}
+
 /// A cache hit whose replacement would only call the graph and return its result gets that
 /// result from the hook, with no replacement frame: for a function of its arguments, a
 /// module's forward pass and a function of a global. One with an effect to replay runs its

@@ -67,6 +67,8 @@ pub struct Graph {
     pub checks: Vec<SizeCheck>,
     /// Made once, when the graph first runs.
     plan: OnceLock<Plan>,
+    /// The numbers of its input metas (`meta_id::intern`), made when first asked for.
+    input_meta_ids: OnceLock<Vec<u32>>,
 }
 
 impl Graph {
@@ -266,10 +268,28 @@ impl Graph {
         self.plan().expect("the graph's ops exist").roles.clone()
     }
 
+    /// The numbers (`meta_id::intern`) of the metas its inputs were recorded with: a tensor
+    /// that remembers its input's number (`PyTensor::remembers_meta`) has that meta.
+    pub fn input_meta_ids(&self) -> &[u32] {
+        self.input_meta_ids.get_or_init(|| {
+            self.inputs
+                .iter()
+                .map(crate::tensor::meta_id::intern)
+                .collect()
+        })
+    }
+
     /// Run the graph on `inputs` (checked against the input metas the graph was built for).
     /// Shapes and dtypes were inferred when the graph was built, so the kernels run directly;
     /// each result is still checked against what inference said.
     pub fn run(&self, inputs: &[&TensorData]) -> Result<Outputs, TensorError> {
+        self.check_inputs(inputs)?;
+        self.run_checked(inputs)
+    }
+
+    /// Whether `inputs` fit the graph: one per input, each of its input's meta (at any sizes
+    /// of its rank, for a dynamic graph).
+    fn check_inputs(&self, inputs: &[&TensorData]) -> Result<(), TensorError> {
         if inputs.len() != self.inputs.len() {
             return Err(TensorError::type_error(format!(
                 "the graph takes {} tensors, got {}",
@@ -291,6 +311,13 @@ impl Graph {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// `run` on inputs the caller has found to fit the graph (of a static graph, each of its
+    /// input's meta: for a tensor object, one that remembers the input's number).
+    pub fn run_checked(&self, inputs: &[&TensorData]) -> Result<Outputs, TensorError> {
+        debug_assert!(self.check_inputs(inputs).is_ok());
         let plan = self.plan()?;
         if !self.dynamic
             && let Some(outputs) = plan.lowered.as_ref().and_then(|l| l.run(inputs))

@@ -78,6 +78,15 @@ impl PyTensor {
         guard
     }
 
+    /// Whether the tensor is remembered to have the meta whose number is `id` (`has_meta` found
+    /// it and the data has not been replaced since). Asked under the read lock, the answer
+    /// holds for as long as the lock is held: a writer forgets the number only once it has
+    /// the lock.
+    #[inline]
+    pub fn remembers_meta(&self, id: u32) -> bool {
+        id != 0 && self.meta_id.load(Ordering::Acquire) == id
+    }
+
     /// Whether the tensor has `meta`, whose number is `id`. Once found under the lock, the
     /// answer is remembered until the data is replaced; it is stored while the read lock is
     /// held, so a writer's reset always comes after it.

@@ -87,9 +87,16 @@ pub fn run_on_inputs(
     let mut locks: SmallVec<[_; 8]> = SmallVec::with_capacity(objects.len());
     // Numbers that are graph inputs, made into the 0-d tensors the graph takes.
     let mut numbers: SmallVec<[TensorData; 2]> = SmallVec::new();
+    // Whether every input is known to fit without reading its shape: a number is made for
+    // its input's meta, and a tensor the guards have just checked remembers its meta's number.
+    let ids = (!graph.dynamic).then(|| graph.input_meta_ids());
+    let mut known = ids.is_some();
     for (i, o) in objects.iter().enumerate() {
         match o.downcast_ref::<PyTensor>() {
-            Some(t) => locks.push(Some(t.read())),
+            Some(t) => {
+                locks.push(Some(t.read()));
+                known = known && ids.is_some_and(|ids| t.remembers_meta(ids[i]));
+            }
             None => {
                 numbers.push(number_input(graph, i, o, vm)?);
                 locks.push(None);
@@ -104,8 +111,14 @@ pub fn run_on_inputs(
             None => refs.push(next_number.next().expect("one per number input")),
         }
     }
-    let outs = crate::tensor::registry::guarded("a compiled graph", || graph.run(&refs))
-        .map_err(|e| e.into_exception(vm))?;
+    let outs = crate::tensor::registry::guarded("a compiled graph", || {
+        if known {
+            graph.run_checked(&refs)
+        } else {
+            graph.run(&refs)
+        }
+    })
+    .map_err(|e| e.into_exception(vm))?;
     drop(refs);
     drop(locks);
     let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
