@@ -342,24 +342,20 @@ impl Translator {
         if let Some(k) = hit {
             self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
             let entry = &state.entries[k];
-            let code = entry.code.clone();
-            let direct = entry.direct.clone();
-            let inputs = direct
-                .as_ref()
-                .and_then(|d| d.inputs(entry.guards.program(frame, vm), &reads));
+            let Some(direct) = entry.direct.clone() else {
+                return Ok(FrameDecision::replace(entry.code.clone()));
+            };
+            let inputs = direct.inputs(entry.guards.program(frame, vm), &reads);
             // Another thread calling this function does not wait for this one's graph.
             drop(state);
-            if let Some(direct) = direct {
-                match direct.run(frame, inputs.as_deref(), vm) {
-                    Ok(result) => {
-                        self.stats.direct_hits.fetch_add(1, Ordering::Relaxed);
-                        return Ok(FrameDecision::returns(result));
-                    }
-                    Err(Instead::Original) => return Ok(FrameDecision::run_default()),
-                    Err(Instead::Replacement) => {}
+            return Ok(match direct.run(frame, inputs.as_deref(), vm) {
+                Ok(result) => {
+                    self.stats.direct_hits.fetch_add(1, Ordering::Relaxed);
+                    FrameDecision::returns(result)
                 }
-            }
-            return Ok(FrameDecision::replace(code));
+                Err(Instead::Original) => FrameDecision::run_default(),
+                Err(Instead::Replacement) => FrameDecision::replace(direct.replacement.clone()),
+            });
         }
         let what = describe(code);
         if !missed.is_empty() {
@@ -607,7 +603,7 @@ impl Translator {
         }
         let direct = t
             .returns_graph_result
-            .then(|| DirectCall::new(&t.graph, &t.call, frame.code(), vm))
+            .then(|| DirectCall::new(&t.graph, &t.call, &t.code, frame.code(), vm))
             .flatten()
             .map(Arc::new);
         Ok(Entry {

@@ -29,7 +29,7 @@ use std::sync::{Arc, OnceLock};
 use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
 use smallvec::SmallVec;
 
 use crate::graph::Graph;
@@ -41,6 +41,9 @@ use crate::translate::source::Source;
 pub struct DirectCall {
     graph: Arc<Graph>,
     call: Arc<GraphCall>,
+    /// The entry's replacement code, run when a root is unbound (`Instead::Replacement`): held
+    /// here so that a hit takes no reference to it otherwise.
+    pub replacement: PyRef<PyCode>,
     roots: SmallVec<[Root; 4]>,
     /// Per graph input, the guard program's node that reads it (`None`: one has none that
     /// outlives the program), found on the first hit.
@@ -65,11 +68,13 @@ enum Root {
 }
 
 impl DirectCall {
-    /// The direct call of a translation of `code` whose replacement only calls its graph and
-    /// returns the graph's result, if its inputs allow one (see the module's comment).
+    /// The direct call of a translation of `code` whose replacement (`replacement`) only calls
+    /// its graph and returns the graph's result, if its inputs allow one (see the module's
+    /// comment).
     pub fn new(
         graph: &Arc<Graph>,
         call: &Arc<GraphCall>,
+        replacement: &PyRef<PyCode>,
         code: &PyCode,
         vm: &VirtualMachine,
     ) -> Option<Self> {
@@ -90,6 +95,7 @@ impl DirectCall {
         Some(DirectCall {
             graph: graph.clone(),
             call: call.clone(),
+            replacement: replacement.clone(),
             roots,
             input_nodes: OnceLock::new(),
         })
