@@ -46,10 +46,20 @@ pub fn output_of(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (String, St
     )
 }
 
-/// Run `f` in a fresh interpreter with the standard library and the `symtrace` module.
+/// Run `f` in a fresh interpreter with the standard library and the `symtrace` module. It
+/// installs no signal handlers: to learn a signal's handler, the `signal` module sets it to
+/// "ignore" for a moment, and a child process that another test thread waits for and that
+/// exits in that moment while SIGCHLD is ignored is reaped by the kernel (the wait fails with
+/// "No child processes").
 pub fn with_vm<R>(f: impl FnOnce(&VirtualMachine) -> R) -> R {
-    let interp = symtrace::with_python_module(rustpython::InterpreterBuilder::new().init_stdlib())
-        .interpreter();
+    let mut settings = rustpython_vm::vm::Settings::default();
+    settings.install_signal_handlers = false;
+    let interp = symtrace::with_python_module(
+        rustpython::InterpreterBuilder::new()
+            .settings(settings)
+            .init_stdlib(),
+    )
+    .interpreter();
     interp.enter(f)
 }
 
