@@ -34,15 +34,7 @@ fn a_graph_is_a_python_callable_over_tensors() {
             .unwrap();
         g.outputs = vec![s, y];
         let call = GraphCall::new(&[Source::Local("x".into())], g.outputs.len(), vm);
-        let compiled = CompiledGraph {
-            graph: Arc::new(g),
-            call: Arc::new(call),
-        }
-        .into_ref(&vm.ctx);
-        scope
-            .globals
-            .set_item("graph", compiled.into(), vm)
-            .unwrap();
+        set_graph(vm, &scope, g, call);
 
         assert_eq!(
             eval_repr(vm, &scope, "graph(st.tensor([[1., 2., 3.], [4., 5., 6.]]))"),
@@ -94,15 +86,7 @@ fn a_graph_reads_its_inputs_under_the_roots_it_is_passed() {
             [Source::Local("xs".into()), Source::Local("d".into())]
         );
         assert!(!call.returns_tuple, "one output comes back as itself");
-        let compiled = CompiledGraph {
-            graph: Arc::new(g),
-            call: Arc::new(call),
-        }
-        .into_ref(&vm.ctx);
-        scope
-            .globals
-            .set_item("graph", compiled.into(), vm)
-            .unwrap();
+        set_graph(vm, &scope, g, call);
         assert_eq!(eval_repr(vm, &scope, "graph(xs, d)"), "tensor([10., 40.])");
         assert!(
             eval_repr(vm, &scope, "graph([st.ones(2)], d)")
@@ -151,15 +135,7 @@ fn a_graph_reads_instance_dicts_and_attributes_under_its_roots() {
         ];
         let call = GraphCall::new(&sources, 1, vm);
         assert_eq!(call.roots, [m], "one root: the rest is read natively");
-        let compiled = CompiledGraph {
-            graph: Arc::new(g),
-            call: Arc::new(call),
-        }
-        .into_ref(&vm.ctx);
-        scope
-            .globals
-            .set_item("graph", compiled.into(), vm)
-            .unwrap();
+        set_graph(vm, &scope, g, call);
         assert_eq!(eval_repr(vm, &scope, "graph(m)"), "tensor([11., 22.])");
         // An attribute is read as LOAD_ATTR reads it: what it raises comes through.
         assert!(
@@ -200,15 +176,7 @@ fn a_graph_reads_no_shape_only_of_a_tensor_that_remembers_its_input_meta() {
         let (id, other_id) = (g.input_meta_ids()[0], other_graph.input_meta_ids()[0]);
         assert_ne!(id, other_id);
         let call = GraphCall::new(&[Source::Local("x".into())], 1, vm);
-        let compiled = CompiledGraph {
-            graph: Arc::new(g),
-            call: Arc::new(call),
-        }
-        .into_ref(&vm.ctx);
-        scope
-            .globals
-            .set_item("graph", compiled.into(), vm)
-            .unwrap();
+        set_graph(vm, &scope, g, call);
         let tensor = |name: &str| eval(vm, &scope, name).unwrap();
         let fits = tensor("fits");
         let fits = fits.downcast_ref::<PyTensor>().unwrap();
@@ -271,6 +239,24 @@ fn direct_hits_on_threads_read_what_their_guards_read() {
             "direct hits: True",
         ],
     );
+}
+
+/// `g`, called as `call` says, as the global `graph` of `scope`.
+fn set_graph(
+    vm: &rustpython_vm::VirtualMachine,
+    scope: &rustpython_vm::scope::Scope,
+    g: Graph,
+    call: GraphCall,
+) {
+    let compiled = CompiledGraph {
+        graph: Arc::new(g),
+        call: Arc::new(call),
+    }
+    .into_ref(&vm.ctx);
+    scope
+        .globals
+        .set_item("graph", compiled.into(), vm)
+        .unwrap();
 }
 
 /// `tests/python/{script}` run under `--plugin symtrace` prints every one of `lines`.
