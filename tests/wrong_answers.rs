@@ -122,3 +122,8 @@ fn a_descriptor_rebound_on_its_class_is_seen() {
 fn keys_read_after_stores_see_the_stores_and_aliases() {
     same_as_plain(&["keys after stores"]);
 }
+
+#[test]
+fn the_tracers_own_state_is_read_and_changed_at_run_time() {
+    same_as_plain(&["tracer state"]);
+}

@@ -372,3 +372,20 @@ def _():
     for a, b in [(d1, d2), (d1, d1), (d2, d1), ({}, {}), (d1, d2), (d2, d2)]:
         show("keys after stores", keyed(st.ones(2), a, b))
         show("keys after stores, dicts", (sorted(a.items()), sorted(b.items())))
+
+
+# 13. A function of the tracer's own module that changes its state (here the default dtype)
+# ran once, when the frame was translated, and never again: a later call left the default
+# as it was.
+def sets_the_default(t):
+    st.set_default_dtype(st.float32)
+    return t * 2
+
+
+@case("tracer state")
+def _():
+    for i in range(3):
+        st.set_default_dtype(st.float64)
+        show("tracer state", sets_the_default(st.ones(2)))
+        show("tracer state, default after the call", st.get_default_dtype())
+    st.set_default_dtype(st.float64)

@@ -19,8 +19,29 @@ use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
 
-/// Tensor functions that are not pure: random numbers change the generator's state.
-const IMPURE_TENSOR_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
+/// Functions of the `symtrace` module that draw random numbers: each call changes the
+/// generator's state.
+const RANDOM_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
+
+/// Functions of the `symtrace` module, besides the registry's ops, whose result depends only
+/// on their arguments (and on the default dtype, which a translation that reads it guards):
+/// a translation may run them on its fakes and plain values. Any other function of the
+/// module reads or changes state a translation cannot guard or replay (`stats`, `reset`,
+/// `set_default_dtype`, `set_stance`, `compile`, `mark_dynamic`, ...): it runs as written.
+const PURE_MODULE_FUNCTIONS: &[&str] = &[
+    "call_op",
+    "chunk",
+    "eye",
+    "full",
+    "get_default_dtype",
+    "linspace",
+    "ones",
+    "ones_like",
+    "split",
+    "tensor",
+    "zeros",
+    "zeros_like",
+];
 
 /// Tensor methods and functions whose result depends only on their tensors' dtype and shape.
 const TENSOR_META: &[&str] = &[
@@ -158,10 +179,20 @@ impl State<'_> {
                     return self.builtin(&name, args, kwargs);
                 }
                 if let Some(name) = tensor_function_name(&o, vm) {
-                    if IMPURE_TENSOR_FUNCTIONS.contains(&name.as_str()) {
+                    if RANDOM_FUNCTIONS.contains(&name.as_str()) {
                         return unsupported(
                             Kind::SideEffect,
                             format!("symtrace.{name} (random numbers: a side effect)"),
+                        );
+                    }
+                    if !PURE_MODULE_FUNCTIONS.contains(&name.as_str())
+                        && crate::tensor::registry().get(&name).is_none()
+                    {
+                        return unsupported(
+                            Kind::SideEffect,
+                            format!(
+                                "symtrace.{name} reads or changes state a translation cannot guard or replay"
+                            ),
                         );
                     }
                     self.obj(callable)?;
