@@ -371,6 +371,64 @@ fn threads_start_in_the_default_mode() {
     });
 }
 
+/// Each thread keeps a copy of the installed hook (so that a frame takes it without a lock):
+/// a hook installed while another thread is between two calls is still the one its next
+/// frame consults, and the previous hook is let go of, on the installing thread at once and
+/// on the other when it ends.
+#[test]
+fn a_replaced_hook_is_consulted_from_the_next_frame_on_every_thread() {
+    with_vm(|vm| {
+        let scope = exec(
+            vm,
+            "import threading\n\
+             def target():\n    return 1\n\
+             go = threading.Event()\n\
+             called = threading.Event()\n\
+             def worker():\n    target()\n    called.set()\n    go.wait()\n    target()\n",
+            "prog.py",
+        );
+        let run = |_: &FrameView<'_>, _: &VirtualMachine| Ok(FrameDecision::run_default());
+        let (first, second) = (on_target("never", run), on_target("never", run));
+        let targets = |seen: &Mutex<Vec<String>>| {
+            let seen = seen.lock().unwrap();
+            seen.iter().filter(|n| *n == "target").count()
+        };
+        vm.set_eval_frame_hook(Some(first.clone()));
+        vm.set_eval_hook_thread_default(EvalHookMode::Active);
+        vm.set_eval_hook_mode(EvalHookMode::Active);
+        exec_in(
+            vm,
+            &scope,
+            "t = threading.Thread(target=worker)\nt.start()\ncalled.wait()\n",
+            "driver.py",
+        )
+        .unwrap();
+        vm.set_eval_frame_hook(Some(second.clone()));
+        let seen_by_first = first.seen.lock().unwrap().len();
+        exec_in(vm, &scope, "go.set()\nt.join()\n", "driver.py").unwrap();
+        vm.set_eval_hook_mode(EvalHookMode::Disabled);
+        vm.set_eval_hook_thread_default(EvalHookMode::Disabled);
+        assert_eq!(targets(&first.seen), 1, "the worker's first call");
+        assert_eq!(targets(&second.seen), 1, "the worker's second call");
+        assert_eq!(
+            first.seen.lock().unwrap().len(),
+            seen_by_first,
+            "no frame consults the replaced hook"
+        );
+        assert_eq!(
+            Arc::strong_count(&first),
+            1,
+            "the replaced hook is let go of"
+        );
+        vm.set_eval_frame_hook(None);
+        assert_eq!(
+            Arc::strong_count(&second),
+            1,
+            "the removed hook is let go of"
+        );
+    });
+}
+
 #[test]
 fn frame_view_reads_arguments_cells_and_free_variables_by_name() {
     with_vm(|vm| {

@@ -364,7 +364,7 @@ pub(super) mod module {
     #[pyfunction]
     fn stats(vm: &VirtualMachine) -> PyObjectRef {
         let d = vm.ctx.new_dict();
-        for (k, v) in super::translator(vm).stats.snapshot() {
+        for (k, v) in super::translator(vm).stats() {
             d.set_item(k, vm.ctx.new_int(v).into(), vm)
                 .expect("str keys");
         }

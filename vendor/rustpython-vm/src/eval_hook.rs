@@ -34,7 +34,7 @@
 
 use alloc::sync::Arc;
 use core::any::Any;
-use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::{
@@ -341,8 +341,55 @@ impl PyCode {
 #[derive(Default)]
 pub struct HookSlot {
     hook: PyRwLock<Option<Arc<dyn EvalFrameHook>>>,
+    /// Counts installs, so that a thread knows when its copy of the hook is stale.
+    generation: AtomicU64,
     /// The mode a new thread starts in.
     thread_default_mode: AtomicU8,
+}
+
+/// A thread's copy of the installed hook, valid while the slot's generation is `generation`:
+/// a consultation then takes the hook without the slot's lock or a reference count (four
+/// atomic operations per hooked frame fewer). A thread that stops consulting keeps its copy,
+/// and so the hook, until it consults again or its `VirtualMachine` is dropped.
+#[derive(Default)]
+pub(crate) struct HookCache {
+    generation: Option<u64>,
+    hook: Option<Arc<dyn EvalFrameHook>>,
+}
+
+/// The hook a consultation on this thread uses: its copy, or the slot's when the copy is
+/// stale or busy (a plugin that re-enabled the hook on its own thread).
+enum CurrentHook<'vm> {
+    Copy(core::cell::Ref<'vm, Arc<dyn EvalFrameHook>>),
+    Shared(Arc<dyn EvalFrameHook>),
+}
+
+impl core::ops::Deref for CurrentHook<'_> {
+    type Target = dyn EvalFrameHook;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Self::Copy(hook) => &***hook,
+            Self::Shared(hook) => &**hook,
+        }
+    }
+}
+
+fn current_hook(vm: &VirtualMachine) -> Option<CurrentHook<'_>> {
+    let generation = vm.state.eval_hook.generation.load(Ordering::Acquire);
+    if let Ok(copy) = vm.eval_hook_cache.try_borrow()
+        && copy.generation == Some(generation)
+    {
+        return core::cell::Ref::filter_map(copy, |c| c.hook.as_ref())
+            .ok()
+            .map(CurrentHook::Copy);
+    }
+    // Read after the generation: a hook installed in between is copied under the older
+    // generation, and so read again at the next consultation.
+    let hook = vm.eval_frame_hook();
+    if let Ok(mut copy) = vm.eval_hook_cache.try_borrow_mut() {
+        *copy = HookCache { generation: Some(generation), hook: hook.clone() };
+    }
+    hook.map(CurrentHook::Shared)
 }
 
 impl VirtualMachine {
@@ -352,7 +399,17 @@ impl VirtualMachine {
         &self,
         hook: Option<Arc<dyn EvalFrameHook>>,
     ) -> Option<Arc<dyn EvalFrameHook>> {
-        core::mem::replace(&mut *self.state.eval_hook.hook.write(), hook)
+        let previous = {
+            let mut slot = self.state.eval_hook.hook.write();
+            self.state.eval_hook.generation.fetch_add(1, Ordering::Release);
+            core::mem::replace(&mut *slot, hook)
+        };
+        // This thread lets go of the previous hook now (unless a consultation of it is
+        // under way); other threads do at their next consultation.
+        if let Ok(mut copy) = self.eval_hook_cache.try_borrow_mut() {
+            *copy = HookCache::default();
+        }
+        previous
     }
     pub fn eval_frame_hook(&self) -> Option<Arc<dyn EvalFrameHook>> {
         self.state.eval_hook.hook.read().clone()
@@ -421,7 +478,7 @@ fn consult(vm: &VirtualMachine, iframe: &InterpreterFrame, entry: FrameEntry) ->
     if mode == EvalHookMode::Disabled || code.eval_hook_skipped() {
         return Ok(Verdict::Default(CalleeMode::Inherit));
     }
-    let Some(hook) = vm.eval_frame_hook() else {
+    let Some(hook) = current_hook(vm) else {
         return Ok(Verdict::Default(CalleeMode::Inherit));
     };
     if entry == FrameEntry::GeneratorStart && !hook.wants_generator_events() {

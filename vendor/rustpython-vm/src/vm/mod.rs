@@ -99,6 +99,8 @@ pub struct VirtualMachine {
     // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
     /// This thread's eval-frame hook mode (see `eval_hook`).
     pub(crate) eval_hook_mode: Cell<crate::eval_hook::EvalHookMode>,
+    /// This thread's copy of the installed hook (see `eval_hook::HookCache`).
+    pub(crate) eval_hook_cache: RefCell<crate::eval_hook::HookCache>,
     /// Event currently being monitored (`tstate->what_event`).
     /// `None` when not in a monitoring callback.
     pub(crate) what_event: Cell<Option<crate::stdlib::sys::monitoring::MonitoringEvent>>,
@@ -1271,6 +1273,7 @@ impl VirtualMachine {
             use_tracing: Cell::new(false),
             // symtrace fork: the eval-frame hook: its per-thread mode, and the two frame entry points
             eval_hook_mode: Cell::new(crate::eval_hook::EvalHookMode::Disabled),
+            eval_hook_cache: RefCell::default(),
             what_event: Cell::new(None),
             tracing_depth: Cell::new(0),
             recursion_limit: Cell::new(if cfg!(debug_assertions) { 256 } else { 1000 }),

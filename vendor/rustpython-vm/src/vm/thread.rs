@@ -1471,6 +1471,7 @@ impl VirtualMachine {
             use_tracing: Cell::new(use_tracing),
             // symtrace fork: a new thread starts in the interpreter's default hook mode
             eval_hook_mode: Cell::new(self.eval_hook_thread_default()),
+            eval_hook_cache: RefCell::default(),
             what_event: Cell::new(None),
             tracing_depth: Cell::new(0),
             recursion_limit: self.recursion_limit.clone(),
