@@ -127,3 +127,8 @@ fn keys_read_after_stores_see_the_stores_and_aliases() {
 fn the_tracers_own_state_is_read_and_changed_at_run_time() {
     same_as_plain(&["tracer state"]);
 }
+
+#[test]
+fn a_method_that_changes_its_tensor_changes_the_real_one() {
+    same_as_plain(&["in-place method"]);
+}

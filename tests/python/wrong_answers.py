@@ -389,3 +389,18 @@ def _():
         show("tracer state", sets_the_default(st.ones(2)))
         show("tracer state, default after the call", st.get_default_dtype())
     st.set_default_dtype(st.float64)
+
+
+# 14. A tensor method that changes its tensor (`requires_grad_`) ran on the translation's
+# fake, and the tensor passed in was never changed.
+def marks_for_grad(t):
+    t.requires_grad_(True)
+    return t * 2
+
+
+@case("in-place method")
+def _():
+    for i in range(3):
+        t = st.ones(2)
+        show("in-place method", marks_for_grad(t))
+        show("in-place method, requires_grad", t.requires_grad)
