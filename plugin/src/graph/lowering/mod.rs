@@ -52,6 +52,16 @@ enum Step {
         n: usize,
         b_per_batch: bool,
     },
+    /// torch's `linear`, `x @ w.T + bias` for `w` of `n × k`, as the eager kernel computes a
+    /// small one: `w` transposed into a buffer of the step's own, the product's loop, then
+    /// the bias added to each row.
+    Linear {
+        x: Value,
+        w: Value,
+        bias: Option<Value>,
+        k: usize,
+        n: usize,
+    },
     Softmax {
         a: Value,
         lane: usize,
@@ -245,6 +255,7 @@ fn lower_node(
     }
     match op {
         "matmul" => lower_matmul(&shape(0), &shape(1), inputs),
+        "linear" => lower_linear(&shape(0), &shape(1), inputs, |v| graph.meta(v).shape),
         "softmax" | "log_softmax" => {
             let dims = shape(0);
             let d = normalize_dim(attrs.int("dim").ok()?, dims.len()).ok()?;
@@ -265,6 +276,31 @@ fn lower_node(
         "reshape" | "squeeze" | "unsqueeze" => Some(Step::Copy { a: inputs[0] }),
         _ => None,
     }
+}
+
+/// A linear layer small enough for the eager kernel's product loop; anything else is not
+/// lowered.
+fn lower_linear(
+    x: &[usize],
+    w: &[usize],
+    inputs: &[Value],
+    shape_of: impl Fn(Value) -> Vec<usize>,
+) -> Option<Step> {
+    let (&[n, k], Some((&k_x, batch))) = (w, x.split_last()) else {
+        return None;
+    };
+    let rows: usize = batch.iter().product();
+    let bias = inputs.get(2).copied();
+    if k_x != k || rows * k * n > SMALL_PRODUCT || bias.is_some_and(|b| shape_of(b) != [n]) {
+        return None;
+    }
+    Some(Step::Linear {
+        x: inputs[0],
+        w: inputs[1],
+        bias,
+        k,
+        n,
+    })
 }
 
 /// Where the eager kernel takes its small-product loop, the same products (a batch of them,

@@ -26,11 +26,16 @@ pub trait Real: LinalgScalar + Default + std::fmt::Debug + Send + Sync {
     /// This thread's scratch buffer for lowered runs and fused groups of this type, kept
     /// between calls.
     fn scratch() -> &'static LocalKey<Cell<Vec<Self>>>;
+    /// This thread's buffer for what a step needs besides its result (a linear layer's
+    /// transposed weight), kept between calls.
+    fn temp() -> &'static LocalKey<Cell<Vec<Self>>>;
 }
 
 thread_local! {
     static SCRATCH_F64: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
     static SCRATCH_F32: Cell<Vec<f32>> = const { Cell::new(Vec::new()) };
+    static TEMP_F64: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
+    static TEMP_F32: Cell<Vec<f32>> = const { Cell::new(Vec::new()) };
 }
 
 impl Real for f64 {
@@ -63,6 +68,9 @@ impl Real for f64 {
     }
     fn scratch() -> &'static LocalKey<Cell<Vec<f64>>> {
         &SCRATCH_F64
+    }
+    fn temp() -> &'static LocalKey<Cell<Vec<f64>>> {
+        &TEMP_F64
     }
 }
 
@@ -97,6 +105,9 @@ impl Real for f32 {
     }
     fn scratch() -> &'static LocalKey<Cell<Vec<f32>>> {
         &SCRATCH_F32
+    }
+    fn temp() -> &'static LocalKey<Cell<Vec<f32>>> {
+        &TEMP_F32
     }
 }
 

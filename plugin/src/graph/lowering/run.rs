@@ -10,7 +10,7 @@ use super::{Lowered, LoweredAs, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
-use crate::tensor::ops::linalg::small_product_into;
+use crate::tensor::ops::linalg::{add_bias, small_product_into, transpose_into};
 use crate::tensor::ops::lineup::zip_over;
 
 impl Lowered {
@@ -159,6 +159,16 @@ impl Step {
                     small_product_into(x, y, *k, *n, o);
                 }
             }
+            Step::Linear { x, w, bias, k, n } => {
+                let mut w_t = T::temp().take();
+                w_t.resize(k * n, T::zero());
+                transpose_into(get(*w), *n, *k, &mut w_t);
+                small_product_into(get(*x), &w_t, *k, *n, out);
+                T::temp().set(w_t);
+                if let Some(b) = bias {
+                    add_bias(out, get(*b));
+                }
+            }
             Step::Softmax { a, lane, log } => {
                 out.copy_from_slice(get(*a));
                 T::softmax(out, *lane, *log);
@@ -188,7 +198,7 @@ impl Step {
                 own(*a, b.0).or_else(|| own(*b, a.0))
             }
             Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Copy { a } => last(*a),
-            Step::MatMul { .. } | Step::Permute { .. } => None,
+            Step::MatMul { .. } | Step::Linear { .. } | Step::Permute { .. } => None,
         }
     }
 
@@ -224,7 +234,9 @@ impl Step {
             }
             Step::Softmax { lane, log, .. } => T::softmax(buf, *lane, *log),
             Step::Copy { .. } => {}
-            Step::MatMul { .. } | Step::Permute { .. } => unreachable!("never in place"),
+            Step::MatMul { .. } | Step::Linear { .. } | Step::Permute { .. } => {
+                unreachable!("never in place")
+            }
         }
     }
 }
@@ -238,14 +250,15 @@ fn return_input<T: Real>(t: &TensorData, template: &ArrayD<T>) -> ArrayD<T> {
 
 impl Step {
     pub(super) fn operands(&self) -> impl Iterator<Item = Value> {
-        let (a, b) = match self {
-            Step::Binary { a, b, .. } => (a.0, Some(b.0)),
-            Step::MatMul { a, b, .. } => (*a, Some(*b)),
+        let (a, b, c) = match self {
+            Step::Binary { a, b, .. } => (a.0, Some(b.0), None),
+            Step::MatMul { a, b, .. } => (*a, Some(*b), None),
+            Step::Linear { x, w, bias, .. } => (*x, Some(*w), *bias),
             Step::Unary { a, .. }
             | Step::Softmax { a, .. }
             | Step::Permute { a, .. }
-            | Step::Copy { a } => (*a, None),
+            | Step::Copy { a } => (*a, None, None),
         };
-        std::iter::once(a).chain(b)
+        std::iter::once(a).chain(b).chain(c)
     }
 }

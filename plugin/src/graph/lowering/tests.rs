@@ -237,3 +237,52 @@ fn what_has_no_lowering_says_why() {
     g3.outputs = vec![m];
     assert!(lower(&g3, &[usize::MAX]).is_err());
 }
+
+#[test]
+fn linear_layers_match_eager_to_the_bit() {
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(11);
+        // (x's shape, out features): rows of one, of several, batched, a vector, odd sizes
+        // and the largest product the eager kernel's loop takes (32 * 32 * 32).
+        for (x_shape, n) in [
+            (&[1, 16][..], 16),
+            (&[8, 16][..], 32),
+            (&[2, 3, 5][..], 7),
+            (&[9][..], 12),
+            (&[4, 8, 32][..], 32),
+            (&[3, 1][..], 1),
+        ] {
+            let k = *x_shape.last().unwrap();
+            for with_bias in [true, false] {
+                let mut g = Graph::new();
+                let x = input(&mut g, x_shape);
+                let w = input(&mut g, &[n, k]);
+                let b = input(&mut g, &[n]);
+                let w2 = input(&mut g, &[n, n]);
+                let first = if with_bias { vec![x, w, b] } else { vec![x, w] };
+                let h = g.apply("linear", &first, Attrs::new()).unwrap();
+                let h = g.apply("relu", &[h], Attrs::new()).unwrap();
+                let y = g.apply("linear", &[h, w2, b], Attrs::new()).unwrap();
+                g.outputs = vec![y, h];
+                let inputs = [
+                    random(x_shape),
+                    random(&[n, k]),
+                    random(&[n]),
+                    random(&[n, n]),
+                ];
+                check(&mut g, &inputs);
+            }
+        }
+    });
+}
+
+#[test]
+fn a_linear_layer_too_large_for_the_product_loop_is_not_lowered() {
+    let mut g = Graph::new();
+    let x = input(&mut g, &[33, 32]);
+    let w = input(&mut g, &[32, 32]);
+    let y = g.apply("linear", &[x, w], Attrs::new()).unwrap();
+    g.outputs = vec![y];
+    let last_use = vec![usize::MAX; g.nodes.len()];
+    assert!(lower(&g, &last_use).is_err());
+}

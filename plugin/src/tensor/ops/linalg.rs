@@ -241,14 +241,20 @@ fn matmul_typed<T: Element + Product>(
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
 }
 
-/// The `rows × cols` row-major matrix `m`, transposed (row-major `cols × rows`). Eight rows
-/// at a time: each output row then gets eight contiguous elements per pass, read from eight
-/// rows that stay in cache, instead of one element per strided read.
+/// The `rows × cols` row-major matrix `m`, transposed (row-major `cols × rows`).
 fn transposed<T: Copy>(m: &[T], rows: usize, cols: usize) -> Vec<T> {
+    let mut out = m.to_vec(); // every element is overwritten
+    transpose_into(m, rows, cols, &mut out);
+    out
+}
+
+/// [`transposed`] written into `out` (`rows * cols` elements). Eight rows at a time: each
+/// output row then gets eight contiguous elements per pass, read from eight rows that stay in
+/// cache, instead of one element per strided read.
+pub(crate) fn transpose_into<T: Copy>(m: &[T], rows: usize, cols: usize, out: &mut [T]) {
     if rows == 0 || cols == 0 {
-        return Vec::new();
+        return;
     }
-    let mut out = m.to_vec(); // every element is overwritten below
     let mut r = 0;
     while r + 8 <= rows {
         let block: [&[T]; 8] = std::array::from_fn(|i| &m[(r + i) * cols..(r + i + 1) * cols]);
@@ -265,7 +271,6 @@ fn transposed<T: Copy>(m: &[T], rows: usize, cols: usize) -> Vec<T> {
             out[c * rows + i] = v;
         }
     }
-    out
 }
 
 /// `linear(x, w, b)`: `x @ w.T + b` for `w` of (out_features, in_features), the bias added
@@ -298,14 +303,18 @@ fn linear_typed<T: Element + Product>(
     };
     if let Some(b) = bias {
         let bs = standard(b.view());
-        let bs = bs.as_slice().expect("standard layout");
-        for row in out.chunks_exact_mut(n.max(1)) {
-            for (o, &c) in row.iter_mut().zip(bs) {
-                *o = *o + c;
-            }
-        }
+        add_bias(&mut out, bs.as_slice().expect("standard layout"));
     }
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
+}
+
+/// `bias` added to each row of `out` (rows of `bias.len()` elements), as `linear` adds it.
+pub(crate) fn add_bias<T: LinalgScalar>(out: &mut [T], bias: &[T]) {
+    for row in out.chunks_exact_mut(bias.len().max(1)) {
+        for (o, &c) in row.iter_mut().zip(bias) {
+            *o = *o + c;
+        }
+    }
 }
 
 fn linear_meta(m: &[Meta]) -> TResult<Meta> {
