@@ -24,6 +24,7 @@ use crate::graph::ir::{Graph, Value};
 use crate::tensor::DType;
 use crate::tensor::ops::elementwise::{Binary, Fit, Unary, fit};
 use crate::tensor::ops::linalg::SMALL_PRODUCT;
+use crate::tensor::ops::reduce::reduced_dims;
 use crate::tensor::ops::shape_ops::transpose_perm;
 use crate::tensor::shape::normalize_dim;
 
@@ -62,6 +63,12 @@ enum Step {
         k: usize,
         n: usize,
     },
+    /// A reduction of each run of `lane` elements (the last dimension) to one.
+    Reduce {
+        a: Value,
+        lane: usize,
+        how: LaneReduction,
+    },
     Softmax {
         a: Value,
         lane: usize,
@@ -76,6 +83,14 @@ enum Step {
     Copy {
         a: Value,
     },
+}
+
+/// What a `Step::Reduce` computes of a lane: `sum`, `mean` or `var` (with its correction).
+#[derive(Clone, Copy, Debug)]
+enum LaneReduction {
+    Sum,
+    Mean,
+    Var(f64),
 }
 
 /// A lowered graph, over one element type.
@@ -255,6 +270,21 @@ fn lower_node(
     }
     match op {
         "matmul" => lower_matmul(&shape(0), &shape(1), inputs),
+        "sum" | "mean" | "var" => {
+            let dims = shape(0);
+            let lane = *dims.last()?;
+            let over_last = reduced_dims(&dims, attrs).ok()?? == [dims.len() - 1];
+            let how = match op {
+                "sum" => LaneReduction::Sum,
+                "mean" => LaneReduction::Mean,
+                _ => LaneReduction::Var(attrs.int("correction").ok()? as f64),
+            };
+            (over_last && lane > 0).then_some(Step::Reduce {
+                a: inputs[0],
+                lane,
+                how,
+            })
+        }
         "linear" => lower_linear(&shape(0), &shape(1), inputs, |v| graph.meta(v).shape),
         "softmax" | "log_softmax" => {
             let dims = shape(0);

@@ -26,6 +26,10 @@ pub trait Real: LinalgScalar + Default + std::fmt::Debug + Send + Sync {
     /// This thread's scratch buffer for lowered runs and fused groups of this type, kept
     /// between calls.
     fn scratch() -> &'static LocalKey<Cell<Vec<Self>>>;
+    /// This type's value nearest to `x` (a reduction's result, computed in f64).
+    fn from_f64(x: f64) -> Self;
+    /// `run`'s elements as f64, exactly (`wide` holds them when they are not f64 already).
+    fn widen<'a>(run: &'a [Self], wide: &'a mut Vec<f64>) -> &'a [f64];
     /// This thread's buffer for what a step needs besides its result (a linear layer's
     /// transposed weight), kept between calls.
     fn temp() -> &'static LocalKey<Cell<Vec<Self>>>;
@@ -72,6 +76,12 @@ impl Real for f64 {
     fn temp() -> &'static LocalKey<Cell<Vec<f64>>> {
         &TEMP_F64
     }
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+    fn widen<'a>(run: &'a [f64], _: &'a mut Vec<f64>) -> &'a [f64] {
+        run
+    }
 }
 
 impl Real for f32 {
@@ -108,6 +118,14 @@ impl Real for f32 {
     }
     fn temp() -> &'static LocalKey<Cell<Vec<f32>>> {
         &TEMP_F32
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+    fn widen<'a>(run: &'a [f32], wide: &'a mut Vec<f64>) -> &'a [f64] {
+        wide.clear();
+        wide.extend(run.iter().map(|&v| f64::from(v)));
+        wide
     }
 }
 

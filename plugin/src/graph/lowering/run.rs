@@ -6,12 +6,13 @@ use ndarray::ArrayD;
 use smallvec::SmallVec;
 
 use super::real::{Real, with_binary, with_unary};
-use super::{Lowered, LoweredAs, Step};
+use super::{LaneReduction, Lowered, LoweredAs, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
 use crate::tensor::ops::linalg::{add_bias, small_product_into, transpose_into};
 use crate::tensor::ops::lineup::zip_over;
+use crate::tensor::ops::reduce::{mean_lane, sum_lane, var_lane};
 
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
@@ -169,6 +170,17 @@ impl Step {
                     add_bias(out, get(*b));
                 }
             }
+            Step::Reduce { a, lane, how } => {
+                let mut wide = Vec::new();
+                for (o, run) in out.iter_mut().zip(get(*a).chunks_exact(*lane)) {
+                    let run = T::widen(run, &mut wide);
+                    *o = T::from_f64(match how {
+                        LaneReduction::Sum => sum_lane(run),
+                        LaneReduction::Mean => mean_lane(run),
+                        LaneReduction::Var(correction) => var_lane(run, *correction),
+                    });
+                }
+            }
             Step::Softmax { a, lane, log } => {
                 out.copy_from_slice(get(*a));
                 T::softmax(out, *lane, *log);
@@ -198,7 +210,10 @@ impl Step {
                 own(*a, b.0).or_else(|| own(*b, a.0))
             }
             Step::Unary { a, .. } | Step::Softmax { a, .. } | Step::Copy { a } => last(*a),
-            Step::MatMul { .. } | Step::Linear { .. } | Step::Permute { .. } => None,
+            Step::MatMul { .. }
+            | Step::Linear { .. }
+            | Step::Reduce { .. }
+            | Step::Permute { .. } => None,
         }
     }
 
@@ -234,9 +249,10 @@ impl Step {
             }
             Step::Softmax { lane, log, .. } => T::softmax(buf, *lane, *log),
             Step::Copy { .. } => {}
-            Step::MatMul { .. } | Step::Linear { .. } | Step::Permute { .. } => {
-                unreachable!("never in place")
-            }
+            Step::MatMul { .. }
+            | Step::Linear { .. }
+            | Step::Reduce { .. }
+            | Step::Permute { .. } => unreachable!("never in place"),
         }
     }
 }
@@ -255,6 +271,7 @@ impl Step {
             Step::MatMul { a, b, .. } => (*a, Some(*b), None),
             Step::Linear { x, w, bias, .. } => (*x, Some(*w), *bias),
             Step::Unary { a, .. }
+            | Step::Reduce { a, .. }
             | Step::Softmax { a, .. }
             | Step::Permute { a, .. }
             | Step::Copy { a } => (*a, None, None),

@@ -286,3 +286,60 @@ fn a_linear_layer_too_large_for_the_product_loop_is_not_lowered() {
     let last_use = vec![usize::MAX; g.nodes.len()];
     assert!(lower(&g, &last_use).is_err());
 }
+
+#[test]
+fn layer_norms_and_reductions_over_the_last_dimension_match_eager_to_the_bit() {
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(13);
+        for shape in [&[2, 16, 32][..], &[5, 7][..], &[9][..], &[3, 1][..]] {
+            let last = shape.len() as i64 - 1;
+            let mut g = Graph::new();
+            let x = input(&mut g, shape);
+            let gain = input(&mut g, &shape[shape.len() - 1..]);
+            let eps = g.constant(TensorData::scalar(Scalar::Float(1e-5)).cast(DT.get()));
+            let over_last = |keepdim: bool| {
+                Attrs::new()
+                    .with("dim", Attr::Ints(vec![last]))
+                    .with("keepdim", Attr::Bool(keepdim))
+            };
+            // A layer norm as nn.LayerNorm writes it.
+            let mean = g.apply("mean", &[x], over_last(true)).unwrap();
+            let var = g
+                .apply(
+                    "var",
+                    &[x],
+                    over_last(true).with("correction", Attr::Int(0)),
+                )
+                .unwrap();
+            let centred = g.apply("sub", &[x, mean], Attrs::new()).unwrap();
+            let var_eps = g.apply("add", &[var, eps], Attrs::new()).unwrap();
+            let std = g.apply("sqrt", &[var_eps], Attrs::new()).unwrap();
+            let normed = g.apply("div", &[centred, std], Attrs::new()).unwrap();
+            let scaled = g.apply("mul", &[normed, gain], Attrs::new()).unwrap();
+            // And the other reductions, without kept dimensions.
+            let sum = g.apply("sum", &[scaled], over_last(false)).unwrap();
+            let unbiased = g
+                .apply(
+                    "var",
+                    &[x],
+                    over_last(false).with("correction", Attr::Int(1)),
+                )
+                .unwrap();
+            g.outputs = vec![scaled, sum, unbiased, mean];
+            check(&mut g, &[random(shape), random(&shape[shape.len() - 1..])]);
+        }
+    });
+}
+
+#[test]
+fn a_reduction_over_another_dimension_is_not_lowered() {
+    let mut g = Graph::new();
+    let x = input(&mut g, &[4, 8]);
+    let attrs = Attrs::new()
+        .with("dim", Attr::Ints(vec![0]))
+        .with("keepdim", Attr::Bool(false));
+    let y = g.apply("mean", &[x], attrs).unwrap();
+    g.outputs = vec![y];
+    let last_use = vec![usize::MAX; g.nodes.len()];
+    assert!(lower(&g, &last_use).is_err());
+}

@@ -49,7 +49,7 @@ impl Reduction {
 
 /// The dimensions an op reduces: `None` for all of them, or the listed ones (made absolute,
 /// sorted, each once); `dim` is an int, a sequence of ints, or None.
-fn reduced_dims(shape: &[usize], attrs: &Attrs) -> TResult<Option<Vec<usize>>> {
+pub(crate) fn reduced_dims(shape: &[usize], attrs: &Attrs) -> TResult<Option<Vec<usize>>> {
     let dims = match attrs.get("dim") {
         crate::tensor::registry::Attr::None => return Ok(None),
         crate::tensor::registry::Attr::Ints(v) if v.is_empty() => return Ok(None),
@@ -305,12 +305,7 @@ pub fn var(t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
     let (out_shape, dims) = reduced_shape(Reduction::Mean, t.shape(), attrs)?;
     let correction = attrs.int("correction")? as f64;
     let dt = t.dtype().to_float();
-    let var_of = |values: &[f64]| {
-        let n = values.len() as f64;
-        let mean = values.iter().sum::<f64>() / n;
-        let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
-        ss / (n - correction).max(0.0)
-    };
+    let var_of = |values: &[f64]| var_lane(values, correction);
     // float32 along its last, row-major dimension (a layer norm's): each run widened on its
     // own, the same sums, no f64 copy of the whole tensor.
     if let (TensorData::Float32(a), Some(dims)) = (t, &dims)
@@ -363,6 +358,26 @@ pub fn var(t: &TensorData, attrs: &Attrs) -> TResult<TensorData> {
         .map(crate::tensor::data::Scalar::Float)
         .collect();
     TensorData::from_scalars(&out_shape, &scalars, dt)
+}
+
+/// The sum of one lane, as `sum` computes it (its elements widened to f64). Lowered graphs
+/// reduce through here and [`mean_lane`], [`var_lane`], so that they round as eager does.
+pub fn sum_lane(lane: &[f64]) -> f64 {
+    lane_f64(Reduction::Sum, ndarray::ArrayView1::from(lane))
+}
+
+/// The mean of one lane, as `mean` computes it.
+pub fn mean_lane(lane: &[f64]) -> f64 {
+    lane_f64(Reduction::Mean, ndarray::ArrayView1::from(lane))
+}
+
+/// The variance of one lane, as `var` computes it: the mean squared deviation from the mean,
+/// divided by `n - correction`.
+pub fn var_lane(lane: &[f64], correction: f64) -> f64 {
+    let n = lane.len() as f64;
+    let mean = lane.iter().sum::<f64>() / n;
+    let ss: f64 = lane.iter().map(|v| (v - mean) * (v - mean)).sum();
+    ss / (n - correction).max(0.0)
 }
 
 /// softmax (or log_softmax) of one lane, in place. Every implementation of softmax (eager, a
