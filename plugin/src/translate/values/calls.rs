@@ -17,42 +17,10 @@ use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::tensor_functions::{
+    ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name,
+};
 use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
-
-/// Functions of the `symtrace` module that draw random numbers: each call changes the
-/// generator's state.
-const RANDOM_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
-
-/// Functions of the `symtrace` module, besides the registry's ops, whose result depends only
-/// on their arguments (and on the default dtype, which a translation that reads it guards):
-/// a translation may run them on its fakes and plain values. Any other function of the
-/// module reads or changes state a translation cannot guard or replay (`stats`, `reset`,
-/// `set_default_dtype`, `set_stance`, `compile`, `mark_dynamic`, ...): it runs as written.
-const PURE_MODULE_FUNCTIONS: &[&str] = &[
-    "call_op",
-    "chunk",
-    "eye",
-    "full",
-    "get_default_dtype",
-    "linspace",
-    "ones",
-    "ones_like",
-    "split",
-    "tensor",
-    "zeros",
-    "zeros_like",
-];
-
-/// Tensor methods and functions whose result depends only on their tensors' dtype and shape.
-const TENSOR_META: &[&str] = &[
-    "dim",
-    "numel",
-    "size",
-    "is_floating_point",
-    "__len__",
-    "zeros_like",
-    "ones_like",
-];
 
 /// A function to simulate inline, whatever made it.
 struct Callee {
@@ -178,22 +146,23 @@ impl State<'_> {
                     self.obj(callable)?;
                     return self.builtin(&name, args, kwargs);
                 }
-                if let Some(name) = tensor_function_name(&o, vm) {
-                    if RANDOM_FUNCTIONS.contains(&name.as_str()) {
-                        return unsupported(
-                            Kind::SideEffect,
-                            format!("symtrace.{name} (random numbers: a side effect)"),
-                        );
-                    }
-                    if !PURE_MODULE_FUNCTIONS.contains(&name.as_str())
-                        && crate::tensor::registry().get(&name).is_none()
-                    {
-                        return unsupported(
-                            Kind::SideEffect,
-                            format!(
-                                "symtrace.{name} reads or changes state a translation cannot guard or replay"
-                            ),
-                        );
+                if let Some(name) = module_function_name(&o, vm) {
+                    match ModuleFunction::of(&name) {
+                        ModuleFunction::Pure => {}
+                        ModuleFunction::Random => {
+                            return unsupported(
+                                Kind::SideEffect,
+                                format!("symtrace.{name} (random numbers: a side effect)"),
+                            );
+                        }
+                        ModuleFunction::Stateful => {
+                            return unsupported(
+                                Kind::SideEffect,
+                                format!(
+                                    "symtrace.{name} reads or changes state a translation cannot guard or replay"
+                                ),
+                            );
+                        }
                     }
                     self.obj(callable)?;
                     let meta = TENSOR_META.contains(&name.as_str());
@@ -211,7 +180,7 @@ impl State<'_> {
                     if args.first().is_some_and(|a| self.is_tensor(a)) {
                         // `requires_grad_` and the like change the tensor itself: on a fake,
                         // the real tensor would never see it.
-                        if name.ends_with('_') && !name.ends_with("__") {
+                        if changes_its_tensor(&name) {
                             return unsupported(
                                 Kind::SideEffect,
                                 format!("Tensor.{name} changes the tensor in place"),
@@ -704,18 +673,6 @@ fn contains_tensor(v: &Var) -> bool {
 }
 
 /// The name of a function of the `symtrace` module.
-fn tensor_function_name(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> Option<String> {
-    if !o.class().is(vm.ctx.types.builtin_function_or_method_type) {
-        return None;
-    }
-    let module = o.get_attr("__module__", vm).ok()?;
-    if module.downcast_ref::<PyStr>()?.to_string_lossy() != "symtrace" {
-        return None;
-    }
-    let name = o.get_attr("__name__", vm).ok()?;
-    Some(name.downcast_ref::<PyStr>()?.to_string_lossy().into_owned())
-}
-
 /// How a break names a callable. `__qualname__` is read only where it is the VM's own
 /// attribute (a function, a type whose metaclass is `type`): reading it elsewhere could run a
 /// property of the user's.

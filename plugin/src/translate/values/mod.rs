@@ -20,6 +20,7 @@ pub mod operators;
 pub mod protocols;
 pub mod sets;
 pub mod sizes;
+pub mod tensor_functions;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;

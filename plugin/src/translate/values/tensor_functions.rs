@@ -1,0 +1,86 @@
+//! Which functions of the `symtrace` module, and which `Tensor` methods, a translation may
+//! run on its fakes and plain values: only those whose result depends on their arguments
+//! alone. Any other would run once, when the frame is translated, instead of at each call.
+
+use rustpython_vm::builtins::PyStr;
+use rustpython_vm::{AsObject, PyObjectRef};
+
+/// Functions of the `symtrace` module that draw random numbers: each call changes the
+/// generator's state.
+const RANDOM_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
+
+/// Functions of the `symtrace` module, besides the registry's ops, whose result depends only
+/// on their arguments (and on the default dtype, which a translation that reads it guards):
+/// a translation may run them on its fakes and plain values. Any other function of the
+/// module reads or changes state a translation cannot guard or replay (`stats`, `reset`,
+/// `set_default_dtype`, `set_stance`, `compile`, `mark_dynamic`, ...): it runs as written.
+const PURE_MODULE_FUNCTIONS: &[&str] = &[
+    "call_op",
+    "chunk",
+    "eye",
+    "full",
+    "get_default_dtype",
+    "linspace",
+    "ones",
+    "ones_like",
+    "split",
+    "tensor",
+    "zeros",
+    "zeros_like",
+];
+
+/// Tensor methods and functions whose result depends only on their tensors' dtype and shape.
+pub const TENSOR_META: &[&str] = &[
+    "dim",
+    "numel",
+    "size",
+    "is_floating_point",
+    "__len__",
+    "zeros_like",
+    "ones_like",
+];
+
+/// What a translation may do with a function of the `symtrace` module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleFunction {
+    /// Run it on fakes and plain values: an op of the registry, or one of
+    /// [`PURE_MODULE_FUNCTIONS`].
+    Pure,
+    /// It draws random numbers.
+    Random,
+    /// It reads or changes state the translation cannot guard or replay.
+    Stateful,
+}
+
+impl ModuleFunction {
+    pub fn of(name: &str) -> Self {
+        if RANDOM_FUNCTIONS.contains(&name) {
+            Self::Random
+        } else if PURE_MODULE_FUNCTIONS.contains(&name)
+            || crate::tensor::registry().get(name).is_some()
+        {
+            Self::Pure
+        } else {
+            Self::Stateful
+        }
+    }
+}
+
+/// Whether the `Tensor` method `name` changes its tensor (`requires_grad_`: one trailing
+/// underscore, as torch names them): run on a fake, the real tensor would never change.
+pub fn changes_its_tensor(name: &str) -> bool {
+    name.ends_with('_') && !name.ends_with("__")
+}
+
+/// The name of `o`, if it is a function of the `symtrace` module.
+pub fn module_function_name(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> Option<String> {
+    if !o.class().is(vm.ctx.types.builtin_function_or_method_type) {
+        return None;
+    }
+    let module = o.get_attr("__module__", vm).ok()?;
+    if module.downcast_ref::<PyStr>()?.to_string_lossy() != "symtrace" {
+        return None;
+    }
+    let name = o.get_attr("__name__", vm).ok()?;
+    Some(name.downcast_ref::<PyStr>()?.to_string_lossy().into_owned())
+}
