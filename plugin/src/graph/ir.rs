@@ -47,6 +47,8 @@ struct Plan {
     views: Vec<bool>,
     /// Groups of elementwise ops computed in one pass (`fuse`).
     roles: Vec<super::fuse::Role>,
+    /// Of a graph that does not lower whole, its runs of nodes that do (`segments`).
+    segments: Vec<super::segments::Segment>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -232,6 +234,11 @@ impl Graph {
         let symbolic = self.nodes.iter().any(|n| !n.sym.is_empty());
         let views = super::consume::views_for_products(&self.nodes, &last_use);
         let roles = super::fuse::groups(self, &last_use);
+        let segments = if lowered.is_none() && !symbolic && !self.dynamic {
+            super::segments::segments(self, &last_use, |k| matches!(roles[k], Role::Alone))
+        } else {
+            Vec::new()
+        };
         Ok(self.plan.get_or_init(|| Plan {
             ops,
             last_use,
@@ -239,6 +246,7 @@ impl Graph {
             symbolic,
             views,
             roles,
+            segments,
         }))
     }
 
@@ -260,6 +268,13 @@ impl Graph {
             results.push(registry().call(&node.op, &args, &node.attrs).unwrap());
         }
         results
+    }
+
+    /// The nodes (`start..end`) of each lowered run of a graph that does not lower whole.
+    #[cfg(test)]
+    pub(crate) fn lowered_runs(&self) -> Vec<std::ops::Range<usize>> {
+        let plan = self.plan().expect("the graph's ops exist");
+        plan.segments.iter().map(|s| s.start..s.end).collect()
     }
 
     /// Each node's part in the groups of elementwise ops the graph runs fused.
@@ -329,7 +344,19 @@ impl Graph {
         // be freed before a later node reads its sizes).
         let mut shapes: Vec<Vec<usize>> = Vec::new();
         let mut carried: smallvec::SmallVec<[(usize, TensorData); 2]> = smallvec::SmallVec::new();
+        let mut segments = plan.segments.iter().peekable();
+        // The nodes before this one were computed by a lowered run.
+        let mut computed_to = 0;
         for (j, (node, op)) in self.nodes.iter().zip(&plan.ops).enumerate() {
+            if j < computed_to {
+                continue;
+            }
+            if let Some(segment) = segments.next_if(|s| s.start == j)
+                && segment.run_into(inputs, &self.consts, &plan.last_use, &mut results)
+            {
+                computed_to = segment.end;
+                continue;
+            }
             let resolved;
             let attrs = if node.sym.is_empty() {
                 &node.attrs

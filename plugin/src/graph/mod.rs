@@ -10,6 +10,7 @@ pub(crate) mod fuse;
 pub(crate) mod ir;
 pub(crate) mod lowering;
 pub(crate) mod recorder;
+pub(crate) mod segments;
 pub(crate) mod sizes;
 
 pub use ir::{Graph, Node, Outputs, Value};

@@ -139,6 +139,16 @@ pub fn lower(graph: &Graph, last_use: &[usize]) -> Result<Lowered, String> {
     }
 }
 
+/// Whether node `j` of `graph` has a lowering on its own: a float64 or float32 result
+/// computed from operands of its type by a step `lower` knows (see `graph::segments`).
+pub(crate) fn node_lowers(graph: &Graph, j: usize) -> bool {
+    let node = &graph.nodes[j];
+    let dtype = node.meta.dtype;
+    dtype.is_float()
+        && node.inputs.iter().all(|v| graph.meta(*v).dtype == dtype)
+        && lower_node(graph, &node.op, &node.inputs, &node.attrs, &node.meta.shape).is_some()
+}
+
 #[cfg(test)]
 impl Lowered {
     /// The scratch buffer's length, in elements.
