@@ -25,13 +25,38 @@ pub struct Segment {
     lowered: Lowered,
 }
 
-/// The graph's lowered runs, in order. `eligible` says which nodes may join one (a node
-/// that a fused group computes may not).
+/// The graph's lowered runs, in order. `eligible` says which nodes may join one: a node of
+/// a fused group is left to it (its blocks are vectorized for the CPU; a lowered loop is
+/// not, and at the sizes fusion takes, that costs more than the dispatch it saves).
 pub fn segments(
     graph: &Graph,
     last_use: &[usize],
     eligible: impl Fn(usize) -> bool,
 ) -> Vec<Segment> {
+    let found: Vec<Segment> = runs(graph, eligible)
+        .into_iter()
+        .filter_map(|(start, end)| segment(graph, start, end, last_use))
+        .collect();
+    if !found.is_empty() {
+        log::debug!(
+            target: crate::log_targets::GRAPH,
+            "of a graph of {} nodes, {} run lowered, in {} runs ({})",
+            graph.nodes.len(),
+            found.iter().map(|s| s.end - s.start).sum::<usize>(),
+            found.len(),
+            found
+                .iter()
+                .map(|s| format!("v{}..v{}", s.start, s.end - 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    found
+}
+
+/// The maximal stretches, of `MIN_NODES` or more, of consecutive nodes that lower, are of
+/// one type and that `eligible` accepts.
+fn runs(graph: &Graph, eligible: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
     let n = graph.nodes.len();
     let mut found = Vec::new();
     let mut j = 0;
@@ -47,25 +72,10 @@ pub fn segments(
         while end < n && joins(end) {
             end += 1;
         }
-        if end - j >= MIN_NODES
-            && let Some(segment) = segment(graph, j, end, last_use)
-        {
-            found.push(segment);
+        if end - j >= MIN_NODES {
+            found.push((j, end));
         }
         j = end;
-    }
-    if !found.is_empty() {
-        log::debug!(
-            target: crate::log_targets::GRAPH,
-            "of a graph of {n} nodes, {} run lowered, in {} runs ({})",
-            found.iter().map(|s| s.end - s.start).sum::<usize>(),
-            found.len(),
-            found
-                .iter()
-                .map(|s| format!("v{}..v{}", s.start, s.end - 1))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
     }
     found
 }

@@ -4,7 +4,7 @@
 //! built, because its shapes are known then, and only the loops run per call.
 //!
 //! Every step computes each element with the function the eager kernel uses (`float_op`,
-//! `Unary::float`/`float32`, `small_product`, `softmax_lane`/`softmax_rows_f32`: see
+//! `Unary::float`/`float32`, `small_product_into`, `softmax_lane`/`softmax_rows_f32`: see
 //! `real.rs`) in the same order, so a lowered graph rounds exactly as eager execution does.
 //! A graph with a node that has no lowering runs through the registry instead, and so does a
 //! call whose inputs are not row-major arrays of the graph's type.
@@ -318,8 +318,8 @@ fn lower_node(
     }
 }
 
-/// A linear layer small enough for the eager kernel's product loop; anything else is not
-/// lowered.
+/// A linear layer small enough for the eager kernel's product loop (see `lower_matmul`),
+/// computed as eager's `linear` computes it (`linalg::linear_into`).
 fn lower_linear(
     x: &[usize],
     w: &[usize],
@@ -344,7 +344,9 @@ fn lower_linear(
 }
 
 /// Where the eager kernel takes its small-product loop, the same products (a batch of them,
-/// with `b` shared or batched alike); anything else is not lowered.
+/// with `b` shared or batched alike). A larger product is not lowered: the graph around it
+/// would be large too, and its elementwise ops run faster fused (`fuse`) than as a lowered
+/// graph's loops.
 fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
     let (k, m, batch_a) = match a {
         [] => return None,
@@ -358,7 +360,7 @@ fn lower_matmul(a: &[usize], b: &[usize], inputs: &[Value]) -> Option<Step> {
     };
     let batches: usize = batch_a.iter().product();
     // A shared `b` is multiplied by all the batch's rows at once in the eager kernel: that
-    // product's size decides its loop.
+    // product's size decides its kernel.
     let rows = if batch_b.is_empty() { batches * m } else { m };
     if rows * k * n > SMALL_PRODUCT || (!batch_b.is_empty() && batch_a != batch_b) {
         return None;

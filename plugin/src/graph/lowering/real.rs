@@ -9,9 +9,10 @@ use ndarray::{ArrayD, LinalgScalar};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Unary, float_op};
 use crate::tensor::ops::f32_math::softmax_rows_f32;
+use crate::tensor::ops::product::Product;
 use crate::tensor::ops::reduce::softmax_lane;
 
-pub trait Real: LinalgScalar + Default + std::fmt::Debug + Send + Sync {
+pub trait Real: LinalgScalar + Product + Default + std::fmt::Debug + Send + Sync {
     /// The array of this type a tensor holds, if it holds this type.
     fn array(t: &TensorData) -> Option<&ArrayD<Self>>;
     fn wrap(a: ArrayD<Self>) -> TensorData;

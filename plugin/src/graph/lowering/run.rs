@@ -10,7 +10,7 @@ use super::{LaneReduction, Lowered, LoweredAs, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
-use crate::tensor::ops::linalg::{add_bias, small_product_into, transpose_into};
+use crate::tensor::ops::linalg::{add_bias, linear_into, small_product_into};
 use crate::tensor::ops::lineup::zip_over;
 use crate::tensor::ops::reduce::{mean_lane, sum_lane, var_lane};
 
@@ -162,9 +162,8 @@ impl Step {
             }
             Step::Linear { x, w, bias, k, n } => {
                 let mut w_t = T::temp().take();
-                w_t.resize(k * n, T::zero());
-                transpose_into(get(*w), *n, *k, &mut w_t);
-                small_product_into(get(*x), &w_t, *k, *n, out);
+                let rows = out.len() / (*n).max(1);
+                linear_into(get(*x), get(*w), (rows, *k, *n), out, &mut w_t);
                 T::temp().set(w_t);
                 if let Some(b) = bias {
                     add_bias(out, get(*b));

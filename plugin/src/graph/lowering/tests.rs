@@ -230,12 +230,17 @@ fn what_has_no_lowering_says_why() {
     let outer = g2.apply("mul", &[a, b], Attrs::new()).unwrap(); // both operands broadcast
     g2.outputs = vec![outer];
     assert!(lower(&g2, &[usize::MAX]).is_err());
-    let big = 64;
     let mut g3 = Graph::new();
-    let p = input(&mut g3, &[big, big]);
-    let m = g3.apply("matmul", &[p, p], Attrs::new()).unwrap(); // matrixmultiply's size
+    let p = input(&mut g3, &[2, 4, 8]);
+    let q = input(&mut g3, &[1, 8, 8]);
+    let m = g3.apply("matmul", &[p, q], Attrs::new()).unwrap(); // batches broadcast
     g3.outputs = vec![m];
     assert!(lower(&g3, &[usize::MAX]).is_err());
+    let mut g4 = Graph::new();
+    let big = input(&mut g4, &[300, 300]);
+    let r = g4.apply("relu", &[big], Attrs::new()).unwrap();
+    g4.outputs = vec![r];
+    assert!(lower(&g4, &[usize::MAX]).unwrap_err().contains("scratch"));
 }
 
 #[test]
@@ -277,14 +282,19 @@ fn linear_layers_match_eager_to_the_bit() {
 }
 
 #[test]
-fn a_linear_layer_too_large_for_the_product_loop_is_not_lowered() {
-    let mut g = Graph::new();
-    let x = input(&mut g, &[33, 32]);
-    let w = input(&mut g, &[32, 32]);
-    let y = g.apply("linear", &[x, w], Attrs::new()).unwrap();
-    g.outputs = vec![y];
-    let last_use = vec![usize::MAX; g.nodes.len()];
-    assert!(lower(&g, &last_use).is_err());
+fn products_past_the_plain_loop_are_not_lowered() {
+    for (x_shape, w_shape, op) in [
+        (&[33, 32][..], &[32, 32][..], "linear"),
+        (&[64, 64][..], &[64, 64][..], "matmul"),
+        (&[4, 16, 32][..], &[32, 64][..], "matmul"),
+    ] {
+        let mut g = Graph::new();
+        let x = input(&mut g, x_shape);
+        let w = input(&mut g, w_shape);
+        let y = g.apply(op, &[x, w], Attrs::new()).unwrap();
+        g.outputs = vec![y];
+        assert!(lower(&g, &[usize::MAX]).is_err(), "{g}");
+    }
 }
 
 #[test]

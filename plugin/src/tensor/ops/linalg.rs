@@ -50,7 +50,7 @@ pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     Ok(out)
 }
 
-/// Products with at most this many multiply-adds run in a plain loop ([`small_product`]): for
+/// Products with at most this many multiply-adds run in a plain loop ([`small_product_into`]): for
 /// them matrixmultiply's packing costs more than the arithmetic. The choice depends on the
 /// shapes only (never on memory layout), so that eager execution and a compiled graph, which
 /// both follow it, round alike.
@@ -58,13 +58,7 @@ pub const SMALL_PRODUCT: usize = 32 * 32 * 32;
 
 /// `a @ b` for row-major `a` (m × k) and `b` (k × n), by a plain loop: each output row
 /// accumulates the rows of `b` in order of `p`, and the inner loop runs over contiguous memory.
-pub fn small_product<T: LinalgScalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
-    let mut out = vec![T::zero(); m * n];
-    small_product_into(a, b, k, n, &mut out);
-    out
-}
-
-/// [`small_product`] written into `out`, whose `m * n` elements it overwrites (`m` is
+/// Written into `out`, whose `m * n` elements it overwrites (`m` is
 /// `out.len() / n`): lowered graphs keep their results in one reused buffer.
 pub fn small_product_into<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
@@ -241,14 +235,8 @@ fn matmul_typed<T: Element + Product>(
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
 }
 
-/// The `rows × cols` row-major matrix `m`, transposed (row-major `cols × rows`).
-fn transposed<T: Copy>(m: &[T], rows: usize, cols: usize) -> Vec<T> {
-    let mut out = m.to_vec(); // every element is overwritten
-    transpose_into(m, rows, cols, &mut out);
-    out
-}
-
-/// [`transposed`] written into `out` (`rows * cols` elements). Eight rows at a time: each
+/// The `rows × cols` row-major matrix `m`, transposed (row-major `cols × rows`), written into
+/// `out` (`rows * cols` elements). Eight rows at a time: each
 /// output row then gets eight contiguous elements per pass, read from eight rows that stay in
 /// cache, instead of one element per strided read.
 pub(crate) fn transpose_into<T: Copy>(m: &[T], rows: usize, cols: usize, out: &mut [T]) {
@@ -289,23 +277,35 @@ fn linear_typed<T: Element + Product>(
         xs.as_slice().expect("standard layout"),
         ws.as_slice().expect("standard layout"),
     );
-    let mut out = if rows * k * n <= SMALL_PRODUCT {
-        // `w.T`, made row-major once: the product is then the one `matmul` computes (the
-        // same loops, in the same order), without a separate transpose in the graph.
-        small_product(xs, &transposed(ws, n, k), rows, k, n)
-    } else {
-        // The large kernel reads `w.T` in place, as a column-major matrix.
-        let xv = ArrayView2::from_shape((rows, k), xs).expect("rows × k");
-        let wv = ArrayView2::from_shape((n, k), ws).expect("n × k");
-        let mut out = vec![T::zero(); rows * n];
-        T::product_into(xv, wv.t(), &mut out, true);
-        out
-    };
+    let mut out = vec![T::zero(); rows * n];
+    linear_into(xs, ws, (rows, k, n), &mut out, &mut Vec::new());
     if let Some(b) = bias {
         let bs = standard(b.view());
         add_bias(&mut out, bs.as_slice().expect("standard layout"));
     }
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
+}
+
+/// `x @ w.T` for row-major `x` (`rows × k`) and `w` (`n × k`), into `out` (`rows × n`), as
+/// `linear` computes it: a small product on `w.T` made row-major in `w_t` (the product
+/// `matmul` computes, the same loops in the same order), a large one reading `w.T` in place
+/// as a column-major matrix.
+pub(crate) fn linear_into<T: Product>(
+    x: &[T],
+    w: &[T],
+    (rows, k, n): (usize, usize, usize),
+    out: &mut [T],
+    w_t: &mut Vec<T>,
+) {
+    if rows * k * n <= SMALL_PRODUCT {
+        w_t.resize(k * n, T::zero());
+        transpose_into(w, n, k, w_t);
+        small_product_into(x, w_t, k, n, out);
+    } else {
+        let xv = ArrayView2::from_shape((rows, k), x).expect("rows × k");
+        let wv = ArrayView2::from_shape((n, k), w).expect("n × k");
+        T::product_into(xv, wv.t(), out, true);
+    }
 }
 
 /// `bias` added to each row of `out` (rows of `bias.len()` elements), as `linear` adds it.
