@@ -176,20 +176,7 @@ mod tests {
         g.outputs = vec![out, twice];
 
         let inputs = [f32s(&[4, 72, 96], 1.0), f32s(&[96, 96], 2.0)];
-        let mut last_use = vec![0; g.nodes.len()];
-        for (j, node) in g.nodes.iter().enumerate() {
-            for v in &node.inputs {
-                if let Value::Node(i) = v {
-                    last_use[*i] = j;
-                }
-            }
-        }
-        for o in &g.outputs {
-            if let Value::Node(i) = o {
-                last_use[*i] = usize::MAX;
-            }
-        }
-        let views = views_for_products(&g.nodes, &last_use);
+        let views = views_for_products(&g.nodes, &g.last_uses());
         assert_eq!(
             views,
             [false, true, false, true, false, false, false, false]

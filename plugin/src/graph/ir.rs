@@ -198,19 +198,9 @@ impl Graph {
         self.nodes = kept;
     }
 
-    fn plan(&self) -> Result<&Plan, TensorError> {
-        if let Some(p) = self.plan.get() {
-            return Ok(p);
-        }
-        let ops = self
-            .nodes
-            .iter()
-            .map(|n| {
-                registry()
-                    .get(&n.op)
-                    .ok_or_else(|| TensorError::value(format!("no op named {:?}", n.op)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    /// Per node, the index of the last node that reads its result; `usize::MAX` for an
+    /// output (or a result nothing reads).
+    pub(crate) fn last_uses(&self) -> Vec<usize> {
         let mut last_use = vec![usize::MAX; self.nodes.len()];
         for (j, node) in self.nodes.iter().enumerate() {
             for v in &node.inputs {
@@ -224,6 +214,23 @@ impl Graph {
                 last_use[*i] = usize::MAX;
             }
         }
+        last_use
+    }
+
+    fn plan(&self) -> Result<&Plan, TensorError> {
+        if let Some(p) = self.plan.get() {
+            return Ok(p);
+        }
+        let ops = self
+            .nodes
+            .iter()
+            .map(|n| {
+                registry()
+                    .get(&n.op)
+                    .ok_or_else(|| TensorError::value(format!("no op named {:?}", n.op)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let last_use = self.last_uses();
         let lowered = match super::lowering::lower(self, &last_use) {
             Ok(l) => Some(l),
             Err(why) => {

@@ -119,20 +119,7 @@ fn segment(graph: &Graph, start: usize, end: usize, last_use: &[usize]) -> Optio
     }
     let outputs: Vec<usize> = (start..end).filter(|&k| last_use[k] >= end).collect();
     sub.outputs = outputs.iter().map(|k| Value::Node(k - start)).collect();
-    let mut sub_last_use = vec![usize::MAX; end - start];
-    for (j, node) in sub.nodes.iter().enumerate() {
-        for v in &node.inputs {
-            if let Value::Node(i) = v {
-                sub_last_use[*i] = j;
-            }
-        }
-    }
-    for v in &sub.outputs {
-        if let Value::Node(i) = v {
-            sub_last_use[*i] = usize::MAX;
-        }
-    }
-    let lowered = lower(&sub, &sub_last_use).ok()?;
+    let lowered = lower(&sub, &sub.last_uses()).ok()?;
     Some(Segment {
         start,
         end,
