@@ -25,6 +25,7 @@ use crate::tensor::DType;
 use crate::tensor::ops::elementwise::{Binary, Fit, Unary, fit};
 use crate::tensor::ops::linalg::SMALL_PRODUCT;
 use crate::tensor::ops::reduce::reduced_dims;
+use crate::tensor::ops::select::narrow_range;
 use crate::tensor::ops::shape_ops::transpose_perm;
 use crate::tensor::shape::normalize_dim;
 
@@ -82,6 +83,16 @@ enum Step {
     /// The same elements in the same order (reshape, squeeze, unsqueeze).
     Copy {
         a: Value,
+    },
+    /// `length` of the `dim_len` indices of a dimension, from `start` (`narrow`, `split`):
+    /// for each of the `outer` blocks, a run of `length * inner` elements copied out.
+    Narrow {
+        a: Value,
+        outer: usize,
+        dim_len: usize,
+        inner: usize,
+        start: usize,
+        length: usize,
     },
 }
 
@@ -314,6 +325,18 @@ fn lower_node(
             })
         }
         "reshape" | "squeeze" | "unsqueeze" => Some(Step::Copy { a: inputs[0] }),
+        "narrow" => {
+            let dims = shape(0);
+            let (d, start, length) = narrow_range(&dims, attrs).ok()?;
+            Some(Step::Narrow {
+                a: inputs[0],
+                outer: dims[..d].iter().product(),
+                dim_len: dims[d],
+                inner: dims[d + 1..].iter().product(),
+                start,
+                length,
+            })
+        }
         _ => None,
     }
 }

@@ -186,6 +186,24 @@ impl Step {
             }
             Step::Permute { a, permutation } => permutation.run(get(*a), out),
             Step::Copy { a } => out.copy_from_slice(get(*a)),
+            Step::Narrow {
+                a,
+                outer,
+                dim_len,
+                inner,
+                start,
+                length,
+            } => {
+                let (taken, block) = (length * inner, dim_len * inner);
+                if taken == 0 {
+                    return;
+                }
+                let from = get(*a);
+                for (o, dst) in out.chunks_exact_mut(taken).enumerate().take(*outer) {
+                    let first = o * block + start * inner;
+                    dst.copy_from_slice(&from[first..first + taken]);
+                }
+            }
         }
     }
 }
@@ -212,6 +230,7 @@ impl Step {
             Step::MatMul { .. }
             | Step::Linear { .. }
             | Step::Reduce { .. }
+            | Step::Narrow { .. }
             | Step::Permute { .. } => None,
         }
     }
@@ -251,6 +270,7 @@ impl Step {
             Step::MatMul { .. }
             | Step::Linear { .. }
             | Step::Reduce { .. }
+            | Step::Narrow { .. }
             | Step::Permute { .. } => unreachable!("never in place"),
         }
     }
@@ -271,6 +291,7 @@ impl Step {
             Step::Linear { x, w, bias, .. } => (*x, Some(*w), *bias),
             Step::Unary { a, .. }
             | Step::Reduce { a, .. }
+            | Step::Narrow { a, .. }
             | Step::Softmax { a, .. }
             | Step::Permute { a, .. }
             | Step::Copy { a } => (*a, None, None),

@@ -353,3 +353,45 @@ fn a_reduction_over_another_dimension_is_not_lowered() {
     let last_use = vec![usize::MAX; g.nodes.len()];
     assert!(lower(&g, &last_use).is_err());
 }
+
+#[test]
+fn narrows_and_splits_match_eager_to_the_bit() {
+    for_each_float(|| {
+        crate::tensor::random::manual_seed(19);
+        let narrow = |dim: i64, start: i64, length: i64| {
+            Attrs::new()
+                .with("dim", Attr::Int(dim))
+                .with("start", Attr::Int(start))
+                .with("length", Attr::Int(length))
+        };
+        // (shape, dim, start, length): the middle of the last dimension, the first, a
+        // negative start, nothing taken, a vector.
+        for (shape, dim, start, length) in [
+            (&[2, 16, 96][..], 2, 32, 32),
+            (&[2, 16, 96][..], -1, 64, 32),
+            (&[6, 5][..], 0, 1, 3),
+            (&[3, 4, 5][..], 1, -3, 2),
+            (&[3, 4][..], 1, 2, 0),
+            (&[9][..], 0, 4, 5),
+        ] {
+            let mut g = Graph::new();
+            let x = input(&mut g, shape);
+            let part = g.apply("narrow", &[x], narrow(dim, start, length)).unwrap();
+            let doubled = g.apply("add", &[part, part], Attrs::new()).unwrap();
+            g.outputs = vec![part, doubled];
+            check(&mut g, &[random(shape)]);
+        }
+        // An attention's query and key split off one projection, then multiplied.
+        let mut g = Graph::new();
+        let qkv = input(&mut g, &[2, 4, 24]);
+        let q = g.apply("narrow", &[qkv], narrow(2, 0, 8)).unwrap();
+        let k = g.apply("narrow", &[qkv], narrow(2, 8, 8)).unwrap();
+        let swap = Attrs::new()
+            .with("dim0", Attr::Int(-2))
+            .with("dim1", Attr::Int(-1));
+        let kt = g.apply("transpose", &[k], swap).unwrap();
+        let scores = g.apply("matmul", &[q, kt], Attrs::new()).unwrap();
+        g.outputs = vec![scores];
+        check(&mut g, &[random(&[2, 4, 24])]);
+    });
+}

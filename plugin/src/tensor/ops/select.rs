@@ -193,7 +193,8 @@ fn index_select_data<T: Element>(x: &ArrayD<T>, index: &[i64], d: usize) -> TRes
     Ok(x.select(Axis(d), &rows))
 }
 
-fn narrow_range(shape: &[usize], a: &Attrs) -> TResult<(usize, usize, usize)> {
+/// The dimension, start and length `narrow` takes of a tensor of `shape`.
+pub(crate) fn narrow_range(shape: &[usize], a: &Attrs) -> TResult<(usize, usize, usize)> {
     let d = normalize_dim(a.int("dim")?, shape.len())?;
     let n = shape[d] as i64;
     let start = a.int("start")?;
