@@ -10,7 +10,7 @@ use crate::tensor::error::{TResult, TensorError, shape_str};
 use crate::tensor::layout::{row_major, standard};
 use crate::tensor::registry::{Arity, Meta, OpDef};
 
-use super::product::{PARALLEL_PRODUCT, Product};
+use super::product::{Product, threaded};
 use crate::tensor::shape::broadcast;
 
 /// The result shape of `a @ b`.
@@ -225,7 +225,7 @@ fn matmul_typed<T: Element + Product>(
         let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
         product_into(x.expect("2-D"), y.expect("2-D"), o, false);
     };
-    if count > 1 && count * n * k * p >= PARALLEL_PRODUCT {
+    if count > 1 && threaded(count * n * k * p) {
         // The batch's products side by side, each on one thread: the same products (and
         // the same roundings) as one after another.
         out.par_chunks_mut((n * p).max(1)).enumerate().for_each(one);
