@@ -1,6 +1,8 @@
 //! matmul (NumPy's rules: 1-D operands are promoted and the added dimension dropped, batch
 //! dimensions broadcast), dot (two 1-D tensors), and linear (`x @ w.T + b`, torch's layer).
 
+use std::mem::MaybeUninit;
+
 use ndarray::{ArrayD, ArrayView2, ArrayViewD, Axis, Ix2, IxDyn, LinalgScalar};
 use rayon::prelude::*;
 
@@ -10,7 +12,7 @@ use crate::tensor::error::{TResult, TensorError, shape_str};
 use crate::tensor::layout::{row_major, standard};
 use crate::tensor::registry::{Arity, Meta, OpDef};
 
-use super::product::{Product, threaded};
+use super::product::{Product, as_uninit, threaded, written};
 use crate::tensor::shape::broadcast;
 
 /// The result shape of `a @ b`.
@@ -138,7 +140,7 @@ fn product_into<T: Product>(
         );
         return small_product_into(a, b, k, n, out);
     }
-    T::product_into(x, y, out, threads)
+    T::product_into(x, y, as_uninit(out), threads)
 }
 
 /// `x @ y` for two matrices, as an array of `out_shape` (its `m × n` elements).
@@ -147,8 +149,15 @@ fn product_2d<T: Product>(
     y: ArrayView2<'_, T>,
     out_shape: &[usize],
 ) -> ArrayD<T> {
-    let mut out = vec![T::zero(); x.nrows() * y.ncols()];
-    product_into(x, y, &mut out, true);
+    let ((m, k), n) = (x.dim(), y.ncols());
+    let out = if m * k * n <= SMALL_PRODUCT {
+        let mut out = vec![T::zero(); m * n];
+        product_into(x, y, &mut out, true);
+        out
+    } else {
+        // SAFETY: a product writes each of its m × n elements.
+        unsafe { written(m * n, |out| T::product_into(x, y, out, true)) }
+    };
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
 }
 
@@ -219,19 +228,30 @@ fn matmul_typed<T: Element + Product>(
         b_copy.as_ref().map_or_else(|| b2.view(), |c| c.view()),
         [count, k, p],
     );
-    let mut out = vec![T::zero(); count * n * p];
-    let one = |(i, o): (usize, &mut [T])| {
+    let one = |(i, o): (usize, &mut [MaybeUninit<T>])| {
         let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
         let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
-        product_into(x.expect("2-D"), y.expect("2-D"), o, false);
+        let (x, y) = (x.expect("2-D"), y.expect("2-D"));
+        if n * k * p <= SMALL_PRODUCT {
+            o.fill(MaybeUninit::new(T::zero()));
+            // SAFETY: every element was just written.
+            let o = unsafe { &mut *(o as *mut [MaybeUninit<T>] as *mut [T]) };
+            product_into(x, y, o, false);
+        } else {
+            T::product_into(x, y, o, false);
+        }
     };
-    if count > 1 && threaded(count * n * k * p) {
-        // The batch's products side by side, each on one thread: the same products (and
-        // the same roundings) as one after another.
-        out.par_chunks_mut((n * p).max(1)).enumerate().for_each(one);
-    } else {
-        out.chunks_mut((n * p).max(1)).enumerate().for_each(one);
-    }
+    let write = |out: &mut [MaybeUninit<T>]| {
+        if count > 1 && threaded(count * n * k * p) {
+            // The batch's products side by side, each on one thread: the same products (and
+            // the same roundings) as one after another.
+            out.par_chunks_mut((n * p).max(1)).enumerate().for_each(one);
+        } else {
+            out.chunks_mut((n * p).max(1)).enumerate().for_each(one);
+        }
+    };
+    // SAFETY: the chunks cover the output and each product writes its whole chunk.
+    let out = unsafe { written(count * n * p, write) };
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
 }
 
@@ -277,8 +297,14 @@ fn linear_typed<T: Element + Product>(
         xs.as_slice().expect("standard layout"),
         ws.as_slice().expect("standard layout"),
     );
-    let mut out = vec![T::zero(); rows * n];
-    linear_into(xs, ws, (rows, k, n), &mut out, &mut Vec::new());
+    let mut out = if rows * k * n <= SMALL_PRODUCT {
+        let mut out = vec![T::zero(); rows * n];
+        linear_into(xs, ws, (rows, k, n), &mut out, &mut Vec::new());
+        out
+    } else {
+        // SAFETY: a product writes each of its rows × n elements.
+        unsafe { written(rows * n, |out| linear_product(xs, ws, (rows, k, n), out)) }
+    };
     if let Some(b) = bias {
         let bs = standard(b.view());
         add_bias(&mut out, bs.as_slice().expect("standard layout"));
@@ -302,10 +328,21 @@ pub(crate) fn linear_into<T: Product>(
         transpose_into(w, n, k, w_t);
         small_product_into(x, w_t, k, n, out);
     } else {
-        let xv = ArrayView2::from_shape((rows, k), x).expect("rows × k");
-        let wv = ArrayView2::from_shape((n, k), w).expect("n × k");
-        T::product_into(xv, wv.t(), out, true);
+        linear_product(x, w, (rows, k, n), as_uninit(out));
     }
+}
+
+/// A large `x @ w.T`, written into `out` whatever it held: `w.T` read in place as a
+/// column-major matrix.
+fn linear_product<T: Product>(
+    x: &[T],
+    w: &[T],
+    (rows, k, n): (usize, usize, usize),
+    out: &mut [MaybeUninit<T>],
+) {
+    let xv = ArrayView2::from_shape((rows, k), x).expect("rows × k");
+    let wv = ArrayView2::from_shape((n, k), w).expect("n × k");
+    T::product_into(xv, wv.t(), out, true);
 }
 
 /// `bias` added to each row of `out` (rows of `bias.len()` elements), as `linear` adds it.

@@ -17,6 +17,8 @@
 //!
 //! [`SMALL_PRODUCT`]: super::linalg::SMALL_PRODUCT
 
+use std::mem::MaybeUninit;
+
 use ndarray::{ArrayView2, LinalgScalar};
 
 /// Products with at least this many multiply-adds use every thread of rayon's pool: below
@@ -37,12 +39,14 @@ const PARALLEL_COLUMNS: usize = 16;
 
 /// The element types whose products have a kernel here.
 pub trait Product: LinalgScalar + Send + Sync {
-    /// `out = x @ y`, `out` row-major `m × n`; `threads`: whether the product may use
-    /// rayon's threads (not when the caller already runs products in parallel).
+    /// `out = x @ y`, `out` row-major `m × n`, every element written whatever it held (so
+    /// that a new output need not be zeroed first: see [`written`]); `threads`: whether the
+    /// product may use rayon's threads (not when the caller already runs products in
+    /// parallel).
     fn product_into(
         x: ArrayView2<'_, Self>,
         y: ArrayView2<'_, Self>,
-        out: &mut [Self],
+        out: &mut [MaybeUninit<Self>],
         threads: bool,
     );
 }
@@ -51,7 +55,7 @@ impl Product for f32 {
     fn product_into(
         x: ArrayView2<'_, f32>,
         y: ArrayView2<'_, f32>,
-        out: &mut [f32],
+        out: &mut [MaybeUninit<f32>],
         threads: bool,
     ) {
         float_product(x, y, out, threads)
@@ -62,7 +66,7 @@ impl Product for f64 {
     fn product_into(
         x: ArrayView2<'_, f64>,
         y: ArrayView2<'_, f64>,
-        out: &mut [f64],
+        out: &mut [MaybeUninit<f64>],
         threads: bool,
     ) {
         float_product(x, y, out, threads)
@@ -70,17 +74,46 @@ impl Product for f64 {
 }
 
 impl Product for i64 {
-    fn product_into(x: ArrayView2<'_, i64>, y: ArrayView2<'_, i64>, out: &mut [i64], _: bool) {
+    fn product_into(
+        x: ArrayView2<'_, i64>,
+        y: ArrayView2<'_, i64>,
+        out: &mut [MaybeUninit<i64>],
+        _: bool,
+    ) {
+        out.fill(MaybeUninit::new(0));
+        // SAFETY: every element was just written.
+        let out = unsafe { &mut *(out as *mut [MaybeUninit<i64>] as *mut [i64]) };
         let mut view = ndarray::ArrayViewMut2::from_shape((x.nrows(), y.ncols()), out)
             .expect("m × n elements");
         ndarray::linalg::general_mat_mul(1, &x, &y, 0, &mut view);
     }
 }
 
+/// `out`, whose elements are all initialized, as the memory [`Product::product_into`] writes.
+pub fn as_uninit<T>(out: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and a product writes only values of `T`, so
+    // `out` stays initialized.
+    unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) }
+}
+
+/// A new vector of `len` elements written by `write`, never zeroed first: for a large
+/// product's output, zeroing memory the allocator recycles (what `vec![0; len]` does) took 5%
+/// of a large attention pass.
+///
+/// # Safety
+/// `write` writes every one of the `len` elements it is given.
+pub unsafe fn written<T>(len: usize, write: impl FnOnce(&mut [MaybeUninit<T>])) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    write(&mut v.spare_capacity_mut()[..len]);
+    // SAFETY: the caller's promise: all `len` elements are initialized.
+    unsafe { v.set_len(len) };
+    v
+}
+
 fn float_product<T: LinalgScalar + Send + Sync>(
     x: ArrayView2<'_, T>,
     y: ArrayView2<'_, T>,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
     threads: bool,
 ) {
     let ((m, k), n) = (x.dim(), y.ncols());
@@ -89,7 +122,7 @@ fn float_product<T: LinalgScalar + Send + Sync>(
         return;
     }
     if k == 0 {
-        out.fill(T::zero());
+        out.fill(MaybeUninit::new(T::zero()));
         return;
     }
     let (x, y) = (usable(x), usable(y));
@@ -101,13 +134,14 @@ fn float_product<T: LinalgScalar + Send + Sync>(
     };
     // SAFETY: the pointers and strides describe `x` (m × k), `y` (k × n) and `out` (m × n,
     // row-major), which live through the call; `out` does not overlap the operands (it is
-    // borrowed mutably).
+    // borrowed mutably). With `read_dst` false, `gemm` writes every element of `out` without
+    // reading it.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            out.as_mut_ptr(),
+            out.as_mut_ptr().cast::<T>(),
             1,
             n as isize,
             false,
@@ -181,8 +215,9 @@ mod tests {
         let mut first: Option<Vec<f64>> = None;
         for (a, b) in layouts {
             for threads in [false, true] {
-                let mut out = vec![0.0; 70 * 110];
-                f64::product_into(a, b, &mut out, threads);
+                // Whatever the output held is overwritten, never read.
+                let mut out = vec![f64::NAN; 70 * 110];
+                f64::product_into(a, b, as_uninit(&mut out), threads);
                 assert!(close(&out, want.as_slice().unwrap(), 1e-12));
                 // One thread or many: the same bits.
                 if threads {
@@ -193,13 +228,13 @@ mod tests {
         }
         // float32 and int64 too.
         let (xf, yf) = (x.mapv(|v| v as f32), y.mapv(|v| v as f32));
-        let mut out = vec![0.0f32; 70 * 110];
-        f32::product_into(xf.view(), yf.view(), &mut out, true);
+        let mut out = vec![f32::NAN; 70 * 110];
+        f32::product_into(xf.view(), yf.view(), as_uninit(&mut out), true);
         let out: Vec<f64> = out.iter().map(|&v| f64::from(v)).collect();
         assert!(close(&out, want.as_slice().unwrap(), 1e-4));
         let (xi, yi) = (x.mapv(|v| (v * 10.0) as i64), y.mapv(|v| (v * 10.0) as i64));
-        let mut out = vec![0i64; 70 * 110];
-        i64::product_into(xi.view(), yi.view(), &mut out, true);
+        let mut out = vec![-1i64; 70 * 110];
+        i64::product_into(xi.view(), yi.view(), as_uninit(&mut out), true);
         let want_i = reference(&xi.mapv(|v| v as f64), &yi.mapv(|v| v as f64));
         assert!(out.iter().zip(want_i.iter()).all(|(&a, &b)| a as f64 == b));
     }
@@ -231,7 +266,7 @@ mod tests {
                         ] {
                             for threads in [false, true] {
                                 let mut out = vec![T::zero(); m * n];
-                                T::product_into(a, b, &mut out, threads);
+                                T::product_into(a, b, as_uninit(&mut out), threads);
                                 match &first {
                                     None => first = Some(out),
                                     Some(f) => assert!(f == &out, "{m}×{k}×{n}"),
