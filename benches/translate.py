@@ -88,3 +88,13 @@ else:
     hit = per_call(ten_guards, args)
     graph_only = per_call(graph, (x,))
     print(f"cache_hit guards={len(explained.out_guards)} per_call={hit:.9f} graph_call={graph_only:.9f}")
+
+
+def empty(layers, x):
+    return x
+
+
+# The interpreter's own floor under every tiny figure: a Python function that does nothing,
+# called the way the forward passes are (the hand-written limit includes no such call).
+if MODE == "eager":
+    print(f"call_floor eager={per_call(empty, (None, x)):.9f}")

@@ -3,7 +3,8 @@
 # program with and without `--plugin symtrace`): the demos' forward passes (tiny: batch 1, 16
 # features; large: kernels dominate), the cost of a cache hit for a 10-guard entry, and the
 # translation time per frame. The tiny passes also show the limit: the same computation
-# written by hand in Rust (benches/limit.rs), and how far the traced run is from it.
+# written by hand in Rust (benches/limit.rs), and how far the traced run is from it; and the
+# interpreter's floor under them, an empty Python function called the same way.
 #
 #   bash benches/translate.sh
 set -euo pipefail
@@ -38,3 +39,5 @@ g=$(echo "$OUT" | sed -n 's/^cache_hit guards=\([0-9]*\).*/\1/p' | head -1)
 h=$(field cache_hit per_call); gc=$(field cache_hit graph_call); ee=$(field cache_hit eager)
 printf '\ncache hit, %s guards: %.0f ns per call (graph alone %.0f ns, so the frame, the hook and its guards %.0f ns; eager %.0f ns)\n' \
   "$g" "$(echo "$h * 1000000000" | bc -l)" "$(echo "$gc * 1000000000" | bc -l)" "$(echo "($h - $gc) * 1000000000" | bc -l)" "$(echo "$ee * 1000000000" | bc -l)"
+f=$(field call_floor eager)
+printf 'an empty Python function called the same way: %.2f µs (the interpreter'"'"'s floor under each traced tiny figure; the limit includes no Python call)\n' "$(echo "$f * 1000000" | bc -l)"
