@@ -12,7 +12,7 @@ use crate::tensor::error::{TResult, TensorError, shape_str};
 use crate::tensor::layout::{row_major, standard};
 use crate::tensor::registry::{Arity, Meta, OpDef};
 
-use super::product::{Product, as_uninit, threaded, written};
+use super::product::{Product, as_uninit, threaded, written, zeroed};
 use crate::tensor::shape::broadcast;
 
 /// The result shape of `a @ b`.
@@ -123,12 +123,13 @@ fn column_block<T: LinalgScalar, const W: usize>(
     row[j..j + W].copy_from_slice(&acc);
 }
 
-/// `out = x @ y` (row-major `m × n`) for two matrices: a plain loop for small products, the
-/// `gemm` kernels above. `threads`: whether a large product may use rayon's threads.
+/// `out = x @ y` (row-major `m × n`) for two matrices, every element of `out` written: a
+/// plain loop for small products, the `gemm` kernels above. `threads`: whether a large
+/// product may use rayon's threads.
 fn product_into<T: Product>(
     x: ArrayView2<'_, T>,
     y: ArrayView2<'_, T>,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
     threads: bool,
 ) {
     let ((m, k), (_, n)) = (x.dim(), y.dim());
@@ -138,9 +139,9 @@ fn product_into<T: Product>(
             a.as_slice().expect("standard layout"),
             b.as_slice().expect("standard layout"),
         );
-        return small_product_into(a, b, k, n, out);
+        return small_product_into(a, b, k, n, zeroed(out));
     }
-    T::product_into(x, y, as_uninit(out), threads)
+    T::product_into(x, y, out, threads)
 }
 
 /// `x @ y` for two matrices, as an array of `out_shape` (its `m × n` elements).
@@ -149,15 +150,8 @@ fn product_2d<T: Product>(
     y: ArrayView2<'_, T>,
     out_shape: &[usize],
 ) -> ArrayD<T> {
-    let ((m, k), n) = (x.dim(), y.ncols());
-    let out = if m * k * n <= SMALL_PRODUCT {
-        let mut out = vec![T::zero(); m * n];
-        product_into(x, y, &mut out, true);
-        out
-    } else {
-        // SAFETY: a product writes each of its m × n elements.
-        unsafe { written(m * n, |out| T::product_into(x, y, out, true)) }
-    };
+    // SAFETY: a product writes each of its m × n elements.
+    let out = unsafe { written(x.nrows() * y.ncols(), |out| product_into(x, y, out, true)) };
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
 }
 
@@ -231,15 +225,7 @@ fn matmul_typed<T: Element + Product>(
     let one = |(i, o): (usize, &mut [MaybeUninit<T>])| {
         let x = a3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
         let y = b3.index_axis(Axis(0), i).into_dimensionality::<Ix2>();
-        let (x, y) = (x.expect("2-D"), y.expect("2-D"));
-        if n * k * p <= SMALL_PRODUCT {
-            o.fill(MaybeUninit::new(T::zero()));
-            // SAFETY: every element was just written.
-            let o = unsafe { &mut *(o as *mut [MaybeUninit<T>] as *mut [T]) };
-            product_into(x, y, o, false);
-        } else {
-            T::product_into(x, y, o, false);
-        }
+        product_into(x.expect("2-D"), y.expect("2-D"), o, false);
     };
     let write = |out: &mut [MaybeUninit<T>]| {
         if count > 1 && threaded(count * n * k * p) {

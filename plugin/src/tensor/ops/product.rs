@@ -82,9 +82,7 @@ impl Product for i64 {
         out: &mut [MaybeUninit<i64>],
         _: bool,
     ) {
-        out.fill(MaybeUninit::new(0));
-        // SAFETY: every element was just written.
-        let out = unsafe { &mut *(out as *mut [MaybeUninit<i64>] as *mut [i64]) };
+        let out = zeroed(out);
         let mut view = ndarray::ArrayViewMut2::from_shape((x.nrows(), y.ncols()), out)
             .expect("m × n elements");
         ndarray::linalg::general_mat_mul(1, &x, &y, 0, &mut view);
@@ -96,6 +94,14 @@ pub fn as_uninit<T>(out: &mut [T]) -> &mut [MaybeUninit<T>] {
     // SAFETY: `MaybeUninit<T>` has `T`'s layout, and a product writes only values of `T`, so
     // `out` stays initialized.
     unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) }
+}
+
+/// `out` with every element set to zero, as the initialized slice it then is: for a kernel
+/// that takes one (the plain loop of small products, ndarray's product).
+pub fn zeroed<T: LinalgScalar>(out: &mut [MaybeUninit<T>]) -> &mut [T] {
+    out.fill(MaybeUninit::new(T::zero()));
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and every element was just written.
+    unsafe { &mut *(out as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 /// A new vector of `len` elements written by `write`, never zeroed first: for a large
