@@ -2,6 +2,8 @@
 //! row, or one element of a map) is computed by the same code as on one thread, so a result
 //! never depends on the thread count.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 /// Tensors of at least this many elements are split: below it, waking the threads costs more
@@ -52,4 +54,14 @@ pub fn by_lanes_mut<T: Send>(data: &mut [T], lane: usize, f: impl Fn(&mut [T]) +
     }
     let part = (PIECE / lane).max(1) * lane;
     data.par_chunks_mut(part).for_each(|p| f(p));
+}
+
+/// `out` holding a copy of `xs` (of equal length), as the initialized slice it then is.
+pub fn copied<'a, T: Copy>(xs: &[T], out: &'a mut [MaybeUninit<T>]) -> &'a mut [T] {
+    debug_assert_eq!(xs.len(), out.len());
+    for (o, &x) in out.iter_mut().zip(xs) {
+        o.write(x);
+    }
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and every element was just written.
+    unsafe { &mut *(out as *mut [MaybeUninit<T>] as *mut [T]) }
 }
