@@ -428,7 +428,7 @@ impl Group {
     }
 
     /// [`Group::blocks`], compiled for AVX-512 or AVX2 where the CPU has it. One wrapper method
-    /// per feature, not `f32_math`'s closure-taking `wide_vectors!`: a closure around this
+    /// per feature, not `vector_math`'s closure-taking `wide_vectors!`: a closure around this
     /// body is not inlined into the wrapper, and the fused normalization of `benches/fusion.sh`
     /// then ran at 126 µs instead of 63.
     fn blocks_fast<T: Real>(

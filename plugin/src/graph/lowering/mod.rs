@@ -4,7 +4,7 @@
 //! built, because its shapes are known then, and only the loops run per call.
 //!
 //! Every step computes each element with the function the eager kernel uses (`float_op`,
-//! `Unary::float`/`float32`, `small_product_into`, `softmax_lane`/`softmax_rows_f32`: see
+//! `Unary::float`/`float32`, `small_product_into`, `softmax_rows_f32`/`softmax_rows_f64`: see
 //! `real.rs`) in the same order, so a lowered graph rounds exactly as eager execution does.
 //! A graph with a node that has no lowering runs through the registry instead, and so does a
 //! call whose inputs are not row-major arrays of the graph's type.

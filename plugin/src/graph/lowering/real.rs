@@ -8,9 +8,8 @@ use ndarray::{ArrayD, LinalgScalar};
 
 use crate::tensor::TensorData;
 use crate::tensor::ops::elementwise::{Binary, Unary, float_op};
-use crate::tensor::ops::f32_math::softmax_rows_f32;
 use crate::tensor::ops::product::Product;
-use crate::tensor::ops::reduce::softmax_lane;
+use crate::tensor::ops::softmax::{softmax_rows_f32, softmax_rows_f64};
 
 pub trait Real: LinalgScalar + Product + Default + std::fmt::Debug + Send + Sync {
     /// The array of this type a tensor holds, if it holds this type.
@@ -68,8 +67,7 @@ impl Real for f64 {
         op.float(x)
     }
     fn softmax(buf: &mut [f64], lane: usize, log: bool) {
-        buf.chunks_exact_mut(lane)
-            .for_each(|l| softmax_lane(l, log));
+        softmax_rows_f64(buf, lane, log)
     }
     fn scratch() -> &'static LocalKey<Cell<Vec<f64>>> {
         &SCRATCH_F64

@@ -100,7 +100,7 @@ fn mlp_layers_and_broadcasts_match_eager_to_the_bit() {
             let lp = g
                 .apply("log_softmax", &[h3], Attrs::new().with("dim", Attr::Int(1)))
                 .unwrap();
-            // float32 has exp and erf of its own (f32_math): those too.
+            // float32 has exp and erf of its own (vector_math): those too.
             let e = g.apply("exp", &[h3], Attrs::new()).unwrap();
             let sg = g.apply("sigmoid", &[h4], Attrs::new()).unwrap();
             let er = g.apply("erf", &[h2], Attrs::new()).unwrap();

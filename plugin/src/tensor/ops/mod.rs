@@ -1,7 +1,6 @@
 //! symtrace's own ops, registered in [`crate::tensor::registry()`].
 
 pub mod elementwise;
-pub mod f32_math;
 pub mod factories;
 pub mod linalg;
 pub mod lineup;
@@ -10,7 +9,9 @@ pub mod product;
 pub mod reduce;
 pub mod select;
 pub mod shape_ops;
+pub mod softmax;
 pub mod unary;
+pub mod vector_math;
 
 use super::registry::OpDef;
 

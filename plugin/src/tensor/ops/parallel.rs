@@ -46,16 +46,6 @@ pub fn by_parts_mut<T: Send>(data: &mut [T], f: impl Fn(usize, &mut [T]) + Sync)
         .for_each(|(k, p)| f(k * PIECE, p));
 }
 
-/// `f(part)` over parts of `data` of whole lanes, in place, as [`by_lanes`].
-pub fn by_lanes_mut<T: Send>(data: &mut [T], lane: usize, f: impl Fn(&mut [T]) + Sync) {
-    let lane = lane.max(1);
-    if data.len() < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
-        return f(data);
-    }
-    let part = (PIECE / lane).max(1) * lane;
-    data.par_chunks_mut(part).for_each(|p| f(p));
-}
-
 /// `out` holding a copy of `xs` (of equal length), as the initialized slice it then is.
 pub fn copied<'a, T: Copy>(xs: &[T], out: &'a mut [MaybeUninit<T>]) -> &'a mut [T] {
     debug_assert_eq!(xs.len(), out.len());

@@ -5,9 +5,9 @@ use std::mem::MaybeUninit;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
-use super::f32_math::softmax_rows_f32;
-use super::parallel::{by_lanes, by_lanes_mut, copied};
+use super::parallel::{by_lanes, copied};
 use super::product::written;
+use super::softmax::{softmax_rows_f32, softmax_rows_f64};
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError, shape_str};
@@ -383,89 +383,64 @@ pub fn var_lane(lane: &[f64], correction: f64) -> f64 {
     ss / (n - correction).max(0.0)
 }
 
-/// softmax (or log_softmax) of one lane, in place. Every implementation of softmax (eager, a
-/// lowered graph) goes through here, so that they round alike.
-pub fn softmax_lane(lane: &mut [f64], log: bool) {
-    let max = lane.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-    let max = if max.is_finite() { max } else { 0.0 };
-    if log {
-        let sum: f64 = lane.iter().map(|&v| (v - max).exp()).sum();
-        let ln_sum = sum.ln();
-        lane.iter_mut().for_each(|v| *v = *v - max - ln_sum);
-    } else {
-        // Each exponential is computed once, kept in the lane, then normalized.
-        lane.iter_mut().for_each(|v| *v = (*v - max).exp());
-        let sum: f64 = lane.iter().sum();
-        lane.iter_mut().for_each(|e| *e /= sum);
-    }
-}
-
-/// softmax / log_softmax along `dim`, computed in the tensor's float type.
+/// softmax / log_softmax along `dim`, computed in the tensor's float type (other types in
+/// float64, then cast to their float type).
 pub fn softmax(t: &TensorData, dim: i64, log: bool) -> TResult<TensorData> {
     let d = normalize_dim(dim, t.ndim())?;
-    // float32: lane by lane by the same steps, whatever the layout (a layout must never
-    // change how a result rounds).
-    if let TensorData::Float32(a) = t
-        && a.ndim() > 0
-        && a.shape()[d] > 0
-    {
-        let n = a.shape()[d];
-        if let Some(xs) = a.as_slice()
-            && d + 1 == a.ndim()
-        {
-            // Row-major along the last dimension: the lanes are consecutive runs of memory.
-            // Each thread copies its own lanes: a copy of the whole on the calling thread
-            // first took a third of the time two threads gained.
-            let len = xs.len();
-            let fill = |out: &mut [MaybeUninit<f32>]| {
-                by_lanes(xs, out, n, |xs, out| {
-                    let out = copied(xs, out);
-                    softmax_rows_f32(out, n, log)
-                })
-            };
-            // SAFETY: `by_lanes` hands every element of `out` to one part, which writes it.
-            let out = unsafe { written(len, fill) };
-            return Ok(TensorData::Float32(
-                ArrayD::from_shape_vec(a.raw_dim(), out).expect("one value per element"),
-            ));
-        }
-        let mut out = ArrayD::<f32>::zeros(a.raw_dim());
-        let mut run = Vec::with_capacity(n);
-        for (lane, mut o) in a.lanes(Axis(d)).into_iter().zip(out.lanes_mut(Axis(d))) {
-            run.clear();
-            run.extend(lane.iter().copied());
-            softmax_rows_f32(&mut run, n, log);
-            o.iter_mut().zip(&run).for_each(|(v, &r)| *v = r);
-        }
-        return Ok(TensorData::Float32(out));
-    }
-    let dt = t.dtype().to_float();
-    let mut x = t.as_f64_array();
-    if x.ndim() > 0 {
-        let n = x.shape()[d];
-        match x.as_slice_mut() {
-            // Row-major along the last dimension: the lanes are consecutive runs of memory.
-            Some(all) if d + 1 == t.ndim() && n > 0 => by_lanes_mut(all, n, |part| {
-                part.chunks_exact_mut(n)
-                    .for_each(|lane| softmax_lane(lane, log))
-            }),
-            _ => x.lanes_mut(Axis(d)).into_iter().for_each(|mut lane| {
-                // A strided lane is computed in a contiguous copy, by the same function.
-                let mut run = lane.to_vec();
-                softmax_lane(&mut run, log);
-                lane.iter_mut().zip(run).for_each(|(v, r)| *v = r);
-            }),
-        }
-    } else {
+    if t.ndim() == 0 {
         // One element: softmax 1, log_softmax 0 (NaN for a non-finite input, as torch).
-        x.mapv_inplace(|v| match (v.is_finite(), log) {
+        let x = t.as_f64_array().mapv(|v| match (v.is_finite(), log) {
             (false, _) => f64::NAN,
             (true, true) => 0.0,
             (true, false) => 1.0,
         });
+        return Ok(TensorData::Float64(x).cast(t.dtype().to_float()));
     }
-    let x = TensorData::Float64(x);
-    Ok(if dt == DType::Float64 { x } else { x.cast(dt) })
+    Ok(match t {
+        TensorData::Float32(a) => TensorData::Float32(along(a.view(), d, log, softmax_rows_f32)),
+        TensorData::Float64(a) => TensorData::Float64(along(a.view(), d, log, softmax_rows_f64)),
+        _ => {
+            let x = along(t.as_f64_array().view(), d, log, softmax_rows_f64);
+            TensorData::Float64(x).cast(t.dtype().to_float())
+        }
+    })
+}
+
+/// `rows` (softmax of whole runs of a buffer, in place) over the lanes of `a` along `d`,
+/// lane by lane by the same steps whatever the layout (a layout must never change how a
+/// result rounds).
+fn along<T: ndarray::LinalgScalar + Send + Sync>(
+    a: ArrayViewD<'_, T>,
+    d: usize,
+    log: bool,
+    rows: fn(&mut [T], usize, bool),
+) -> ArrayD<T> {
+    let n = a.shape()[d];
+    if n == 0 {
+        return a.to_owned();
+    }
+    if let Some(xs) = a.as_slice()
+        && d + 1 == a.ndim()
+    {
+        // Row-major along the last dimension: the lanes are consecutive runs of memory. Each
+        // thread copies its own lanes: a copy of the whole on the calling thread first took a
+        // third of the time two threads gained.
+        let fill = |out: &mut [MaybeUninit<T>]| {
+            by_lanes(xs, out, n, |xs, out| rows(copied(xs, out), n, log))
+        };
+        // SAFETY: `by_lanes` hands every element of `out` to one part, which writes it.
+        let out = unsafe { written(xs.len(), fill) };
+        return ArrayD::from_shape_vec(a.raw_dim(), out).expect("one value per element");
+    }
+    let mut out = ArrayD::<T>::zeros(a.raw_dim());
+    let mut run = Vec::with_capacity(n);
+    for (lane, mut o) in a.lanes(Axis(d)).into_iter().zip(out.lanes_mut(Axis(d))) {
+        run.clear();
+        run.extend(lane.iter().copied());
+        rows(&mut run, n, log);
+        o.iter_mut().zip(&run).for_each(|(v, &r)| *v = r);
+    }
+    out
 }
 
 pub fn ops() -> Vec<OpDef> {

@@ -3,8 +3,8 @@
 
 use ndarray::ArrayD;
 
-use super::f32_math::{erf_for_f32, exp_for_f32, map_through_f64};
 use super::parallel::by_lanes;
+use super::vector_math::{erf_for_f32, exp_for_f32, map_through_f64};
 use crate::tensor::data::TensorData;
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError};
@@ -82,7 +82,7 @@ impl Unary {
     }
 
     /// The op on a float32 element, as every float32 kernel computes it: through f64, with
-    /// float32's own exp and erf (`f32_math`), rounded once.
+    /// float32's own exp and erf (`vector_math`), rounded once.
     #[inline]
     pub fn float32(self, x: f32) -> f32 {
         let x = f64::from(x);
