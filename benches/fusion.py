@@ -1,7 +1,7 @@
 """Chains of elementwise ops at sizes that run op by op: a transformer's feed-forward block
-(`linear`, exact `gelu`, `linear`), a normalization written out by hand, and a chain of
-costly ops. Eager runs each op
-over the whole tensor into a fresh array; a traced graph fuses each chain of ops that read the
+(`linear`, exact `gelu`, `linear`), a normalization written out by hand, a chain of costly
+ops, and a residual sum read again after its group (a group with two results). Eager runs
+each op over the whole tensor into a fresh array; a traced graph fuses each chain of ops that read the
 previous op's result once into one pass over one buffer (plugin/src/graph/fuse.rs).
 
     rustpython benches/fusion.py DTYPE                       (eager)
@@ -33,6 +33,13 @@ def squash(x, m, s):
     return st.sigmoid(st.tanh((x - m) / s) * 0.5 + 0.25) * 2.0 - 1.0
 
 
+def residual(x, y, g, b):
+    # A residual stream: the sum is read again after the group (an output of it, as the
+    # residual a transformer block passes on), so the group writes two results.
+    h = x + y
+    return h, h * g + b
+
+
 def per_call(fn, args, seconds=0.3, repeats=7):
     for _ in range(3):
         fn(*args)
@@ -60,3 +67,4 @@ m, s = st.randn(256, 1) * 0.1, st.randn(1024).abs() + 0.5
 g, b = st.randn(1024), st.randn(1024)
 print(f"normalize seconds={per_call(normalize, (y, m, s, g, b)):.9f}", flush=True)
 print(f"squash seconds={per_call(squash, (y, m, s)):.9f}", flush=True)
+print(f"residual seconds={per_call(residual, (y, y * 0.5, g, b)):.9f}", flush=True)

@@ -12,7 +12,7 @@ printf '%-14s %-8s %12s %12s %8s\n' case dtype eager traced speedup
 for dtype in float32 float64; do
   E=$("$RP" "$ROOT/benches/fusion.py" "$dtype")
   T=$("$RP" --plugin symtrace "$ROOT/benches/fusion.py" "$dtype")
-  for name in feed_forward normalize squash; do
+  for name in feed_forward normalize squash residual; do
     a=$(echo "$E" | sed -n "s/^$name seconds=\([0-9.e-]*\).*/\1/p")
     b=$(echo "$T" | sed -n "s/^$name seconds=\([0-9.e-]*\).*/\1/p")
     printf '%-14s %-8s %9.1f µs %9.1f µs %7.2fx\n' "$name" "$dtype" \

@@ -383,13 +383,9 @@ impl Group {
         // 256x1024 float32 in 90 µs instead of 150, and left the parts in the caches of the
         // threads whose products read them next (attention large, float32, two threads:
         // 1100 -> 940 µs).
-        if outs.len() == 1 {
-            by_parts_mut(outs[0].elements(n), |at, p| part(at, &mut [p]));
-        } else {
-            let mut parts: SmallVec<[&mut [MaybeUninit<T>]; 2]> =
-                outs.iter_mut().map(|o| o.elements(n)).collect();
-            part(0, &mut parts);
-        }
+        // A group with several outputs too: a fused pair of scalings of two 8x128x128
+        // float32 operands took 78 µs on one thread.
+        by_parts_mut(outs.iter_mut().map(|o| o.elements(n)).collect(), part);
         self.outputs
             .iter()
             .zip(outs)

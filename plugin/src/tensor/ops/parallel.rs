@@ -5,6 +5,7 @@
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
+use smallvec::SmallVec;
 
 /// Tensors of at least this many elements are split: below it, waking the threads costs more
 /// than they save (a float64 `exp` over 2^15 elements takes about 150 µs on one thread).
@@ -34,16 +35,30 @@ pub fn by_lanes<T: Sync, U: Send>(
         .for_each(|(x, o)| f(x, o));
 }
 
-/// `f(offset, part)` over parts of `data`, in place, each part given with the index of its
-/// first element: the whole at once below [`PARALLEL_ELEMENTS`], else parts on rayon's
-/// threads. For work whose every element is computed alike wherever the parts fall.
-pub fn by_parts_mut<T: Send>(data: &mut [T], f: impl Fn(usize, &mut [T]) + Sync) {
-    if data.len() < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
-        return f(0, data);
+/// `f(offset, parts)` over matching parts of the equal-length slices of `data` (the same
+/// elements of each), in place, given with the index of their first element: the whole at
+/// once below [`PARALLEL_ELEMENTS`], else parts on rayon's threads. For work whose every
+/// element is computed alike wherever the parts fall.
+pub fn by_parts_mut<T: Send>(
+    mut data: SmallVec<[&mut [T]; 2]>,
+    f: impl Fn(usize, &mut [&mut [T]]) + Sync,
+) {
+    let len = data.first().map_or(0, |d| d.len());
+    debug_assert!(data.iter().all(|d| d.len() == len));
+    if len < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
+        return f(0, &mut data);
     }
-    data.par_chunks_mut(PIECE)
+    let mut pieces: Vec<SmallVec<[&mut [T]; 2]>> =
+        (0..len.div_ceil(PIECE)).map(|_| SmallVec::new()).collect();
+    for d in data {
+        for (piece, chunk) in pieces.iter_mut().zip(d.chunks_mut(PIECE)) {
+            piece.push(chunk);
+        }
+    }
+    pieces
+        .into_par_iter()
         .enumerate()
-        .for_each(|(k, p)| f(k * PIECE, p));
+        .for_each(|(k, mut p)| f(k * PIECE, &mut p));
 }
 
 /// `out` holding a copy of `xs` (of equal length), as the initialized slice it then is.
