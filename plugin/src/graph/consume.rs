@@ -1,8 +1,9 @@
 //! Nodes that take over an operand read for the last time. Eager execution cannot know that a
 //! tensor is dead; a graph does (its plan's last uses), so a reshape keeps its operand's
 //! buffer instead of copying it (elementwise ops write into theirs: `fuse`). A transpose whose
-//! only reader is a matrix product hands it a strided view of its dead operand instead of a
-//! row-major copy: products round alike whatever their operands' layout
+//! only reader is a matrix product hands it a strided view of its dead operand (or of a plain
+//! copy of a graph input or constant, which the graph does not own) instead of a row-major
+//! copy: products round alike whatever their operands' layout
 //! (`tensor::ops::product`'s tests), and no other kernel ever sees the view.
 
 use ndarray::IxDyn;
@@ -33,8 +34,10 @@ pub fn consumable(
 }
 
 /// Per node, whether it is a transpose (or permutation) to run as a view: its operand is a
-/// node result read for the last time, and its own result is read once, by a `matmul`, and is
-/// not an output (`last_use` is `usize::MAX` for outputs).
+/// node result read for the last time, or an input or constant of the graph (then copied as it
+/// lies in memory, one pass, where a row-major transposed copy took three times as long), and
+/// its own result is read once, by a `matmul`, and is not an output (`last_use` is
+/// `usize::MAX` for outputs).
 pub fn views_for_products(nodes: &[Node], last_use: &[usize]) -> Vec<bool> {
     let mut readers = vec![(0usize, true); nodes.len()];
     for node in nodes {
@@ -50,7 +53,11 @@ pub fn views_for_products(nodes: &[Node], last_use: &[usize]) -> Vec<bool> {
         .enumerate()
         .map(|(j, node)| {
             matches!(node.op.as_str(), "transpose" | "permute")
-                && matches!(node.inputs[..], [Value::Node(i)] if last_use[i] == j)
+                && match node.inputs[..] {
+                    [Value::Node(i)] => last_use[i] == j,
+                    [Value::Input(_) | Value::Const(_)] => true,
+                    _ => false,
+                }
                 && readers[j] == (1, true)
                 && last_use[j] != usize::MAX
         })
@@ -187,6 +194,48 @@ mod tests {
         let got = g.run(&refs).unwrap();
         assert_eq!(got[0], results[7]);
         assert_eq!(got[1], results[6]);
+    }
+
+    #[test]
+    fn products_of_transposed_inputs_read_copies_of_the_inputs_as_they_lie() {
+        // `x @ w.T` and `x.T @ e` on a graph's inputs (a gradient's product): each transpose
+        // runs as a view of a copy of its input; one also read by an `add` stays a row-major
+        // copy. Large enough to run node by node.
+        let mut g = Graph::new();
+        let meta = |shape: &[usize]| Meta {
+            shape: shape.to_vec(),
+            dtype: DType::Float32,
+        };
+        let x = g.input(meta(&[300, 96]));
+        let w = g.input(meta(&[96, 96]));
+        let e = g.input(meta(&[300, 10]));
+        let swap = Attrs::new()
+            .with("dim0", Attr::Int(0))
+            .with("dim1", Attr::Int(1));
+        let wt = g.apply("transpose", &[w], swap.clone()).unwrap();
+        let h = g.apply("matmul", &[x, wt], Attrs::new()).unwrap();
+        let xt = g.apply("transpose", &[x], swap.clone()).unwrap();
+        let grad = g.apply("matmul", &[xt, e], Attrs::new()).unwrap();
+        let wt2 = g.apply("transpose", &[w], swap).unwrap();
+        let both = g.apply("matmul", &[x, wt2], Attrs::new()).unwrap();
+        let plus = g.apply("add", &[wt2, wt2], Attrs::new()).unwrap(); // read twice
+        g.outputs = vec![h, grad, both, plus];
+
+        let views = views_for_products(&g.nodes, &g.last_uses());
+        assert_eq!(views, [true, false, true, false, false, false, false]);
+        let inputs = [
+            f32s(&[300, 96], 1.0),
+            f32s(&[96, 96], 2.0),
+            f32s(&[300, 10], 3.0),
+        ];
+        let results = g.eager_results(&inputs);
+        let refs: Vec<&TensorData> = inputs.iter().collect();
+        let got = g.run(&refs).unwrap();
+        let want = [&results[1], &results[3], &results[5], &results[6]];
+        assert_eq!(got.len(), want.len());
+        assert!(got.iter().zip(want).all(|(a, b)| a == b));
+        // The inputs are read, never taken: a second run gives the same.
+        assert_eq!(g.run(&refs).unwrap(), got);
     }
 
     #[test]

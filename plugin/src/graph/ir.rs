@@ -492,12 +492,15 @@ impl Graph {
     ) -> Result<TensorData, TensorError> {
         // A dead operand taken over (not in dynamic graphs: their shapes are the runs').
         let mut consumed = None;
-        if plan.views[j]
-            && let [Value::Node(i)] = node.inputs[..]
-        {
-            let own = results[i]
-                .take()
-                .expect("a node's result lives until its last use");
+        if plan.views[j] {
+            let own = match node.inputs[..] {
+                [Value::Node(i)] => results[i]
+                    .take()
+                    .expect("a node's result lives until its last use"),
+                [Value::Input(i)] => inputs[i].clone(),
+                [Value::Const(i)] => self.consts[i].clone(),
+                _ => unreachable!("views_for_products takes one operand"),
+            };
             consumed = Some(super::consume::permuted(&node.op, attrs, own)?);
         } else if !self.dynamic
             && let Some((_, i)) =
