@@ -7,6 +7,8 @@
 //!
 //! Float32 softmax of 8×128×128 on one thread (AVX-512): 212 → 98 µs (PyTorch 97) once in
 //! float32 instead of through f64; float64 902 → 188 µs (PyTorch 276) once glibc's `exp` left.
+//! Masked with a causal mask's `-inf`: 200 → 61 µs and 410 → 115 µs once the exponentials
+//! stopped making their zeros by underflow (`exp_f32`).
 
 use super::vector_math::{exp_f32, exp_f64, wide_vectors};
 
@@ -34,29 +36,45 @@ macro_rules! softmax_lane {
     ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr) => {
         #[inline(always)]
         fn $name(lane: &mut [$t], log: bool) {
-            let max = fold::<$t, $parts>(
-                lane,
-                <$t>::NEG_INFINITY,
-                |m, v| if v > m { v } else { m },
-                <$t>::max,
-            );
-            let max = if max.is_finite() { max } else { 0.0 };
-            if log {
-                let sum = fold::<$t, $parts>(lane, 0.0, |s, v| s + $exp(v - max), |a, b| a + b);
-                let ln_sum = $ln(sum);
-                for o in lane.iter_mut() {
-                    *o = ((f64::from(*o) - f64::from(max)) - ln_sum) as $t;
+            #[inline(always)]
+            fn steps(lane: &mut [$t], log: bool) {
+                let max = fold::<$t, $parts>(
+                    lane,
+                    <$t>::NEG_INFINITY,
+                    |m, v| if v > m { v } else { m },
+                    <$t>::max,
+                );
+                let max = if max.is_finite() { max } else { 0.0 };
+                if log {
+                    let sum = fold::<$t, $parts>(lane, 0.0, |s, v| s + $exp(v - max), |a, b| a + b);
+                    let ln_sum = $ln(sum);
+                    for o in lane.iter_mut() {
+                        *o = ((f64::from(*o) - f64::from(max)) - ln_sum) as $t;
+                    }
+                } else {
+                    for o in lane.iter_mut() {
+                        *o = $exp(*o - max);
+                    }
+                    let sum = fold::<$t, $parts>(lane, 0.0, |s, v| s + v, |a, b| a + b);
+                    // A product by the reciprocal instead of a division (several times the
+                    // cost).
+                    let inverse = 1.0 / sum;
+                    for o in lane.iter_mut() {
+                        *o *= inverse;
+                    }
                 }
+            }
+            let n = lane.len();
+            if n < $parts {
+                // A lane shorter than a vector goes through one padded with -inf, whose
+                // exponentials are 0: the same parts, so the same result, without the
+                // compiler's element-by-element tails (256 lanes of 10 took 35 µs).
+                let mut padded = [<$t>::NEG_INFINITY; $parts];
+                padded[..n].copy_from_slice(lane);
+                steps(&mut padded, log);
+                lane.copy_from_slice(&padded[..n]);
             } else {
-                for o in lane.iter_mut() {
-                    *o = $exp(*o - max);
-                }
-                let sum = fold::<$t, $parts>(lane, 0.0, |s, v| s + v, |a, b| a + b);
-                // A product by the reciprocal instead of a division (several times the cost).
-                let inverse = 1.0 / sum;
-                for o in lane.iter_mut() {
-                    *o *= inverse;
-                }
+                steps(lane, log);
             }
         }
     };

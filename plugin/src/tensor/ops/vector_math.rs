@@ -156,7 +156,11 @@ pub fn exp_f32(x: f32) -> f32 {
     let n = shifted.to_bits().wrapping_sub(ROUNDER.to_bits()) as i32;
     let half = n >> 1;
     let scale = |e: i32| f32::from_bits(((e + 127) as u32) << 23);
-    p * scale(half) * scale(n - half)
+    // At the lower bound (-inf, a mask's -1e9) the result is 0: a zero factor gives it
+    // without an underflow, which costs the CPU a microcode assist (an exp over 4096 such
+    // elements took 16.3 µs instead of 1.3).
+    let low = if x > -104.0 { scale(n - half) } else { 0.0 };
+    p * scale(half) * low
 }
 
 /// `exp(x)` in f64 arithmetic, within one ulp of the exact value: eight lanes to a 512-bit
@@ -203,7 +207,9 @@ pub fn exp_f64(x: f64) -> f64 {
     let n = shifted.to_bits().wrapping_sub(ROUNDER.to_bits()) as i64;
     let half = n >> 1;
     let scale = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
-    p * scale(half) * scale(n - half)
+    // At the lower bound, 0 without an underflow (see `exp_f32`).
+    let low = if x > -746.0 { scale(n - half) } else { 0.0 };
+    p * scale(half) * low
 }
 
 #[cfg(test)]
@@ -320,6 +326,10 @@ pub(crate) mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp_f32(f32::INFINITY), f32::INFINITY);
         assert_eq!(exp_f32(88.8), f32::INFINITY);
+        // Either side of the lower bound, where 0 comes from a zero factor.
+        assert_eq!(exp_f32(-104.0), 0.0);
+        assert_eq!(exp_f32(-1e9), 0.0);
+        assert_eq!(exp_f32(-103.2), f32::from_bits(1));
         assert!(exp_f32(f32::NAN).is_nan());
         assert_eq!(exp_f32(0.0), 1.0);
     }
@@ -345,6 +355,9 @@ pub(crate) mod tests {
         assert_eq!(exp_f64(f64::NEG_INFINITY), 0.0);
         assert_eq!(exp_f64(f64::INFINITY), f64::INFINITY);
         assert_eq!(exp_f64(709.8), f64::INFINITY);
+        assert_eq!(exp_f64(-746.0), 0.0);
+        assert_eq!(exp_f64(-1e300), 0.0);
+        assert_eq!(exp_f64(-744.5), f64::from_bits(1));
         assert!(exp_f64(f64::NAN).is_nan());
         assert_eq!(exp_f64(0.0), 1.0);
     }
