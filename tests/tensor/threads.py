@@ -53,3 +53,26 @@ for dtype in ("float32", "float64"):
     print(dtype, "mlp", digest(mlp.forward(layers, st.randn(256, 512))))
     out, weights = attention.attention(attention.init(128), st.randn(8, 128, 128))
     print(dtype, "attention", digest(out), digest(weights))
+
+# The main thread is one of the pool's threads (it does its share of an op's work); other
+# threads hand theirs to the pool. Kernels called from several Python threads at once, the
+# main one among them, give the same values as alone, and every thread finishes.
+import threading  # noqa: E402
+
+expected = [t.tolist() for t in st.disable(kernels)(x, w, b3, big)]
+seen = []
+
+
+def run_twice():
+    for _ in range(2):
+        seen.append([t.tolist() for t in kernels(x, w, b3, big)])
+
+
+others = [threading.Thread(target=run_twice) for _ in range(2)]
+for t in others:
+    t.start()
+run_twice()
+for t in others:
+    t.join()
+assert len(seen) == 6 and all(s == expected for s in seen), "a thread's kernels differ"
+print("threads:", len(seen), "runs alike")

@@ -3,9 +3,42 @@
 //! never depends on the thread count.
 
 use std::mem::MaybeUninit;
+use std::sync::Once;
 
 use rayon::prelude::*;
 use smallvec::SmallVec;
+
+/// The number of threads large work is split among (rayon's pool). The first call sets the
+/// pool up: on the process's main thread (where `rustpython` runs the program), with that
+/// thread as one of the pool's, so that an op called from Python does its share of the work
+/// instead of handing all of it to the pool's threads and sleeping until they finish. Each
+/// such hand-off is two thread wake-ups, 15-50 µs under a hypervisor: as much as a 128×128
+/// product. The pool has as many threads as rayon would give it (`RAYON_NUM_THREADS`, else
+/// one per core). On any other thread, or when the application has set rayon's pool up
+/// itself, the pool is rayon's default one.
+pub fn threads() -> usize {
+    static POOL: Once = Once::new();
+    POOL.call_once(|| {
+        let on_main = std::thread::current().name() == Some("main");
+        if on_main && configured_threads() > 1 {
+            // An error means the pool exists already (the application made it): it stays.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .use_current_thread()
+                .build_global();
+        }
+    });
+    rayon::current_num_threads()
+}
+
+/// The thread count rayon gives its default pool: `RAYON_NUM_THREADS` when a positive
+/// number, else the available parallelism.
+fn configured_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 /// Tensors of at least this many elements are split: below it, waking the threads costs more
 /// than they save (a float64 `exp` over 2^15 elements takes about 150 µs on one thread).
@@ -26,7 +59,7 @@ pub fn by_lanes<T: Sync, U: Send>(
 ) {
     debug_assert_eq!(xs.len(), out.len());
     let lane = lane.max(1);
-    if xs.len() < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
+    if xs.len() < PARALLEL_ELEMENTS || threads() < 2 {
         return f(xs, out);
     }
     let part = (PIECE / lane).max(1) * lane;
@@ -45,7 +78,7 @@ pub fn by_parts_mut<T: Send>(
 ) {
     let len = data.first().map_or(0, |d| d.len());
     debug_assert!(data.iter().all(|d| d.len() == len));
-    if len < PARALLEL_ELEMENTS || rayon::current_num_threads() < 2 {
+    if len < PARALLEL_ELEMENTS || threads() < 2 {
         return f(0, &mut data);
     }
     let mut pieces: Vec<SmallVec<[&mut [T]; 2]>> =

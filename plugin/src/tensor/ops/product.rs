@@ -32,7 +32,7 @@ pub const PARALLEL_PRODUCT: usize = 1 << 20;
 /// (with one, handing the work to it and waiting costs a thread switch and gains nothing: a
 /// batch of eight 128×128×128 float32 products took 488 µs that way, 390 µs on the caller).
 pub fn threaded(multiply_adds: usize) -> bool {
-    multiply_adds >= PARALLEL_PRODUCT && rayon::current_num_threads() > 1
+    multiply_adds >= PARALLEL_PRODUCT && super::parallel::threads() > 1
 }
 
 /// Products with fewer columns stay on one thread whatever their size: `gemm` splits such a
@@ -136,7 +136,7 @@ fn float_product<T: LinalgScalar + Send + Sync>(
     let (x, y) = (usable(x), usable(y));
     let (xs, ys) = (x.strides(), y.strides());
     let parallelism = if threads && n >= PARALLEL_COLUMNS && threaded(m * k * n) {
-        gemm::Parallelism::Rayon(rayon::current_num_threads())
+        gemm::Parallelism::Rayon(super::parallel::threads())
     } else {
         gemm::Parallelism::None
     };
