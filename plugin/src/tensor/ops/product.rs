@@ -22,6 +22,7 @@
 use std::mem::MaybeUninit;
 
 use ndarray::{ArrayView2, LinalgScalar};
+use rayon::prelude::*;
 
 /// Products with at least this many multiply-adds use every thread of rayon's pool: below
 /// it, starting the threads costs more than they save (a 64×128×128 float64 product takes
@@ -35,9 +36,13 @@ pub fn threaded(multiply_adds: usize) -> bool {
     multiply_adds >= PARALLEL_PRODUCT && super::parallel::threads() > 1
 }
 
-/// Products with fewer columns stay on one thread whatever their size: `gemm` splits such a
-/// product badly (256×1024×10 in float64: 30 GFLOP/s on one thread, 27 on two).
+/// Products with fewer columns are split by bands of rows, one per thread, not by `gemm`:
+/// it splits such a product badly (256×1024×10 in float64: 30 GFLOP/s on one thread, 27 on
+/// two).
 const PARALLEL_COLUMNS: usize = 16;
+
+/// The fewest rows a band of such a split gets.
+const ROWS_PER_PART: usize = 32;
 
 /// The element types whose products have a kernel here.
 pub trait Product: LinalgScalar + Send + Sync {
@@ -134,8 +139,17 @@ fn float_product<T: LinalgScalar + Send + Sync>(
         return;
     }
     let (x, y) = (usable(x), usable(y));
+    if threads && n < PARALLEL_COLUMNS && m >= 2 * ROWS_PER_PART && threaded(m * k * n) {
+        // Few columns: a band of rows per thread, each a product of its own.
+        let parts = super::parallel::threads().min(m / ROWS_PER_PART);
+        let rows = m.div_ceil(parts);
+        return out.par_chunks_mut(rows * n).enumerate().for_each(|(i, o)| {
+            let band = x.slice(ndarray::s![i * rows..(i * rows + o.len() / n), ..]);
+            float_product(band, y.view(), o, false)
+        });
+    }
     let (xs, ys) = (x.strides(), y.strides());
-    let parallelism = if threads && n >= PARALLEL_COLUMNS && threaded(m * k * n) {
+    let parallelism = if threads && threaded(m * k * n) {
         gemm::Parallelism::Rayon(super::parallel::threads())
     } else {
         gemm::Parallelism::None
@@ -245,6 +259,38 @@ mod tests {
         i64::product_into(xi.view(), yi.view(), as_uninit(&mut out), true);
         let want_i = reference(&xi.mapv(|v| v as f64), &yi.mapv(|v| v as f64));
         assert!(out.iter().zip(want_i.iter()).all(|(&a, &b)| a as f64 == b));
+    }
+
+    /// A product with few columns is split by bands of rows (uneven ones too): each band
+    /// rounds as the whole product on one thread does.
+    #[test]
+    fn a_narrow_product_split_by_rows_rounds_as_on_one_thread() {
+        fn check<T: Product + PartialEq + std::fmt::Debug + From<f32>>(
+            m: usize,
+            k: usize,
+            n: usize,
+        ) {
+            let x = Array2::from_shape_fn((m, k), |(i, j)| {
+                T::from(((i * 7 + j * 3) % 23) as f32 * 0.37 - 4.0)
+            });
+            let y = Array2::from_shape_fn((k, n), |(i, j)| {
+                T::from(((i * 5 + j) % 19) as f32 * 0.11 - 1.0)
+            });
+            let mut alone = vec![T::zero(); m * n];
+            T::product_into(x.view(), y.view(), as_uninit(&mut alone), false);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            let mut split = vec![T::zero(); m * n];
+            pool.install(|| T::product_into(x.view(), y.view(), as_uninit(&mut split), true));
+            assert_eq!(split, alone, "{m}x{k}x{n}");
+        }
+        for (m, k, n) in [(300, 1024, 10), (70, 4096, 4), (1000, 1024, 15)] {
+            assert!(m * k * n >= PARALLEL_PRODUCT && n < PARALLEL_COLUMNS);
+            check::<f32>(m, k, n);
+            check::<f64>(m, k, n);
+        }
     }
 
     /// A graph may hand a product a transposed operand where eager execution hands it a
