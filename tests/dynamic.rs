@@ -186,3 +186,29 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "{err}"
     );
 }
+
+#[test]
+fn a_dynamic_graph_called_at_the_same_sizes_again_runs_a_static_copy_made_for_them() {
+    let (out, err) = run("copies.py", &[("RUST_LOG", "symtrace::graph=debug")]);
+    println!("{out}\n{err}");
+    assert!(out.contains("COPIES OK"), "{out}");
+    // One translation for every size; a copy from the second call at a size on, none for
+    // sizes called once (7), one per value of the int the window's sizes are worked out from.
+    assert_eq!(translations_of(&out, "block"), 1, "{out}");
+    let copies: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.split("gets a static copy for its inputs ").nth(1))
+        .collect();
+    assert_eq!(
+        copies,
+        [
+            "[3, 16], [16, 16]",
+            "[5, 16], [16, 16]",
+            "[2, 16], [16, 16]",
+            "2, [12, 4]",
+            "3, [12, 4]",
+            "5, [12, 4]"
+        ],
+        "{err}"
+    );
+}

@@ -71,6 +71,8 @@ pub struct Graph {
     plan: OnceLock<Plan>,
     /// The numbers of its input metas (`meta_id::intern`), made when first asked for.
     input_meta_ids: OnceLock<Vec<u32>>,
+    /// Of a dynamic graph, its static copies for the sizes it is called at again and again.
+    copies: super::sized::Copies,
 }
 
 impl Graph {
@@ -340,6 +342,11 @@ impl Graph {
     /// input's meta: for a tensor object, one that remembers the input's number).
     pub fn run_checked(&self, inputs: &[&TensorData]) -> Result<Outputs, TensorError> {
         debug_assert!(self.check_inputs(inputs).is_ok());
+        if self.dynamic
+            && let Some(copy) = self.copies.for_call(self, inputs)
+        {
+            return copy.run_checked(inputs);
+        }
         let plan = self.plan()?;
         if !self.dynamic
             && let Some(outputs) = plan.lowered.as_ref().and_then(|l| l.run(inputs))
