@@ -238,7 +238,7 @@ fn large_kernels_give_the_same_bits_on_one_thread_or_two_eager_or_traced() {
         String::from_utf8_lossy(&run_ok(&mut cmd).stdout).into_owned()
     };
     let one = run("1", false);
-    assert_eq!(one.lines().count(), 2 * 17 + 1, "{one}");
+    assert_eq!(one.lines().count(), 2 * 19 + 1, "{one}");
     assert_eq!(run("2", false), one);
     assert_eq!(run("2", true), one);
     assert_eq!(run("3", true), one);

@@ -7,6 +7,8 @@ pub use super::lineup::{Fit, Lineup, fit};
 pub use super::unary::{Unary, unary};
 
 use super::lineup::{pairs, zip_into};
+use super::parallel::{PARALLEL_ELEMENTS, PIECE, threads};
+use rayon::prelude::*;
 
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
@@ -25,7 +27,7 @@ fn zip_map_rowmajor<T: Element, U: Element>(
     a: &ArrayD<T>,
     b: &ArrayD<T>,
     shape: &[usize],
-    f: &impl Fn(T, T) -> U,
+    f: &(impl Fn(T, T) -> U + Sync),
 ) -> Option<ArrayD<U>> {
     let out = zip_lined_up(
         lineup(a, shape)?,
@@ -37,20 +39,31 @@ fn zip_map_rowmajor<T: Element, U: Element>(
 }
 
 /// `f` over two lined-up operands, `n` elements, into a new vector; `None` for a pairing
-/// [`zip_into`] does not handle. One thread: binary ops are bound by memory, and splitting
-/// them over this machine's two cores (from 64K elements) gained nothing the large MLP and
-/// attention benchmarks could tell from their noise, while waking the pool costs system time.
-fn zip_lined_up<T: Copy, U>(
+/// [`zip_into`] does not handle. Large ones by parts on rayon's threads (each part a whole
+/// number of the operands' repeating units, so that each lines up as a whole): the same
+/// `f` on the same elements, so the same bits.
+fn zip_lined_up<T: Copy + Sync, U: Send>(
     a: Lineup<'_, T>,
     b: Lineup<'_, T>,
     n: usize,
-    f: &impl Fn(T, T) -> U,
+    f: &(impl Fn(T, T) -> U + Sync),
 ) -> Option<Vec<U>> {
     if !pairs(&a, &b, n) {
         return None;
     }
     let mut out: Vec<U> = Vec::with_capacity(n);
-    zip_into(a, b, &mut out.spare_capacity_mut()[..n], f);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    // One of the two is whole (`pairs`): the other's unit is the pair's.
+    let unit = a.unit(n).max(b.unit(n)).max(1);
+    if n >= PARALLEL_ELEMENTS && unit <= n / 2 && threads() > 1 {
+        let part = PIECE.div_ceil(unit) * unit;
+        dst.par_chunks_mut(part).enumerate().for_each(|(k, o)| {
+            let (start, len) = (k * part, o.len());
+            zip_into(a.part(start, len, n), b.part(start, len, n), o, f)
+        });
+    } else {
+        zip_into(a, b, dst, f);
+    }
     // SAFETY: `zip_into` wrote each of the `n` elements.
     unsafe { out.set_len(n) };
     Some(out)
@@ -60,7 +73,7 @@ fn zip_map<T: Element, U: Element>(
     a: &ArrayD<T>,
     b: &ArrayD<T>,
     shape: &[usize],
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> ArrayD<U> {
     if let Some(out) = zip_map_rowmajor(a, b, shape, &f) {
         return out;
@@ -481,4 +494,71 @@ pub fn ops() -> Vec<OpDef> {
         },
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Dimension;
+
+    /// A large binary op runs by parts on several threads, each operand lined up anew for its
+    /// part: every pairing (whole, one element, rows, runs) gives what one thread gives, with
+    /// parts that end mid-way through the rows of a 211-element bias.
+    #[test]
+    fn large_binary_ops_by_parts_compute_what_one_thread_computes() {
+        let out_shape = [3, 97, 211];
+        let make = |shape: &[usize], seed: f64| {
+            TensorData::Float64(ArrayD::from_shape_fn(IxDyn(shape), |ix| {
+                let i: usize = (0..ix.ndim()).map(|d| ix[d] * (d + 7)).sum();
+                (i as f64 * 0.37 + seed).sin()
+            }))
+        };
+        let shapes: [&[usize]; 6] = [
+            &out_shape,
+            &[211],
+            &[1],
+            &[3, 97, 1],
+            &[1, 1, 211],
+            &[3, 1, 1],
+        ];
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut pairs = 0;
+        for sa in shapes {
+            for sb in shapes {
+                if sa != out_shape && sb != out_shape {
+                    continue;
+                }
+                let (a, b) = (make(sa, 0.1), make(sb, 0.7));
+                for op in [Binary::Sub, Binary::Div, Binary::Lt] {
+                    let alone = one.install(|| binary(op, &a, &b)).unwrap();
+                    let split = three.install(|| binary(op, &a, &b)).unwrap();
+                    assert_eq!(alone.shape(), out_shape);
+                    assert!(alone == split, "{op:?} {sa:?} {sb:?}");
+                    // Against the definition, element by element.
+                    if op == Binary::Sub {
+                        let (TensorData::Float64(x), TensorData::Float64(y)) = (&a, &b) else {
+                            unreachable!()
+                        };
+                        let (x, y) = (
+                            x.broadcast(IxDyn(&out_shape)).unwrap(),
+                            y.broadcast(IxDyn(&out_shape)).unwrap(),
+                        );
+                        let TensorData::Float64(got) = &split else {
+                            unreachable!()
+                        };
+                        assert!(Zip::from(got).and(&x).and(&y).all(|&g, &p, &q| g == p - q));
+                    }
+                }
+                pairs += 1;
+            }
+        }
+        assert_eq!(pairs, 11);
+    }
 }

@@ -76,6 +76,31 @@ impl<T: Copy> Lineup<'_, T> {
     }
 }
 
+impl<'a, T: Copy> Lineup<'a, T> {
+    /// The elements of a result of `n` elements in which this operand's pattern repeats: a
+    /// part of the result that starts and ends at multiples of it lines up as a whole.
+    pub fn unit(&self, n: usize) -> usize {
+        match self {
+            Lineup::Whole(_) | Lineup::One(_) => 1,
+            Lineup::Rows(y) => y.len(),
+            Lineup::Lanes(x) => n / x.len(),
+        }
+    }
+
+    /// This operand for the `len` elements of the result (of `n`) from `start`, both
+    /// multiples of [`Lineup::unit`].
+    pub fn part(&self, start: usize, len: usize, n: usize) -> Self {
+        match *self {
+            Lineup::Whole(x) => Lineup::Whole(&x[start..start + len]),
+            Lineup::Lanes(x) => {
+                let run = n / x.len();
+                Lineup::Lanes(&x[start / run..(start + len) / run])
+            }
+            whole_or_repeated => whole_or_repeated,
+        }
+    }
+}
+
 /// Whether [`zip_into`] handles these operands over a result of `n` elements: one of them
 /// whole, the other anything lined up.
 pub fn pairs<T: Copy>(a: &Lineup<'_, T>, b: &Lineup<'_, T>, n: usize) -> bool {

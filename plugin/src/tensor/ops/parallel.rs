@@ -46,7 +46,7 @@ pub const PARALLEL_ELEMENTS: usize = 1 << 15;
 
 /// Elements per piece of work: enough to amortize the hand-over, few enough that both threads
 /// get several pieces.
-const PIECE: usize = 1 << 13;
+pub const PIECE: usize = 1 << 13;
 
 /// `f(xs_part, out_part)` over matching parts of `xs` and `out` (of equal lengths), each part
 /// whole lanes of `lane` elements: the whole at once below [`PARALLEL_ELEMENTS`], else parts on
