@@ -273,14 +273,21 @@ pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
     }
 }
 
-fn compare<T: PartialOrd>(op: Binary, x: T, y: T) -> bool {
+/// A comparison of every pair of elements: one loop per comparison (a loop that asks which
+/// comparison per element does not vectorize: 8x128x128 float32 `x > y` took 135 µs).
+fn compared<T: Element + PartialOrd>(
+    op: Binary,
+    x: &ArrayD<T>,
+    y: &ArrayD<T>,
+    shape: &[usize],
+) -> ArrayD<bool> {
     match op {
-        Binary::Eq => x == y,
-        Binary::Ne => x != y,
-        Binary::Lt => x < y,
-        Binary::Le => x <= y,
-        Binary::Gt => x > y,
-        Binary::Ge => x >= y,
+        Binary::Eq => zip_map(x, y, shape, |p, q| p == q),
+        Binary::Ne => zip_map(x, y, shape, |p, q| p != q),
+        Binary::Lt => zip_map(x, y, shape, |p, q| p < q),
+        Binary::Le => zip_map(x, y, shape, |p, q| p <= q),
+        Binary::Gt => zip_map(x, y, shape, |p, q| p > q),
+        Binary::Ge => zip_map(x, y, shape, |p, q| p >= q),
         _ => unreachable!("not a comparison"),
     }
 }
@@ -303,7 +310,7 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
     Ok(match (a.as_ref(), b.as_ref()) {
         (TensorData::Bool(x), TensorData::Bool(y)) => {
             if op.is_comparison() {
-                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+                TensorData::Bool(compared(op, x, y, &shape))
             } else {
                 TensorData::Bool(zip_map(x, y, &shape, |p, q| match op {
                     Binary::Add | Binary::Or | Binary::Maximum => p | q,
@@ -315,14 +322,14 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
         }
         (TensorData::Int64(x), TensorData::Int64(y)) => {
             if op.is_comparison() {
-                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+                TensorData::Bool(compared(op, x, y, &shape))
             } else {
                 TensorData::Int64(zip_map(x, y, &shape, |p, q| int_op(op, p, q)))
             }
         }
         (TensorData::Float32(x), TensorData::Float32(y)) => {
             if op.is_comparison() {
-                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+                TensorData::Bool(compared(op, x, y, &shape))
             } else {
                 // + - * / in float32 are correctly rounded, as the float64 operation rounded
                 // to float32 is: the same results, one loop per op (which vectorizes).
@@ -339,7 +346,7 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
         }
         (TensorData::Float64(x), TensorData::Float64(y)) => {
             if op.is_comparison() {
-                TensorData::Bool(zip_map(x, y, &shape, |p, q| compare(op, p, q)))
+                TensorData::Bool(compared(op, x, y, &shape))
             } else {
                 // The same arithmetic as `float_op` (which a lowered graph uses), one loop
                 // per op.
