@@ -2,6 +2,7 @@
 
 pub mod elementwise;
 pub mod factories;
+mod lane_sums;
 pub mod linalg;
 pub mod lineup;
 pub mod parallel;
