@@ -186,7 +186,9 @@ fn float_product<T: LinalgScalar + Send + Sync>(
 /// `m` itself when its strides are positive and one of them is 1 (row-major, or column-major
 /// as a transposed matrix is), else a row-major copy: `gemm` reads any strides, but a
 /// broadcast (stride 0) or a flipped view (negative) gains nothing from being read in place.
-fn usable<T: LinalgScalar>(m: ArrayView2<'_, T>) -> ndarray::CowArray<'_, T, ndarray::Ix2> {
+fn usable<T: LinalgScalar + Send + Sync>(
+    m: ArrayView2<'_, T>,
+) -> ndarray::CowArray<'_, T, ndarray::Ix2> {
     let s = m.strides();
     let fits = |d: usize| s[d] > 0 || m.shape()[d] == 1;
     if fits(0) && fits(1) && (s[0] == 1 || s[1] == 1) {
