@@ -6,20 +6,6 @@ use ndarray::{ArrayD, ArrayView, ArrayViewD, CowArray, Dimension};
 
 use super::ops::parallel::{PARALLEL_ELEMENTS, threads};
 
-/// A view's first element, handed to the threads that copy its matrices (each reads only
-/// the view's memory, which outlives the copy).
-#[derive(Clone, Copy)]
-struct SendPtr<T>(*const T);
-// SAFETY: the pointer is only read through, while the view it comes from is borrowed.
-unsafe impl<T: Sync> Send for SendPtr<T> {}
-unsafe impl<T: Sync> Sync for SendPtr<T> {}
-
-impl<T> SendPtr<T> {
-    fn get(self) -> *const T {
-        self.0
-    }
-}
-
 /// `v` itself when it is row-major, else a row-major copy made by [`row_major`]: what
 /// ndarray's `as_standard_layout` gives, without its element-by-element walk (a transposed
 /// operand of a small product, copied on every call, took a tenth of a small GPT's traced
@@ -111,7 +97,6 @@ fn transposed_matrices<T: Copy + Send + Sync>(v: &ArrayViewD<'_, T>) -> Option<A
         }
         offset
     };
-    let base = SendPtr(v.as_ptr());
     let one = |(k, matrix): (usize, &mut [std::mem::MaybeUninit<T>])| {
         let offset = first(k);
         let mut r = 0;
@@ -120,8 +105,8 @@ fn transposed_matrices<T: Copy + Send + Sync>(v: &ArrayViewD<'_, T>) -> Option<A
             for c in 0..cols {
                 // SAFETY: element (.., r + i, c) of the view, i < width: inside its memory.
                 unsafe {
-                    let src = base
-                        .get()
+                    let src = v
+                        .as_ptr()
                         .offset(offset + c as isize * row_step + r as isize);
                     for i in 0..width {
                         matrix[(r + i) * cols + c].write(*src.add(i));

@@ -280,14 +280,7 @@ mod tests {
                 }
             });
             let flat = a.as_slice().unwrap();
-            for r in [
-                Reduction::Sum,
-                Reduction::Mean,
-                Reduction::Max,
-                Reduction::Min,
-                Reduction::ArgMax,
-                Reduction::ArgMin,
-            ] {
+            for r in Reduction::ALL {
                 let same = |x: &[f64], y: &[f64]| {
                     x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.to_bits() == b.to_bits())
                 };

@@ -26,6 +26,15 @@ pub enum Reduction {
 }
 
 impl Reduction {
+    pub const ALL: [Reduction; 6] = [
+        Reduction::Sum,
+        Reduction::Mean,
+        Reduction::Max,
+        Reduction::Min,
+        Reduction::ArgMax,
+        Reduction::ArgMin,
+    ];
+
     fn name(self) -> &'static str {
         match self {
             Reduction::Sum => "sum",
@@ -449,14 +458,7 @@ fn along<T: ndarray::LinalgScalar + Send + Sync>(
 
 pub fn ops() -> Vec<OpDef> {
     let mut out = Vec::new();
-    for r in [
-        Reduction::Sum,
-        Reduction::Mean,
-        Reduction::Max,
-        Reduction::Min,
-        Reduction::ArgMax,
-        Reduction::ArgMin,
-    ] {
+    for r in Reduction::ALL {
         out.push(OpDef::new(
             r.name(),
             Arity::Exactly(1),
