@@ -58,26 +58,20 @@ pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
 /// both follow it, round alike.
 pub const SMALL_PRODUCT: usize = 32 * 32 * 32;
 
-/// `a @ b` for row-major `a` (m × k) and `b` (k × n), by a plain loop: each output row
-/// accumulates the rows of `b` in order of `p`, and the inner loop runs over contiguous memory.
-/// Written into `out`, whose `m * n` elements it overwrites (`m` is
-/// `out.len() / n`): lowered graphs keep their results in one reused buffer.
+/// `a @ b` for row-major `a` (m × k) and `b` (k × n), by a plain loop: every output element
+/// is 0 + a[i,0]·b[0,j] + a[i,1]·b[1,j] + ..., its products and sums rounded one by one in order
+/// of `p` (never fused), so that the result does not depend on the CPU nor on how the loop is
+/// blocked. Written into `out`, whose `m * n` elements it overwrites (`m` is `out.len() / n`):
+/// lowered graphs keep their results in one reused buffer.
 pub fn small_product_into<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the CPU has AVX.
-        return unsafe { small_product_avx(a, b, k, n, out) };
-    }
-    small_product_loop(a, b, k, n, out)
+    super::vector_math::wide_vectors!(small_product_avx2, small_product_loop(a, b, k, n, out))
 }
 
-/// The same loop compiled for AVX: wider vectors, the same operations (multiplies and adds
-/// are never fused), so the same results on every machine.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn small_product_avx<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
-    small_product_loop(a, b, k, n, out)
-}
+/// Output rows computed together: each block of columns keeps `ROWS` rows of sums in
+/// registers, so that `ROWS` independent chains of additions run side by side; row by row, an
+/// addition waited for the one before it. Float64 on AVX-512: 4×16×16 ~100 → ~60 ns,
+/// 32×32×32 ~3000 → ~1600 ns.
+const ROWS: usize = 4;
 
 #[inline(always)]
 fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out: &mut [T]) {
@@ -85,42 +79,68 @@ fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out
         out.fill(T::zero());
         return;
     }
-    for (row, a_row) in out.chunks_exact_mut(n).zip(a.chunks_exact(k)) {
-        // Columns in blocks whose sums stay in registers for the whole of `p`; every element
-        // is still 0 + a[i,0]·b[0,j] + a[i,1]·b[1,j] + ..., added in order of `p`.
-        let mut j = 0;
-        while j + 16 <= n {
-            column_block::<T, 16>(row, a_row, b, n, j);
-            j += 16;
-        }
-        while j + 4 <= n {
-            column_block::<T, 4>(row, a_row, b, n, j);
-            j += 4;
-        }
-        while j < n {
-            column_block::<T, 1>(row, a_row, b, n, j);
-            j += 1;
-        }
+    let mut rows = out.chunks_exact_mut(n * ROWS);
+    let mut a_rows = a.chunks_exact(k * ROWS);
+    for (block, a_block) in (&mut rows).zip(&mut a_rows) {
+        row_block::<T, ROWS>(block, a_block, b, k, n);
+    }
+    for (row, a_row) in rows
+        .into_remainder()
+        .chunks_exact_mut(n)
+        .zip(a_rows.remainder().chunks_exact(k))
+    {
+        row_block::<T, 1>(row, a_row, b, k, n);
     }
 }
 
-/// Columns `j .. j + W` of one output row.
+/// `R` output rows (`out`, from the `R` rows of `a` in `a_rows`), in blocks of columns whose
+/// sums stay in registers for the whole of `p`.
 #[inline(always)]
-fn column_block<T: LinalgScalar, const W: usize>(
-    row: &mut [T],
-    a_row: &[T],
+fn row_block<T: LinalgScalar, const R: usize>(
+    out: &mut [T],
+    a_rows: &[T],
     b: &[T],
+    k: usize,
+    n: usize,
+) {
+    let mut j = 0;
+    while j + 16 <= n {
+        column_block::<T, R, 16>(out, a_rows, b, k, n, j);
+        j += 16;
+    }
+    while j + 4 <= n {
+        column_block::<T, R, 4>(out, a_rows, b, k, n, j);
+        j += 4;
+    }
+    while j < n {
+        column_block::<T, R, 1>(out, a_rows, b, k, n, j);
+        j += 1;
+    }
+}
+
+/// Columns `j .. j + W` of `R` output rows.
+#[inline(always)]
+fn column_block<T: LinalgScalar, const R: usize, const W: usize>(
+    out: &mut [T],
+    a_rows: &[T],
+    b: &[T],
+    k: usize,
     n: usize,
     j: usize,
 ) {
-    let mut acc = [T::zero(); W];
-    for (&a_ip, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
+    let mut acc = [[T::zero(); W]; R];
+    for (p, b_row) in b.chunks_exact(n).enumerate().take(k) {
         let b_block: &[T; W] = b_row[j..j + W].try_into().expect("W columns");
-        for (s, &b_pj) in acc.iter_mut().zip(b_block) {
-            *s = *s + a_ip * b_pj;
+        for (r, sums) in acc.iter_mut().enumerate() {
+            let a_rp = a_rows[r * k + p];
+            for (s, &b_pj) in sums.iter_mut().zip(b_block) {
+                *s = *s + a_rp * b_pj;
+            }
         }
     }
-    row[j..j + W].copy_from_slice(&acc);
+    for (r, sums) in acc.iter().enumerate() {
+        out[r * n + j..r * n + j + W].copy_from_slice(sums);
+    }
 }
 
 /// `out = x @ y` (row-major `m × n`) for two matrices, every element of `out` written: a
@@ -478,4 +498,72 @@ pub fn ops() -> Vec<OpDef> {
             |t: &[&TensorData], _| linear(t),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::small_product_into;
+
+    /// Each element by its definition: 0 + a[i,0]·b[0,j] + a[i,1]·b[1,j] + ..., in order of
+    /// `p`, every product and sum rounded (`black_box` keeps the compiler from vectorizing or
+    /// fusing anything).
+    fn by_definition<T: ndarray::LinalgScalar>(
+        a: &[T],
+        b: &[T],
+        m: usize,
+        k: usize,
+        n: usize,
+    ) -> Vec<T> {
+        let mut out = vec![T::zero(); m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = T::zero();
+                for p in 0..k {
+                    s = std::hint::black_box(s + std::hint::black_box(a[i * k + p] * b[p * n + j]));
+                }
+                out[i * n + j] = s;
+            }
+        }
+        out
+    }
+
+    /// Blocks of rows and of columns (and the rows and columns left over from them) give each
+    /// element the bits of its definition, in both float types.
+    #[test]
+    fn small_products_round_as_their_definition_whatever_the_blocks() {
+        for (m, k, n) in [
+            (1, 16, 16),
+            (4, 16, 16),
+            (5, 7, 21),
+            (9, 3, 4),
+            (3, 1, 1),
+            (8, 33, 17),
+            (2, 0, 3),
+        ] {
+            let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.7).sin() * 1e3).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 1.3).cos() / 7.0).collect();
+            let mut out = vec![f64::NAN; m * n];
+            small_product_into(&a, &b, k, n, &mut out);
+            let want = by_definition(&a, &b, m, k, n);
+            assert!(
+                out.iter()
+                    .zip(&want)
+                    .all(|(x, y)| x.to_bits() == y.to_bits()),
+                "f64 {m}×{k}×{n}"
+            );
+            let (a, b): (Vec<f32>, Vec<f32>) = (
+                a.iter().map(|&x| x as f32).collect(),
+                b.iter().map(|&x| x as f32).collect(),
+            );
+            let mut out = vec![f32::NAN; m * n];
+            small_product_into(&a, &b, k, n, &mut out);
+            let want = by_definition(&a, &b, m, k, n);
+            assert!(
+                out.iter()
+                    .zip(&want)
+                    .all(|(x, y)| x.to_bits() == y.to_bits()),
+                "f32 {m}×{k}×{n}"
+            );
+        }
+    }
 }
