@@ -21,6 +21,7 @@ use core::mem::size_of;
 use core::ops::ControlFlow;
 use core::sync::atomic::{
     AtomicU32,
+    AtomicU64, // symtrace fork: the values stamp
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use num_traits::ToPrimitive;
@@ -49,7 +50,15 @@ pub(crate) struct Dict<T = PyObjectRef> {
     /// entry layout is exactly the one the stamp was issued for, so entry
     /// indexes cached against a stamp stay valid wherever the stamp matches.
     keys_version: AtomicU32,
+    // symtrace fork: a stamp that attests every value, for symtrace's identity guards
+    /// Values stamp: assigned lazily by `assign_values_version`, reset to 0 by every write
+    /// (`write`), so that an equal nonzero stamp means the same dict with the same keys and
+    /// values. Stamps come from one counter and are never reused.
+    values_version: AtomicU64,
 }
+
+// symtrace fork: the source of values stamps (see `Dict::values_version`)
+static VALUES_VERSION: AtomicU64 = AtomicU64::new(0);
 
 /// Source of keys-version stamps. Allocated globally so a shape stamp and a
 /// dict-unique stamp can never collide.
@@ -229,6 +238,7 @@ impl<T: Clone> Clone for Dict<T> {
         Self {
             inner: PyRwLock::new(inner),
             keys_version: AtomicU32::new(0),
+            values_version: AtomicU64::new(0), // symtrace fork: the values stamp
         }
     }
 }
@@ -243,6 +253,7 @@ impl<T> Default for Dict<T> {
                 entries: Vec::new(),
             }),
             keys_version: AtomicU32::new(0),
+            values_version: AtomicU64::new(0), // symtrace fork: the values stamp
         }
     }
 }
@@ -546,7 +557,37 @@ impl<T: Clone> Dict<T> {
     }
 
     fn write(&self) -> PyRwLockWriteGuard<'_, DictInner<T>> {
-        self.inner.write()
+        let inner = self.inner.write();
+        // symtrace fork: every write ends the values stamp, under the write lock and before
+        // any change (as `invalidate_keys_version`)
+        self.values_version.store(0, Release);
+        inner
+    }
+
+    // symtrace fork: the values stamp, for symtrace's identity guards
+    /// Current values stamp, or 0 if none has been assigned since the last write. Equal
+    /// nonzero stamps attest the same dict, unchanged.
+    pub(crate) fn values_version(&self) -> u64 {
+        self.values_version.load(Acquire)
+    }
+
+    // symtrace fork: the values stamp, for symtrace's identity guards
+    /// Current values stamp, assigning a new one if none is set. Assigned under the read lock,
+    /// so no write runs meanwhile: a write after it resets it.
+    pub(crate) fn assign_values_version(&self) -> u64 {
+        let version = self.values_version.load(Acquire);
+        if version != 0 {
+            return version;
+        }
+        let _inner = self.read();
+        let fresh = VALUES_VERSION.fetch_add(1, Relaxed) + 1;
+        match self
+            .values_version
+            .compare_exchange(0, fresh, AcqRel, Acquire)
+        {
+            Ok(_) => fresh,
+            Err(current) => current,
+        }
     }
 
     /// Reserve space for known keys without changing an existing key layout.
@@ -1437,6 +1478,7 @@ impl<T: Clone> Dict<T> {
     /// Requires &mut self to avoid lock contention.
     pub(crate) fn drain_entries(&mut self) -> impl Iterator<Item = (PyObjectRef, T)> + '_ {
         self.keys_version.store(0, Release);
+        self.values_version.store(0, Release); // symtrace fork: the values stamp
         let inner = self.inner.get_mut();
         inner.used = 0;
         inner.filled = 0;

@@ -996,6 +996,25 @@ impl Py<PyDict> {
         self.entries.keys_version()
     }
 
+    // symtrace fork: the values stamp, for symtrace's identity guards
+    /// The stamp that attests this dict's keys and values (0: none since the last write; see
+    /// `assign_values_version`). Read without a lock.
+    pub fn values_version(&self) -> u64 {
+        self.entries.values_version()
+    }
+
+    // symtrace fork: the values stamp, for symtrace's identity guards
+    /// A stamp for the current keys and values, kept until the next write (0 for a subclass of
+    /// dict, whose lookups may be overridden). Two equal nonzero stamps read at two moments
+    /// mean the same dict, not written in between.
+    pub fn assign_values_version(&self, vm: &VirtualMachine) -> u64 {
+        if self.exact_dict(vm) {
+            self.entries.assign_values_version()
+        } else {
+            0
+        }
+    }
+
     pub(crate) fn module_attr_cache(
         &self,
         name: &super::PyStrInterned,
