@@ -97,6 +97,22 @@ st.relu = st.exp
 check("module attribute rebinding recompiles", h(a), st.exp(a * 3.0), recompiles=2)
 st.relu = relu
 check("module attribute restored hits", h(a), st.relu(a * 3.0), recompiles=2, hits=2)
+# Hits stamp the dictionaries their guards read (a stamp attests that a dictionary has not
+# been written since): a write to one, even of a value alone, still fails the guard.
+for _ in range(5):
+    h(a)
+check("stamped hits", h(a), st.relu(a * 3.0), recompiles=2, hits=8)
+helper = double
+check("global function rebinding after stamped hits", h(a), st.relu(a * 2.0), recompiles=2, hits=9)
+for _ in range(5):
+    h(a)
+st.relu = st.exp
+check("module attribute rebinding after stamped hits", h(a), st.exp(a * 2.0), recompiles=3)
+st.relu = relu
+for _ in range(5):
+    h(a)
+__builtins__.abs = abs
+check("an unrelated write to a stamped dictionary", h(a), st.relu(a * 2.0))
 
 st.reset()
 closed, set_k = st.disable(make_closure)(1)
