@@ -542,28 +542,24 @@ mod tests {
         ] {
             let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.7).sin() * 1e3).collect();
             let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 1.3).cos() / 7.0).collect();
-            let mut out = vec![f64::NAN; m * n];
-            small_product_into(&a, &b, k, n, &mut out);
-            let want = by_definition(&a, &b, m, k, n);
-            assert!(
-                out.iter()
-                    .zip(&want)
-                    .all(|(x, y)| x.to_bits() == y.to_bits()),
-                "f64 {m}×{k}×{n}"
-            );
-            let (a, b): (Vec<f32>, Vec<f32>) = (
-                a.iter().map(|&x| x as f32).collect(),
-                b.iter().map(|&x| x as f32).collect(),
-            );
-            let mut out = vec![f32::NAN; m * n];
-            small_product_into(&a, &b, k, n, &mut out);
-            let want = by_definition(&a, &b, m, k, n);
-            assert!(
-                out.iter()
-                    .zip(&want)
-                    .all(|(x, y)| x.to_bits() == y.to_bits()),
-                "f32 {m}×{k}×{n}"
-            );
+            assert_rounds_as_defined(&a, &b, (m, k, n), f64::to_bits);
+            let narrow = |xs: &[f64]| xs.iter().map(|&x| x as f32).collect::<Vec<f32>>();
+            assert_rounds_as_defined(&narrow(&a), &narrow(&b), (m, k, n), |x| x.to_bits().into());
         }
+    }
+
+    fn assert_rounds_as_defined<T: ndarray::LinalgScalar + std::fmt::Debug>(
+        a: &[T],
+        b: &[T],
+        (m, k, n): (usize, usize, usize),
+        bits: impl Fn(T) -> u64,
+    ) {
+        let mut out = vec![T::one(); m * n];
+        small_product_into(a, b, k, n, &mut out);
+        let want = by_definition(a, b, m, k, n);
+        assert!(
+            out.iter().zip(&want).all(|(&x, &y)| bits(x) == bits(y)),
+            "{m}×{k}×{n}: {out:?} != {want:?}"
+        );
     }
 }

@@ -390,18 +390,17 @@ impl Node {
         if hint == u16::MAX {
             return None;
         }
-        match (&self.read, parent) {
-            (CompiledRead::Global(k), _) => frame.globals().hinted_value_is(*k, hint, expected, vm),
-            (CompiledRead::Builtin(k), _) => frame
-                .builtins()
-                .downcast_ref::<PyDict>()?
-                .hinted_value_is(*k, hint, expected, vm),
-            (CompiledRead::Attr(k), Some(p)) => p.dict()?.hinted_value_is(*k, hint, expected, vm),
-            (CompiledRead::Key(k), Some(p)) => {
-                exact_dict(p, vm)?.hinted_value_is(*k, hint, expected, vm)
-            }
-            _ => None,
-        }
+        let key = match &self.read {
+            CompiledRead::Global(k)
+            | CompiledRead::Builtin(k)
+            | CompiledRead::Attr(k)
+            | CompiledRead::Key(k) => *k,
+            _ => return None,
+        };
+        self.with_dict(parent, frame, vm, |d| {
+            d.hinted_value_is(key, hint, expected, vm)
+        })
+        .flatten()
     }
 
     /// `f` of the dictionary this node reads from, if it reads from one.
