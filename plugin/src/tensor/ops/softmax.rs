@@ -15,9 +15,9 @@ use super::vector_math::{exp_f32, exp_f64, wide_vectors};
 /// softmax (or log_softmax) of each run of `n` elements of `buf` (which holds whole runs), in
 /// place. log_softmax subtracts the logarithm of the sum in f64.
 pub fn softmax_rows_f32(buf: &mut [f32], n: usize, log: bool) {
-    // Lanes shorter than a vector go one at a time here: side by side (`short_lanes!`), 16
-    // columns of 16 lanes cost about what 16 lanes cost one at a time (256 lanes of 4: 13.8 →
-    // 11.4 µs), and more than 4 lanes cost alone (4 lanes of 10: 1.16 → 1.63 µs).
+    // Lanes shorter than a vector go one at a time here: side by side (as `short_lanes_f64`),
+    // 16 columns of 16 lanes cost about what 16 lanes cost one at a time (256 lanes of 4: 13.8
+    // → 11.4 µs), and more than 4 lanes cost alone (4 lanes of 10: 1.16 → 1.63 µs).
     wide_vectors!(softmax_avx2, {
         for lane in buf.chunks_exact_mut(n) {
             lane_f32(lane, log);
@@ -89,110 +89,104 @@ macro_rules! softmax_lane {
 softmax_lane!(lane_f32, f32, 16, exp_f32, |s: f32| f64::from(s).ln());
 softmax_lane!(lane_f64, f64, 8, exp_f64, f64::ln);
 
-/// Float64 lanes shorter than a vector, a vector's worth of them at a time: element `i` of `$parts`
-/// lanes side by side in one column, each lane padded with -inf as `lane_f32`/`lane_f64` pad
-/// it, and every step of theirs applied to whole columns, so that each lane gets the bits its
-/// own padded pass gives it. One lane at a time, each step was a chain of dependent
-/// operations on one vector mostly made of padding (256 lanes of 4 float64, eager: 14 → 5.5
-/// µs).
-macro_rules! short_lanes {
-    ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr) => {
-        #[inline(always)]
-        fn $name(buf: &mut [$t], n: usize, log: bool) {
-            const P: usize = $parts;
-            // The parts of a padded lane are its elements, one each (a fold's first step from
-            // its initial value), then joined pairwise as `fold` joins them.
-            #[inline(always)]
-            fn tree(parts: &mut [[$t; P]; P], join: impl Fn($t, $t) -> $t) -> [$t; P] {
-                let mut width = P / 2;
-                while width > 0 {
-                    for i in 0..width {
-                        for l in 0..P {
-                            parts[i][l] = join(parts[i][l], parts[i + width][l]);
-                        }
-                    }
-                    width /= 2;
+/// Float64 lanes shorter than a vector, a vector's worth of them at a time: element `i` of 8
+/// lanes side by side in one column, each lane padded with -inf as `lane_f64` pads it, and
+/// every step of its applied to whole columns, so that each lane gets the bits its own padded
+/// pass gives it. One lane at a time, each step was a chain of dependent operations on one
+/// vector mostly made of padding (256 lanes of 4, eager: 14 → 5.5 µs). Float32's 16 columns
+/// of 16 lanes cost about what the lanes cost one at a time.
+#[inline(always)]
+fn short_lanes_f64(buf: &mut [f64], n: usize, log: bool) {
+    const P: usize = 8;
+    // The parts of a padded lane are its elements, one each (a fold's first step from
+    // its initial value), then joined pairwise as `fold` joins them.
+    #[inline(always)]
+    fn tree(parts: &mut [[f64; P]; P], join: impl Fn(f64, f64) -> f64) -> [f64; P] {
+        let mut width = P / 2;
+        while width > 0 {
+            for i in 0..width {
+                for l in 0..P {
+                    parts[i][l] = join(parts[i][l], parts[i + width][l]);
                 }
-                parts[0]
             }
-            debug_assert!(n < P);
-            if n == 0 {
-                return;
+            width /= 2;
+        }
+        parts[0]
+    }
+    debug_assert!(n < P);
+    if n == 0 {
+        return;
+    }
+    for group in buf.chunks_mut(n * P) {
+        let lanes = group.len() / n;
+        // columns[i][l]: element i of lane l; lanes past the group's end are padding
+        // too, and their results are not kept.
+        let mut columns = [[f64::NEG_INFINITY; P]; P];
+        for (l, lane) in group.chunks_exact(n).enumerate() {
+            for (i, &v) in lane.iter().enumerate() {
+                columns[i][l] = v;
             }
-            for group in buf.chunks_mut(n * P) {
-                let lanes = group.len() / n;
-                // columns[i][l]: element i of lane l; lanes past the group's end are padding
-                // too, and their results are not kept.
-                let mut columns = [[<$t>::NEG_INFINITY; P]; P];
-                for (l, lane) in group.chunks_exact(n).enumerate() {
-                    for (i, &v) in lane.iter().enumerate() {
-                        columns[i][l] = v;
-                    }
-                }
-                let mut parts = columns;
-                for column in parts.iter_mut() {
-                    for m in column.iter_mut() {
-                        let v = *m;
-                        *m = if v > <$t>::NEG_INFINITY {
-                            v
-                        } else {
-                            <$t>::NEG_INFINITY
-                        };
-                    }
-                }
-                let mut max = tree(&mut parts, <$t>::max);
-                for m in max.iter_mut() {
-                    if !m.is_finite() {
-                        *m = 0.0;
-                    }
-                }
-                // A padded element's part of the sum, in either pass: its exponential,
-                // exp(-inf - max) with a finite max, added to 0. Its result is not kept.
-                let padding = 0.0 + $exp(<$t>::NEG_INFINITY);
-                if log {
-                    let mut parts = [[padding; P]; P];
-                    for (part, column) in parts.iter_mut().zip(&columns[..n]) {
-                        for ((s, &v), &m) in part.iter_mut().zip(column).zip(&max) {
-                            *s = 0.0 + $exp(v - m);
-                        }
-                    }
-                    let sum = tree(&mut parts, |a, b| a + b);
-                    for column in columns[..n].iter_mut() {
-                        for l in 0..P {
-                            let ln_sum = $ln(sum[l]);
-                            column[l] = ((f64::from(column[l]) - f64::from(max[l])) - ln_sum) as $t;
-                        }
-                    }
+        }
+        let mut parts = columns;
+        for column in parts.iter_mut() {
+            for m in column.iter_mut() {
+                let v = *m;
+                *m = if v > f64::NEG_INFINITY {
+                    v
                 } else {
-                    let mut parts = [[padding; P]; P];
-                    for (part, column) in parts.iter_mut().zip(columns[..n].iter_mut()) {
-                        for ((s, o), &m) in part.iter_mut().zip(column.iter_mut()).zip(&max) {
-                            *o = $exp(*o - m);
-                            *s = 0.0 + *o;
-                        }
-                    }
-                    let sum = tree(&mut parts, |a, b| a + b);
-                    let mut inverse = [0.0; P];
-                    for (r, &s) in inverse.iter_mut().zip(&sum) {
-                        *r = 1.0 / s;
-                    }
-                    for column in columns[..n].iter_mut() {
-                        for (o, &r) in column.iter_mut().zip(&inverse) {
-                            *o *= r;
-                        }
-                    }
+                    f64::NEG_INFINITY
+                };
+            }
+        }
+        let mut max = tree(&mut parts, f64::max);
+        for m in max.iter_mut() {
+            if !m.is_finite() {
+                *m = 0.0;
+            }
+        }
+        // A padded element's part of the sum, in either pass: its exponential,
+        // exp(-inf - max) with a finite max, added to 0. Its result is not kept.
+        let padding = 0.0 + exp_f64(f64::NEG_INFINITY);
+        if log {
+            let mut parts = [[padding; P]; P];
+            for (part, column) in parts.iter_mut().zip(&columns[..n]) {
+                for ((s, &v), &m) in part.iter_mut().zip(column).zip(&max) {
+                    *s = 0.0 + exp_f64(v - m);
                 }
-                for (l, lane) in group.chunks_exact_mut(n).enumerate().take(lanes) {
-                    for (i, o) in lane.iter_mut().enumerate() {
-                        *o = columns[i][l];
-                    }
+            }
+            let sum = tree(&mut parts, |a, b| a + b);
+            for column in columns[..n].iter_mut() {
+                for l in 0..P {
+                    let ln_sum = sum[l].ln();
+                    column[l] = (column[l] - max[l]) - ln_sum;
+                }
+            }
+        } else {
+            let mut parts = [[padding; P]; P];
+            for (part, column) in parts.iter_mut().zip(columns[..n].iter_mut()) {
+                for ((s, o), &m) in part.iter_mut().zip(column.iter_mut()).zip(&max) {
+                    *o = exp_f64(*o - m);
+                    *s = 0.0 + *o;
+                }
+            }
+            let sum = tree(&mut parts, |a, b| a + b);
+            let mut inverse = [0.0; P];
+            for (r, &s) in inverse.iter_mut().zip(&sum) {
+                *r = 1.0 / s;
+            }
+            for column in columns[..n].iter_mut() {
+                for (o, &r) in column.iter_mut().zip(&inverse) {
+                    *o *= r;
                 }
             }
         }
-    };
+        for (l, lane) in group.chunks_exact_mut(n).enumerate().take(lanes) {
+            for (i, o) in lane.iter_mut().enumerate() {
+                *o = columns[i][l];
+            }
+        }
+    }
 }
-
-short_lanes!(short_lanes_f64, f64, 8, exp_f64, f64::ln);
 
 /// `xs` folded by `step` into `P` parts (element `i` into part `i mod P`), the parts then
 /// combined pairwise by `join` in a fixed order: one fold whatever the vector width.
