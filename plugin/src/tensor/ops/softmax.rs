@@ -104,9 +104,10 @@ fn short_lanes_f64(buf: &mut [f64], n: usize, log: bool) {
     fn tree(parts: &mut [[f64; P]; P], join: impl Fn(f64, f64) -> f64) -> [f64; P] {
         let mut width = P / 2;
         while width > 0 {
-            for i in 0..width {
-                for l in 0..P {
-                    parts[i][l] = join(parts[i][l], parts[i + width][l]);
+            let (low, high) = parts.split_at_mut(width);
+            for (a, b) in low.iter_mut().zip(high.iter()) {
+                for (x, &y) in a.iter_mut().zip(b) {
+                    *x = join(*x, y);
                 }
             }
             width /= 2;
