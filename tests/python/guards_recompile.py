@@ -113,6 +113,18 @@ for _ in range(5):
     h(a)
 __builtins__.abs = abs
 check("an unrelated write to a stamped dictionary", h(a), st.relu(a * 2.0))
+# A module's attributes are read from the dictionary of the module the guards compare with:
+# another module under the same name is read as itself.
+import types
+
+symtrace_module = st
+other = types.ModuleType("other")
+other.__dict__.update(st.__dict__)
+other.relu = st.exp
+st = other
+check("another module under the module's name", h(a), st.exp(a * 2.0))
+st = symtrace_module
+check("the module back", h(a), st.relu(a * 2.0))
 
 st.reset()
 closed, set_k = st.disable(make_closure)(1)

@@ -10,7 +10,9 @@
 //! An `is obj` check of an entry (a global or builtin function, a module, a module's
 //! function) reads nothing while the dictionary keeps the values stamp it had when it last
 //! held `obj` there (`PyDict::values_version`, which any write ends): one load, no lock, no
-//! reference count. The tiny MLP's 22 guards: 1.21 → 1.11 µs a call.
+//! reference count. The tiny MLP's 22 guards: 1.21 → 1.11 µs a call. A module's attributes
+//! are read from its dictionary as the program holds it (a module's `__dict__` is read-only),
+//! not through `PyObject::dict`'s reference: the tiny MLP 2.4% faster (median of 12 paired runs).
 //! The program only says whether all guards hold; naming the first failing one, on a miss,
 //! reads the sources again in guard order (`Guard::holds`).
 
@@ -18,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use rustpython_vm::builtins::{
-    PyCode, PyDict, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType, PyTypeRef,
+    PyCode, PyDict, PyDictRef, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType, PyTypeRef,
 };
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, VirtualMachine};
@@ -51,6 +53,12 @@ struct Node {
     /// How many times `stamp` was taken: a dictionary written between most calls (a script's
     /// globals under a loop at module level) stops being stamped after `MAX_STAMPS`.
     stamps_taken: AtomicU16,
+    /// For an attribute read from a module that a guard compares the parent with: that module
+    /// and its dictionary. A module's `__dict__` cannot be replaced (it is read-only), so
+    /// while the parent's value is that module, the attribute is read from the dictionary
+    /// held here, without the two atomic operations of `PyObject::dict` (a reference taken,
+    /// then let go).
+    module_dict: Option<(PyObjectRef, PyDictRef)>,
 }
 
 /// See `Node::stamps_taken`.
@@ -272,6 +280,19 @@ impl GuardProgram {
                 program.nodes[n].expect = expect;
             }
         }
+        // An attribute of a module that a guard compares by identity: see `module_dict`.
+        for n in 0..program.nodes.len() {
+            let node = &program.nodes[n];
+            let module = match (&node.read, node.parent) {
+                (CompiledRead::Attr(_), Some(p)) => checked.iter().find_map(|(m, c)| match c {
+                    Check::Is(o) if *m == p && o.class().is(vm.ctx.types.module_type) => Some(o),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            let dict = module.and_then(|m| Some((m.clone(), m.dict()?)));
+            program.nodes[n].module_dict = dict;
+        }
         // Parents come first, so each parent's answer is known when its children ask.
         for n in 0..program.nodes.len() {
             let node = &program.nodes[n];
@@ -309,6 +330,7 @@ impl GuardProgram {
             expect: None,
             stamp: AtomicU64::new(0),
             stamps_taken: AtomicU16::new(0),
+            module_dict: None,
         });
         index.insert(source.clone(), self.nodes.len() - 1);
         self.nodes.len() - 1
@@ -414,7 +436,10 @@ impl Node {
         match (&self.read, parent) {
             (CompiledRead::Global(_), _) => Some(f(frame.globals())),
             (CompiledRead::Builtin(_), _) => frame.builtins().downcast_ref::<PyDict>().map(f),
-            (CompiledRead::Attr(_), Some(p)) => p.dict().map(|d| f(&d)),
+            (CompiledRead::Attr(_), Some(p)) => match &self.module_dict {
+                Some((module, dict)) if p.is(module) => Some(f(dict)),
+                _ => p.dict().map(|d| f(&d)),
+            },
             (CompiledRead::Key(_), Some(p)) => exact_dict(p, vm).map(f),
             _ => None,
         }
@@ -469,7 +494,9 @@ impl Node {
             (CompiledRead::TypeOf, Some(p)) => Some(p.class().to_owned().into()),
             (CompiledRead::InstanceDict, Some(p)) => p.dict().map(Into::into),
             (_, None) => None,
-            (CompiledRead::Attr(k), Some(p)) => self.dict_read(&*p.dict()?, k, vm),
+            (CompiledRead::Attr(k), Some(_)) => self
+                .with_dict(parent, frame, vm, |d| self.dict_read(d, k, vm))
+                .flatten(),
             (CompiledRead::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {
                 Some(t) => t.as_slice().get(*i).cloned(),
                 None => p.downcast_ref::<PyList>()?.borrow_vec().get(*i).cloned(),
