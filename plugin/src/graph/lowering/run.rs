@@ -27,10 +27,11 @@ impl Lowered {
 
 impl<T: Real> LoweredAs<T> {
     fn run(&self, inputs: &[&TensorData]) -> Option<Outputs> {
-        let slices = inputs
-            .iter()
-            .map(|t| T::array(t)?.as_slice())
-            .collect::<Option<SmallVec<[&[T]; 8]>>>()?;
+        // A plain loop: collecting `Option`s pushes one by one through an adapter.
+        let mut slices: SmallVec<[&[T]; 8]> = SmallVec::with_capacity(inputs.len());
+        for t in inputs {
+            slices.push(T::array(t)?.as_slice()?);
+        }
         let mut scratch = T::scratch().take();
         if scratch.len() < self.scratch_len {
             scratch.resize(self.scratch_len, T::zero());
