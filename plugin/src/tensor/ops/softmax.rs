@@ -15,9 +15,9 @@ use super::vector_math::{exp_f32, exp_f64, wide_vectors};
 /// softmax (or log_softmax) of each run of `n` elements of `buf` (which holds whole runs), in
 /// place. log_softmax subtracts the logarithm of the sum in f64.
 pub fn softmax_rows_f32(buf: &mut [f32], n: usize, log: bool) {
-    // Lanes shorter than a vector go one at a time here: side by side (as `short_lanes_f64`),
-    // 16 columns of 16 lanes cost about what 16 lanes cost one at a time (256 lanes of 4: 13.8
-    // → 11.4 µs), and more than 4 lanes cost alone (4 lanes of 10: 1.16 → 1.63 µs).
+    if n < 16 {
+        return short_lanes_f32(buf, n, log);
+    }
     wide_vectors!(softmax_avx2, {
         for lane in buf.chunks_exact_mut(n) {
             lane_f32(lane, log);
@@ -89,127 +89,163 @@ macro_rules! softmax_lane {
 softmax_lane!(lane_f32, f32, 16, exp_f32, |s: f32| f64::from(s).ln());
 softmax_lane!(lane_f64, f64, 8, exp_f64, f64::ln);
 
-/// Float64 lanes shorter than a vector, a vector's worth of them at a time: element `i` of 8
-/// lanes side by side in one column, each lane padded with -inf as `lane_f64` pads it, and
-/// every step of its applied to whole columns, so that each lane gets the bits its own padded
-/// pass gives it. One lane at a time, each step was a chain of dependent operations on one
-/// vector mostly made of padding (256 lanes of 4, eager: 14 → 5.5 µs). Float32's 16 columns
-/// of 16 lanes cost about what the lanes cost one at a time.
-fn short_lanes_f64(buf: &mut [f64], n: usize, log: bool) {
-    // One copy per lane length: with `N` known, every loop below has a fixed trip count and
-    // the columns are built and read back without a loop's bookkeeping. Eager, 256 lanes of
-    // 4: 5.6 → 3.3 µs; of 7: 7.1 → 5.0 µs. Tiny attention's 4 lanes of 4: 1,137 → 824
-    // instructions (callgrind, AVX2), and the traced call 5.5% faster (AVX-512, median of 12
-    // paired runs).
-    match n {
-        1 => short_lanes_of::<1>(buf, log),
-        2 => short_lanes_of::<2>(buf, log),
-        3 => short_lanes_of::<3>(buf, log),
-        4 => short_lanes_of::<4>(buf, log),
-        5 => short_lanes_of::<5>(buf, log),
-        6 => short_lanes_of::<6>(buf, log),
-        7 => short_lanes_of::<7>(buf, log),
-        _ => debug_assert!(n == 0, "short lanes are shorter than a vector"),
-    }
-}
-
-/// [`short_lanes_f64`] for lanes of `N` elements.
-#[inline(always)]
-fn short_lanes_of<const N: usize>(buf: &mut [f64], log: bool) {
-    // Its own wide pass: one pass over all seven lengths was too large for the compiler to
-    // inline into the wide function, and ran in plain x86-64 code.
-    wide_vectors!(short_lanes_avx2, short_lanes_plain::<N>(buf, log))
-}
-
-/// The steps of [`short_lanes_f64`], compiled once per lane length and vector width.
-#[inline(always)]
-fn short_lanes_plain<const N: usize>(buf: &mut [f64], log: bool) {
-    const P: usize = 8;
-    // The parts of a padded lane are its elements, one each (a fold's first step from
-    // its initial value), then joined pairwise as `fold` joins them.
-    #[inline(always)]
-    fn tree(parts: &mut [[f64; P]; P], join: impl Fn(f64, f64) -> f64) -> [f64; P] {
-        let mut width = P / 2;
-        while width > 0 {
-            let (low, high) = parts.split_at_mut(width);
-            for (a, b) in low.iter_mut().zip(high.iter()) {
-                for (x, &y) in a.iter_mut().zip(b) {
-                    *x = join(*x, y);
+/// Lanes shorter than a vector, a vector's worth of them at a time: element `i` of `P` lanes
+/// side by side in one column, each lane padded with -inf as the one-lane pass pads it, and
+/// every step of that pass applied to whole columns, so that each lane gets the bits its own
+/// padded pass gives it. One lane at a time, each step was a chain of dependent operations on
+/// one vector mostly made of padding (256 float64 lanes of 4, eager: 14 → 5.5 µs).
+///
+/// The pass is compiled once per lane length `N`, so that every loop in it has a fixed trip
+/// count and the columns are built and read back without a loop's bookkeeping (256 float64
+/// lanes of 4: 5.6 → 3.3 µs; tiny attention's 4 lanes of 4: 1,137 → 824 instructions,
+/// callgrind, and the traced call 5.5% faster, median of 12 paired runs).
+macro_rules! short_lanes {
+    ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr, $opaque:path, $one_lane:ident, $min_lanes:literal) => {
+        #[inline(always)]
+        fn $name<const N: usize>(buf: &mut [$t], log: bool) {
+            const P: usize = $parts;
+            // The parts of a padded lane are its elements, one each (a fold's first step
+            // from its initial value), then joined pairwise as `fold` joins them.
+            #[inline(always)]
+            fn tree(parts: &mut [[$t; P]; P], join: impl Fn($t, $t) -> $t) -> [$t; P] {
+                let mut width = $opaque(P / 2);
+                while width > 0 {
+                    let (low, high) = parts.split_at_mut(width);
+                    for (a, b) in low.iter_mut().zip(high.iter()) {
+                        for (x, &y) in a.iter_mut().zip(b) {
+                            *x = join(*x, y);
+                        }
+                    }
+                    width /= 2;
                 }
+                parts[0]
             }
-            width /= 2;
-        }
-        parts[0]
-    }
-    for group in buf.chunks_mut(N * P) {
-        let lanes = group.len() / N;
-        // columns[i][l]: element i of lane l; lanes past the group's end are padding
-        // too, and their results are not kept.
-        let mut columns = [[f64::NEG_INFINITY; P]; P];
-        for (l, lane) in group.chunks_exact(N).enumerate() {
-            for (i, &v) in lane.iter().enumerate() {
-                columns[i][l] = v;
-            }
-        }
-        let mut parts = columns;
-        for column in parts.iter_mut() {
-            for m in column.iter_mut() {
-                let v = *m;
-                *m = if v > f64::NEG_INFINITY {
-                    v
+            for group in buf.chunks_mut(N * P) {
+                let lanes = group.len() / N;
+                if lanes < $min_lanes {
+                    for lane in group.chunks_exact_mut(N) {
+                        $one_lane(lane, log);
+                    }
+                    continue;
+                }
+                // columns[i][l]: element i of lane l; lanes past the group's end are
+                // padding too, and their results are not kept.
+                let mut columns = [[<$t>::NEG_INFINITY; P]; P];
+                for (l, lane) in group.chunks_exact(N).enumerate() {
+                    for (i, &v) in lane.iter().enumerate() {
+                        columns[i][l] = v;
+                    }
+                }
+                let mut parts = columns;
+                // Padding stays -inf.
+                for column in parts[..N].iter_mut() {
+                    for m in column.iter_mut() {
+                        let v = *m;
+                        *m = if v > <$t>::NEG_INFINITY {
+                            v
+                        } else {
+                            <$t>::NEG_INFINITY
+                        };
+                    }
+                }
+                let mut max = tree(&mut parts, <$t>::max);
+                for m in max.iter_mut() {
+                    if !m.is_finite() {
+                        *m = 0.0;
+                    }
+                }
+                // A padded element's part of the sum, in either pass: its exponential,
+                // exp(-inf - max) with a finite max, added to 0. Its result is not kept.
+                let padding = 0.0 + $exp(<$t>::NEG_INFINITY);
+                let mut parts = [[padding; P]; P];
+                if log {
+                    for (part, column) in parts.iter_mut().zip(&columns[..N]) {
+                        for ((s, &v), &m) in part.iter_mut().zip(column).zip(&max) {
+                            *s = 0.0 + $exp(v - m);
+                        }
+                    }
+                    let sum = tree(&mut parts, |a, b| a + b);
+                    let mut ln_sum = [0.0f64; P];
+                    for (l, &s) in ln_sum.iter_mut().zip(&sum) {
+                        *l = $ln(s);
+                    }
+                    for column in columns[..N].iter_mut() {
+                        for ((o, &m), &l) in column.iter_mut().zip(&max).zip(&ln_sum) {
+                            *o = ((f64::from(*o) - f64::from(m)) - l) as $t;
+                        }
+                    }
                 } else {
-                    f64::NEG_INFINITY
-                };
-            }
-        }
-        let mut max = tree(&mut parts, f64::max);
-        for m in max.iter_mut() {
-            if !m.is_finite() {
-                *m = 0.0;
-            }
-        }
-        // A padded element's part of the sum, in either pass: its exponential,
-        // exp(-inf - max) with a finite max, added to 0. Its result is not kept.
-        let padding = 0.0 + exp_f64(f64::NEG_INFINITY);
-        if log {
-            let mut parts = [[padding; P]; P];
-            for (part, column) in parts.iter_mut().zip(&columns[..N]) {
-                for ((s, &v), &m) in part.iter_mut().zip(column).zip(&max) {
-                    *s = 0.0 + exp_f64(v - m);
+                    for (part, column) in parts.iter_mut().zip(columns[..N].iter_mut()) {
+                        for ((s, o), &m) in part.iter_mut().zip(column.iter_mut()).zip(&max) {
+                            *o = $exp(*o - m);
+                            *s = 0.0 + *o;
+                        }
+                    }
+                    let sum = tree(&mut parts, |a, b| a + b);
+                    let mut inverse = [0.0; P];
+                    for (r, &s) in inverse.iter_mut().zip(&sum) {
+                        *r = 1.0 / s;
+                    }
+                    for column in columns[..N].iter_mut() {
+                        for (o, &r) in column.iter_mut().zip(&inverse) {
+                            *o *= r;
+                        }
+                    }
                 }
-            }
-            let sum = tree(&mut parts, |a, b| a + b);
-            for column in columns[..N].iter_mut() {
-                for l in 0..P {
-                    let ln_sum = sum[l].ln();
-                    column[l] = (column[l] - max[l]) - ln_sum;
-                }
-            }
-        } else {
-            let mut parts = [[padding; P]; P];
-            for (part, column) in parts.iter_mut().zip(columns[..N].iter_mut()) {
-                for ((s, o), &m) in part.iter_mut().zip(column.iter_mut()).zip(&max) {
-                    *o = exp_f64(*o - m);
-                    *s = 0.0 + *o;
-                }
-            }
-            let sum = tree(&mut parts, |a, b| a + b);
-            let mut inverse = [0.0; P];
-            for (r, &s) in inverse.iter_mut().zip(&sum) {
-                *r = 1.0 / s;
-            }
-            for column in columns[..N].iter_mut() {
-                for (o, &r) in column.iter_mut().zip(&inverse) {
-                    *o *= r;
+                for (l, lane) in group.chunks_exact_mut(N).enumerate().take(lanes) {
+                    for (i, o) in lane.iter_mut().enumerate() {
+                        *o = columns[i][l];
+                    }
                 }
             }
         }
-        for (l, lane) in group.chunks_exact_mut(N).enumerate().take(lanes) {
-            for (i, o) in lane.iter_mut().enumerate() {
-                *o = columns[i][l];
-            }
+    };
+}
+
+// Float32's tree goes through an opaque width, which keeps its steps a loop over whole
+// columns, one vector each: unrolled, they were vectorized across columns, by gathers and
+// scatters (256 lanes of 4: 7.0 → 5.4 µs; float64's unrolled tree is the faster). Its groups
+// of 16 lanes cost about what 5 or 6 lanes cost one at a time (lanes of 10: about 1.24 µs
+// a call side by side, 0.98 + 0.06 a lane one at a time), so fewer go one at a time.
+short_lanes!(
+    short_lanes_plain_f32,
+    f32,
+    16,
+    exp_f32,
+    |s: f32| f64::from(s).ln(),
+    std::hint::black_box,
+    lane_f32,
+    6
+);
+short_lanes!(
+    short_lanes_plain_f64,
+    f64,
+    8,
+    exp_f64,
+    f64::ln,
+    std::convert::identity,
+    lane_f64,
+    1
+);
+
+/// `short_lanes_$plain` for lanes of `n` elements (`n` under `P`), through the copy for `n`,
+/// each copy in a wide pass of its own: one pass over all lengths was too large for the
+/// compiler to inline into the wide function, and ran in plain x86-64 code.
+macro_rules! by_length {
+    ($plain:ident, $buf:expr, $n:expr, $log:expr, $($len:literal)*) => {
+        match $n {
+            $($len => wide_vectors!(short_lanes_avx2, $plain::<$len>($buf, $log)),)*
+            n => debug_assert!(n == 0, "short lanes are shorter than a vector"),
         }
-    }
+    };
+}
+
+fn short_lanes_f32(buf: &mut [f32], n: usize, log: bool) {
+    by_length!(short_lanes_plain_f32, buf, n, log, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+}
+
+fn short_lanes_f64(buf: &mut [f64], n: usize, log: bool) {
+    by_length!(short_lanes_plain_f64, buf, n, log, 1 2 3 4 5 6 7)
 }
 
 /// `xs` folded by `step` into `P` parts (element `i` into part `i mod P`), the parts then
@@ -253,8 +289,13 @@ mod tests {
     fn the_wide_passes_compute_what_the_plain_steps_compute() {
         let xs = awkward_values();
         for log in [false, true] {
-            for n in [1, 3, 4, 7, 8, 10, 15, 37, 128] {
-                let count = xs.len() / n;
+            // Lane counts on both sides of float32's and float64's groups and of the count
+            // under which a float32 group goes one lane at a time.
+            let counts = [1, 5, 6, 8, 9, 16, 17, 22, usize::MAX];
+            for (n, count) in [1, 3, 4, 7, 8, 10, 15, 37, 128]
+                .into_iter()
+                .flat_map(|n| counts.map(|c| (n, c.min(xs.len() / n))))
+            {
                 let mut wide = xs[..n * count].to_vec();
                 softmax_rows_f32(&mut wide, n, log);
                 let mut wide64: Vec<f64> = xs[..n * count].iter().map(|&v| f64::from(v)).collect();
