@@ -37,50 +37,53 @@ pub fn softmax_rows_f64(buf: &mut [f64], n: usize, log: bool) {
     })
 }
 
-/// The steps of one lane, shared by both float types.
+/// The steps of one lane, shared by both float types. The lane goes as whole vectors: its
+/// body, and its tail padded with -inf to a vector, as a lane shorter than a vector goes. The
+/// padding changes no part: a maximum's step keeps its part, and a sum's adds the padding's
+/// exponential, 0, to a part that is never -0. Element by element, a tail went through the
+/// compiler's scalar loops: 256 float64 lanes of 15, 32 → 22 µs once padded; of 31, 46 → 25
+/// µs; float32 lanes of 31, 31 → 22 µs (lanes of whole vectors are unchanged).
 macro_rules! softmax_lane {
     ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr) => {
         #[inline(always)]
         fn $name(lane: &mut [$t], log: bool) {
-            #[inline(always)]
-            fn steps(lane: &mut [$t], log: bool) {
-                let max = fold::<$t, $parts>(
-                    lane,
-                    <$t>::NEG_INFINITY,
-                    |m, v| if v > m { v } else { m },
-                    <$t>::max,
-                );
-                let max = if max.is_finite() { max } else { 0.0 };
-                if log {
-                    let sum = fold::<$t, $parts>(lane, 0.0, |s, v| s + $exp(v - max), |a, b| a + b);
-                    let ln_sum = $ln(sum);
-                    for o in lane.iter_mut() {
-                        *o = ((f64::from(*o) - f64::from(max)) - ln_sum) as $t;
-                    }
-                } else {
-                    for o in lane.iter_mut() {
-                        *o = $exp(*o - max);
-                    }
-                    let sum = fold::<$t, $parts>(lane, 0.0, |s, v| s + v, |a, b| a + b);
-                    // A product by the reciprocal instead of a division (several times the
-                    // cost).
-                    let inverse = 1.0 / sum;
-                    for o in lane.iter_mut() {
-                        *o *= inverse;
-                    }
-                }
-            }
-            let n = lane.len();
-            if n < $parts {
-                // A lane shorter than a vector goes through one padded with -inf, whose
-                // exponentials are 0: the same parts, so the same result, without the
-                // compiler's element-by-element tails (256 lanes of 10 took 35 µs).
-                let mut padded = [<$t>::NEG_INFINITY; $parts];
-                padded[..n].copy_from_slice(lane);
-                steps(&mut padded, log);
-                lane.copy_from_slice(&padded[..n]);
+            let whole = lane.len() - lane.len() % $parts;
+            let (body, rest) = lane.split_at_mut(whole);
+            let mut padded = [<$t>::NEG_INFINITY; $parts];
+            padded[..rest.len()].copy_from_slice(rest);
+            let tail = (!rest.is_empty()).then_some(&padded);
+            let max = fold::<$t, $parts>(
+                body,
+                tail,
+                <$t>::NEG_INFINITY,
+                |m, v| if v > m { v } else { m },
+                <$t>::max,
+            );
+            let max = if max.is_finite() { max } else { 0.0 };
+            if log {
+                let sum =
+                    fold::<$t, $parts>(body, tail, 0.0, |s, v| s + $exp(v - max), |a, b| a + b);
+                let ln_sum = $ln(sum);
+                let out = |o: &mut $t| *o = ((f64::from(*o) - f64::from(max)) - ln_sum) as $t;
+                body.iter_mut().for_each(out);
+                rest.iter_mut().for_each(out);
             } else {
-                steps(lane, log);
+                let exp = |o: &mut $t| *o = $exp(*o - max);
+                body.iter_mut().for_each(exp);
+                let tail = if rest.is_empty() {
+                    None
+                } else {
+                    padded.iter_mut().for_each(exp);
+                    Some(&padded)
+                };
+                let sum = fold::<$t, $parts>(body, tail, 0.0, |s, v| s + v, |a, b| a + b);
+                // A product by the reciprocal instead of a division (several times the
+                // cost).
+                let inverse = 1.0 / sum;
+                body.iter_mut().for_each(|o| *o *= inverse);
+                for (o, &v) in rest.iter_mut().zip(&padded) {
+                    *o = v * inverse;
+                }
             }
         }
     };
@@ -248,25 +251,22 @@ fn short_lanes_f64(buf: &mut [f64], n: usize, log: bool) {
     by_length!(short_lanes_plain_f64, buf, n, log, 1 2 3 4 5 6 7)
 }
 
-/// `xs` folded by `step` into `P` parts (element `i` into part `i mod P`), the parts then
-/// combined pairwise by `join` in a fixed order: one fold whatever the vector width.
+/// `body` (whole vectors), then `tail`, folded by `step` into `P` parts (element `i` into part
+/// `i mod P`), the parts then combined pairwise by `join` in a fixed order: one fold whatever
+/// the vector width.
 #[inline(always)]
 fn fold<T: Copy, const P: usize>(
-    xs: &[T],
+    body: &[T],
+    tail: Option<&[T; P]>,
     init: T,
     step: impl Fn(T, T) -> T,
     join: impl Fn(T, T) -> T,
 ) -> T {
     let mut parts = [init; P];
-    let chunks = xs.chunks_exact(P);
-    let rest = chunks.remainder();
-    for c in chunks {
+    for c in body.chunks_exact(P).chain(tail.map(|t| t.as_slice())) {
         for (p, &v) in parts.iter_mut().zip(c) {
             *p = step(*p, v);
         }
-    }
-    for (p, &v) in parts.iter_mut().zip(rest) {
-        *p = step(*p, v);
     }
     let mut width = P / 2;
     while width > 0 {
