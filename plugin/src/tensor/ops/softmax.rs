@@ -283,6 +283,89 @@ mod tests {
     use super::*;
     use crate::tensor::ops::vector_math::tests::awkward_values;
 
+    /// The one-lane pass as its documentation states it, element by element with no padding:
+    /// element `i` into part `i mod P`, the parts joined pairwise.
+    macro_rules! reference_lane {
+        ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr) => {
+            fn $name(lane: &mut [$t], log: bool) {
+                let fold =
+                    |init: $t, step: &dyn Fn($t, $t) -> $t, join: fn($t, $t) -> $t, xs: &[$t]| {
+                        let mut parts = [init; $parts];
+                        for (i, &v) in xs.iter().enumerate() {
+                            parts[i % $parts] = step(parts[i % $parts], v);
+                        }
+                        let mut width = $parts / 2;
+                        while width > 0 {
+                            for i in 0..width {
+                                parts[i] = join(parts[i], parts[i + width]);
+                            }
+                            width /= 2;
+                        }
+                        parts[0]
+                    };
+                let max = fold(
+                    <$t>::NEG_INFINITY,
+                    &|m, v| if v > m { v } else { m },
+                    <$t>::max,
+                    lane,
+                );
+                let max = if max.is_finite() { max } else { 0.0 };
+                if log {
+                    let sum = fold(0.0, &|s, v| s + $exp(v - max), |a, b| a + b, lane);
+                    for o in lane.iter_mut() {
+                        *o = ((f64::from(*o) - f64::from(max)) - $ln(sum)) as $t;
+                    }
+                } else {
+                    for o in lane.iter_mut() {
+                        *o = $exp(*o - max);
+                    }
+                    let inverse = 1.0 / fold(0.0, &|s, v| s + v, |a, b| a + b, lane);
+                    for o in lane.iter_mut() {
+                        *o *= inverse;
+                    }
+                }
+            }
+        };
+    }
+    reference_lane!(reference_f32, f32, 16, exp_f32, |s: f32| f64::from(s).ln());
+    reference_lane!(reference_f64, f64, 8, exp_f64, f64::ln);
+
+    /// A lane padded to whole vectors (short, or with a tail) gives the bits of the lane
+    /// folded element by element: the padding changes no part.
+    #[test]
+    fn padding_changes_no_part() {
+        let xs = awkward_values();
+        for log in [false, true] {
+            for n in (1..=40).chain([63, 64, 65, 127, 129]) {
+                // Lanes from both ends: the special values are at the end.
+                let lanes = xs[..n * 30]
+                    .chunks(n)
+                    .chain(xs[xs.len() - n * 3..].chunks(n));
+                for lane in lanes {
+                    let (mut got, mut want) = (lane.to_vec(), lane.to_vec());
+                    lane_f32(&mut got, log);
+                    reference_f32(&mut want, log);
+                    assert!(
+                        got.iter()
+                            .zip(&want)
+                            .all(|(g, w)| g.to_bits() == w.to_bits()),
+                        "float32 n {n} log {log}"
+                    );
+                    let wide: Vec<f64> = lane.iter().map(|&v| f64::from(v)).collect();
+                    let (mut got, mut want) = (wide.clone(), wide);
+                    lane_f64(&mut got, log);
+                    reference_f64(&mut want, log);
+                    assert!(
+                        got.iter()
+                            .zip(&want)
+                            .all(|(g, w)| g.to_bits() == w.to_bits()),
+                        "float64 n {n} log {log}"
+                    );
+                }
+            }
+        }
+    }
+
     /// The wide passes (AVX-512 or AVX2, whichever the CPU running the test has) give the bits
     /// the same steps give one lane at a time in code compiled for any x86-64.
     #[test]
