@@ -15,7 +15,7 @@ use super::vector_math::{exp_f32, exp_f64, wide_vectors};
 /// softmax (or log_softmax) of each run of `n` elements of `buf` (which holds whole runs), in
 /// place. log_softmax subtracts the logarithm of the sum in f64.
 pub fn softmax_rows_f32(buf: &mut [f32], n: usize, log: bool) {
-    if n < 16 {
+    if n < 32 {
         return short_lanes_f32(buf, n, log);
     }
     wide_vectors!(softmax_avx2, {
@@ -27,7 +27,7 @@ pub fn softmax_rows_f32(buf: &mut [f32], n: usize, log: bool) {
 
 /// [`softmax_rows_f32`] for float64.
 pub fn softmax_rows_f64(buf: &mut [f64], n: usize, log: bool) {
-    if n < 8 {
+    if n < 16 {
         return short_lanes_f64(buf, n, log);
     }
     wide_vectors!(softmax_avx2, {
@@ -92,16 +92,20 @@ macro_rules! softmax_lane {
 softmax_lane!(lane_f32, f32, 16, exp_f32, |s: f32| f64::from(s).ln());
 softmax_lane!(lane_f64, f64, 8, exp_f64, f64::ln);
 
-/// Lanes shorter than a vector, a vector's worth of them at a time: element `i` of `P` lanes
-/// side by side in one column, each lane padded with -inf as the one-lane pass pads it, and
-/// every step of that pass applied to whole columns, so that each lane gets the bits its own
-/// padded pass gives it. One lane at a time, each step was a chain of dependent operations on
-/// one vector mostly made of padding (256 float64 lanes of 4, eager: 14 → 5.5 µs).
+/// Lanes shorter than two vectors, a vector's worth of them at a time: element `i` of `P`
+/// lanes side by side in one column, and every step of the one-lane pass applied to whole
+/// columns (element `i` into part `i mod P`; a short lane's missing parts are its padding), so
+/// that each lane gets the bits its own pass gives it. One lane at a time, each step was a
+/// chain of dependent operations on one or two vectors, partly padding (256 float64 lanes of
+/// 4, eager: 14 → 5.5 µs).
 ///
 /// The pass is compiled once per lane length `N`, so that every loop in it has a fixed trip
 /// count and the columns are built and read back without a loop's bookkeeping (256 float64
 /// lanes of 4: 5.6 → 3.3 µs; tiny attention's 4 lanes of 4: 1,137 → 824 instructions,
-/// callgrind, and the traced call 5.5% faster, median of 12 paired runs).
+/// callgrind, and the traced call 5.5% faster, median of 12 paired runs). Lanes of one to two
+/// vectors, 256 of them: float64 lanes of 9-15, 22 → 6.5-11 µs; float32 lanes of 17-31,
+/// 24 → 10-16 µs. Float64 lanes of 16 or more are not faster side by side (16: 11.5 → 16.9
+/// µs), and go one at a time.
 macro_rules! short_lanes {
     ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr, $opaque:path, $one_lane:ident, $min_lanes:literal) => {
         #[inline(always)]
@@ -132,23 +136,19 @@ macro_rules! short_lanes {
                     continue;
                 }
                 // columns[i][l]: element i of lane l; lanes past the group's end are
-                // padding too, and their results are not kept.
-                let mut columns = [[<$t>::NEG_INFINITY; P]; P];
+                // padding, and their results are not kept.
+                let mut columns = [[<$t>::NEG_INFINITY; P]; N];
                 for (l, lane) in group.chunks_exact(N).enumerate() {
                     for (i, &v) in lane.iter().enumerate() {
                         columns[i][l] = v;
                     }
                 }
-                let mut parts = columns;
-                // Padding stays -inf.
-                for column in parts[..N].iter_mut() {
-                    for m in column.iter_mut() {
-                        let v = *m;
-                        *m = if v > <$t>::NEG_INFINITY {
-                            v
-                        } else {
-                            <$t>::NEG_INFINITY
-                        };
+                // Element i goes into part i mod P, as in the one-lane pass; parts past
+                // a short lane's end are its padding, -inf.
+                let mut parts = [[<$t>::NEG_INFINITY; P]; P];
+                for (i, column) in columns.iter().enumerate() {
+                    for (m, &v) in parts[i % P].iter_mut().zip(column) {
+                        *m = if v > *m { v } else { *m };
                     }
                 }
                 let mut max = tree(&mut parts, <$t>::max);
@@ -160,11 +160,14 @@ macro_rules! short_lanes {
                 // A padded element's part of the sum, in either pass: its exponential,
                 // exp(-inf - max) with a finite max, added to 0. Its result is not kept.
                 let padding = 0.0 + $exp(<$t>::NEG_INFINITY);
-                let mut parts = [[padding; P]; P];
+                let mut parts = [[0.0; P]; P];
+                for part in parts.iter_mut().skip(N) {
+                    *part = [padding; P];
+                }
                 if log {
-                    for (part, column) in parts.iter_mut().zip(&columns[..N]) {
-                        for ((s, &v), &m) in part.iter_mut().zip(column).zip(&max) {
-                            *s = 0.0 + $exp(v - m);
+                    for (i, column) in columns.iter().enumerate() {
+                        for ((s, &v), &m) in parts[i % P].iter_mut().zip(column).zip(&max) {
+                            *s = *s + $exp(v - m);
                         }
                     }
                     let sum = tree(&mut parts, |a, b| a + b);
@@ -172,16 +175,17 @@ macro_rules! short_lanes {
                     for (l, &s) in ln_sum.iter_mut().zip(&sum) {
                         *l = $ln(s);
                     }
-                    for column in columns[..N].iter_mut() {
+                    for column in columns.iter_mut() {
                         for ((o, &m), &l) in column.iter_mut().zip(&max).zip(&ln_sum) {
                             *o = ((f64::from(*o) - f64::from(m)) - l) as $t;
                         }
                     }
                 } else {
-                    for (part, column) in parts.iter_mut().zip(columns[..N].iter_mut()) {
-                        for ((s, o), &m) in part.iter_mut().zip(column.iter_mut()).zip(&max) {
+                    for (i, column) in columns.iter_mut().enumerate() {
+                        for ((s, o), &m) in parts[i % P].iter_mut().zip(column.iter_mut()).zip(&max)
+                        {
                             *o = $exp(*o - m);
-                            *s = 0.0 + *o;
+                            *s = *s + *o;
                         }
                     }
                     let sum = tree(&mut parts, |a, b| a + b);
@@ -189,7 +193,7 @@ macro_rules! short_lanes {
                     for (r, &s) in inverse.iter_mut().zip(&sum) {
                         *r = 1.0 / s;
                     }
-                    for column in columns[..N].iter_mut() {
+                    for column in columns.iter_mut() {
                         for (o, &r) in column.iter_mut().zip(&inverse) {
                             *o *= r;
                         }
@@ -231,24 +235,24 @@ short_lanes!(
     1
 );
 
-/// `short_lanes_$plain` for lanes of `n` elements (`n` under `P`), through the copy for `n`,
+/// `short_lanes_$plain` for lanes of `n` elements, through the copy for `n`,
 /// each copy in a wide pass of its own: one pass over all lengths was too large for the
 /// compiler to inline into the wide function, and ran in plain x86-64 code.
 macro_rules! by_length {
     ($plain:ident, $buf:expr, $n:expr, $log:expr, $($len:literal)*) => {
         match $n {
             $($len => wide_vectors!(short_lanes_avx2, $plain::<$len>($buf, $log)),)*
-            n => debug_assert!(n == 0, "short lanes are shorter than a vector"),
+            n => debug_assert!(n == 0, "a short lane has a copy for its length"),
         }
     };
 }
 
 fn short_lanes_f32(buf: &mut [f32], n: usize, log: bool) {
-    by_length!(short_lanes_plain_f32, buf, n, log, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    by_length!(short_lanes_plain_f32, buf, n, log, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
 }
 
 fn short_lanes_f64(buf: &mut [f64], n: usize, log: bool) {
-    by_length!(short_lanes_plain_f64, buf, n, log, 1 2 3 4 5 6 7)
+    by_length!(short_lanes_plain_f64, buf, n, log, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
 }
 
 /// `body` (whole vectors), then `tail`, folded by `step` into `P` parts (element `i` into part
@@ -375,7 +379,7 @@ mod tests {
             // Lane counts on both sides of float32's and float64's groups and of the count
             // under which a float32 group goes one lane at a time.
             let counts = [1, 5, 6, 8, 9, 16, 17, 22, usize::MAX];
-            for (n, count) in [1, 3, 4, 7, 8, 10, 15, 37, 128]
+            for (n, count) in [1, 3, 4, 7, 8, 10, 15, 16, 17, 24, 31, 32, 37, 128]
                 .into_iter()
                 .flat_map(|n| counts.map(|c| (n, c.min(xs.len() / n))))
             {
