@@ -4,7 +4,7 @@
 use ndarray::ArrayD;
 
 use super::parallel::by_lanes;
-use super::vector_math::{erf_for_f32, exp_for_f32, map_through_f64};
+use super::vector_math::{erf_for_f32, exp_for_f32, map_through_f64, tanh_for_f32};
 use crate::tensor::data::TensorData;
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError};
@@ -82,13 +82,14 @@ impl Unary {
     }
 
     /// The op on a float32 element, as every float32 kernel computes it: through f64, with
-    /// float32's own exp and erf (`vector_math`), rounded once.
+    /// float32's own exp, erf and tanh (`vector_math`), rounded once.
     #[inline]
     pub fn float32(self, x: f32) -> f32 {
         let x = f64::from(x);
         (match self {
             Unary::Exp => exp_for_f32(x),
             Unary::Erf => erf_for_f32(x),
+            Unary::Tanh => tanh_for_f32(x),
             Unary::Sigmoid => 1.0 / (1.0 + exp_for_f32(-x)),
             _ => self.float(x),
         }) as f32
@@ -138,6 +139,7 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
             // Row-major data in one vectorized pass, with the float32 functions.
             (Unary::Erf, Some(xs)) => from_vec(a, map_through_f64(xs, erf_for_f32)),
             (Unary::Exp, Some(xs)) => from_vec(a, map_through_f64(xs, exp_for_f32)),
+            (Unary::Tanh, Some(xs)) => from_vec(a, map_through_f64(xs, tanh_for_f32)),
             (Unary::Sigmoid, Some(xs)) => {
                 from_vec(a, map_through_f64(xs, |x| 1.0 / (1.0 + exp_for_f32(-x))))
             }
