@@ -61,8 +61,27 @@ macro_rules! softmax_lane {
             );
             let max = if max.is_finite() { max } else { 0.0 };
             if log {
-                let sum =
-                    fold::<$t, $parts>(body, tail, 0.0, |s, v| s + $exp(v - max), |a, b| a + b);
+                // The exponentials a block at a time, in a loop of their own: inside the
+                // fold's step they were not vectorized (float64, 256 lanes of 64: 114 µs,
+                // four times softmax's 28).
+                let mut parts = [0.0; $parts];
+                let mut add = |block: &[$t]| {
+                    let mut e = [0.0; 4 * $parts];
+                    let e = &mut e[..block.len()];
+                    for (e, &v) in e.iter_mut().zip(block) {
+                        *e = $exp(v - max);
+                    }
+                    for c in e.chunks_exact($parts) {
+                        for (p, &x) in parts.iter_mut().zip(c) {
+                            *p = *p + x;
+                        }
+                    }
+                };
+                body.chunks(4 * $parts).for_each(&mut add);
+                if let Some(t) = tail {
+                    add(t);
+                }
+                let sum = join_parts(parts, |a, b| a + b);
                 let ln_sum = $ln(sum);
                 let out = |o: &mut $t| *o = ((f64::from(*o) - f64::from(max)) - ln_sum) as $t;
                 body.iter_mut().for_each(out);
@@ -272,6 +291,12 @@ fn fold<T: Copy, const P: usize>(
             *p = step(*p, v);
         }
     }
+    join_parts(parts, join)
+}
+
+/// A fold's parts combined pairwise by `join` in a fixed order.
+#[inline(always)]
+fn join_parts<T: Copy, const P: usize>(mut parts: [T; P], join: impl Fn(T, T) -> T) -> T {
     let mut width = P / 2;
     while width > 0 {
         for i in 0..width {
