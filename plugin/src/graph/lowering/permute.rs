@@ -82,10 +82,16 @@ fn general<T: Copy>(src: &[T], dims: &[usize], steps: &[usize], out: &mut [T]) {
     let mut index: smallvec::SmallVec<[usize; 8]> = smallvec::smallvec![0; dims.len()];
     let (mut base, mut at) = (0, 0);
     loop {
-        out[at..at + dims[last]]
-            .iter_mut()
-            .enumerate()
-            .for_each(|(j, o)| *o = src[base + j * steps[last]]);
+        let row = &mut out[at..at + dims[last]];
+        if steps[last] == 1 {
+            // The last axis kept in place (the heads of an attention moved before its
+            // tokens): whole rows.
+            row.copy_from_slice(&src[base..base + dims[last]]);
+        } else {
+            row.iter_mut()
+                .enumerate()
+                .for_each(|(j, o)| *o = src[base + j * steps[last]]);
+        }
         at += dims[last];
         let mut d = last;
         loop {
@@ -139,6 +145,8 @@ mod tests {
             (&[1, 4, 16], &[0, 2, 1], "LastTwo"),
             (&[2, 3, 4], &[2, 1, 0], "General"),
             (&[2, 3, 4, 5], &[0, 2, 1, 3], "General"),
+            (&[2, 16, 2, 16], &[0, 2, 1, 3], "General"),
+            (&[3, 2, 5], &[1, 0, 2], "General"),
             (&[4], &[0], "General"),
             (&[], &[], "General"),
             (&[2, 0, 3], &[0, 2, 1], "LastTwo"),
