@@ -370,26 +370,24 @@ mod tests {
                 let lanes = xs[..n * 30]
                     .chunks(n)
                     .chain(xs[xs.len() - n * 3..].chunks(n));
+                macro_rules! same_bits {
+                    ($pass:ident, $reference:ident, $values:expr, $what:literal) => {{
+                        let (mut got, mut want) = ($values, $values);
+                        $pass(&mut got, log);
+                        $reference(&mut want, log);
+                        assert!(
+                            got.iter()
+                                .zip(&want)
+                                .all(|(g, w)| g.to_bits() == w.to_bits()),
+                            "{} n {n} log {log}",
+                            $what
+                        );
+                    }};
+                }
                 for lane in lanes {
-                    let (mut got, mut want) = (lane.to_vec(), lane.to_vec());
-                    lane_f32(&mut got, log);
-                    reference_f32(&mut want, log);
-                    assert!(
-                        got.iter()
-                            .zip(&want)
-                            .all(|(g, w)| g.to_bits() == w.to_bits()),
-                        "float32 n {n} log {log}"
-                    );
-                    let wide: Vec<f64> = lane.iter().map(|&v| f64::from(v)).collect();
-                    let (mut got, mut want) = (wide.clone(), wide);
-                    lane_f64(&mut got, log);
-                    reference_f64(&mut want, log);
-                    assert!(
-                        got.iter()
-                            .zip(&want)
-                            .all(|(g, w)| g.to_bits() == w.to_bits()),
-                        "float64 n {n} log {log}"
-                    );
+                    same_bits!(lane_f32, reference_f32, lane.to_vec(), "float32");
+                    let wide = || lane.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>();
+                    same_bits!(lane_f64, reference_f64, wide(), "float64");
                 }
             }
         }
