@@ -41,8 +41,9 @@ pub fn softmax_rows_f64(buf: &mut [f64], n: usize, log: bool) {
 /// body, and its tail padded with -inf to a vector, as a lane shorter than a vector goes. The
 /// padding changes no part: a maximum's step keeps its part, and a sum's adds the padding's
 /// exponential, 0, to a part that is never -0. Element by element, a tail went through the
-/// compiler's scalar loops: 256 float64 lanes of 15, 32 → 22 µs once padded; of 31, 46 → 25
-/// µs; float32 lanes of 31, 31 → 22 µs (lanes of whole vectors are unchanged).
+/// compiler's scalar loops: 256 float64 lanes of 31, 46 → 25 µs once padded (and of 15, 32 →
+/// 22 µs, before lanes under two vectors went side by side); lanes of whole vectors are
+/// unchanged.
 macro_rules! softmax_lane {
     ($name:ident, $t:ty, $parts:literal, $exp:path, $ln:expr) => {
         #[inline(always)]
