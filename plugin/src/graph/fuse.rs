@@ -442,8 +442,9 @@ impl Group {
             return unsafe { self.blocks_avx512(bufs, block, data, n, at, parts) };
         }
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA.
             return unsafe { self.blocks_avx2(bufs, block, data, n, at, parts) };
         }
         self.blocks(bufs, block, data, n, at, parts)
@@ -451,7 +452,7 @@ impl Group {
 
     /// [`Group::blocks`] compiled for AVX-512, as [`Group::blocks_avx2`].
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
     unsafe fn blocks_avx512<T: Real>(
         &self,
         bufs: &mut [T],
@@ -464,10 +465,11 @@ impl Group {
         self.blocks(bufs, block, data, n, at, parts)
     }
 
-    /// [`Group::blocks`] compiled for AVX2: wider vectors, the same operations in the same
-    /// order (Rust never fuses a multiply and an add), so the same results.
+    /// [`Group::blocks`] compiled for AVX2 and FMA: wider vectors, the same operations in the
+    /// same order (Rust fuses a multiply and an add only where asked, by `mul_add`, as float64
+    /// `exp` does, whose result is exact-then-rounded on any CPU), so the same results.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     unsafe fn blocks_avx2<T: Real>(
         &self,
         bufs: &mut [T],

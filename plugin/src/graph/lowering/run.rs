@@ -13,6 +13,7 @@ use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
 use crate::tensor::ops::linalg::{add_bias, linear_into, small_product_into};
 use crate::tensor::ops::lineup::zip_over;
 use crate::tensor::ops::reduce::{mean_lane, sum_lane, var_lane};
+use crate::tensor::ops::vector_math::{map_in_place, map_into};
 
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
@@ -132,7 +133,7 @@ impl Step {
                 with_binary!(*op, f => zip_over(lined(*a), lined(*b), out, &f))
             }
             Step::Unary { op, a } => {
-                with_unary!(*op, f => out.iter_mut().zip(get(*a)).for_each(|(o, &x)| *o = f(x)))
+                with_unary!(*op, f => map_into(get(*a), out, f))
             }
             Step::MatMul {
                 a,
@@ -264,7 +265,7 @@ impl Step {
                 })
             }
             Step::Unary { op, .. } => {
-                with_unary!(*op, f => buf.iter_mut().for_each(|x| *x = f(*x)))
+                with_unary!(*op, f => map_in_place(buf, f))
             }
             Step::Softmax { lane, log, .. } => T::softmax(buf, *lane, *log),
             Step::Copy { .. } => {}

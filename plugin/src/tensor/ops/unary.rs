@@ -4,7 +4,10 @@
 use ndarray::ArrayD;
 
 use super::parallel::by_lanes;
-use super::vector_math::{erf_for_f32, exp_for_f32, map_through_f64, tanh_for_f32};
+use super::vector_math::{
+    erf_for_f32, exp_f64, exp_for_f32, map_through_f64, map_wide, sigmoid_f64, tanh_f64,
+    tanh_for_f32,
+};
 use crate::tensor::data::TensorData;
 use crate::tensor::dtype::DType;
 use crate::tensor::error::{TResult, TensorError};
@@ -95,16 +98,19 @@ impl Unary {
         }) as f32
     }
 
+    /// The op on a float64 element, as every float64 kernel computes it. Exp, tanh and sigmoid
+    /// take fused multiply-adds, which are library calls in code not compiled for FMA: loops
+    /// over many elements run them in a wide pass (`vector_math::map_wide`).
     #[inline]
     pub fn float(self, x: f64) -> f64 {
         match self {
             Unary::Neg => -x,
             Unary::Abs => x.abs(),
-            Unary::Exp => x.exp(),
+            Unary::Exp => exp_f64(x),
             Unary::Log => x.ln(),
             Unary::Sqrt => x.sqrt(),
-            Unary::Tanh => x.tanh(),
-            Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Unary::Tanh => tanh_f64(x),
+            Unary::Sigmoid => sigmoid_f64(x),
             Unary::Relu => {
                 if x.is_nan() || x > 0.0 {
                     x
@@ -145,7 +151,19 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
             }
             _ => float_unary(a, op, |op, x| op.float32(x)),
         }),
-        TensorData::Float64(a) => TensorData::Float64(float_unary(a, op, |op, x| op.float(x))),
+        TensorData::Float64(a) => TensorData::Float64(match (op, a.as_slice()) {
+            (Unary::Exp, Some(xs)) => from_vec(a, map_wide(xs, exp_f64)),
+            (Unary::Tanh, Some(xs)) => from_vec(a, map_wide(xs, tanh_f64)),
+            (Unary::Sigmoid, Some(xs)) => from_vec(a, map_wide(xs, sigmoid_f64)),
+            // Their fused multiply-adds are library calls outside a wide pass: row-major first.
+            (Unary::Exp | Unary::Tanh | Unary::Sigmoid, None) => {
+                return unary(
+                    op,
+                    &TensorData::Float64(a.as_standard_layout().into_owned()),
+                );
+            }
+            _ => float_unary(a, op, |op, x| op.float(x)),
+        }),
     })
 }
 
