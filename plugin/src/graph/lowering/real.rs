@@ -21,6 +21,10 @@ pub trait Real: LinalgScalar + Product + Default + std::fmt::Debug + Send + Sync
     fn binary(op: Binary, p: Self, q: Self) -> Self;
     /// `op(x)`, as the eager kernel computes it.
     fn unary(op: Unary, x: Self) -> Self;
+    /// `op` of each element of `xs` into `out`, as the eager kernel computes it.
+    fn unary_into(op: Unary, xs: &[Self], out: &mut [Self]);
+    /// `op` of each element of `buf`, in place, as the eager kernel computes it.
+    fn unary_in_place(op: Unary, buf: &mut [Self]);
     /// softmax (or log_softmax) of each run of `lane` elements of `buf`, in place.
     fn softmax(buf: &mut [Self], lane: usize, log: bool);
     /// This thread's scratch buffer for lowered runs and fused groups of this type, kept
@@ -66,6 +70,12 @@ impl Real for f64 {
     fn unary(op: Unary, x: f64) -> f64 {
         op.float(x)
     }
+    fn unary_into(op: Unary, xs: &[f64], out: &mut [f64]) {
+        op.float_into(xs, out)
+    }
+    fn unary_in_place(op: Unary, buf: &mut [f64]) {
+        op.float_in_place(buf)
+    }
     fn softmax(buf: &mut [f64], lane: usize, log: bool) {
         softmax_rows_f64(buf, lane, log)
     }
@@ -108,6 +118,12 @@ impl Real for f32 {
     #[inline(always)]
     fn unary(op: Unary, x: f32) -> f32 {
         op.float32(x)
+    }
+    fn unary_into(op: Unary, xs: &[f32], out: &mut [f32]) {
+        op.float32_into(xs, out)
+    }
+    fn unary_in_place(op: Unary, buf: &mut [f32]) {
+        op.float32_in_place(buf)
     }
     fn softmax(buf: &mut [f32], lane: usize, log: bool) {
         softmax_rows_f32(buf, lane, log)

@@ -5,15 +5,14 @@ use std::ops::Range;
 use ndarray::ArrayD;
 use smallvec::SmallVec;
 
-use super::real::{Real, with_binary, with_unary};
+use super::real::{Real, with_binary};
 use super::{LaneReduction, Lowered, LoweredAs, Step};
 use crate::graph::ir::{Outputs, Value};
 use crate::tensor::TensorData;
-use crate::tensor::ops::elementwise::{Binary, Fit, Lineup, Unary};
+use crate::tensor::ops::elementwise::{Binary, Fit, Lineup};
 use crate::tensor::ops::linalg::{add_bias, linear_into, small_product_into};
 use crate::tensor::ops::lineup::zip_over;
 use crate::tensor::ops::reduce::{mean_lane, sum_lane, var_lane};
-use crate::tensor::ops::vector_math::{map_in_place, map_into};
 
 impl Lowered {
     /// Run on `inputs` (whose dtypes and shapes the caller has checked); `None` when one is
@@ -132,9 +131,7 @@ impl Step {
                 let lined = |(v, fit): (Value, Fit)| Lineup::new(fit, get(v));
                 with_binary!(*op, f => zip_over(lined(*a), lined(*b), out, &f))
             }
-            Step::Unary { op, a } => {
-                with_unary!(*op, f => map_into(get(*a), out, f))
-            }
+            Step::Unary { op, a } => T::unary_into(*op, get(*a), out),
             Step::MatMul {
                 a,
                 b,
@@ -264,9 +261,7 @@ impl Step {
                     (false, Fit::Lanes) => { let run = buf.len() / y.len(); buf.chunks_exact_mut(run).zip(y).for_each(|(r, &q)| r.iter_mut().for_each(|x| *x = f(q, *x))) }
                 })
             }
-            Step::Unary { op, .. } => {
-                with_unary!(*op, f => map_in_place(buf, f))
-            }
+            Step::Unary { op, .. } => T::unary_in_place(*op, buf),
             Step::Softmax { lane, log, .. } => T::softmax(buf, *lane, *log),
             Step::Copy { .. } => {}
             Step::MatMul { .. }

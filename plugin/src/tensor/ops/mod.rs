@@ -2,6 +2,7 @@
 
 pub mod elementwise;
 pub mod factories;
+pub mod float64_math;
 mod lane_sums;
 pub mod linalg;
 pub mod lineup;

@@ -3,9 +3,10 @@
 
 use ndarray::ArrayD;
 
+use super::float64_math::{erf_f64, sigmoid_f64, tanh_f64};
 use super::parallel::by_lanes;
 use super::vector_math::{
-    erf_for_f32, exp_f64, exp_for_f32, map_through_f64, map_wide, sigmoid_f64, tanh_f64,
+    erf_for_f32, exp_f64, exp_for_f32, map_in_place, map_into, map_through_f64, map_wide,
     tanh_for_f32,
 };
 use crate::tensor::data::TensorData;
@@ -86,7 +87,7 @@ impl Unary {
 
     /// The op on a float32 element, as every float32 kernel computes it: through f64, with
     /// float32's own exp, erf and tanh (`vector_math`), rounded once.
-    #[inline]
+    #[inline(always)]
     pub fn float32(self, x: f32) -> f32 {
         let x = f64::from(x);
         (match self {
@@ -98,10 +99,10 @@ impl Unary {
         }) as f32
     }
 
-    /// The op on a float64 element, as every float64 kernel computes it. Exp, tanh and sigmoid
-    /// take fused multiply-adds, which are library calls in code not compiled for FMA: loops
+    /// The op on a float64 element, as every float64 kernel computes it. Exp, tanh, sigmoid and
+    /// erf take fused multiply-adds, which are library calls in code not compiled for FMA: loops
     /// over many elements run them in a wide pass (`vector_math::map_wide`).
-    #[inline]
+    #[inline(always)]
     pub fn float(self, x: f64) -> f64 {
         match self {
             Unary::Neg => -x,
@@ -120,9 +121,52 @@ impl Unary {
             }
             Unary::Sin => x.sin(),
             Unary::Cos => x.cos(),
-            Unary::Erf => libm::erf(x),
+            Unary::Erf => erf_f64(x),
             Unary::Not => unreachable!("checked by result_dtype"),
         }
+    }
+}
+
+/// `$body` with `$c` a constant equal to `$op`, one arm per op: a loop in `$body` is compiled
+/// for one op, with no branch on it per element.
+macro_rules! with_const_op {
+    ($op:expr, $c:ident => $body:expr) => {
+        with_const_op!(@arms $op, $c, $body,
+            Neg, Abs, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf)
+    };
+    (@arms $op:expr, $c:ident, $body:expr, $($v:ident),*) => {
+        match $op {
+            $(Unary::$v => {
+                const $c: Unary = Unary::$v;
+                $body
+            })*
+        }
+    };
+}
+
+/// Slice kernels for the lowered graphs, computing as `unary` does. Each element function is
+/// an `#[inline(always)]` closure given in place, so that the wide pass inlines it whatever its
+/// size: a call left out of line is code compiled without FMA, whose fused multiply-adds are
+/// library calls (float64 `erf` ran eight times slower so).
+impl Unary {
+    /// The op of each float64 of `xs` into `out` (of the same length).
+    pub fn float_into(self, xs: &[f64], out: &mut [f64]) {
+        with_const_op!(self, OP => map_into(xs, out, #[inline(always)] |x| OP.float(x)))
+    }
+
+    /// The op of each float32 of `xs` into `out` (of the same length).
+    pub fn float32_into(self, xs: &[f32], out: &mut [f32]) {
+        with_const_op!(self, OP => map_into(xs, out, #[inline(always)] |x| OP.float32(x)))
+    }
+
+    /// The op of each float64 of `buf`, in place.
+    pub fn float_in_place(self, buf: &mut [f64]) {
+        with_const_op!(self, OP => map_in_place(buf, #[inline(always)] |x| OP.float(x)))
+    }
+
+    /// The op of each float32 of `buf`, in place.
+    pub fn float32_in_place(self, buf: &mut [f32]) {
+        with_const_op!(self, OP => map_in_place(buf, #[inline(always)] |x| OP.float32(x)))
     }
 }
 
@@ -143,20 +187,75 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
         })),
         TensorData::Float32(a) => TensorData::Float32(match (op, a.as_slice()) {
             // Row-major data in one vectorized pass, with the float32 functions.
-            (Unary::Erf, Some(xs)) => from_vec(a, map_through_f64(xs, erf_for_f32)),
-            (Unary::Exp, Some(xs)) => from_vec(a, map_through_f64(xs, exp_for_f32)),
-            (Unary::Tanh, Some(xs)) => from_vec(a, map_through_f64(xs, tanh_for_f32)),
-            (Unary::Sigmoid, Some(xs)) => {
-                from_vec(a, map_through_f64(xs, |x| 1.0 / (1.0 + exp_for_f32(-x))))
-            }
+            (Unary::Erf, Some(xs)) => from_vec(
+                a,
+                map_through_f64(
+                    xs,
+                    #[inline(always)]
+                    |x| erf_for_f32(x),
+                ),
+            ),
+            (Unary::Exp, Some(xs)) => from_vec(
+                a,
+                map_through_f64(
+                    xs,
+                    #[inline(always)]
+                    |x| exp_for_f32(x),
+                ),
+            ),
+            (Unary::Tanh, Some(xs)) => from_vec(
+                a,
+                map_through_f64(
+                    xs,
+                    #[inline(always)]
+                    |x| tanh_for_f32(x),
+                ),
+            ),
+            (Unary::Sigmoid, Some(xs)) => from_vec(
+                a,
+                map_through_f64(
+                    xs,
+                    #[inline(always)]
+                    |x| 1.0 / (1.0 + exp_for_f32(-x)),
+                ),
+            ),
             _ => float_unary(a, op, |op, x| op.float32(x)),
         }),
         TensorData::Float64(a) => TensorData::Float64(match (op, a.as_slice()) {
-            (Unary::Exp, Some(xs)) => from_vec(a, map_wide(xs, exp_f64)),
-            (Unary::Tanh, Some(xs)) => from_vec(a, map_wide(xs, tanh_f64)),
-            (Unary::Sigmoid, Some(xs)) => from_vec(a, map_wide(xs, sigmoid_f64)),
+            (Unary::Exp, Some(xs)) => from_vec(
+                a,
+                map_wide(
+                    xs,
+                    #[inline(always)]
+                    |x| exp_f64(x),
+                ),
+            ),
+            (Unary::Tanh, Some(xs)) => from_vec(
+                a,
+                map_wide(
+                    xs,
+                    #[inline(always)]
+                    |x| tanh_f64(x),
+                ),
+            ),
+            (Unary::Sigmoid, Some(xs)) => from_vec(
+                a,
+                map_wide(
+                    xs,
+                    #[inline(always)]
+                    |x| sigmoid_f64(x),
+                ),
+            ),
+            (Unary::Erf, Some(xs)) => from_vec(
+                a,
+                map_wide(
+                    xs,
+                    #[inline(always)]
+                    |x| erf_f64(x),
+                ),
+            ),
             // Their fused multiply-adds are library calls outside a wide pass: row-major first.
-            (Unary::Exp | Unary::Tanh | Unary::Sigmoid, None) => {
+            (Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Erf, None) => {
                 return unary(
                     op,
                     &TensorData::Float64(a.as_standard_layout().into_owned()),

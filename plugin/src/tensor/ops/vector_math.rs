@@ -10,11 +10,10 @@
 //! softmax, whose cost is its exponentials, takes its own: [`exp_f32`] in float32 arithmetic
 //! and [`exp_f64`] in f64, each within one ulp, as PyTorch's softmax does (SLEEF's).
 //!
-//! Float64 `exp`, `sigmoid` and `tanh` are [`exp_f64`], [`sigmoid_f64`] and [`tanh_f64`]:
-//! within one or two ulps of the exact value, as PyTorch's vectorized float64 kernels (SLEEF's
-//! `u10` functions) and glibc's own `tanh` are, at a fifth to a tenth of the library
-//! functions' cost (glibc's `tanh` branches per element: 19 ns an element). The other float64
-//! maps (`erf`, `log`, `sin`, ...) keep the library functions.
+//! Float64 `exp` is [`exp_f64`]; `tanh`, `sigmoid` and `erf` are in `float64_math`.
+//!
+//! The wide passes: [`map_wide`] (a new vector, by parts on rayon's threads when large),
+//! [`map_into`] and [`map_in_place`] compile a loop over elements for AVX-512 or AVX2 with FMA.
 
 /// `exp(x)` for a float32 `x` given as f64, to about 1e-11 relative; the caller rounds the
 /// result to float32 (which gives `inf` above float32's range and 0 below it).
@@ -142,39 +141,90 @@ pub(crate) use wide_vectors;
 
 /// `f` over a float32 slice, through f64, into a new vector, in one vectorized pass.
 pub fn map_through_f64(xs: &[f32], f: impl Fn(f64) -> f64 + Sync) -> Vec<f32> {
-    map_wide(xs, |x| f(f64::from(x)) as f32)
+    map_wide(
+        xs,
+        #[inline(always)]
+        |x| f(f64::from(x)) as f32,
+    )
 }
 
 /// `f` over a slice into a new vector, in one vectorized pass (by parts on rayon's threads
-/// when large).
+/// when large). `f` is a closure marked `#[inline(always)]`: a large element function (float64
+/// `erf`) was otherwise left out of the pass, compiled without FMA, and ran eight times slower
+/// than in a plain loop.
 pub fn map_wide<T: Copy + Sync, U: Copy + Default + Send>(
     xs: &[T],
     f: impl Fn(T) -> U + Sync,
 ) -> Vec<U> {
     // A plain loop over a zeroed vector: `collect` would be a call compiled without AVX2.
     let mut out = vec![U::default(); xs.len()];
-    super::parallel::by_lanes(xs, &mut out, 1, |xs, out| map_into(xs, out, &f));
+    // `f` called, not passed on: `&F` as the element function is a call that the compiler
+    // may leave out of line, compiled without FMA.
+    super::parallel::by_lanes(xs, &mut out, 1, |xs, out| {
+        map_into(
+            xs,
+            out,
+            #[inline(always)]
+            |x| f(x),
+        )
+    });
     out
 }
 
-/// `f` of each element of `xs` into `out` (of the same length), in one vectorized pass.
-#[inline(always)]
-pub fn map_into<T: Copy, U>(xs: &[T], out: &mut [U], f: impl Fn(T) -> U) {
-    wide_vectors!(map_avx2, {
+/// A function whose body (a loop over elements) is compiled for AVX-512 or AVX2 (both with
+/// FMA) where the CPU has it, as [`wide_vectors!`] does, but with the body in each wrapper's
+/// own code rather than in a closure that the compiler may leave out of line (and compile
+/// without FMA, each fused multiply-add a library call).
+macro_rules! wide_fn {
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$($g:ident $(: $b:path)?),*>($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[$m])*
+        $vis fn $name<$($g $(: $b)?),*>($($arg: $ty),*) {
+            #[inline(always)]
+            fn each<$($g $(: $b)?),*>($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx2,fma")]
+                unsafe fn wide512<$($g $(: $b)?),*>($($arg: $ty),*) {
+                    each($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn wide256<$($g $(: $b)?),*>($($arg: $ty),*) {
+                    each($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX-512F.
+                    return unsafe { wide512($($arg),*) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    // SAFETY: the CPU has AVX2 and FMA.
+                    return unsafe { wide256($($arg),*) };
+                }
+            }
+            each($($arg),*)
+        }
+    };
+}
+
+wide_fn! {
+    /// `f` of each element of `xs` into `out` (of the same length), in one vectorized pass.
+    #[inline(always)]
+    pub fn map_into<T: Copy, U>(xs: &[T], out: &mut [U], f: impl Fn(T) -> U) {
         for (o, &x) in out.iter_mut().zip(xs) {
             *o = f(x);
         }
-    })
+    }
 }
 
-/// `f` of each element of `buf`, in place, in one vectorized pass.
-#[inline(always)]
-pub fn map_in_place<T: Copy>(buf: &mut [T], f: impl Fn(T) -> T) {
-    wide_vectors!(map_in_place_avx2, {
+wide_fn! {
+    /// `f` of each element of `buf`, in place, in one vectorized pass.
+    #[inline(always)]
+    pub fn map_in_place<T: Copy>(buf: &mut [T], f: impl Fn(T) -> T) {
         for x in buf.iter_mut() {
             *x = f(*x);
         }
-    })
+    }
 }
 
 /// `exp(x)` in float32 arithmetic, within about one ulp of the exact value (not always the
@@ -265,81 +315,6 @@ pub fn exp_f64(x: f64) -> f64 {
     p * scale(half) * low
 }
 
-/// `exp(x) - 1` in f64 arithmetic for |x| up to 44 (clamped beyond: [`tanh_f64`]'s reach),
-/// within about one ulp. As [`exp_f64`], x = n·ln2 + r; then e^x - 1 = 2^n·expm1(r) + (2^n - 1),
-/// whose two terms are each nearly exact, and for |x| < ln2/2 (n = 0) expm1(x) itself, with no
-/// cancellation: `r + r²·(1/2 + r/6 + ...)`, in which r is x exactly.
-#[inline(always)]
-fn expm1_f64(x: f64) -> f64 {
-    let x = x.clamp(-44.0, 44.0);
-    const ROUNDER: f64 = 6_755_399_441_055_744.0;
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let shifted = x.mul_add(std::f64::consts::LOG2_E, ROUNDER);
-    let n = shifted - ROUNDER;
-    let r = (-n).mul_add(LN2_HI, x);
-    let r = (-n).mul_add(LN2_LO, r);
-    // 1/k! for k = 2..=15: the first term left out is below 2^-60 relative for |r| ≤ 0.35.
-    const COEFFS: [f64; 14] = {
-        let mut c = [0.0; 14];
-        let mut factorial = 1.0;
-        let mut k = 0;
-        while k < 14 {
-            factorial *= (k + 2) as f64;
-            c[k] = 1.0 / factorial;
-            k += 1;
-        }
-        c
-    };
-    let h = COEFFS
-        .iter()
-        .rev()
-        .skip(1)
-        .fold(COEFFS[13], |h, &c| h.mul_add(r, c));
-    let p = (r * r).mul_add(h, r);
-    // 2^n is a normal f64 for n in -64..=64; 2^n - 1 is exact for n ≤ 53 and rounds to 2^n,
-    // as the sum does, above.
-    let n = shifted.to_bits().wrapping_sub(ROUNDER.to_bits()) as i64;
-    let scale = f64::from_bits(((n + 1023) as u64) << 52);
-    scale.mul_add(p, scale - 1.0)
-}
-
-/// `tanh(x)` in f64 arithmetic, without a branch: with a = |x| and t = e^(±2a) - 1 from
-/// [`expm1_f64`], tanh(a) = 1 - 2/(t + 2) for a ≥ 1 and -t/(t + 2) below, where t = e^(-2a) - 1
-/// keeps a small result's relative accuracy (glibc's steps); ±1 from a = 22 on (1 - tanh(22) is
-/// below 2^-63). Each quotient is corrected for the rounding of its divisor and its own, which
-/// glibc leaves out. Measured against the exact values (81,000 points from 10^-6 to 25, with
-/// Python's `decimal`): at most 2.02 ulps off, 1.1 below 1/8 and 0.72 from 1 on; glibc's
-/// `tanh` at most 2.06, with half again as many results a whole ulp or more off.
-#[inline(always)]
-pub fn tanh_f64(x: f64) -> f64 {
-    let a = x.abs();
-    let far = a >= 1.0;
-    let t = expm1_f64(if far { 2.0 * a } else { -2.0 * a });
-    // s + e = t + 2 exactly (Fast2Sum: |t| ≥ 2 where a ≥ 1, and |t| < 2 below).
-    let s = t + 2.0;
-    let e = if far { (t - s) + 2.0 } else { (2.0 - s) + t };
-    // The quotient n/(s + e), n = 2 or -t: q = n/s rounded, and its remainder n - q·s exactly.
-    let n = if far { 2.0 } else { -t };
-    let q = n / s;
-    let correction = ((-q).mul_add(s, n) - q * e) / s;
-    let z = if far {
-        1.0 - (q + correction)
-    } else {
-        q + correction
-    };
-    // NaN fails `a >= 22` and takes `z`, which is NaN.
-    let z = if a >= 22.0 { 1.0 } else { z };
-    z.copysign(x)
-}
-
-/// `sigmoid(x)` = 1/(1 + e^-x) in f64 arithmetic, from [`exp_f64`]: within two ulps of the
-/// exact value (1.98 at most, measured as for [`tanh_f64`]).
-#[inline(always)]
-pub fn sigmoid_f64(x: f64) -> f64 {
-    1.0 / (1.0 + exp_f64(-x))
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -405,6 +380,19 @@ pub(crate) mod tests {
         xs
     }
 
+    /// The wide pass of `f` over `xs` gives the bits of `f` one element at a time in code
+    /// compiled for any x86-64.
+    pub(crate) fn same_as_plain(xs: &[f64], f: impl Fn(f64) -> f64 + Sync + Copy) {
+        let plain: Vec<f64> = xs.iter().map(|&x| std::hint::black_box(f(x))).collect();
+        let wide = map_wide(xs, f);
+        assert!(
+            plain
+                .iter()
+                .zip(&wide)
+                .all(|(p, w)| p.to_bits() == w.to_bits() || (p.is_nan() && w.is_nan()))
+        );
+    }
+
     /// The wide passes (AVX-512 or AVX2, whichever the CPU running the test has) give the bits
     /// the same steps give one element at a time in code compiled for any x86-64.
     #[test]
@@ -440,20 +428,7 @@ pub(crate) mod tests {
                 .all(|(p, w)| p.to_bits() == w.to_bits() || (p.is_nan() && w.is_nan()))
         );
         let xs: Vec<f64> = xs.iter().map(|&x| f64::from(x) * 25.0).collect();
-        // Each a function item, not a pointer, so that the wide pass inlines it.
-        fn same_as_plain(xs: &[f64], f: impl Fn(f64) -> f64 + Sync + Copy) {
-            let plain: Vec<f64> = xs.iter().map(|&x| std::hint::black_box(f(x))).collect();
-            let wide = map_wide(xs, f);
-            assert!(
-                plain
-                    .iter()
-                    .zip(&wide)
-                    .all(|(p, w)| p.to_bits() == w.to_bits() || (p.is_nan() && w.is_nan()))
-            );
-        }
         same_as_plain(&xs, exp_f64);
-        same_as_plain(&xs, tanh_f64);
-        same_as_plain(&xs, sigmoid_f64);
     }
 
     /// Within one ulp of the correctly rounded value everywhere, subnormal results included.
@@ -508,72 +483,6 @@ pub(crate) mod tests {
         assert_eq!(exp_f64(-744.5), f64::from_bits(1));
         assert!(exp_f64(f64::NAN).is_nan());
         assert_eq!(exp_f64(0.0), 1.0);
-    }
-
-    /// Ulps between two f64 results of the same sign.
-    fn ulps(a: f64, b: f64) -> i64 {
-        (a.to_bits() as i64 - b.to_bits() as i64).abs()
-    }
-
-    /// Every `step`-th f64 of `lo..hi` (both positive) and its negation: `f` against the library
-    /// function (`want`), at most `max_ulps` apart; the number of results that differ.
-    fn against_library(
-        f: fn(f64) -> f64,
-        want: fn(f64) -> f64,
-        lo: f64,
-        hi: f64,
-        step: u64,
-        max_ulps: i64,
-    ) -> usize {
-        let mut differ = 0;
-        let mut x = lo;
-        while x < hi {
-            for x in [x, -x] {
-                let (got, want) = (f(x), want(x));
-                assert!(ulps(got, want) <= max_ulps, "{x:e}: {got:e} vs {want:e}");
-                differ += usize::from(got != want);
-            }
-            x = f64::from_bits(x.to_bits() + step);
-        }
-        differ
-    }
-
-    /// Within four ulps of glibc's `tanh` (each is within about two of the exact value; see
-    /// `tanh_f64`), from the subnormals to where tanh is ±1, and exactly the special values.
-    #[test]
-    fn the_float64_tanh_is_within_four_ulps_of_the_librarys() {
-        // 2.3 million values, about 10^5 per binade, and 10^6 more between 0.25 and 22,
-        // where the two formulas meet (at 1) and the exponential is used.
-        let n = against_library(tanh_f64, f64::tanh, 1e-310, 30.0, 1 << 45, 4)
-            + against_library(tanh_f64, f64::tanh, 0.25, 22.0, 1 << 42, 4);
-        assert!(n < 3_300_000 / 4, "{n} of 3.3 million results differ");
-        for (x, want) in [
-            (0.0f64, 0.0f64),
-            (-0.0, -0.0),
-            (f64::INFINITY, 1.0),
-            (f64::NEG_INFINITY, -1.0),
-            (22.0, 1.0),
-            (1e300, 1.0),
-            (5e-324, 5e-324),
-            (1e-20, 1e-20),
-        ] {
-            assert_eq!(tanh_f64(x).to_bits(), want.to_bits(), "tanh({x:e})");
-        }
-        assert!(tanh_f64(f64::NAN).is_nan());
-    }
-
-    /// Within two ulps of 1/(1 + e^-x) computed with glibc's `exp`, from where it is 0 to
-    /// where it is 1.
-    #[test]
-    fn the_float64_sigmoid_is_within_two_ulps_of_the_librarys() {
-        let library = |x: f64| 1.0 / (1.0 + (-x).exp());
-        let n = against_library(sigmoid_f64, library, 1e-310, 800.0, 1 << 45, 2);
-        assert!(n < 2_400_000 / 4, "{n} of 2.4 million results differ");
-        assert_eq!(sigmoid_f64(0.0), 0.5);
-        assert_eq!(sigmoid_f64(f64::INFINITY), 1.0);
-        assert_eq!(sigmoid_f64(f64::NEG_INFINITY), 0.0);
-        assert_eq!(sigmoid_f64(-800.0), 0.0);
-        assert!(sigmoid_f64(f64::NAN).is_nan());
     }
 
     #[test]
