@@ -17,9 +17,10 @@ use ndarray::{ArrayD, IxDyn};
 use smallvec::SmallVec;
 
 use super::ir::{Graph, Value};
-use super::lowering::real::{Real, with_binary, with_unary};
+use super::lowering::real::{Real, with_binary};
 use crate::tensor::ops::elementwise::{Binary, Fit, Unary, fit};
 use crate::tensor::ops::parallel::by_parts_mut;
+use crate::tensor::ops::unary::with_const_op;
 use crate::tensor::{DType, Meta, TensorData};
 
 /// Bytes per block buffer (1024 float32 or 512 float64 elements): large enough that the
@@ -612,7 +613,12 @@ fn compute<'b, T: Real, W>(
     match *op {
         Op::Unary(op, a) => {
             let a = get(a);
-            with_unary!(op, f => out.iter_mut().zip(a).for_each(|(o, &x)| *o = put(f(x))))
+            // A plain loop, the element function in its body (see `with_const_op`).
+            with_const_op!(op, OP => {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = put(T::unary(OP, x));
+                }
+            })
         }
         Op::Binary(op, a, b) => {
             let (a, b) = (get(a), get(b));

@@ -128,7 +128,9 @@ impl Unary {
 }
 
 /// `$body` with `$c` a constant equal to `$op`, one arm per op: a loop in `$body` is compiled
-/// for one op, with no branch on it per element.
+/// for one op, with no branch on it per element. The element function belongs in the loop's
+/// own body (a `for` loop, or an `#[inline(always)]` closure): a call that the compiler leaves
+/// out of line is code compiled without the wide pass's FMA.
 macro_rules! with_const_op {
     ($op:expr, $c:ident => $body:expr) => {
         with_const_op!(@arms $op, $c, $body,
@@ -136,13 +138,14 @@ macro_rules! with_const_op {
     };
     (@arms $op:expr, $c:ident, $body:expr, $($v:ident),*) => {
         match $op {
-            $(Unary::$v => {
-                const $c: Unary = Unary::$v;
+            $($crate::tensor::ops::unary::Unary::$v => {
+                const $c: $crate::tensor::ops::unary::Unary = $crate::tensor::ops::unary::Unary::$v;
                 $body
             })*
         }
     };
 }
+pub(crate) use with_const_op;
 
 /// Slice kernels for the lowered graphs, computing as `unary` does. Each element function is
 /// an `#[inline(always)]` closure given in place, so that the wide pass inlines it whatever its
