@@ -90,11 +90,14 @@ impl PyTensor {
     /// Whether the tensor has `meta`, whose number is `id`. Once found under the lock, the
     /// answer is remembered until the data is replaced; it is stored while the read lock is
     /// held, so a writer's reset always comes after it.
-    #[inline]
+    #[inline(always)]
     pub fn has_meta(&self, id: u32, meta: &Meta) -> bool {
-        if self.meta_id.load(Ordering::Acquire) == id {
-            return true;
-        }
+        // The remembered answer inline, one load in a cache hit's guard loop; the lock apart.
+        self.meta_id.load(Ordering::Acquire) == id || self.has_meta_locked(id, meta)
+    }
+
+    #[inline(never)]
+    fn has_meta_locked(&self, id: u32, meta: &Meta) -> bool {
         let d = self.data.read();
         let has = meta.describes(&d);
         if has && id != u32::MAX {

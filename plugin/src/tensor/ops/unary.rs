@@ -152,24 +152,43 @@ pub(crate) use with_const_op;
 /// size: a call left out of line is code compiled without FMA, whose fused multiply-adds are
 /// library calls (float64 `erf` ran eight times slower so).
 impl Unary {
+    /// Whether the op's arithmetic gains from a wide pass: the others are an instruction or
+    /// two an element, or a library call, and over a tiny graph's few elements the pass's
+    /// feature checks cost more than they save.
+    const fn wide(self) -> bool {
+        matches!(self, Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Erf)
+    }
+
     /// The op of each float64 of `xs` into `out` (of the same length).
     pub fn float_into(self, xs: &[f64], out: &mut [f64]) {
-        with_const_op!(self, OP => map_into(xs, out, #[inline(always)] |x| OP.float(x)))
+        with_const_op!(self, OP => match OP.wide() {
+            true => map_into(xs, out, #[inline(always)] |x| OP.float(x)),
+            false => out.iter_mut().zip(xs).for_each(|(o, &x)| *o = OP.float(x)),
+        })
     }
 
     /// The op of each float32 of `xs` into `out` (of the same length).
     pub fn float32_into(self, xs: &[f32], out: &mut [f32]) {
-        with_const_op!(self, OP => map_into(xs, out, #[inline(always)] |x| OP.float32(x)))
+        with_const_op!(self, OP => match OP.wide() {
+            true => map_into(xs, out, #[inline(always)] |x| OP.float32(x)),
+            false => out.iter_mut().zip(xs).for_each(|(o, &x)| *o = OP.float32(x)),
+        })
     }
 
     /// The op of each float64 of `buf`, in place.
     pub fn float_in_place(self, buf: &mut [f64]) {
-        with_const_op!(self, OP => map_in_place(buf, #[inline(always)] |x| OP.float(x)))
+        with_const_op!(self, OP => match OP.wide() {
+            true => map_in_place(buf, #[inline(always)] |x| OP.float(x)),
+            false => buf.iter_mut().for_each(|x| *x = OP.float(*x)),
+        })
     }
 
     /// The op of each float32 of `buf`, in place.
     pub fn float32_in_place(self, buf: &mut [f32]) {
-        with_const_op!(self, OP => map_in_place(buf, #[inline(always)] |x| OP.float32(x)))
+        with_const_op!(self, OP => match OP.wide() {
+            true => map_in_place(buf, #[inline(always)] |x| OP.float32(x)),
+            false => buf.iter_mut().for_each(|x| *x = OP.float32(*x)),
+        })
     }
 }
 
