@@ -3,11 +3,10 @@
 
 use ndarray::ArrayD;
 
-use super::float64_math::{erf_f64, sigmoid_f64, tanh_f64};
+use super::float64_math::{erf_f64, log_f64, sigmoid_f64, tanh_f64};
 use super::parallel::by_lanes;
 use super::vector_math::{
-    erf_for_f32, exp_f64, exp_for_f32, map_in_place, map_into, map_through_f64, map_wide,
-    tanh_for_f32,
+    erf_for_f32, exp_f64, exp_for_f32, map_in_place, map_into, map_wide, tanh_for_f32,
 };
 use crate::tensor::data::TensorData;
 use crate::tensor::dtype::DType;
@@ -108,7 +107,7 @@ impl Unary {
             Unary::Neg => -x,
             Unary::Abs => x.abs(),
             Unary::Exp => exp_f64(x),
-            Unary::Log => x.ln(),
+            Unary::Log => log_f64(x),
             Unary::Sqrt => x.sqrt(),
             Unary::Tanh => tanh_f64(x),
             Unary::Sigmoid => sigmoid_f64(x),
@@ -156,7 +155,10 @@ impl Unary {
     /// two an element, or a library call, and over a tiny graph's few elements the pass's
     /// feature checks cost more than they save.
     const fn wide(self) -> bool {
-        matches!(self, Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Erf)
+        matches!(
+            self,
+            Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Erf | Unary::Log
+        )
     }
 
     /// The op of each float64 of `xs` into `out` (of the same length).
@@ -207,86 +209,36 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
             Unary::Relu => x.max(0),
             _ => unreachable!("float ops were cast"),
         })),
-        TensorData::Float32(a) => TensorData::Float32(match (op, a.as_slice()) {
+        TensorData::Float32(a) => TensorData::Float32(match a.as_slice() {
             // Row-major data in one vectorized pass, with the float32 functions.
-            (Unary::Erf, Some(xs)) => from_vec(
-                a,
-                map_through_f64(
-                    xs,
-                    #[inline(always)]
-                    |x| erf_for_f32(x),
-                ),
-            ),
-            (Unary::Exp, Some(xs)) => from_vec(
-                a,
-                map_through_f64(
-                    xs,
-                    #[inline(always)]
-                    |x| exp_for_f32(x),
-                ),
-            ),
-            (Unary::Tanh, Some(xs)) => from_vec(
-                a,
-                map_through_f64(
-                    xs,
-                    #[inline(always)]
-                    |x| tanh_for_f32(x),
-                ),
-            ),
-            (Unary::Sigmoid, Some(xs)) => from_vec(
-                a,
-                map_through_f64(
-                    xs,
-                    #[inline(always)]
-                    |x| 1.0 / (1.0 + exp_for_f32(-x)),
-                ),
-            ),
+            Some(xs) if op.wide() => from_vec(a, wide_map!(op, xs, float32)),
             _ => float_unary(a, op, |op, x| op.float32(x)),
         }),
-        TensorData::Float64(a) => TensorData::Float64(match (op, a.as_slice()) {
-            (Unary::Exp, Some(xs)) => from_vec(
-                a,
-                map_wide(
-                    xs,
-                    #[inline(always)]
-                    |x| exp_f64(x),
-                ),
-            ),
-            (Unary::Tanh, Some(xs)) => from_vec(
-                a,
-                map_wide(
-                    xs,
-                    #[inline(always)]
-                    |x| tanh_f64(x),
-                ),
-            ),
-            (Unary::Sigmoid, Some(xs)) => from_vec(
-                a,
-                map_wide(
-                    xs,
-                    #[inline(always)]
-                    |x| sigmoid_f64(x),
-                ),
-            ),
-            (Unary::Erf, Some(xs)) => from_vec(
-                a,
-                map_wide(
-                    xs,
-                    #[inline(always)]
-                    |x| erf_f64(x),
-                ),
-            ),
+        TensorData::Float64(a) => TensorData::Float64(match a.as_slice() {
+            Some(xs) if op.wide() => from_vec(a, wide_map!(op, xs, float)),
             // Their fused multiply-adds are library calls outside a wide pass: row-major first.
-            (Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Erf, None) => {
-                return unary(
-                    op,
-                    &TensorData::Float64(a.as_standard_layout().into_owned()),
-                );
+            None if op.wide() => {
+                let a = a.as_standard_layout().into_owned();
+                return unary(op, &TensorData::Float64(a));
             }
             _ => float_unary(a, op, |op, x| op.float(x)),
         }),
     })
 }
+
+/// `Unary::$f` of `op` (one that takes the wide pass) over `xs`, into a new vector.
+macro_rules! wide_map {
+    ($op:expr, $xs:expr, $f:ident) => {
+        wide_map!(@arms $op, $xs, $f, Exp, Tanh, Sigmoid, Erf, Log)
+    };
+    (@arms $op:expr, $xs:expr, $f:ident, $($v:ident),*) => {
+        match $op {
+            $(Unary::$v => map_wide($xs, #[inline(always)] |x| Unary::$v.$f(x)),)*
+            _ => unreachable!("{} takes no wide pass", $op.name()),
+        }
+    };
+}
+use wide_map;
 
 /// `f(op, x)` over `a`, with `op` a constant in each loop: with the match on `op` inside the
 /// loop, the loop was neither vectorized nor free of a branch per element (relu over float32

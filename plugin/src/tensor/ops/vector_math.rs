@@ -139,15 +139,6 @@ macro_rules! wide_vectors {
 }
 pub(crate) use wide_vectors;
 
-/// `f` over a float32 slice, through f64, into a new vector, in one vectorized pass.
-pub fn map_through_f64(xs: &[f32], f: impl Fn(f64) -> f64 + Sync) -> Vec<f32> {
-    map_wide(
-        xs,
-        #[inline(always)]
-        |x| f(f64::from(x)) as f32,
-    )
-}
-
 /// `f` over a slice into a new vector, in one vectorized pass (by parts on rayon's threads
 /// when large). `f` is a closure marked `#[inline(always)]`: a large element function (float64
 /// `erf`) was otherwise left out of the pass, compiled without FMA, and ran eight times slower
@@ -404,7 +395,7 @@ pub(crate) mod tests {
                 .iter()
                 .map(|&x| std::hint::black_box(f(f64::from(x))) as f32)
                 .collect();
-            let wide = map_through_f64(xs, f);
+            let wide = map_wide(xs, |x| f(f64::from(x)) as f32);
             assert!(
                 plain
                     .iter()
