@@ -4,7 +4,7 @@
 //! `erf` are, at a sixth to a third of the library functions' cost (glibc's `tanh` branches per
 //! element: 19 ns an element). `sin` and `cos` keep the library functions.
 
-use super::vector_math::exp_f64;
+use super::vector_math::{LN2_HI, LN2_LO, exp_f64, split_by_ln2};
 
 /// `exp(x) - 1` in f64 arithmetic for |x| up to 44 (clamped beyond: [`tanh_f64`]'s reach),
 /// within about one ulp. As [`exp_f64`], x = n·ln2 + r; then e^x - 1 = 2^n·expm1(r) + (2^n - 1),
@@ -12,14 +12,7 @@ use super::vector_math::exp_f64;
 /// cancellation: `r + r²·(1/2 + r/6 + ...)`, in which r is x exactly.
 #[inline(always)]
 fn expm1_f64(x: f64) -> f64 {
-    let x = x.clamp(-44.0, 44.0);
-    const ROUNDER: f64 = 6_755_399_441_055_744.0;
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let shifted = x.mul_add(std::f64::consts::LOG2_E, ROUNDER);
-    let n = shifted - ROUNDER;
-    let r = (-n).mul_add(LN2_HI, x);
-    let r = (-n).mul_add(LN2_LO, r);
+    let (n, r) = split_by_ln2(x.clamp(-44.0, 44.0));
     // 1/k! for k = 2..=15: the first term left out is below 2^-60 relative for |r| ≤ 0.35.
     const COEFFS: [f64; 14] = {
         let mut c = [0.0; 14];
@@ -40,7 +33,6 @@ fn expm1_f64(x: f64) -> f64 {
     let p = (r * r).mul_add(h, r);
     // 2^n is a normal f64 for n in -64..=64; 2^n - 1 is exact for n ≤ 53 and rounds to 2^n,
     // as the sum does, above.
-    let n = shifted.to_bits().wrapping_sub(ROUNDER.to_bits()) as i64;
     let scale = f64::from_bits(((n + 1023) as u64) << 52);
     scale.mul_add(p, scale - 1.0)
 }
@@ -226,8 +218,6 @@ pub fn erf_f64(x: f64) -> f64 {
 /// replaces, within 0.52, branches and looks up a table per element: 5 ns an element).
 #[inline(always)]
 pub fn log_f64(x: f64) -> f64 {
-    const LN2_HI: f64 = 6.93147180369123816490e-01;
-    const LN2_LO: f64 = 1.90821492927058770002e-10;
     const LG: [f64; 7] = [
         6.666666666666735130e-01,
         3.999999999940941908e-01,
@@ -307,6 +297,17 @@ mod tests {
         differ
     }
 
+    /// `f` gives each pair's value exactly (its bits; any NaN for a NaN).
+    fn exactly(f: fn(f64) -> f64, pairs: &[(f64, f64)]) {
+        for &(x, want) in pairs {
+            let got = f(x);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "f({x:e}) = {got:e}, not {want:e}"
+            );
+        }
+    }
+
     /// Within four ulps of glibc's `tanh` (each is within about two of the exact value; see
     /// `tanh_f64`), from the subnormals to where tanh is ±1, and exactly the special values.
     #[test]
@@ -316,19 +317,20 @@ mod tests {
         let n = against_library(tanh_f64, f64::tanh, 1e-310, 30.0, 1 << 45, 4)
             + against_library(tanh_f64, f64::tanh, 0.25, 22.0, 1 << 42, 4);
         assert!(n < 3_300_000 / 4, "{n} of 3.3 million results differ");
-        for (x, want) in [
-            (0.0f64, 0.0f64),
-            (-0.0, -0.0),
-            (f64::INFINITY, 1.0),
-            (f64::NEG_INFINITY, -1.0),
-            (22.0, 1.0),
-            (1e300, 1.0),
-            (5e-324, 5e-324),
-            (1e-20, 1e-20),
-        ] {
-            assert_eq!(tanh_f64(x).to_bits(), want.to_bits(), "tanh({x:e})");
-        }
-        assert!(tanh_f64(f64::NAN).is_nan());
+        exactly(
+            tanh_f64,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (f64::INFINITY, 1.0),
+                (f64::NEG_INFINITY, -1.0),
+                (22.0, 1.0),
+                (1e300, 1.0),
+                (5e-324, 5e-324),
+                (1e-20, 1e-20),
+                (f64::NAN, f64::NAN),
+            ],
+        );
     }
 
     /// Within two ulps of 1/(1 + e^-x) computed with glibc's `exp`, from where it is 0 to
@@ -338,11 +340,16 @@ mod tests {
         let library = |x: f64| 1.0 / (1.0 + (-x).exp());
         let n = against_library(sigmoid_f64, library, 1e-310, 800.0, 1 << 45, 2);
         assert!(n < 2_400_000 / 4, "{n} of 2.4 million results differ");
-        assert_eq!(sigmoid_f64(0.0), 0.5);
-        assert_eq!(sigmoid_f64(f64::INFINITY), 1.0);
-        assert_eq!(sigmoid_f64(f64::NEG_INFINITY), 0.0);
-        assert_eq!(sigmoid_f64(-800.0), 0.0);
-        assert!(sigmoid_f64(f64::NAN).is_nan());
+        exactly(
+            sigmoid_f64,
+            &[
+                (0.0, 0.5),
+                (f64::INFINITY, 1.0),
+                (f64::NEG_INFINITY, 0.0),
+                (-800.0, 0.0),
+                (f64::NAN, f64::NAN),
+            ],
+        );
     }
 
     /// Within one ulp of the `libm` crate's `erf` (fdlibm's, as glibc's: within one ulp of the
@@ -353,18 +360,19 @@ mod tests {
             + against_library(erf_f64, libm::erf, 0.5, 6.5, 1 << 41, 1);
         // Where they differ (one in 10^4), by the rounding of an `exp` or of `erx + P/Q`.
         assert!(n < 3_000, "{n} of 3 million results differ");
-        for (x, want) in [
-            (0.0f64, 0.0f64),
-            (-0.0, -0.0),
-            (f64::INFINITY, 1.0),
-            (f64::NEG_INFINITY, -1.0),
-            (6.0, 1.0),
-            (-1e300, -1.0),
-        ] {
-            assert_eq!(erf_f64(x).to_bits(), want.to_bits(), "erf({x:e})");
-        }
+        exactly(
+            erf_f64,
+            &[
+                (0.0, 0.0),
+                (-0.0, -0.0),
+                (f64::INFINITY, 1.0),
+                (f64::NEG_INFINITY, -1.0),
+                (6.0, 1.0),
+                (-1e300, -1.0),
+                (f64::NAN, f64::NAN),
+            ],
+        );
         assert_eq!(erf_f64(5e-324), libm::erf(5e-324));
-        assert!(erf_f64(f64::NAN).is_nan());
     }
 
     /// The bits of the `libm` crate's `log` (the same steps), and within one ulp of glibc's
@@ -389,17 +397,18 @@ mod tests {
             differ < 20_000,
             "{differ} of 8.4 million results differ from glibc's"
         );
-        for (x, want) in [
-            (1.0f64, 0.0f64),
-            (0.0, f64::NEG_INFINITY),
-            (-0.0, f64::NEG_INFINITY),
-            (f64::INFINITY, f64::INFINITY),
-        ] {
-            assert_eq!(log_f64(x).to_bits(), want.to_bits(), "log({x:e})");
-        }
-        assert!(log_f64(-1.0).is_nan());
-        assert!(log_f64(f64::NEG_INFINITY).is_nan());
-        assert!(log_f64(f64::NAN).is_nan());
+        exactly(
+            log_f64,
+            &[
+                (1.0, 0.0),
+                (0.0, f64::NEG_INFINITY),
+                (-0.0, f64::NEG_INFINITY),
+                (f64::INFINITY, f64::INFINITY),
+                (-1.0, f64::NAN),
+                (f64::NEG_INFINITY, f64::NAN),
+                (f64::NAN, f64::NAN),
+            ],
+        );
     }
 
     /// The wide passes give the bits the same steps give one element at a time.

@@ -257,6 +257,24 @@ pub fn exp_f32(x: f32) -> f32 {
     p * scale(half) * low
 }
 
+/// ln2's first 32 bits and the rest: n·LN2_HI is exact for |n| < 2^21.
+pub(crate) const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
+pub(crate) const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+
+/// x = n·ln2 + r with n the integer nearest x·log2(e) (|r| ≤ ln2/2, about), for |x| below
+/// 2^21·ln2: n from the low bits of a sum with 1.5·2^52 (no float-to-int conversion, which
+/// AVX2 lacks), and r exact to the rounding of its second step (x - n·LN2_HI is exact, the
+/// two being close).
+#[inline(always)]
+pub(crate) fn split_by_ln2(x: f64) -> (i64, f64) {
+    const ROUNDER: f64 = 6_755_399_441_055_744.0;
+    let shifted = x.mul_add(std::f64::consts::LOG2_E, ROUNDER);
+    let n = shifted - ROUNDER;
+    let r = (-n).mul_add(LN2_HI, x);
+    let r = (-n).mul_add(LN2_LO, r);
+    (shifted.to_bits().wrapping_sub(ROUNDER.to_bits()) as i64, r)
+}
+
 /// `exp(x)` in f64 arithmetic, within one ulp of the exact value: eight lanes to a 512-bit
 /// vector where glibc's `exp` takes a call and branches per element (the float64 softmax of
 /// 8×128×128, one thread: 902 µs through it). The same steps as [`exp_f32`], every one exact
@@ -265,15 +283,7 @@ pub fn exp_f32(x: f32) -> f32 {
 pub fn exp_f64(x: f64) -> f64 {
     // Beyond these bounds the result is `inf` or 0. NaN stays NaN through `clamp`.
     let x = x.clamp(-746.0, 710.0);
-    const ROUNDER: f64 = 6_755_399_441_055_744.0;
-    // ln2's first 32 bits: n·LN2_HI is exact for |n| < 2^21, and x - n·LN2_HI too (the two
-    // are close), so that r is exact to the rounding of the second step.
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let shifted = x.mul_add(std::f64::consts::LOG2_E, ROUNDER);
-    let n = shifted - ROUNDER;
-    let r = (-n).mul_add(LN2_HI, x);
-    let r = (-n).mul_add(LN2_LO, r);
+    let (n, r) = split_by_ln2(x);
     // Taylor series to r^13 (|r| ≤ 0.35: the first term left out is below 2^-57 relative),
     // by Horner's rule.
     const INVERSE_FACTORIALS: [f64; 14] = [
@@ -298,7 +308,6 @@ pub fn exp_f64(x: f64) -> f64 {
         .skip(1)
         .fold(INVERSE_FACTORIALS[13], |p, &c| p.mul_add(r, c));
     // 2^n as two factors, each a normal f64 for n in -1077..=1025.
-    let n = shifted.to_bits().wrapping_sub(ROUNDER.to_bits()) as i64;
     let half = n >> 1;
     let scale = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
     // At the lower bound, 0 without an underflow (see `exp_f32`).
