@@ -94,7 +94,10 @@ fn small_product_loop<T: LinalgScalar>(a: &[T], b: &[T], k: usize, n: usize, out
 }
 
 /// `R` output rows (`out`, from the `R` rows of `a` in `a_rows`), in blocks of columns whose
-/// sums stay in registers for the whole of `p`.
+/// sums stay in registers for the whole of `p`. A block's sums fill at most eight 256-bit
+/// registers (16 columns, or 8 of float64 when `R` rows are four): 16 float64 columns of four
+/// rows took all 16 registers and spilled half of them to the stack on every step of `p` (the
+/// tiny attention's products ran at 2.5 times the instructions of their arithmetic).
 #[inline(always)]
 fn row_block<T: LinalgScalar, const R: usize>(
     out: &mut [T],
@@ -104,9 +107,15 @@ fn row_block<T: LinalgScalar, const R: usize>(
     n: usize,
 ) {
     let mut j = 0;
-    while j + 16 <= n {
-        column_block::<T, R, 16>(out, a_rows, b, k, n, j);
-        j += 16;
+    if R * std::mem::size_of::<T>() <= 16 {
+        while j + 16 <= n {
+            column_block::<T, R, 16>(out, a_rows, b, k, n, j);
+            j += 16;
+        }
+    }
+    while j + 8 <= n {
+        column_block::<T, R, 8>(out, a_rows, b, k, n, j);
+        j += 8;
     }
     while j + 4 <= n {
         column_block::<T, R, 4>(out, a_rows, b, k, n, j);
@@ -128,11 +137,14 @@ fn column_block<T: LinalgScalar, const R: usize, const W: usize>(
     n: usize,
     j: usize,
 ) {
+    // Each row of `a` as a slice of exactly `k`: indexing it by `p < k` needs no check in
+    // the loop (a check per row and step cost more instructions than the arithmetic).
+    let a: [&[T]; R] = std::array::from_fn(|r| &a_rows[r * k..][..k]);
     let mut acc = [[T::zero(); W]; R];
-    for (p, b_row) in b.chunks_exact(n).enumerate().take(k) {
+    for (p, b_row) in (0..k).zip(b.chunks_exact(n)) {
         let b_block: &[T; W] = b_row[j..j + W].try_into().expect("W columns");
-        for (r, sums) in acc.iter_mut().enumerate() {
-            let a_rp = a_rows[r * k + p];
+        for (sums, a_r) in acc.iter_mut().zip(&a) {
+            let a_rp = a_r[p];
             for (s, &b_pj) in sums.iter_mut().zip(b_block) {
                 *s = *s + a_rp * b_pj;
             }
@@ -538,6 +550,7 @@ mod tests {
             (9, 3, 4),
             (3, 1, 1),
             (8, 33, 17),
+            (6, 5, 29),
             (2, 0, 3),
         ] {
             let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.7).sin() * 1e3).collect();
