@@ -6652,10 +6652,12 @@ impl ExecutingFrame<'_> {
                     && func.func_version() == cached_version
                     && cached_version != 0
                 {
-                    // symtrace fork: the hook sees the callee unless it skips its code
-                    if func.is_jitted() || self.specialization_call_hooked(vm, func) {
+                    if func.is_jitted() {
                         return self.execute_call_vectorcall(nargs, vm);
                     }
+                    // symtrace fork: a callee the hook may see takes the recursive path below,
+                    // whose frame enters through `run_frame_fast` (not the trampoline's tail call)
+                    let hooked = self.specialization_call_hooked(vm, func);
                     let effective_nargs = nargs + u32::from(self_or_null_is_some);
                     if !func.has_exact_argcount(effective_nargs) {
                         return self.execute_call_vectorcall(nargs, vm);
@@ -6666,7 +6668,11 @@ impl ExecutingFrame<'_> {
                     if self.specialization_call_recursion_guard(vm) {
                         return self.execute_call_vectorcall(nargs, vm);
                     }
-                    if self.flatten == Flatten::CallAndGenResume && !func.is_generator_like() {
+                    // symtrace fork: no tail call for a hooked callee
+                    if !hooked
+                        && self.flatten == Flatten::CallAndGenResume
+                        && !func.is_generator_like()
+                    {
                         self.tailcall_prepare_frame(nargs, self_or_null_is_some, vm);
                         return Ok(Some(ExecutionResult::TailCall));
                     }
@@ -6719,10 +6725,12 @@ impl ExecutingFrame<'_> {
                         && func.func_version() == cached_version
                         && cached_version != 0
                     {
-                        // symtrace fork: the hook sees the callee unless it skips its code
-                        if func.is_jitted() || self.specialization_call_hooked(vm, func) {
+                        if func.is_jitted() {
                             return self.execute_call_vectorcall(nargs, vm);
                         }
+                        // symtrace fork: a callee the hook may see takes the recursive path
+                        // below, whose frame enters through `run_frame_fast`
+                        let hooked = self.specialization_call_hooked(vm, func);
                         if !func.has_exact_argcount(nargs + 1) {
                             return self.execute_call_vectorcall(nargs, vm);
                         }
@@ -6732,7 +6740,11 @@ impl ExecutingFrame<'_> {
                         if self.specialization_call_recursion_guard(vm) {
                             return self.execute_call_vectorcall(nargs, vm);
                         }
-                        if self.flatten == Flatten::CallAndGenResume && !func.is_generator_like() {
+                        // symtrace fork: no tail call for a hooked callee
+                        if !hooked
+                            && self.flatten == Flatten::CallAndGenResume
+                            && !func.is_generator_like()
+                        {
                             self.tailcall_prepare_bound_method_frame(
                                 nargs,
                                 bound_function,
@@ -10873,7 +10885,8 @@ impl ExecutingFrame<'_> {
 
         if let Some(func) = callable.downcast_ref_if_exact::<PyFunction>(vm) {
             // symtrace fork: the hook sees the callee unless it skips its code
-            if self.specialization_call_hooked(vm, func) || func.is_jitted() {
+            let effective_nargs = nargs + u32::from(self_or_null_is_some);
+            if self.specialization_call_refused(vm, func, effective_nargs) {
                 unsafe {
                     self.code.instructions.write_adaptive_counter(
                         cache_base,
@@ -10908,12 +10921,7 @@ impl ExecutingFrame<'_> {
                 return;
             }
 
-            let effective_nargs = if self_or_null_is_some {
-                nargs + 1
-            } else {
-                nargs
-            };
-
+            // symtrace fork: `effective_nargs` is computed above, for the hook's check
             let new_op = if func.can_specialize_call(effective_nargs) {
                 Instruction::CallPyExactArgs
             } else {
@@ -10937,7 +10945,7 @@ impl ExecutingFrame<'_> {
                 .downcast_ref_if_exact::<PyFunction>(vm)
             {
                 // symtrace fork: the hook sees the callee unless it skips its code
-                if self.specialization_call_hooked(vm, func) || func.is_jitted() {
+                if self.specialization_call_refused(vm, func, nargs + 1) {
                     unsafe {
                         self.code.instructions.write_adaptive_counter(
                             cache_base,
@@ -11655,6 +11663,24 @@ impl ExecutingFrame<'_> {
         vm.use_tracing.get()
             || (vm.eval_hook_mode.get() != crate::eval_hook::EvalHookMode::Disabled
                 && !func.code.eval_hook_skipped())
+    }
+
+    /// symtrace fork: whether a call of `func` with `effective_nargs` positional arguments is
+    /// left unspecialized: while tracing, for a jitted function, and for a callee the hook may
+    /// see unless the call takes `CALL_PY_EXACT_ARGS` or `CALL_BOUND_METHOD_EXACT_ARGS`, whose
+    /// recursive path gives a hooked callee a data-stack frame entering through
+    /// `run_frame_fast` without the generic call's argument vector and dispatch.
+    #[inline]
+    fn specialization_call_refused(
+        &self,
+        vm: &VirtualMachine,
+        func: &Py<PyFunction>,
+        effective_nargs: u32,
+    ) -> bool {
+        vm.use_tracing.get()
+            || func.is_jitted()
+            || (self.specialization_call_hooked(vm, func)
+                && !func.can_specialize_call(effective_nargs))
     }
 
     #[inline]
