@@ -310,13 +310,16 @@ pub enum CompiledRead {
     Attr(&'static PyStrInterned),
     Item(usize),
     Key(&'static PyStrInterned),
+    /// A name in the globals of the parent, a function (another module's, which an inlined
+    /// call reads).
+    FnGlobal(&'static PyStrInterned),
     /// The parent's class, borrowed (the parent keeps it alive).
     TypeOf,
     /// The parent's instance dictionary.
     InstanceDict,
     /// The source's own object, borrowed (the source keeps it alive).
     Object,
-    /// Rare reads (closures, other modules' globals) go through `Source::read`.
+    /// Rare reads (closures, computed values) go through `Source::read`.
     General,
 }
 
@@ -344,14 +347,13 @@ impl Source {
             Source::Attr(_, name) => CompiledRead::Attr(interned(name)),
             Source::Item(_, i) => CompiledRead::Item(*i),
             Source::Key(_, key) => CompiledRead::Key(interned(key)),
+            Source::FnGlobal(_, name) => CompiledRead::FnGlobal(interned(name)),
             Source::TypeOf(_) => CompiledRead::TypeOf,
             Source::InstanceDict(_) => CompiledRead::InstanceDict,
             Source::Object(_) => CompiledRead::Object,
-            Source::Free(_)
-            | Source::FnGlobal(..)
-            | Source::Closure(..)
-            | Source::DefaultDType
-            | Source::Arith(..) => CompiledRead::General,
+            Source::Free(_) | Source::Closure(..) | Source::DefaultDType | Source::Arith(..) => {
+                CompiledRead::General
+            }
         }
     }
 

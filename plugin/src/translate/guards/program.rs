@@ -20,7 +20,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use rustpython_vm::builtins::{
-    PyCode, PyDict, PyDictRef, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType, PyTypeRef,
+    PyCode, PyDict, PyDictRef, PyFunction, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType,
+    PyTypeRef,
 };
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, VirtualMachine};
@@ -212,6 +213,11 @@ impl Checks {
                 value(*n)
                     .and_then(|v| v.downcast_ref::<PyDict>())
                     .is_some_and(|d| {
+                        if keys.is_empty() {
+                            // A call's `**kwargs`, a new dict every call: its length says all,
+                            // where a stamp would be taken for a dict never seen again.
+                            return d.__len__() == 0;
+                        }
                         let known = stamp.load(Ordering::Relaxed);
                         if known != 0 && d.keys_version() == known {
                             return true;
@@ -275,6 +281,7 @@ impl GuardProgram {
                     | CompiledRead::Builtin(_)
                     | CompiledRead::Attr(_)
                     | CompiledRead::Key(_)
+                    | CompiledRead::FnGlobal(_)
             );
             if dict_read && children_expected {
                 program.nodes[n].expect = expect;
@@ -416,7 +423,8 @@ impl Node {
             CompiledRead::Global(k)
             | CompiledRead::Builtin(k)
             | CompiledRead::Attr(k)
-            | CompiledRead::Key(k) => *k,
+            | CompiledRead::Key(k)
+            | CompiledRead::FnGlobal(k) => *k,
             _ => return None,
         };
         self.with_dict(parent, frame, vm, |d| {
@@ -441,6 +449,9 @@ impl Node {
                 _ => p.dict().map(|d| f(&d)),
             },
             (CompiledRead::Key(_), Some(p)) => exact_dict(p, vm).map(f),
+            (CompiledRead::FnGlobal(_), Some(p)) => p
+                .downcast_ref::<PyFunction>()
+                .map(|func| f(func.globals_dict())),
             _ => None,
         }
     }
@@ -502,6 +513,9 @@ impl Node {
                 None => p.downcast_ref::<PyList>()?.borrow_vec().get(*i).cloned(),
             },
             (CompiledRead::Key(k), Some(p)) => self.dict_read(exact_dict(p, vm)?, k, vm),
+            (CompiledRead::FnGlobal(k), Some(p)) => {
+                self.dict_read(p.downcast_ref::<PyFunction>()?.globals_dict(), k, vm)
+            }
             (CompiledRead::General, Some(p)) => self.source.read(Some(&p.to_owned()), frame, vm),
         }
     }

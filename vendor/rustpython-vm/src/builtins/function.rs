@@ -564,6 +564,12 @@ impl PyFunction {
 }
 
 impl Py<PyFunction> {
+    /// symtrace fork: the function's `__globals__`, without an attribute lookup (a guard on a
+    /// name another module's function reads goes through it on every call).
+    pub fn globals_dict(&self) -> &Py<super::PyDict> {
+        &self.globals
+    }
+
     pub(crate) fn is_optimized_for_call_specialization(&self) -> bool {
         self.code.flags.contains(bytecode::CodeFlags::OPTIMIZED)
     }
