@@ -2,6 +2,8 @@
 //! only walks the elements (the general walk once allocated its strides and counters on every
 //! call, which cost more than moving the elements of a small attention's keys).
 
+use crate::tensor::ops::transpose::{PlainBits, transpose_into};
+
 /// How the elements of a row-major tensor of some shape move when its axes are permuted.
 #[derive(Clone, Debug)]
 pub(super) enum Permutation {
@@ -45,7 +47,7 @@ impl Permutation {
     }
 
     /// The elements of `src` in the permuted order, into `out` (of the same length).
-    pub(super) fn run<T: Copy>(&self, src: &[T], out: &mut [T]) {
+    pub(super) fn run<T: PlainBits>(&self, src: &[T], out: &mut [T]) {
         if src.is_empty() {
             return;
         }
@@ -61,11 +63,7 @@ impl Permutation {
                     .zip(out.chunks_exact_mut(size))
                     .take(*matrices)
                 {
-                    for (c, o_row) in o.chunks_exact_mut(*rows).enumerate() {
-                        for (r, x) in o_row.iter_mut().enumerate() {
-                            *x = m[r * cols + c];
-                        }
-                    }
+                    transpose_into(m, *rows, *cols, o);
                 }
             }
             Permutation::General { dims, steps } => general(src, dims, steps, out),

@@ -13,6 +13,7 @@ use crate::tensor::layout::{row_major, standard};
 use crate::tensor::registry::{Arity, Meta, OpDef};
 
 use super::product::{Product, as_uninit, threaded, written, zeroed};
+use super::transpose::transpose_into;
 use crate::tensor::shape::broadcast;
 
 /// The result shape of `a @ b`.
@@ -271,32 +272,6 @@ fn matmul_typed<T: Element + Product>(
     // SAFETY: the chunks cover the output and each product writes its whole chunk.
     let out = unsafe { written(count * n * p, write) };
     ArrayD::from_shape_vec(IxDyn(out_shape), out).expect("shape computed by inference")
-}
-
-/// The `rows × cols` row-major matrix `m`, transposed (row-major `cols × rows`), written into
-/// `out` (`rows * cols` elements). Eight rows at a time: each
-/// output row then gets eight contiguous elements per pass, read from eight rows that stay in
-/// cache, instead of one element per strided read.
-pub(crate) fn transpose_into<T: Copy>(m: &[T], rows: usize, cols: usize, out: &mut [T]) {
-    if rows == 0 || cols == 0 {
-        return;
-    }
-    let mut r = 0;
-    while r + 8 <= rows {
-        let block: [&[T]; 8] = std::array::from_fn(|i| &m[(r + i) * cols..(r + i + 1) * cols]);
-        for (c, dst) in out.chunks_exact_mut(rows).enumerate() {
-            let dst: &mut [T; 8] = (&mut dst[r..r + 8]).try_into().expect("eight");
-            for (d, src) in dst.iter_mut().zip(&block) {
-                *d = src[c];
-            }
-        }
-        r += 8;
-    }
-    for (i, row) in m.chunks_exact(cols).enumerate().skip(r) {
-        for (c, &v) in row.iter().enumerate() {
-            out[c * rows + i] = v;
-        }
-    }
 }
 
 /// `linear(x, w, b)`: `x @ w.T + b` for `w` of (out_features, in_features), the bias added

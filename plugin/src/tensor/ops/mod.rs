@@ -12,6 +12,7 @@ pub mod reduce;
 pub mod select;
 pub mod shape_ops;
 pub mod softmax;
+pub(crate) mod transpose;
 pub mod unary;
 pub mod vector_math;
 

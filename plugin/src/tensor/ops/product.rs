@@ -45,7 +45,7 @@ const PARALLEL_COLUMNS: usize = 16;
 const ROWS_PER_PART: usize = 32;
 
 /// The element types whose products have a kernel here.
-pub trait Product: LinalgScalar + Send + Sync {
+pub trait Product: LinalgScalar + super::transpose::PlainBits + Send + Sync {
     /// `out = x @ y`, `out` row-major `m × n`, every element written whatever it held (so
     /// that a new output need not be zeroed first: see [`written`]); `threads`: whether the
     /// product may use rayon's threads (not when the caller already runs products in
