@@ -106,3 +106,25 @@ fn a_first_traced_call_finds_the_functional_ops() {
     assert!(text.contains("equal: True"), "{text}");
     assert!(text.contains("translations: 1 hits: 1"), "{text}");
 }
+
+/// Model code as users write it: a residual block of submodules is one graph, equal to eager
+/// (its norm layer reaches `layer_norm` through more than 256 instructions of calls: the
+/// frame holds a tensor, so its translation does not give up for want of tensor work); and a
+/// function whose calls of one kind translate and of another fail translates the failing
+/// kind once, not on every call (it was retranslated on each, four times slower than eager).
+#[test]
+fn model_code_is_one_graph_and_failures_are_remembered() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("block graphs: 1 breaks: 0 ops: 32"), "{text}");
+    assert!(text.contains("block equal: True"), "{text}");
+    assert!(
+        text.contains("failing kind: recompiles 1 translations 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("failing kind equal: True captured kind equal: True"),
+        "{text}"
+    );
+}

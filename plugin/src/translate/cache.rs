@@ -163,6 +163,13 @@ pub struct CodeCache {
 struct CodeState {
     generation: usize,
     entries: Vec<Entry>,
+    /// Beside entries, the guards of translations that failed: a call they fit runs as
+    /// written at once. Without them, a function whose calls of one kind translate and of
+    /// another fail (`Module.__call__` of a small `Sequential`, then of a block too long to
+    /// simulate) translated again, and failed again, on every call of the second kind:
+    /// four times slower than without the plugin. Running as written is always right, so
+    /// these guards decide only what is tried again.
+    as_written: Vec<GuardSet>,
     calls_without_graph: usize,
     /// The recompile limit was reached and said so: it is said once per code object.
     limit_said: bool,
@@ -388,6 +395,14 @@ impl Translator {
                 }
             });
         }
+        if state
+            .as_written
+            .iter()
+            .any(|failed| failed.check_reading(frame, vm, &mut reads).is_ok())
+        {
+            self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
+            return Ok(FrameDecision::run_default());
+        }
         let what = describe(code);
         if !missed.is_empty() {
             // Why each entry did not fit, with the value its failing guard saw: made only
@@ -557,6 +572,16 @@ impl Translator {
                     drop(state);
                     return Ok(self.skip(code));
                 }
+                // With entries, the code is never skipped: remember the failure instead (a
+                // translation problem of our own, or no guard at all, is not remembered).
+                if !state.entries.is_empty()
+                    && !f.guards.is_empty()
+                    && f.why.kind != Kind::Internal
+                    && state.as_written.len() < self.options.recompile_limit
+                {
+                    log::info!(target: crate::log_targets::RECOMPILES, "{what}: calls that fit the guards of this failed translation run as written from now on");
+                    state.as_written.push(GuardSet::new(f.guards));
+                }
                 Ok(FrameDecision::run_default())
             }
         }
@@ -575,6 +600,7 @@ impl Translator {
             why: Unsupported::new(Kind::Internal, message),
             ops_left: Vec::new(),
             guards_left: Vec::new(),
+            guards: Vec::new(),
             empty: false,
             top_steps: 0,
             tensorless: false,

@@ -12,6 +12,7 @@ use rustpython_vm::eval_hook::FrameView;
 
 use crate::graph::recorder;
 use crate::graph::{Graph, Value};
+use crate::tensor::PyTensor;
 use crate::translate::breaks::loop_split::translate_loop_break;
 use crate::translate::breaks::resume::handler_shape;
 use crate::translate::breaks::{
@@ -23,7 +24,7 @@ use crate::translate::codegen::{
 };
 use crate::translate::executor::{SimFrame, Slot, Stop, TopOutcome, at_failure};
 use crate::translate::graph_call::GraphCall;
-use crate::translate::guards::GuardSet;
+use crate::translate::guards::{Guard, GuardSet};
 use crate::translate::policy::Specialization;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
@@ -52,6 +53,9 @@ pub struct Failure {
     /// Ops and guards the translation held when it stopped (after any rollback).
     pub ops_left: Vec<String>,
     pub guards_left: Vec<String>,
+    /// The guards themselves: calls they fit would fail the same way (see
+    /// `cache::CodeState::as_written`).
+    pub guards: Vec<Guard>,
     /// The simulation ended, but there was no graph to run.
     pub empty: bool,
     /// Instructions of the frame itself started when the simulation stopped: the last is the
@@ -153,7 +157,11 @@ fn translate_whole(
         ));
     };
     let mut state = State::new(vm, spec.clone());
-    state.needs_tensors = !keep_empty;
+    // A frame handed a tensor (`forward(self, x)`, `Module.__call__(self, *args)`) is
+    // translated whatever Python it runs before its first op (a module's `__call__` into a
+    // block whose norm layer reaches `layer_norm` through three calls passed 256
+    // instructions, and every layer of the block then ran as a graph of its own).
+    state.needs_tensors = !keep_empty && !hands_a_tensor(view);
     let simulated = simulate(&mut state, view);
     let (ops_left, guards_left) = (
         recorder::with(|r| {
@@ -179,6 +187,7 @@ fn translate_whole(
                 why,
                 ops_left,
                 guards_left,
+                guards: state.guards.clone(),
                 empty: false,
                 top_steps: state.top_steps,
                 tensorless,
@@ -200,6 +209,7 @@ fn translate_whole(
             tensorless: graph.inputs.is_empty(),
             ops_left,
             guards_left,
+            guards: state.guards.clone(),
             empty: true,
             top_steps: state.top_steps,
         });
@@ -385,6 +395,7 @@ fn failure(why: Unsupported, empty: bool) -> Failure {
         why,
         ops_left: Vec::new(),
         guards_left: Vec::new(),
+        guards: Vec::new(),
         empty,
         top_steps: 0,
     }
@@ -402,6 +413,19 @@ fn simulate(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<Simulated>
         raises: returned.raised,
         replays,
         position: returned.position,
+    })
+}
+
+/// Whether a local of the frame about to run (an argument) is a tensor, or a tuple holding
+/// one (`*args`).
+fn hands_a_tensor(view: &FrameView<'_>) -> bool {
+    let is_tensor = |o: &rustpython_vm::PyObject| o.downcast_ref::<PyTensor>().is_some();
+    (0..view.nlocalsplus()).any(|i| {
+        view.local_ref(i).is_some_and(|v| {
+            is_tensor(v)
+                || v.downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                    .is_some_and(|t| t.as_slice().iter().any(|x| is_tensor(x)))
+        })
     })
 }
 

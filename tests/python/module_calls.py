@@ -1,0 +1,57 @@
+"""Model code as users write it: a residual block (its layers reached through attributes,
+its norm layer reaching `layer_norm` through several calls before any op) is one graph; and a
+function whose calls of one kind translate and of another fail does not translate the
+failing kind again on every call."""
+import symtrace as st
+from symtrace import nn
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.up = nn.Linear(d, 2 * d)
+        self.act = nn.GELU()
+        self.down = nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        return x + self.down(self.act(self.up(self.norm(x))))
+
+
+st.manual_seed(0)
+model = nn.Sequential(Block(16), Block(16))
+x = st.randn(2, 16)
+traced = [model(x).tolist() for _ in range(3)]
+eager = st.disable(model)(x).tolist()
+e = st.explain(model, x)
+print("block graphs:", e.graph_count, "breaks:", e.graph_break_count, "ops:", e.op_count)
+print("block equal:", all(t == eager for t in traced))
+
+
+def apply(f, x):
+    return f(x)
+
+
+def captured(x):
+    return x * 2 + 1
+
+
+def too_long(x):
+    s = 0
+    for i in range(20000):
+        s += i
+    return x * s
+
+
+st.reset()
+y = st.randn(4)
+for _ in range(3):
+    apply(captured, y)
+first = st.stats()
+for _ in range(5):
+    result = apply(too_long, y)
+after = st.stats()
+print("failing kind: recompiles", after["recompiles"] - first["recompiles"],
+      "translations", after["translations"] - first["translations"])
+print("failing kind equal:", result.tolist() == (y * sum(range(20000))).tolist(),
+      "captured kind equal:", apply(captured, y).tolist() == (y * 2 + 1).tolist())
