@@ -3,10 +3,14 @@ features: the call's fixed costs dominate) called as `model(x)`, which goes thro
 `Module.__call__` and each submodule's `forward`. Run by benches/modules.sh twice, as a user
 runs a program: `rustpython modules.py eager` and `rustpython --plugin symtrace modules.py
 traced`. Prints `name mode=seconds same=...` lines."""
+import os
 import sys
 import time
 import symtrace as st
 from symtrace import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "demos"))
+from residual import Block
 
 MODE = sys.argv[1]
 
@@ -26,20 +30,6 @@ def per_call(model, x, seconds=0.1, repeats=5):
                 break
         best = t / n if best is None else min(best, t / n)
     return best
-
-
-class Block(nn.Module):
-    """A residual feed-forward block with a norm: submodules reached through attributes."""
-
-    def __init__(self, d):
-        super().__init__()
-        self.norm = nn.LayerNorm(d)
-        self.up = nn.Linear(d, 2 * d)
-        self.act = nn.GELU()
-        self.down = nn.Linear(2 * d, d)
-
-    def forward(self, x):
-        return x + self.down(self.act(self.up(self.norm(x))))
 
 
 st.manual_seed(0)

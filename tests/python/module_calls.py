@@ -2,21 +2,13 @@
 its norm layer reaching `layer_norm` through several calls before any op) is one graph; and a
 function whose calls of one kind translate and of another fail does not translate the
 failing kind again on every call."""
+import os
+import sys
 import symtrace as st
 from symtrace import nn
 
-
-class Block(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.norm = nn.LayerNorm(d)
-        self.up = nn.Linear(d, 2 * d)
-        self.act = nn.GELU()
-        self.down = nn.Linear(2 * d, d)
-
-    def forward(self, x):
-        return x + self.down(self.act(self.up(self.norm(x))))
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "demos"))
+from residual import Block
 
 st.manual_seed(0)
 model = nn.Sequential(Block(16), Block(16))
