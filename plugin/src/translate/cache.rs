@@ -548,7 +548,7 @@ impl Translator {
                         kind: f.why.kind.name(),
                         location: location.clone(),
                         ops_left: f.ops_left.clone(),
-                        guards_left: f.guards_left.clone(),
+                        guards_left: f.guards.iter().map(ToString::to_string).collect(),
                         id: "GB-FRAME".to_owned(),
                         hint: format!("the whole frame runs as written; {}", f.why.hint),
                         resumed: false,
@@ -599,7 +599,6 @@ impl Translator {
         let fail = |message: String| Failure {
             why: Unsupported::new(Kind::Internal, message),
             ops_left: Vec::new(),
-            guards_left: Vec::new(),
             guards: Vec::new(),
             empty: false,
             top_steps: 0,

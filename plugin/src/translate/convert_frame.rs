@@ -50,11 +50,9 @@ pub struct Translation {
 /// Why there is no translation.
 pub struct Failure {
     pub why: Unsupported,
-    /// Ops and guards the translation held when it stopped (after any rollback).
+    /// Ops and guards the translation held when it stopped (after any rollback); calls the
+    /// guards fit would fail the same way (see `cache::CodeState::as_written`).
     pub ops_left: Vec<String>,
-    pub guards_left: Vec<String>,
-    /// The guards themselves: calls they fit would fail the same way (see
-    /// `cache::CodeState::as_written`).
     pub guards: Vec<Guard>,
     /// The simulation ended, but there was no graph to run.
     pub empty: bool,
@@ -163,20 +161,13 @@ fn translate_whole(
     // instructions, and every layer of the block then ran as a graph of its own).
     state.needs_tensors = !keep_empty && !hands_a_tensor(view);
     let simulated = simulate(&mut state, view);
-    let (ops_left, guards_left) = (
-        recorder::with(|r| {
-            r.graph
-                .nodes
-                .iter()
-                .map(|n| n.op.clone())
-                .collect::<Vec<_>>()
-        }),
-        state
-            .guards
+    let ops_left = recorder::with(|r| {
+        r.graph
+            .nodes
             .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
-    );
+            .map(|n| n.op.clone())
+            .collect::<Vec<_>>()
+    });
     let result = match simulated {
         Ok(r) => r,
         Err(why) => {
@@ -186,7 +177,6 @@ fn translate_whole(
             return Err(Failure {
                 why,
                 ops_left,
-                guards_left,
                 guards: state.guards.clone(),
                 empty: false,
                 top_steps: state.top_steps,
@@ -208,7 +198,6 @@ fn translate_whole(
             ),
             tensorless: graph.inputs.is_empty(),
             ops_left,
-            guards_left,
             guards: state.guards.clone(),
             empty: true,
             top_steps: state.top_steps,
@@ -394,7 +383,6 @@ fn failure(why: Unsupported, empty: bool) -> Failure {
         tensorless: false,
         why,
         ops_left: Vec::new(),
-        guards_left: Vec::new(),
         guards: Vec::new(),
         empty,
         top_steps: 0,
