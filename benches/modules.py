@@ -5,31 +5,14 @@ runs a program: `rustpython modules.py eager` and `rustpython --plugin symtrace 
 traced`. Prints `name mode=seconds same=...` lines."""
 import os
 import sys
-import time
 import symtrace as st
 from symtrace import nn
+from timing import per_call
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "demos"))
 from residual import Block
 
 MODE = sys.argv[1]
-
-
-def per_call(model, x, seconds=0.1, repeats=5):
-    """Seconds per call of model(x), the best of `repeats` runs."""
-    model(x)
-    best = None
-    for _ in range(repeats):
-        n, t0 = 0, time.perf_counter()
-        while True:
-            for _ in range(50):
-                model(x)
-            n += 50
-            t = time.perf_counter() - t0
-            if t > seconds:
-                break
-        best = t / n if best is None else min(best, t / n)
-    return best
 
 
 st.manual_seed(0)
@@ -42,6 +25,6 @@ models = {
 }
 x = st.randn(1, 16)
 for name, model in models.items():
-    seconds = per_call(model, x)
+    seconds = per_call(model, (x,))
     same = model(x).tolist() == st.disable(model)(x).tolist()
     print(f"{name} {MODE}={seconds:.9f} same={same}")
