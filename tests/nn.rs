@@ -128,3 +128,19 @@ fn model_code_is_one_graph_and_failures_are_remembered() {
         "{text}"
     );
 }
+
+/// A forward that keeps state on its module (a call counter, its last output, both stored
+/// through `Module.__setattr__` and its `isinstance(value, Parameter)`; one read back through
+/// `__dict__`) is one graph, and its hot calls neither fall back nor translate again.
+#[test]
+fn module_state_set_in_forward_is_captured() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("state graphs: 1 breaks: 0"), "{text}");
+    assert!(
+        text.contains("state hot calls: fallbacks 0 translations 0"),
+        "{text}"
+    );
+    assert!(text.contains("state equal: True True True"), "{text}");
+}

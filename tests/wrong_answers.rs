@@ -132,3 +132,13 @@ fn the_tracers_own_state_is_read_and_changed_at_run_time() {
 fn a_method_that_changes_its_tensor_changes_the_real_one() {
     same_as_plain(&["in-place method"]);
 }
+
+#[test]
+fn a_dict_read_after_an_attribute_store_sees_the_store() {
+    same_as_plain(&["dict after attribute"]);
+}
+
+#[test]
+fn requires_grad_is_each_tensors_own() {
+    same_as_plain(&["requires_grad"]);
+}

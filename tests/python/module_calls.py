@@ -1,7 +1,8 @@
 """Model code as users write it: a residual block (its layers reached through attributes,
 its norm layer reaching `layer_norm` through several calls before any op) is one graph; and a
 function whose calls of one kind translate and of another fail does not translate the
-failing kind again on every call."""
+failing kind again on every call; and a forward that keeps state on its module (a counter,
+its last output) is one graph."""
 import os
 import sys
 import symtrace as st
@@ -47,3 +48,40 @@ print("failing kind: recompiles", after["recompiles"] - first["recompiles"],
       "translations", after["translations"] - first["translations"])
 print("failing kind equal:", result.tolist() == (y * sum(range(20000))).tolist(),
       "captured kind equal:", apply(captured, y).tolist() == (y * 2 + 1).tolist())
+
+
+class Counted(nn.Module):
+    """State a forward keeps on its module: a call counter, the last output (stored through
+    `Module.__setattr__`, which asks `isinstance(value, Parameter)`: a metaclass's
+    `__instancecheck__`), read back through `__dict__` in the same call."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.calls = 0
+        self.last = None
+
+    def forward(self, x):
+        self.calls += 1
+        y = self.lin(x)
+        self.last = y
+        return y * self.__dict__["calls"]
+
+
+st.reset()
+st.manual_seed(0)
+counted = Counted()
+st.manual_seed(0)
+reference = Counted()
+x8 = st.randn(2, 8)
+warm = [counted(x8).tolist() for _ in range(3)]
+before = st.stats()
+hot = [counted(x8).tolist() for _ in range(10)]
+after = st.stats()
+eager = [st.disable(reference)(x8).tolist() for _ in range(13)]
+e = st.explain(Counted(), x8)
+print("state graphs:", e.graph_count, "breaks:", e.graph_break_count)
+print("state hot calls: fallbacks", after["fallbacks"] - before["fallbacks"],
+      "translations", after["translations"] - before["translations"])
+print("state equal:", warm + hot == eager, counted.calls == reference.calls == 13,
+      counted.last.tolist() == reference.last.tolist())

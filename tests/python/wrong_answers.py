@@ -404,3 +404,48 @@ def _():
         t = st.ones(2)
         show("in-place method", marks_for_grad(t))
         show("in-place method, requires_grad", t.requires_grad)
+
+
+# 15. A key of an instance's `__dict__` read after the call set that attribute: the dict
+# was read as it was before the call (the store is replayed after the graph), whether the
+# dict was reached through the instance or passed in as another argument.
+class Holder:
+    def __init__(self):
+        self.x = 1
+
+
+def dict_after_attribute(t, a, d):
+    a.x = a.x + 1
+    return t * d["x"]
+
+
+@case("dict after attribute")
+def _():
+    a = Holder()
+    other = {"x": 5}
+    for obj, d in [(a, other), (a, a.__dict__), (a, other), (Holder(), other)]:
+        show("dict after attribute", dict_after_attribute(st.ones(2), obj, d))
+        show("dict after attribute, x", obj.x)
+    b = Holder()
+    for _ in range(2):
+        show("dict after attribute, own dict", dict_after_attribute(st.ones(2), b, b.__dict__))
+
+
+# 16. A tensor's `requires_grad`, read by `isinstance(t, nn.Parameter)` through the
+# parameter class's `__instancecheck__`: each tensor passed in has its own mark.
+def parameter_branch(t):
+    if isinstance(t, st.nn.Parameter):
+        return t + 1
+    return t * 2
+
+
+def marked(t):
+    return t * 3 if t.requires_grad else t - 3
+
+
+@case("requires_grad")
+def _():
+    plain, param = st.ones(2) * 3, st.nn.Parameter(st.ones(2) * 3)
+    for t in [plain, param, plain, param]:
+        show("requires_grad, isinstance", parameter_branch(t))
+        show("requires_grad, read", marked(t))

@@ -226,14 +226,26 @@ pub struct SideEffects {
     mutated_sources: Vec<(PyObjectRef, Source)>,
     /// Of those, the ones whose length changed.
     resized: Vec<PyObjectRef>,
-    /// Stores and deletes of one str key into a caller's dict (exactly a dict), newest last:
-    /// the dict, the source it was written through, the key, the value (`None`: deleted).
-    /// A read of one key follows them ([`SideEffects::read_key`]); a read of the whole dict
-    /// is refused as after any change.
-    keyed: Vec<(PyObjectRef, Source, String, Option<Var>)>,
+    /// Stores and deletes of one str key into a caller's dict (exactly a dict), newest
+    /// last, an instance's attribute among them as a key of its `__dict__`. A read of one
+    /// key follows them ([`SideEffects::read_key`]); a read of the whole dict is refused as
+    /// after any change.
+    keyed: Vec<KeyedStore>,
     /// Globals written, newest last: (the globals dictionary, the name, the value or `None`
     /// for deleted).
     globals: Vec<(PyObjectRef, String, Option<Var>)>,
+}
+
+/// A store (`value`) or delete (`None`) of one str key of a caller's dict.
+struct KeyedStore {
+    dict: PyObjectRef,
+    /// The source the dict was written through (`obj.__dict__` for an attribute).
+    target: Source,
+    key: String,
+    value: Option<Var>,
+    /// Made as `obj.key = value`: the object model follows it as an attribute, so an
+    /// attribute read does not count it as a change of the dict.
+    through_attr: bool,
 }
 
 /// How far the effects went, for a rollback.
@@ -265,8 +277,23 @@ impl SideEffects {
     /// Record a mutation of `obj` (read from the frame as the effect's target).
     pub fn mutate(&mut self, obj: &PyObjectRef, effect: Effect) {
         match &effect {
-            // Attributes are followed by the object model (`State::attr_writes`).
-            Effect::SetAttr { .. } | Effect::DelAttr { .. } => {}
+            // Attributes are followed by the object model (`State::attr_writes`); what the
+            // instance's `__dict__` shows of them, here.
+            Effect::SetAttr { target, name, .. } | Effect::DelAttr { target, name } => {
+                if let Some(dict) = obj.dict() {
+                    let value = match &effect {
+                        Effect::SetAttr { value, .. } => Some(value.clone()),
+                        _ => None,
+                    };
+                    self.keyed.push(KeyedStore {
+                        dict: dict.into(),
+                        target: target.clone().instance_dict(),
+                        key: name.clone(),
+                        value,
+                        through_attr: true,
+                    });
+                }
+            }
             // A slice store may change the length, as a delete or a method does.
             Effect::SetItem {
                 key: Var::Obj(k), ..
@@ -286,8 +313,13 @@ impl SideEffects {
                     Effect::SetItem { value, .. } => Some(value.clone()),
                     _ => None,
                 };
-                self.keyed
-                    .push((obj.clone(), target.clone(), k.to_owned(), value));
+                self.keyed.push(KeyedStore {
+                    dict: obj.clone(),
+                    target: target.clone(),
+                    key: k.to_owned(),
+                    value,
+                    through_attr: false,
+                });
             }
             Effect::Method { .. } | Effect::DelItem { .. } => {
                 self.mutated.push(obj.clone());
@@ -304,7 +336,8 @@ impl SideEffects {
 
     /// Whether the call changed `obj` itself (found by identity).
     pub fn changed(&self, obj: &PyObject) -> bool {
-        self.mutated.iter().any(|m| m.is(obj)) || self.keyed.iter().any(|(m, ..)| m.is(obj))
+        self.mutated.iter().any(|m| m.is(obj))
+            || self.keyed.iter().any(|w| !w.through_attr && w.dict.is(obj))
     }
 
     /// A read of `obj[key]` (`obj` a caller's dict, read through `source`) after the
@@ -322,16 +355,16 @@ impl SideEffects {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         let mut relations = Vec::new();
         let mut found = None;
-        for (m, target, k, value) in &self.keyed {
-            if k != key || !m.class().is(obj.class()) {
+        for w in &self.keyed {
+            if w.key != key || !w.dict.class().is(obj.class()) {
                 continue;
             }
-            let same = m.is(obj);
-            if target != source && !relations.contains(&(target.clone(), same)) {
-                relations.push((target.clone(), same));
+            let same = w.dict.is(obj);
+            if w.target != *source && !relations.contains(&(w.target.clone(), same)) {
+                relations.push((w.target.clone(), same));
             }
             if same {
-                found = Some(value.clone());
+                found = Some(w.value.clone());
             }
         }
         Ok((found, relations))
@@ -380,9 +413,25 @@ impl SideEffects {
 
     /// Refuses a read of the items of `obj` (an object that existed before the call) once
     /// they, or those of an object of its exact class, have been changed.
-    pub fn check_readable(&self, obj: &PyObject) -> SimResult<()> {
-        let keyed = self.keyed.iter().map(|(m, ..)| m);
-        refuse_if_touched(self.mutated.iter().chain(keyed), obj, "changed")
+    ///
+    /// An instance's `__dict__` changed through an attribute is another object than `obj`
+    /// as long as its source is not `obj`'s: those sources are returned, for the caller to
+    /// guard apart (the dicts of instances are many; refusing all of them would refuse every
+    /// read of a dict after a counter update).
+    pub fn check_readable(&self, obj: &PyObject) -> SimResult<Vec<Source>> {
+        let keyed = self
+            .keyed
+            .iter()
+            .filter(|w| !w.through_attr || w.dict.is(obj))
+            .map(|w| &w.dict);
+        refuse_if_touched(self.mutated.iter().chain(keyed), obj, "changed")?;
+        let mut apart: Vec<Source> = Vec::new();
+        for w in &self.keyed {
+            if w.through_attr && w.dict.class().is(obj.class()) && !apart.contains(&w.target) {
+                apart.push(w.target.clone());
+            }
+        }
+        Ok(apart)
     }
 
     /// Refuses a read of the length of `obj` once it, or an object of its exact class, has

@@ -283,6 +283,8 @@ impl<'vm> State<'vm> {
         }
         .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
+        // What the fake says of its mark is guarded where it is read (`requires_grad_of`).
+        fake.set_requires_grad_flag(t.requires_grad_flag());
         if dims.iter().any(Option::is_none) {
             self.guard(source, Check::TensorDims(meta.dtype, dims));
         } else {
@@ -291,6 +293,26 @@ impl<'vm> State<'vm> {
         self.inputs.push(source.clone());
         self.tensors.insert(source.clone(), fake.clone());
         Ok(fake)
+    }
+
+    /// `t.requires_grad`: a graph input's mark, as the real tensor has it (guarded); a
+    /// tensor the graph computes has none (symtrace has no autograd: an op's result is
+    /// never marked).
+    pub fn requires_grad_of(&mut self, t: &Var) -> SimResult<bool> {
+        let fake = self.obj(t)?;
+        let fake = fake
+            .downcast_ref::<PyTensor>()
+            .ok_or_else(|| Unsupported::new(Kind::Value, "requires_grad of a non-tensor"))?;
+        let flag = fake.requires_grad_flag();
+        let source = self
+            .tensors
+            .iter()
+            .find(|(_, f)| f.is(fake))
+            .map(|(s, _)| s.clone());
+        if let Some(source) = source {
+            self.guard(&source, Check::RequiresGrad(flag));
+        }
+        Ok(flag)
     }
 
     /// A number read from `source` as a graph input: a 0-d tensor of `dtype` that the
@@ -418,7 +440,7 @@ impl<'vm> State<'vm> {
         } else {
             return Ok(None);
         };
-        self.effects.check_readable(obj)?;
+        self.check_readable(obj, source)?;
         self.guard(source, Check::TypeIs(obj.class().to_owned()));
         self.guard(source, Check::Len(items.len()));
         Ok(Some(
@@ -597,6 +619,8 @@ fn check_kind(c: &Check) -> u8 {
         Check::Absent => 2,
         Check::Version(_) => 4,
         Check::Keys(_) => 5,
+        // Besides a tensor's dtype and shape (kind 3).
+        Check::RequiresGrad(_) => 6,
         _ => 3,
     }
 }

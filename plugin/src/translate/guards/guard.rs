@@ -31,6 +31,8 @@ pub enum Check {
     Len(usize),
     /// A tensor of this dtype and shape (and the meta's number, `meta_id::intern`).
     Tensor(Meta, u32),
+    /// A tensor whose `requires_grad` mark is this (what `isinstance(t, nn.Parameter)` reads).
+    RequiresGrad(bool),
     /// The source resolves to nothing (an absent global, an unset attribute).
     Absent,
     /// A class whose version tag is this (nonzero): nothing of the class, nor of its bases,
@@ -145,6 +147,9 @@ impl Check {
             Check::Tensor(meta, id) => v
                 .downcast_ref_if_exact::<PyTensor>(vm)
                 .is_some_and(|t| t.has_meta(*id, meta)),
+            Check::RequiresGrad(b) => v
+                .downcast_ref::<PyTensor>()
+                .is_some_and(|t| t.requires_grad_flag() == *b),
             Check::Keys(keys) => v
                 .downcast_ref::<PyDict>()
                 .is_some_and(|d| dict_has_keys(d, keys)),
@@ -267,6 +272,11 @@ impl fmt::Display for Guard {
                 "{s} is a {} tensor of shape {:?}",
                 m.dtype.name(),
                 m.shape
+            ),
+            Check::RequiresGrad(b) => write!(
+                f,
+                "{s}.requires_grad is {}",
+                if *b { "True" } else { "False" }
             ),
             Check::Absent => write!(f, "{s} is absent"),
             Check::Version(tag) => write!(f, "{s} unchanged (version {tag})"),

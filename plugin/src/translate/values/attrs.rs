@@ -52,7 +52,7 @@ impl State<'_> {
             && o.class().is(vm.ctx.types.module_type)
         {
             // Exactly a module: a subclass may define `__getattribute__`.
-            self.effects.check_readable(o)?;
+            self.check_readable(o, source)?;
             self.obj(owner)?; // the module's identity
             let read = || {
                 o.dict()
@@ -118,6 +118,10 @@ impl State<'_> {
         // Anything else must be native (what `tensor_class_attr` accepts): reading it runs
         // no code of the user's.
         self.tensor_class_attr(name)?;
+        if name == "requires_grad" {
+            let flag = self.requires_grad_of(owner)?;
+            return Ok(Var::Obj(vm.ctx.new_bool(flag).into()));
+        }
         if name == "shape"
             && let Some(sizes) = self.symbolic_sizes(owner)?
         {

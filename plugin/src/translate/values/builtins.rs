@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyStr, PyTuple, PyType};
+use rustpython_vm::builtins::{PyDict, PyStr, PyType};
 use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::{AsObject, PyObjectRef};
 
@@ -67,7 +67,7 @@ impl State<'_> {
                     | Var::Set(_)
                     | Var::NamedTuple(..) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
-                        self.effects.check_readable(o)?;
+                        self.check_readable(o, s)?;
                         let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
                         self.guard(s, Check::TypeIs(o.class().to_owned()));
                         self.guard(s, Check::Len(n));
@@ -98,26 +98,7 @@ impl State<'_> {
             }
             "isinstance" => {
                 only_pos(2)?;
-                let t = self.type_of(&args[0])?;
-                let classes = self.obj(&args[1])?;
-                let t = t
-                    .downcast::<PyType>()
-                    .map_err(|_| Unsupported::new(Kind::Value, "type"))?;
-                let classes: Vec<PyObjectRef> = match classes.downcast_ref::<PyTuple>() {
-                    Some(c) => c.as_slice().to_vec(),
-                    None => vec![classes.clone()],
-                };
-                let mut hit = false;
-                for c in &classes {
-                    let Some(c) = c.downcast_ref::<PyType>() else {
-                        return unsupported(Kind::Call, "isinstance() with a non-class");
-                    };
-                    if c.class().is(vm.ctx.types.type_type) {
-                        hit |= t.fast_issubclass(c);
-                    } else {
-                        return unsupported(Kind::Call, "isinstance() with a metaclass");
-                    }
-                }
+                let hit = self.isinstance(&args[0], &args[1])?;
                 Ok(Var::Obj(vm.ctx.new_bool(hit).into()))
             }
             "type" => {
@@ -126,26 +107,7 @@ impl State<'_> {
             }
             "issubclass" => {
                 only_pos(2)?;
-                let (c, classes) = (self.obj(&args[0])?, self.obj(&args[1])?);
-                let Some(c) = c.downcast_ref::<PyType>() else {
-                    return unsupported(
-                        Kind::Raises,
-                        "issubclass() arg 1 must be a class (TypeError)",
-                    );
-                };
-                let classes: Vec<PyObjectRef> = match classes.downcast_ref::<PyTuple>() {
-                    Some(t) => t.as_slice().to_vec(),
-                    None => vec![classes.clone()],
-                };
-                let mut hit = false;
-                for k in &classes {
-                    match k.downcast_ref::<PyType>() {
-                        Some(k) if k.class().is(vm.ctx.types.type_type) => {
-                            hit |= c.fast_issubclass(k)
-                        }
-                        _ => return unsupported(Kind::Call, "issubclass() with a metaclass"),
-                    }
-                }
+                let hit = self.issubclass(&args[0], &args[1])?;
                 Ok(Var::Obj(vm.ctx.new_bool(hit).into()))
             }
             "hasattr" => {

@@ -21,6 +21,18 @@ impl State<'_> {
         }
     }
 
+    /// Whether the caller's `o`, read from `source`, may be read as a whole (its items,
+    /// its length): refused after the call changed it, or an object of its class that may
+    /// be it; an instance's `__dict__` changed through attributes is guarded to be another.
+    pub fn check_readable(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<()> {
+        for other in self.effects.check_readable(o)? {
+            if other != *source {
+                self.guard(source, Check::NotSameAs(other));
+            }
+        }
+        Ok(())
+    }
+
     /// `o[k]` of a caller's dict as the simulation sees it now (`None`: absent). After the
     /// call's own store or delete of that key, what it made it; otherwise the dict's entry
     /// (read again by the replacement, its type or its absence guarded). A dict of the same

@@ -214,7 +214,7 @@ impl State<'_> {
                     && k.class().is(vm.ctx.types.str_type)
                 {
                     if self.under_handler {
-                        self.effects.check_readable(o)?;
+                        self.check_readable(o, source)?;
                         let ks = ks.to_string_lossy().into_owned();
                         let present = o
                             .downcast_ref::<PyDict>()
@@ -363,7 +363,7 @@ impl State<'_> {
         o: &PyObjectRef,
         source: &crate::translate::source::Source,
     ) -> SimResult<Vec<(PyObjectRef, Var)>> {
-        self.effects.check_readable(o)?;
+        self.check_readable(o, source)?;
         let d = o.downcast_ref::<PyDict>().expect("dict");
         let mut out = Vec::new();
         let mut keys = Vec::new();

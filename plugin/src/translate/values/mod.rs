@@ -11,6 +11,7 @@ pub mod attrs;
 pub mod builtins;
 pub mod caller_dicts;
 pub mod calls;
+pub mod class_tests;
 pub mod containers;
 pub mod exceptions;
 pub mod iterators;
