@@ -65,6 +65,11 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // The frame, its loop body (once more when the counter first changes), the resume
     // after the break: not one per iteration of 30.
     assert!(translations(&out, "split_loop") <= 4, "{out}");
+    // Branches on `step % 3 == 0`, `step > 4` and `step // 2 >= 10` over 100 steps: the
+    // first step specialized, then one translation per combination of outcomes met (6),
+    // not one per step.
+    assert!(translations(&out, "schedule") <= 7, "{out}");
+    assert!(out.contains("fallbacks schedule 0"), "{out}");
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub enum Source {
     DefaultDType,
     /// A number computed from two sources (a deferred counter, `self.t + 1`), as the frame
     /// would compute it on entry: a graph input that the replacement computes per call.
-    /// Its operands are ints or floats (their types guarded), so the operator cannot raise.
+    /// Its operands are ints or floats (their types guarded; evaluated only on exact ones),
+    /// and `%` and `//` take an int by a nonzero constant int, so the operator cannot raise.
     Arith(Arith, Box<Source>, Box<Source>),
 }
 
@@ -54,6 +55,10 @@ pub enum Arith {
     Add,
     Sub,
     Mul,
+    /// Only an int by a nonzero constant int (`step % 2`).
+    Mod,
+    /// Only an int by a nonzero constant int.
+    FloorDiv,
 }
 
 impl Arith {
@@ -63,6 +68,8 @@ impl Arith {
             B::Add | B::InplaceAdd => Some(Arith::Add),
             B::Subtract | B::InplaceSubtract => Some(Arith::Sub),
             B::Multiply | B::InplaceMultiply => Some(Arith::Mul),
+            B::Remainder | B::InplaceRemainder => Some(Arith::Mod),
+            B::FloorDivide | B::InplaceFloorDivide => Some(Arith::FloorDiv),
             _ => None,
         }
     }
@@ -73,6 +80,8 @@ impl Arith {
             Arith::Add => B::Add,
             Arith::Sub => B::Subtract,
             Arith::Mul => B::Multiply,
+            Arith::Mod => B::Remainder,
+            Arith::FloorDiv => B::FloorDivide,
         }
     }
 
@@ -81,6 +90,8 @@ impl Arith {
             Arith::Add => "+",
             Arith::Sub => "-",
             Arith::Mul => "*",
+            Arith::Mod => "%",
+            Arith::FloorDiv => "//",
         }
     }
 }
@@ -218,10 +229,20 @@ impl Source {
             }
             Source::Arith(op, a, b) => {
                 let (a, b) = (a.resolve(frame, vm)?, b.resolve(frame, vm)?);
+                // A guard may read it before the type checks of its operands have passed:
+                // no other type's operator (user code) runs here.
+                let t = &vm.ctx.types;
+                let number =
+                    |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+                if !number(&a) || !number(&b) {
+                    return None;
+                }
                 let r = match op {
                     Arith::Add => vm._add(&a, &b),
                     Arith::Sub => vm._sub(&a, &b),
                     Arith::Mul => vm._mul(&a, &b),
+                    Arith::Mod => vm._mod(&a, &b),
+                    Arith::FloorDiv => vm._floordiv(&a, &b),
                 };
                 r.ok()
             }
@@ -289,6 +310,13 @@ impl fmt::Display for Source {
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
             Source::Object(o) => match o.0.downcast_ref::<rustpython_vm::builtins::PyType>() {
                 Some(t) => write!(f, "<class {}>", t.name()),
+                // A constant operand of a deferred number (`(step + 1) % 3`).
+                None if let Some(i) = o.0.downcast_ref::<rustpython_vm::builtins::PyInt>() => {
+                    write!(f, "{}", i.as_bigint())
+                }
+                None if let Some(x) = o.0.downcast_ref::<rustpython_vm::builtins::PyFloat>() => {
+                    write!(f, "{:?}", x.to_f64())
+                }
                 None => write!(f, "<{} object at {:#x}>", o.0.class().name(), o.0.get_id()),
             },
         }

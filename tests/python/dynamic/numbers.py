@@ -1,6 +1,7 @@
 """Numbers that cause no recompile: a float that changes per call is a graph input; a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
-replacement, and is a graph input where it scales a tensor; a loop split by a break whose body adds its counter recompiles once, not per
+replacement, and is a graph input where it scales a tensor, and a branch on arithmetic of it
+(`step % every == 0`) guards the condition; a loop split by a break whose body adds its counter recompiles once, not per
 iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
 import symtrace as st
 
@@ -149,6 +150,39 @@ def split_loop():
     assert st.compile(loop)(x, 30).tolist() == loop(x, 30).tolist()
 
 
+class Periodic:
+    """Branches on a counter's arithmetic (`step % every`, `step > warmup`, `step // 2`):
+    each condition is guarded on the expression, so over 100 calls there is one translation
+    per combination of outcomes, not one per step."""
+
+    def __init__(self):
+        self.step = 0
+        self.every = 3
+        self.warmup = 4
+
+    def forward(self, x):
+        self.step += 1
+        y = x * 1.5
+        if self.step % self.every == 0:
+            y = y * 2.0
+        if self.step > self.warmup:
+            y = y + 1.0
+        if 10 <= self.step // 2:
+            y = y - 0.5
+        return y * (self.step // 2)
+
+
+def schedule():
+    p, eager = Periodic(), Periodic()
+    f = st.compile(p.forward)
+    before = st.stats()["fallbacks"]
+    for _ in range(100):
+        a, b = f(x), eager.forward(x)
+        assert a.tolist() == b.tolist(), (a, b)
+    assert p.step == eager.step == 100
+    print("fallbacks schedule", st.stats()["fallbacks"] - before)
+
+
 count("floats", floats)
 count("branches", branches)
 count("counters", counters)
@@ -156,4 +190,5 @@ count("counter_returned", counter_returned)
 count("counter_scales", counter_scales)
 count("split_loop", split_loop)
 count("long_counter", long_counter)
+count("schedule", schedule)
 print("NUMBERS OK", st.stats())

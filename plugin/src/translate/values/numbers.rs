@@ -111,9 +111,18 @@ impl Num {
 }
 
 /// The operators a deferred number may be made by: on ints and floats, none raises (a float
-/// overflows to infinity), so computing it later, at the replay, changes no behaviour.
+/// overflows to infinity), so computing it later, at the replay, changes no behaviour. `%`
+/// and `//` only of an int by a nonzero constant int (`deferrable_division`).
 fn deferrable(op: BinaryOperator) -> Option<BinaryOperator> {
     Arith::of(op).map(Arith::operator)
+}
+
+/// Whether `x op y` for `%` or `//` cannot raise: an int by a nonzero constant int.
+fn deferrable_division(x: &Num, y: &Num) -> bool {
+    let int = |o: &PyObjectRef| o.downcast_ref::<PyInt>().is_some();
+    int(&x.value)
+        && matches!(&y.expr, NumExpr::Const(c)
+            if int(c) && c.downcast_ref::<PyInt>().is_some_and(|i| i.as_bigint().bits() != 0))
 }
 
 /// Instructions that may take a deferred number as it is: they store it, move it, put it in
@@ -173,6 +182,27 @@ impl State<'_> {
         };
         // Only what comes from the frame is worth deferring: constants fold.
         if matches!((&x.expr, &y.expr), (NumExpr::Const(_), NumExpr::Const(_))) {
+            return Ok(None);
+        }
+        let division = matches!(Arith::of(op), Some(Arith::Mod | Arith::FloorDiv));
+        // A divisor read from the frame that does not change per call (`step % self.every`)
+        // is a constant of the translation, guarded by value.
+        let y = match &y.expr {
+            NumExpr::Read(o, s)
+                if division
+                    && o.class().is(self.vm.ctx.types.int_type)
+                    && !self.spec.number_is_input(s, false) =>
+            {
+                let o = self.force_number(&y)?;
+                Rc::new(Num {
+                    value: o.clone(),
+                    expr: NumExpr::Const(o),
+                    depth: 0,
+                })
+            }
+            _ => y,
+        };
+        if division && !deferrable_division(&x, &y) {
             return Ok(None);
         }
         let depth = 1 + x.depth.max(y.depth);
@@ -284,10 +314,31 @@ impl State<'_> {
         let vm = self.vm;
         let t = &vm.ctx.types;
         let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
-        let (value, source, rhs, op) = match (a, b) {
+        // A number read from the frame that does not change per call, compared with one
+        // that does (`self.step > self.warmup`), is a constant of the translation.
+        let fixed = |v: &Var| {
+            matches!(v, Var::Lazy(o, s)
+                if is_number(o) && !self.spec.number_is_input(s, o.class().is(t.float_type)))
+        };
+        let varies = |v: &Var| {
+            matches!(v, Var::Num(n) if !n.has_size())
+                || (matches!(v, Var::Lazy(o, _) if is_number(o)) && !fixed(v))
+        };
+        let (a, b) = match (a, b) {
+            (x, y) if varies(x) && fixed(y) => (x.clone(), Var::Obj(self.obj(y)?)),
+            (x, y) if fixed(x) && varies(y) => (Var::Obj(self.obj(x)?), y.clone()),
+            (x, y) => (x.clone(), y.clone()),
+        };
+        let (value, source, rhs, op) = match (&a, &b) {
             (Var::Lazy(v, s), Var::Obj(c)) if is_number(v) && is_number(c) => (v, s, c, op),
             (Var::Obj(c), Var::Lazy(v, s)) if is_number(v) && is_number(c) => {
                 (v, s, c, op.swapped())
+            }
+            (Var::Num(n), Var::Obj(c)) if is_number(c) => {
+                return self.deferred_condition(op, n, c);
+            }
+            (Var::Obj(c), Var::Num(n)) if is_number(c) => {
+                return self.deferred_condition(op.swapped(), n, c);
             }
             _ => return Ok(None),
         };
@@ -303,6 +354,40 @@ impl State<'_> {
         let (value, source, rhs) = (value.clone(), source.clone(), rhs.clone());
         self.guard(&source, Check::TypeIs(value.class().to_owned()));
         self.guard(&source, Check::Compare(op, rhs, r));
+        Ok(Some(r))
+    }
+
+    /// `n op rhs` for a deferred number computed from numbers that may change per call
+    /// (`self.step % 2 == 0` after `self.step += 1`): the outcome is guarded on the
+    /// expression, which the guard computes from the same values on entry (the types of
+    /// the numbers it is computed from are guarded where it was made).
+    fn deferred_condition(
+        &mut self,
+        op: PyComparisonOp,
+        n: &Num,
+        rhs: &PyObjectRef,
+    ) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        if n.has_size() {
+            return Ok(None);
+        }
+        let mut leaves = Vec::new();
+        n.leaves(&mut leaves);
+        let float = |o: &PyObjectRef| o.class().is(vm.ctx.types.float_type);
+        if leaves.is_empty()
+            || !leaves
+                .iter()
+                .all(|(o, s)| self.spec.number_is_input(s, float(o)))
+        {
+            return Ok(None);
+        }
+        let Some(source) = n.as_source() else {
+            return Ok(None);
+        };
+        let Ok(r) = n.value.rich_compare_bool(rhs, op, vm) else {
+            return Ok(None);
+        };
+        self.guard(&source, Check::Compare(op, rhs.clone(), r));
         Ok(Some(r))
     }
 
