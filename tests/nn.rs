@@ -144,3 +144,30 @@ fn module_state_set_in_forward_is_captured() {
     );
     assert!(text.contains("state equal: True True True"), "{text}");
 }
+
+/// What model code written for torch spells besides methods (`torch.flatten(x, 1)` and the
+/// other shape functions, `nn.Flatten`, `with torch.no_grad():`, `@torch.inference_mode()`)
+/// computes the same with and without the plugin, and a model using them is one graph that
+/// stays one over five batch sizes (a flatten's sizes are worked out per call).
+#[test]
+fn torch_spellings_run_the_same_and_stay_in_the_graph() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/torch_spellings.py");
+    let plain = run_ok(rustpython().arg(&script));
+    let traced = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let (plain, traced) = (
+        String::from_utf8_lossy(&plain.stdout).into_owned(),
+        String::from_utf8_lossy(&traced.stdout).into_owned(),
+    );
+    let computed = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| !l.starts_with("model "))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert!(plain.contains("flatten (24,) (2, 12) (6, 4) (2, 12) [3.0]"), "{plain}");
+    assert!(plain.contains("predict 6 "), "{plain}");
+    assert_eq!(computed(&plain), computed(&traced));
+    assert!(traced.contains("model translations: 2"), "{traced}");
+    assert!(traced.contains("model graphs: 1 breaks: 0"), "{traced}");
+}
+

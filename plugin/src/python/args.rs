@@ -73,6 +73,14 @@ pub(super) struct ChunkArgs {
 }
 
 #[derive(FromArgs)]
+pub(super) struct FlattenArgs {
+    #[pyarg(any, default = 0)]
+    pub(super) start_dim: i64,
+    #[pyarg(any, default = -1)]
+    pub(super) end_dim: i64,
+}
+
+#[derive(FromArgs)]
 pub(super) struct DimArg {
     #[pyarg(any)]
     pub(super) dim: i64,

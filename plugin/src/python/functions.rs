@@ -9,7 +9,8 @@ pub(super) mod module {
     use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
     use super::super::args::{
-        ChunkArgs, ClampArgs, DTypeKw, DimArg, JoinArgs, ReduceArgs, SplitArgs, VarArgs,
+        ChunkArgs, ClampArgs, DTypeKw, DimArg, FlattenArgs, JoinArgs, ReduceArgs, SplitArgs,
+        TransposeArgs, VarArgs,
     };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
@@ -413,6 +414,42 @@ pub(super) mod module {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         super::super::select::narrow(&x, dim, start, length, vm)
+    }
+
+    // The shape functions torch has beside its methods (`torch.flatten(x, 1)`): the methods.
+
+    #[pyfunction]
+    fn reshape(x: PyRef<PyTensor>, shape: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::reshape(&x, PosArgs::new(vec![shape]), vm)
+    }
+
+    #[pyfunction]
+    fn flatten(x: PyRef<PyTensor>, a: FlattenArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::flatten(&x, a, vm)
+    }
+
+    #[pyfunction]
+    fn transpose(x: PyRef<PyTensor>, a: TransposeArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::transpose(&x, a, vm)
+    }
+
+    #[pyfunction]
+    fn permute(x: PyRef<PyTensor>, dims: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::permute(&x, PosArgs::new(vec![dims]), vm)
+    }
+
+    #[pyfunction]
+    fn unsqueeze(x: PyRef<PyTensor>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::unsqueeze(&x, a, vm)
+    }
+
+    #[pyfunction]
+    fn squeeze(
+        x: PyRef<PyTensor>,
+        dim: OptionalArg<Option<i64>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        PyTensor::squeeze(&x, dim, vm)
     }
 
     #[pyfunction]

@@ -9,6 +9,7 @@ mod convert;
 mod dtype;
 mod explain;
 mod functions;
+mod grad_mode;
 mod nn;
 mod select;
 mod tensor;
@@ -39,6 +40,7 @@ mod symtrace {
 
     pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
         __module_exec(vm, module);
+        super::grad_mode::install(module, vm)?;
         super::nn::install(module, vm)
     }
 

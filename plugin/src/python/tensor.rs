@@ -7,7 +7,9 @@ use rustpython_vm::function::{OptionalArg, PosArgs};
 use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Comparable, Iterable, Representable};
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, PyResult, VirtualMachine, pyclass};
 
-use super::args::{ChunkArgs, ClampArgs, DimArg, ReduceArgs, SplitArgs, TransposeArgs, VarArgs};
+use super::args::{
+    ChunkArgs, ClampArgs, DimArg, FlattenArgs, ReduceArgs, SplitArgs, TransposeArgs, VarArgs,
+};
 use super::convert::{ints_of, to_py, tolist};
 use super::dtype::dtype_object;
 use super::select::{chunk, masked_fill, narrow, split, with_index};
@@ -259,7 +261,7 @@ impl PyTensor {
         )
     }
     #[pymethod]
-    fn reshape(
+    pub(super) fn reshape(
         zelf: &Py<Self>,
         shape: PosArgs<PyObjectRef>,
         vm: &VirtualMachine,
@@ -270,8 +272,24 @@ impl PyTensor {
             vm,
         )
     }
+    /// `flatten(start_dim=0, end_dim=-1)`: a reshape (traced, a reshape node).
     #[pymethod]
-    fn transpose(zelf: &Py<Self>, a: TransposeArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    pub(super) fn flatten(
+        zelf: &Py<Self>,
+        a: FlattenArgs,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let shape = crate::tensor::shape::flattened(zelf.read().shape(), a.start_dim, a.end_dim)
+            .map_err(|e| e.into_exception(vm))?;
+        let shape = shape.into_iter().map(|n| n as i64).collect();
+        zelf.op("reshape", Attrs::new().with("shape", Attr::Ints(shape)), vm)
+    }
+    #[pymethod]
+    pub(super) fn transpose(
+        zelf: &Py<Self>,
+        a: TransposeArgs,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
         zelf.op(
             "transpose",
             Attrs::new()
@@ -281,7 +299,7 @@ impl PyTensor {
         )
     }
     #[pymethod]
-    fn permute(
+    pub(super) fn permute(
         zelf: &Py<Self>,
         dims: PosArgs<PyObjectRef>,
         vm: &VirtualMachine,
@@ -293,11 +311,11 @@ impl PyTensor {
         )
     }
     #[pymethod]
-    fn unsqueeze(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    pub(super) fn unsqueeze(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         zelf.op("unsqueeze", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
     }
     #[pymethod]
-    fn squeeze(
+    pub(super) fn squeeze(
         zelf: &Py<Self>,
         dim: OptionalArg<Option<i64>>,
         vm: &VirtualMachine,

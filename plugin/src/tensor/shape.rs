@@ -34,6 +34,27 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     Ok(out)
 }
 
+/// The shape `flatten(start_dim, end_dim)` gives: the dimensions from `start` to `end`
+/// (each may count from the end) as one, their product; a 0-d tensor becomes 1-d.
+pub fn flattened(shape: &[usize], start: i64, end: i64) -> TResult<Vec<usize>> {
+    let (s, e) = (
+        normalize_dim(start, shape.len())?,
+        normalize_dim(end, shape.len())?,
+    );
+    if shape.is_empty() {
+        return Ok(vec![1]);
+    }
+    if s > e {
+        return Err(TensorError::runtime(
+            "flatten() has invalid args: start_dim cannot come after end_dim",
+        ));
+    }
+    let mut out = shape[..s].to_vec();
+    out.push(shape[s..=e].iter().product());
+    out.extend_from_slice(&shape[e + 1..]);
+    Ok(out)
+}
+
 /// A dimension given from the end (`-1` is the last) made absolute, for a tensor of `ndim`.
 pub fn normalize_dim(dim: i64, ndim: usize) -> TResult<usize> {
     // A 0-d tensor takes dim 0 or -1, as in torch.

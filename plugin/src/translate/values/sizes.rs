@@ -369,10 +369,68 @@ impl State<'_> {
                 }
                 Ok(Some(r))
             }
+            ("flatten", [t, rest @ ..]) if varying && self.is_tensor(t) => {
+                self.symbolic_flatten(t, rest, kwargs)
+            }
             ("arange", _) if what.starts_with("symtrace.") => self.symbolic_arange(args, kwargs),
             ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
             _ => Ok(None),
         }
+    }
+
+    /// `t.flatten(start_dim, end_dim)` of a tensor whose sizes may change: the reshape it
+    /// is, to the sizes worked out per call (the flattened group their product).
+    fn symbolic_flatten(
+        &mut self,
+        t: &Var,
+        rest: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let mut bounds = [0i64, -1];
+        let named = kwargs.iter().map(|(k, v)| match k.as_str() {
+            "start_dim" => Some((0, v)),
+            "end_dim" => Some((1, v)),
+            _ => None,
+        });
+        for given in rest.iter().enumerate().map(Some).chain(named) {
+            let Some((at, v)) = given.filter(|(at, _)| *at < 2) else {
+                return Ok(None);
+            };
+            // A dimension read from the frame (`self.start_dim`) is a constant, guarded.
+            let v = match v {
+                Var::Lazy(o, _) if o.class().is(vm.ctx.types.int_type) => Var::Obj(self.obj(v)?),
+                other => other.clone(),
+            };
+            match plain_int(&v, vm) {
+                Some(n) => bounds[at] = n,
+                None => return Ok(None),
+            }
+        }
+        let Some(sizes) = self.symbolic_sizes(t)? else {
+            return Ok(None);
+        };
+        let n = sizes.len();
+        let dims = crate::tensor::shape::normalize_dim;
+        let (Ok(s), Ok(e)) = (dims(bounds[0], n), dims(bounds[1], n)) else {
+            return Ok(None);
+        };
+        if n == 0 || s > e {
+            // What the native call raises or gives.
+            return Ok(None);
+        }
+        let mut group = sizes[s].clone();
+        for d in &sizes[s + 1..=e] {
+            group = self.binary(BinaryOperator::Multiply, &group, d)?;
+        }
+        let mut call = vec![t.clone()];
+        call.extend_from_slice(&sizes[..s]);
+        call.push(group);
+        call.extend_from_slice(&sizes[e + 1..]);
+        let reshape = PyTensor::class(&vm.ctx)
+            .get_attr(vm.ctx.intern_str("reshape"))
+            .ok_or_else(|| Unsupported::new(Kind::Internal, "Tensor.reshape is missing"))?;
+        self.symbolic_call("Tensor.reshape", &reshape, &call, &[])
     }
 
     /// `split` or `chunk` of a tensor whose sizes may change: the pieces' bounds depend on
@@ -646,5 +704,15 @@ impl State<'_> {
             step: Some(objs[2].clone()),
         };
         Ok(slice.into_pyobject(vm))
+    }
+}
+
+/// An int given as a constant (exactly an int, not a bool).
+fn plain_int(v: &Var, vm: &rustpython_vm::VirtualMachine) -> Option<i64> {
+    match v {
+        Var::Obj(o) if o.class().is(vm.ctx.types.int_type) => {
+            o.downcast_ref::<PyInt>()?.try_to_primitive::<i64>(vm).ok()
+        }
+        _ => None,
     }
 }

@@ -18,6 +18,7 @@ const PURE_MODULE_FUNCTIONS: &[&str] = &[
     "call_op",
     "chunk",
     "eye",
+    "flatten",
     "full",
     "get_default_dtype",
     "linspace",

@@ -1,0 +1,48 @@
+"""What model code written for torch spells besides methods: `torch.flatten(x, 1)` and the
+other shape functions, `nn.Flatten`, `with torch.no_grad():` and `@torch.inference_mode()`.
+Each prints what it computes; tests/nn.rs runs this script plain and under the plugin and
+requires the same lines, and that a model using them all is one graph."""
+import symtrace as st
+from symtrace import nn
+
+x = st.arange(24.0).reshape(2, 3, 4)
+print("flatten", x.flatten().shape, x.flatten(1).shape, x.flatten(0, 1).shape,
+      x.flatten(-2).shape, st.tensor(3.0).flatten().tolist())
+print("flatten values", st.flatten(x, 1).tolist() == x.reshape(2, 12).tolist())
+try:
+    x.flatten(2, 1)
+except RuntimeError as e:
+    print("flatten raised", e)
+print("functions", st.reshape(x, (4, 6)).shape, st.transpose(x, 0, 2).shape,
+      st.permute(x, (2, 0, 1)).shape, st.squeeze(st.ones(1, 3)).shape,
+      st.unsqueeze(st.ones(3), 1).shape)
+print("nn.Flatten", nn.Flatten()(x).shape, nn.Flatten(0, 1)(x).shape, nn.Flatten())
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(12, 5))
+
+    def forward(self, x):
+        with st.no_grad():
+            h = st.flatten(st.transpose(x, 1, 2), 1)
+        return self.head(x) + h.sum(-1, keepdim=True)
+
+
+@st.inference_mode()
+def predict(model, x):
+    return model(x).softmax(-1)
+
+
+st.manual_seed(0)
+model = Classifier()
+for b in (2, 3, 4, 5, 6):
+    print("predict", b, predict(model, st.arange(b * 12.0).reshape(b, 3, 4) / 10).tolist())
+st.reset()
+inputs = [st.randn(b, 3, 4) for b in (2, 3, 4, 5, 6)]
+for inp in inputs:
+    model(inp)
+print("model translations:", st.stats()["translations"])
+e = st.explain(model, inputs[0])
+print("model graphs:", e.graph_count, "breaks:", e.graph_break_count)
