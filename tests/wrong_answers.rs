@@ -142,3 +142,13 @@ fn a_dict_read_after_an_attribute_store_sees_the_store() {
 fn requires_grad_is_each_tensors_own() {
     same_as_plain(&["requires_grad"]);
 }
+
+#[test]
+fn item_stores_into_graph_tensors_are_in_the_graph_and_seen_by_every_name() {
+    same_as_plain(&["tensor stores"]);
+    assert!(
+        outputs()[0].1.contains("tensor stores, graphs: (1, 0)"),
+        "{}",
+        outputs()[0].1
+    );
+}

@@ -449,3 +449,35 @@ def _():
     for t in [plain, param, plain, param]:
         show("requires_grad, isinstance", parameter_branch(t))
         show("requires_grad, read", marked(t))
+
+
+# 17. Item assignment into a tensor the graph computed (`y[:, 0] = 0`): recorded as an op
+# whose result takes the tensor's place, seen through every name for it; a value computed
+# in the graph is read as the graph computes it (it was once read as the stand-in's zeros).
+def stores(x):
+    y = x * 2
+    keep = y
+    before = y * 1
+    y[:, 0] = 0.0
+    y[1] = y[1] * 3
+    y[..., -1] = x.sum()
+    z = y.contiguous()
+    z[0, 1:] = st.ones(2) * 7
+    y[2, 1] = 5  # an int, cast to the tensor's dtype
+    return keep + 1, before, y
+
+
+def store_into_input(x):
+    x[0] = 5.0
+    return x * 2
+
+
+@case("tensor stores")
+def _():
+    for n in (3, 3, 4):
+        x = st.arange(n * 3.0).reshape(n, 3)
+        show("tensor stores", [t.tolist() for t in stores(x)])
+        show("tensor stores, input", store_into_input(x))
+        show("tensor stores, input after", x)
+    e = st.explain(stores, st.ones(3, 3))
+    show("tensor stores, graphs", (e.graph_count, e.graph_break_count))

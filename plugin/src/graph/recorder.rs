@@ -60,9 +60,18 @@ pub fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
     Ok(TensorData::full(&meta.shape, Scalar::Int(0), meta.dtype))
 }
 
+/// Keep the data a recorded in-place update replaced (see `Recorder::keep`).
+fn retire(old: TensorData) {
+    ACTIVE.with(|a| {
+        if let Some(r) = a.borrow_mut().as_mut() {
+            r.keep(old);
+        }
+    });
+}
+
 /// Start recording on this thread; `None` if a recording is already under way.
 pub fn start() -> Option<RecordingGuard> {
-    crate::tensor::registry::install_interceptor(intercept);
+    crate::tensor::registry::install_interceptor(intercept, retire);
     ACTIVE.with(|a| {
         let mut a = a.borrow_mut();
         if a.is_some() {

@@ -182,14 +182,40 @@ fn setitem(
     value: &PyObject,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
-    let value = match scalar_of(value, vm)? {
-        Some(s) => TensorData::scalar(s),
-        None => data_of(value, None, vm)?,
+    // Another tensor is read in place: a traced value is a stand-in known by the address of
+    // its data. The tensor itself (`t[:] = t`) is read as a copy, before it is written.
+    let other = value
+        .downcast_ref::<PyTensor>()
+        .filter(|v| !std::ptr::eq::<PyTensor>(&***v, zelf));
+    let guard;
+    let owned;
+    let value: &TensorData = match other {
+        Some(v) => {
+            guard = v.read();
+            &guard
+        }
+        None => {
+            owned = match scalar_of(value, vm)? {
+                Some(s) => TensorData::scalar(s),
+                None => data_of(value, None, vm)?,
+            };
+            &owned
+        }
     };
     let mut d = zelf.write();
     let (basic, by) = index_of(&d, needle, vm)?;
+    if by.is_none() {
+        // In place; traced, the op `index_put` (see `Registry::update`).
+        let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&basic)));
+        let sel = Select::Basic(basic);
+        return registry()
+            .update("index_put", &mut d, &[value], &attrs, |t| {
+                index::set(t, &sel, value)
+            })
+            .map_err(|e| e.into_exception(vm));
+    }
     let sel = select(basic, &by, vm)?;
-    crate::tensor::registry::guarded("item assignment", || index::set(&mut d, &sel, &value))
+    crate::tensor::registry::guarded("item assignment", || index::set(&mut d, &sel, value))
         .map_err(|e| e.into_exception(vm))
 }
 

@@ -215,7 +215,7 @@ impl OpRegistry {
     /// Run `name` on `inputs`: inference first (it owns the error messages), then the kernel.
     pub fn call(&self, name: &str, inputs: &[&TensorData], attrs: &Attrs) -> TResult<TensorData> {
         // While a tracer records (a frame being simulated), ops on its stand-ins are its.
-        if let Some(intercept) = INTERCEPTOR.get()
+        if let Some((intercept, _)) = INTERCEPTOR.get()
             && let Some(recorded) = intercept(name, inputs, attrs)
         {
             return recorded;
@@ -234,6 +234,31 @@ impl OpRegistry {
         }
         Ok(out)
     }
+
+    /// `target = name(target, *rest)`, where eager code changes `target` in place
+    /// (`t[i] = v`): `in_place` does it, except on a tracer's stand-in, where the op is
+    /// recorded and its result takes the stand-in's place. The data it replaces goes to the
+    /// tracer, which keeps it (it knows stand-ins by the address of their data: that address
+    /// must not come back as another tensor's).
+    pub fn update(
+        &self,
+        name: &str,
+        target: &mut TensorData,
+        rest: &[&TensorData],
+        attrs: &Attrs,
+        in_place: impl FnOnce(&mut TensorData) -> TResult<()>,
+    ) -> TResult<()> {
+        if let Some((intercept, retire)) = INTERCEPTOR.get() {
+            let mut inputs: Vec<&TensorData> = vec![target];
+            inputs.extend_from_slice(rest);
+            if let Some(recorded) = intercept(name, &inputs, attrs) {
+                let old = std::mem::replace(target, recorded?);
+                retire(old);
+                return Ok(());
+            }
+        }
+        guarded(name, || in_place(target))
+    }
 }
 
 /// What the registry asks before it runs an op: a tracer that records ops on its stand-in
@@ -242,11 +267,14 @@ impl OpRegistry {
 /// Dynamo's fake tensors only through a dispatch mode the tracer installs.
 pub type Interceptor = fn(&str, &[&TensorData], &Attrs) -> Option<TResult<TensorData>>;
 
-static INTERCEPTOR: OnceLock<Interceptor> = OnceLock::new();
+/// Where the data a recorded in-place update replaced goes (`Registry::update`).
+pub type Retire = fn(TensorData);
+
+static INTERCEPTOR: OnceLock<(Interceptor, Retire)> = OnceLock::new();
 
 /// Install the interception point (once per process; the first one installed stays).
-pub fn install_interceptor(f: Interceptor) {
-    let _ = INTERCEPTOR.set(f);
+pub fn install_interceptor(f: Interceptor, retire: Retire) {
+    let _ = INTERCEPTOR.set((f, retire));
 }
 
 /// Run `f`, turning a panic (a bug in a kernel, or in an application's op) into an error: a

@@ -458,6 +458,30 @@ pub fn ops() -> Vec<OpDef> {
             |m: &[Meta], _| Ok(m[0].clone()),
             |t: &[&TensorData], _| Ok(t[0].clone()),
         ),
+        // `t[index] = value` out of place (what a traced item assignment records; eager
+        // code assigns in place, `Registry::update`): `t` with the selection set to `value`,
+        // broadcast to it and cast to `t`'s dtype.
+        OpDef::new(
+            "index_put",
+            Arity::Exactly(2),
+            |m: &[Meta], a: &Attrs| {
+                let target = basic_index_shape(&m[0].shape, &decode_index(&a.ints("index")?)?)?;
+                if broadcast(&m[1].shape, &target).ok().as_deref() != Some(&target[..]) {
+                    return Err(TensorError::value(format!(
+                        "cannot assign a value of shape {} to a selection of shape {}",
+                        shape_str(&m[1].shape),
+                        shape_str(&target)
+                    )));
+                }
+                Ok(m[0].clone())
+            },
+            |t: &[&TensorData], a: &Attrs| {
+                let mut out = t[0].clone();
+                let index = Select::Basic(decode_index(&a.ints("index")?)?);
+                index::set(&mut out, &index, t[1])?;
+                Ok(out)
+            },
+        ),
     ]
 }
 
