@@ -37,7 +37,7 @@ impl State<'_> {
     }
 
     /// The fake `t` stands for, when its sizes may change from call to call.
-    fn varying_fake(&mut self, t: &Var) -> SimResult<Option<PyRef<PyTensor>>> {
+    pub(super) fn varying_fake(&mut self, t: &Var) -> SimResult<Option<PyRef<PyTensor>>> {
         if !self.is_fake(t) {
             return Ok(None);
         }
@@ -111,7 +111,7 @@ impl State<'_> {
 
     /// `v` as an operand of a size: a size, an int (exactly: not a bool), or an int read from
     /// the frame (then guarded by value).
-    fn size_operand(&mut self, v: &Var) -> SimResult<Option<(SizeExpr, i64)>> {
+    pub(super) fn size_operand(&mut self, v: &Var) -> SimResult<Option<(SizeExpr, i64)>> {
         let vm = self.vm;
         let int = |o: &PyObjectRef| {
             o.class()
@@ -378,107 +378,7 @@ impl State<'_> {
         }
     }
 
-    /// `t.flatten(start_dim, end_dim)` of a tensor whose sizes may change: the reshape it
-    /// is, to the sizes worked out per call (the flattened group their product).
-    fn symbolic_flatten(
-        &mut self,
-        t: &Var,
-        rest: &[Var],
-        kwargs: &[(String, Var)],
-    ) -> SimResult<Option<Var>> {
-        let vm = self.vm;
-        let mut bounds = [0i64, -1];
-        let named = kwargs.iter().map(|(k, v)| match k.as_str() {
-            "start_dim" => Some((0, v)),
-            "end_dim" => Some((1, v)),
-            _ => None,
-        });
-        for given in rest.iter().enumerate().map(Some).chain(named) {
-            let Some((at, v)) = given.filter(|(at, _)| *at < 2) else {
-                return Ok(None);
-            };
-            // A dimension read from the frame (`self.start_dim`) is a constant, guarded.
-            let v = match v {
-                Var::Lazy(o, _) if o.class().is(vm.ctx.types.int_type) => Var::Obj(self.obj(v)?),
-                other => other.clone(),
-            };
-            match plain_int(&v, vm) {
-                Some(n) => bounds[at] = n,
-                None => return Ok(None),
-            }
-        }
-        let Some(sizes) = self.symbolic_sizes(t)? else {
-            return Ok(None);
-        };
-        let n = sizes.len();
-        let dims = crate::tensor::shape::normalize_dim;
-        let (Ok(s), Ok(e)) = (dims(bounds[0], n), dims(bounds[1], n)) else {
-            return Ok(None);
-        };
-        if n == 0 || s > e {
-            // What the native call raises or gives.
-            return Ok(None);
-        }
-        let mut group = sizes[s].clone();
-        for d in &sizes[s + 1..=e] {
-            group = self.binary(BinaryOperator::Multiply, &group, d)?;
-        }
-        let mut call = vec![t.clone()];
-        call.extend_from_slice(&sizes[..s]);
-        call.push(group);
-        call.extend_from_slice(&sizes[e + 1..]);
-        let reshape = PyTensor::class(&vm.ctx)
-            .get_attr(vm.ctx.intern_str("reshape"))
-            .ok_or_else(|| Unsupported::new(Kind::Internal, "Tensor.reshape is missing"))?;
-        self.symbolic_call("Tensor.reshape", &reshape, &call, &[])
-    }
-
-    /// `split` or `chunk` of a tensor whose sizes may change: the pieces' bounds depend on
-    /// the size of the dimension split alone, which is checked; they hold at every call that
-    /// passes the check.
-    fn split_along(
-        &mut self,
-        what: &str,
-        f: &PyObjectRef,
-        args: &[Var],
-        kwargs: &[(String, Var)],
-    ) -> SimResult<Option<Var>> {
-        let dim = match (args.get(2), kwargs) {
-            (Some(d), []) => d.clone(),
-            (None, [(k, d)]) if k == "dim" => d.clone(),
-            (None, []) => self.int_var(0),
-            _ => return Ok(None),
-        };
-        let Some((SizeExpr::Const(dim), _)) = self.size_operand(&dim)? else {
-            return Ok(None);
-        };
-        let Some(fake) = self.varying_fake(&args[0])? else {
-            return Ok(None);
-        };
-        let data = fake.read().clone();
-        let Ok(d) = crate::tensor::shape::normalize_dim(dim, data.ndim()) else {
-            return Ok(None);
-        };
-        if let Some(e) = recorder::with(|r| r.size_expr(&data, d)) {
-            self.force_size(&e, &self.vm.ctx.new_int(data.shape()[d]).into())?;
-        }
-        let reads = size_reads::mark();
-        let r = self.native_call_as_is(f, args.to_vec(), kwargs.to_vec(), what, false)?;
-        let pieces = match &r {
-            Var::Tuple(items) => items.to_vec(),
-            _ => return Ok(Some(r)),
-        };
-        let pinned = pieces.iter().all(|p| match p {
-            Var::Tensor(t) => recorder::with(|rec| rec.pin(&t.read())),
-            _ => false,
-        });
-        if pinned {
-            size_reads::forget_since(reads);
-        }
-        Ok(Some(r))
-    }
-
-    fn int_var(&self, i: i64) -> Var {
+    pub(super) fn int_var(&self, i: i64) -> Var {
         Var::Obj(self.vm.ctx.new_int(i).into())
     }
 
@@ -704,15 +604,5 @@ impl State<'_> {
             step: Some(objs[2].clone()),
         };
         Ok(slice.into_pyobject(vm))
-    }
-}
-
-/// An int given as a constant (exactly an int, not a bool).
-fn plain_int(v: &Var, vm: &rustpython_vm::VirtualMachine) -> Option<i64> {
-    match v {
-        Var::Obj(o) if o.class().is(vm.ctx.types.int_type) => {
-            o.downcast_ref::<PyInt>()?.try_to_primitive::<i64>(vm).ok()
-        }
-        _ => None,
     }
 }
