@@ -152,3 +152,13 @@ fn item_stores_into_graph_tensors_are_in_the_graph_and_seen_by_every_name() {
         outputs()[0].1
     );
 }
+
+#[test]
+fn isinstance_runs_a_metaclass_check_as_often_as_eagerly_in_one_graph() {
+    same_as_plain(&["class tests"]);
+    assert!(
+        outputs()[0].1.contains("class tests, graphs: (1, 0)"),
+        "{}",
+        outputs()[0].1
+    );
+}

@@ -481,3 +481,43 @@ def _():
         show("tensor stores, input after", x)
     e = st.explain(stores, st.ones(3, 3))
     show("tensor stores, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 18. isinstance and issubclass as the interpreter asks them: a metaclass's
+# `__instancecheck__` written in Python (here with a side effect) runs as often as eagerly,
+# a tuple stops at its first hit, and `int | float` is a union; all in one graph.
+checks = []
+
+
+class Shaped(type):
+    def __instancecheck__(cls, inst):
+        checks.append(type(inst).__name__)
+        return hasattr(inst, "shape") and len(inst.shape) == 2
+
+
+class Matrix(metaclass=Shaped):
+    pass
+
+
+def class_tests(x, y):
+    r = x * 1
+    if isinstance(x, Matrix):
+        r = r + 1
+    if isinstance(y, (int, Matrix)):
+        r = r * 2
+    if isinstance(y, int | float):
+        r = r - 1
+    if issubclass(type(x), (Matrix, st.Tensor)):
+        r = r * 3
+    return r
+
+
+@case("class tests")
+def _():
+    for args in [(st.ones(2, 2), 3), (st.ones(2), 2.5), (st.ones(2, 2), st.ones(3, 3)),
+                 (st.ones(3), "s"), (st.ones(2, 2), 3)]:
+        checks.clear()
+        show("class tests", class_tests(*args))
+        show("class tests, checks", list(checks))
+    e = st.explain(class_tests, st.ones(2, 2), 3)
+    show("class tests, graphs", (e.graph_count, e.graph_break_count))

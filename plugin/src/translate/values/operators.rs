@@ -261,6 +261,14 @@ impl State<'_> {
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = self.operands(a, b, tensors)?;
+        if !tensors
+            && not_inplace(op) == BinaryOperator::Or
+            && union_operand(&x, vm)
+            && union_operand(&y, vm)
+        {
+            // `int | None`: `type`'s own `__or__` makes the union; no user code runs.
+            return self.native_result(binary_vm(BinaryOperator::Or, &x, &y, vm), false, "a union");
+        }
         if !tensors && (!is_plain(&x, vm) || !is_plain(&y, vm)) {
             return unsupported(
                 Kind::Value,
@@ -631,4 +639,15 @@ fn operand_ok(x: &PyObjectRef, vm: &VirtualMachine) -> bool {
     x.downcast_ref::<PyTensor>().is_some()
         || is_plain(x, vm)
         || x.class().is(vm.ctx.types.list_type)
+}
+
+/// An operand of a type union (`int | None`) whose `|` is `type`'s own: None, a union, or a
+/// class whose metaclass is exactly `type` (another metaclass may define `__or__`).
+fn union_operand(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    vm.is_none(o)
+        || o.class().is(vm.ctx.types.union_type)
+        || (o
+            .downcast_ref::<rustpython_vm::builtins::PyType>()
+            .is_some()
+            && o.class().is(vm.ctx.types.type_type))
 }
