@@ -15,6 +15,23 @@ from residual import Block
 MODE = sys.argv[1]
 
 
+class Stateful(nn.Module):
+    """A block that keeps state on itself in forward, as model code does: a call counter
+    and its last output (stored through `Module.__setattr__`)."""
+
+    def __init__(self, features):
+        super().__init__()
+        self.block = Block(features)
+        self.calls = 0
+        self.last = None
+
+    def forward(self, x):
+        self.calls += 1
+        y = self.block(x)
+        self.last = y
+        return y
+
+
 st.manual_seed(0)
 models = {
     "sequential_mlp": nn.Sequential(
@@ -22,6 +39,7 @@ models = {
     ),
     "residual_block": Block(16),
     "two_blocks": nn.Sequential(Block(16), Block(16)),
+    "stateful_block": Stateful(16),
 }
 x = st.randn(1, 16)
 for name, model in models.items():

@@ -16,7 +16,7 @@ for _ in $(seq "$ROUNDS"); do
 done
 field() { echo "$OUT" | sed -n "s/^$1 .*$2=\([0-9.e-]*\).*/\1/p" | sort -g | head -1; }
 printf '%-16s %12s %12s %9s %6s\n' "model" "eager" "traced" "speedup" "same"
-for name in sequential_mlp residual_block two_blocks; do
+for name in sequential_mlp residual_block two_blocks stateful_block; do
   e=$(field "$name" eager); t=$(field "$name" traced)
   same=$(echo "$OUT" | sed -n "s/^$name .*same=\([A-Za-z]*\).*/\1/p" | sort -u | paste -sd/)
   printf '%-16s %9.2f µs %9.2f µs %8.2fx %6s\n' "$name" "$(echo "$e * 1000000" | bc -l)" "$(echo "$t * 1000000" | bc -l)" "$(echo "$e / $t" | bc -l)" "$same"

@@ -373,8 +373,15 @@ impl Translator {
                 Err(g) => missed.push(g),
             }
         }
-        if let Some(k) = hit {
+        if let Some(mut k) = hit {
             state.hits += 1;
+            if k > 0 {
+                // Most recently used first (as Dynamo orders its cache entries): a counter's
+                // first entry, specialized to its first value, is not checked and failed on
+                // every later call before the entry that fits.
+                state.entries[..=k].rotate_right(1);
+                k = 0;
+            }
             let entry = &state.entries[k];
             let Some(direct) = entry.direct.clone() else {
                 return Ok(FrameDecision::replace(entry.code.clone()));

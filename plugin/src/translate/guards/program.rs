@@ -60,6 +60,10 @@ struct Node {
     /// held here, without the two atomic operations of `PyObject::dict` (a reference taken,
     /// then let go).
     module_dict: Option<(PyObjectRef, PyDictRef)>,
+    /// For a local of the frame: the class a check requires it to be, checked as soon as it
+    /// is read. The entries of one code object made for other classes (`Module.__call__`
+    /// has one per module class called) are turned down then, before the rest is read.
+    early_type: Option<PyTypeRef>,
 }
 
 /// See `Node::stamps_taken`.
@@ -300,6 +304,11 @@ impl GuardProgram {
             let dict = module.and_then(|m| Some((m.clone(), m.dict()?)));
             program.nodes[n].module_dict = dict;
         }
+        for (n, check) in &checked {
+            if let (Check::TypeIs(t), CompiledRead::Slot(_)) = (check, &program.nodes[*n].read) {
+                program.nodes[*n].early_type = Some(t.clone());
+            }
+        }
         // Parents come first, so each parent's answer is known when its children ask.
         for n in 0..program.nodes.len() {
             let node = &program.nodes[n];
@@ -338,6 +347,7 @@ impl GuardProgram {
             stamp: AtomicU64::new(0),
             stamps_taken: AtomicU16::new(0),
             module_dict: None,
+            early_type: None,
         });
         index.insert(source.clone(), self.nodes.len() - 1);
         self.nodes.len() - 1
@@ -403,6 +413,12 @@ impl GuardProgram {
                     None => std::ptr::null(),
                 },
             };
+            if let Some(t) = &node.early_type
+                // SAFETY: see `values`.
+                && unsafe { value.as_ref() }.is_some_and(|v| !v.class().is(t))
+            {
+                return false;
+            }
             values.push(value);
         }
         self.checks.all_hold(values, vm)
