@@ -164,10 +164,12 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
             .map(str::to_owned)
             .collect()
     };
-    assert!(plain.contains("flatten (24,) (2, 12) (6, 4) (2, 12) [3.0]"), "{plain}");
+    assert!(
+        plain.contains("flatten (24,) (2, 12) (6, 4) (2, 12) [3.0]"),
+        "{plain}"
+    );
     assert!(plain.contains("predict 6 "), "{plain}");
     assert_eq!(computed(&plain), computed(&traced));
     assert!(traced.contains("model translations: 2"), "{traced}");
     assert!(traced.contains("model graphs: 1 breaks: 0"), "{traced}");
 }
-
