@@ -22,6 +22,13 @@ enum ClassTest {
 }
 
 impl ClassTest {
+    fn name(self) -> &'static str {
+        match self {
+            ClassTest::Instance => "isinstance",
+            ClassTest::Subclass => "issubclass",
+        }
+    }
+
     fn hook(self) -> &'static str {
         match self {
             ClassTest::Instance => "__instancecheck__",
@@ -38,73 +45,56 @@ impl State<'_> {
             .downcast::<PyType>()
             .map_err(|_| Unsupported::new(Kind::Value, "type"))?;
         let classes = self.obj(classes)?;
-        self.instance_of(inst, &t, &classes)
+        self.class_test(ClassTest::Instance, inst, &t, &classes)
     }
 
     /// `issubclass(derived, classes)`.
     pub(super) fn issubclass(&mut self, derived: &Var, classes: &Var) -> SimResult<bool> {
         let (derived, classes) = (self.obj(derived)?, self.obj(classes)?);
-        let Some(d) = derived.downcast_ref::<PyType>() else {
+        let Ok(d) = derived.clone().downcast::<PyType>() else {
             return unsupported(
                 Kind::Raises,
                 "issubclass() arg 1 must be a class (TypeError)",
             );
         };
-        self.subclass_of(&derived, d, &classes)
+        self.class_test(ClassTest::Subclass, &Var::Obj(derived), &d, &classes)
     }
 
-    fn instance_of(&mut self, inst: &Var, t: &Py<PyType>, cls: &PyObjectRef) -> SimResult<bool> {
+    /// Whether `subject` (an instance of `t`, or the class `t` itself) passes `test` against
+    /// `cls`.
+    fn class_test(
+        &mut self,
+        test: ClassTest,
+        subject: &Var,
+        t: &Py<PyType>,
+        cls: &PyObjectRef,
+    ) -> SimResult<bool> {
         if t.as_object().is(cls) {
             return Ok(true);
         }
         if let Some(items) = class_items(cls) {
             for c in &items {
-                if self.instance_of(inst, t, c)? {
+                if self.class_test(test, subject, t, c)? {
                     return Ok(true);
                 }
             }
             return Ok(false);
         }
         let Some(c) = cls.downcast_ref::<PyType>() else {
-            return unsupported(Kind::Call, "isinstance() with a non-class");
+            return unsupported(Kind::Call, format!("{}() with a non-class", test.name()));
         };
-        if let Some(hook) = self.metaclass_hook(c, ClassTest::Instance)? {
-            let r = self.call_function(&hook, vec![Var::Obj(cls.clone()), inst.clone()], vec![])?;
+        if let Some(hook) = self.metaclass_hook(c, test)? {
+            let r =
+                self.call_function(&hook, vec![Var::Obj(cls.clone()), subject.clone()], vec![])?;
             return self.truth(&r);
         }
         if t.fast_issubclass(c) {
             return Ok(true);
         }
-        self.class_attribute_is_the_type(t)?;
+        if matches!(test, ClassTest::Instance) {
+            self.class_attribute_is_the_type(t)?;
+        }
         Ok(false)
-    }
-
-    fn subclass_of(
-        &mut self,
-        derived: &PyObjectRef,
-        d: &Py<PyType>,
-        cls: &PyObjectRef,
-    ) -> SimResult<bool> {
-        if derived.is(cls) {
-            return Ok(true);
-        }
-        if let Some(items) = class_items(cls) {
-            for c in &items {
-                if self.subclass_of(derived, d, c)? {
-                    return Ok(true);
-                }
-            }
-            return Ok(false);
-        }
-        let Some(c) = cls.downcast_ref::<PyType>() else {
-            return unsupported(Kind::Call, "issubclass() with a non-class");
-        };
-        if let Some(hook) = self.metaclass_hook(c, ClassTest::Subclass)? {
-            let args = vec![Var::Obj(cls.clone()), Var::Obj(derived.clone())];
-            let r = self.call_function(&hook, args, vec![])?;
-            return self.truth(&r);
-        }
-        Ok(d.fast_issubclass(c))
     }
 
     /// The metaclass's `__instancecheck__` or `__subclasscheck__` when it is not `type`'s

@@ -357,6 +357,18 @@ impl State<'_> {
         Ok(Some(r))
     }
 
+    /// Whether the deferred number is computed from numbers read from the frame that all
+    /// may change per call (see `Specialization::number_is_input`).
+    fn varies_per_call(&self, n: &Num) -> bool {
+        let mut leaves = Vec::new();
+        n.leaves(&mut leaves);
+        let float = |o: &PyObjectRef| o.class().is(self.vm.ctx.types.float_type);
+        !leaves.is_empty()
+            && leaves
+                .iter()
+                .all(|(o, s)| self.spec.number_is_input(s, float(o)))
+    }
+
     /// `n op rhs` for a deferred number computed from numbers that may change per call
     /// (`self.step % 2 == 0` after `self.step += 1`): the outcome is guarded on the
     /// expression, which the guard computes from the same values on entry (the types of
@@ -371,14 +383,7 @@ impl State<'_> {
         if n.has_size() {
             return Ok(None);
         }
-        let mut leaves = Vec::new();
-        n.leaves(&mut leaves);
-        let float = |o: &PyObjectRef| o.class().is(vm.ctx.types.float_type);
-        if leaves.is_empty()
-            || !leaves
-                .iter()
-                .all(|(o, s)| self.spec.number_is_input(s, float(o)))
-        {
+        if !self.varies_per_call(n) {
             return Ok(None);
         }
         let Some(source) = n.as_source() else {
@@ -424,16 +429,10 @@ impl State<'_> {
             _ => return Ok(None),
         };
         let vm = self.vm;
-        let mut leaves = Vec::new();
-        n.leaves(&mut leaves);
-        let float = |o: &PyObjectRef| o.class().is(vm.ctx.types.float_type);
-        if leaves.is_empty()
-            || !leaves
-                .iter()
-                .all(|(o, s)| self.spec.number_is_input(s, float(o)))
-        {
+        if !self.varies_per_call(&n) {
             return Ok(None);
         }
+        let float = |o: &PyObjectRef| o.class().is(vm.ctx.types.float_type);
         let scalar = if float(&n.value) {
             Scalar::Float(n.value.downcast_ref::<PyFloat>().expect("float").to_f64())
         } else {
