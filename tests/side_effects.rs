@@ -1,8 +1,9 @@
 //! Side effects under `--plugin symtrace` (tests/python/side_effects.py): list, dict and
 //! attribute mutations, global stores and deletes and closure cell stores made by a traced
 //! function are replayed by its replacement code, so that results and state equal eager's,
-//! also when a graph break follows them; reads the replay would change are refused, and those
-//! frames still give eager's results.
+//! also when a graph break follows them. A caller's list the call changes is followed by a
+//! shadow of its items, which later reads see, and written back whole; a value read before
+//! an effect changed where it was read from is loaded before the effects are replayed.
 
 mod common;
 
@@ -35,6 +36,13 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
         "item and attribute deletes, dict.update",
         "slice stores and deletes",
         "a delete of a missing key raises when replayed",
+        "a caller's list changed, then read",
+        "list methods on a caller's list",
+        "a caller's list sorted in place",
+        "a caller's list appended to while iterated",
+        "values read before the effects that change them",
+        "a list changed after its name was rebound",
+        "two lists that are one list on a later call",
     ] {
         assert!(
             stdout
@@ -52,6 +60,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
     );
     for effect in [
         "Method { target: Local(\"log\"), method: \"append\"",
+        "following L['log'] by a shadow of its items",
         "SetItem { target: Local(\"table\")",
         "SetAttr { target: Local(\"m\"), name: \"last\"",
         "DelItem { target: Local(\"table\")",

@@ -17,6 +17,13 @@ class Model:
         self.steps = 0
 
 
+class Holder:
+    def __init__(self, hist=None):
+        self.hist = [] if hist is None else hist
+        self.sizes = []
+        self.tag = "old"
+
+
 counter = 0
 doomed = "here"
 
@@ -114,6 +121,56 @@ def delete_missing(x, table):
     return y
 
 
+def history(x, m):
+    # A module-style ring buffer: the list is changed, then read, in one graph.
+    y = x * 11.0
+    m.hist.append(y)
+    if len(m.hist) > 2:
+        m.hist.pop(0)
+    m.sizes += [len(m.hist)]
+    return st.stack(m.hist).sum(0) * m.sizes[-1]
+
+
+def list_methods(x, row):
+    y = x * 12.0
+    row.remove(2)
+    row.insert(1, "in")
+    row.reverse()
+    row[1:3] = ["mid"]
+    del row[::2]
+    return y * len(row), row.count(1), row.index("mid"), row == ["mid"]
+
+
+def sorted_in_place(x, nums):
+    nums.sort()
+    nums.append(nums[0])
+    return x * nums[-1]
+
+
+def iterate_while_appending(x, row):
+    for v in row:
+        if v == 1:
+            row.append(5)
+        x = x + v
+    return x
+
+
+def moved_then_stored(x, m):
+    # The popped value is read before the list is written back, and stored after.
+    m.last = m.hist.pop(0)
+    old = m.tag
+    m.tag = "new"
+    return x * 13.0, old
+
+
+def rebound_then_changed(x, m):
+    # `old` is the list `m.hist` was: the append goes to it, not to the new list.
+    old = m.hist
+    m.hist = ["new"]
+    old.append(x * 14.0)
+    return len(old)
+
+
 def plain(v):
     """Tensors as lists, objects as their dicts, so that states compare by value."""
     if isinstance(v, st.Tensor):
@@ -122,7 +179,7 @@ def plain(v):
         return [plain(i) for i in v]
     if isinstance(v, dict):
         return {k: plain(i) for k, i in v.items()}
-    if isinstance(v, Model):
+    if isinstance(v, (Model, Holder)):
         return plain(vars(v))
     return v
 
@@ -194,6 +251,37 @@ check("two distinct lists", aliased, lambda: (x, [], [9]), None, None)
 check("slice stores and deletes", slice_stores, lambda: (x, [0, 1, 2, 3]), 1, 0)
 check("item and attribute deletes, dict.update", deletes_and_update, lambda: (x, {"gone": 1, "keep": 2}, [0, 1, 2], Model()), 1, 0,
       state_of=lambda args: args[1:])
+check("a caller's list changed, then read", history, lambda: (x, Holder([x, x + 1.0])), 1, 0)
+check("list methods on a caller's list", list_methods, lambda: (x, [1, 2, 3, 2]), 1, 0)
+check("a caller's list sorted in place", sorted_in_place, lambda: (x, [3, 1, 2]), 1, 0)
+check("a caller's list appended to while iterated", iterate_while_appending, lambda: (x, [0, 1]), 1, 0)
+check("values read before the effects that change them", moved_then_stored, lambda: (x, Holder([1, 2])), 1, 0)
+check("a list changed after its name was rebound", rebound_then_changed, lambda: (x, Holder([0])), None, None)
+
+
+@st.disable
+def check_aliasing_later():
+    # Two distinct lists on the first calls, one list passed twice on the next: the guards
+    # tell the calls apart, and each gives what the eager call gives.
+    def calls(fn):
+        out = []
+        for same in (False, False, True, True, False):
+            a = [x]
+            b = a if same else [x, x]
+            out.append((plain(fn(x, a, b)), plain(a), plain(b)))
+        return out
+
+    def appends_then_reads(x, a, b):
+        a.append(x * 15.0)
+        return st.stack(b).sum(0) * len(b)
+
+    eager = calls(st.disable(appends_then_reads))
+    traced = calls(st.compile(appends_then_reads))
+    problems = [] if traced == eager else [f"{traced} != {eager}"]
+    report("two lists that are one list on a later call", problems, failures)
+
+
+check_aliasing_later()
 
 
 @st.disable

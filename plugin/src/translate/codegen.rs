@@ -15,11 +15,14 @@ use crate::bytecode::builder::{BuildError, Builder};
 use crate::bytecode::{CodeLayout, Handler, Instr, Position};
 use crate::translate::graph_call::GraphCall;
 use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, Unsupported};
 use crate::translate::templates::{Replay, Template};
 
 /// The slot name of the graph's outputs: not a Python identifier, so it never collides.
 const OUT: &str = "%graph_out";
+/// The slot names of values loaded before the side effects are replayed (`Template::Early`).
+const EARLY: &str = "%early";
 const SUBSCR: u32 = 26; // BinaryOperator::Subscr
 
 /// The replacement's bytecode as it is written: values loaded from sources, rebuilt from
@@ -28,6 +31,8 @@ struct Codegen<'vm> {
     b: Builder<'vm>,
     /// The graph returns a tuple of its outputs (otherwise its one output).
     outputs_in_tuple: bool,
+    /// Sources loaded before the side effects are replayed, by number.
+    early: Vec<Source>,
 }
 
 fn generated(r: Result<PyRef<PyCode>, BuildError>) -> SimResult<PyRef<PyCode>> {
@@ -57,6 +62,29 @@ impl Codegen<'_> {
         Ok(())
     }
 
+    /// The object a side effect changes: as the simulation read it, before an earlier
+    /// effect changed where it was read from.
+    fn load_target(&mut self, target: &Source) -> SimResult<()> {
+        match self.early.iter().position(|e| e == target) {
+            Some(k) => {
+                let slot = self.slot(&format!("{EARLY}{k}"))?;
+                self.b.emit(Opcode::LoadFast, slot);
+                Ok(())
+            }
+            None => target.emit_load(&mut self.b),
+        }
+    }
+
+    /// Load each of `early` into its slot, before the side effects are replayed.
+    fn load_early(&mut self) -> SimResult<()> {
+        for (k, s) in self.early.clone().iter().enumerate() {
+            s.emit_load(&mut self.b)?;
+            let slot = self.slot(&format!("{EARLY}{k}"))?;
+            self.b.emit(Opcode::StoreFast, slot);
+        }
+        Ok(())
+    }
+
     /// Push `object.<name>` (a slot wrapper) and the NULL of a call.
     fn object_slot(&mut self, name: &str) -> SimResult<()> {
         let vm = self.b.vm();
@@ -80,7 +108,7 @@ impl Codegen<'_> {
                     method,
                     args,
                 } => {
-                    target.emit_load(&mut self.b)?;
+                    self.load_target(target)?;
                     let m = self.b.name(method);
                     self.b.emit(Opcode::LoadAttr, (m << 1) | 1);
                     for a in args {
@@ -91,7 +119,7 @@ impl Codegen<'_> {
                 }
                 Effect::SetItem { target, key, value } => {
                     self.build(value)?;
-                    target.emit_load(&mut self.b)?;
+                    self.load_target(target)?;
                     self.build(key)?;
                     self.b.emit(Opcode::StoreSubscr, 0);
                 }
@@ -103,7 +131,7 @@ impl Codegen<'_> {
                     value,
                 } => {
                     self.object_slot("__setattr__")?;
-                    target.emit_load(&mut self.b)?;
+                    self.load_target(target)?;
                     let vm = self.b.vm();
                     self.b.load_const(vm.ctx.new_str(name.as_str()).into());
                     self.build(value)?;
@@ -111,13 +139,13 @@ impl Codegen<'_> {
                     self.b.emit(Opcode::PopTop, 0);
                 }
                 Effect::DelItem { target, key } => {
-                    target.emit_load(&mut self.b)?;
+                    self.load_target(target)?;
                     self.build(key)?;
                     self.b.emit(Opcode::DeleteSubscr, 0);
                 }
                 Effect::DelAttr { target, name } => {
                     self.object_slot("__delattr__")?;
-                    target.emit_load(&mut self.b)?;
+                    self.load_target(target)?;
                     let vm = self.b.vm();
                     self.b.load_const(vm.ctx.new_str(name.as_str()).into());
                     self.b.emit(Opcode::Call, 2);
@@ -148,6 +176,10 @@ impl Codegen<'_> {
     fn build(&mut self, t: &Template) -> SimResult<()> {
         match t {
             Template::Load(s) | Template::Reload(s) => s.emit_load(&mut self.b)?,
+            Template::Early(k) => {
+                let slot = self.slot(&format!("{EARLY}{k}"))?;
+                self.b.emit(Opcode::LoadFast, slot);
+            }
             Template::Const(o) => {
                 self.b.load_const(o.clone());
             }
@@ -276,9 +308,11 @@ pub fn returns_graph_result(
 /// The replacement code for `original`: `graph` names the compiled graph in the frame's
 /// globals, how it is called and how many outputs it has (absent when there is no graph to
 /// run).
+#[allow(clippy::too_many_arguments)]
 pub fn generate(
     original: &PyCode,
     graph: Option<(&str, &GraphCall, usize)>,
+    early: &[Source],
     effects: &[Replay],
     result: &Template,
     raises: bool,
@@ -290,9 +324,11 @@ pub fn generate(
     if graph.is_some() && !direct {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }
+    add_early_slots(&mut layout, early, vm);
     let mut e = Codegen {
         b: Builder::new(layout, position, vm),
         outputs_in_tuple: graph.is_some_and(|(_, call, _)| call.returns_tuple),
+        early: early.to_vec(),
     };
     e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
@@ -304,6 +340,7 @@ pub fn generate(
         let slot = e.slot(OUT)?;
         e.b.emit(Opcode::StoreFast, slot);
     }
+    e.load_early()?;
     e.replay(effects)?;
     e.build(result)?;
     if raises {
@@ -312,6 +349,14 @@ pub fn generate(
         e.b.emit(Opcode::ReturnValue, 0);
     }
     generated(e.b.finish())
+}
+
+fn add_early_slots(layout: &mut CodeLayout, early: &[Source], vm: &VirtualMachine) {
+    for k in 0..early.len() {
+        layout
+            .varnames
+            .push(vm.ctx.intern_str(format!("{EARLY}{k}").as_str()));
+    }
 }
 
 /// The replacement code of a frame that breaks (see `breaks`): what it passes the
@@ -352,6 +397,7 @@ pub struct HandlerPlan<'a> {
 pub fn generate_break(
     original: &PyCode,
     graph: Option<(&str, &GraphCall, usize)>,
+    early: &[Source],
     effects: &[Replay],
     plan: &BreakPlan<'_>,
     position: Position,
@@ -361,9 +407,11 @@ pub fn generate_break(
     if graph.is_some() {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }
+    add_early_slots(&mut layout, early, vm);
     let mut e = Codegen {
         b: Builder::new(layout, position, vm),
         outputs_in_tuple: graph.is_some_and(|(_, call, _)| call.returns_tuple),
+        early: early.to_vec(),
     };
     e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
@@ -371,6 +419,7 @@ pub fn generate_break(
         let slot = e.slot(OUT)?;
         e.b.emit(Opcode::StoreFast, slot);
     }
+    e.load_early()?;
     e.replay(effects)?;
     let r = e.b.name(plan.resume_global);
     e.b.emit(Opcode::LoadGlobal, (r << 1) | 1);

@@ -1,39 +1,49 @@
-//! Side effects: mutations the simulated code makes to what existed before the call (a list
-//! or dict of the caller: appends, item stores and deletes, `dict.update`; an attribute of an
-//! object, stored or deleted; a global; a closure cell). The simulation
+//! Side effects: mutations the simulated code makes to what existed before the call (a dict
+//! of the caller: item stores and deletes, `dict.update`; a list of the caller; an attribute
+//! of an object, stored or deleted; a global; a closure cell). The simulation
 //! does not make them; it records them, in program order, and the replacement code replays
 //! them after the graph has run (and before the breaking instruction, when the frame breaks),
 //! so that they happen exactly once, as written.
+//!
+//! A caller's list (exactly a list) that the call changes is followed instead. Appends
+//! alone are replayed as written (`log.append(y)` reads nothing of the list, so no guard on
+//! its length is needed). From its first other change or read on, the simulation works on a
+//! shadow of its items (`ShadowList`: the items it had, then what was appended), and the
+//! replacement writes the shadow's final items back into the same list (`list[:] = ...`)
+//! at that point, which also stands for the appends replayed before it. Reads of the list
+//! see the shadow, as they would see the list; the list keeps its identity, as it does when
+//! the code runs.
 //!
 //! What the simulation may still read afterwards is limited so that it never sees a value
 //! the replay would change. A key of a caller's dict stored or deleted by str key is
 //! followed key by key (`SideEffects::read_key`: the stored value, or the dict's own for
 //! another key, with the guards that keep two sources apart or together); otherwise the
-//! items of a changed list or dict are not read again, nor the length of a grown list,
-//! a stored attribute (each also of any object of the same exact class, which could be the
-//! same object on another call: the guards do not pin identities), and, in the generated
+//! items of a changed dict are not read again, nor a stored attribute (each also of any
+//! object of the same exact class, which could be the same object on another call: the
+//! guards do not pin identities), and, in the generated
 //! code, any value loaded from under a mutated object or from a rebound name after that
 //! mutation (see [`SideEffects::stale`]).
 
 use rustpython_vm::builtins::PyDict;
-use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef};
+use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef, PyPayload};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, unsupported};
-use crate::translate::values::Var;
+use crate::translate::values::{ListRef, Var};
 
 /// One side effect, with its values as the simulation holds them (`V` = [`Var`]) or as the
 /// replacement code builds them (`V` = `codegen::Template`).
 #[derive(Clone, Debug)]
 pub enum Effect<V = Var> {
-    /// `target.method(*args)` on a list that existed before the call.
+    /// `target.method(*args)` on a dict that existed before the call (`update`).
     Method {
         target: Source,
         method: &'static str,
         args: Vec<V>,
     },
-    /// `target[key] = value` on a list or dict that existed before the call.
+    /// `target[key] = value` on a list or dict that existed before the call (a list's shadow
+    /// is written back as `target[:] = items`).
     SetItem { target: Source, key: V, value: V },
     /// `target.name = value` on an object that existed before the call.
     SetAttr {
@@ -41,7 +51,7 @@ pub enum Effect<V = Var> {
         name: String,
         value: V,
     },
-    /// `del target[key]` on a list or dict that existed before the call.
+    /// `del target[key]` on a dict that existed before the call.
     DelItem { target: Source, key: V },
     /// `del target.name` on an object that existed before the call.
     DelAttr { target: Source, name: String },
@@ -224,8 +234,6 @@ pub struct SideEffects {
     /// the source each was changed through.
     mutated: Vec<PyObjectRef>,
     mutated_sources: Vec<(PyObjectRef, Source)>,
-    /// Of those, the ones whose length changed.
-    resized: Vec<PyObjectRef>,
     /// Stores and deletes of one str key into a caller's dict (exactly a dict), newest
     /// last, an instance's attribute among them as a key of its `__dict__`. A read of one
     /// key follows them ([`SideEffects::read_key`]); a read of the whole dict is refused as
@@ -234,6 +242,19 @@ pub struct SideEffects {
     /// Globals written, newest last: (the globals dictionary, the name, the value or `None`
     /// for deleted).
     globals: Vec<(PyObjectRef, String, Option<Var>)>,
+    /// The caller's lists the call changed, each followed by a shadow of its items.
+    shadows: Vec<ShadowList>,
+    /// Items appended to a caller's list, newest last, with the list and its source: what
+    /// its shadow adds to its items, if one is made.
+    appended: Vec<(PyObjectRef, Source, Var)>,
+}
+
+/// A caller's list the call changed: the list, the source it was first changed through, and
+/// its items as the simulation has made them (written back whole by the replacement).
+struct ShadowList {
+    list: PyObjectRef,
+    target: Source,
+    items: ListRef,
 }
 
 /// A store (`value`) or delete (`None`) of one str key of a caller's dict.
@@ -250,27 +271,29 @@ struct KeyedStore {
 
 /// How far the effects went, for a rollback.
 #[derive(Clone, Copy, Debug)]
-pub struct Mark([usize; 6]);
+pub struct Mark([usize; 7]);
 
 impl SideEffects {
     pub fn mark(&self) -> Mark {
         Mark([
             self.log.len(),
             self.mutated.len(),
-            self.resized.len(),
             self.globals.len(),
             self.mutated_sources.len(),
             self.keyed.len(),
+            self.shadows.len(),
+            self.appended.len(),
         ])
     }
 
     pub fn rollback(&mut self, m: Mark) {
-        let [log, mutated, resized, globals, sources, keyed] = m.0;
+        let [log, mutated, globals, sources, keyed, shadows, appended] = m.0;
+        self.appended.truncate(appended);
+        self.shadows.truncate(shadows);
         self.keyed.truncate(keyed);
         self.log.truncate(log);
         self.mutated.truncate(mutated);
         self.mutated_sources.truncate(sources);
-        self.resized.truncate(resized);
         self.globals.truncate(globals);
     }
 
@@ -294,16 +317,6 @@ impl SideEffects {
                     });
                 }
             }
-            // A slice store may change the length, as a delete or a method does.
-            Effect::SetItem {
-                key: Var::Obj(k), ..
-            } if k
-                .downcast_ref::<rustpython_vm::builtins::PySlice>()
-                .is_some() =>
-            {
-                self.mutated.push(obj.clone());
-                self.resized.push(obj.clone());
-            }
             // One str key of a caller's dict: followed key by key.
             Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
                 if is_exact_dict(obj)
@@ -321,10 +334,6 @@ impl SideEffects {
                     through_attr: false,
                 });
             }
-            Effect::Method { .. } | Effect::DelItem { .. } => {
-                self.mutated.push(obj.clone());
-                self.resized.push(obj.clone());
-            }
             _ => self.mutated.push(obj.clone()),
         }
         if let Some(target) = effect.target() {
@@ -338,6 +347,79 @@ impl SideEffects {
     pub fn changed(&self, obj: &PyObject) -> bool {
         self.mutated.iter().any(|m| m.is(obj))
             || self.keyed.iter().any(|w| !w.through_attr && w.dict.is(obj))
+            || self.shadows.iter().any(|s| s.list.is(obj))
+            || self.appended.iter().any(|(l, _, _)| l.is(obj))
+    }
+
+    /// Record `target.method(list_arg)` (`append` or `extend`) on the caller's list `list`,
+    /// not followed by a shadow yet: replayed as written, and `items` (what it appends)
+    /// remembered for a shadow made later.
+    pub fn append(
+        &mut self,
+        list: &PyObjectRef,
+        target: &Source,
+        method: &'static str,
+        arg: Var,
+        items: Vec<Var>,
+    ) {
+        for item in items {
+            self.appended.push((list.clone(), target.clone(), item));
+        }
+        self.mutated_sources.push((list.clone(), target.clone()));
+        let effect = Effect::Method {
+            target: target.clone(),
+            method,
+            args: vec![arg],
+        };
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
+        self.log.push(effect);
+    }
+
+    /// What the call appended to the caller's list `list` (not followed by a shadow), and
+    /// the source it first did so through.
+    pub fn appended_to(&self, list: &PyObject) -> Option<(Source, Vec<Var>)> {
+        let mut found = self
+            .appended
+            .iter()
+            .filter(|(l, _, _)| l.is(list))
+            .peekable();
+        let source = found.peek()?.1.clone();
+        Some((source, found.map(|(_, _, v)| v.clone()).collect()))
+    }
+
+    /// The shadow of the caller's list `list`, if the call changed it: the source it was
+    /// changed through, and its items now.
+    pub fn shadow_of(&self, list: &PyObject) -> Option<(Source, ListRef)> {
+        self.shadows
+            .iter()
+            .find(|s| s.list.is(list))
+            .map(|s| (s.target.clone(), s.items.clone()))
+    }
+
+    /// Follow the caller's list `list` (read from `target`) by a shadow holding `items`, its
+    /// items now (with what was appended to it): what the call does to the list from here on is done
+    /// to the shadow, which the replacement writes back whole at this point among the effects.
+    pub fn shadow(&mut self, list: &PyObjectRef, target: &Source, items: ListRef) {
+        let ctx = Context::genesis();
+        let whole = rustpython_vm::builtins::PySlice {
+            start: None,
+            stop: ctx.none(),
+            step: None,
+        }
+        .into_ref(ctx);
+        let effect = Effect::SetItem {
+            target: target.clone(),
+            key: Var::Obj(whole.into()),
+            value: Var::List(items.clone()),
+        };
+        self.mutated_sources.push((list.clone(), target.clone()));
+        self.shadows.push(ShadowList {
+            list: list.clone(),
+            target: target.clone(),
+            items,
+        });
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "following {target} by a shadow of its items");
+        self.log.push(effect);
     }
 
     /// A read of `obj[key]` (`obj` a caller's dict, read through `source`) after the
@@ -419,25 +501,49 @@ impl SideEffects {
     /// guard apart (the dicts of instances are many; refusing all of them would refuse every
     /// read of a dict after a counter update).
     pub fn check_readable(&self, obj: &PyObject) -> SimResult<Vec<Source>> {
+        let shadowed = self
+            .shadows
+            .iter()
+            .map(|s| &s.list)
+            .chain(self.appended.iter().map(|(l, _, _)| l))
+            .filter(|l| l.is(obj));
         let keyed = self
             .keyed
             .iter()
             .filter(|w| !w.through_attr || w.dict.is(obj))
             .map(|w| &w.dict);
-        refuse_if_touched(self.mutated.iter().chain(keyed), obj, "changed")?;
+        refuse_if_touched(
+            self.mutated.iter().chain(keyed).chain(shadowed),
+            obj,
+            "changed",
+        )?;
+        Ok(self.apart_from(obj))
+    }
+
+    /// The sources of the objects of `obj`'s class that the call changed and that the
+    /// simulation follows (lists, instances' `__dict__`s), other than `obj`: what a read of
+    /// `obj` as it is relies on not being `obj` on a later call.
+    pub fn apart_from(&self, obj: &PyObject) -> Vec<Source> {
         let mut apart: Vec<Source> = Vec::new();
+        // Another list the call changed is followed by its shadow: this one is read as it
+        // is while the guards keep the two apart.
+        let lists = self.shadows.iter().map(|s| (&s.list, &s.target));
+        let appended = self.appended.iter().map(|(l, s, _)| (l, s));
+        for (list, target) in lists.chain(appended) {
+            if !list.is(obj) && list.class().is(obj.class()) && !apart.contains(target) {
+                apart.push(target.clone());
+            }
+        }
         for w in &self.keyed {
-            if w.through_attr && w.dict.class().is(obj.class()) && !apart.contains(&w.target) {
+            if w.through_attr
+                && !w.dict.is(obj)
+                && w.dict.class().is(obj.class())
+                && !apart.contains(&w.target)
+            {
                 apart.push(w.target.clone());
             }
         }
-        Ok(apart)
-    }
-
-    /// Refuses a read of the length of `obj` once it, or an object of its exact class, has
-    /// grown (item stores keep the length).
-    pub fn check_len_readable(&self, obj: &PyObject) -> SimResult<()> {
-        refuse_if_touched(&self.resized, obj, "resized")
+        apart
     }
 
     /// Whether an effect from `from` up to (not including) `to` changes `source`.

@@ -69,6 +69,9 @@ pub struct State<'vm> {
     /// While templates are built: how many side effects the replacement has replayed where
     /// the template is evaluated (a deferred number must not read what they changed).
     pub replay_point: usize,
+    /// Sources the replacement loads before it replays the side effects: values the
+    /// simulation read before an effect changed them, used after it (`Template::Early`).
+    pub early: Vec<Source>,
     pub steps: usize,
     /// Give up at `STEPS_WITHOUT_TENSORS` if no tensor work was seen (not under `trace_all`,
     /// which translates frames without tensor work too).
@@ -117,6 +120,7 @@ impl<'vm> State<'vm> {
             size_ints: Vec::new(),
             needs_tensors: false,
             replay_point: 0,
+            early: Vec::new(),
             steps: 0,
             top_steps: 0,
             under_handler: false,
@@ -433,6 +437,9 @@ impl<'vm> State<'vm> {
                 .as_slice()
                 .to_vec()
         } else if obj.class().is(vm.ctx.types.list_type) {
+            if let Some(items) = self.list_shadow(obj, source)? {
+                return Ok(Some(items.borrow().clone()));
+            }
             obj.downcast_ref::<PyList>()
                 .expect("list")
                 .borrow_vec()

@@ -42,6 +42,10 @@ pub enum Template {
     /// A value that a replayed effect stored into this source and nothing changed since,
     /// loaded back after the effect (not a value read before it, as `Load`).
     Reload(Source),
+    /// A value read before a side effect changed where it was read from, and used after
+    /// it: the replacement loads it before it replays the effects (`State::early`, by
+    /// number), as the simulation read it.
+    Early(usize),
     /// `a op b`: a deferred number computed again (see `values::numbers`).
     BinOp(
         rustpython_vm::bytecode::BinaryOperator,
@@ -124,8 +128,8 @@ pub fn frame_state(
         match v {
             Var::Null => Ok(None),
             v => {
-                let t = build(state, v, &mut outputs, &mut numbered)?;
-                fresh_after(state, n_effects, &t)?;
+                let mut t = build(state, v, &mut outputs, &mut numbered)?;
+                load_early(state, n_effects, &mut t);
                 Ok(Some(t))
             }
         }
@@ -170,12 +174,12 @@ pub fn returned_template(
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut index)?;
     state.replay_point = state.effects.log.len();
-    let template = if raised {
+    let mut template = if raised {
         raised_template(state, value, &mut outputs, &mut index)?
     } else {
         build(state, value, &mut outputs, &mut index)?
     };
-    fresh_after(state, state.effects.log.len(), &template)?;
+    load_early(state, state.effects.log.len(), &mut template);
     held_once(
         state
             .effects
@@ -281,48 +285,54 @@ fn replays(
     let effects = state.effects.log.clone();
     let mut replays = Vec::with_capacity(effects.len());
     for (k, effect) in effects.iter().enumerate() {
+        // An object read before an earlier effect changed where it was read from: the
+        // replacement changes that object, loaded before the effects.
         if let Some(target) = effect.target()
             && state.effects.stale(k, target)
+            && !state.early.contains(target)
         {
-            return unsupported(
-                Kind::SideEffect,
-                format!("a side effect on {target}, which an earlier one changed"),
-            );
+            state.early.push(target.clone());
         }
         state.replay_point = k;
         replays.push(effect.try_map(|v| {
-            let t = build(state, v, outputs, index)?;
-            fresh_after(state, k, &t)?;
+            let mut t = build(state, v, outputs, index)?;
+            load_early(state, k, &mut t);
             Ok(t)
         })?);
     }
     Ok(replays)
 }
 
-/// Fails when `t` loads a value that one of the first `after` side effects changed (a value
-/// read before the effect and used after it: the replayed code would read the new one).
-fn fresh_after(state: &State<'_>, after: usize, t: &Template) -> SimResult<()> {
+/// Makes each load in `t` of a value that one of the first `after` side effects changed (a
+/// value read before the effect and used after it) a load made before the effects.
+fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
     match t {
-        Template::Load(s) if state.effects.stale(after, s) => unsupported(
-            Kind::SideEffect,
-            format!("{s} is used after a side effect changed it"),
-        ),
-        Template::Tuple(items) | Template::List(items) => {
-            items.iter().try_for_each(|i| fresh_after(state, after, i))
+        Template::Load(s) if state.effects.stale(after, s) => {
+            let k = match state.early.iter().position(|e| e == s) {
+                Some(k) => k,
+                None => {
+                    state.early.push(s.clone());
+                    state.early.len() - 1
+                }
+            };
+            *t = Template::Early(k);
         }
-        Template::Iter(items) => fresh_after(state, after, items),
+        Template::Tuple(items) | Template::List(items) | Template::New(_, items) => {
+            items.iter_mut().for_each(|i| load_early(state, after, i))
+        }
+        Template::Iter(item) => load_early(state, after, item),
         Template::BinOp(_, a, b) => {
-            fresh_after(state, after, a)?;
-            fresh_after(state, after, b)
+            load_early(state, after, a);
+            load_early(state, after, b);
         }
-        Template::New(_, args) => args.iter().try_for_each(|a| fresh_after(state, after, a)),
-        Template::Object(_, entries) => entries
-            .iter()
-            .try_for_each(|(_, v)| fresh_after(state, after, v)),
-        Template::Dict(entries) => entries
-            .iter()
-            .try_for_each(|(_, v)| fresh_after(state, after, v)),
-        _ => Ok(()),
+        Template::Object(_, entries) | Template::Dict(entries) => entries
+            .iter_mut()
+            .for_each(|(_, v)| load_early(state, after, v)),
+        Template::Load(_)
+        | Template::Const(_)
+        | Template::Out(_)
+        | Template::Reload(_)
+        | Template::Early(_) => {}
     }
 }
 
@@ -343,14 +353,7 @@ fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
     if n.has_size() {
         return Ok(Template::Const(state.force_number(n)?));
     }
-    let mut sources = Vec::new();
-    n.sources(&mut sources);
-    if sources
-        .iter()
-        .any(|s| state.effects.stale(state.replay_point, s))
-    {
-        return Ok(Template::Const(state.force_number(n)?));
-    }
+    // What a replayed effect changed since is loaded before the effects (`load_early`).
     fn expr(n: &Num) -> Template {
         match &n.expr {
             NumExpr::Read(_, s) => Template::Load(s.clone()),

@@ -292,10 +292,11 @@ impl State<'_> {
                     Var::Null,
                 ));
             }
-            // A mutating method of a caller's list: recorded as a side effect when called.
+            // A method of a caller's list: one that changes it is made to its shadow.
             Var::Lazy(o, _)
                 if o.class().is(vm.ctx.types.list_type)
-                    && matches!(name, "append" | "extend" | "insert") =>
+                    && (crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name)
+                        || matches!(name, "count" | "index" | "copy")) =>
             {
                 return Ok((
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),
@@ -390,6 +391,8 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
         "intersection_update",
         "difference_update",
         "clear",
+        "reverse",
+        "sort",
     ];
     METHODS
         .iter()

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyInt, PyList, PySlice, PyStr};
+use rustpython_vm::builtins::{PyDict, PyInt, PySlice, PyStr};
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use crate::tensor::PyTensor;
@@ -13,6 +13,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
+use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
 use crate::translate::values::{Var, ViewKind, is_plain};
 
 impl State<'_> {
@@ -97,9 +98,17 @@ impl State<'_> {
 
     pub fn set_item(&mut self, container: &Var, key: &Var, value: Var) -> SimResult<()> {
         let vm = self.vm;
+        if let Some((o, source)) = self.caller_list(container) {
+            let items = self.shadow_list(&o, &source)?;
+            return self.set_item(&Var::List(items), key, value);
+        }
         match container {
             Var::List(l) => {
                 let k = self.plain_obj(key, "an index")?;
+                if k.downcast_ref::<PySlice>().is_some() {
+                    let new = self.items(&value)?;
+                    return store_slice(&mut l.borrow_mut(), &k, new, vm);
+                }
                 let mut l = l.borrow_mut();
                 let j = list_position(&k, l.len(), vm)?;
                 l[j] = value;
@@ -109,19 +118,10 @@ impl State<'_> {
                 let k = self.key(key)?;
                 crate::translate::values::dict_insert(&mut d.borrow_mut(), k, value, vm)
             }
-            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
-                // Replayed as written; a list index is checked now, as the store would.
+            // A caller's dict: replayed as written.
+            Var::Lazy(o, source) if is_dict(o, vm) => {
                 let k = self.plain_obj(key, "a key")?;
-                if k.downcast_ref::<PySlice>().is_some() && o.downcast_ref::<PyList>().is_some() {
-                    // A slice store may change the length: replayed as written, it raises
-                    // there if the value does not fit (an extended slice).
-                    self.items(&value)?; // what the store reads, checked readable now
-                } else if let Some(l) = o.downcast_ref::<PyList>() {
-                    self.effects.check_len_readable(o)?;
-                    let n = l.borrow_vec().len();
-                    list_position(&k, n, vm)?;
-                    self.guard(source, Check::Len(n));
-                } else if !k.class().is(vm.ctx.types.str_type) {
+                if !k.class().is(vm.ctx.types.str_type) {
                     return unsupported(
                         Kind::Value,
                         "a store into a dict of the caller with a key that is not a str",
@@ -171,10 +171,23 @@ impl State<'_> {
     /// key, raises then, at the same point among the effects as it would have).
     pub fn del_item(&mut self, container: &Var, key: &Var) -> SimResult<()> {
         let vm = self.vm;
+        if let Some((o, source)) = self.caller_list(container) {
+            let items = self.shadow_list(&o, &source)?;
+            return self.del_item(&Var::List(items), key);
+        }
         match container {
             Var::List(l) => {
                 let k = self.plain_obj(key, "an index")?;
                 let mut l = l.borrow_mut();
+                if k.downcast_ref::<PySlice>().is_some() {
+                    let (at, _) = slice_positions(&k, l.len(), vm)?;
+                    let mut at = at;
+                    at.sort_unstable();
+                    for j in at.into_iter().rev() {
+                        l.remove(j);
+                    }
+                    return Ok(());
+                }
                 let j = list_position(&k, l.len(), vm)?;
                 l.remove(j);
                 Ok(())
@@ -191,27 +204,13 @@ impl State<'_> {
                 d.remove(at);
                 Ok(())
             }
-            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+            Var::Lazy(o, source) if is_dict(o, vm) => {
                 let k = self.plain_obj(key, "a key")?;
                 // Replayed after the graph, a delete raises where the replacement replays it:
                 // as it would, where no handler covers it. Under a handler it must not raise
                 // there (the handler would not see it): what it deletes is checked now, and
                 // guarded.
-                if let Some(l) = o.downcast_ref::<PyList>() {
-                    if k.downcast_ref::<PyInt>().is_some() {
-                        if self.under_handler {
-                            self.effects.check_len_readable(o)?;
-                            let n = l.borrow_vec().len();
-                            list_position(&k, n, vm)?;
-                            self.guard(source, Check::Len(n));
-                        }
-                    } else if k.downcast_ref::<PySlice>().is_none() {
-                        return unsupported(
-                            Kind::Value,
-                            "a list index that is not an int or a slice",
-                        );
-                    }
-                } else if let Some(ks) = k.downcast_ref::<PyStr>()
+                if let Some(ks) = k.downcast_ref::<PyStr>()
                     && k.class().is(vm.ctx.types.str_type)
                 {
                     if self.under_handler {
@@ -407,22 +406,6 @@ impl State<'_> {
     }
 }
 
-/// The position an int index names in a sequence of `len` items (negative from the end).
-fn list_position(key: &PyObjectRef, len: usize, vm: &VirtualMachine) -> SimResult<usize> {
-    let i = key
-        .downcast_ref::<PyInt>()
-        .ok_or_else(|| Unsupported::new(Kind::Value, "an index that is not an int"))?;
-    let i = i
-        .try_to_primitive::<i64>(vm)
-        .map_err(|_| Unsupported::new(Kind::Limit, "index too large"))?;
-    let n = len as i64;
-    let j = if i < 0 { i + n } else { i };
-    if j < 0 || j >= n {
-        return unsupported(Kind::Raises, "index out of range (IndexError)");
-    }
-    Ok(j as usize)
-}
-
 fn index_items(
     items: &[Var],
     key: &PyObjectRef,
@@ -504,51 +487,24 @@ impl State<'_> {
             return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
         }
         let none = || Var::Obj(vm.ctx.none());
+        if let Var::List(l) = owner {
+            return self.list_method(l, name, args);
+        }
         if let Var::Set(s) = owner {
             return self.set_method(s, name, args, kwargs);
         }
         match (owner, name, args.as_slice()) {
-            (Var::List(l), "append", [x]) => {
-                l.borrow_mut().push(x.clone());
-                Ok(none())
-            }
-            (Var::List(l), "extend", [x]) => {
-                let items = self.items(x)?;
-                l.borrow_mut().extend(items);
-                Ok(none())
-            }
-            (Var::List(l), "insert", [i, x]) => {
-                let i = self
-                    .plain_obj(i, "insert")?
-                    .try_index(vm)
-                    .map_err(|_| Unsupported::new(Kind::Raises, "index"))?
-                    .try_to_primitive::<i64>(vm)
-                    .map_err(|_| Unsupported::new(Kind::Raises, "index"))?;
-                let mut l = l.borrow_mut();
-                let n = l.len() as i64;
-                let j = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
-                l.insert(j, x.clone());
-                Ok(none())
-            }
-            (Var::Lazy(o, source), "append" | "extend" | "insert", _)
-                if args.len() == if name == "insert" { 2 } else { 1 } =>
+            (Var::Lazy(o, source), _, _)
+                if o.class().is(vm.ctx.types.list_type)
+                    && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name) =>
             {
-                if name == "extend" {
-                    self.items(&args[0])?; // what extend reads, checked readable now
-                }
-                self.guard(
-                    source,
-                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
-                );
-                self.effects.mutate(
-                    o,
-                    crate::translate::side_effects::Effect::Method {
-                        target: source.clone(),
-                        method: name,
-                        args,
-                    },
-                );
-                Ok(none())
+                self.caller_list_method(o, source, name, args)
+            }
+            (Var::Lazy(o, source), "count" | "index" | "copy", _)
+                if o.class().is(vm.ctx.types.list_type) =>
+            {
+                let items = self.lazy_items(o, source)?.expect("a list has items");
+                self.container_method(&Var::list(items), name, args, kwargs)
             }
             (Var::Dict(d), "update", [other]) => {
                 for (k, v) in self.dict_entries(other)? {
@@ -582,10 +538,6 @@ impl State<'_> {
                 );
                 Ok(none())
             }
-            (Var::List(l), "pop", []) => l.borrow_mut().pop().ok_or_else(|| {
-                Unsupported::new(Kind::Raises, "pop from an empty list (IndexError)")
-            }),
-            (Var::List(l), "copy", []) => Ok(Var::list(l.borrow().clone())),
             // Live views: they read the dict when used.
             (Var::Dict(d), "items", []) => Ok(Var::View(d.clone(), ViewKind::Items)),
             (Var::Dict(d), "keys", []) => Ok(Var::View(d.clone(), ViewKind::Keys)),

@@ -18,6 +18,7 @@ use std::rc::Rc;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, is_dict, unsupported};
 use crate::translate::values::{DictIter, Var, ViewKind};
@@ -30,11 +31,12 @@ pub enum Stepper {
         list: Rc<RefCell<Vec<Var>>>,
         next: usize,
     },
-    /// Over containers of the caller's, read at once: valid while none of `watch` changes.
-    /// `origin`, when it iterates one list or dict directly, remakes it at a graph break.
+    /// Over containers of the caller's, read at once: valid while none of `watch` (each with
+    /// its source) changes. `origin`, when it iterates one list or dict directly, remakes it
+    /// at a graph break.
     Caller {
         items: VecDeque<Var>,
-        watch: Vec<PyObjectRef>,
+        watch: Vec<(PyObjectRef, Source)>,
         consumed: usize,
         origin: Option<Source>,
     },
@@ -69,6 +71,7 @@ impl State<'_> {
     /// `iter(v)`: the iterator a `for` loop over `v` steps.
     pub fn iterator_of(&mut self, v: &Var) -> SimResult<Var> {
         let vm = self.vm;
+        let v = &self.followed(v)?;
         Ok(match v {
             Var::Iter(_) | Var::Gen(_) | Var::DictIter(_) | Var::Stepper(_) => v.clone(),
             Var::Dict(d) => Var::DictIter(Rc::new(RefCell::new(DictIter::new(
@@ -86,7 +89,7 @@ impl State<'_> {
                 let items = self.items(v)?;
                 stepper(Stepper::Caller {
                     items: items.into(),
-                    watch: vec![view.dict.clone()],
+                    watch: vec![(view.dict.clone(), view.source.clone())],
                     consumed: 0,
                     origin: None,
                 })
@@ -95,7 +98,7 @@ impl State<'_> {
                 let items = self.items(v)?;
                 stepper(Stepper::Caller {
                     items: items.into(),
-                    watch: vec![o.clone()],
+                    watch: vec![(o.clone(), source.clone())],
                     consumed: 0,
                     origin: Some(source.clone()),
                 })
@@ -133,6 +136,7 @@ impl State<'_> {
     /// (a tuple, a range, a string) at once.
     pub fn reversed_of(&mut self, v: &Var) -> SimResult<Var> {
         let vm = self.vm;
+        let v = &self.followed(v)?;
         Ok(match v {
             Var::List(l) => {
                 let n = l.borrow().len();
@@ -141,12 +145,12 @@ impl State<'_> {
                     next: n.checked_sub(1),
                 })
             }
-            Var::Lazy(o, _) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
                 let mut items = self.items(v)?;
                 items.reverse();
                 stepper(Stepper::Caller {
                     items: items.into(),
-                    watch: vec![o.clone()],
+                    watch: vec![(o.clone(), source.clone())],
                     consumed: 0,
                     origin: None,
                 })
@@ -179,13 +183,29 @@ impl State<'_> {
                 items,
                 watch,
                 consumed,
-                ..
+                origin,
             } => {
-                if watch.iter().any(|o| self.effects.changed(o)) {
-                    return unsupported(
-                        Kind::SideEffect,
-                        "a list or dict of the caller's changed while it was iterated",
-                    );
+                // A list's iterator reads the list at its position at each step: once the
+                // call changed the list, from the list's shadow.
+                if let ([(list, _)], Some(source)) = (watch.as_slice(), origin.as_ref())
+                    && list.class().is(vm.ctx.types.list_type)
+                    && let Some(shadow) = self.list_shadow(list, source)?
+                {
+                    let item = shadow.borrow().get(*consumed).cloned();
+                    *consumed += usize::from(item.is_some());
+                    return Ok(item);
+                }
+                for (o, source) in watch.iter() {
+                    if self.effects.changed(o) {
+                        return unsupported(
+                            Kind::SideEffect,
+                            "a list or dict of the caller's changed while it was iterated",
+                        );
+                    }
+                    // Read as it was: it is not one the call changed under another name.
+                    for other in self.effects.others_changed_like(o) {
+                        self.guard(source, Check::NotSameAs(other));
+                    }
                 }
                 let item = items.pop_front();
                 *consumed += usize::from(item.is_some());

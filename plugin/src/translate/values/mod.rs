@@ -10,11 +10,13 @@
 pub mod attrs;
 pub mod builtins;
 pub mod caller_dicts;
+pub mod caller_lists;
 pub mod calls;
 pub mod class_tests;
 pub mod containers;
 pub mod exceptions;
 pub mod iterators;
+pub mod list_methods;
 pub mod numbers;
 pub mod objects;
 pub mod operators;
@@ -148,6 +150,9 @@ pub struct NewObject {
 
 /// The entries of a dict made during the simulation, in insertion order (keys are plain).
 pub type DictRef = Rc<RefCell<Vec<(PyObjectRef, Var)>>>;
+
+/// The items of a list made during the simulation, or of a caller's list's shadow.
+pub type ListRef = Rc<RefCell<Vec<Var>>>;
 
 /// What a dict view, or an iterator over one, gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -96,18 +96,6 @@ impl Num {
             _ => false,
         }
     }
-
-    /// The sources it is computed from.
-    pub fn sources(&self, out: &mut Vec<Source>) {
-        match &self.expr {
-            NumExpr::Read(_, s) => out.push(s.clone()),
-            NumExpr::Const(_) | NumExpr::Size(_) => {}
-            NumExpr::Op(_, a, b) => {
-                a.sources(out);
-                b.sources(out);
-            }
-        }
-    }
 }
 
 /// The operators a deferred number may be made by: on ints and floats, none raises (a float

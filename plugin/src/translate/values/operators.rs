@@ -247,6 +247,14 @@ impl State<'_> {
                 x.borrow_mut().extend(items);
                 return Ok(a.clone());
             }
+            // `log += items` extends the caller's list in place: it stays the same object.
+            (BinaryOperator::Add, Var::Lazy(..), _)
+                if is_inplace(op)
+                    && let Some((o, source)) = self.caller_list(a) =>
+            {
+                self.caller_list_method(&o, &source, "extend", vec![b.clone()])?;
+                return Ok(a.clone());
+            }
             (BinaryOperator::Add, Var::Tuple(_), _) | (BinaryOperator::Add, _, Var::Tuple(_))
                 if !self.is_tensor(a) && !self.is_tensor(b) =>
             {
@@ -369,13 +377,20 @@ impl State<'_> {
 
     pub fn compare(&mut self, op: ComparisonOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let vm = self.vm;
-        if matches!(a, Var::Set(_)) || matches!(b, Var::Set(_)) {
+        let is_list = |v: &Var| match v {
+            Var::List(_) => true,
+            Var::Lazy(o, _) => o.class().is(vm.ctx.types.list_type),
+            _ => false,
+        };
+        // Sets, and lists (of plain values: a list made here, or a caller's as the
+        // simulation sees it), compare as native code compares them.
+        if matches!(a, Var::Set(_)) || matches!(b, Var::Set(_)) || is_list(a) || is_list(b) {
             let (x, y) = (
                 self.plain_obj(a, "a comparison")?,
                 self.plain_obj(b, "a comparison")?,
             );
             let r = x.rich_compare(y, op.into(), vm);
-            return self.native_result(r, false, "a set comparison");
+            return self.native_result(r, false, "a comparison of containers");
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         if !tensors && let Some(r) = self.size_compare(op.into(), a, b)? {
