@@ -172,4 +172,16 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     assert_eq!(computed(&plain), computed(&traced));
     assert!(traced.contains("model translations: 2"), "{traced}");
     assert!(traced.contains("model graphs: 1 breaks: 0"), "{traced}");
+    // The class token expanded to a batch size that changes: one graph, dynamic after the
+    // second size.
+    assert!(
+        plain.contains("expand [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]"),
+        "{plain}"
+    );
+    assert!(plain.contains("tokens 6 "), "{plain}");
+    assert!(traced.contains("model tokens translations: 2"), "{traced}");
+    assert!(
+        traced.contains("model tokens graphs: 1 breaks: 0"),
+        "{traced}"
+    );
 }

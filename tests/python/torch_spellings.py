@@ -1,5 +1,7 @@
 """What model code written for torch spells besides methods: `torch.flatten(x, 1)` and the
-other shape functions, `nn.Flatten`, `with torch.no_grad():` and `@torch.inference_mode()`.
+other shape functions, `nn.Flatten`, `with torch.no_grad():` and `@torch.inference_mode()`;
+and methods: `expand`, `expand_as`, `repeat`, `unbind`, `view_as`, `type_as`, the operators
+as methods (`x.add(y)`, `m.eq(0)`).
 Each prints what it computes; tests/nn.rs runs this script plain and under the plugin and
 requires the same lines, and that a model using them all is one graph."""
 import symtrace as st
@@ -46,3 +48,39 @@ for inp in inputs:
 print("model translations:", st.stats()["translations"])
 e = st.explain(model, inputs[0])
 print("model graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
+y = st.arange(6.0).reshape(2, 3)
+print("expand", y[:1].expand(3, -1).tolist(), y[:, :1].expand_as(y).tolist(),
+      y[0].expand(2, 2, 3).shape)
+print("repeat", y.repeat(2, 1).tolist(), y[0].repeat(2, 2).shape)
+print("unbind", [t.tolist() for t in y.unbind(1)], len(y.unbind()))
+print("as", y.view_as(st.ones(3, 2)).tolist(), y.long().type_as(y).dtype)
+print("methods", y.add(1).sub(y).mul(3).div(2).pow(2).neg().tolist(),
+      y.eq(2).tolist(), y.ne(2).tolist(), y.lt(2).tolist(), y.le(2).tolist(),
+      y.gt(2).tolist(), y.ge(2).tolist())
+
+
+class Tokens(nn.Module):
+    """A class token expanded to the batch, as a vision transformer's."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls = st.randn(1, 1, 4)
+        self.pos = st.randn(1, 4, 4)
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        b = x.shape[0]
+        x = st.cat([self.cls.expand(b, -1, -1), x], dim=1)
+        x = x.add(self.pos[:, : x.size(1)])
+        return self.proj(x).pow(2).mul(0.5).neg().sum(-1)
+
+
+tokens = Tokens()
+st.reset()
+for b in (2, 3, 4, 5, 6):
+    print("tokens", b, tokens(st.arange(b * 12.0).reshape(b, 3, 4) / 10).tolist())
+print("model tokens translations:", st.stats()["translations"])
+e = st.explain(tokens, st.ones(2, 3, 4))
+print("model tokens graphs:", e.graph_count, "breaks:", e.graph_break_count)

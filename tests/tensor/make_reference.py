@@ -75,6 +75,55 @@ class Array(np.ndarray):
     def unsqueeze(self, dim):
         return np.expand_dims(self, dim)
 
+    def expand(self, *sizes):
+        if len(sizes) < self.ndim:
+            raise ValueError("fewer sizes than dimensions")
+        lead = len(sizes) - self.ndim
+        shape = [s if s != -1 else self.shape[k - lead] for k, s in enumerate(sizes)]
+        return np.broadcast_to(self, shape).copy().view(Array)
+
+    def expand_as(self, other):
+        return self.expand(*other.shape)
+
+    def repeat(self, *reps):
+        return np.tile(np.asarray(self), reps).view(Array)
+
+    def unbind(self, dim=0):
+        return tuple(a.view(Array) for a in np.moveaxis(np.asarray(self), dim, 0))
+
+    def view_as(self, other):
+        return self.reshape(*other.shape)
+
+    def type_as(self, other):
+        return self.astype(other.dtype).view(Array)
+
+    def add(self, o):
+        return self + o
+
+    def sub(self, o):
+        return self - o
+
+    def mul(self, o):
+        return self * o
+
+    def div(self, o):
+        return self / o
+
+    def pow(self, o):
+        return self ** o
+
+    def neg(self):
+        return -self
+
+    def gt(self, o):
+        return self > o
+
+    def le(self, o):
+        return self <= o
+
+    def ne(self, o):
+        return self != o
+
     def squeeze(self, dim=None):
         if dim is not None and self.shape[dim] != 1:
             return self

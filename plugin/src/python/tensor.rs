@@ -5,7 +5,9 @@
 use rustpython_vm::builtins::PyTupleRef;
 use rustpython_vm::function::{OptionalArg, PosArgs};
 use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Comparable, Iterable, Representable};
-use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, PyResult, VirtualMachine, pyclass};
+use rustpython_vm::{
+    AsObject, Py, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass,
+};
 
 use super::args::{
     ChunkArgs, ClampArgs, DimArg, FlattenArgs, ReduceArgs, SplitArgs, TransposeArgs, VarArgs,
@@ -425,6 +427,141 @@ impl PyTensor {
     fn dot(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
         binary_slot("dot", zelf.as_object(), &other, vm)
     }
+    /// torch's `expand(*sizes)`: new leading dimensions, and dimensions of 1 repeated. A copy
+    /// here (torch gives a view of the same memory; symtrace's tensors own their elements).
+    #[pymethod]
+    fn expand(
+        zelf: &Py<Self>,
+        sizes: PosArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let sizes = ints_of(&sizes.into_vec(), vm)?;
+        zelf.op("expand", Attrs::new().with("shape", Attr::Ints(sizes)), vm)
+    }
+    #[pymethod]
+    fn expand_as(
+        zelf: &Py<Self>,
+        other: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let sizes = shape_ints(&other);
+        zelf.op("expand", Attrs::new().with("shape", Attr::Ints(sizes)), vm)
+    }
+    /// torch's `repeat(*repeats)`: the tensor tiled, as an expand of a reshape, reshaped.
+    #[pymethod]
+    fn repeat(
+        zelf: &Py<Self>,
+        repeats: PosArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let repeats = ints_of(&repeats.into_vec(), vm)?;
+        let shape = shape_ints(zelf);
+        if repeats.len() < shape.len() || repeats.iter().any(|&r| r < 0) {
+            return Err(vm.new_value_error(format!(
+                "repeat: {repeats:?} cannot repeat a tensor of {} dimensions",
+                shape.len()
+            )));
+        }
+        // Each dimension d with its repeat r becomes (1, d) expanded to (r, d), then r * d.
+        let lead = repeats.len() - shape.len();
+        let size = |i: usize| if i < lead { 1 } else { shape[i - lead] };
+        let (mut split, mut tiled, mut out) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, &r) in repeats.iter().enumerate() {
+            split.extend([1, size(i)]);
+            tiled.extend([r, size(i)]);
+            out.push(r * size(i));
+        }
+        let split = zelf.op("reshape", Attrs::new().with("shape", Attr::Ints(split)), vm)?;
+        let tiled = split.op("expand", Attrs::new().with("shape", Attr::Ints(tiled)), vm)?;
+        tiled.op("reshape", Attrs::new().with("shape", Attr::Ints(out)), vm)
+    }
+    #[pymethod]
+    fn view_as(zelf: &Py<Self>, other: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let shape = shape_ints(&other);
+        zelf.op("reshape", Attrs::new().with("shape", Attr::Ints(shape)), vm)
+    }
+    #[pymethod]
+    fn reshape_as(
+        zelf: &Py<Self>,
+        other: PyRef<PyTensor>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        Self::view_as(zelf, other, vm)
+    }
+    #[pymethod]
+    fn type_as(zelf: &Py<Self>, other: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let dtype = other.read().dtype();
+        zelf.op("to", Attrs::new().with("dtype", Attr::DType(dtype)), vm)
+    }
+    /// torch's `unbind(dim=0)`: the slices along `dim`, that dimension removed.
+    #[pymethod]
+    fn unbind(zelf: &Py<Self>, dim: OptionalArg<i64>, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let dim = dim.unwrap_or(0);
+        let n = {
+            let d = zelf.read();
+            let at = crate::tensor::shape::normalize_dim(dim, d.ndim())
+                .map_err(|e| e.into_exception(vm))?;
+            d.shape()[at]
+        };
+        let slices = (0..n)
+            .map(|i| {
+                let one = narrow(zelf, dim, i as i64, 1, vm)?;
+                let gone = one.op("squeeze", Attrs::new().with("dim", Attr::Int(dim)), vm)?;
+                Ok(gone.into_pyobject(vm))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(vm.ctx.new_tuple(slices))
+    }
+    // The operators as methods (`x.add(y)`, `mask.eq(0)`), raising where the operator would
+    // return NotImplemented.
+    #[pymethod]
+    fn add(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("add", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn sub(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("sub", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn mul(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("mul", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn div(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("div", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn pow(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("pow", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn eq(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("eq", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn ne(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("ne", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn lt(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("lt", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn le(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("le", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn gt(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("gt", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn ge(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("ge", zelf.as_object(), &other, vm)
+    }
+    #[pymethod]
+    fn neg(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("neg", Attrs::new(), vm)
+    }
     #[pymethod]
     fn __str__(zelf: &Py<Self>) -> String {
         format::str(&zelf.read())
@@ -442,4 +579,9 @@ pub(super) mod module {
     fn tensor_class(vm: &VirtualMachine) -> PyTypeRef {
         crate::python::published::<PyTensor>(vm)
     }
+}
+
+/// A tensor's sizes as the ints a shape attribute holds.
+fn shape_ints(t: &PyTensor) -> Vec<i64> {
+    t.read().shape().iter().map(|&n| n as i64).collect()
 }

@@ -1,5 +1,5 @@
 //! Ops that move elements around without computing: reshape, transpose, permute, unsqueeze,
-//! squeeze, cat, stack.
+//! squeeze, expand, cat, stack.
 
 use ndarray::{ArrayD, Axis, IxDyn};
 
@@ -42,6 +42,42 @@ pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
         .collect::<TResult<_>>()?;
     if numel(&out) != n {
         return Err(bad());
+    }
+    Ok(out)
+}
+
+/// The shape `expand(*sizes)` gives a tensor of shape `from`, as torch works it out: new
+/// leading dimensions of the sizes given, a dimension of 1 repeated to its size, `-1` keeping
+/// a dimension as it is.
+pub fn expand_target(from: &[usize], sizes: &[i64]) -> TResult<Vec<usize>> {
+    if sizes.len() < from.len() {
+        return Err(TensorError::value(format!(
+            "expand: {} sizes given for a tensor of {} dimensions (at least as many are needed)",
+            sizes.len(),
+            from.len()
+        )));
+    }
+    let lead = sizes.len() - from.len();
+    let mut out = Vec::with_capacity(sizes.len());
+    for (i, &want) in sizes.iter().enumerate() {
+        let size = match i.checked_sub(lead).map(|j| from[j]) {
+            None if want >= 0 => want as usize,
+            None => {
+                return Err(TensorError::value(format!(
+                    "expand: the size of a new leading dimension cannot be {want}"
+                )));
+            }
+            Some(have) if want == -1 || want == have as i64 => have,
+            Some(1) if want >= 0 => want as usize,
+            Some(have) => {
+                return Err(TensorError::value(format!(
+                    "expand: the size {want} must match the existing size {have} at \
+                     non-singleton dimension {i} (shape {})",
+                    shape_str(from)
+                )));
+            }
+        };
+        out.push(size);
     }
     Ok(out)
 }
@@ -211,6 +247,25 @@ pub fn ops() -> Vec<OpDef> {
                     t[0],
                     &reshape_target(t[0].shape(), &a.ints("shape")?)?,
                 ))
+            },
+        ),
+        OpDef::new(
+            "expand",
+            Arity::Exactly(1),
+            move |m: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: expand_target(&m[0].shape, &a.ints("shape")?)?,
+                    dtype: same_dtype(m),
+                })
+            },
+            |t: &[&TensorData], a: &Attrs| {
+                let to = IxDyn(&expand_target(t[0].shape(), &a.ints("shape")?)?);
+                Ok(crate::each_dtype!(t[0], x => x
+                    .broadcast(to.clone())
+                    .expect("expand_target checked it")
+                    .as_standard_layout()
+                    .into_owned()
+                    .into()))
             },
         ),
         OpDef::new(

@@ -336,7 +336,9 @@ impl State<'_> {
             return Ok(None);
         }
         match (name, args) {
-            ("view" | "reshape", [t, dims @ ..]) if kwargs.is_empty() && self.is_tensor(t) => {
+            ("view" | "reshape" | "expand", [t, dims @ ..])
+                if kwargs.is_empty() && self.is_tensor(t) =>
+            {
                 let dims = match dims {
                     [one] if matches!(one, Var::Tuple(_) | Var::List(_)) => self.items(one)?,
                     _ => dims.to_vec(),
