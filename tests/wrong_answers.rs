@@ -162,3 +162,13 @@ fn isinstance_runs_a_metaclass_check_as_often_as_eagerly_in_one_graph() {
         outputs()[0].1
     );
 }
+
+#[test]
+fn enum_members_compare_by_identity_in_one_graph() {
+    same_as_plain(&["enums"]);
+    assert!(
+        outputs()[0].1.contains("enums, graphs: (1, 0)"),
+        "{}",
+        outputs()[0].1
+    );
+}

@@ -521,3 +521,35 @@ def _():
         show("class tests, checks", list(checks))
     e = st.explain(class_tests, st.ones(2, 2), 3)
     show("class tests, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 19. Enum members: compared by identity (`is`, and `==`, which an Enum leaves to object),
+# their `value` and `name` read; a member changed between calls is seen. One graph.
+import enum
+
+
+class Mode(enum.Enum):
+    SUM = 1
+    MEAN = 2
+
+
+class Config:
+    def __init__(self, mode):
+        self.mode = mode
+
+
+def by_mode(x, cfg):
+    r = x.sum() if cfg.mode is Mode.SUM else x.mean()
+    if cfg.mode == Mode.MEAN:
+        r = r * 10
+    return r * cfg.mode.value, cfg.mode.name
+
+
+@case("enums")
+def _():
+    x = st.arange(4.0)
+    for mode in (Mode.SUM, Mode.MEAN, Mode.SUM, Mode.MEAN):
+        r, name = by_mode(x, Config(mode))
+        show("enums", (r.tolist(), name))
+    e = st.explain(by_mode, x, Config(Mode.SUM))
+    show("enums, graphs", (e.graph_count, e.graph_break_count))

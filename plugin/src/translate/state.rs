@@ -617,6 +617,7 @@ fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
         || obj.class().is(vm.ctx.types.method_descriptor_type)
         // A bare `object()` (a sentinel): it has no state of its own.
         || obj.class().is(vm.ctx.types.object_type)
+        || crate::translate::values::identity::is_enum_member(obj)
 }
 
 fn check_kind(c: &Check) -> u8 {

@@ -159,10 +159,14 @@ impl State<'_> {
             return Ok(r);
         }
         if !is_user_class(&class, vm) {
-            return unsupported(
-                Kind::Value,
-                format!("attribute {name} of class {} (not simulated)", class.name()),
-            );
+            if !crate::translate::values::objects::plain_metaclass_lookup(&class, name, vm) {
+                return unsupported(
+                    Kind::Value,
+                    format!("attribute {name} of class {} (not simulated)", class.name()),
+                );
+            }
+            let meta = class.class().to_owned();
+            self.guard_class(Source::object(meta.clone().into()), &meta)?;
         }
         self.guard_class(Source::object(class_obj.clone()), &class)?;
         let Some(d) = class.get_attr(vm.ctx.intern_str(name)) else {

@@ -15,6 +15,7 @@ pub mod calls;
 pub mod class_tests;
 pub mod containers;
 pub mod exceptions;
+pub mod identity;
 pub mod iterators;
 pub mod list_methods;
 pub mod numbers;

@@ -120,9 +120,14 @@ pub(super) fn classify(d: &PyObjectRef, vm: &VirtualMachine) -> Descr {
 /// `object`), made by `type` itself, its instances with a dictionary, their attribute lookup
 /// `object`'s own.
 pub fn is_user_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
+    class.class().is(vm.ctx.types.type_type) && is_user_class_body(class, vm)
+}
+
+/// A class written in Python whose attribute lookup is the one the object model follows,
+/// whatever its metaclass.
+fn is_user_class_body(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
     let object = vm.ctx.types.object_type;
-    if !class.class().is(vm.ctx.types.type_type)
-        || !class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+    if !class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
         || !class.slots.flags.has_feature(PyTypeFlags::HAS_DICT)
     {
         return false;
@@ -142,9 +147,39 @@ pub fn is_user_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
     plain_bases && own_lookup
 }
 
+/// Whether `class.name` is found as `type` finds it although `class` has a metaclass of its
+/// own (an `Enum`'s `EnumType`): the metaclass, written in Python on `type`, changes neither
+/// lookup (`__getattribute__`, `__getattr__`) and has no attribute `name` that would come
+/// first. The caller guards the metaclass's version.
+pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
+    let meta = class.class();
+    let t = &vm.ctx.types;
+    let plain_mro = meta.mro.read().iter().all(|c| {
+        c.is(t.type_type) || c.is(t.object_type) || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+    });
+    let same = |attr: &str, of: &Py<PyType>| match (
+        meta.get_attr(vm.ctx.intern_str(attr)),
+        of.get_attr(vm.ctx.intern_str(attr)),
+    ) {
+        (Some(a), Some(b)) => a.is(&b),
+        (None, None) => true,
+        _ => false,
+    };
+    meta.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+        && meta.fast_issubclass(t.type_type)
+        && plain_mro
+        && same("__getattribute__", t.type_type)
+        && meta.get_attr(vm.ctx.intern_str("__getattr__")).is_none()
+        && meta.get_attr(vm.ctx.intern_str(name)).is_none()
+        && is_user_class_body(class, vm)
+}
+
 /// An instance of a class the object model handles.
+///
+/// Its class's metaclass plays no part in an instance's attribute lookup: an enum's members
+/// are such instances.
 pub fn is_user_instance(o: &PyObject, vm: &VirtualMachine) -> bool {
-    o.dict().is_some() && is_user_class(o.class(), vm)
+    o.dict().is_some() && is_user_class_body(o.class(), vm)
 }
 
 /// The class's own `name` (through its bases) when it is a function written in Python.

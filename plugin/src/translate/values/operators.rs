@@ -399,6 +399,13 @@ impl State<'_> {
         if !tensors && let Some(r) = self.number_condition(op.into(), a, b)? {
             return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
         }
+        if !tensors
+            && matches!(op, ComparisonOperator::Equal | ComparisonOperator::NotEqual)
+            && let Some(same) = self.identity_equality(a, b)?
+        {
+            let r = same == matches!(op, ComparisonOperator::Equal);
+            return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
+        }
         let (x, y) = self.operands(a, b, tensors)?;
         let ok = if tensors {
             operand_ok(&x, vm) && operand_ok(&y, vm)
