@@ -144,6 +144,7 @@ def list_methods(x, row):
 def sorted_in_place(x, nums):
     nums.sort()
     nums.append(nums[0])
+    nums.sort(reverse=True)
     return x * nums[-1]
 
 

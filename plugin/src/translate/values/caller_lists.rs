@@ -82,6 +82,7 @@ impl State<'_> {
         source: &Source,
         name: &'static str,
         args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
         // What `extend` reads is read before the list changes (`l.extend(l)`).
         let (args, added) = match (name, args.as_slice()) {
@@ -92,7 +93,10 @@ impl State<'_> {
             ("append", [x]) => (args.clone(), vec![x.clone()]),
             _ => (args, Vec::new()),
         };
-        if matches!(name, "append" | "extend") && self.effects.shadow_of(o).is_none() {
+        if matches!(name, "append" | "extend")
+            && kwargs.is_empty()
+            && self.effects.shadow_of(o).is_none()
+        {
             let [arg] = <[Var; 1]>::try_from(args).map_err(|_| {
                 crate::translate::state::Unsupported::new(
                     Kind::Call,
@@ -110,7 +114,7 @@ impl State<'_> {
             return unsupported(Kind::Call, format!("list.{name}() of a caller's list"));
         }
         let items = self.shadow_list(o, source)?;
-        self.list_method(&items, name, args)
+        self.list_method(&items, name, args, kwargs)
     }
 
     /// The items of the caller's list `o`, read from `source`, as they were when the call

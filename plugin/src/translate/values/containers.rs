@@ -483,23 +483,22 @@ impl State<'_> {
         kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
         let vm = self.vm;
+        if let Var::List(l) = owner {
+            return self.list_method(l, name, args, kwargs);
+        }
+        if let Some((o, source)) = self.caller_list(owner)
+            && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name)
+        {
+            return self.caller_list_method(&o, &source, name, args, kwargs);
+        }
         if !kwargs.is_empty() {
             return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
         }
         let none = || Var::Obj(vm.ctx.none());
-        if let Var::List(l) = owner {
-            return self.list_method(l, name, args);
-        }
         if let Var::Set(s) = owner {
             return self.set_method(s, name, args, kwargs);
         }
         match (owner, name, args.as_slice()) {
-            (Var::Lazy(o, source), _, _)
-                if o.class().is(vm.ctx.types.list_type)
-                    && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name) =>
-            {
-                self.caller_list_method(o, source, name, args)
-            }
             (Var::Lazy(o, source), "count" | "index" | "copy", _)
                 if o.class().is(vm.ctx.types.list_type) =>
             {

@@ -9,14 +9,26 @@ use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{ListRef, Var};
 
 impl State<'_> {
-    /// `list.name(*args)` on the items `l`.
+    /// `list.name(*args, **kwargs)` on the items `l` (of keyword arguments, only `sort`'s
+    /// `reverse`).
     pub(super) fn list_method(
         &mut self,
         l: &ListRef,
         name: &'static str,
         args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
         let vm = self.vm;
+        let reverse = match (name, kwargs.as_slice()) {
+            (_, []) => false,
+            ("sort", [(k, v)]) if k == "reverse" => self.truth(v)?,
+            _ => {
+                return unsupported(
+                    Kind::Call,
+                    format!("list.{name}() with these keyword arguments"),
+                );
+            }
+        };
         let none = || Var::Obj(vm.ctx.none());
         let owner = &Var::List(l.clone());
         match (name, args.as_slice()) {
@@ -64,7 +76,12 @@ impl State<'_> {
             // Plain values, sorted as native code sorts them (stable, by `<`).
             ("sort", []) => {
                 let o = self.plain_obj(owner, "list.sort")?;
-                let r = vm.call_method(&o, "sort", ());
+                let kw = [("reverse".to_owned(), vm.ctx.new_bool(reverse).into())];
+                let sort_args = rustpython_vm::function::FuncArgs::new(
+                    Vec::new(),
+                    rustpython_vm::function::KwArgs::from_iter(kw),
+                );
+                let r = vm.call_method(&o, "sort", sort_args);
                 self.native_result(r, false, "list.sort")?;
                 let sorted = o
                     .downcast_ref::<PyList>()

@@ -252,7 +252,7 @@ impl State<'_> {
                 if is_inplace(op)
                     && let Some((o, source)) = self.caller_list(a) =>
             {
-                self.caller_list_method(&o, &source, "extend", vec![b.clone()])?;
+                self.caller_list_method(&o, &source, "extend", vec![b.clone()], Vec::new())?;
                 return Ok(a.clone());
             }
             (BinaryOperator::Add, Var::Tuple(_), _) | (BinaryOperator::Add, _, Var::Tuple(_))
