@@ -172,3 +172,15 @@ fn enum_members_compare_by_identity_in_one_graph() {
         outputs()[0].1
     );
 }
+
+#[test]
+fn a_dict_iterated_while_an_attribute_store_adds_to_it_raises() {
+    same_as_plain(&["dict iterated while changed"]);
+    assert!(
+        outputs()[0]
+            .1
+            .contains("dict iterated while changed, argument raised"),
+        "{}",
+        outputs()[0].1
+    );
+}

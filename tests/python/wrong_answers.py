@@ -553,3 +553,44 @@ def _():
         show("enums", (r.tolist(), name))
     e = st.explain(by_mode, x, Config(Mode.SUM))
     show("enums, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 20. An instance's `__dict__` iterated while an attribute store adds a key to it: Python
+# raises RuntimeError; traced, the loop ran over a copy of the keys. Also when the dict
+# iterated is an argument that is the instance's `__dict__` only on a later call.
+class Bag:
+    pass
+
+
+def iterate_own_dict(x, o):
+    n = 0
+    for k in o.__dict__:
+        o.added = 5
+        n += 1
+    return x * n
+
+
+def iterate_a_dict(x, d, o):
+    n = 0
+    for k in d:
+        o.added = 5
+        n += 1
+    return x * n
+
+
+@case("dict iterated while changed")
+def _():
+    for same in (False, False, True):
+        o = Bag()
+        o.a = 1
+        try:
+            show("dict iterated while changed, own", iterate_own_dict(st.ones(2), o))
+        except RuntimeError as e:
+            show("dict iterated while changed, own raised", e)
+        o = Bag()
+        o.a = 1
+        try:
+            show("dict iterated while changed, argument",
+                 iterate_a_dict(st.ones(2), vars(o) if same else {"a": 1}, o))
+        except RuntimeError as e:
+            show("dict iterated while changed, argument raised", e)

@@ -387,6 +387,13 @@ impl SideEffects {
         Some((source, found.map(|(_, _, v)| v.clone()).collect()))
     }
 
+    /// Whether the call changed `obj` at all: as [`SideEffects::changed`], and also an
+    /// instance's `__dict__` through an attribute store (what an iterator over that dict
+    /// must see: Python raises if it changed size).
+    pub fn touched(&self, obj: &PyObject) -> bool {
+        self.changed(obj) || self.keyed.iter().any(|w| w.dict.is(obj))
+    }
+
     /// The shadow of the caller's list `list`, if the call changed it: the source it was
     /// changed through, and its items now.
     pub fn shadow_of(&self, list: &PyObject) -> Option<(Source, ListRef)> {

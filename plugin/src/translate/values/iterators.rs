@@ -196,14 +196,16 @@ impl State<'_> {
                     return Ok(item);
                 }
                 for (o, source) in watch.iter() {
-                    if self.effects.changed(o) {
+                    if self.effects.touched(o) {
                         return unsupported(
                             Kind::SideEffect,
                             "a list or dict of the caller's changed while it was iterated",
                         );
                     }
-                    // Read as it was: it is not one the call changed under another name.
-                    for other in self.effects.others_changed_like(o) {
+                    // Read as it was: it is not one the call changed under another name (an
+                    // instance's `__dict__` among them).
+                    let others = self.effects.others_changed_like(o);
+                    for other in others.into_iter().chain(self.effects.apart_from(o)) {
                         self.guard(source, Check::NotSameAs(other));
                     }
                 }
