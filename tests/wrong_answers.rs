@@ -184,3 +184,17 @@ fn a_dict_iterated_while_an_attribute_store_adds_to_it_raises() {
         outputs()[0].1
     );
 }
+
+#[test]
+fn a_tuple_plus_a_list_raises_and_sequences_add_and_repeat_in_the_graph() {
+    same_as_plain(&["sequence operators"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("sequence operators, concatenated: TypeError"),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("sequence operators, graphs: (1, 0)"),
+        "{plain}"
+    );
+}

@@ -594,3 +594,36 @@ def _():
                  iterate_a_dict(st.ones(2), vars(o) if same else {"a": 1}, o))
         except RuntimeError as e:
             show("dict iterated while changed, argument raised", e)
+
+
+# 21. `(y,) + seq` where seq is a list or a str: Python raises TypeError; traced, a tuple
+# of the items came out. `+` and `*` of lists and tuples in the graph otherwise.
+def concatenated(x, seq):
+    try:
+        t = (x * 2,) + seq
+    except TypeError:
+        return "TypeError"
+    return (t[0] * len(t)).tolist()
+
+
+class History:
+    def __init__(self):
+        self.items = [st.ones(2)]
+
+
+def grown(x, h, n):
+    h.items = h.items + [x * 2]
+    rows = h.items * n
+    return st.stack(rows).sum(0) * len((1,) * n)
+
+
+@case("sequence operators")
+def _():
+    for seq in ([2, 3], "ab", (4, 5), [1]):
+        show("sequence operators, concatenated", concatenated(st.ones(1), seq))
+    h = History()
+    for n in (2, 2, 3, 0 + 1):
+        show("sequence operators, grown", grown(st.ones(2), h, n))
+    show("sequence operators, grown items", len(h.items))
+    e = st.explain(grown, st.ones(2), History(), 2)
+    show("sequence operators, graphs", (e.graph_count, e.graph_break_count))

@@ -22,6 +22,7 @@ pub mod numbers;
 pub mod objects;
 pub mod operators;
 pub mod protocols;
+pub mod sequence_ops;
 pub mod sets;
 pub mod size_reshapes;
 pub mod sizes;

@@ -55,11 +55,11 @@ pub(crate) fn binary_vm(
     }
 }
 
-fn is_inplace(op: BinaryOperator) -> bool {
+pub(super) fn is_inplace(op: BinaryOperator) -> bool {
     (op as u8) >= (BinaryOperator::InplaceAdd as u8) && op != BinaryOperator::Subscr
 }
 
-fn not_inplace(op: BinaryOperator) -> BinaryOperator {
+pub(super) fn not_inplace(op: BinaryOperator) -> BinaryOperator {
     use BinaryOperator as B;
     match op {
         B::InplaceAdd => B::Add,
@@ -235,34 +235,8 @@ impl State<'_> {
             }
             return Ok(r);
         }
-        // Sequences made during the simulation.
-        match (not_inplace(op), a, b) {
-            (BinaryOperator::Add, Var::List(x), Var::List(y)) if !is_inplace(op) => {
-                let mut items = x.borrow().clone();
-                items.extend(y.borrow().iter().cloned());
-                return Ok(Var::list(items));
-            }
-            (BinaryOperator::Add, Var::List(x), _) if is_inplace(op) => {
-                let items = self.items(b)?;
-                x.borrow_mut().extend(items);
-                return Ok(a.clone());
-            }
-            // `log += items` extends the caller's list in place: it stays the same object.
-            (BinaryOperator::Add, Var::Lazy(..), _)
-                if is_inplace(op)
-                    && let Some((o, source)) = self.caller_list(a) =>
-            {
-                self.caller_list_method(&o, &source, "extend", vec![b.clone()], Vec::new())?;
-                return Ok(a.clone());
-            }
-            (BinaryOperator::Add, Var::Tuple(_), _) | (BinaryOperator::Add, _, Var::Tuple(_))
-                if !self.is_tensor(a) && !self.is_tensor(b) =>
-            {
-                let mut items = self.items(a)?;
-                items.extend(self.items(b)?);
-                return Ok(Var::tuple(items));
-            }
-            _ => {}
+        if let Some(r) = self.sequence_binary(op, a, b)? {
+            return Ok(r);
         }
         if is_inplace(op) && self.is_tensor(a) {
             return self.tensor_inplace(op, a, b);
