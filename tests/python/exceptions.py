@@ -103,6 +103,41 @@ def leaves_an_inlined_call(x):
     return y * 1.5
 
 
+def missing_key(x, table):
+    y = x * 2.0
+    try:
+        scale = table["scale"]
+    except KeyError as e:
+        events.append(repr(e))
+        events.append(e.args)
+        scale = 0.5
+    return y * scale
+
+
+def missing_key_not_caught(x, table):
+    y = x + 1.0
+    kept.append(y)
+    try:
+        scale = table["scale"]
+    except IndexError:
+        scale = 3.0
+    return y * scale
+
+
+def read_scale(table):
+    return table["scale"]
+
+
+def missing_key_in_a_call(x, table):
+    # The KeyError leaves the inlined call: the call is rolled back with the guards it made,
+    # and the caller breaks there.
+    try:
+        scale = read_scale(table)
+    except KeyError:
+        scale = 0.5
+    return x * scale
+
+
 def outcome(f, args):
     events.clear()
     kept.clear()
@@ -151,6 +186,30 @@ check("a bare raise in the handler", reraised, (x,), None, None)
 # An exception that leaves an inlined call is not followed into the caller: the caller breaks
 # at the call, which runs as written and raises into the handler, run as written.
 check("an exception leaving an inlined call", leaves_an_inlined_call, (x,), 1, 1)
+
+# A read of a missing key raises KeyError where the handler sees it, as Python does; the
+# key's absence is guarded.
+check("a missing key caught as KeyError", missing_key, (x, {}), 1, 0)
+check("the same frame, the key present", missing_key, (x, {"scale": 3.0}), 1, 0)
+check("a missing key that no handler catches", missing_key_not_caught, (x, {}), None, None)
+
+
+@st.disable
+def check_alternating():
+    # One translation per case (key absent, key present), each guarded: alternating calls
+    # give what eager gives.
+    tables = [{}, {"scale": 3.0}, {"other": 1.0}, {"scale": -1.0}]
+    problems = []
+    for fn in (missing_key, missing_key_in_a_call):
+        eager = [outcome(st.disable(fn), (x, t)) for t in tables]
+        compiled = st.compile(fn)
+        traced = [outcome(compiled, (x, t)) for t in tables]
+        problems += [f"{t} != {e}" for t, e in zip(traced, eager)
+                     if not (same(t[0], e[0]) and t[1:] == e[1:])]
+    report("a missing key, then present, then missing: guarded", problems, failures)
+
+
+check_alternating()
 
 
 @st.disable

@@ -93,6 +93,9 @@ pub struct State<'vm> {
     alive: Vec<PyRef<PyTensor>>,
     /// Exceptions made during the simulation (see `values::exceptions`).
     pub exceptions: Vec<crate::translate::values::exceptions::MadeException>,
+    /// What the instruction being simulated raises, as Python would (see
+    /// `State::raise_native`): taken by the executor with the failure it comes with.
+    pub pending_raise: Option<crate::translate::values::exceptions::NativeRaise>,
     /// Instances of user classes of the caller's that the simulation read or changed.
     pub objects: Vec<Touched>,
     /// Attributes the simulation stored into (`Some`) or deleted from (`None`) those, by
@@ -130,6 +133,7 @@ impl<'vm> State<'vm> {
             effects: Default::default(),
             alive: Vec::new(),
             exceptions: Vec::new(),
+            pending_raise: None,
             objects: Vec::new(),
             attr_writes: Vec::new(),
             frame_globals: None,

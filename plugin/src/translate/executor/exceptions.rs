@@ -60,7 +60,7 @@ impl State<'_> {
     /// Raise `exc` at `x`, the instruction just started: to its handler (the stack cut to the
     /// handler's depth, the raising offset pushed if it wants it, then the exception), or out
     /// of the frame.
-    fn throw(&mut self, f: &mut SimFrame, exc: Var, x: &Instr) -> Flow {
+    pub(super) fn throw(&mut self, f: &mut SimFrame, exc: Var, x: &Instr) -> Flow {
         let at = f.pc - 1;
         match f.instrs[at].handler {
             Some(h) => {

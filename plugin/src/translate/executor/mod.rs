@@ -260,12 +260,32 @@ impl State<'_> {
         {
             self.force_popped(x.op, &mut f.stack, popped)?;
         }
-        self.dispatch(f, &x).map_err(|mut e| {
-            if e.location.is_none() {
-                e.location = Some(f.location());
+        self.pending_raise = None;
+        let result = self.dispatch(f, &x);
+        // An operation raised what Python raises there, under a handler of this frame: the
+        // handler gets it, as the VM's would. Out of the frame it is not followed (an
+        // inlined call that raises is rolled back, its guards with it): the raise is
+        // dropped here, so that no caller takes it for its own.
+        let raised = match &result {
+            Err(e) => self.take_raise(e),
+            Ok(_) => None,
+        };
+        match result {
+            Err(_)
+                if x.handler.is_some()
+                    && let Some(r) = raised =>
+            {
+                let exc = self.new_exception(r.class, r.args)?;
+                self.note_raised(&exc, f.handling.last());
+                Ok(self.throw(f, exc, &x))
             }
-            e
-        })
+            result => result.map_err(|mut e| {
+                if e.location.is_none() {
+                    e.location = Some(f.location());
+                }
+                e
+            }),
+        }
     }
 
     /// An instruction the executor knows but does not simulate.

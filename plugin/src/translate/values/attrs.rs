@@ -76,6 +76,9 @@ impl State<'_> {
         if let Some(v) = self.namedtuple_attr(owner, name)? {
             return Ok(v);
         }
+        if let Some(v) = self.exception_attr(owner, name) {
+            return Ok(v);
+        }
         match owner {
             Var::Bound(b) => match name {
                 "__func__" => Ok(b.0.clone()),

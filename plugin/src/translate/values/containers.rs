@@ -48,7 +48,11 @@ impl State<'_> {
                         )?;
                         Ok(v)
                     }
-                    _ => unsupported(Kind::Raises, "a missing key (KeyError)"),
+                    _ => self.raise_native(
+                        vm.ctx.exceptions.key_error,
+                        vec![b.clone()],
+                        "a missing key (KeyError)".to_owned(),
+                    ),
                 }
             }
             Var::NamedTuple(_, items) => {
@@ -59,8 +63,9 @@ impl State<'_> {
                 let k = self.str_key(b, "a dictionary read")?;
                 match self.caller_dict_key(o, source, &k)? {
                     Some(v) => Ok(v),
-                    None => unsupported(
-                        Kind::Raises,
+                    None => self.raise_native(
+                        vm.ctx.exceptions.key_error,
+                        vec![Var::Obj(vm.ctx.new_str(k.as_str()).into())],
                         format!("{source} has no key {k:?} (KeyError)"),
                     ),
                 }

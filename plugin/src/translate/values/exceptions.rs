@@ -35,6 +35,17 @@ pub struct MadeException {
     pub raised: bool,
 }
 
+/// An exception that an operation raises in Python, as a dict read of a missing key raises
+/// `KeyError(key)`: made, and raised where the instruction's handler catches it, by the
+/// executor; where no handler of the frame covers the instruction, the failure it came with
+/// stands (the frame breaks there and raises as written).
+pub struct NativeRaise {
+    pub class: PyRef<PyType>,
+    pub args: Vec<Var>,
+    /// The failure's message, which names this raise (another failure is not it).
+    pub message: String,
+}
+
 /// Methods that would run user code when an exception is made or shown.
 const USER_METHODS: &[&str] = &["__new__", "__init__", "__str__", "__repr__"];
 
@@ -82,6 +93,29 @@ impl State<'_> {
             raised: false,
         });
         Ok(Var::Obj(object))
+    }
+
+    /// Fail as an operation that raises `class(*args)` in Python (see [`NativeRaise`]).
+    pub fn raise_native<T>(
+        &mut self,
+        class: &'static rustpython_vm::Py<PyType>,
+        args: Vec<Var>,
+        message: String,
+    ) -> SimResult<T> {
+        self.pending_raise = Some(NativeRaise {
+            class: class.to_owned(),
+            args,
+            message: message.clone(),
+        });
+        unsupported(Kind::Raises, message)
+    }
+
+    /// The exception the failure `e` of the instruction just simulated stands for, if an
+    /// operation raised it (`raise_native`).
+    pub fn take_raise(&mut self, e: &crate::translate::state::Unsupported) -> Option<NativeRaise> {
+        self.pending_raise
+            .take()
+            .filter(|r| e.kind == Kind::Raises && r.message == e.message)
     }
 
     /// `exc` is raised while `handled` (if any) is being handled: it would be chained to it.
@@ -135,6 +169,21 @@ impl State<'_> {
             matched |= e.class().fast_issubclass(&c);
         }
         Ok(matched)
+    }
+
+    /// `e.args` of an exception the simulation made: the arguments it was made from, where
+    /// the exception kept them all (`OSError` keeps only the first two of more).
+    pub fn exception_attr(&self, e: &Var, name: &str) -> Option<Var> {
+        let Var::Obj(o) = e else { return None };
+        let made = self.made_exception(o)?;
+        if name != "args" {
+            return None;
+        }
+        let kept = o.get_attr("args", self.vm).ok()?;
+        let kept = kept
+            .downcast_ref::<rustpython_vm::builtins::PyTuple>()?
+            .len();
+        (kept == made.args.len()).then(|| Var::tuple(made.args.clone()))
     }
 
     /// `str(e)` or `repr(e)` of an exception the simulation made (its class shows it natively).
