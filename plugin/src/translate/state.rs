@@ -38,6 +38,7 @@ pub struct Checkpoint {
     effects: crate::translate::side_effects::Mark,
     objects: usize,
     attr_writes: usize,
+    identities: usize,
 }
 
 /// An instance of a user class that existed before the call, as the simulation met it: the
@@ -96,6 +97,9 @@ pub struct State<'vm> {
     /// What the instruction being simulated raises, as Python would (see
     /// `State::raise_native`): taken by the executor with the failure it comes with.
     pub pending_raise: Option<crate::translate::values::exceptions::NativeRaise>,
+    /// Objects of the caller held by sets by identity, with the source each was first read
+    /// from (see `values::identity_sets`).
+    pub identities: Vec<(PyObjectRef, Source)>,
     /// Instances of user classes of the caller's that the simulation read or changed.
     pub objects: Vec<Touched>,
     /// Attributes the simulation stored into (`Some`) or deleted from (`None`) those, by
@@ -134,6 +138,7 @@ impl<'vm> State<'vm> {
             alive: Vec::new(),
             exceptions: Vec::new(),
             pending_raise: None,
+            identities: Vec::new(),
             objects: Vec::new(),
             attr_writes: Vec::new(),
             frame_globals: None,
@@ -149,6 +154,7 @@ impl<'vm> State<'vm> {
             effects: self.effects.mark(),
             objects: self.objects.len(),
             attr_writes: self.attr_writes.len(),
+            identities: self.identities.len(),
         }
     }
 
@@ -170,6 +176,7 @@ impl<'vm> State<'vm> {
         self.size_ints.retain(|n| n.1 < cp.inputs);
         self.objects.truncate(cp.objects);
         self.attr_writes.truncate(cp.attr_writes);
+        self.identities.truncate(cp.identities);
         self.rollbacks += 1;
     }
 
@@ -215,6 +222,7 @@ impl<'vm> State<'vm> {
                 }
             }
         }
+        self.distinct_identities_guard();
         if crate::tensor::dtype::take_default_float_read() {
             let d = crate::tensor::dtype::default_float();
             crate::tensor::dtype::take_default_float_read();

@@ -514,11 +514,16 @@ fn build(
             let items = vm
                 .extract_elements_with(s, Ok)
                 .map_err(|_| Unsupported::new(Kind::Internal, "the items of a set"))?;
+            let mut held = Vec::with_capacity(items.len());
+            for item in items {
+                held.push(match state.identity_source(&item) {
+                    Some(source) => build(state, &Var::Lazy(item, source), outputs, index)?,
+                    None => Template::Const(item),
+                });
+            }
             Template::New(
                 vm.ctx.types.set_type.to_owned().into(),
-                vec![Template::Tuple(
-                    items.into_iter().map(Template::Const).collect(),
-                )],
+                vec![Template::Tuple(held)],
             )
         }
         Var::Bound(b) => Template::New(

@@ -220,10 +220,10 @@ class Module:
         modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
             for k, v in members(module):
-                if v is None or id(v) in memo:
+                if v is None or v in memo:
                     continue
                 if remove_duplicate:
-                    memo.add(id(v))
+                    memo.add(v)
                 yield module_prefix + ("." if module_prefix else "") + k, v
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):

@@ -49,6 +49,10 @@ pub enum Check {
     /// Not the same object as another source gives (the simulation changed one of two objects
     /// of a class and read the other as unchanged).
     NotSameAs(Source),
+    /// This source and these others give pairwise distinct objects: the objects of the
+    /// caller that a set held by identity (one check for all of them, where relations would
+    /// be one per pair).
+    Distinct(Vec<Source>),
     /// A tensor of this dtype whose sizes are these, where a `None` (a dynamic dimension)
     /// takes any size of 2 or more.
     TensorDims(crate::tensor::DType, Vec<Option<usize>>),
@@ -88,9 +92,27 @@ impl Guard {
                     _ => false,
                 }
             }
+            Check::Distinct(others) => {
+                let mut seen = vec![value];
+                for o in others {
+                    seen.push(o.resolve(frame, vm));
+                }
+                let objects: Option<Vec<_>> = seen.into_iter().collect();
+                objects.is_some_and(|objects| {
+                    let pointers: Vec<*const PyObject> =
+                        objects.iter().map(|o| &**o as *const PyObject).collect();
+                    pairwise_distinct(pointers)
+                })
+            }
             check => check.holds(value.as_deref(), vm),
         }
     }
+}
+
+/// Whether no two of `pointers` are equal.
+pub fn pairwise_distinct(mut pointers: Vec<*const PyObject>) -> bool {
+    pointers.sort_unstable();
+    pointers.windows(2).all(|w| w[0] != w[1])
 }
 
 impl Check {
@@ -173,7 +195,7 @@ impl Check {
                     && v.rich_compare_bool(rhs, *op, vm).ok() == Some(*expected)
             }
             // Relations between two sources are checked by `Guard::holds` and the program.
-            Check::SameAs(_) | Check::NotSameAs(_) => false,
+            Check::SameAs(_) | Check::NotSameAs(_) | Check::Distinct(_) => false,
         }
     }
 }
@@ -283,6 +305,10 @@ impl fmt::Display for Guard {
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
             Check::SameAs(other) => write!(f, "{s} is {other}"),
             Check::NotSameAs(other) => write!(f, "{s} is not {other}"),
+            Check::Distinct(others) => {
+                let others: Vec<String> = others.iter().map(|o| o.to_string()).collect();
+                write!(f, "{s}, {} are distinct objects", others.join(", "))
+            }
             Check::TensorDims(dtype, dims) => write!(
                 f,
                 "{s} is a {} tensor of shape [{}]",

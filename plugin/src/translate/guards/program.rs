@@ -133,20 +133,25 @@ struct Checks {
     keys: Vec<(usize, Vec<String>, AtomicU32)>,
     /// Two nodes give the same object (`true`) or different ones (`false`).
     same: Vec<(usize, usize, bool)>,
+    /// Nodes that give pairwise distinct objects.
+    distinct: Vec<Vec<usize>>,
     /// The rarer ones (constants), dispatched.
     other: Vec<(usize, Check)>,
 }
 
 impl Checks {
-    /// `other`: the node of the source a relation (`SameAs`, `NotSameAs`) compares with.
-    fn push(&mut self, n: usize, check: &Check, other: Option<usize>, vm: &VirtualMachine) {
+    /// `other`: the nodes of the sources a relation (`SameAs`, `NotSameAs`, `Distinct`)
+    /// compares with.
+    fn push(&mut self, n: usize, check: &Check, other: &[usize], vm: &VirtualMachine) {
         match check {
+            Check::Distinct(_) => self
+                .distinct
+                .push(std::iter::once(n).chain(other.iter().copied()).collect()),
             Check::EqInt(i) => self.eq_int.push((n, vm.ctx.new_int(*i))),
-            Check::SameAs(_) | Check::NotSameAs(_) => self.same.push((
-                n,
-                other.expect("a relation's other node"),
-                matches!(check, Check::SameAs(_)),
-            )),
+            Check::SameAs(_) | Check::NotSameAs(_) => {
+                self.same
+                    .push((n, other[0], matches!(check, Check::SameAs(_))))
+            }
             Check::Keys(keys) => self.keys.push((n, keys.clone(), AtomicU32::new(0))),
             Check::TypeIs(t) => self.type_is.push((n, t.clone())),
             Check::Is(o) => self.is.push((n, o.clone())),
@@ -213,6 +218,13 @@ impl Checks {
                     (Some(a), Some(b)) => a.is(b) == *same,
                     _ => false,
                 })
+            && self.distinct.iter().all(|nodes| {
+                let pointers: Option<Vec<*const PyObject>> = nodes
+                    .iter()
+                    .map(|n| value(*n).map(|v| v as *const PyObject))
+                    .collect();
+                pointers.is_some_and(crate::translate::guards::guard::pairwise_distinct)
+            })
             && self.keys.iter().all(|(n, keys, stamp)| {
                 value(*n)
                     .and_then(|v| v.downcast_ref::<PyDict>())
@@ -256,13 +268,17 @@ impl GuardProgram {
         let mut checked = Vec::with_capacity(guards.len());
         for guard in guards {
             let n = program.add(&guard.source, code, vm, &mut index);
-            let other = match &guard.check {
+            let other: Vec<usize> = match &guard.check {
                 Check::SameAs(o) | Check::NotSameAs(o) => {
-                    Some(program.add(o, code, vm, &mut index))
+                    vec![program.add(o, code, vm, &mut index)]
                 }
-                _ => None,
+                Check::Distinct(others) => others
+                    .iter()
+                    .map(|o| program.add(o, code, vm, &mut index))
+                    .collect(),
+                _ => Vec::new(),
             };
-            program.checks.push(n, &guard.check, other, vm);
+            program.checks.push(n, &guard.check, &other, vm);
             checked.push((n, &guard.check));
         }
         program.checks.drop_implied_types(vm);

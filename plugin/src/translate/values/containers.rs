@@ -291,7 +291,13 @@ impl State<'_> {
                 Ok(entries.iter().map(|e| view.kind.of(e)).collect())
             }
             Var::NamedTuple(_, items) => Ok(items.to_vec()),
-            Var::Set(s) => plain_items(s, vm),
+            Var::Set(s) => Ok(plain_items(s, vm)?
+                .into_iter()
+                .map(|i| match i {
+                    Var::Obj(o) => self.set_member(o),
+                    other => other,
+                })
+                .collect()),
             Var::Object(_) => Ok(self.instance_items(v)?.expect("an instance")),
             Var::View(d, kind) => Ok(kind.items(d)),
             Var::DictIter(_) => {

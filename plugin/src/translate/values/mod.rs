@@ -16,6 +16,7 @@ pub mod class_tests;
 pub mod containers;
 pub mod exceptions;
 pub mod identity;
+pub mod identity_sets;
 pub mod iterators;
 pub mod list_methods;
 pub mod numbers;

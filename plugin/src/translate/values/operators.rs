@@ -164,6 +164,12 @@ impl State<'_> {
     pub fn plain_obj(&mut self, v: &Var, what: &str) -> SimResult<PyObjectRef> {
         // A set of the simulation's, read (by comparisons, `sorted`, a plain method).
         if let Var::Set(s) = v {
+            if self.holds_identities(s) {
+                return unsupported(
+                    Kind::Value,
+                    "a set holding objects of the caller's, read as a plain value",
+                );
+            }
             return Ok(s.clone());
         }
         // What native code would iterate (`sorted(d.keys())`, `any(g)`): its items, as a
@@ -583,12 +589,13 @@ impl State<'_> {
         if let Some(r) = self.call_dunder(haystack, "__contains__", vec![needle.clone()])? {
             return self.truth(&r);
         }
-        let n = self.plain_obj(needle, "a membership test")?;
         if let Var::Set(s) = haystack {
+            let n = self.set_element(Some(s), needle)?;
             return vm
                 ._contains(s, &n)
                 .map_err(|_| Unsupported::new(Kind::Raises, "an unhashable element (TypeError)"));
         }
+        let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
             // As Python compares keys and items: identity first, then equality.
             Var::Dict(d) | Var::View(d, ViewKind::Keys) => Ok(d

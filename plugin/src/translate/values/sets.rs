@@ -28,9 +28,10 @@ impl State<'_> {
     /// A new set of `items` (plain values).
     pub fn new_set(&mut self, items: &[Var]) -> SimResult<Var> {
         let vm = self.vm;
-        let mut objs = Vec::with_capacity(items.len());
+        let mut objs: Vec<PyObjectRef> = Vec::with_capacity(items.len());
         for i in items {
-            objs.push(self.plain_obj(i, "a set element")?);
+            let held = vm.ctx.new_tuple(objs.clone()).into();
+            objs.push(self.set_element(Some(&held), i)?);
         }
         let set = vm
             .ctx
@@ -48,7 +49,7 @@ impl State<'_> {
             return unsupported(Kind::Opcode, format!("SET_ADD to a {}", s.kind()));
         };
         for i in items {
-            let o = self.plain_obj(i, "a set element")?;
+            let o = self.set_element(Some(set), i)?;
             self.vm.call_method(set, "add", (o,)).map_err(|_| {
                 Unsupported::new(Kind::Raises, "an unhashable set element (TypeError)")
             })?;
@@ -94,7 +95,8 @@ impl State<'_> {
         if r.downcast_ref::<PySet>().is_some() {
             Var::Set(r)
         } else {
-            Var::Obj(r)
+            // `s.pop()`: an item, maybe one held by identity.
+            self.set_member(r)
         }
     }
 
@@ -111,7 +113,10 @@ impl State<'_> {
             return unsupported(Kind::Call, format!("set.{name}() with keyword arguments"));
         }
         let mut objs = Vec::with_capacity(args.len());
-        for a in &args {
+        if let ("add" | "discard" | "remove", [element]) = (name, args.as_slice()) {
+            objs.push(self.set_element(Some(set), element)?);
+        }
+        for a in args.iter().skip(objs.len()) {
             objs.push(self.set_operand(a).or_else(|_| {
                 // An iterable of plain values (`s.update([1, 2])`).
                 let items = self.items(a)?;
