@@ -3,7 +3,8 @@
 //! function are replayed by its replacement code, so that results and state equal eager's,
 //! also when a graph break follows them. A caller's list the call changes is followed by a
 //! shadow of its items, which later reads see, and written back whole; a value read before
-//! an effect changed where it was read from is loaded before the effects are replayed.
+//! an effect changed where it was read from is loaded before the effects are replayed. A
+//! caller's dict read whole after the call stored into its keys is read with the stores.
 
 mod common;
 
@@ -42,7 +43,10 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
         "a caller's list appended to while iterated",
         "values read before the effects that change them",
         "a list changed after its name was rebound",
-        "two lists that are one list on a later call",
+        "two lists (two dicts) that are one on a later call",
+        "a caller's dict stored into, then read whole",
+        "a key deleted and stored again goes last",
+        "a dict stored into, then iterated across a graph break",
     ] {
         assert!(
             stdout

@@ -225,6 +225,34 @@ def check(name, fn, make_args, graphs, breaks, state_of=None):
     report(name, problems, failures)
 
 
+def metrics_then_items(x, metrics):
+    # A caller's dict read whole after the call stored into it: its entries as they are
+    # now (a stored key keeps its place, a new one goes last), iterated, measured, listed.
+    metrics.setdefault("seen", []).append(1)
+    metrics["loss"] = x.sum()
+    total = x * 0.0
+    for k, v in metrics.items():
+        if k == "loss":
+            total = total + v
+    return total, len(metrics), list(metrics), sorted(metrics.keys())
+
+
+def delete_and_store_again(x, table):
+    del table["a"]
+    table["a"] = x * 2.0
+    table["c"] = 3
+    return x * len(table), list(table.items())
+
+
+def store_then_break(x, table):
+    table["step"] = table.get("step", 0) + 1
+    total = x * 2.0
+    for k in table:
+        total = (total * 1.5 + 1.0).relu()
+        print("  store_then_break at", k)
+    return total
+
+
 st.manual_seed(0)
 x = st.randn(3)
 check("list.append, extend and insert", appends, lambda: (x, ["old"]), 1, 0)
@@ -258,6 +286,9 @@ check("a caller's list sorted in place", sorted_in_place, lambda: (x, [3, 1, 2])
 check("a caller's list appended to while iterated", iterate_while_appending, lambda: (x, [0, 1]), 1, 0)
 check("values read before the effects that change them", moved_then_stored, lambda: (x, Holder([1, 2])), 1, 0)
 check("a list changed after its name was rebound", rebound_then_changed, lambda: (x, Holder([0])), None, None)
+check("a caller's dict stored into, then read whole", metrics_then_items, lambda: (x, {"seen": [0], "lr": 0.1}), 1, 0)
+check("a key deleted and stored again goes last", delete_and_store_again, lambda: (x, {"a": 1, "b": 2}), 1, 0)
+check("a dict stored into, then iterated across a graph break", store_then_break, lambda: (x, {"a": 1}), 2, 2)
 
 
 @st.disable
@@ -279,7 +310,24 @@ def check_aliasing_later():
     eager = calls(st.disable(appends_then_reads))
     traced = calls(st.compile(appends_then_reads))
     problems = [] if traced == eager else [f"{traced} != {eager}"]
-    report("two lists that are one list on a later call", problems, failures)
+
+    # The same with dicts: a store into one, a whole read of the other.
+    def dict_calls(fn):
+        out = []
+        for same in (False, False, True, True, False):
+            a = {"k": 1}
+            b = a if same else {"k": 1, "j": 2}
+            out.append((plain(fn(x, a, b)), plain(a), plain(b)))
+        return out
+
+    def stores_then_reads_whole(x, a, b):
+        a["new"] = 5
+        return x * len(b), list(b.items())
+
+    eager = dict_calls(st.disable(stores_then_reads_whole))
+    traced = dict_calls(st.compile(stores_then_reads_whole))
+    problems += [] if traced == eager else [f"{traced} != {eager}"]
+    report("two lists (two dicts) that are one on a later call", problems, failures)
 
 
 check_aliasing_later()

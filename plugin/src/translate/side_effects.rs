@@ -236,8 +236,8 @@ pub struct SideEffects {
     mutated_sources: Vec<(PyObjectRef, Source)>,
     /// Stores and deletes of one str key into a caller's dict (exactly a dict), newest
     /// last, an instance's attribute among them as a key of its `__dict__`. A read of one
-    /// key follows them ([`SideEffects::read_key`]); a read of the whole dict is refused as
-    /// after any change.
+    /// key follows them ([`SideEffects::read_key`]), and so does a read of the whole dict
+    /// ([`SideEffects::keyed_stores_of`]).
     keyed: Vec<KeyedStore>,
     /// Globals written, newest last: (the globals dictionary, the name, the value or `None`
     /// for deleted).
@@ -394,6 +394,16 @@ impl SideEffects {
         self.changed(obj) || self.keyed.iter().any(|w| w.dict.is(obj))
     }
 
+    /// How many stores and deletes of its keys the call made into the caller's dict `dict`.
+    pub fn keyed_count(&self, dict: &PyObject) -> usize {
+        self.keyed.iter().filter(|w| w.dict.is(dict)).count()
+    }
+
+    /// Whether the call changed `obj` otherwise than key by key (`update`, `clear`...).
+    pub fn changed_whole(&self, obj: &PyObject) -> bool {
+        self.mutated.iter().any(|m| m.is(obj))
+    }
+
     /// The shadow of the caller's list `list`, if the call changed it: the source it was
     /// changed through, and its items now.
     pub fn shadow_of(&self, list: &PyObject) -> Option<(Source, ListRef)> {
@@ -457,6 +467,34 @@ impl SideEffects {
             }
         }
         Ok((found, relations))
+    }
+
+    /// A read of the whole of `obj` (a caller's dict, exactly a dict, read through `source`)
+    /// after the call's keyed stores: the stores and deletes of its keys, oldest first, for
+    /// the reader to apply to its entries. Refused after a change to a dict as a whole. As
+    /// in [`SideEffects::read_key`], each store into a dict of the same class through
+    /// another source is a relation, `(other source, same)`, for the caller to guard.
+    pub fn keyed_stores_of(
+        &self,
+        obj: &PyObject,
+        source: &Source,
+    ) -> SimResult<(Vec<(String, Option<Var>)>, Vec<(Source, bool)>)> {
+        refuse_if_touched(&self.mutated, obj, "changed")?;
+        let mut relations = Vec::new();
+        let mut stores = Vec::new();
+        for w in &self.keyed {
+            if !w.dict.class().is(obj.class()) {
+                continue;
+            }
+            let same = w.dict.is(obj);
+            if w.target != *source && !relations.contains(&(w.target.clone(), same)) {
+                relations.push((w.target.clone(), same));
+            }
+            if same {
+                stores.push((w.key.clone(), w.value.clone()));
+            }
+        }
+        Ok((stores, relations))
     }
 
     /// The sources of the objects the call changed that are of `obj`'s exact class and are

@@ -67,11 +67,15 @@ impl State<'_> {
                     | Var::Set(_)
                     | Var::NamedTuple(..) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
-                        self.check_readable(o, s)?;
-                        let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
-                        self.guard(s, Check::TypeIs(o.class().to_owned()));
-                        self.guard(s, Check::Len(n));
-                        n
+                        if !self.dict_stores(o, s)?.is_empty() {
+                            // Changed by the call: its entries now, its keys guarded.
+                            self.lazy_dict_entries(o, s)?.len()
+                        } else {
+                            let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
+                            self.guard(s, Check::TypeIs(o.class().to_owned()));
+                            self.guard(s, Check::Len(n));
+                            n
+                        }
                     }
                     // Tuples, lists and named tuples: the items lazy_items guards.
                     Var::Lazy(o, s) if self.lazy_items(o, s)?.is_some() => {

@@ -33,6 +33,31 @@ impl State<'_> {
         Ok(())
     }
 
+    /// What a read of the whole of the caller's `o` (read from `source`) must apply to its
+    /// entries: the call's stores and deletes of its keys, oldest first; for any other
+    /// object, nothing, once `check_readable` allows the read. A dict of the same class that
+    /// the call wrote is guarded to be, or not to be, this one.
+    pub fn dict_stores(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+    ) -> SimResult<Vec<(String, Option<Var>)>> {
+        if !o.class().is(self.vm.ctx.types.dict_type) {
+            self.check_readable(o, source)?;
+            return Ok(Vec::new());
+        }
+        let (stores, relations) = self.effects.keyed_stores_of(o, source)?;
+        for (other, same) in relations {
+            let check = if same {
+                Check::SameAs(other)
+            } else {
+                Check::NotSameAs(other)
+            };
+            self.guard(source, check);
+        }
+        Ok(stores)
+    }
+
     /// `o[k]` of a caller's dict as the simulation sees it now (`None`: absent). After the
     /// call's own store or delete of that key, what it made it; otherwise the dict's entry
     /// (read again by the replacement, its type or its absence guarded). A dict of the same

@@ -374,7 +374,7 @@ impl State<'_> {
         o: &PyObjectRef,
         source: &crate::translate::source::Source,
     ) -> SimResult<Vec<(PyObjectRef, Var)>> {
-        self.check_readable(o, source)?;
+        let stores = self.dict_stores(o, source)?;
         let d = o.downcast_ref::<PyDict>().expect("dict");
         let mut out = Vec::new();
         let mut keys = Vec::new();
@@ -387,6 +387,21 @@ impl State<'_> {
         }
         self.guard(source, Check::TypeIs(o.class().to_owned()));
         self.guard(source, Check::Keys(keys));
+        // What the call stored and deleted, as the dict does it: a key stored again keeps
+        // its place, a new one (or one deleted and stored again) goes last.
+        for (key, value) in stores {
+            let at = out.iter().position(|(k, _)| {
+                k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) == Some(&key)
+            });
+            match (at, value) {
+                (Some(i), Some(v)) => out[i].1 = v,
+                (Some(i), None) => {
+                    out.remove(i);
+                }
+                (None, Some(v)) => out.push((vm_str(self.vm, &key), v)),
+                (None, None) => {}
+            }
+        }
         Ok(out)
     }
 
@@ -625,4 +640,8 @@ impl State<'_> {
             ),
         }
     }
+}
+
+fn vm_str(vm: &VirtualMachine, s: &str) -> PyObjectRef {
+    vm.ctx.new_str(s).into()
 }

@@ -37,6 +37,9 @@ pub enum Stepper {
     Caller {
         items: VecDeque<Var>,
         watch: Vec<(PyObjectRef, Source)>,
+        /// Per watched dict, the call's stores into its keys when the iterator was made: its
+        /// items include them; one more is a change while it is iterated.
+        stores: Vec<usize>,
         consumed: usize,
         origin: Option<Source>,
     },
@@ -90,6 +93,7 @@ impl State<'_> {
                 stepper(Stepper::Caller {
                     items: items.into(),
                     watch: vec![(view.dict.clone(), view.source.clone())],
+                    stores: vec![self.effects.keyed_count(&view.dict)],
                     consumed: 0,
                     origin: None,
                 })
@@ -99,6 +103,7 @@ impl State<'_> {
                 stepper(Stepper::Caller {
                     items: items.into(),
                     watch: vec![(o.clone(), source.clone())],
+                    stores: vec![self.effects.keyed_count(o)],
                     consumed: 0,
                     origin: Some(source.clone()),
                 })
@@ -151,6 +156,7 @@ impl State<'_> {
                 stepper(Stepper::Caller {
                     items: items.into(),
                     watch: vec![(o.clone(), source.clone())],
+                    stores: vec![self.effects.keyed_count(o)],
                     consumed: 0,
                     origin: None,
                 })
@@ -182,6 +188,7 @@ impl State<'_> {
             Stepper::Caller {
                 items,
                 watch,
+                stores,
                 consumed,
                 origin,
             } => {
@@ -195,8 +202,13 @@ impl State<'_> {
                     *consumed += usize::from(item.is_some());
                     return Ok(item);
                 }
-                for (o, source) in watch.iter() {
-                    if self.effects.touched(o) {
+                for ((o, source), stored) in watch.iter().zip(stores.iter()) {
+                    let changed = if is_dict(o, vm) {
+                        self.effects.changed_whole(o) || self.effects.keyed_count(o) != *stored
+                    } else {
+                        self.effects.touched(o)
+                    };
+                    if changed {
                         return unsupported(
                             Kind::SideEffect,
                             "a list or dict of the caller's changed while it was iterated",
