@@ -148,7 +148,8 @@ fn module_state_set_in_forward_is_captured() {
 /// What model code written for torch spells besides methods (`torch.flatten(x, 1)` and the
 /// other shape functions, `nn.Flatten`, `with torch.no_grad():`, `@torch.inference_mode()`)
 /// computes the same with and without the plugin, and a model using them is one graph that
-/// stays one over five batch sizes (a flatten's sizes are worked out per call).
+/// stays one over five batch sizes (a flatten's sizes are worked out per call); the same for
+/// torch's compositions written in Python and `view(*shape, ...)`.
 #[test]
 fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/torch_spellings.py");
@@ -182,6 +183,14 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     assert!(traced.contains("model tokens translations: 2"), "{traced}");
     assert!(
         traced.contains("model tokens graphs: 1 breaks: 0"),
+        "{traced}"
+    );
+    // torch's compositions (`rsqrt`, `t`, `mm`, `logsumexp`...) and `view(*shape, ...)`:
+    // one graph, dynamic after the second length.
+    assert!(plain.contains("heads 4 "), "{plain}");
+    assert!(traced.contains("model heads translations: 2"), "{traced}");
+    assert!(
+        traced.contains("model heads graphs: 1 breaks: 0"),
         "{traced}"
     );
 }

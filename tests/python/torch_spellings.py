@@ -1,7 +1,8 @@
 """What model code written for torch spells besides methods: `torch.flatten(x, 1)` and the
 other shape functions, `nn.Flatten`, `with torch.no_grad():` and `@torch.inference_mode()`;
 and methods: `expand`, `expand_as`, `repeat`, `unbind`, `view_as`, `type_as`, the operators
-as methods (`x.add(y)`, `m.eq(0)`).
+as methods (`x.add(y)`, `m.eq(0)`), torch's compositions written in Python (`rsqrt`, `t`,
+`mm`, `logsumexp`...), and methods called with `*args` (`x.view(*shape, 2, -1)`).
 Each prints what it computes; tests/nn.rs runs this script plain and under the plugin and
 requires the same lines, and that a model using them all is one graph."""
 import symtrace as st
@@ -84,3 +85,31 @@ for b in (2, 3, 4, 5, 6):
 print("model tokens translations:", st.stats()["translations"])
 e = st.explain(tokens, st.ones(2, 3, 4))
 print("model tokens graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
+class Heads(nn.Module):
+    """An RMSNorm (`torch.rsqrt`) and heads split with `view(*shape, ...)`, as llama-style
+    code writes them; `t()`, `mm`, `logsumexp`, `amax`, `isfinite(...).all()`, `new_zeros`."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(st.ones(4))
+        self.w = st.randn(4, 4)
+
+    def forward(self, x):
+        x = x * st.rsqrt(x.square().mean(-1, keepdim=True) + 1e-6) * self.weight
+        heads = x.view(*x.shape[:-1], 2, -1)
+        flat = x.reshape(-1, 4).mm(self.w.t())
+        score = flat.logsumexp(-1) - flat.amax(-1)
+        ok = st.isfinite(score).all()
+        return heads.sum(-1), score, ok, x.new_zeros(2).tolist()
+
+
+heads = Heads()
+st.reset()
+for t in (2, 3, 4):
+    h, score, ok, zeros = heads(st.arange(2 * t * 4.0).reshape(2, t, 4) / 7)
+    print("heads", t, h.tolist(), score.tolist(), bool(ok), zeros)
+print("model heads translations:", st.stats()["translations"])
+e = st.explain(heads, st.ones(2, 3, 4))
+print("model heads graphs:", e.graph_count, "breaks:", e.graph_break_count)

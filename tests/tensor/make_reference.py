@@ -44,6 +44,10 @@ def sqrt(x):
     return np.sqrt(x) if x.dtype != np.int64 else np.sqrt(x.astype(np.float64))
 
 
+def rsqrt(x):
+    return 1 / sqrt(x)
+
+
 F = types.SimpleNamespace(
     exp=np.exp, log=np.log, sqrt=sqrt, tanh=np.tanh, sin=np.sin, cos=np.cos,
     sigmoid=lambda x: 1 / (1 + np.exp(-x)),
@@ -57,6 +61,7 @@ F = types.SimpleNamespace(
     cat=lambda seq, dim: np.concatenate(seq, axis=dim),
     stack=lambda seq, dim: np.stack(seq, axis=dim),
     copy=lambda x: x.copy(),
+    rsqrt=rsqrt,
 )
 
 
@@ -123,6 +128,77 @@ class Array(np.ndarray):
 
     def ne(self, o):
         return self != o
+
+    def t(self):
+        if self.ndim > 2:
+            raise RuntimeError("t() expects a tensor with <= 2 dimensions")
+        return self.T
+
+    def mm(self, other):
+        if self.ndim != 2 or other.ndim != 2:
+            raise RuntimeError("mm: expected two 2-D tensors")
+        return np.matmul(self, other)
+
+    def bmm(self, other):
+        return np.matmul(self, other)
+
+    def square(self):
+        return self * self
+
+    def rsqrt(self):
+        return rsqrt(self)
+
+    def reciprocal(self):
+        return 1 / self
+
+    def outer(self, other):
+        return np.outer(self, other).view(Array)
+
+    def clamp_min(self, lo):
+        return np.maximum(self, lo).astype(self.dtype)
+
+    def clamp_max(self, hi):
+        return np.minimum(self, hi).astype(self.dtype)
+
+    def any(self, dim=None, keepdim=False):
+        return np.any(np.asarray(self), axis=dim, keepdims=keepdim)
+
+    def all(self, dim=None, keepdim=False):
+        return np.all(np.asarray(self), axis=dim, keepdims=keepdim)
+
+    def isnan(self):
+        return np.isnan(self)
+
+    def isinf(self):
+        return np.isinf(self)
+
+    def isfinite(self):
+        return np.isfinite(self)
+
+    def amax(self, dim=None, keepdim=False):
+        return np.max(np.asarray(self), axis=dim, keepdims=keepdim)
+
+    def amin(self, dim=None, keepdim=False):
+        return np.min(np.asarray(self), axis=dim, keepdims=keepdim)
+
+    def std(self, dim=None):
+        return np.std(np.asarray(self), axis=dim, ddof=1)
+
+    def logsumexp(self, dim, keepdim=False):
+        x = np.asarray(self)
+        m = np.max(x, axis=dim, keepdims=True)
+        m = np.where(np.isinf(m), 0.0, m)
+        r = np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True)) + m
+        return r if keepdim else np.squeeze(r, dim)
+
+    def new_zeros(self, *size):
+        return np.zeros(size, dtype=self.dtype)
+
+    def new_ones(self, size):
+        return np.ones(size, dtype=self.dtype)
+
+    def new_full(self, size, value):
+        return np.full(size, value, dtype=self.dtype)
 
     def squeeze(self, dim=None):
         if dim is not None and self.shape[dim] != 1:

@@ -32,6 +32,7 @@ F = types.SimpleNamespace(
     cat=lambda seq, dim: st.cat(seq, dim=dim),
     stack=lambda seq, dim: st.stack(seq, dim),
     copy=lambda x: x.clone(),
+    rsqrt=st.rsqrt,
 )
 
 

@@ -13,6 +13,7 @@ mod grad_mode;
 mod nn;
 mod select;
 mod tensor;
+mod tensor_methods;
 mod tensor_protocols;
 
 /// The type of a class defined outside the module (its payload lives in a lower layer),
@@ -41,6 +42,7 @@ mod symtrace {
     pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
         __module_exec(vm, module);
         super::grad_mode::install(module, vm)?;
+        super::tensor_methods::install(module, vm)?;
         super::nn::install(module, vm)
     }
 

@@ -119,8 +119,12 @@ impl State<'_> {
             };
         }
         // Anything else must be native (what `tensor_class_attr` accepts): reading it runs
-        // no code of the user's.
-        self.tensor_class_attr(name)?;
+        // no code of the user's. A method is bound to the tensor, as the method form of the
+        // read binds it (`x.view(*shape)` reads it so).
+        let a = self.tensor_class_attr(name)?;
+        if a.class().is(vm.ctx.types.method_descriptor_type) {
+            return Ok(Var::Bound(Rc::new((Var::Obj(a), owner.clone()))));
+        }
         if name == "requires_grad" {
             let flag = self.requires_grad_of(owner)?;
             return Ok(Var::Obj(vm.ctx.new_bool(flag).into()));

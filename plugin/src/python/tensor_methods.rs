@@ -1,0 +1,43 @@
+//! Tensor methods and functions of `symtrace` that are compositions of the registry's ops
+//! (`t`, `mm`, `rsqrt`, `any`, `logsumexp`, `new_zeros`...): Python source
+//! (`tensor_methods.py`) built into the binary and run when `symtrace` is imported, its
+//! `METHODS` set on `Tensor` and its `FUNCTIONS` on the module. Being Python, they are
+//! simulated as the user's own code is, op by op.
+
+use rustpython_vm::builtins::{PyDict, PyModule};
+use rustpython_vm::compiler::Mode;
+use rustpython_vm::scope::Scope;
+use rustpython_vm::{AsObject, Py, PyResult, VirtualMachine};
+
+use rustpython_vm::PyPayload;
+
+use crate::tensor::PyTensor;
+
+const SOURCE: &str = include_str!("tensor_methods.py");
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_methods.py");
+
+pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
+    let code = vm
+        .compile(SOURCE, Mode::Exec, PATH)
+        .map_err(|e| vm.new_runtime_error(format!("{PATH} does not compile: {e}")))?;
+    let namespace = vm.ctx.new_dict();
+    namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
+    namespace.set_item("_st", symtrace.to_owned().into(), vm)?;
+    vm.run_code_obj(code, Scope::with_builtins(None, namespace.clone(), vm))?;
+    let methods = namespace.get_item("METHODS", vm)?;
+    let methods = methods
+        .downcast_ref::<PyDict>()
+        .ok_or_else(|| vm.new_runtime_error("METHODS is not a dict"))?;
+    let tensor = PyTensor::class(&vm.ctx);
+    for (name, method) in methods {
+        tensor.as_object().set_attr(&name.str(vm)?, method, vm)?;
+    }
+    let functions = namespace.get_item("FUNCTIONS", vm)?;
+    for name in vm.extract_elements_with(&functions, Ok)? {
+        let function = methods.as_object().get_item(&*name, vm)?;
+        symtrace
+            .as_object()
+            .set_attr(&name.str(vm)?, function, vm)?;
+    }
+    Ok(())
+}
