@@ -198,3 +198,13 @@ fn a_tuple_plus_a_list_raises_and_sequences_add_and_repeat_in_the_graph() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_list_changed_around_a_raising_delete_keeps_only_the_changes_before_it() {
+    same_as_plain(&["list changed around a raising delete"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("list changed around a raising delete, list: ([7, 7, 8, 8, 1, 2], {})"),
+        "{plain}"
+    );
+}

@@ -627,3 +627,25 @@ def _():
     show("sequence operators, grown items", len(h.items))
     e = st.explain(grown, st.ones(2), History(), 2)
     show("sequence operators, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 22. A caller's list changed, then an effect that raises when replayed (a delete of a missing
+# key), then the list changed again: Python leaves the second change unmade; traced, the
+# list's shadow was written back whole before the delete, with the second change in it.
+def change_raise_change(x, table, log):
+    y = x * 2.0
+    log.insert(0, 7)
+    del table["gone"]
+    log[1:2] = [8, 8]
+    return y
+
+
+@case("list changed around a raising delete")
+def _():
+    log = [0, 1, 2]
+    for table in ({"gone": 1}, {}, {}, {"gone": 2}):
+        try:
+            show("list changed around a raising delete", change_raise_change(st.ones(2), table, log).tolist())
+        except KeyError as e:
+            show("list changed around a raising delete, raised", repr(e))
+        show("list changed around a raising delete, list", (log, table))

@@ -24,6 +24,9 @@
 //! code, any value loaded from under a mutated object or from a rebound name after that
 //! mutation (see [`SideEffects::stale`]).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use rustpython_vm::builtins::PyDict;
 use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef, PyPayload};
 
@@ -413,22 +416,35 @@ impl SideEffects {
             .map(|s| (s.target.clone(), s.items.clone()))
     }
 
+    /// Before a change to the shadow of `list`: if an effect was recorded after the shadow's
+    /// write-back, that write-back keeps the items as they are now (a copy), and a new one,
+    /// last, follows the shadow. Each effect is then replayed after the list is as the call
+    /// left it at that point: one that raises when replayed (a delete of a missing key)
+    /// leaves the later changes unmade, as Python leaves them.
+    pub fn before_shadow_change(&mut self, list: &PyObject) {
+        let Some(shadow) = self.shadows.iter().find(|s| s.list.is(list)) else {
+            return;
+        };
+        let writes_back = |e: &Effect| matches!(e, Effect::SetItem { value: Var::List(l), .. } if Rc::ptr_eq(l, &shadow.items));
+        let Some(at) = self.log.iter().rposition(writes_back) else {
+            return;
+        };
+        if at + 1 == self.log.len() {
+            return;
+        }
+        let now = Var::List(Rc::new(RefCell::new(shadow.items.borrow().clone())));
+        let again = whole_list_store(&shadow.target, shadow.items.clone());
+        if let Effect::SetItem { value, .. } = &mut self.log[at] {
+            *value = now;
+        }
+        self.log.push(again);
+    }
+
     /// Follow the caller's list `list` (read from `target`) by a shadow holding `items`, its
     /// items now (with what was appended to it): what the call does to the list from here on is done
     /// to the shadow, which the replacement writes back whole at this point among the effects.
     pub fn shadow(&mut self, list: &PyObjectRef, target: &Source, items: ListRef) {
-        let ctx = Context::genesis();
-        let whole = rustpython_vm::builtins::PySlice {
-            start: None,
-            stop: ctx.none(),
-            step: None,
-        }
-        .into_ref(ctx);
-        let effect = Effect::SetItem {
-            target: target.clone(),
-            key: Var::Obj(whole.into()),
-            value: Var::List(items.clone()),
-        };
+        let effect = whole_list_store(target, items.clone());
         self.mutated_sources.push((list.clone(), target.clone()));
         self.shadows.push(ShadowList {
             list: list.clone(),
@@ -599,6 +615,22 @@ impl SideEffects {
     /// Whether loading `source` after the first `after` effects would read a value they changed.
     pub fn stale(&self, after: usize, source: &Source) -> bool {
         self.log[..after].iter().any(|e| e.changes(source))
+    }
+}
+
+/// `target[:] = items`: a shadow written back into its list.
+fn whole_list_store(target: &Source, items: ListRef) -> Effect {
+    let ctx = Context::genesis();
+    let whole = rustpython_vm::builtins::PySlice {
+        start: None,
+        stop: ctx.none(),
+        step: None,
+    }
+    .into_ref(ctx);
+    Effect::SetItem {
+        target: target.clone(),
+        key: Var::Obj(whole.into()),
+        value: Var::List(items),
     }
 }
 

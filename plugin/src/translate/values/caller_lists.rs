@@ -56,6 +56,7 @@ impl State<'_> {
     /// from its items as they are (its type and length guarded, as a read of them is).
     pub fn shadow_list(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<ListRef> {
         if let Some(items) = self.list_shadow(o, source)? {
+            self.effects.before_shadow_change(o);
             return Ok(items);
         }
         let items = Rc::new(RefCell::new(self.items_at_entry(o, source)?));
