@@ -164,11 +164,13 @@ class Gen:
         elif kind < 74:
             self.emit(depth, r.pick(["data.update({'z': n})", "data.setdefault('d', 0)",
                                      "keys = list(data.keys())", "acc.extend(list(data.values())[:1])",
-                                     "log.insert(0, k)", "del data['a']", "log[1:2] = [k, k]"]))
+                                     "log.insert(0, k)", "del data['a']", "log[1:2] = [k, k]",
+                                     "acc.append(len(data))", "acc.append(list(data)[-2:])"]))
         elif kind < 77:
             self.emit(depth, r.pick(["acc.append(f'{n}-{k}:{scale}')", "acc.append((n, k) in {(1, 0), (2, 1)})",
                                      "acc.append('ab' in str(n) + 'ab')", "acc.append(sorted([k, n, 3]))",
-                                     "acc.append(max(n, k) // 2 - (n % 3))", "acc.append(divmod(n + 7, 3))"]))
+                                     "acc.append(max(n, k) // 2 - (n % 3))", "acc.append(divmod(n + 7, 3))",
+                                     "acc.append(obj in {obj})", "acc.append(len({obj, obj, SPARE}))"]))
         elif kind < 80 and in_loop:
             self.emit(depth, r.pick(["continue", "break"]) if r.chance(30) else "pass")
         elif kind < 83:
@@ -570,18 +572,23 @@ class Model:
         return t + t
 
 
+# Another Model in sets with `obj`; `obj` itself on the last call.
+SPARE = Model(2.0)
+
+
 def main(shapes, dtypes, seed):
     st.manual_seed(seed)
     data = {"a": 1, "b": 2.0, "c": "three"}
     log = [0, 1, 2]
     obj = Model(0.5)
-    global SCALE
+    global SCALE, SPARE
     for call in range(len(shapes)):
         if call == 1:
             SCALE = -0.5
             Child.scaled_by = 4.0
         if call == 2:
             Base.forward = lambda self, t: t - self.n
+            SPARE = obj
         dtype = getattr(st, dtypes[call])
         x = st.randn(*shapes[call], dtype=dtype)
         y = st.rand(*shapes[call], dtype=dtype)
