@@ -212,6 +212,8 @@ impl State<'_> {
                 let entries = self.dict_arguments(&args, kwargs)?;
                 Ok(Var::Dict(Rc::new(RefCell::new(entries))))
             }
+            // `vars(o)` is `o.__dict__` (what the object model reads of an instance).
+            "vars" if args.len() == 1 && kwargs.is_empty() => self.attr_of(&args[0], "__dict__"),
             "getattr" => {
                 if !kwargs.is_empty() || !(2..=3).contains(&args.len()) {
                     return unsupported(Kind::Call, "getattr() with these arguments");
