@@ -104,12 +104,13 @@ fn sizes_the_program_reads_stay_static() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("LEAKS OK"), "{out}");
-    // Sizes computed from a dynamic size and given to a slice or a reshape are worked out
-    // per call; a size used as a number, or rows iterated, fix the size.
-    for case in ["half", "flat", "fine", "cat"] {
+    // Sizes computed from a dynamic size and given to a slice, a reshape or a tensor made
+    // in its shape are worked out per call; a size used as a plain number (`st.eye(n)`), or
+    // rows iterated, fix the size.
+    for case in ["half", "flat", "like", "fine", "cat"] {
         assert!(translations_of(&out, case) <= 3, "{case}:\n{out}");
     }
-    for case in ["like", "rows"] {
+    for case in ["eye_of", "rows"] {
         assert!(translations_of(&out, case) >= 7, "{case}:\n{out}");
     }
     assert!(
@@ -161,13 +162,14 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, min/max, chunks and int indices of sizes: one graph for
-    // every size (each result equal to eager's, the script checks).
+    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks and int indices of
+    // sizes: one graph for every size (each result equal to eager's, the script checks).
     for case in [
         "slices",
         "views",
         "narrowed",
         "ranges",
+        "factories",
         "later_node",
         "chunks",
         "index_int",

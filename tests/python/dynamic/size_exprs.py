@@ -27,6 +27,14 @@ def ranges(x):
     return st.arange(n) * 1.0 + x[:, 0], st.arange(1, n, 2), st.arange(n, 0, -1, dtype=st.float64)
 
 
+def factories(x):
+    # A causal mask and padding made per call: `full`, `ones`, `zeros` of sizes that change.
+    n = len(x)
+    mask = st.triu(st.full((n, n), float("-inf")), 1)
+    keep = st.ones(n, n).tril()
+    return (mask.exp() * keep) @ x, st.zeros(n, 2, dtype=st.int64) + 1, st.full([n], True)
+
+
 def branches(x):
     n = x.shape[0]
     if n > 6:
@@ -101,7 +109,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, branches, number, returned, later_node, chunks, index_int,
+cases = [slices, views, narrowed, ranges, factories, branches, number, returned, later_node, chunks, index_int,
          halves, past_the_end, narrow_past, inlined, printed]
 
 

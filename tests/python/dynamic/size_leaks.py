@@ -1,15 +1,17 @@
 """Dynamic sizes: each function runs over batch sizes that change per call. A size the
-program reads and computes with (`len(x) // 2`) and gives to a slice or a reshape is worked out
-per call; one used as a plain number (a tensor made in its shape), or rows iterated, fix the
-size; results equal eager everywhere. Prints `<function> <translations>`."""
+program reads and computes with (`len(x) // 2`) and gives to a slice, a reshape or a tensor
+made in its shape (`st.ones(x.shape[0], 3)`) is worked out per call; one used as a plain
+number (`st.eye(n)`), or rows iterated, fix the size; results equal eager everywhere. Prints `<function> <translations>`."""
 import symtrace as st
 
 def half(x):          # len → a size worked out per call
     return x[: len(x) // 2] * 2.0
 def flat(x):          # reshape to -1: worked out by the op per call
     return x.reshape(-1) + 1.0
-def like(x):          # a tensor made in x's shape
+def like(x):          # a tensor made in x's shape: worked out per call
     return x + st.ones(x.shape[0], 3)
+def eye_of(x):        # a size given where it is a plain number: st.eye's
+    return x @ st.eye(x.shape[1]) + st.eye(x.shape[0]).sum()
 def rows(x):          # iterating rows
     return sum([r * 1.0 for r in x], st.zeros(3))
 def fine(x, w):       # nothing reads a size
@@ -17,7 +19,7 @@ def fine(x, w):       # nothing reads a size
 def cat(x):
     return st.cat([x, x * 2.0], 0).sum(0)
 w = st.randn(3, 4)
-for f, args in [(half, ()), (flat, ()), (like, ()), (rows, ()), (fine, (w,)), (cat, ())]:
+for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (rows, ()), (fine, (w,)), (cat, ())]:
     st.reset()
     cf = st.compile(f)
     for b in [2, 3, 5, 4, 7, 2, 9, 16, 1, 3]:

@@ -28,23 +28,68 @@ fn dtype_of(a: &Attrs) -> DType {
     }
 }
 
+/// The sizes of `full`, checked as a shape.
+fn full_shape(a: &Attrs) -> TResult<Vec<usize>> {
+    let shape = a
+        .ints("shape")?
+        .into_iter()
+        .map(|n| {
+            usize::try_from(n)
+                .map_err(|_| TensorError::value(format!("full() with a negative size ({n})")))
+        })
+        .collect::<TResult<Vec<usize>>>()?;
+    crate::tensor::shape::check_size(&shape)?;
+    Ok(shape)
+}
+
+fn fill_value(a: &Attrs) -> TResult<Scalar> {
+    match a.get("value") {
+        Attr::Bool(b) => Ok(Scalar::Bool(*b)),
+        Attr::Int(i) => Ok(Scalar::Int(*i)),
+        Attr::Float(f) => Ok(Scalar::Float(*f)),
+        other => Err(TensorError::type_error(format!(
+            "full() needs a number as its value, not {other:?}"
+        ))),
+    }
+}
+
 pub fn ops() -> Vec<OpDef> {
-    vec![OpDef::new(
-        "arange",
-        Arity::Exactly(0),
-        |_: &[Meta], a: &Attrs| {
-            Ok(Meta {
-                shape: vec![arange_len(a.int("start")?, a.int("end")?, a.int("step")?)?],
-                dtype: dtype_of(a),
-            })
-        },
-        |_: &[&TensorData], a: &Attrs| {
-            let (start, step) = (a.int("start")?, a.int("step")?);
-            let n = arange_len(start, a.int("end")?, step)?;
-            let values: Vec<Scalar> = (0..n as i64)
-                .map(|i| Scalar::Int(start + i * step))
-                .collect();
-            TensorData::from_scalars(&[n], &values, dtype_of(a))
-        },
-    )]
+    vec![
+        // `zeros`, `ones` and `full` of sizes that change from call to call, in a graph.
+        OpDef::new(
+            "full",
+            Arity::Exactly(0),
+            |_: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: full_shape(a)?,
+                    dtype: dtype_of(a),
+                })
+            },
+            |_: &[&TensorData], a: &Attrs| {
+                Ok(TensorData::full(
+                    &full_shape(a)?,
+                    fill_value(a)?,
+                    dtype_of(a),
+                ))
+            },
+        ),
+        OpDef::new(
+            "arange",
+            Arity::Exactly(0),
+            |_: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: vec![arange_len(a.int("start")?, a.int("end")?, a.int("step")?)?],
+                    dtype: dtype_of(a),
+                })
+            },
+            |_: &[&TensorData], a: &Attrs| {
+                let (start, step) = (a.int("start")?, a.int("step")?);
+                let n = arange_len(start, a.int("end")?, step)?;
+                let values: Vec<Scalar> = (0..n as i64)
+                    .map(|i| Scalar::Int(start + i * step))
+                    .collect();
+                TensorData::from_scalars(&[n], &values, dtype_of(a))
+            },
+        ),
+    ]
 }

@@ -25,6 +25,7 @@ pub mod operators;
 pub mod protocols;
 pub mod sequence_ops;
 pub mod sets;
+pub mod size_factories;
 pub mod size_reshapes;
 pub mod sizes;
 pub mod tensor_functions;

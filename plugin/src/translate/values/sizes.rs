@@ -2,8 +2,8 @@
 //! size the program reads from a tensor whose sizes vary (`B, T, C = x.size()`, `len(x)`,
 //! `x.shape[1]`) is a deferred number whose expression reads the graph's values
 //! (`graph::sizes`). Arithmetic on it (`B * T`, `C // n_head`) stays an expression; a view,
-//! a reshape, a slice, `narrow` or `arange` takes it as an attribute worked out for each
-//! call; a comparison checks its outcome (`T <= block_size`), not the value. Any other use
+//! a reshape, a slice, `narrow`, `arange`, `zeros`, `ones` or `full` takes it as an attribute
+//! worked out for each call; a comparison checks its outcome (`T <= block_size`), not the value. Any other use
 //! forces it: its value is checked, and a call of another size misses the entry.
 
 use std::rc::Rc;
@@ -375,6 +375,9 @@ impl State<'_> {
                 self.symbolic_flatten(t, rest, kwargs)
             }
             ("arange", _) if what.starts_with("symtrace.") => self.symbolic_arange(args, kwargs),
+            ("zeros" | "ones" | "full", _) if what.starts_with("symtrace.") => {
+                self.symbolic_full(name, f, args, kwargs)
+            }
             ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
             _ => Ok(None),
         }
@@ -385,7 +388,7 @@ impl State<'_> {
     }
 
     /// Each of `vs` as an operand of a size (`None` if one is not an int).
-    fn size_operands(&mut self, vs: &[Var]) -> SimResult<Option<Vec<(SizeExpr, i64)>>> {
+    pub(super) fn size_operands(&mut self, vs: &[Var]) -> SimResult<Option<Vec<(SizeExpr, i64)>>> {
         let mut out = Vec::with_capacity(vs.len());
         for v in vs {
             match self.size_operand(v)? {

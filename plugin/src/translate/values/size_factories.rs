@@ -1,0 +1,101 @@
+//! `zeros`, `ones` and `full` of sizes that may change from call to call (`st.full((T, T),
+//! float("-inf"))`, `st.ones(T, T).tril()`): a `full` node whose shape is worked out per
+//! call, as `arange`'s bounds are, where the function would make a constant of this call's
+//! sizes.
+
+use rustpython_vm::builtins::{PyFloat, PyInt};
+use rustpython_vm::function::{FuncArgs, KwArgs};
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
+
+use crate::graph::recorder;
+use crate::graph::sizes::SymAttr;
+use crate::tensor::{Attr, Attrs, PyTensor};
+use crate::translate::breaks::reason::Kind;
+use crate::translate::state::{SimResult, State, Unsupported};
+use crate::translate::values::Var;
+
+impl State<'_> {
+    /// `symtrace.<name>(*args, **kwargs)` (`zeros`, `ones`, `full`) where a size may change:
+    /// the node that makes it per call (`None`: not such a call; the caller runs it as
+    /// usual, forcing the sizes).
+    pub(super) fn symbolic_full(
+        &mut self,
+        name: &str,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if kwargs.iter().any(|(k, _)| k != "dtype") {
+            return Ok(None);
+        }
+        let sequence = |v: &Var| matches!(v, Var::Tuple(_) | Var::List(_));
+        let (dims, value) = match (name, args) {
+            ("full", [shape, value]) if sequence(shape) => (self.items(shape)?, Some(value)),
+            ("zeros" | "ones", [shape]) if sequence(shape) => (self.items(shape)?, None),
+            ("zeros" | "ones", dims) => (dims.to_vec(), None),
+            _ => return Ok(None),
+        };
+        let Some(exprs) = self.size_operands(&dims)? else {
+            return Ok(None);
+        };
+        // The dtype and the fill as the function makes them from this call's sizes (the
+        // default dtype read, and guarded, as it reads it).
+        let hints: Vec<PyObjectRef> = exprs
+            .iter()
+            .map(|(_, h)| vm.ctx.new_int(*h).into())
+            .collect();
+        let mut positional = vec![vm.ctx.new_tuple(hints).into()];
+        let fill = match value {
+            Some(v) => {
+                let v = self.plain_obj(v, "a fill value")?;
+                positional.push(v.clone());
+                fill_attr(&v)
+            }
+            None => Some(Attr::Int(i64::from(name == "ones"))),
+        };
+        let Some(fill) = fill else {
+            return Ok(None);
+        };
+        let mut named = Vec::new();
+        for (k, v) in kwargs {
+            named.push((k.clone(), self.obj(v)?));
+        }
+        let named: KwArgs = named.into_iter().collect();
+        let made = f.call(FuncArgs::new(positional, named), vm);
+        let Some(dtype) = made
+            .ok()
+            .and_then(|t| t.downcast_ref::<PyTensor>().map(|t| t.read().dtype()))
+        else {
+            return Ok(None);
+        };
+        let attrs = Attrs::new()
+            .with("shape", Attr::Ints(exprs.iter().map(|(_, h)| *h).collect()))
+            .with("value", fill)
+            .with("dtype", Attr::DType(dtype));
+        let sym = vec![SymAttr::Ints(
+            "shape".into(),
+            exprs.into_iter().map(|(e, _)| e).collect(),
+        )];
+        let fake = recorder::with(|r| r.factory("full", attrs, sym))
+            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
+        let t = PyTensor::new(fake).into_ref(&vm.ctx);
+        self.keep_alive(&t);
+        Ok(Some(Var::Tensor(t)))
+    }
+}
+
+/// A fill value as the `full` op takes it: a bool, an int that fits, or a float.
+fn fill_attr(v: &PyObjectRef) -> Option<Attr> {
+    let vm_bool = v
+        .downcast_ref::<rustpython_vm::builtins::PyBool>()
+        .is_some();
+    if vm_bool {
+        let i = v.downcast_ref::<PyInt>()?;
+        return Some(Attr::Bool(!i.as_bigint().eq(&0.into())));
+    }
+    if let Some(i) = v.downcast_ref::<PyInt>() {
+        return i64::try_from(i.as_bigint()).ok().map(Attr::Int);
+    }
+    v.downcast_ref::<PyFloat>().map(|x| Attr::Float(x.to_f64()))
+}
