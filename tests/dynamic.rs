@@ -62,6 +62,8 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     assert_eq!(translations(&out, "counter_returned"), 1, "{out}");
     // Counters scaling a tensor: specialized once, then graph inputs (automatic dynamic).
     assert_eq!(translations(&out, "counter_scales"), 2, "{out}");
+    // A counter and a length changing together: one recompile makes both dynamic.
+    assert_eq!(translations(&out, "counter_and_length"), 2, "{out}");
     // The frame, its loop body (once more when the counter first changes), the resume
     // after the break: not one per iteration of 30.
     assert!(translations(&out, "split_loop") <= 4, "{out}");

@@ -17,7 +17,7 @@ use crate::translate::convert_frame::{Failure, translate};
 use crate::translate::direct_call::{DirectCall, Instead};
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
 use crate::translate::guards::guard::Check;
-use crate::translate::guards::guard::GuardSet;
+use crate::translate::guards::guard::{Guard, GuardSet};
 use crate::translate::guards::program::GuardReads;
 use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
 use crate::translate::source::Source;
@@ -457,25 +457,25 @@ impl Translator {
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
             log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", state.entries.len() + 1, self.options.recompile_limit, failed());
-            // A number whose value made an entry miss may be dynamic from now on: each one
-            // whose value changed, not only the first guard that failed (two counters
-            // changing together cost one recompile, not two).
-            let changed: Vec<Source> = state
+            // A number whose value, or a tensor whose sizes, made an entry miss may be
+            // dynamic from now on: each one that changed, not only the first guard that
+            // failed (a counter and a length changing together cost one recompile, not two).
+            let changed: Vec<Guard> = state
                 .entries
                 .iter()
                 .flat_map(|e| &e.guards.guards)
                 .filter(|g| {
-                    matches!(g.check, Check::EqInt(_) | Check::EqFloat(_)) && !g.holds(frame, vm)
+                    matches!(
+                        g.check,
+                        Check::EqInt(_)
+                            | Check::EqFloat(_)
+                            | Check::Tensor(..)
+                            | Check::TensorDims(..)
+                    ) && !g.holds(frame, vm)
                 })
-                .map(|g| g.source.clone())
+                .cloned()
                 .collect();
-            for source in &changed {
-                state.spec.value_changed(source);
-            }
-            for g in missed.iter().filter_map(|m| match m {
-                Miss::Guard(g) => Some(g),
-                _ => None,
-            }) {
+            for g in &changed {
                 match &g.check {
                     Check::EqInt(_) | Check::EqFloat(_) => state.spec.value_changed(&g.source),
                     Check::Tensor(..) | Check::TensorDims(..) => {

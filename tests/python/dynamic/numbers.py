@@ -119,6 +119,26 @@ def counter_scales():
     assert (s.t, s.stats) == (eager.t, eager.stats), (s.t, s.stats)
 
 
+class Counted:
+    def __init__(self):
+        self.calls = 0
+
+    def step(self, x):
+        self.calls += 1
+        return x * 2.0 + self.calls, self.calls
+
+
+def counter_and_length():
+    # A counter and a sequence length that change together on the second call: both
+    # become dynamic in one recompile (every guard that failed counts, not the first).
+    s, eager = Counted(), Counted()
+    f = st.compile(s.step)
+    for n in range(2, 12):
+        xs = st.arange(float(n))
+        (a, k), (b, m) = f(xs), eager.step(xs)
+        assert k == m and a.tolist() == b.tolist(), (a, b)
+
+
 def unrolled(x, o):
     # A counter incremented in an unrolled loop: past a bounded depth, a constant.
     for _ in range(300):
@@ -188,6 +208,7 @@ count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)
 count("counter_scales", counter_scales)
+count("counter_and_length", counter_and_length)
 count("split_loop", split_loop)
 count("long_counter", long_counter)
 count("schedule", schedule)
