@@ -62,6 +62,7 @@ F = types.SimpleNamespace(
     stack=lambda seq, dim: np.stack(seq, axis=dim),
     copy=lambda x: x.copy(),
     rsqrt=rsqrt,
+    full_like=lambda x, v: np.full_like(x, v),
 )
 
 
@@ -190,6 +191,12 @@ class Array(np.ndarray):
         m = np.where(np.isinf(m), 0.0, m)
         r = np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True)) + m
         return r if keepdim else np.squeeze(r, dim)
+
+    def int(self):
+        return self.astype(np.int64)
+
+    def bool(self):
+        return self.astype(np.bool_)
 
     def new_zeros(self, *size):
         return np.zeros(size, dtype=self.dtype)

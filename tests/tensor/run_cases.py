@@ -33,6 +33,7 @@ F = types.SimpleNamespace(
     stack=lambda seq, dim: st.stack(seq, dim),
     copy=lambda x: x.clone(),
     rsqrt=st.rsqrt,
+    full_like=st.full_like,
 )
 
 

@@ -94,6 +94,17 @@ METHODS = {
     "new_ones": _new_ones,
     "new_full": _new_full,
     "nelement": lambda self: self.numel(),
+    # One device, the CPU: moving there changes nothing (torch returns the tensor itself).
+    "cpu": lambda self: self,
+    "int": lambda self: self.long(),
+    "bool": lambda self: self.to(_st.bool),
+}
+
+# Functions only (torch has no method of these names).
+MODULE_ONLY = {
+    "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
+    "numel": lambda t: t.numel(),
+    "full_like": lambda t, fill_value, dtype=None: _st.full(t.shape, fill_value, dtype=dtype or t.dtype),
 }
 
 FUNCTIONS = [

@@ -1,7 +1,7 @@
 //! Tensor methods and functions of `symtrace` that are compositions of the registry's ops
 //! (`t`, `mm`, `rsqrt`, `any`, `logsumexp`, `new_zeros`...): Python source
 //! (`tensor_methods.py`) built into the binary and run when `symtrace` is imported, its
-//! `METHODS` set on `Tensor` and its `FUNCTIONS` on the module. Being Python, they are
+//! `METHODS` set on `Tensor`, its `FUNCTIONS` and `MODULE_ONLY` on the module. Being Python, they are
 //! simulated as the user's own code is, op by op.
 
 use rustpython_vm::builtins::{PyDict, PyModule};
@@ -35,6 +35,15 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     let functions = namespace.get_item("FUNCTIONS", vm)?;
     for name in vm.extract_elements_with(&functions, Ok)? {
         let function = methods.as_object().get_item(&*name, vm)?;
+        symtrace
+            .as_object()
+            .set_attr(&name.str(vm)?, function, vm)?;
+    }
+    let module_only = namespace.get_item("MODULE_ONLY", vm)?;
+    let module_only = module_only
+        .downcast_ref::<PyDict>()
+        .ok_or_else(|| vm.new_runtime_error("MODULE_ONLY is not a dict"))?;
+    for (name, function) in module_only {
         symtrace
             .as_object()
             .set_attr(&name.str(vm)?, function, vm)?;
