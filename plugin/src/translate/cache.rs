@@ -20,7 +20,6 @@ use crate::translate::guards::guard::Check;
 use crate::translate::guards::guard::{Guard, GuardSet};
 use crate::translate::guards::program::GuardReads;
 use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
-use crate::translate::source::Source;
 use crate::translate::state::{Kind, Unsupported};
 
 #[derive(Clone, Debug)]

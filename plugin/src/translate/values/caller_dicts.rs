@@ -47,6 +47,12 @@ impl State<'_> {
             return Ok(Vec::new());
         }
         let (stores, relations) = self.effects.keyed_stores_of(o, source)?;
+        self.guard_relations(source, relations);
+        Ok(stores)
+    }
+
+    /// Guard `source` to be (`true`), or not to be, the object each other source gives.
+    fn guard_relations(&mut self, source: &Source, relations: Vec<(Source, bool)>) {
         for (other, same) in relations {
             let check = if same {
                 Check::SameAs(other)
@@ -55,7 +61,6 @@ impl State<'_> {
             };
             self.guard(source, check);
         }
-        Ok(stores)
     }
 
     /// `o[k]` of a caller's dict as the simulation sees it now (`None`: absent). After the
@@ -69,14 +74,7 @@ impl State<'_> {
         k: &str,
     ) -> SimResult<Option<Var>> {
         let (written, relations) = self.effects.read_key(o, source, k)?;
-        for (other, same) in relations {
-            let check = if same {
-                Check::SameAs(other)
-            } else {
-                Check::NotSameAs(other)
-            };
-            self.guard(source, check);
-        }
+        self.guard_relations(source, relations);
         self.guard(source, Check::TypeIs(o.class().to_owned()));
         if let Some(w) = written {
             return Ok(w);

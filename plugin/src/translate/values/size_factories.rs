@@ -5,7 +5,7 @@
 
 use rustpython_vm::builtins::{PyFloat, PyInt};
 use rustpython_vm::function::{FuncArgs, KwArgs};
-use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
+use rustpython_vm::{PyObjectRef, PyPayload};
 
 use crate::graph::recorder;
 use crate::graph::sizes::SymAttr;
