@@ -234,7 +234,9 @@ def metrics_then_items(x, metrics):
     for k, v in metrics.items():
         if k == "loss":
             total = total + v
-    return total, len(metrics), list(metrics), sorted(metrics.keys())
+    # Sorted by key: the keys decide, the values (a tensor among them) are not compared.
+    last = sorted(metrics.items(), reverse=True)[-1][1]
+    return total, len(metrics), list(metrics), sorted(metrics.keys()), last
 
 
 def delete_and_store_again(x, table):

@@ -251,6 +251,7 @@ impl State<'_> {
             {
                 shown
             }
+            "sorted" if let Some(r) = self.sorted_entries(&args, &kwargs)? => Ok(r),
             "min" | "max"
                 if kwargs.is_empty()
                     && let Some(r) = self.size_function(name, &args)? =>

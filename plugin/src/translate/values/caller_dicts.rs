@@ -9,7 +9,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
-use crate::translate::values::Var;
+use crate::translate::values::{Var, ViewKind};
 
 impl State<'_> {
     /// A key that is exactly a str (how a caller's dict is read key by key).
@@ -96,5 +96,53 @@ impl State<'_> {
                 Ok(None)
             }
         }
+    }
+
+    /// `sorted(d)`, `sorted(d.keys())` or `sorted(d.items())` of a caller's dict (with
+    /// `reverse=`): its entries ordered by key. The keys are distinct strs, which decide
+    /// every comparison (an item's value is never compared); they are guarded, as any read
+    /// of the whole dict guards them. `None`: not such a call.
+    pub fn sorted_entries(
+        &mut self,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let reverse = match kwargs {
+            [] => false,
+            [(k, v)] if k == "reverse" => {
+                let flag = self.plain_obj(v, "reverse")?;
+                if !flag.class().is(vm.ctx.types.bool_type) {
+                    return Ok(None);
+                }
+                flag.is(&vm.ctx.true_value)
+            }
+            _ => return Ok(None),
+        };
+        let (mut entries, kind) = match args {
+            [Var::CallerView(view)] if view.kind != ViewKind::Values => {
+                (self.lazy_dict_entries(&view.dict, &view.source)?, view.kind)
+            }
+            [Var::Lazy(o, source)] if crate::translate::state::is_dict(o, vm) => {
+                (self.lazy_dict_entries(o, source)?, ViewKind::Keys)
+            }
+            _ => return Ok(None),
+        };
+        let key = |o: &PyObjectRef| {
+            o.downcast_ref::<PyStr>()
+                .and_then(|s| s.to_str())
+                .map(str::to_owned)
+        };
+        if entries.iter().any(|(k, _)| key(k).is_none()) {
+            return Ok(None);
+        }
+        // UTF-8 orders as code points do, as Python compares strs.
+        entries.sort_by_key(|(k, _)| key(k));
+        if reverse {
+            entries.reverse();
+        }
+        Ok(Some(Var::list(
+            entries.iter().map(|e| kind.of(e)).collect(),
+        )))
     }
 }
