@@ -74,3 +74,31 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
         assert!(stderr.contains(effect), "{effect} not recorded:\n{stderr}");
     }
 }
+
+/// In-place updates of the caller's tensors (tests/python/tensor_writes.py): simulated on the
+/// tensor's stand-in, copied back into the caller's tensor after the graph, which stays the
+/// object the caller holds. A KV cache written at a moving position is one dynamic graph after
+/// one recompile; one tensor under two names is told apart by the guards.
+#[test]
+fn updates_of_the_callers_tensors_are_written_back() {
+    let script = python_dir().join("tensor_writes.py");
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::side_effects=debug"),
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_eq!(stdout.matches("\nok ").count() + 1, 9, "{stdout}");
+    // A buffer is written back through the module's `_buffers` dict; an argument, itself.
+    for target in [
+        "WriteBack { target: Key(Key(InstanceDict(Local(\"self\"))",
+        "WriteBack { target: Local(\"a\")",
+        "WriteBack { target: Item(Local(\"ts\")",
+    ] {
+        assert!(stderr.contains(target), "{target} not recorded:\n{stderr}");
+    }
+}

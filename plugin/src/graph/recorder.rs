@@ -286,6 +286,22 @@ impl Recorder {
         Ok(fake)
     }
 
+    /// A new fake standing for `v` (a fake updated in place, made to stand again for what it
+    /// stood for before a rolled-back update); `None` if `v` was itself rolled back.
+    pub fn stand_in(&mut self, v: Value) -> Option<TensorData> {
+        let held = match v {
+            Value::Input(i) => i < self.graph.inputs.len(),
+            Value::Const(i) => i < self.graph.consts.len(),
+            Value::Node(i) => i < self.graph.nodes.len(),
+        };
+        if !held {
+            return None;
+        }
+        let fake = fake_of(&self.graph.meta(v)).ok()?;
+        self.by_address.insert(address(&fake), v);
+        Some(fake)
+    }
+
     /// Note that the input `t` is an int of the frame's whose value was `value`: expressions
     /// may read it (`SizeExpr::Item`).
     pub fn int_input(&mut self, t: &TensorData, value: i64) -> Option<SizeExpr> {

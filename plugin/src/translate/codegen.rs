@@ -168,6 +168,13 @@ impl Codegen<'_> {
                     let slot = self.slot(name)?;
                     self.b.emit(Opcode::StoreDeref, slot);
                 }
+                Effect::WriteBack { target, value } => {
+                    self.build(value)?;
+                    self.load_target(target)?;
+                    let vm = self.b.vm();
+                    self.b.load_const(vm.ctx.ellipsis.clone().into());
+                    self.b.emit(Opcode::StoreSubscr, 0);
+                }
             }
         }
         Ok(())

@@ -12,6 +12,7 @@ pub(crate) mod executor;
 pub(crate) mod explain;
 pub(crate) mod graph_call;
 pub(crate) mod guards;
+pub(crate) mod held_once;
 pub(crate) mod lazy_modules;
 pub(crate) mod policy;
 pub(crate) mod side_effects;

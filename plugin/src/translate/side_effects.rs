@@ -62,6 +62,9 @@ pub enum Effect<V = Var> {
     StoreGlobal { name: String, value: Option<V> },
     /// `nonlocal name; name = value`: a free variable of the translated frame.
     StoreCell { name: String, value: V },
+    /// The caller's tensor at `target`, updated in place during the call: its value at the
+    /// end of the graph copied into it (`target[...] = value`), so it stays the same object.
+    WriteBack { target: Source, value: V },
 }
 
 impl<V> Effect<V> {
@@ -110,6 +113,10 @@ impl<V> Effect<V> {
                 name: name.clone(),
                 value: f(value)?,
             },
+            Effect::WriteBack { target, value } => Effect::WriteBack {
+                target: target.clone(),
+                value: f(value)?,
+            },
         })
     }
 
@@ -120,7 +127,8 @@ impl<V> Effect<V> {
             | Effect::SetItem { target, .. }
             | Effect::SetAttr { target, .. }
             | Effect::DelItem { target, .. }
-            | Effect::DelAttr { target, .. } => Some(target),
+            | Effect::DelAttr { target, .. }
+            | Effect::WriteBack { target, .. } => Some(target),
             Effect::StoreGlobal { .. } | Effect::StoreCell { .. } => None,
         }
     }
@@ -132,7 +140,9 @@ impl<V> Effect<V> {
             Effect::SetItem { key, value, .. } => vec![key, value],
             Effect::DelItem { key, .. } => vec![key],
             Effect::DelAttr { .. } => Vec::new(),
-            Effect::SetAttr { value, .. } | Effect::StoreCell { value, .. } => vec![value],
+            Effect::SetAttr { value, .. }
+            | Effect::StoreCell { value, .. }
+            | Effect::WriteBack { value, .. } => vec![value],
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
         }
     }
@@ -181,6 +191,8 @@ impl Effect {
                 is_under_or_at(source, &Source::Global(name.clone()))
             }
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
+            // The tensor's elements change; its shape, dtype and identity do not.
+            Effect::WriteBack { .. } => false,
         }
     }
 }
@@ -342,6 +354,14 @@ impl SideEffects {
         if let Some(target) = effect.target() {
             self.mutated_sources.push((obj.clone(), target.clone()));
         }
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
+        self.log.push(effect);
+    }
+
+    /// Record the write-back of the caller's tensor read from `target`, whose fake is `value`
+    /// (once per tensor: it copies the fake's final value).
+    pub fn write_back(&mut self, target: Source, value: Var) {
+        let effect = Effect::WriteBack { target, value };
         log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
         self.log.push(effect);
     }

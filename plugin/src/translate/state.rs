@@ -39,6 +39,8 @@ pub struct Checkpoint {
     objects: usize,
     attr_writes: usize,
     identities: usize,
+    updates: usize,
+    written: usize,
 }
 
 /// An instance of a user class that existed before the call, as the simulation met it: the
@@ -55,7 +57,8 @@ pub struct State<'vm> {
     guarded: HashSet<(Source, u8)>,
     /// The source of each graph input, by input index.
     pub inputs: Vec<Source>,
-    tensors: HashMap<Source, PyRef<PyTensor>>,
+    /// The fake of each tensor read from the frame, and the tensor.
+    pub(crate) tensors: HashMap<Source, (PyRef<PyTensor>, PyObjectRef)>,
     /// Numbers read from the frame that are graph inputs (`number_input`): source, the
     /// dtype the graph takes them as, the input's index, its fake.
     numbers: Vec<(Source, crate::tensor::DType, usize, PyRef<PyTensor>)>,
@@ -110,6 +113,10 @@ pub struct State<'vm> {
     /// Dicts made during the simulation as instances of a subclass of dict (`OrderedDict`,
     /// `defaultdict` and its default factory), by their entries.
     pub dict_kinds: Vec<(crate::translate::values::DictRef, PyTypeRef, Option<Var>)>,
+    /// Fakes updated in place, with what each stood for before (see `values::input_writes`).
+    pub(crate) updates: Vec<(PyRef<PyTensor>, crate::graph::Value)>,
+    /// The caller's tensors the call updated in place: source, fake, tensor.
+    pub(crate) written: Vec<(Source, PyRef<PyTensor>, PyObjectRef)>,
 }
 
 impl<'vm> State<'vm> {
@@ -143,6 +150,8 @@ impl<'vm> State<'vm> {
             attr_writes: Vec::new(),
             frame_globals: None,
             dict_kinds: Vec::new(),
+            updates: Vec::new(),
+            written: Vec::new(),
         }
     }
 
@@ -155,6 +164,8 @@ impl<'vm> State<'vm> {
             objects: self.objects.len(),
             attr_writes: self.attr_writes.len(),
             identities: self.identities.len(),
+            updates: self.updates.len(),
+            written: self.written.len(),
         }
     }
 
@@ -177,6 +188,8 @@ impl<'vm> State<'vm> {
         self.objects.truncate(cp.objects);
         self.attr_writes.truncate(cp.attr_writes);
         self.identities.truncate(cp.identities);
+        self.written.truncate(cp.written);
+        self.undo_updates(cp.updates);
         self.rollbacks += 1;
     }
 
@@ -223,6 +236,7 @@ impl<'vm> State<'vm> {
             }
         }
         self.distinct_identities_guard();
+        self.written_inputs_guard();
         if crate::tensor::dtype::take_default_float_read() {
             let d = crate::tensor::dtype::default_float();
             crate::tensor::dtype::take_default_float_read();
@@ -284,9 +298,17 @@ impl<'vm> State<'vm> {
     }
 
     /// The fake of a tensor read from `source`: a graph input, guarded on type, dtype, shape.
-    fn input_tensor(&mut self, t: &PyTensor, source: &Source) -> SimResult<PyRef<PyTensor>> {
-        if let Some(f) = self.tensors.get(source) {
+    fn input_tensor(
+        &mut self,
+        t: &PyTensor,
+        o: &PyObjectRef,
+        source: &Source,
+    ) -> SimResult<PyRef<PyTensor>> {
+        if let Some((f, _)) = self.tensors.get(source) {
             return Ok(f.clone());
+        }
+        if let Some(f) = self.written_alias(o, source) {
+            return Ok(f);
         }
         let meta = Meta::of(&t.read());
         let dims = self.spec.dims_of(source, &meta.shape, |d| t.dim_mark(d));
@@ -307,7 +329,8 @@ impl<'vm> State<'vm> {
             self.guard(source, Check::tensor(meta));
         }
         self.inputs.push(source.clone());
-        self.tensors.insert(source.clone(), fake.clone());
+        self.tensors
+            .insert(source.clone(), (fake.clone(), o.clone()));
         Ok(fake)
     }
 
@@ -323,7 +346,7 @@ impl<'vm> State<'vm> {
         let source = self
             .tensors
             .iter()
-            .find(|(_, f)| f.is(fake))
+            .find(|(_, (f, _))| f.is(fake))
             .map(|(s, _)| s.clone());
         if let Some(source) = source {
             self.guard(&source, Check::RequiresGrad(flag));
@@ -488,7 +511,7 @@ impl<'vm> State<'vm> {
                             format!("a subclass of Tensor ({source})"),
                         );
                     }
-                    return Ok(self.input_tensor(t, source)?.into());
+                    return Ok(self.input_tensor(t, o, source)?.into());
                 }
                 if let Some(items) = self.lazy_items(o, source)? {
                     let objs = items

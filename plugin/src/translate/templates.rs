@@ -12,6 +12,7 @@ use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
 use crate::translate::executor::{SimFrame, Slot};
+use crate::translate::held_once::held_once;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
@@ -192,88 +193,6 @@ pub fn returned_template(
     Ok((template, replays))
 }
 
-/// Fails when a list or dict made during the simulation is reachable twice from `values` (the
-/// frame's state, what side effects store): rebuilt from templates, the two would become two
-/// objects.
-fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> SimResult<()> {
-    let mut seen = Vec::new();
-    values
-        .into_iter()
-        .try_for_each(|v| mutable_containers(v, &mut seen))
-}
-
-/// Fails when a list or dict made during the simulation is reachable twice from the frame's
-/// state: rebuilt from templates, the two would become two objects.
-fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
-    let mut note = |p: usize| {
-        if seen.contains(&p) {
-            return Err(Unsupported::new(
-                Kind::Rebuild,
-                "a list, dict or iterator made during the call is held twice",
-            ));
-        }
-        seen.push(p);
-        Ok(())
-    };
-    match v {
-        Var::List(l) => {
-            note(Rc::as_ptr(l) as usize)?;
-            l.borrow()
-                .iter()
-                .try_for_each(|x| mutable_containers(x, seen))
-        }
-        Var::Dict(d) => {
-            note(Rc::as_ptr(d) as usize)?;
-            d.borrow()
-                .iter()
-                .try_for_each(|(_, x)| mutable_containers(x, seen))
-        }
-        Var::Tuple(items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
-        Var::Iter(items) => {
-            note(Rc::as_ptr(items) as usize)?;
-            items
-                .borrow()
-                .iter()
-                .try_for_each(|x| mutable_containers(x, seen))
-        }
-        // A view or an iterator is of its dict: held with it, it is held twice.
-        Var::View(d, _) => note(Rc::as_ptr(d) as usize),
-        // An object made during the call, with its dictionary (which `__dict__` shares).
-        Var::Object(o) => {
-            note(Rc::as_ptr(o) as usize)?;
-            note(Rc::as_ptr(&o.dict) as usize)?;
-            o.dict
-                .borrow()
-                .iter()
-                .try_for_each(|(_, x)| mutable_containers(x, seen))
-        }
-        Var::Bound(b) => {
-            mutable_containers(&b.0, seen)?;
-            mutable_containers(&b.1, seen)
-        }
-        Var::NamedTuple(_, items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
-        Var::Set(s) => note(s.get_id()),
-        Var::Stepper(s) => {
-            use crate::translate::values::iterators::Stepper;
-            note(Rc::as_ptr(s) as usize)?;
-            match &*s.borrow() {
-                Stepper::List { list, .. } | Stepper::ListReversed { list, .. } => {
-                    note(Rc::as_ptr(list) as usize)
-                }
-                Stepper::Caller { items, .. } => {
-                    items.iter().try_for_each(|x| mutable_containers(x, seen))
-                }
-                Stepper::Enumerate { inner, .. } => mutable_containers(inner, seen),
-                Stepper::Zip { inners } => {
-                    inners.iter().try_for_each(|x| mutable_containers(x, seen))
-                }
-            }
-        }
-        Var::DictIter(it) => note(Rc::as_ptr(&it.borrow().dict) as usize),
-        _ => Ok(()),
-    }
-}
-
 /// The recorded side effects as the replacement replays them. Each value is built from what
 /// the frame holds when the effect is replayed, so none may be read from what an earlier
 /// effect changed.
@@ -294,11 +213,20 @@ fn replays(
             state.early.push(target.clone());
         }
         state.replay_point = k;
-        replays.push(effect.try_map(|v| {
-            let mut t = build(state, v, outputs, index)?;
-            load_early(state, k, &mut t);
-            Ok(t)
-        })?);
+        replays.push(match effect {
+            Effect::WriteBack {
+                target,
+                value: Var::Tensor(t),
+            } => Effect::WriteBack {
+                target: target.clone(),
+                value: graph_value(state, t, outputs, index)?,
+            },
+            _ => effect.try_map(|v| {
+                let mut t = build(state, v, outputs, index)?;
+                load_early(state, k, &mut t);
+                Ok(t)
+            })?,
+        });
     }
     Ok(replays)
 }
@@ -365,6 +293,23 @@ fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
     Ok(expr(n))
 }
 
+/// The template of the value the fake `t` stands for in the graph.
+fn graph_value(
+    state: &State<'_>,
+    t: &PyTensor,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    Ok(match state.value_of(t) {
+        Some(Value::Input(i)) => Template::Load(state.inputs[i].clone()),
+        Some(value) => Template::Out(*index.entry(value).or_insert_with(|| {
+            outputs.push(value);
+            outputs.len() - 1
+        })),
+        None => return unsupported(Kind::Rebuild, "returns a tensor the graph does not know"),
+    })
+}
+
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
 fn build(
     state: &mut State<'_>,
@@ -424,11 +369,9 @@ fn build(
             let c = recorder::with(|r| r.graph.constant(data));
             Template::Out(out(c, outputs))
         }
-        Var::Tensor(t) => match state.value_of(t) {
-            Some(Value::Input(i)) => Template::Load(state.inputs[i].clone()),
-            Some(value) => Template::Out(out(value, outputs)),
-            None => return unsupported(Kind::Rebuild, "returns a tensor the graph does not know"),
-        },
+        // The caller's tensor, updated in place: that object (its value is written back).
+        Var::Tensor(t) if let Some(source) = state.written_source(t) => Template::Load(source),
+        Var::Tensor(t) => graph_value(state, t, outputs, index)?,
         Var::Tuple(items) => Template::Tuple(
             items
                 .iter()

@@ -144,6 +144,13 @@ impl State<'_> {
                 Ok(())
             }
             Var::Tensor(t) => self.tensor_setitem(t, key, value),
+            // The caller's tensor: changed through its fake, written back after the graph.
+            Var::Lazy(o, _) if o.downcast_ref::<PyTensor>().is_some() => {
+                match self.obj(container)?.downcast::<PyTensor>() {
+                    Ok(fake) => self.tensor_setitem(&fake, key, value),
+                    Err(_) => unsupported(Kind::Internal, "the fake of a tensor"),
+                }
+            }
             _ => unsupported(
                 Kind::SideEffect,
                 format!(

@@ -17,6 +17,7 @@ pub mod containers;
 pub mod exceptions;
 pub mod identity;
 pub mod identity_sets;
+pub mod input_writes;
 pub mod iterators;
 pub mod list_methods;
 pub mod numbers;

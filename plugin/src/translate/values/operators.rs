@@ -313,24 +313,14 @@ impl State<'_> {
     }
 
     /// `a op= b` on a tensor: computed out of place, then the result takes the place of `a`'s
-    /// data, as the eager in-place update does. An input's data belongs to the caller: that
-    /// would be a side effect.
+    /// data, as the eager in-place update does (on the caller's tensor, written back after
+    /// the graph: `input_writes`).
     fn tensor_inplace(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
-        let target = match a {
-            Var::Tensor(t) => t.clone(),
-            _ => {
-                return unsupported(
-                    Kind::SideEffect,
-                    "an in-place update of a tensor of the caller (a side effect)",
-                );
-            }
+        let target = self.obj(a)?;
+        let Ok(target) = target.downcast::<PyTensor>() else {
+            return unsupported(Kind::Internal, "in-place update of a tensor");
         };
-        if matches!(self.value_of(&target), Some(crate::graph::Value::Input(_))) {
-            return unsupported(
-                Kind::SideEffect,
-                "an in-place update of an input tensor (a side effect)",
-            );
-        }
+        let a = &Var::Tensor(target.clone());
         let result = self.binary(not_inplace(op), a, b)?;
         let Var::Tensor(r) = result else {
             return unsupported(Kind::Internal, "in-place update");
@@ -346,6 +336,7 @@ impl State<'_> {
             );
         }
         self.keep_alive(&r);
+        self.before_update(&target)?;
         let new = std::mem::replace(
             &mut *r.write(),
             crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)),
@@ -527,6 +518,26 @@ impl State<'_> {
         }
         if let Some(same) = self.instances_are(a, b)? {
             return Ok(same);
+        }
+        // Tensors of the caller's (read from the frame, or their fakes): told apart by the
+        // objects, the relation guarded; a tensor the call made is none of them.
+        match (self.caller_tensor(a), self.caller_tensor(b)) {
+            (Some((x, sx)), Some((y, sy))) => {
+                let same = x.is(&y);
+                let check = if same {
+                    Check::SameAs(sx)
+                } else {
+                    Check::NotSameAs(sx)
+                };
+                self.guard(&sy, check);
+                return Ok(same);
+            }
+            (Some(_), None) | (None, Some(_))
+                if matches!(a, Var::Tensor(_)) || matches!(b, Var::Tensor(_)) =>
+            {
+                return Ok(false);
+            }
+            _ => {}
         }
         Ok(match (a, b) {
             (Var::Tensor(x), Var::Tensor(y)) => x.is(y),

@@ -419,7 +419,7 @@ impl State<'_> {
 
     /// Add `sym` to the symbolic attributes of the node that made `r` (`true`), or force
     /// `used` (`false`).
-    fn attach_more(&mut self, r: &Var, sym: SymAttr, used: &[Var]) -> SimResult<bool> {
+    pub(super) fn attach_more(&mut self, r: &Var, sym: SymAttr, used: &[Var]) -> SimResult<bool> {
         let attached = match r {
             Var::Tensor(t) => recorder::with(|rec| {
                 let data = t.read();
@@ -491,6 +491,26 @@ impl State<'_> {
     /// tensor whose sizes may: its node resolves the index against each call's sizes, as
     /// `slice.indices` does (`None`: not such an index).
     pub(crate) fn symbolic_getitem(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
+        let Some((index, key_obj, items)) = self.symbolic_key(t, key)? else {
+            return Ok(None);
+        };
+        let reads = size_reads::mark();
+        let fake = self.obj(t)?;
+        let r = self.native_result(fake.get_item(&*key_obj, self.vm), true, "indexing")?;
+        if self.attach_more(&r, SymAttr::Index(index), &items)? {
+            size_reads::forget_since(reads);
+        }
+        Ok(Some(r))
+    }
+
+    /// A basic index of the fake `t` that its node must resolve against each call's sizes
+    /// (see `symbolic_getitem`): the symbolic index, the index at this call's sizes, and the
+    /// values it was made from (`None`: the recorded index holds at every call).
+    pub(super) fn symbolic_key(
+        &mut self,
+        t: &Var,
+        key: &Var,
+    ) -> SimResult<Option<(Vec<SymIndex>, PyObjectRef, Vec<Var>)>> {
         let vm = self.vm;
         if !self.is_fake(t) {
             return Ok(None);
@@ -546,13 +566,7 @@ impl State<'_> {
         } else {
             hint.pop().expect("one item")
         };
-        let reads = size_reads::mark();
-        let fake = self.obj(t)?;
-        let r = self.native_result(fake.get_item(&*key_obj, vm), true, "indexing")?;
-        if self.attach_more(&r, SymAttr::Index(index), &items)? {
-            size_reads::forget_since(reads);
-        }
-        Ok(Some(r))
+        Ok(Some((index, key_obj, items)))
     }
 
     /// A slice's parts (None, ints or sizes) as a symbolic slice and the slice of their values.

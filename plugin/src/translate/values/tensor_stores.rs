@@ -1,21 +1,21 @@
-//! Item assignment into a tensor (`y[:, 0] = 0`): on a tensor the graph computed, the op
-//! `index_put`, whose result takes the tensor's place.
+//! Item assignment into a tensor (`y[:, 0] = 0`): the op `index_put`, whose result takes the
+//! tensor's place (on the caller's tensor, written back after the graph: `input_writes`).
 
 use rustpython_vm::builtins::{PyList, PyTuple};
 use rustpython_vm::{AsObject, PyObjectRef, PyRef};
 
-use crate::tensor::PyTensor;
+use crate::graph::sizes::SymAttr;
+use crate::tensor::{PyTensor, size_reads};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
-    /// `t[key] = value` on a tensor the graph computed: recorded as `index_put`, whose result
-    /// takes `t`'s place (every name for `t` sees it, as every name for the tensor sees the
-    /// eager store; symtrace's indexing copies, so no other tensor shares its elements). An
-    /// input's elements belong to the caller, and a tensor made from constants would become
-    /// a graph value the replacement still holds as a constant: both are refused, as is an
-    /// index that is a tensor.
+    /// `t[key] = value` on a fake: recorded as `index_put`, whose result takes `t`'s place
+    /// (every name for `t` sees it, as every name for the tensor sees the eager store;
+    /// symtrace's indexing copies, so no other tensor shares its elements). A tensor made
+    /// from constants would become a graph value the replacement still holds as a constant:
+    /// refused (`before_update`), as is an index that is a tensor.
     pub(super) fn tensor_setitem(
         &mut self,
         t: &PyRef<PyTensor>,
@@ -23,22 +23,13 @@ impl State<'_> {
         value: Var,
     ) -> SimResult<()> {
         let vm = self.vm;
-        match self.value_of(t) {
-            Some(crate::graph::Value::Input(_)) => {
-                return unsupported(
-                    Kind::SideEffect,
-                    "item assignment into an input tensor (a side effect)",
-                );
-            }
-            None => {
-                return unsupported(
-                    Kind::Value,
-                    "item assignment into a tensor that is not a graph value",
-                );
-            }
-            Some(_) => {}
-        }
-        let key = self.obj(key)?;
+        let fake = Var::Tensor(t.clone());
+        // An index of sizes that may change (`cache[:, pos:pos + T] = k`): resolved per call.
+        let symbolic = self.symbolic_key(&fake, key)?;
+        let key = match &symbolic {
+            Some((_, k, _)) => k.clone(),
+            None => self.obj(key)?,
+        };
         let items = match key.downcast_ref::<PyTuple>() {
             Some(k) => k.as_slice().to_vec(),
             None => vec![key.clone()],
@@ -66,9 +57,17 @@ impl State<'_> {
                 ),
             );
         }
+        self.before_update(t)?;
+        let reads = size_reads::mark();
         let target: PyObjectRef = t.clone().into();
         target
             .set_item(&*key, value, vm)
-            .map_err(|_| Unsupported::new(Kind::Raises, "item assignment into a tensor raises"))
+            .map_err(|_| Unsupported::new(Kind::Raises, "item assignment into a tensor raises"))?;
+        if let Some((index, _, items)) = symbolic
+            && self.attach_more(&fake, SymAttr::Index(index), &items)?
+        {
+            size_reads::forget_since(reads);
+        }
+        Ok(())
     }
 }

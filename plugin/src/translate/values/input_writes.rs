@@ -1,0 +1,142 @@
+//! In-place updates of the caller's tensors: `cache[:, pos] = k`, `count += 1`, a buffer a
+//! module updates in `forward`. The update is simulated on the tensor's fake, which from then
+//! on stands for the update's result (what later reads in the call see); the replacement
+//! copies the fake's final value into the caller's tensor after the graph
+//! (`Effect::WriteBack`, `t[...] = value`), so the tensor stays the object the caller holds,
+//! as eagerly, and a value built from the fake is that object again. TorchDynamo does the same
+//! for mutated inputs: the graph stays functional and the results are copied back.
+//!
+//! What the simulation relies on: no other tensor it read is the one it updated (another name
+//! for it would have a fake of its own, which the update does not change). At trace time a
+//! name read before the update is refused, and a name read after it is given the updated fake
+//! (guarded `SameAs` the first); later calls are guarded `NotSameAs` for every other tensor
+//! read (`written_inputs_guard`).
+
+use rustpython_vm::{AsObject, PyObjectRef, PyRef};
+
+use crate::graph::{Value, recorder};
+use crate::tensor::PyTensor;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::values::Var;
+
+impl State<'_> {
+    /// Before the fake `t` is updated in place: remember what it stands for (a rollback makes
+    /// it stand for that again) and, on the first update of a tensor of the caller's, record
+    /// its write-back.
+    pub(crate) fn before_update(&mut self, t: &PyRef<PyTensor>) -> SimResult<()> {
+        let Some(value) = self.value_of(t) else {
+            return unsupported(
+                Kind::Value,
+                "an in-place update of a tensor that is not a graph value",
+            );
+        };
+        if matches!(value, Value::Input(_)) && self.written_source(t).is_none() {
+            self.first_write(t)?;
+        }
+        self.updates.push((t.clone(), value));
+        Ok(())
+    }
+
+    fn first_write(&mut self, t: &PyRef<PyTensor>) -> SimResult<()> {
+        let Some((source, obj)) = self
+            .tensors
+            .iter()
+            .find(|(_, (f, _))| f.is(t))
+            .map(|(s, (_, o))| (s.clone(), o.clone()))
+        else {
+            return unsupported(
+                Kind::SideEffect,
+                "an in-place update of a graph input that is not a tensor of the frame",
+            );
+        };
+        if let Some((other, _)) = self
+            .tensors
+            .iter()
+            .find(|(_, (f, o))| !f.is(t) && o.is(&obj))
+        {
+            return unsupported(
+                Kind::SideEffect,
+                format!("an in-place update of {source}, which the call also read as {other}"),
+            );
+        }
+        self.written.push((source.clone(), t.clone(), obj));
+        self.effects.write_back(source, Var::Tensor(t.clone()));
+        Ok(())
+    }
+
+    /// The source of the caller's tensor whose fake is `t`, if the call updated it.
+    pub(crate) fn written_source(&self, t: &PyTensor) -> Option<Source> {
+        self.written
+            .iter()
+            .find(|(_, f, _)| std::ptr::eq::<PyTensor>(&***f, t))
+            .map(|(s, _, _)| s.clone())
+    }
+
+    /// The caller's tensor `v` is, and its source: read from the frame, or its fake.
+    pub(crate) fn caller_tensor(&self, v: &Var) -> Option<(PyObjectRef, Source)> {
+        match v {
+            Var::Lazy(o, source) if o.downcast_ref::<PyTensor>().is_some() => {
+                Some((o.clone(), source.clone()))
+            }
+            Var::Tensor(t) => self
+                .tensors
+                .iter()
+                .find(|(_, (f, _))| f.is(t))
+                .map(|(s, (_, o))| (o.clone(), s.clone())),
+            _ => None,
+        }
+    }
+
+    /// `o`, read from `source`, is a tensor the call updated under another name: its fake.
+    pub(crate) fn written_alias(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+    ) -> Option<PyRef<PyTensor>> {
+        let (first, fake) = self
+            .written
+            .iter()
+            .find(|(_, _, w)| w.is(o))
+            .map(|(s, f, _)| (s.clone(), f.clone()))?;
+        self.guard(source, Check::SameAs(first));
+        Some(fake)
+    }
+
+    /// Make each fake updated since the `n`th update stand again for what it stood for (its
+    /// earliest entry comes last; one whose value was rolled back too is left alone: it was
+    /// made after the rollback's mark, and what stands for nothing is not a graph value).
+    pub(crate) fn undo_updates(&mut self, n: usize) {
+        while self.updates.len() > n {
+            let Some((fake, value)) = self.updates.pop() else {
+                break;
+            };
+            if let Some(data) = recorder::with(|r| r.stand_in(value)) {
+                let old = std::mem::replace(&mut *fake.write(), data);
+                recorder::with(|r| r.keep(old));
+            }
+        }
+    }
+
+    /// Every other tensor the call read is not a tensor it updated (see the module's comment).
+    pub(crate) fn written_inputs_guard(&mut self) {
+        let written: Vec<(Source, PyRef<PyTensor>)> = self
+            .written
+            .iter()
+            .map(|(s, f, _)| (s.clone(), f.clone()))
+            .collect();
+        for (w, fake) in written {
+            let others: Vec<Source> = self
+                .inputs
+                .iter()
+                .filter(|s| matches!(self.tensors.get(*s), Some((f, _)) if !f.is(&fake)))
+                .cloned()
+                .collect();
+            for s in others {
+                self.guard(&s, Check::NotSameAs(w.clone()));
+            }
+        }
+    }
+}
