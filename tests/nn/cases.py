@@ -76,6 +76,23 @@ CASES = [
     ("var", "result = x3.var(dim=-1), x3.var(dim=-1, unbiased=False, keepdim=True), x3.var()"),
     ("mean_dims", "result = x3.mean(dim=(1, 2)), x3.sum(dim=(0, 2), keepdim=True)"),
     ("view_size", "result = x3.view(4, 4).size(), x3.view(-1, 2).size(0), x3.transpose(1, 2).contiguous().view(2, 8)"),
+    # activations, norms and losses of llama-style and convolution-free models
+    ("silu", "result = F.silu(x3), nn.SiLU()(x)"),
+    ("sigmoid_tanh_identity", "result = F.sigmoid(x), F.tanh(x), nn.Sigmoid()(x3), nn.Tanh()(x3), nn.Identity(5, k=2)(x)"),
+    ("rms_norm", "result = F.rms_norm(x3, (4,)), F.rms_norm(x, (3,), T([1.0, 2.0, 0.5], 'float64'), eps=0.1), F.rms_norm(xf, [3])"),
+    ("rms_norm_mismatch", "result = F.rms_norm(x, (4,))"),
+    ("RMSNorm", "m = nn.RMSNorm(4); load(m, {'weight': [1.0, 0.5, 2.0, 1.0]}); result = m(x3), nn.RMSNorm(3, eps=1e-3, elementwise_affine=False)(x)"),
+    ("normalize", "result = F.normalize(x), F.normalize(x3, dim=-1), F.normalize(x, p=1.0, dim=0)"),
+    ("mse_loss", "result = F.mse_loss(x, x * 0.5), F.mse_loss(x, x.flip(1), reduction='sum'), F.mse_loss(x, x * 2.0, reduction='none')"),
+    ("BatchNorm1d_train", "m = nn.BatchNorm1d(3); load(m, {'weight': [1.0, 2.0, 0.5], 'bias': [0.0, 0.1, -0.1]}); y1 = m(x); y2 = m(x * 2.0 + 1.0); result = y1, y2, m.running_mean, m.running_var, m.num_batches_tracked"),
+    ("BatchNorm1d_3d_eval", "m = nn.BatchNorm1d(2); m(x3); m.eval(); result = m(x3), m.running_mean, m.running_var, m.num_batches_tracked"),
+    ("BatchNorm1d_cumulative", "m = nn.BatchNorm1d(3, momentum=None); m(x); m(x * 3.0); result = m.running_mean, m.running_var"),
+    ("BatchNorm1d_no_stats", "m = nn.BatchNorm1d(3, affine=False, track_running_stats=False); result = m(x), m.running_mean is None"),
+    ("BatchNorm1d_one_row", "m = nn.BatchNorm1d(3); result = m(x[:1])"),
+    # in-place updates: each returns the tensor it changed
+    ("inplace_methods", "a = x.clone(); b = a.add_(1.0).mul_(2.0); c = x.clone().sub_(x, alpha=0.5).div_(4.0); d = x.clone().clamp_(-1.0, 1.0); e = x.clone().masked_fill_(x > 0.4, 0.0); z = x.clone().zero_(); f = x.clone().fill_(3.5); g = x.clone().copy_(T([1.0, 2.0, 3.0], 'float64')); r = x.clone().relu_(); result = a, b is a, c, d, e, z, f, g, r"),
+    ("lerp", "result = x.lerp(x3[0, :, :3], 0.3), x.lerp(x * 2.0, 0.75), x.clone().lerp_(x * -1.0, T([0.0, 0.5, 1.0], 'float64'))"),
+    ("norm_flip", "result = x.norm(), x.norm(dim=1), x3.norm(p=1, dim=-1, keepdim=True), x.norm(p=float('inf')), x.norm(p=3), x.flip(0), x3.flip((1, 2)), x.flip(-1)"),
 ]
 
 W_DATA = [[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [-0.6, 0.1, 0.9], [0.05, 0.7, -0.3]]

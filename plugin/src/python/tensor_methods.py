@@ -70,6 +70,82 @@ def _new_ones(self, *size, dtype=None):
     return _st.ones(*_size_of(size), dtype=dtype or self.dtype)
 
 
+# In-place updates, as torch's: each changes the tensor and returns it. Written as `+=` and
+# `t[...] = v`, which update a tensor in place (traced: simulated on the tensor's stand-in,
+# and copied back into the caller's tensor after the graph).
+def _add_(self, other, *, alpha=1):
+    self += other if alpha == 1 else other * alpha
+    return self
+
+
+def _sub_(self, other, *, alpha=1):
+    self -= other if alpha == 1 else other * alpha
+    return self
+
+
+def _mul_(self, other):
+    self *= other
+    return self
+
+
+def _div_(self, other):
+    self /= other
+    return self
+
+
+def _fill_(self, value):
+    self[...] = value
+    return self
+
+
+def _clamp_(self, min=None, max=None):
+    self[...] = self.clamp(min, max)
+    return self
+
+
+def _masked_fill_(self, mask, value):
+    self[...] = self.masked_fill(mask, value)
+    return self
+
+
+def _lerp(self, end, weight):
+    # torch's two-sided form: exact at both ends.
+    if isinstance(weight, _st.Tensor):
+        return _st.where(weight.abs() < 0.5, self + weight * (end - self),
+                         end - (end - self) * (1 - weight))
+    if abs(weight) < 0.5:
+        return self + weight * (end - self)
+    return end - (end - self) * (1 - weight)
+
+
+def _lerp_(self, end, weight):
+    self[...] = _lerp(self, end, weight)
+    return self
+
+
+def _norm(self, p="fro", dim=None, keepdim=False):
+    a = self.abs()
+    if p == "fro" or p == 2:
+        s = (a * a).sum() if dim is None else (a * a).sum(dim, keepdim=keepdim)
+        return s.sqrt()
+    if p == _INF:
+        return a.max() if dim is None else a.max(dim, keepdim=keepdim)
+    if p == 1:
+        return a.sum() if dim is None else a.sum(dim, keepdim=keepdim)
+    s = (a ** p).sum() if dim is None else (a ** p).sum(dim, keepdim=keepdim)
+    return s ** (1.0 / p)
+
+
+def _flip(self, dims):
+    if isinstance(dims, int):
+        dims = (dims,)
+    out = self
+    for d in dims:
+        n = self.shape[d]
+        out = out.index_select(d, _st.arange(n - 1, -1, -1))
+    return out
+
+
 METHODS = {
     "t": _t,
     "mm": _mm,
@@ -98,6 +174,20 @@ METHODS = {
     "cpu": lambda self: self,
     "int": lambda self: self.long(),
     "bool": lambda self: self.to(_st.bool),
+    "add_": _add_,
+    "sub_": _sub_,
+    "mul_": _mul_,
+    "div_": _div_,
+    "zero_": lambda self: _fill_(self, 0),
+    "fill_": _fill_,
+    "copy_": _fill_,
+    "clamp_": _clamp_,
+    "masked_fill_": _masked_fill_,
+    "relu_": lambda self: _fill_(self, self.relu()),
+    "lerp": _lerp,
+    "lerp_": _lerp_,
+    "norm": _norm,
+    "flip": _flip,
 }
 
 # Functions only (torch has no method of these names).
@@ -109,5 +199,6 @@ MODULE_ONLY = {
 
 FUNCTIONS = [
     "mm", "bmm", "square", "rsqrt", "reciprocal", "outer", "clamp_min", "clamp_max", "any",
-    "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp",
+    "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp", "lerp", "norm",
+    "flip",
 ]

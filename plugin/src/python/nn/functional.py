@@ -58,6 +58,58 @@ def gelu(input, approximate="none"):
     raise RuntimeError(f"approximate argument must be either none or tanh.")
 
 
+def silu(input):
+    """`x * sigmoid(x)` (swish)."""
+    return input * st.sigmoid(input)
+
+
+def sigmoid(input):
+    return st.sigmoid(input)
+
+
+def tanh(input):
+    return st.tanh(input)
+
+
+def _eps_of(dtype):
+    # torch.finfo(dtype).eps
+    return 1.1920928955078125e-07 if dtype == st.float32 else 2.220446049250313e-16
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """`x / sqrt(mean(x^2) + eps) * weight` over the last `len(normalized_shape)`
+    dimensions; `eps` defaults to the machine epsilon of the input's type, as torch's."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    n = len(normalized_shape)
+    if tuple(input.shape[input.ndim - n:]) != tuple(normalized_shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(str(d) for d in normalized_shape)}], but got input of size"
+            f"{list(input.shape)}"
+        )
+    if eps is None:
+        eps = _eps_of(input.dtype)
+    dims = tuple(range(-n, 0))
+    out = input * st.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """`input / max(norm_p(input, dim), eps)`."""
+    return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
+
+
+def mse_loss(input, target, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    d = input - target
+    loss = d * d
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
 def softmax(input, dim):
     return st.softmax(input, dim=dim)
 

@@ -504,6 +504,116 @@ class ReLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
+class SiLU(Module):
+    def forward(self, input):
+        return F.silu(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, dtype=None):
+        super().__init__()
+        dtype = dtype or st.get_default_dtype()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(st.ones(*self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class BatchNorm1d(Module):
+    """Normalize each channel (dimension 1 of an (N, C) or (N, C, L) input) by the batch's
+    statistics while training, updating the running ones in place (the unbiased variance, a
+    moving average with `momentum`, or the cumulative average if it is None), and by the
+    running ones in eval mode, as torch's."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, dtype=None):
+        super().__init__()
+        dtype = dtype or st.get_default_dtype()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(st.ones(num_features, dtype=dtype))
+            self.bias = Parameter(st.zeros(num_features, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", st.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", st.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", st.tensor(0))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, input):
+        if input.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+        dims = (0,) if input.ndim == 2 else (0, 2)
+        shape = (1, -1) if input.ndim == 2 else (1, -1, 1)
+        if self.training or not self.track_running_stats:
+            n = input.numel() // input.shape[1]
+            if n <= 1:
+                raise ValueError(
+                    f"Expected more than 1 value per channel when training, got input size "
+                    f"{list(input.shape)}")
+            mean = input.mean(dim=dims)
+            centered = input - mean.reshape(shape)
+            var = (centered * centered).mean(dim=dims)
+            if self.training and self.track_running_stats:
+                self.running_mean.mul_(1.0 - factor).add_(mean * factor)
+                self.running_var.mul_(1.0 - factor).add_(var * (factor * n / (n - 1)))
+        else:
+            mean, var = self.running_mean, self.running_var
+            centered = input - mean.reshape(shape)
+        out = centered / st.sqrt(var.reshape(shape) + self.eps)
+        if self.affine:
+            out = out * self.weight.reshape(shape) + self.bias.reshape(shape)
+        return out
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
 class Flatten(Module):
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
