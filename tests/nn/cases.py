@@ -92,6 +92,7 @@ CASES = [
     # in-place updates: each returns the tensor it changed
     ("inplace_methods", "a = x.clone(); b = a.add_(1.0).mul_(2.0); c = x.clone().sub_(x, alpha=0.5).div_(4.0); d = x.clone().clamp_(-1.0, 1.0); e = x.clone().masked_fill_(x > 0.4, 0.0); z = x.clone().zero_(); f = x.clone().fill_(3.5); g = x.clone().copy_(T([1.0, 2.0, 3.0], 'float64')); r = x.clone().relu_(); result = a, b is a, c, d, e, z, f, g, r"),
     ("lerp", "result = x.lerp(x3[0, :, :3], 0.3), x.lerp(x * 2.0, 0.75), x.clone().lerp_(x * -1.0, T([0.0, 0.5, 1.0], 'float64'))"),
+    ("max_min_dim", "v, i = x.max(1); m = x3.min(dim=-1, keepdim=True); result = v, i, m.values, m.indices, x.max(0)[0], x.max(), x.min(), x.max(x * -1.0), logits.max(dim=0).indices"),
     ("norm_flip", "result = x.norm(), x.norm(dim=1), x3.norm(p=1, dim=-1, keepdim=True), x.norm(p=float('inf')), x.norm(p=3), x.flip(0), x3.flip((1, 2)), x.flip(-1)"),
 ]
 

@@ -3,7 +3,33 @@ registry's ops: written in Python, so that a traced frame simulates them like th
 own code (each op lands in the graph). Set on `Tensor` and on `symtrace` when it is
 imported; `_st` is the `symtrace` module, given by the loader (`tensor_methods.rs`)."""
 
+from collections import namedtuple
+
 _INF = float("inf")
+# The native reductions: the values only, along `dim` or of all elements.
+_max_values = _st.Tensor.max
+_min_values = _st.Tensor.min
+# What torch's max(dim) and min(dim) give (torch.return_types.max): a named pair.
+_MaxResult = namedtuple("max", ["values", "indices"])
+_MinResult = namedtuple("min", ["values", "indices"])
+
+
+def _max(self, dim=None, keepdim=False):
+    """torch's max: of all elements; `(values, indices)` along `dim` (the first maximum's
+    index); with a tensor in place of `dim`, the elementwise maximum."""
+    if dim is None:
+        return _max_values(self)
+    if isinstance(dim, _st.Tensor):
+        return _st.maximum(self, dim)
+    return _MaxResult(_max_values(self, dim, keepdim=keepdim), self.argmax(dim, keepdim=keepdim))
+
+
+def _min(self, dim=None, keepdim=False):
+    if dim is None:
+        return _min_values(self)
+    if isinstance(dim, _st.Tensor):
+        return _st.minimum(self, dim)
+    return _MinResult(_min_values(self, dim, keepdim=keepdim), self.argmin(dim, keepdim=keepdim))
 
 
 def _mm(self, other):
@@ -37,7 +63,7 @@ def _all(self, dim=None, keepdim=False):
 
 
 def _finite_max(x, dim, keepdim):
-    m = x.max(dim, keepdim=keepdim)
+    m = _max_values(x, dim, keepdim=keepdim)
     return m.masked_fill(m.abs() == _INF, 0.0)
 
 
@@ -162,8 +188,10 @@ METHODS = {
     "isnan": lambda self: self != self,
     "isinf": lambda self: self.abs() == _INF,
     "isfinite": lambda self: (self - self) == 0,
-    "amax": lambda self, dim=None, keepdim=False: self.max() if dim is None else self.max(dim, keepdim=keepdim),
-    "amin": lambda self, dim=None, keepdim=False: self.min() if dim is None else self.min(dim, keepdim=keepdim),
+    "amax": lambda self, dim=None, keepdim=False: _max_values(self) if dim is None else _max_values(self, dim, keepdim=keepdim),
+    "amin": lambda self, dim=None, keepdim=False: _min_values(self) if dim is None else _min_values(self, dim, keepdim=keepdim),
+    "max": _max,
+    "min": _min,
     "std": _std,
     "logsumexp": _logsumexp,
     "new_zeros": _new_zeros,
@@ -200,5 +228,5 @@ MODULE_ONLY = {
 FUNCTIONS = [
     "mm", "bmm", "square", "rsqrt", "reciprocal", "outer", "clamp_min", "clamp_max", "any",
     "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp", "lerp", "norm",
-    "flip",
+    "flip", "max", "min",
 ]
