@@ -261,3 +261,16 @@ fn the_training_demo_breaks_at_item_and_equals_eager() {
         "every step prints, and explain's step once more:\n{text}"
     );
 }
+
+/// Imports in a function body (tests/python/imports.py): a module already in `sys.modules`
+/// is read from there and guarded, so `import math` and `from math import sqrt` stay in the
+/// graph; a replaced `builtins.__import__` is called as the program calls it, and a module
+/// not loaded yet is imported as written.
+#[test]
+fn imports_of_loaded_modules_stay_in_the_graph() {
+    let script = python_dir().join("imports.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace", script.to_str().unwrap()]));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_eq!(stdout.matches("\nok ").count() + 1, 5, "{stdout}");
+}

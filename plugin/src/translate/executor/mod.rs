@@ -15,6 +15,7 @@ mod control;
 mod exceptions;
 mod frame;
 mod generators;
+mod imports;
 mod locals;
 mod operators;
 mod stack;
@@ -90,6 +91,9 @@ instruction_set! {
     LoadSmallInt => load_small_int, opcode;
     LoadCommonConstant => load_common_constant, opcode;
     LoadGlobal => load_global, opcode;
+    // imports.rs
+    ImportName => import_name, opcode;
+    ImportFrom => import_from, opcode;
     StoreGlobal | DeleteGlobal => store_global, opcode;
     // operators.rs
     BinaryOp => binary_op, opcode;
