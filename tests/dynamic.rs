@@ -72,6 +72,9 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // not one per step.
     assert!(translations(&out, "schedule") <= 7, "{out}");
     assert!(out.contains("fallbacks schedule 0"), "{out}");
+    // Ints in slices (`x[:, -n:]`), narrow and a slice store, over 8 values: specialized
+    // once, then one dynamic graph.
+    assert_eq!(translations(&out, "windows"), 2, "{out}");
 }
 
 #[test]

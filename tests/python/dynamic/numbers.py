@@ -203,6 +203,22 @@ def schedule():
     print("fallbacks schedule", st.stats()["fallbacks"] - before)
 
 
+def window(x, n, pos):
+    # An int that changes per call, in a slice of a tensor (negated, as `-n`), a narrow and
+    # the start of an item store: one dynamic graph after the first recompile.
+    cache = x * 0.0
+    cache[:, pos:pos + 2] = x[:, :2]
+    return x[:, -n:].sum(-1), x.narrow(1, n, 2), cache
+
+
+def windows():
+    f = st.compile(window)
+    xs = st.arange(24.0).reshape(2, 12)
+    for n in range(1, 9):
+        a, b = f(xs, n, 9 - n), window(xs, n, 9 - n)
+        assert all(p.tolist() == q.tolist() for p, q in zip(a, b)), (a, b)
+
+
 count("floats", floats)
 count("branches", branches)
 count("counters", counters)
@@ -212,4 +228,5 @@ count("counter_and_length", counter_and_length)
 count("split_loop", split_loop)
 count("long_counter", long_counter)
 count("schedule", schedule)
+count("windows", windows)
 print("NUMBERS OK", st.stats())

@@ -79,6 +79,14 @@ impl State<'_> {
             f.push(r);
             return Ok(Flow::Next);
         }
+        // `-n` of an int that may change from call to call (`x[:, -n:]`): `0 - n`, kept
+        // symbolic as that is (an int has no negative zero).
+        if x.op == Opcode::UnaryNegative && self.is_symbolic(&a) {
+            let zero = Var::Obj(vm.ctx.new_int(0).into());
+            let r = self.binary(BinaryOperator::Subtract, &zero, &a)?;
+            f.push(r);
+            return Ok(Flow::Next);
+        }
         let o = self.obj(&a)?;
         let r = if x.op == Opcode::UnaryNegative {
             vm._neg(&o)

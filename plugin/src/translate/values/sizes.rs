@@ -157,7 +157,7 @@ impl State<'_> {
 
     /// Whether `v` is a size that may change from call to call, or an int of the frame's
     /// that may, which sizes are computed from.
-    fn is_symbolic(&self, v: &Var) -> bool {
+    pub(crate) fn is_symbolic(&self, v: &Var) -> bool {
         let vm = self.vm;
         match v {
             Var::Lazy(o, source) => {
