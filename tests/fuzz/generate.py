@@ -174,11 +174,15 @@ class Gen:
         elif kind < 80 and in_loop:
             self.emit(depth, r.pick(["continue", "break"]) if r.chance(30) else "pass")
         elif kind < 83:
-            # In place, mostly on a tensor of the function's own (on an argument it changes
-            # the caller's tensor: a side effect the translator does not replay).
+            # In place, on a tensor of the function's own or on an argument (the caller's
+            # tensor, written back after the graph; `y` is `x` on some calls).
             own = [t for t in names if t not in ("x", "y")]
-            t = r.pick(own) if own and r.chance(85) else r.pick(names)
-            self.emit(depth, f"{t} += {r.pick(names)}" if r.chance(50) else f"{t} *= {r.number()}")
+            t = r.pick(own) if own and r.chance(60) else r.pick(names)
+            self.emit(depth, r.pick([f"{t} += {r.pick(names)}", f"{t} *= {r.number()}",
+                                     f"{t}[0] = {r.number()}", f"{t}[..., :1] = {r.pick(names)}[..., -1:]",
+                                     f"{t}.add_({r.pick(names)}, alpha={r.number()})",
+                                     f"{t}.clamp_(-1.0, 1.0)", f"acc.append({t}.mul_(2.0) is {t})",
+                                     f"acc.append({t} is {r.pick(names)})"]))
         elif kind < 86:
             self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)"]))
         elif kind < 95 and depth < 3:
@@ -595,7 +599,7 @@ def main(shapes, dtypes, seed):
         n, k, scale = call + 1, call % 2, [2.0, -1.5, 0.5][call]
         for i, fn in enumerate(FUNCTIONS):
             try:
-                r = fn(x, y, data, log, obj, n, k, scale)
+                r = fn(x, x if call == 1 else y, data, log, obj, n, k, scale)
                 print(call, i, "->", show(r))
             except Exception as e:
                 print(call, i, "raised", type(e).__name__, e)
