@@ -208,3 +208,15 @@ fn a_list_changed_around_a_raising_delete_keeps_only_the_changes_before_it() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_zero_d_tensor_as_masked_fill_value_is_a_graph_operand() {
+    same_as_plain(&["masked_fill with a 0-d tensor"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains(
+            "masked_fill with a 0-d tensor: ([7.0, 7.0, 2.0, 3.0, 4.0], [0.0, 1.0, 2.0, 7.0, 7.0])"
+        ),
+        "{plain}"
+    );
+}

@@ -97,6 +97,15 @@ def cast_raises(a):
     return a
 
 
+def masked(a, rows, v):
+    # A bool mask over all of `a`, one over its rows, a 0-d tensor as the value.
+    a[a > 2.0] = 0.5
+    a[rows] = v
+    b = a * 1.0
+    b[b < 1.0] = -1.0
+    return b
+
+
 def states(make):
     return make(), make(), make()
 
@@ -162,4 +171,8 @@ check("tensors in a list updated in a loop",
       lambda s, i: (in_a_list, ([s[0], s[1] if i % 2 else s[0]],)), 4, 1, 0, 2)
 check("an update that cannot cast raises as eagerly",
       lambda: (st.tensor([1, 2]),), lambda s, i: (cast_raises, (s[0],)), 2, None, None)
+check("masked stores into an argument and a local",
+      lambda: (st.arange(6.0).reshape(3, 2),),
+      lambda s, i: (masked, (s[0], st.tensor([i % 2 == 0, False, True]), st.tensor(float(i)))),
+      4, 1, 0, 1)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -649,3 +649,19 @@ def _():
         except KeyError as e:
             show("list changed around a raising delete, raised", repr(e))
         show("list changed around a raising delete, list", (log, table))
+
+
+# 23. A 0-d tensor as masked_fill's value (`x.masked_fill(mask, v)`, as torch accepts it):
+# its element was read out while tracing, from the stand-in, which holds zeros: the value
+# was baked in as 0.0. Now it is an operand of the graph. The same for `t[mask] = v`.
+def masked_by_tensor(x, v):
+    y = x * 1.0
+    y[y > 2.5] = v
+    return x.masked_fill(x < 1.5, v), y
+
+
+@case("masked_fill with a 0-d tensor")
+def _():
+    for k in (1.0, 7.0, -3.0):
+        a, b = masked_by_tensor(st.arange(5.0), st.tensor(k))
+        show("masked_fill with a 0-d tensor", (a.tolist(), b.tolist()))

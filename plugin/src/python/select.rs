@@ -14,6 +14,20 @@ pub(super) fn masked_fill(
     value: &PyObject,
     vm: &VirtualMachine,
 ) -> PyResult<PyTensor> {
+    // A 0-d tensor's value as a tensor operand, cast to `x`'s type and selected by `where`:
+    // never read out (traced, it is a graph value, whose stand-in holds no data).
+    if let Some(t) = value.downcast_ref::<PyTensor>()
+        && t.read().ndim() == 0
+    {
+        let (d, m) = (x.read(), mask.read());
+        if crate::tensor::shape::broadcast(d.shape(), m.shape()).is_ok_and(|s| s == d.shape()) {
+            let cast = Attrs::new().with("dtype", Attr::DType(d.dtype()));
+            let v = registry()
+                .call("to", &[&t.read()], &cast)
+                .map_err(|e| e.into_exception(vm))?;
+            return PyTensor::wrap(registry().call("where", &[&m, &v, &d], &Attrs::new()), vm);
+        }
+    }
     let value = match scalar_of(value, vm)? {
         Some(Scalar::Bool(b)) => Attr::Bool(b),
         Some(Scalar::Int(i)) => Attr::Int(i),

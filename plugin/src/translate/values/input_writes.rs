@@ -105,6 +105,34 @@ impl State<'_> {
         Some(fake)
     }
 
+    /// The fake `target` takes the place of `result` (computed out of place: `t op= x`,
+    /// a masked store), as an in-place update changes the tensor's elements: its type and
+    /// shape stay (an update that would change them casts or raises eagerly: refused).
+    pub(crate) fn take_result(&mut self, target: &PyRef<PyTensor>, result: Var) -> SimResult<()> {
+        let Var::Tensor(r) = result else {
+            return unsupported(Kind::Internal, "an in-place update gives no tensor");
+        };
+        let (old_meta, new_meta) = {
+            let (x, y) = (target.read(), r.read());
+            (crate::tensor::Meta::of(&x), crate::tensor::Meta::of(&y))
+        };
+        if old_meta != new_meta {
+            return unsupported(
+                Kind::Raises,
+                "an in-place update that changes the dtype or shape (it casts or raises)",
+            );
+        }
+        self.keep_alive(&r);
+        self.before_update(target)?;
+        let new = std::mem::replace(
+            &mut *r.write(),
+            crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)),
+        );
+        let old = std::mem::replace(&mut *target.write(), new);
+        recorder::with(|rec| rec.keep(old));
+        Ok(())
+    }
+
     /// Make each fake updated since the `n`th update stand again for what it stood for (its
     /// earliest entry comes last; one whose value was rolled back too is left alone: it was
     /// made after the rollback's mark, and what stands for nothing is not a graph value).

@@ -322,27 +322,7 @@ impl State<'_> {
         };
         let a = &Var::Tensor(target.clone());
         let result = self.binary(not_inplace(op), a, b)?;
-        let Var::Tensor(r) = result else {
-            return unsupported(Kind::Internal, "in-place update");
-        };
-        let (old_meta, new_meta) = {
-            let (x, y) = (target.read(), r.read());
-            (crate::tensor::Meta::of(&x), crate::tensor::Meta::of(&y))
-        };
-        if old_meta != new_meta {
-            return unsupported(
-                Kind::Raises,
-                "an in-place update that changes the dtype or shape (it casts or raises)",
-            );
-        }
-        self.keep_alive(&r);
-        self.before_update(&target)?;
-        let new = std::mem::replace(
-            &mut *r.write(),
-            crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)),
-        );
-        let old = std::mem::replace(&mut *target.write(), new);
-        crate::graph::recorder::with(|rec| rec.keep(old));
+        self.take_result(&target, result)?;
         Ok(a.clone())
     }
 
