@@ -172,6 +172,95 @@ def _flip(self, dims):
     return out
 
 
+def _einsum_letters(spec, ndim, fill):
+    """`spec` with `...` spelled out as the letters of `fill` its dimensions take."""
+    if "..." not in spec:
+        return spec
+    n = ndim - (len(spec) - 3)
+    if n < 0:
+        raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(spec) - 3}) is more than the number of dimensions ({ndim}) for operand")
+    return spec.replace("...", fill[len(fill) - n:])
+
+
+def _einsum_pair(a, sa, b, sb, keep):
+    """`a` and `b` contracted to the letters of `keep` (in the order they come out): the
+    letters of both kept are batch dimensions, of both and not kept contracted, as one
+    product of (batch, rows, k) by (batch, k, columns)."""
+    only_a = [c for c in sa if c not in sb and c not in keep]
+    if only_a:
+        a = a.sum(dim=tuple(sa.index(c) for c in only_a))
+        sa = "".join(c for c in sa if c not in only_a)
+    only_b = [c for c in sb if c not in sa and c not in keep]
+    if only_b:
+        b = b.sum(dim=tuple(sb.index(c) for c in only_b))
+        sb = "".join(c for c in sb if c not in only_b)
+    batch = [c for c in sa if c in sb and c in keep]
+    summed = [c for c in sa if c in sb and c not in keep]
+    rows = [c for c in sa if c not in sb]
+    cols = [c for c in sb if c not in sa]
+    size = {}
+    for spec, t in ((sa, a), (sb, b)):
+        for i, c in enumerate(spec):
+            n = t.shape[i]
+            if size.get(c, 1) == 1:
+                size[c] = n
+            elif n != 1 and n != size[c]:
+                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original): subscript {c} has sizes {size[c]} and {n}")
+
+    def lined_up(t, spec, order):
+        t = t.permute(*[spec.index(c) for c in order])
+        return t.expand(*[size[c] for c in order])
+
+    bs = [size[c] for c in batch]
+    n_rows, n_cols, n_sum = 1, 1, 1
+    for c in rows:
+        n_rows *= size[c]
+    for c in cols:
+        n_cols *= size[c]
+    for c in summed:
+        n_sum *= size[c]
+    x = lined_up(a, sa, batch + rows + summed).reshape(*bs, n_rows, n_sum)
+    y = lined_up(b, sb, batch + summed + cols).reshape(*bs, n_sum, n_cols)
+    r = (x @ y).reshape(*bs, *[size[c] for c in rows], *[size[c] for c in cols])
+    return r, "".join(batch + rows + cols)
+
+
+def _einsum(equation, *operands):
+    """torch.einsum over one or more operands, contracted two at a time from the left (a
+    repeated subscript within one operand, a diagonal, is not supported)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    specs = lhs.split(",")
+    if len(specs) != len(operands):
+        raise RuntimeError(f"einsum(): {len(specs)} operands in the equation, {len(operands)} given")
+    fill = "".join(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq)
+    specs = [_einsum_letters(s, t.ndim, fill) for s, t in zip(specs, operands)]
+    if arrow:
+        out = _einsum_letters(out, max([len(s) for s in specs] + [0]), fill) if "..." in out else out
+    else:
+        every = "".join(specs)
+        out = "".join(sorted(c for c in set(every) if every.count(c) == 1 and c in fill)) + \
+            "".join(sorted(c for c in set(every) if every.count(c) == 1 and c not in fill))
+    for s, t in zip(specs, operands):
+        if len(s) != t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the number of dimensions ({t.ndim}) for operand")
+        if len(set(s)) != len(s):
+            raise NotImplementedError("einsum(): a subscript repeated within one operand (a diagonal) is not supported")
+    x, sx = operands[0], specs[0]
+    for k in range(1, len(operands)):
+        later = out + "".join(specs[k + 1:])
+        x, sx = _einsum_pair(x, sx, operands[k], specs[k], later)
+    dropped = [c for c in sx if c not in out]
+    if dropped:
+        x = x.sum(dim=tuple(sx.index(c) for c in dropped))
+        sx = "".join(c for c in sx if c not in dropped)
+    if sx != out:
+        x = x.permute(*[sx.index(c) for c in out])
+    return x
+
+
 METHODS = {
     "t": _t,
     "mm": _mm,
@@ -220,6 +309,7 @@ METHODS = {
 
 # Functions only (torch has no method of these names).
 MODULE_ONLY = {
+    "einsum": _einsum,
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
     "numel": lambda t: t.numel(),
     "full_like": lambda t, fill_value, dtype=None: _st.full(t.shape, fill_value, dtype=dtype or t.dtype),
