@@ -113,3 +113,26 @@ for t in (2, 3, 4):
 print("model heads translations:", st.stats()["translations"])
 e = st.explain(heads, st.ones(2, 3, 4))
 print("model heads graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
+class Decorated(nn.Module):
+    """`@torch.compile` on the forward method, `@torch.no_grad`-free helpers disabled with
+    `@symtrace.disable` as methods, and `x.new_tensor`: the wrappers bind to the instance as
+    the functions they wrap would."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = 2.0
+
+    @st.compile
+    def forward(self, x):
+        return x * self.scale + x.new_tensor([1.0, 0.0, -1.0]) + self.offset(x)
+
+    @st.disable
+    def offset(self, x):
+        return x.sum() * 0.0 + self.scale
+
+
+decorated = Decorated()
+for k in (1.0, 2.0):
+    print("decorated", decorated(st.ones(3) * k).tolist(), Decorated.forward(decorated, st.ones(3)).tolist())

@@ -131,12 +131,24 @@ pub fn explain(func: &PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyRes
 
 #[rustpython_vm::pymodule(sub, name = "symtrace")]
 pub(super) mod module {
+    use rustpython_vm::builtins::PyBoundMethod;
     use rustpython_vm::builtins::PyStrRef;
     use rustpython_vm::function::FuncArgs;
-    use rustpython_vm::types::{Callable, Representable};
+    use rustpython_vm::types::{Callable, GetDescriptor, Representable};
     use rustpython_vm::{
-        FromArgs, Py, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass,
+        FromArgs, Py, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass,
     };
+
+    /// A wrapper read as an attribute of an instance binds to it, as the function it wraps
+    /// would (`@symtrace.compile` on a method, as `@torch.compile` is used).
+    fn bound(zelf: &PyObject, obj: Option<&PyObject>, vm: &VirtualMachine) -> PyResult {
+        Ok(match obj {
+            Some(obj) if !vm.is_none(obj) => PyBoundMethod::new(obj.to_owned(), zelf.to_owned())
+                .into_ref(&vm.ctx)
+                .into(),
+            _ => zelf.to_owned(),
+        })
+    }
 
     use rustpython_vm::builtins::PyTypeRef;
 
@@ -155,7 +167,7 @@ pub(super) mod module {
         fullgraph: bool,
     }
 
-    #[pyclass(with(Callable, Representable))]
+    #[pyclass(with(Callable, GetDescriptor, Representable))]
     impl PyCompiledFunction {
         #[pygetset]
         fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
@@ -167,6 +179,17 @@ pub(super) mod module {
         type Args = FuncArgs;
         fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
             super::call_traced(&zelf.func, args, zelf.fullgraph, vm)
+        }
+    }
+
+    impl GetDescriptor for PyCompiledFunction {
+        fn descr_get(
+            zelf: &PyObject,
+            obj: Option<&PyObject>,
+            _cls: Option<&PyObject>,
+            vm: &VirtualMachine,
+        ) -> PyResult {
+            bound(zelf, obj, vm)
         }
     }
 
@@ -232,7 +255,7 @@ pub(super) mod module {
         func: PyObjectRef,
     }
 
-    #[pyclass(with(Callable))]
+    #[pyclass(with(Callable, GetDescriptor))]
     impl PyDisabledFunction {
         #[pygetset]
         fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
@@ -244,6 +267,17 @@ pub(super) mod module {
         type Args = FuncArgs;
         fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
             super::call_untraced(&zelf.func, args, vm)
+        }
+    }
+
+    impl GetDescriptor for PyDisabledFunction {
+        fn descr_get(
+            zelf: &PyObject,
+            obj: Option<&PyObject>,
+            _cls: Option<&PyObject>,
+            vm: &VirtualMachine,
+        ) -> PyResult {
+            bound(zelf, obj, vm)
         }
     }
 

@@ -286,6 +286,7 @@ METHODS = {
     "new_zeros": _new_zeros,
     "new_ones": _new_ones,
     "new_full": _new_full,
+    "new_tensor": lambda self, data, dtype=None: _st.tensor(data, dtype=dtype or self.dtype),
     "nelement": lambda self: self.numel(),
     # One device, the CPU: moving there changes nothing (torch returns the tensor itself).
     "cpu": lambda self: self,
