@@ -188,6 +188,20 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     // torch's compositions (`rsqrt`, `t`, `mm`, `logsumexp`...) and `view(*shape, ...)`:
     // one graph, dynamic after the second length.
     assert!(plain.contains("heads 4 "), "{plain}");
+    // `device=x.device`, `.to(device)`, `x.device.type`: the CPU, one dynamic graph; another
+    // device is refused with a clear error.
+    assert!(
+        traced.contains("model positions translations: 2"),
+        "{traced}"
+    );
+    assert!(
+        traced.contains("model positions graphs: 1 breaks: 0"),
+        "{traced}"
+    );
+    assert!(
+        plain.contains("device refused: symtrace computes on the CPU only, not on 'cuda'"),
+        "{plain}"
+    );
     // `@st.compile` and `@st.disable` on methods bind to the instance.
     assert!(
         plain.contains("decorated [7.0, 6.0, 5.0] [5.0, 4.0, 3.0]"),

@@ -118,7 +118,8 @@ fn errors_name_the_shapes_and_never_crash() {
         "IndexError: a tensor index must be bool or int64, not float64",
         "TypeError: tensor elements cannot be deleted",
         "TypeError: full() needs a number as its value",
-        "TypeError: Expected type 'dtype' but 'str' found.",
+        // A str is a device to `to`, as torch reads it ("Invalid device string").
+        "RuntimeError: symtrace computes on the CPU only, not on 'float32'",
         "OverflowError: Python int too large for int64",
         "IndexError: an index can only have a single ellipsis ('...')",
         "ValueError: stack() needs at least one tensor",

@@ -136,3 +136,29 @@ class Decorated(nn.Module):
 decorated = Decorated()
 for k in (1.0, 2.0):
     print("decorated", decorated(st.ones(3) * k).tolist(), Decorated.forward(decorated, st.ones(3)).tolist())
+
+
+class Positions(nn.Module):
+    """Positions and a causal mask made on the input's device, as torch code writes them
+    (`device=x.device`, `.to(device)`, `x.device.type`); another device is refused."""
+
+    def forward(self, x):
+        T = x.shape[1]
+        pos = st.arange(T, device=x.device)
+        mask = st.ones(T, T, dtype=x.dtype, device=x.device).tril()
+        y = (x + pos).to(x.device) @ mask
+        return y.to(dtype=st.float32, device="cpu"), x.to(x) is x, x.device.type == "cpu"
+
+
+positions = Positions()
+st.reset()
+for t in (2, 3, 4):
+    y, same_tensor, on_cpu = positions(st.ones(2, t))
+    print("positions", t, y.tolist(), y.dtype, same_tensor, on_cpu)
+print("model positions translations:", st.stats()["translations"])
+e = st.explain(positions, st.ones(2, 3))
+print("model positions graphs:", e.graph_count, "breaks:", e.graph_break_count)
+try:
+    st.zeros(2, device="cuda")
+except RuntimeError as err:
+    print("device refused:", err)

@@ -123,4 +123,15 @@ impl ClampArgs {
 pub(super) struct DTypeKw {
     #[pyarg(any, optional)]
     pub(super) dtype: OptionalArg<PyObjectRef>,
+    /// torch's `device=`: the CPU, the one device symtrace computes on.
+    #[pyarg(named, optional)]
+    pub(super) device: OptionalArg<PyObjectRef>,
+}
+
+impl DTypeKw {
+    /// The dtype asked for, once the device is known to be the CPU.
+    pub(super) fn dtype(&self, vm: &VirtualMachine) -> PyResult<Option<crate::tensor::DType>> {
+        super::convert::check_device(&self.device, vm)?;
+        super::convert::opt_dtype(&self.dtype, vm)
+    }
 }

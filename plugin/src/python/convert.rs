@@ -45,6 +45,20 @@ pub(super) fn scalar_of(obj: &PyObject, vm: &VirtualMachine) -> PyResult<Option<
     Ok(None)
 }
 
+/// torch's `device` argument: `None`, `"cpu"`, `"cpu:0"` or a `symtrace.device`, the CPU,
+/// the one device symtrace computes on; any other is refused, as torch refuses a device it
+/// was not built for.
+pub(super) fn check_device(obj: &OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<()> {
+    match obj {
+        OptionalArg::Present(o) if !vm.is_none(o) && !super::device::names_cpu(o) => Err(vm
+            .new_runtime_error(format!(
+                "symtrace computes on the CPU only, not on {}",
+                o.repr(vm)?.to_string_lossy()
+            ))),
+        _ => Ok(()),
+    }
+}
+
 /// Nested lists/tuples of numbers (or tensors) → shape and elements.
 fn flatten(
     obj: &PyObject,

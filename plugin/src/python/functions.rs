@@ -29,13 +29,13 @@ pub(super) mod module {
 
     #[pyfunction]
     fn tensor(data: PyObjectRef, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let dt = opt_dtype(&kw.dtype, vm)?;
+        let dt = kw.dtype(vm)?;
         Ok(PyTensor::new(data_of(&data, dt, vm)?))
     }
 
     #[pyfunction]
     fn zeros(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
+        let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
         Ok(PyTensor::new(TensorData::full(
             &shape_of(&shape.into_vec(), vm)?,
             Scalar::Int(0),
@@ -45,7 +45,7 @@ pub(super) mod module {
 
     #[pyfunction]
     fn ones(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
+        let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
         Ok(PyTensor::new(TensorData::full(
             &shape_of(&shape.into_vec(), vm)?,
             Scalar::Int(1),
@@ -62,7 +62,7 @@ pub(super) mod module {
     ) -> PyResult<PyTensor> {
         let v = scalar_of(&value, vm)?
             .ok_or_else(|| vm.new_type_error("full() needs a number as its value".to_owned()))?;
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(v.dtype());
+        let dt = kw.dtype(vm)?.unwrap_or(v.dtype());
         Ok(PyTensor::new(TensorData::full(
             &shape_of(&[shape], vm)?,
             v,
@@ -73,7 +73,7 @@ pub(super) mod module {
     #[pyfunction]
     fn zeros_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let d = t.read();
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
+        let dt = kw.dtype(vm)?.unwrap_or(d.dtype());
         Ok(PyTensor::new(TensorData::full(
             d.shape(),
             Scalar::Int(0),
@@ -84,7 +84,7 @@ pub(super) mod module {
     #[pyfunction]
     fn ones_like(t: PyRef<PyTensor>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let d = t.read();
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or(d.dtype());
+        let dt = kw.dtype(vm)?.unwrap_or(d.dtype());
         Ok(PyTensor::new(TensorData::full(
             d.shape(),
             Scalar::Int(1),
@@ -95,6 +95,11 @@ pub(super) mod module {
     #[pyfunction]
     fn arange(args: FuncArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let dtype = args.kwargs.get("dtype").cloned();
+        let device = args.kwargs.get("device").cloned();
+        super::super::convert::check_device(
+            &device.map_or(OptionalArg::Missing, OptionalArg::Present),
+            vm,
+        )?;
         let nums: Vec<Scalar> = args
             .args
             .iter()
@@ -161,7 +166,7 @@ pub(super) mod module {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let (start, end) = (start.into_float(), end.into_float());
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
+        let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
         check_size(&[steps], vm)?;
         let values: Vec<Scalar> = (0..steps)
             .map(|i| {
@@ -184,7 +189,7 @@ pub(super) mod module {
     ) -> PyResult<PyTensor> {
         let m = m.unwrap_or(n);
         check_size(&[n, m], vm)?;
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
+        let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
         let values: Vec<Scalar> = (0..n * m)
             .map(|k| Scalar::Int(i64::from(k / m == k % m)))
             .collect();
@@ -215,7 +220,7 @@ pub(super) mod module {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let shape = shape_of(shape, vm)?;
-        let dt = opt_dtype(&kw.dtype, vm)?.unwrap_or_else(default_float);
+        let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
         let n = shape.iter().product();
         let v = if normal {
             random::normal(n)

@@ -6,6 +6,7 @@
 mod args;
 mod compile;
 mod convert;
+mod device;
 mod dtype;
 mod explain;
 mod functions;
@@ -34,7 +35,13 @@ pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::built
     symtrace::module_def(ctx)
 }
 
-#[rustpython_vm::pymodule(with(dtype::module, tensor::module, functions::module, compile::module))]
+#[rustpython_vm::pymodule(with(
+    dtype::module,
+    device::module,
+    tensor::module,
+    functions::module,
+    compile::module
+))]
 mod symtrace {
     use rustpython_vm::builtins::{PyModule, PyTypeRef};
     use rustpython_vm::{Py, PyResult, VirtualMachine};

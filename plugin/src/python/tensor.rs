@@ -87,6 +87,15 @@ impl PyTensor {
     fn numel(zelf: &Py<Self>) -> usize {
         zelf.read().numel()
     }
+    /// The CPU, where symtrace keeps every tensor.
+    #[pygetset]
+    fn device(_zelf: &Py<Self>) -> crate::tensor::PyDevice {
+        crate::tensor::PyDevice
+    }
+    #[pygetset]
+    fn is_cuda(_zelf: &Py<Self>) -> bool {
+        false
+    }
     #[pymethod]
     fn dim(zelf: &Py<Self>) -> usize {
         zelf.read().ndim()

@@ -261,6 +261,35 @@ def _einsum(equation, *operands):
     return x
 
 
+_to_dtype = _st.Tensor.to
+
+
+def _to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+    """torch's `to`: a dtype, a device, both, or another tensor's dtype; the tensor itself
+    when nothing changes (unless `copy`)."""
+    for a in args:
+        if isinstance(a, _st.dtype):
+            dtype = a
+        elif isinstance(a, _st.Tensor):
+            dtype = a.dtype
+        else:
+            _device_of(a)
+    if device is not None:
+        _device_of(device)
+    if dtype is None or dtype == self.dtype:
+        return self.clone() if copy else self
+    return _to_dtype(self, dtype)
+
+
+def _device_of(d):
+    if not (isinstance(d, _st.device) or d == "cpu" or d == "cpu:0"):
+        raise RuntimeError(f"symtrace computes on the CPU only, not on {d!r}")
+
+
+def _cuda(self, *args, **kwargs):
+    raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
+
+
 METHODS = {
     "t": _t,
     "mm": _mm,
@@ -290,6 +319,8 @@ METHODS = {
     "nelement": lambda self: self.numel(),
     # One device, the CPU: moving there changes nothing (torch returns the tensor itself).
     "cpu": lambda self: self,
+    "cuda": _cuda,
+    "to": _to,
     "int": lambda self: self.long(),
     "bool": lambda self: self.to(_st.bool),
     "add_": _add_,

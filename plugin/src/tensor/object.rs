@@ -112,3 +112,9 @@ impl PyTensor {
 pub struct PyDType {
     pub dtype: DType,
 }
+
+/// torch's `device`, of the one device symtrace computes on (the CPU): immutable, one object
+/// (`symtrace.device("cpu")` gives it), what `Tensor.device` is.
+#[pyclass(module = "symtrace", name = "device")]
+#[derive(Debug, PyPayload)]
+pub struct PyDevice;

@@ -22,8 +22,8 @@ def embedding(input, weight, padding_idx=None):
     return weight[input]
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the last `len(normalized_shape)` dimensions (biased variance)."""
+def _normalized_dims(input, normalized_shape):
+    """The last `len(normalized_shape)` dimensions, which must have those sizes."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     n = len(normalized_shape)
@@ -33,7 +33,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"[*, {', '.join(str(d) for d in normalized_shape)}], but got input of size"
             f"{list(input.shape)}"
         )
-    dims = tuple(range(-n, 0))
+    return tuple(range(-n, 0))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the last `len(normalized_shape)` dimensions (biased variance)."""
+    dims = _normalized_dims(input, normalized_shape)
     mean = input.mean(dim=dims, keepdim=True)
     var = input.var(dim=dims, unbiased=False, keepdim=True)
     out = (input - mean) / st.sqrt(var + eps)
@@ -79,18 +84,9 @@ def _eps_of(dtype):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """`x / sqrt(mean(x^2) + eps) * weight` over the last `len(normalized_shape)`
     dimensions; `eps` defaults to the machine epsilon of the input's type, as torch's."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    n = len(normalized_shape)
-    if tuple(input.shape[input.ndim - n:]) != tuple(normalized_shape):
-        raise RuntimeError(
-            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-            f"[*, {', '.join(str(d) for d in normalized_shape)}], but got input of size"
-            f"{list(input.shape)}"
-        )
+    dims = _normalized_dims(input, normalized_shape)
     if eps is None:
         eps = _eps_of(input.dtype)
-    dims = tuple(range(-n, 0))
     out = input * st.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
     return out if weight is None else out * weight
 

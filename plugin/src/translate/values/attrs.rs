@@ -372,6 +372,8 @@ const TENSOR_META: &[&str] = &[
     "size",
     "is_floating_point",
     "__len__",
+    "device",
+    "is_cuda",
 ];
 
 fn intern_method(name: &str) -> SimResult<&'static str> {

@@ -281,6 +281,7 @@ pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
     if obj.downcast_ref::<PyNone>().is_some()
         || obj.downcast_ref::<PyEllipsis>().is_some()
         || obj.downcast_ref::<crate::tensor::PyDType>().is_some()
+        || obj.downcast_ref::<crate::tensor::PyDevice>().is_some()
     {
         return true;
     }

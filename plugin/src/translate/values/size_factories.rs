@@ -26,7 +26,8 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        if kwargs.iter().any(|(k, _)| k != "dtype") {
+        // A `device=` is checked by the function itself, run below on this call's sizes.
+        if kwargs.iter().any(|(k, _)| k != "dtype" && k != "device") {
             return Ok(None);
         }
         let sequence = |v: &Var| matches!(v, Var::Tuple(_) | Var::List(_));
@@ -98,4 +99,12 @@ fn fill_attr(v: &PyObjectRef) -> Option<Attr> {
         return i64::try_from(i.as_bigint()).ok().map(Attr::Int);
     }
     v.downcast_ref::<PyFloat>().map(|x| Attr::Float(x.to_f64()))
+}
+
+/// Whether `o` names the CPU, the one device symtrace computes on (`device=` of a factory).
+pub(super) fn names_cpu(o: &PyObjectRef) -> bool {
+    o.downcast_ref::<crate::tensor::PyDevice>().is_some()
+        || o.downcast_ref::<rustpython_vm::builtins::PyStr>()
+            .and_then(|s| s.to_str())
+            .is_some_and(|s| matches!(s, "cpu" | "cpu:0"))
 }

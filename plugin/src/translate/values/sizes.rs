@@ -448,6 +448,13 @@ impl State<'_> {
         for (k, v) in kwargs {
             let o = match (k.as_str(), v) {
                 ("dtype", Var::Obj(_) | Var::Lazy(..)) => self.obj(v)?,
+                ("device", _) => {
+                    let d = self.plain_obj(v, "a device")?;
+                    if !crate::translate::values::size_factories::names_cpu(&d) {
+                        return Ok(None);
+                    }
+                    continue;
+                }
                 _ => return Ok(None),
             };
             match o.downcast_ref::<PyDType>() {
