@@ -477,6 +477,11 @@ pub(super) mod module {
         unary_fn("clamp", &x, args.attrs(), vm)
     }
     #[pyfunction]
+    fn cumsum(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("cumsum", &x, Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+    }
+
+    #[pyfunction]
     fn softmax(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         unary_fn(
             "softmax",

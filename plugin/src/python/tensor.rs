@@ -363,6 +363,10 @@ impl PyTensor {
         zelf.op("softmax", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
     }
     #[pymethod]
+    fn cumsum(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("cumsum", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+    }
+    #[pymethod]
     fn log_softmax(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         zelf.op(
             "log_softmax",

@@ -9,6 +9,7 @@ pub mod lineup;
 pub mod parallel;
 pub mod product;
 pub mod reduce;
+pub mod scan;
 pub mod select;
 pub mod shape_ops;
 pub mod softmax;
@@ -25,6 +26,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(shape_ops::ops());
     ops.extend(select::ops());
     ops.extend(factories::ops());
+    ops.extend(scan::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()
@@ -63,4 +65,5 @@ const SIZE_FREE: &[&str] = &[
     "tril",
     "triu",
     "clone",
+    "cumsum",
 ];
