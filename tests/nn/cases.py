@@ -96,6 +96,7 @@ CASES = [
     ("einsum", "result = st_einsum('bij,bjk->bik', q, k.transpose(1, 2)), st_einsum('bid,bjd->bij', q, k), st_einsum('ij->ji', x), st_einsum('ij->', x), st_einsum('bij->bj', x3), st_einsum('ij,kj->ik', x, w), st_einsum('i,i->', b, b), st_einsum('i,j->ij', b, b), st_einsum('...d,od->...o', x3[..., :3], w), st_einsum('bhid,bhjd->bhij', x3.reshape(1, 2, 2, 4), x3.reshape(1, 2, 2, 4)), st_einsum('ij,jk,kl->il', x, w.transpose(0, 1), w), st_einsum('ij,ij->i', x, x * 2.0), st_einsum('ji', x)"),
     ("einsum_mismatch", "result = st_einsum('ij,jk->ik', x, x)"),
     ("cumsum", "result = x.cumsum(-1), x3.cumsum(dim=1), T([[True, False, True]], 'bool').cumsum(-1), idx.cumsum(0), xf.cumsum(1), (T([[True, True, False]], 'bool').long().cumsum(-1) - 1)"),
+    ("reshuffles", "result = x3.movedim(0, -1), x3.movedim((0, 1), (2, 0)), x3.swapaxes(0, 2), x3.swapdims(1, -1), x3.unflatten(2, (2, 2)), x3.unflatten(-1, (2, -1)), x.repeat_interleave(2, dim=1), x.repeat_interleave(3), x3.roll(1, 2), x3.roll((1, -1), (0, 1)), x.roll(2), x.allclose(x + 1e-9), x.allclose(x + 0.5), x.tril(diagonal=-1), x3.triu(diagonal=1)"),
     ("norm_flip", "result = x.norm(), x.norm(dim=1), x3.norm(p=1, dim=-1, keepdim=True), x.norm(p=float('inf')), x.norm(p=3), x.flip(0), x3.flip((1, 2)), x.flip(-1)"),
 ]
 

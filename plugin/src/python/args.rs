@@ -135,3 +135,10 @@ impl DTypeKw {
         super::convert::opt_dtype(&self.dtype, vm)
     }
 }
+
+/// `tril`/`triu`'s `diagonal`, by position or by name, as torch takes it.
+#[derive(FromArgs)]
+pub(super) struct DiagonalArg {
+    #[pyarg(any, default = 0)]
+    pub(super) diagonal: i64,
+}

@@ -9,8 +9,8 @@ pub(super) mod module {
     use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
     use super::super::args::{
-        ChunkArgs, ClampArgs, DTypeKw, DimArg, FlattenArgs, JoinArgs, ReduceArgs, SplitArgs,
-        TransposeArgs, VarArgs,
+        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, FlattenArgs, JoinArgs, ReduceArgs,
+        SplitArgs, TransposeArgs, VarArgs,
     };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
@@ -355,27 +355,19 @@ pub(super) mod module {
     }
 
     #[pyfunction]
-    fn tril(
-        x: PyRef<PyTensor>,
-        diagonal: OptionalArg<i64>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
+    fn tril(x: PyRef<PyTensor>, d: DiagonalArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         x.op(
             "tril",
-            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            Attrs::new().with("diagonal", Attr::Int(d.diagonal)),
             vm,
         )
     }
 
     #[pyfunction]
-    fn triu(
-        x: PyRef<PyTensor>,
-        diagonal: OptionalArg<i64>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
+    fn triu(x: PyRef<PyTensor>, d: DiagonalArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         x.op(
             "triu",
-            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            Attrs::new().with("diagonal", Attr::Int(d.diagonal)),
             vm,
         )
     }

@@ -10,7 +10,8 @@ use rustpython_vm::{
 };
 
 use super::args::{
-    ChunkArgs, ClampArgs, DimArg, FlattenArgs, ReduceArgs, SplitArgs, TransposeArgs, VarArgs,
+    ChunkArgs, ClampArgs, DiagonalArg, DimArg, FlattenArgs, ReduceArgs, SplitArgs, TransposeArgs,
+    VarArgs,
 };
 use super::convert::{ints_of, to_py, tolist};
 use super::dtype::dtype_object;
@@ -208,26 +209,18 @@ impl PyTensor {
         with_index("index_select", zelf, dim, &index, vm)
     }
     #[pymethod]
-    fn tril(
-        zelf: &Py<Self>,
-        diagonal: OptionalArg<i64>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
+    fn tril(zelf: &Py<Self>, d: DiagonalArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         zelf.op(
             "tril",
-            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            Attrs::new().with("diagonal", Attr::Int(d.diagonal)),
             vm,
         )
     }
     #[pymethod]
-    fn triu(
-        zelf: &Py<Self>,
-        diagonal: OptionalArg<i64>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
+    fn triu(zelf: &Py<Self>, d: DiagonalArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         zelf.op(
             "triu",
-            Attrs::new().with("diagonal", Attr::Int(diagonal.unwrap_or(0))),
+            Attrs::new().with("diagonal", Attr::Int(d.diagonal)),
             vm,
         )
     }

@@ -286,6 +286,58 @@ def _device_of(d):
         raise RuntimeError(f"symtrace computes on the CPU only, not on {d!r}")
 
 
+def _movedim(self, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    n = self.ndim
+    src = [d % n for d in src]
+    dst = [d % n for d in dst]
+    rest = [d for d in range(n) if d not in src]
+    order = [None] * n
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    for d in range(n):
+        if order[d] is None:
+            order[d] = rest.pop(0)
+    return self.permute(*order)
+
+
+def _unflatten(self, dim, sizes):
+    d = dim % self.ndim
+    return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1:])
+
+
+def _repeat_interleave(self, repeats, dim=None):
+    if not isinstance(repeats, int):
+        raise NotImplementedError("repeat_interleave: repeats given per element are not supported")
+    x = self.reshape(-1) if dim is None else self
+    d = 0 if dim is None else dim % x.ndim
+    shape = x.shape
+    return (x.unsqueeze(d + 1).expand(*shape[:d + 1], repeats, *shape[d + 1:])
+            .reshape(*shape[:d], shape[d] * repeats, *shape[d + 1:]))
+
+
+def _roll(self, shifts, dims=None):
+    if dims is None:
+        return _roll(self.reshape(-1), shifts, 0).reshape(*self.shape)
+    if isinstance(dims, int):
+        shifts, dims = (shifts,), (dims,)
+    out = self
+    for s_, d in zip(shifts, dims):
+        n = out.shape[d]
+        k = s_ % n
+        if k:
+            out = _st.cat([out.narrow(d, n - k, k), out.narrow(d, 0, n - k)], dim=d)
+    return out
+
+
+def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    close = (self - other).abs() <= atol + rtol * other.abs()
+    if equal_nan:
+        close = close | ((self != self) & (other != other))
+    return bool(close.all())
+
+
 def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
@@ -320,6 +372,13 @@ METHODS = {
     # One device, the CPU: moving there changes nothing (torch returns the tensor itself).
     "cpu": lambda self: self,
     "cuda": _cuda,
+    "movedim": _movedim,
+    "swapaxes": lambda self, a, b: self.transpose(a, b),
+    "swapdims": lambda self, a, b: self.transpose(a, b),
+    "unflatten": _unflatten,
+    "repeat_interleave": _repeat_interleave,
+    "roll": _roll,
+    "allclose": _allclose,
     "to": _to,
     "int": lambda self: self.long(),
     "bool": lambda self: self.to(_st.bool),
@@ -350,5 +409,6 @@ MODULE_ONLY = {
 FUNCTIONS = [
     "mm", "bmm", "square", "rsqrt", "reciprocal", "outer", "clamp_min", "clamp_max", "any",
     "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp", "lerp", "norm",
-    "flip", "max", "min",
+    "flip", "max", "min", "movedim", "swapaxes", "swapdims", "unflatten", "repeat_interleave",
+    "roll", "allclose",
 ]
