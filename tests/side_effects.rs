@@ -92,7 +92,7 @@ fn updates_of_the_callers_tensors_are_written_back() {
         String::from_utf8_lossy(&out.stderr),
     );
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    assert_eq!(stdout.matches("\nok ").count() + 1, 10, "{stdout}");
+    assert_eq!(stdout.matches("\nok ").count() + 1, 12, "{stdout}");
     // A buffer is written back through the module's `_buffers` dict; an argument, itself.
     for target in [
         "WriteBack { target: Key(Key(InstanceDict(Local(\"self\"))",

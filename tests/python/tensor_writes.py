@@ -106,6 +106,28 @@ def masked(a, rows, v):
     return b
 
 
+def accumulated(x):
+    # A tensor the call makes from constants, held by a list, then updated in place: the
+    # list sees the update, as eagerly.
+    total = st.zeros(3)
+    held = [total]
+    for k in range(3):
+        total += x * k
+    return held[0], held[0] is total
+
+
+def bumps(t):
+    t += 1.0
+    t.tolist()  # not simulated: the inlined call is rolled back, and `t` made whole again
+    return t
+
+
+def made_then_rolled_back(x):
+    base = st.ones(3) * 2.0
+    y = bumps(base)
+    return y + x, base
+
+
 def states(make):
     return make(), make(), make()
 
@@ -175,4 +197,8 @@ check("masked stores into an argument and a local",
       lambda: (st.arange(6.0).reshape(3, 2),),
       lambda s, i: (masked, (s[0], st.tensor([i % 2 == 0, False, True]), st.tensor(float(i)))),
       4, 1, 0, 1)
+check("a tensor made from constants, held by a list, updated in place",
+      lambda: (st.ones(3),), lambda s, i: (accumulated, (s[0] * i,)), 3, 1, 0)
+check("a tensor made from constants updated in an inlined call that is rolled back",
+      lambda: (st.ones(3),), lambda s, i: (made_then_rolled_back, (s[0] * i,)), 3, 1, 2)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -5,9 +5,7 @@
 use rustpython_vm::builtins::PyStr;
 use rustpython_vm::function::{OptionalArg, PyComparisonValue};
 use rustpython_vm::types::{Comparable, Constructor, Hashable, PyComparisonOp, Representable};
-use rustpython_vm::{
-    AsObject, Py, PyObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass,
-};
+use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyResult, VirtualMachine, pyclass};
 
 use crate::tensor::PyDevice;
 

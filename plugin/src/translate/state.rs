@@ -114,7 +114,10 @@ pub struct State<'vm> {
     /// `defaultdict` and its default factory), by their entries.
     pub dict_kinds: Vec<(crate::translate::values::DictRef, PyTypeRef, Option<Var>)>,
     /// Fakes updated in place, with what each stood for before (see `values::input_writes`).
-    pub(crate) updates: Vec<(PyRef<PyTensor>, crate::graph::Value)>,
+    pub(crate) updates: Vec<(
+        PyRef<PyTensor>,
+        crate::translate::values::input_writes::Prior,
+    )>,
     /// The caller's tensors the call updated in place: source, fake, tensor.
     pub(crate) written: Vec<(Source, PyRef<PyTensor>, PyObjectRef)>,
 }

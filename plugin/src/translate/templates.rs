@@ -363,6 +363,13 @@ fn build(
             }
             exception_template(state, &made.clone(), outputs, index)?
         }
+        // A tensor made from constants and then updated in place: a graph value now.
+        Var::Obj(o)
+            if let Some(t) = o.downcast_ref::<PyTensor>()
+                && state.value_of(t).is_some() =>
+        {
+            graph_value(state, t, outputs, index)?
+        }
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
             let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();

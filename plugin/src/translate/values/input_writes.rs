@@ -22,21 +22,38 @@ use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
 
+/// What an updated tensor held before the update, for a rollback: the value its fake stood
+/// for, or the data of a tensor the call made from constants (`t = zeros(3); t += x`).
+pub enum Prior {
+    Value(Value),
+    Data(crate::tensor::TensorData),
+}
+
 impl State<'_> {
-    /// Before the fake `t` is updated in place: remember what it stands for (a rollback makes
-    /// it stand for that again) and, on the first update of a tensor of the caller's, record
-    /// its write-back.
+    /// Before `t` is updated in place: remember what it stands for (a rollback makes it
+    /// stand for that again) and, on the first update of a tensor of the caller's, record
+    /// its write-back. A tensor the call made from constants becomes a fake of that constant
+    /// first (from then on, every value that holds it is a graph value: `templates`).
     pub(crate) fn before_update(&mut self, t: &PyRef<PyTensor>) -> SimResult<()> {
         let Some(value) = self.value_of(t) else {
-            return unsupported(
-                Kind::Value,
-                "an in-place update of a tensor that is not a graph value",
-            );
+            let data = t.read().clone();
+            let stand_in = recorder::with(|r| {
+                let c = r.graph.constant(data.clone());
+                r.stand_in(c)
+            });
+            let Some(stand_in) = stand_in else {
+                return unsupported(Kind::Value, "an in-place update of an empty tensor");
+            };
+            let old = std::mem::replace(&mut *t.write(), stand_in);
+            recorder::with(|r| r.keep(old));
+            self.keep_alive(t);
+            self.updates.push((t.clone(), Prior::Data(data)));
+            return Ok(());
         };
         if matches!(value, Value::Input(_)) && self.written_source(t).is_none() {
             self.first_write(t)?;
         }
-        self.updates.push((t.clone(), value));
+        self.updates.push((t.clone(), Prior::Value(value)));
         Ok(())
     }
 
@@ -138,10 +155,14 @@ impl State<'_> {
     /// made after the rollback's mark, and what stands for nothing is not a graph value).
     pub(crate) fn undo_updates(&mut self, n: usize) {
         while self.updates.len() > n {
-            let Some((fake, value)) = self.updates.pop() else {
+            let Some((fake, prior)) = self.updates.pop() else {
                 break;
             };
-            if let Some(data) = recorder::with(|r| r.stand_in(value)) {
+            let data = match prior {
+                Prior::Value(value) => recorder::with(|r| r.stand_in(value)),
+                Prior::Data(data) => Some(data),
+            };
+            if let Some(data) = data {
                 let old = std::mem::replace(&mut *fake.write(), data);
                 recorder::with(|r| r.keep(old));
             }

@@ -521,6 +521,12 @@ impl State<'_> {
         }
         Ok(match (a, b) {
             (Var::Tensor(x), Var::Tensor(y)) => x.is(y),
+            // A tensor made in the call from constants, and one updated or computed.
+            (Var::Tensor(x), Var::Obj(y)) | (Var::Obj(y), Var::Tensor(x))
+                if y.downcast_ref::<PyTensor>().is_some() =>
+            {
+                x.is(y)
+            }
             (Var::Object(x), Var::Object(y)) => Rc::ptr_eq(x, y),
             (Var::List(x), Var::List(y)) => Rc::ptr_eq(x, y),
             (Var::Dict(x), Var::Dict(y)) => Rc::ptr_eq(x, y),
