@@ -10,18 +10,23 @@ mod common;
 
 use common::*;
 
-#[test]
-fn mutations_are_replayed_in_order_and_equal_eager() {
-    let script = python_dir().join("side_effects.py");
+/// Run `tests/python/<script>` under the plugin with the side effects logged: stdout, stderr.
+fn traced_with_effects_logged(script: &str) -> (String, String) {
+    let script = python_dir().join(script);
     let out = run_ok(
         rustpython()
             .args(["--plugin", "symtrace", script.to_str().unwrap()])
             .env("RUST_LOG", "symtrace::side_effects=debug"),
     );
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn mutations_are_replayed_in_order_and_equal_eager() {
+    let (stdout, stderr) = traced_with_effects_logged("side_effects.py");
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
     for case in [
@@ -81,16 +86,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
 /// one recompile; one tensor under two names is told apart by the guards.
 #[test]
 fn updates_of_the_callers_tensors_are_written_back() {
-    let script = python_dir().join("tensor_writes.py");
-    let out = run_ok(
-        rustpython()
-            .args(["--plugin", "symtrace", script.to_str().unwrap()])
-            .env("RUST_LOG", "symtrace::side_effects=debug"),
-    );
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let (stdout, stderr) = traced_with_effects_logged("tensor_writes.py");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
     assert_eq!(stdout.matches("\nok ").count() + 1, 12, "{stdout}");
     // A buffer is written back through the module's `_buffers` dict; an argument, itself.
