@@ -236,7 +236,10 @@ class Gen:
                                      f"{t} = {t} + {t}[..., :1]",
                                      f"acc.append({t}.reshape(-1).shape)",
                                      f"acc.append(({t} > 0).sum().item())",
-                                     f"{t} = {t} * ({t} > 0)"]))
+                                     f"{t} = {t} * ({t} > 0)",
+                                     f"{t} = {t}.sort(-1).values + {t}.argsort(-1, descending=True)",
+                                     f"{t} = {t} + {t}[..., [0, -1]].sum(-1, keepdim=True)",
+                                     f"acc.append({t}.topk(1).indices.tolist())"]))
         elif kind == 6:
             self.emit(depth, r.pick(["acc.append(st.arange(n).sum().item())",
                                      "acc.append((st.arange(6).reshape(2, 3) * k).tolist())",

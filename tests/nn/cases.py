@@ -98,6 +98,15 @@ CASES = [
     ("cumsum", "result = x.cumsum(-1), x3.cumsum(dim=1), T([[True, False, True]], 'bool').cumsum(-1), idx.cumsum(0), xf.cumsum(1), (T([[True, True, False]], 'bool').long().cumsum(-1) - 1)"),
     ("reshuffles", "result = x3.movedim(0, -1), x3.movedim((0, 1), (2, 0)), x3.swapaxes(0, 2), x3.swapdims(1, -1), x3.unflatten(2, (2, 2)), x3.unflatten(-1, (2, -1)), x.repeat_interleave(2, dim=1), x.repeat_interleave(3), x3.roll(1, 2), x3.roll((1, -1), (0, 1)), x.roll(2), x.allclose(x + 1e-9), x.allclose(x + 0.5), x.tril(diagonal=-1), x3.triu(diagonal=1)"),
     ("norm_flip", "result = x.norm(), x.norm(dim=1), x3.norm(p=1, dim=-1, keepdim=True), x.norm(p=float('inf')), x.norm(p=3), x.flip(0), x3.flip((1, 2)), x.flip(-1)"),
+    ("topk", "result = logits.topk(2), logits.topk(2, dim=0, largest=False), logits.topk(1, -1).indices, xf.topk(3)"),
+    ("topk_out_of_range", "result = logits.topk(5)"),
+    ("sort", "result = logits.sort(), logits.sort(dim=0, descending=True), logits.argsort(dim=-1), logits.argsort(0, descending=True), xf.sort().values, idx.sort(dim=-1, stable=True), idx.sort(descending=True, stable=True)"),
+    ("sort_ties_nan", "s = T([[1.0, float('nan'), -0.0, 2.0, 0.0, float('-inf'), 1.0]], 'float64'); result = s.sort(stable=True), s.sort(descending=True, stable=True), s.argsort(stable=True)"),
+    ("index_list_among_slices", "result = logits[:, [-1]], logits[[2, 0], 1:], x3[0, :, [1, 2]], x3[None, :, [1]], x3[[1, 0], :, 1], x3[..., T([[1, 3], [0, 0]], 'int64')], x3[:, -1:, [0]]"),
+    ("index_several_lists", "result = x3[:, [1], [0]], x3[[0, 1], :, [[1], [3]]], x3[T([0, 1], 'int64'), [1, 0]], x3[[1], 1:, [0, 3]], x3[None, [1, 0], ..., T([-1, 0], 'int64')], logits[T([0, 1, 2], 'int64'), target]"),
+    ("index_lists_out_of_range", "result = x3[[0, 2], [0, 1]]"),
+    ("index_lists_mismatch", "result = x3[[0, 1], [0, 1, 0]]"),
+    ("top_k_sampling", "v, _ = logits.topk(2); result = logits.masked_fill(logits < v[:, [-1]], float('-inf')).softmax(-1)"),
 ]
 
 W_DATA = [[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [-0.6, 0.1, 0.9], [0.05, 0.7, -0.3]]

@@ -162,3 +162,34 @@ try:
     st.zeros(2, device="cuda")
 except RuntimeError as err:
     print("device refused:", err)
+
+
+class Router(nn.Module):
+    """A mixture of experts' top-k routing (`topk`, `argsort`, `sort`), a top-k sampler's
+    cut (`v[:, [-1]]`) and a loss read at `logp[st.arange(B), targets]`, over batches of
+    changing size."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(4, 3)
+
+    def forward(self, x, targets):
+        logits = self.gate(x)
+        weights, experts = logits.softmax(-1).topk(2, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        v, _ = st.topk(logits, 2)
+        cut = logits.masked_fill(logits < v[:, [-1]], float("-inf"))
+        order = logits.argsort(-1, descending=True)
+        logp = logits.log_softmax(-1)
+        loss = -logp[st.arange(x.shape[0]), targets].mean()
+        return weights, experts, cut.softmax(-1), order, logits.sort(0).values, loss
+
+
+router = Router()
+st.reset()
+for b in (2, 3, 4, 5):
+    out = router(st.arange(b * 4.0).reshape(b, 4).sin(), st.arange(b) % 3)
+    print("router", b, [t.tolist() for t in out])
+print("model router translations:", st.stats()["translations"])
+e = st.explain(router, st.ones(2, 4), st.zeros(2, dtype=st.int64))
+print("model router graphs:", e.graph_count, "breaks:", e.graph_break_count)

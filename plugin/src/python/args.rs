@@ -33,6 +33,27 @@ impl ReduceArgs {
     }
 }
 
+/// `argsort(dim=-1, descending=False, stable=False)`: the sort is always stable.
+#[derive(FromArgs)]
+pub(super) struct ArgsortArgs {
+    #[pyarg(any, default = -1)]
+    pub(super) dim: i64,
+    #[pyarg(any, default = false)]
+    pub(super) descending: bool,
+    /// Accepted as torch takes it; every sort here is stable.
+    #[pyarg(named, default = false)]
+    #[allow(dead_code)]
+    pub(super) stable: bool,
+}
+
+impl ArgsortArgs {
+    pub(super) fn attrs(&self) -> Attrs {
+        Attrs::new()
+            .with("dim", Attr::Int(self.dim))
+            .with("descending", Attr::Bool(self.descending))
+    }
+}
+
 /// `var(dim=None, unbiased=True, keepdim=False, *, correction=None)`, as torch takes it.
 #[derive(FromArgs)]
 pub(super) struct VarArgs {

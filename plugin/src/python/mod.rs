@@ -11,6 +11,7 @@ mod dtype;
 mod explain;
 mod functions;
 mod grad_mode;
+mod mixed_index;
 mod nn;
 mod select;
 mod tensor;

@@ -10,8 +10,8 @@ use rustpython_vm::{
 };
 
 use super::args::{
-    ChunkArgs, ClampArgs, DiagonalArg, DimArg, FlattenArgs, ReduceArgs, SplitArgs, TransposeArgs,
-    VarArgs,
+    ArgsortArgs, ChunkArgs, ClampArgs, DiagonalArg, DimArg, FlattenArgs, ReduceArgs, SplitArgs,
+    TransposeArgs, VarArgs,
 };
 use super::convert::{ints_of, to_py, tolist};
 use super::dtype::dtype_object;
@@ -354,6 +354,10 @@ impl PyTensor {
     #[pymethod]
     fn softmax(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
         zelf.op("softmax", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+    }
+    #[pymethod]
+    fn argsort(zelf: &Py<Self>, a: ArgsortArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("argsort", a.attrs(), vm)
     }
     #[pymethod]
     fn cumsum(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {

@@ -12,6 +12,8 @@ _min_values = _st.Tensor.min
 # What torch's max(dim) and min(dim) give (torch.return_types.max): a named pair.
 _MaxResult = namedtuple("max", ["values", "indices"])
 _MinResult = namedtuple("min", ["values", "indices"])
+_SortResult = namedtuple("sort", ["values", "indices"])
+_TopkResult = namedtuple("topk", ["values", "indices"])
 
 
 def _max(self, dim=None, keepdim=False):
@@ -30,6 +32,23 @@ def _min(self, dim=None, keepdim=False):
     if isinstance(dim, _st.Tensor):
         return _st.minimum(self, dim)
     return _MinResult(_min_values(self, dim, keepdim=keepdim), self.argmin(dim, keepdim=keepdim))
+
+
+def _sort(self, dim=-1, descending=False, stable=False):
+    """torch's sort: `(values, indices)`; equal values keep their order."""
+    indices = self.argsort(dim, descending)
+    return _SortResult(self.gather(dim, indices) if self.ndim else self, indices)
+
+
+def _topk(self, k, dim=-1, largest=True, sorted=True):
+    """torch's topk: the `k` largest (or smallest) along `dim`, in order, with their indices."""
+    n = self.shape[dim] if self.ndim else 1
+    if k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    if not self.ndim:
+        return _TopkResult(self, self.argsort())
+    indices = self.argsort(dim, largest).narrow(dim, 0, k)
+    return _TopkResult(self.gather(dim, indices), indices)
 
 
 def _mm(self, other):
@@ -396,11 +415,14 @@ METHODS = {
     "lerp_": _lerp_,
     "norm": _norm,
     "flip": _flip,
+    "sort": _sort,
+    "topk": _topk,
 }
 
 # Functions only (torch has no method of these names).
 MODULE_ONLY = {
     "einsum": _einsum,
+    "argsort": lambda t, dim=-1, descending=False, stable=False: t.argsort(dim, descending),
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
     "numel": lambda t: t.numel(),
     "full_like": lambda t, fill_value, dtype=None: _st.full(t.shape, fill_value, dtype=dtype or t.dtype),
@@ -410,5 +432,5 @@ FUNCTIONS = [
     "mm", "bmm", "square", "rsqrt", "reciprocal", "outer", "clamp_min", "clamp_max", "any",
     "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp", "lerp", "norm",
     "flip", "max", "min", "movedim", "swapaxes", "swapdims", "unflatten", "repeat_interleave",
-    "roll", "allclose",
+    "roll", "allclose", "sort", "topk",
 ]

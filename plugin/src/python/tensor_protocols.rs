@@ -71,7 +71,7 @@ fn unary_slot(name: &'static str, a: &PyObject, vm: &VirtualMachine) -> PyResult
     Ok(t.op(name, Attrs::new(), vm)?.into_pyobject(vm))
 }
 
-fn index_of(
+pub(super) fn index_of(
     t: &TensorData,
     needle: &PyObject,
     vm: &VirtualMachine,
@@ -138,7 +138,8 @@ fn select<'a>(
 }
 
 /// `t[needle]`, through the registry's indexing ops (so that a traced frame records it): a
-/// basic index (ints, slices, None, `...`) is one op; a tensor or a list indexes alone.
+/// basic index (ints, slices, None, `...`) is one op; a tensor or a list indexes alone or
+/// among basic indices (`mixed_index.rs`).
 fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult {
     let d = zelf.read();
     let result = if let Some(by) = needle.downcast_ref::<PyTensor>() {
@@ -146,6 +147,11 @@ fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult 
         index_by(&d, &by.read(), vm)?
     } else if needle.downcast_ref::<PyList>().is_some() {
         index_by(&d, &data_of(needle, None, vm)?, vm)?
+    } else if let Some(items) = needle
+        .downcast_ref::<PyTuple>()
+        .filter(|t| super::mixed_index::is_mixed(t.as_slice()))
+    {
+        super::mixed_index::getitem_mixed(&d, items.as_slice(), vm)?
     } else {
         let (basic, _) = index_of(&d, needle, vm)?;
         let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&basic)));

@@ -3,6 +3,7 @@
 pub mod elementwise;
 pub mod factories;
 pub mod float64_math;
+pub mod index_dims;
 mod lane_sums;
 pub mod linalg;
 pub mod lineup;
@@ -13,6 +14,7 @@ pub mod scan;
 pub mod select;
 pub mod shape_ops;
 pub mod softmax;
+pub mod sort;
 pub(crate) mod transpose;
 pub mod unary;
 pub mod vector_math;
@@ -27,6 +29,8 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(select::ops());
     ops.extend(factories::ops());
     ops.extend(scan::ops());
+    ops.extend(sort::ops());
+    ops.extend(index_dims::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()
@@ -66,4 +70,6 @@ const SIZE_FREE: &[&str] = &[
     "triu",
     "clone",
     "cumsum",
+    "argsort",
+    "index_dims",
 ];

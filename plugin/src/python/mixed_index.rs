@@ -1,0 +1,151 @@
+//! `t[:, idx]`, `v[:, [-1]]`, `t[0, :, [1, 2]]`, `logits[st.arange(B), targets]`: int tensors
+//! or lists among basic indices, read as torch reads them. The ints, slices, `None` and `...`
+//! apply first, an int removing its dimension (torch, unlike NumPy, never counts an int with
+//! the tensor indices); then the dimensions the tensor indices stand at are taken by them,
+//! the indices' broadcast shape in their place. Every step is a registry op, so a traced frame
+//! records it.
+
+use rustpython_vm::builtins::{PyList, PySlice};
+use rustpython_vm::common::lock::PyRwLockReadGuard;
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
+
+use super::convert::data_of;
+use crate::tensor::index::Index;
+use crate::tensor::ops::select::{basic_index_shape, encode_index};
+use crate::tensor::{Attr, Attrs, DType, PyTensor, TensorData, registry, size_reads};
+
+fn is_advanced(item: &PyObjectRef) -> bool {
+    item.downcast_ref::<PyTensor>().is_some() || item.downcast_ref::<PyList>().is_some()
+}
+
+/// Whether a tuple index holds a tensor or a list.
+pub(super) fn is_mixed(items: &[PyObjectRef]) -> bool {
+    items.iter().any(is_advanced)
+}
+
+/// An index read in place (a traced index is a stand-in known by the address of its data)
+/// or made from a list.
+enum Held<'a> {
+    Read(PyRwLockReadGuard<'a, TensorData>),
+    Made(TensorData),
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = TensorData;
+    fn deref(&self) -> &TensorData {
+        match self {
+            Held::Read(guard) => guard,
+            Held::Made(data) => data,
+        }
+    }
+}
+
+fn held<'a>(item: &'a PyObjectRef, vm: &VirtualMachine) -> PyResult<Held<'a>> {
+    let index = match item.downcast_ref::<PyTensor>() {
+        Some(t) => Held::Read(t.read()),
+        None => Held::Made(data_of(item, None, vm)?),
+    };
+    if index.dtype() != DType::Int64 {
+        return Err(vm.new_index_error(format!(
+            "among other indices, a tensor index must be int64, not {} (a bool mask indexes a tensor alone: t[mask])",
+            index.dtype().name()
+        )));
+    }
+    Ok(index)
+}
+
+/// `d[items]`, with tensor or list indices among them: the basic indices first (none when
+/// they only span whole dimensions: a graph then keeps no size), then `index_dims`.
+pub(super) fn getitem_mixed(
+    d: &TensorData,
+    items: &[PyObjectRef],
+    vm: &VirtualMachine,
+) -> PyResult<TensorData> {
+    let at: Vec<usize> = (0..items.len())
+        .filter(|&i| is_advanced(&items[i]))
+        .collect();
+    let indices = at
+        .iter()
+        .map(|&i| held(&items[i], vm))
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut basic_items = items.to_vec();
+    for &i in &at {
+        basic_items[i] = PySlice {
+            start: None,
+            stop: vm.ctx.none(),
+            step: None,
+        }
+        .into_pyobject(vm);
+    }
+    let tuple = vm.ctx.new_tuple(basic_items);
+    let reads = size_reads::mark();
+    let (basic, _) = super::tensor_protocols::index_of(d, tuple.as_object(), vm)?;
+    let sliced;
+    let y = if spans_all(d, &basic) {
+        // The sizes read to work out the slices made no difference.
+        size_reads::forget_since(reads);
+        d
+    } else {
+        let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&basic)));
+        sliced = call("index", &[d], attrs, vm)?;
+        &sliced
+    };
+    let dims: Vec<i64> = at
+        .iter()
+        .map(|&i| taken_dim(items, i, d.ndim(), vm) as i64)
+        .collect();
+    let mut inputs = vec![y];
+    inputs.extend(indices.iter().map(|i| &**i));
+    call(
+        "index_dims",
+        &inputs,
+        Attrs::new().with("dims", Attr::Ints(dims)),
+        vm,
+    )
+}
+
+fn call(
+    op: &str,
+    inputs: &[&TensorData],
+    attrs: Attrs,
+    vm: &VirtualMachine,
+) -> PyResult<TensorData> {
+    registry()
+        .call(op, inputs, &attrs)
+        .map_err(|e| e.into_exception(vm))
+}
+
+/// Whether a basic index takes every element in place (only `:` and `...`).
+fn spans_all(d: &TensorData, basic: &[Index]) -> bool {
+    let whole = basic.iter().all(|i| match *i {
+        Index::Slice(start, _, step) => start == 0 && step == 1,
+        Index::Ellipsis => true,
+        Index::Int(_) | Index::NewAxis => false,
+    });
+    whole && basic_index_shape(d.shape(), basic).is_ok_and(|s| s == d.shape())
+}
+
+/// The dimension of the basic result the index stands at: one per slice, `None` and tensor
+/// index before it (each tensor index stands for a full slice there), none per int, and what
+/// `...` spans.
+fn taken_dim(items: &[PyObjectRef], at: usize, ndim: usize, vm: &VirtualMachine) -> usize {
+    let consumed = items
+        .iter()
+        .filter(|i| !vm.is_none(i) && !i.is(&vm.ctx.ellipsis))
+        .count();
+    items[..at]
+        .iter()
+        .map(|item| {
+            if item.is(&vm.ctx.ellipsis) {
+                ndim.saturating_sub(consumed)
+            } else if vm.is_none(item)
+                || item.downcast_ref::<PySlice>().is_some()
+                || is_advanced(item)
+            {
+                1
+            } else {
+                0
+            }
+        })
+        .sum()
+}
