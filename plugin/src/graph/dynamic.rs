@@ -2,13 +2,13 @@
 //! dynamic inputs, and what would have baked one of their sizes into the recording.
 
 use super::ir::{Graph, Value};
-use super::sizes::{Read, read_shape, read_tensor, resolve};
+use super::sizes::{Read, SizeCheck, SizeCmp, SizeExpr, read_shape, read_tensor, resolve};
 use crate::tensor::{Meta, registry};
 
 /// Why the sizes of `dynamic` inputs are in the graph (`None`: they are not, and the graph
 /// may be marked dynamic). `read` are the values whose sizes the program read while it was
 /// recorded (see `tensor::size_reads`).
-pub fn size_leak(graph: &Graph, dynamic: &[usize], read: &[Value]) -> Option<String> {
+pub fn size_leak(graph: &mut Graph, dynamic: &[usize], read: &[Value]) -> Option<String> {
     let mut node_dynamic = vec![false; graph.nodes.len()];
     let is_dynamic = |v: &Value, node_dynamic: &[bool]| match v {
         Value::Input(i) => dynamic.contains(i),
@@ -27,10 +27,32 @@ pub fn size_leak(graph: &Graph, dynamic: &[usize], read: &[Value]) -> Option<Str
             return Some(format!("op {} holds sizes in its attributes", node.op));
         }
     }
-    read.iter().find(|v| is_dynamic(v, &node_dynamic)).map(|_| {
-        "the program reads a size (shape, size(), len, numel, a tensor made in its shape)"
-            .to_owned()
-    })
+    // The program saw the shape of each value it read. A node's shape is worked out again
+    // at each call's sizes (`fits`): the graph holds wherever it comes out as the program saw
+    // it (a per-channel statistic of a batch of any size), checked dimension by dimension. A
+    // dynamic input read as such pins its sizes.
+    let mut checks: Vec<SizeCheck> = Vec::new();
+    for v in read.iter().filter(|v| is_dynamic(v, &node_dynamic)) {
+        let Value::Node(i) = v else {
+            return Some(
+                "the program reads a size (shape, size(), len, numel, a tensor made in its shape)"
+                    .to_owned(),
+            );
+        };
+        for (d, &n) in graph.nodes[*i].meta.shape.iter().enumerate() {
+            let check = SizeCheck {
+                lhs: SizeExpr::Dim(*v, d),
+                cmp: SizeCmp::Eq,
+                rhs: SizeExpr::Const(n as i64),
+                outcome: true,
+            };
+            if !checks.contains(&check) {
+                checks.push(check);
+            }
+        }
+    }
+    graph.checks.extend(checks);
+    None
 }
 
 /// Whether the graph's shape inference holds for inputs described by `inputs`, and the size

@@ -107,7 +107,7 @@ impl RecordingGuard {
                         });
                         let dynamic: Vec<usize> =
                             r.dynamic_inputs.iter().map(|d| d.0).chain(ints).collect();
-                        match super::dynamic::size_leak(&g, &dynamic, &read)
+                        match super::dynamic::size_leak(&mut g, &dynamic, &read)
                             .or_else(|| pinned_input_size(&g, &r.dynamic_inputs))
                         {
                             None => g.dynamic = true,

@@ -1,7 +1,8 @@
 """Dynamic sizes: each function runs over batch sizes that change per call. A size the
 program reads and computes with (`len(x) // 2`) and gives to a slice, a reshape or a tensor
 made in its shape (`st.ones(x.shape[0], 3)`) is worked out per call; one used as a plain
-number (`st.eye(n)`), or rows iterated, fix the size; results equal eager everywhere. Prints `<function> <translations>`."""
+number (`st.eye(n)`), or rows iterated, fix the size; a shape read from a value made from
+the input (an update in place reads it) is checked per call; results equal eager everywhere. Prints `<function> <translations>`."""
 import symtrace as st
 
 def half(x):          # len → a size worked out per call
@@ -18,13 +19,34 @@ def fine(x, w):       # nothing reads a size
     return (x @ w).relu().sum(-1) + x.mean(0).sum()
 def cat(x):
     return st.cat([x, x * 2.0], 0).sum(0)
+class Stats:
+    def __init__(self):
+        self.running = st.zeros(3)
+state = Stats()
+def stats(x):         # an update in place reads the shape of a per-column mean: the same at
+    state.running *= 0.9          # every batch size, checked per call
+    state.running += x.mean(0) * 0.1
+    return x - state.running
+def fits_or_not(x):   # the same read where the shape follows the batch size: it fits at 1 only
+    acc = st.zeros(1)
+    try:
+        acc += x.sum(1)
+    except ValueError:
+        return x * 0.0
+    return acc * x
 w = st.randn(3, 4)
-for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (rows, ()), (fine, (w,)), (cat, ())]:
+for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (rows, ()), (fine, (w,)), (cat, ()),
+                (stats, ()), (fits_or_not, ())]:
     st.reset()
     cf = st.compile(f)
     for b in [2, 3, 5, 4, 7, 2, 9, 16, 1, 3]:
         x = st.randn(b, 3)
-        a, e = cf(x, *args), f(x, *args)
+        before = state.running.clone()
+        a = cf(x, *args)
+        traced_running = state.running.clone()
+        state.running[...] = before
+        e = f(x, *args)
+        assert traced_running.tolist() == state.running.tolist(), (f.__name__, b)
         assert a.shape == e.shape and a.tolist() == e.tolist(), (f.__name__, b, a, e)
     print(f.__name__, st.stats()["translations"])
 print("LEAKS OK")
