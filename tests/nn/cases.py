@@ -15,6 +15,7 @@ INPUTS = {
     "target": ("[1, 2, 3]", "int64"),
     "q": ("[[[0.1, 0.3], [0.5, -0.2], [0.9, 0.4]], [[-0.3, 0.8], [0.2, 0.2], [1.0, -1.0]]]", "float64"),
     "k": ("[[[0.2, -0.1], [0.4, 0.6], [-0.5, 0.3]], [[0.7, 0.1], [-0.2, 0.9], [0.3, 0.3]]]", "float64"),
+    "img": ("[[[[((n * 7 + c * 5 + h * 3 + w) % 11 - 5) / 4 for w in range(5)] for h in range(4)] for c in range(3)] for n in range(2)]", "float64"),
     "v": ("[[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], [[2.0, -1.0], [0.3, 0.7], [-0.4, 1.2]]]", "float64"),
 }
 
@@ -107,9 +108,28 @@ CASES = [
     ("index_lists_out_of_range", "result = x3[[0, 2], [0, 1]]"),
     ("index_lists_mismatch", "result = x3[[0, 1], [0, 1, 0]]"),
     ("top_k_sampling", "v, _ = logits.topk(2); result = logits.masked_fill(logits < v[:, [-1]], float('-inf')).softmax(-1)"),
+    ("conv2d", "w = T(CONV_W, 'float64'); result = F.conv2d(img, w), F.conv2d(img, w, T([0.1, -0.2], 'float64'), stride=2, padding=1), F.conv2d(img, w, padding='same'), F.conv2d(img, w, dilation=(1, 2), padding=(1, 0)), F.conv2d(img[0], w), F.conv2d(img, T(CONV_W, 'float64')[:, :, :2, :], padding='same')"),
+    ("conv2d_groups_float32", "result = F.conv2d(img, T(GROUP_W, 'float64'), groups=3), F.conv2d(img.float(), T(CONV_W, 'float32'), T([0.5, 0.25], 'float32'), stride=(1, 2))"),
+    ("conv2d_channels_mismatch", "result = F.conv2d(img[:, :2], T(CONV_W, 'float64'))"),
+    ("conv1d", "w = T(CONV_W, 'float64')[:, :, 0]; result = F.conv1d(img[:, :, 0], w, padding=1), F.conv1d(img[:, :, 1], w, T([1.0, 2.0], 'float64'), stride=2), F.conv1d(img[0, :, 2], w, padding='same', dilation=2)"),
+    ("Conv2d", "m = nn.Conv2d(3, 2, 3, padding=1); load(m, {'weight': CONV_W, 'bias': [0.1, -0.2]}); result = m(img)"),
+    ("Conv1d", "m = nn.Conv1d(3, 2, 3, bias=False); load(m, {'weight': [[r[0] for r in c] for c in CONV_W]}); result = m(img[:, :, 3])"),
+    ("pools", "result = F.max_pool2d(img, 2), F.max_pool2d(img, 3, 2, 1), F.max_pool2d(img, 2, ceil_mode=True), F.max_pool2d(img, 2, 1, dilation=2), F.avg_pool2d(img, 2), F.avg_pool2d(img, 3, 2, 1), F.avg_pool2d(img, 3, 2, 1, count_include_pad=False), F.avg_pool2d(img, 2, ceil_mode=True), F.adaptive_avg_pool2d(img, (2, 3)), F.adaptive_avg_pool2d(img, 1), F.max_pool1d(img[:, :, 0], 2), F.avg_pool1d(img[:, :, 0], 3, 1, 1), F.max_pool2d(img[0], (2, 3), (1, 2))"),
+    ("pool_modules", "result = nn.MaxPool2d(2)(img), nn.AvgPool2d(2, 1)(img), nn.AdaptiveAvgPool2d((1, 1))(img), nn.MaxPool1d(3, 1)(img[:, 0]), nn.AvgPool1d(2)(img[:, 1])"),
+    ("max_pool_nan", "result = F.max_pool2d(T([[[[1.0, float('nan'), 0.0], [3.0, 2.0, 1.0]]]], 'float64'), 2, 1)"),
+    ("pool_too_small", "result = F.max_pool2d(img, 5)"),
+    ("pad", "result = F.pad(img, (1, 2)), F.pad(img, (1, 1, 0, 2), value=-1.0), F.pad(idx, (2, 0)), F.pad(x, (0, 0, 1, 1), 'constant', 0.5)"),
+    ("BatchNorm2d", "m = nn.BatchNorm2d(3); out = m(img); result = out, m.running_mean, m.running_var, m.num_batches_tracked, m.eval()(img)"),
+    ("GroupNorm", "m = nn.GroupNorm(3, 3); load(m, {'weight': [1.0, 2.0, 0.5], 'bias': [0.0, 0.1, -0.1]}); result = nn.GroupNorm(1, 3)(img), F.group_norm(img, 3), m(img), nn.GroupNorm(3, 3, affine=False)(img[:, :, 0])"),
+    ("activations_more", "result = F.leaky_relu(x), nn.LeakyReLU(0.2)(x), F.elu(x), nn.ELU(0.5)(x), F.softplus(x), nn.Softplus(2.0, 1.0)(x)"),
+    ("losses_more", "result = F.nll_loss(logits.log_softmax(-1), target), F.nll_loss(logits, T([1, -100, 0], 'int64'), reduction='sum'), F.binary_cross_entropy_with_logits(x, (x > 0).double()), F.binary_cross_entropy_with_logits(x, (x > 0).double(), pos_weight=T([2.0, 1.0, 0.5], 'float64'), reduction='none'), F.l1_loss(x, x * 0.5)"),
+    ("one_hot", "result = F.one_hot(target), F.one_hot(T([0, 2], 'int64'), 5)"),
 ]
 
 W_DATA = [[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [-0.6, 0.1, 0.9], [0.05, 0.7, -0.3]]
 B_DATA = [0.1, -0.2, 0.3, 0.0]
 SQ_DATA = [[0.5, 0.1, 0.0], [-0.2, 0.4, 0.3], [0.1, 0.0, 0.6]]
-CONSTANTS = {"W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA}
+CONV_W = [[[[((o * 5 + c * 3 + i * 2 + j) % 7 - 3) / 5 for j in range(3)] for i in range(3)] for c in range(3)] for o in range(2)]
+GROUP_W = [[[[((g + i * 2 + j) % 5 - 2) / 3 for j in range(2)] for i in range(2)]] for g in range(3)]
+
+CONSTANTS = {"W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA, "CONV_W": CONV_W, "GROUP_W": GROUP_W}

@@ -7,6 +7,7 @@ Each prints what it computes; tests/nn.rs runs this script plain and under the p
 requires the same lines, and that a model using them all is one graph."""
 import symtrace as st
 from symtrace import nn
+import symtrace.nn.functional as F
 
 x = st.arange(24.0).reshape(2, 3, 4)
 print("flatten", x.flatten().shape, x.flatten(1).shape, x.flatten(0, 1).shape,
@@ -193,3 +194,36 @@ for b in (2, 3, 4, 5):
 print("model router translations:", st.stats()["translations"])
 e = st.explain(router, st.ones(2, 4), st.zeros(2, dtype=st.int64))
 print("model router graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
+class ConvNet(nn.Module):
+    """A small residual CNN as vision code writes it: `Conv2d` (padding, stride, groups),
+    `BatchNorm2d` in training (running statistics updated in place), pooling, `F.pad`, a
+    `Conv1d` over the pooled rows, over batches of changing size."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
+        self.block = nn.Sequential(nn.Conv2d(8, 8, 3, padding="same", groups=2, bias=False),
+                                   nn.BatchNorm2d(8), nn.LeakyReLU(0.1))
+        self.down = nn.Conv2d(8, 16, 3, stride=2)
+        self.pool = nn.MaxPool2d(2, ceil_mode=True)
+        self.rows = nn.Conv1d(16, 4, 2)
+        self.head = nn.Linear(4, 3)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = x + self.block(x)
+        x = self.pool(self.down(F.pad(x, (1, 0, 1, 0))))
+        r = self.rows(F.adaptive_avg_pool2d(x, (1, 3)).flatten(2))
+        return self.head(F.avg_pool1d(r, 2).flatten(1)), self.stem[1].running_mean
+
+
+convnet = ConvNet()
+st.reset()
+for b in (2, 3, 4, 5):
+    out, running = convnet(st.arange(b * 3 * 8 * 8.0).reshape(b, 3, 8, 8).sin())
+    print("convnet", b, out.tolist(), running.tolist())
+print("model convnet translations:", st.stats()["translations"])
+e = st.explain(convnet, st.ones(2, 3, 8, 8))
+print("model convnet graphs:", e.graph_count, "breaks:", e.graph_break_count)

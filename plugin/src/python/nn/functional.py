@@ -7,6 +7,12 @@ import math
 import symtrace as st
 
 
+def _drop_unit(x, dim):
+    """`x.squeeze(dim)` for a dimension known to be 1, merged into a neighbour instead: a
+    squeeze depends on that size, a flatten does not, so a graph keeps no size for it."""
+    return x.flatten(dim, dim + 1) if dim + 1 < x.ndim else x.flatten(dim - 1, dim)
+
+
 def linear(input, weight, bias=None):
     """`input @ weight.T + bias`: weight is (out_features, in_features)."""
     return st.linear(input, weight, bias)
@@ -145,7 +151,7 @@ def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoo
     logp = st.log_softmax(input, dim=-1)
     keep = target != ignore_index
     safe = st.where(keep, target, 0)
-    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+    picked = _drop_unit(logp.gather(1, safe.unsqueeze(1)), 1)
     loss = -picked
     if label_smoothing > 0.0:
         smooth = -logp.mean(dim=-1)
@@ -178,3 +184,239 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights @ value
+
+
+def _pair(value, name):
+    """An int or a pair of ints for the two dimensions of an image."""
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)
+    if len(value) == 1:
+        return (value[0], value[0])
+    if len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
+    return value
+
+
+def _batched(input, image_dims, name):
+    """`input` with a batch dimension, and whether one was added (torch takes an unbatched
+    image, `(C, H, W)`, as a batch of one)."""
+    if input.ndim == image_dims + 2:
+        return input, False
+    if input.ndim == image_dims + 1:
+        return input.unsqueeze(0), True
+    raise RuntimeError(
+        f"{name}: expected a {image_dims + 1}-D (unbatched) or {image_dims + 2}-D (batched) "
+        f"input, but got input of size: {list(input.shape)}")
+
+
+def _same_padding(weight, dilation, stride, spatial):
+    """`padding='same'`: the total padding `dilation * (kernel - 1)` split evenly, any odd
+    element on the right and bottom (through `pad`), as torch does."""
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    kernel = weight.shape[-spatial:]
+    totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
+    even = tuple(t // 2 for t in totals)
+    extra = []
+    for t in reversed(totals):
+        extra += [0, t % 2]
+    return even, extra if any(extra) else None
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 2-D cross-correlation of a batch of images `(N, C, H, W)` with filters
+    `(O, C / groups, kH, kW)`, as torch's."""
+    x, added = _batched(input, 2, "conv2d")
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0, 0)
+        elif padding == "same":
+            padding, extra = _same_padding(weight, dilation, stride, 2)
+            if extra is not None:
+                x = pad(x, extra)
+        else:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+    padding = _pair(padding, "padding")
+    inputs = (x, weight) if bias is None else (x, weight, bias)
+    out = st.call_op("conv2d", *inputs, stride=stride, padding=padding, dilation=dilation,
+                     groups=groups)
+    return _drop_unit(out, 0) if added else out
+
+
+def _as_row(value, name, fill):
+    """A 1-D argument as the 2-D one of an image one row high."""
+    if isinstance(value, str):
+        return value
+    (v,) = _pair(value, name)[:1]
+    return (fill, v)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 1-D cross-correlation of `(N, C, L)` with filters `(O, C / groups, k)`: a 2-D one
+    over an image one row high."""
+    x, added = _batched(input, 1, "conv1d")
+    if weight.ndim != 3:
+        raise RuntimeError(f"conv1d: expected a 3-D weight, got weight of size {list(weight.shape)}")
+    out = conv2d(x.unsqueeze(2), weight.unsqueeze(2), bias, _as_row(stride, "stride", 1),
+                 _as_row(padding, "padding", 0), _as_row(dilation, "dilation", 1), groups)
+    out = _drop_unit(out, 2)
+    return _drop_unit(out, 0) if added else out
+
+
+def pad(input, pad, mode="constant", value=None):
+    """A constant border: `pad` holds (before, after) pairs from the last dimension
+    backwards."""
+    if mode != "constant":
+        raise NotImplementedError(f"symtrace pads with a constant only, not in mode {mode!r}")
+    pad = tuple(pad)
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length too large")
+    return st.call_op("pad", input, pads=pad, value=0.0 if value is None else float(value))
+
+
+def _pool_args(kernel_size, stride, padding):
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _pair(stride, "stride")
+    return kernel, stride, _pair(padding, "padding")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The largest value of each window of each channel (NaN wins; padding never does)."""
+    if return_indices:
+        raise NotImplementedError("symtrace's max_pool2d does not return indices")
+    x, added = _batched(input, 2, "max_pool2d")
+    kernel, stride, padding = _pool_args(kernel_size, stride, padding)
+    out = st.call_op("max_pool2d", x, kernel_size=kernel, stride=stride, padding=padding,
+                     dilation=_pair(dilation, "dilation"), ceil_mode=bool(ceil_mode))
+    return _drop_unit(out, 0) if added else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window of each channel; the padding counts in the divisor unless
+    `count_include_pad=False`."""
+    x, added = _batched(input, 2, "avg_pool2d")
+    kernel, stride, padding = _pool_args(kernel_size, stride, padding)
+    out = st.call_op("avg_pool2d", x, kernel_size=kernel, stride=stride, padding=padding,
+                     ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad))
+    if divisor_override is not None:
+        out = out * (kernel[0] * kernel[1] / divisor_override)
+    return _drop_unit(out, 0) if added else out
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean over `output_size` windows of each channel, torch's window bounds."""
+    x, added = _batched(input, 2, "adaptive_avg_pool2d")
+    if isinstance(output_size, int) or output_size is None:
+        output_size = (output_size, output_size)
+    size = tuple(x.shape[2 + d] if s is None else s for d, s in enumerate(output_size))
+    out = st.call_op("adaptive_avg_pool2d", x, output_size=size)
+    return _drop_unit(out, 0) if added else out
+
+
+def _pool1d(pool, name, input, kernel_size, stride, padding, **kw):
+    """A 1-D pooling as the 2-D one of a row."""
+    x, added = _batched(input, 1, name)
+    k = _pair(kernel_size, "kernel_size")[0]
+    s = k if stride is None else _pair(stride, "stride")[0]
+    out = _drop_unit(pool(x.unsqueeze(2), (1, k), (1, s), (0, _pair(padding, "padding")[0]), **kw), 2)
+    return _drop_unit(out, 0) if added else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _pool1d(max_pool2d, "max_pool1d", input, kernel_size, stride, padding,
+                   dilation=(1, _pair(dilation, "dilation")[0]), ceil_mode=ceil_mode,
+                   return_indices=return_indices)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    return _pool1d(avg_pool2d, "avg_pool1d", input, kernel_size, stride, padding, ceil_mode=ceil_mode,
+                   count_include_pad=count_include_pad)
+
+
+def leaky_relu(input, negative_slope=0.01):
+    return st.where(input > 0, input, input * negative_slope)
+
+
+def elu(input, alpha=1.0):
+    return st.where(input > 0, input, (input.exp() - 1.0) * alpha)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """`log(1 + exp(beta * x)) / beta`, linear where `beta * x > threshold`, as torch's."""
+    scaled = input * beta
+    return st.where(scaled > threshold, input, (scaled.exp() + 1.0).log() / beta)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 rows of zeros with a one at each class of `tensor`."""
+    if tensor.dtype != st.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max()) + 1
+    return (tensor.unsqueeze(-1) == st.arange(num_classes)).long()
+
+
+def nll_loss(input, target, ignore_index=-100, reduction="mean"):
+    """The negative of the log-probabilities `input` (rows, classes) picks at `target`."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    keep = target != ignore_index
+    picked = _drop_unit(input.gather(1, st.where(keep, target, 0).unsqueeze(1)), 1)
+    loss = st.where(keep, -picked, 0.0)
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.sum() / keep.sum()
+
+
+def binary_cross_entropy_with_logits(input, target, reduction="mean", pos_weight=None):
+    """`-(w_p * y * log(sigmoid(x)) + (1 - y) * log(1 - sigmoid(x)))`, computed stably as
+    torch does: `(1 - y) * x + w * (log(1 + exp(-|x|)) + max(-x, 0))`, `w = 1 + (w_p - 1) * y`."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    softplus_neg = (1.0 + (-input.abs()).exp()).log() + (-input).clamp(min=0.0)
+    if pos_weight is None:
+        loss = (1.0 - target) * input + softplus_neg
+    else:
+        weight = (pos_weight - 1.0) * target + 1.0
+        loss = (1.0 - target) * input + weight * softplus_neg
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def l1_loss(input, target, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    loss = (input - target).abs()
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalize each group of `C / num_groups` channels of each sample over the group's
+    channels and positions (biased variance); then scale and shift per channel."""
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups != 0:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(dim=-1, keepdim=True)
+    var = grouped.var(dim=-1, unbiased=False, keepdim=True)
+    out = ((grouped - mean) / st.sqrt(var + eps)).reshape(input.shape)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out

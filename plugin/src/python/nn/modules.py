@@ -549,11 +549,11 @@ class RMSNorm(Module):
                 f"elementwise_affine={self.elementwise_affine}")
 
 
-class BatchNorm1d(Module):
-    """Normalize each channel (dimension 1 of an (N, C) or (N, C, L) input) by the batch's
-    statistics while training, updating the running ones in place (the unbiased variance, a
-    moving average with `momentum`, or the cumulative average if it is None), and by the
-    running ones in eval mode, as torch's."""
+class _BatchNorm(Module):
+    """Normalize each channel (dimension 1) by the batch's statistics while training,
+    updating the running ones in place (the unbiased variance, a moving average with
+    `momentum`, or the cumulative average if it is None), and by the running ones in eval
+    mode, as torch's. The subclasses say which inputs they take."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, dtype=None):
@@ -580,31 +580,36 @@ class BatchNorm1d(Module):
             self.register_buffer("num_batches_tracked", None)
 
     def forward(self, input):
-        if input.ndim not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:
                 factor = 1.0 / float(self.num_batches_tracked)
-        dims = (0,) if input.ndim == 2 else (0, 2)
-        shape = (1, -1) if input.ndim == 2 else (1, -1, 1)
+        dims = (0,) + tuple(range(2, input.ndim))
+        shape = (1, -1) + (1,) * (input.ndim - 2)
         if self.training or not self.track_running_stats:
             n = input.numel() // input.shape[1]
             if n <= 1:
                 raise ValueError(
                     f"Expected more than 1 value per channel when training, got input size "
                     f"{list(input.shape)}")
-            mean = input.mean(dim=dims)
-            centered = input - mean.reshape(shape)
-            var = (centered * centered).mean(dim=dims)
+            # The batch's statistics kept in the input's rank (`keepdim`), never reshaped:
+            # reading the sizes of a value made from the input would pin them in the graph.
+            mean = input.mean(dim=dims, keepdim=True)
+            centered = input - mean
+            var = (centered * centered).mean(dim=dims, keepdim=True)
             if self.training and self.track_running_stats:
-                self.running_mean.mul_(1.0 - factor).add_(mean * factor)
-                self.running_var.mul_(1.0 - factor).add_(var * (factor * n / (n - 1)))
+                # Per channel again, and the unbiased variance from the op (not a float
+                # `n / (n - 1)` made from the sizes), for the same reason.
+                self.running_mean.mul_(1.0 - factor).add_(input.mean(dim=dims) * factor)
+                unbiased = input.var(dim=dims, unbiased=True)
+                self.running_var.mul_(1.0 - factor).add_(unbiased * factor)
         else:
-            mean, var = self.running_mean, self.running_var
-            centered = input - mean.reshape(shape)
-        out = centered / st.sqrt(var.reshape(shape) + self.eps)
+            mean = self.running_mean.reshape(shape)
+            var = self.running_var.reshape(shape)
+            centered = input - mean
+        out = centered / st.sqrt(var + self.eps)
         if self.affine:
             out = out * self.weight.reshape(shape) + self.bias.reshape(shape)
         return out
@@ -612,6 +617,215 @@ class BatchNorm1d(Module):
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm of an (N, C) or (N, C, L) input."""
+
+    def _check_input_dim(self, input):
+        if input.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm of the channels of a batch of images (N, C, H, W)."""
+
+    def _check_input_dim(self, input):
+        if input.ndim != 4:
+            raise ValueError(f"expected 4D input (got {input.ndim}D input)")
+
+
+class GroupNorm(Module):
+    """Normalize groups of channels of each sample (`F.group_norm`), with a per-channel
+    weight (ones) and bias (zeros) when `affine`."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        dtype = dtype or st.get_default_dtype()
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(st.ones(num_channels, dtype=dtype))
+            self.bias = Parameter(st.zeros(num_channels, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class _ConvNd(Module):
+    """Filters `(out_channels, in_channels / groups, *kernel_size)` and a bias drawn from
+    U(-k, k), k = 1/sqrt(fan_in), as torch initializes them (kaiming_uniform with a=sqrt(5))."""
+
+    _dims = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"symtrace pads convolutions with zeros only, not {padding_mode!r}")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+        dtype = dtype or st.get_default_dtype()
+        n = self._dims
+
+        def tup(v):
+            return (v,) * n if isinstance(v, int) else tuple(v)
+
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride)
+        self.padding = padding if isinstance(padding, str) else tup(padding)
+        self.dilation = tup(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        fan_in = in_channels // groups * math.prod(self.kernel_size)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(_uniform(shape, bound, dtype))
+        if bias:
+            self.bias = Parameter(_uniform((out_channels,), bound, dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * self._dims:
+            s += f", padding={self.padding!r}"
+        if self.dilation != (1,) * self._dims:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    _dims = 1
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    _dims = 2
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(MaxPool2d):
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}"
+
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, input):
+        return F.elu(input, self.alpha)
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
 
 
 class Flatten(Module):

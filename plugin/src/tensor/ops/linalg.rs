@@ -159,7 +159,7 @@ fn column_block<T: LinalgScalar, const R: usize, const W: usize>(
 /// `out = x @ y` (row-major `m × n`) for two matrices, every element of `out` written: a
 /// plain loop for small products, the `gemm` kernels above. `threads`: whether a large
 /// product may use rayon's threads.
-fn product_into<T: Product>(
+pub(crate) fn product_into<T: Product>(
     x: ArrayView2<'_, T>,
     y: ArrayView2<'_, T>,
     out: &mut [MaybeUninit<T>],

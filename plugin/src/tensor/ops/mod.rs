@@ -1,5 +1,6 @@
 //! symtrace's own ops, registered in [`crate::tensor::registry()`].
 
+pub mod conv;
 pub mod elementwise;
 pub mod factories;
 pub mod float64_math;
@@ -7,7 +8,9 @@ pub mod index_dims;
 mod lane_sums;
 pub mod linalg;
 pub mod lineup;
+pub mod pad;
 pub mod parallel;
+pub mod pool;
 pub mod product;
 pub mod reduce;
 pub mod scan;
@@ -30,6 +33,9 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(factories::ops());
     ops.extend(scan::ops());
     ops.extend(sort::ops());
+    ops.extend(conv::ops());
+    ops.extend(pool::ops());
+    ops.extend(pad::ops());
     ops.extend(index_dims::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
@@ -72,4 +78,9 @@ const SIZE_FREE: &[&str] = &[
     "cumsum",
     "argsort",
     "index_dims",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "pad",
 ];
