@@ -545,6 +545,16 @@ def by_mode(x, cfg):
     return r * cfg.mode.value, cfg.mode.name
 
 
+# An IntEnum's members read from its class (the class's `int` base changes nothing there).
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+def by_level(x, level):
+    return x * 2.0 if level is Level.HIGH else x - 1.0
+
+
 @case("enums")
 def _():
     x = st.arange(4.0)
@@ -553,6 +563,10 @@ def _():
         show("enums", (r.tolist(), name))
     e = st.explain(by_mode, x, Config(Mode.SUM))
     show("enums, graphs", (e.graph_count, e.graph_break_count))
+    for level in (Level.LOW, Level.HIGH, Level.LOW):
+        show("int enums", by_level(x, level).tolist())
+    e = st.explain(by_level, x, Level.HIGH)
+    show("int enums, graphs", (e.graph_count, e.graph_break_count))
 
 
 # 20. An instance's `__dict__` iterated while an attribute store adds a key to it: Python

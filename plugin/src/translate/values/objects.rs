@@ -150,7 +150,9 @@ fn is_user_class_body(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
 /// Whether `class.name` is found as `type` finds it although `class` has a metaclass of its
 /// own (an `Enum`'s `EnumType`): the metaclass, written in Python on `type`, changes neither
 /// lookup (`__getattribute__`, `__getattr__`) and has no attribute `name` that would come
-/// first. The caller guards the metaclass's version.
+/// first. The class's own bases do not matter here (an `IntEnum`'s `int`): `type` looks
+/// `name` up in their dictionaries as in any class's. The caller guards the metaclass's
+/// version.
 pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
     let meta = class.class();
     let t = &vm.ctx.types;
@@ -171,7 +173,7 @@ pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachin
         && same("__getattribute__", t.type_type)
         && meta.get_attr(vm.ctx.intern_str("__getattr__")).is_none()
         && meta.get_attr(vm.ctx.intern_str(name)).is_none()
-        && is_user_class_body(class, vm)
+        && class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
 }
 
 /// An instance of a class the object model handles.
