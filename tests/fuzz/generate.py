@@ -183,7 +183,8 @@ class Gen:
                                      f"{t}.add_({r.pick(names)}, alpha={r.number()})",
                                      f"{t}.clamp_(-1.0, 1.0)", f"acc.append({t}.mul_(2.0) is {t})",
                                      f"acc.append({t} is {r.pick(names)})",
-                                     f"{t}[{t} > {r.number()}] = {r.number()}"]))
+                                     f"{t}[{t} > {r.number()}] = {r.number()}",
+                                     f"{t}[..., [0, -1]] = {r.number()}"]))
         elif kind < 86:
             self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)"]))
         elif kind < 95 and depth < 3:

@@ -128,6 +128,16 @@ def made_then_rolled_back(x):
     return y + x, base
 
 
+def indexed(a, cols, labels):
+    # Int tensors and lists as indices: columns of the caller's tensor, a one-hot made in the
+    # call (`out[st.arange(n), labels] = 1.0`), rows picked by a list and updated with `+=`.
+    a[:, cols] = -1.0
+    out = st.zeros(labels.shape[0], 4)
+    out[st.arange(labels.shape[0]), labels] = 1.0
+    a[[0, 2]] += 10.0
+    return out * a.sum()
+
+
 def states(make):
     return make(), make(), make()
 
@@ -201,4 +211,8 @@ check("a tensor made from constants, held by a list, updated in place",
       lambda: (st.ones(3),), lambda s, i: (accumulated, (s[0] * i,)), 3, 1, 0)
 check("a tensor made from constants updated in an inlined call that is rolled back",
       lambda: (st.ones(3),), lambda s, i: (made_then_rolled_back, (s[0] * i,)), 3, 1, 2)
+check("stores through int tensor and list indices, into an argument and a one-hot",
+      lambda: (st.arange(12.0).reshape(3, 4),),
+      lambda s, i: (indexed, (s[0], st.tensor([i % 4, 3]), st.tensor([1, 0, 3, 2][: 2 + i % 2]))),
+      4, 1, 0, 2)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -149,3 +149,63 @@ fn taken_dim(items: &[PyObjectRef], at: usize, ndim: usize, vm: &VirtualMachine)
         })
         .sum()
 }
+
+/// `d[items] = value` with tensor or list indices among `:` and `...` only (`x[:, idx] = v`,
+/// `onehot[st.arange(n), labels] = 1.0`): `index_dims_put`, in place (on a tracer's stand-in,
+/// recorded, its result taking the stand-in's place).
+pub(super) fn setitem_mixed(
+    target: &PyTensor,
+    d: &mut TensorData,
+    items: &[PyObjectRef],
+    value: &TensorData,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let at: Vec<usize> = (0..items.len())
+        .filter(|&i| is_advanced(&items[i]))
+        .collect();
+    if at.iter().any(|&i| {
+        items[i]
+            .downcast_ref::<PyTensor>()
+            .is_some_and(|t| std::ptr::eq::<PyTensor>(&**t, target))
+    }) {
+        return Err(vm.new_index_error("a tensor used as an index into itself while assigned"));
+    }
+    let indices = at
+        .iter()
+        .map(|&i| held(&items[i], vm))
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut basic_items = items.to_vec();
+    for &i in &at {
+        basic_items[i] = PySlice {
+            start: None,
+            stop: vm.ctx.none(),
+            step: None,
+        }
+        .into_pyobject(vm);
+    }
+    let tuple = vm.ctx.new_tuple(basic_items);
+    let reads = size_reads::mark();
+    let (basic, _) = super::tensor_protocols::index_of(d, tuple.as_object(), vm)?;
+    if !spans_all(d, &basic) {
+        return Err(vm.new_index_error(
+            "symtrace assigns through tensor or list indices among `:` and `...` only (x[:, idx] = v)",
+        ));
+    }
+    size_reads::forget_since(reads);
+    let dims: Vec<i64> = at
+        .iter()
+        .map(|&i| taken_dim(items, i, d.ndim(), vm) as i64)
+        .collect();
+    let attrs = Attrs::new().with("dims", Attr::Ints(dims));
+    let mut rest: Vec<&TensorData> = vec![value];
+    rest.extend(indices.iter().map(|i| &**i));
+    registry()
+        .update("index_dims_put", d, &rest, &attrs, |t| {
+            let mut inputs: Vec<&TensorData> = vec![t];
+            inputs.extend_from_slice(&rest);
+            let new = registry().call("index_dims_put", &inputs, &attrs)?;
+            *t = new;
+            Ok(())
+        })
+        .map_err(|e| e.into_exception(vm))
+}

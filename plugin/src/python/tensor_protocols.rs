@@ -209,6 +209,24 @@ fn setitem(
         }
     };
     let mut d = zelf.write();
+    if let Some(items) = needle
+        .downcast_ref::<PyTuple>()
+        .filter(|t| super::mixed_index::is_mixed(t.as_slice()))
+    {
+        return super::mixed_index::setitem_mixed(zelf, &mut d, items.as_slice(), value, vm);
+    }
+    let int_index = match needle.downcast_ref::<PyTensor>() {
+        Some(i) => !std::ptr::eq::<PyTensor>(&**i, zelf) && i.read().dtype() == DType::Int64,
+        None => {
+            needle.downcast_ref::<PyList>().is_some()
+                && data_of(needle, None, vm).is_ok_and(|t| t.dtype() == DType::Int64)
+        }
+    };
+    if int_index {
+        // `t[idx] = v` is `t[idx, ...] = v`: recorded as such when traced.
+        let items = [needle.to_owned()];
+        return super::mixed_index::setitem_mixed(zelf, &mut d, &items, value, vm);
+    }
     let (basic, by) = index_of(&d, needle, vm)?;
     if by.is_none() {
         // In place; traced, the op `index_put` (see `Registry::update`).

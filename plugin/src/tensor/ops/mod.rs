@@ -78,6 +78,7 @@ const SIZE_FREE: &[&str] = &[
     "cumsum",
     "argsort",
     "index_dims",
+    "index_dims_put",
     "conv2d",
     "max_pool2d",
     "avg_pool2d",

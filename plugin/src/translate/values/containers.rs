@@ -144,6 +144,12 @@ impl State<'_> {
                 Ok(())
             }
             Var::Tensor(t) => self.tensor_setitem(t, key, value),
+            // A tensor made from constants in the frame (`out = st.zeros(n, k)`): it becomes a
+            // graph value, as an in-place update makes it (`before_update`).
+            Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
+                let t = o.clone().downcast::<PyTensor>().expect("a tensor");
+                self.tensor_setitem(&t, key, value)
+            }
             // The caller's tensor: changed through its fake, written back after the graph.
             Var::Lazy(o, _) if o.downcast_ref::<PyTensor>().is_some() => {
                 match self.obj(container)?.downcast::<PyTensor>() {

@@ -39,13 +39,18 @@ impl State<'_> {
             None => vec![key.clone()],
         };
 
-        if items
-            .iter()
-            .any(|i| i.downcast_ref::<PyTensor>().is_some() || i.downcast_ref::<PyList>().is_some())
-        {
+        // Int tensors and lists among `:` and `...` are the op `index_dims_put` (the native
+        // store records it); a bool list is a mask the store does not record.
+        if items.iter().any(|i| {
+            i.downcast_ref::<PyList>().is_some_and(|l| {
+                l.borrow_vec()
+                    .iter()
+                    .any(|b| b.class().is(vm.ctx.types.bool_type))
+            })
+        }) {
             return unsupported(
                 Kind::Value,
-                "item assignment into a tensor with a tensor or list index",
+                "item assignment into a tensor with a list of bools as index",
             );
         }
         let value = self.obj(&value)?;
