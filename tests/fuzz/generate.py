@@ -304,6 +304,8 @@ class Gen:
         elif kind == 19:
             # sets, partial, OrderedDict, defaultdict
             self.emit(depth, r.pick(["acc.append(sorted({n, k, 3} | {5}))", "acc.append({k} <= {0, 1, 2})",
+                                     "acc.append(sorted([n, k, 3], key=lambda v: (v % 2, -v)))",
+                                     "acc.append(max([Child(n), Child(k)], key=lambda c: c.scaled_by).scaled_by)",
                                      f"{t} = functools.partial(helper, b={r.number()})({t})",
                                      "od = collections.OrderedDict(a=n); od['b'] = k; acc.append(list(od.items()))",
                                      "dd = collections.defaultdict(list); dd['x'].append(n); acc.append(dict(dd))"]))

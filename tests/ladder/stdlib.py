@@ -1,6 +1,6 @@
 """Builtins and the standard library in the simulation: sets (displays, comprehensions,
 operators, methods), functools.reduce and partial, dict.fromkeys, dict(pairs), setdefault,
-hasattr, slice(), iter/next, sorted, reversed, any/all, operator.*, math.*, OrderedDict and
+hasattr, slice(), iter/next, sorted (also with key=), reversed, any/all, operator.*, math.*, OrderedDict and
 defaultdict made in the frame, live dict views, builtins read by a function of another
 module, and a Python function set on Tensor (inlined; rebinding it is seen)."""
 import collections
@@ -172,6 +172,27 @@ changes(partial_of, x, parts, change=lambda: parts.__setitem__(0, functools.part
 def rebind_ordered():
     collections.OrderedDict = dict
 
+
+
+
+class Layer:
+    def __init__(self, name, width):
+        self.name = name
+        self.width = width
+
+
+def keyed(t, layers, pairs):
+    """sorted/min/max with key= (a lambda over objects, a builtin), list.sort(key=)."""
+    order = [l.name for l in sorted(layers, key=lambda l: l.width, reverse=True)]
+    widest = max(layers, key=lambda l: (l.width, l.name))
+    pairs = list(pairs)
+    pairs.sort(key=lambda p: p[1])
+    return t * widest.width, order, pairs, min(order, key=len), min([], key=len, default=0)
+
+
+layers = [Layer("c", 3.0), Layer("a", 1.0), Layer("bb", 1.0)]
+case(keyed, x, layers, [(1, "y"), (2, "x"), (3, "y")])
+changes(keyed, x, layers, [(1, "y")], change=lambda: setattr(layers[1], "width", 7.0))
 
 original_ordered = collections.OrderedDict
 changes(ordered_and_default, x, change=rebind_ordered)

@@ -252,6 +252,11 @@ impl State<'_> {
                 shown
             }
             "sorted" if let Some(r) = self.sorted_entries(&args, &kwargs)? => Ok(r),
+            "sorted" | "min" | "max"
+                if let Some(r) = self.keyed_builtin(name, &args, &kwargs)? =>
+            {
+                Ok(r)
+            }
             "min" | "max"
                 if kwargs.is_empty()
                     && let Some(r) = self.size_function(name, &args)? =>
@@ -605,7 +610,7 @@ impl State<'_> {
         }
     }
 
-    fn builtins_obj(&self, name: &str) -> SimResult<PyObjectRef> {
+    pub(super) fn builtins_obj(&self, name: &str) -> SimResult<PyObjectRef> {
         self.vm
             .builtins
             .dict()

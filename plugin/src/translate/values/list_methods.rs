@@ -19,6 +19,11 @@ impl State<'_> {
         kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
         let vm = self.vm;
+        if name == "sort"
+            && let Some(r) = self.keyed_list_sort(l, &kwargs)?
+        {
+            return Ok(r);
+        }
         let reverse = match (name, kwargs.as_slice()) {
             (_, []) => false,
             ("sort", [(k, v)]) if k == "reverse" => self.truth(v)?,

@@ -19,6 +19,7 @@ pub mod identity;
 pub mod identity_sets;
 pub mod input_writes;
 pub mod iterators;
+pub mod keyed;
 pub mod list_methods;
 pub mod numbers;
 pub mod objects;
