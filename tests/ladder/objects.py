@@ -414,4 +414,27 @@ changes(dict_reads, x, grown, change=lambda: setattr(grown, "other", 1.0))
 bag = Counter()
 bag.items.extend([1.0, 2.0, 3.0])
 changes(protocols, x, bag, change=lambda: bag.items.append(9.0))
+
+
+# A function's names read (`act.__name__` picks from a table): the name is guarded, and a
+# function renamed between two calls is seen.
+def halve(t):
+    return t * 0.5
+
+
+def double(t):
+    return t * 2.0
+
+
+BY_NAME = {"halve": halve, "double": double}
+
+
+def by_name(t, act):
+    def local():
+        return 1.0
+    return BY_NAME[act.__name__](t) + local(), act.__qualname__, local.__name__, act.__module__
+
+
+case(by_name, x, halve)
+changes(by_name, x, halve, change=lambda: setattr(halve, "__name__", "double"))
 finish()

@@ -32,6 +32,9 @@ pub enum Source {
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
     Closure(Box<Source>, usize),
+    /// A function's `__name__`, `__qualname__` or `__module__`: read by the function's own
+    /// getters (no user code), where `Attr` reads an instance's dictionary.
+    FnAttr(Box<Source>, String),
     /// `type(source)`: what a guard on a class's attributes reads.
     TypeOf(Box<Source>),
     /// `source.__dict__`: an instance's attribute dictionary.
@@ -165,7 +168,8 @@ impl Source {
             | Source::Item(b, _)
             | Source::Key(b, _)
             | Source::FnGlobal(b, _)
-            | Source::Closure(b, _) => Some(b),
+            | Source::Closure(b, _)
+            | Source::FnAttr(b, _) => Some(b),
         }
     }
 
@@ -198,6 +202,11 @@ impl Source {
                     .get(index)?
                     .clone();
                 cell.get_attr("cell_contents", vm).ok()
+            }
+            Source::FnAttr(_, name) => {
+                let f = parent?;
+                f.downcast_ref::<PyFunction>()?;
+                f.get_attr(&vm.ctx.new_str(name.as_str()), vm).ok()
             }
             Source::Attr(_, name) => parent?
                 .dict()?
@@ -299,7 +308,7 @@ impl fmt::Display for Source {
             Source::Global(n) => write!(f, "G['{n}']"),
             Source::Builtin(n) => write!(f, "B['{n}']"),
             Source::Free(n) => write!(f, "F['{n}']"),
-            Source::Attr(b, n) => write!(f, "{b}.{n}"),
+            Source::Attr(b, n) | Source::FnAttr(b, n) => write!(f, "{b}.{n}"),
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
@@ -379,9 +388,11 @@ impl Source {
             Source::TypeOf(_) => CompiledRead::TypeOf,
             Source::InstanceDict(_) => CompiledRead::InstanceDict,
             Source::Object(_) => CompiledRead::Object,
-            Source::Free(_) | Source::Closure(..) | Source::DefaultDType | Source::Arith(..) => {
-                CompiledRead::General
-            }
+            Source::Free(_)
+            | Source::Closure(..)
+            | Source::FnAttr(..)
+            | Source::DefaultDType
+            | Source::Arith(..) => CompiledRead::General,
         }
     }
 
@@ -404,7 +415,7 @@ impl Source {
                 let i = b.name(n);
                 b.emit(Opcode::LoadGlobal, i << 1);
             }
-            Source::Attr(base, n) => {
+            Source::Attr(base, n) | Source::FnAttr(base, n) => {
                 base.emit_load(b)?;
                 let i = b.name(n);
                 b.emit(Opcode::LoadAttr, i << 1);

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyGetSet, PyType};
+use rustpython_vm::builtins::{PyDict, PyFunction, PyGetSet, PyType};
 use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
@@ -87,6 +87,27 @@ impl State<'_> {
             },
             Var::Obj(o) | Var::Lazy(o, _) if o.downcast_ref::<PyType>().is_some() => {
                 self.class_attr(owner, name)
+            }
+            // A function's names (`fn.__name__` in dispatch tables and messages): plain data;
+            // a caller's function's read from where it is (guarded where used).
+            Var::Func(f) if matches!(name, "__name__" | "__qualname__") => {
+                let n = match name {
+                    "__name__" => f.code.obj_name.as_str(),
+                    _ => f.code.qualname.as_str(),
+                };
+                Ok(Var::Obj(vm.ctx.new_str(n).into()))
+            }
+            Var::Lazy(o, source)
+                if o.downcast_ref::<PyFunction>().is_some()
+                    && matches!(name, "__name__" | "__qualname__" | "__module__") =>
+            {
+                let v = o
+                    .get_attr(&vm.ctx.new_str(name), vm)
+                    .map_err(|_| Unsupported::new(Kind::Raises, format!("function.{name}")))?;
+                Ok(Var::Lazy(
+                    v,
+                    Source::FnAttr(Box::new(source.clone()), name.to_owned()),
+                ))
             }
             Var::Obj(o) | Var::Lazy(o, _)
                 if is_plain(o, vm) || o.downcast_ref::<crate::tensor::PyDType>().is_some() =>
