@@ -437,4 +437,37 @@ def by_name(t, act):
 
 case(by_name, x, halve)
 changes(by_name, x, halve, change=lambda: setattr(halve, "__name__", "double"))
+
+
+# Instances of classes with `__slots__` (no `__dict__`): a `@dataclass(slots=True)` config and
+# a hand-written one; their slots read by the member descriptors, a changed slot seen.
+class SlotConfig:
+    dim: int = 2
+    scale: float = 0.5
+    act: str = "relu"
+
+
+SlotConfig = st.disable(lambda c: dataclasses.dataclass(c, slots=True))(SlotConfig)
+
+
+class Pair2:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+def slotted(t, cfg, pair):
+    y = t * pair.a + pair.b
+    if cfg.act == "relu":
+        y = y.relu()
+    return y[:, : cfg.dim] * cfg.scale
+
+
+# Made and changed as written: a store into a slot is not simulated.
+slot_cfg, slot_pair = st.disable(lambda: (SlotConfig(), Pair2(2.0, -1.0)))()
+case(slotted, x, slot_cfg, slot_pair)
+changes(slotted, x, slot_cfg, slot_pair,
+        change=st.disable(lambda: setattr(slot_cfg, "act", "none")))
 finish()

@@ -545,14 +545,16 @@ def by_mode(x, cfg):
     return r * cfg.mode.value, cfg.mode.name
 
 
-# An IntEnum's members read from its class (the class's `int` base changes nothing there).
+# An IntEnum's members read from its class (the class's `int` base changes nothing there),
+# compared with ints and with each other as ints compare.
 class Level(enum.IntEnum):
     LOW = 1
     HIGH = 2
 
 
 def by_level(x, level):
-    return x * 2.0 if level is Level.HIGH else x - 1.0
+    y = x * 2.0 if level is Level.HIGH else x - 1.0
+    return y + 10.0 if level >= 2 and level != Level.LOW and Level.LOW < level else y
 
 
 @case("enums")

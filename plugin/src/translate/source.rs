@@ -32,9 +32,10 @@ pub enum Source {
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
     Closure(Box<Source>, usize),
-    /// A function's `__name__`, `__qualname__` or `__module__`: read by the function's own
-    /// getters (no user code), where `Attr` reads an instance's dictionary.
-    FnAttr(Box<Source>, String),
+    /// An attribute read by a native getter, where `Attr` reads an instance's dictionary: a
+    /// function's `__name__`, `__qualname__` or `__module__`, a slot of an instance of a class
+    /// with `__slots__` (its member descriptor). No user code runs (see `native_getter`).
+    NativeAttr(Box<Source>, String),
     /// `type(source)`: what a guard on a class's attributes reads.
     TypeOf(Box<Source>),
     /// `source.__dict__`: an instance's attribute dictionary.
@@ -169,7 +170,7 @@ impl Source {
             | Source::Key(b, _)
             | Source::FnGlobal(b, _)
             | Source::Closure(b, _)
-            | Source::FnAttr(b, _) => Some(b),
+            | Source::NativeAttr(b, _) => Some(b),
         }
     }
 
@@ -203,10 +204,10 @@ impl Source {
                     .clone();
                 cell.get_attr("cell_contents", vm).ok()
             }
-            Source::FnAttr(_, name) => {
-                let f = parent?;
-                f.downcast_ref::<PyFunction>()?;
-                f.get_attr(&vm.ctx.new_str(name.as_str()), vm).ok()
+            Source::NativeAttr(_, name) => {
+                let o = parent?;
+                native_getter(&o, name, vm)?;
+                o.get_attr(&vm.ctx.new_str(name.as_str()), vm).ok()
             }
             Source::Attr(_, name) => parent?
                 .dict()?
@@ -308,7 +309,7 @@ impl fmt::Display for Source {
             Source::Global(n) => write!(f, "G['{n}']"),
             Source::Builtin(n) => write!(f, "B['{n}']"),
             Source::Free(n) => write!(f, "F['{n}']"),
-            Source::Attr(b, n) | Source::FnAttr(b, n) => write!(f, "{b}.{n}"),
+            Source::Attr(b, n) | Source::NativeAttr(b, n) => write!(f, "{b}.{n}"),
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
@@ -390,7 +391,7 @@ impl Source {
             Source::Object(_) => CompiledRead::Object,
             Source::Free(_)
             | Source::Closure(..)
-            | Source::FnAttr(..)
+            | Source::NativeAttr(..)
             | Source::DefaultDType
             | Source::Arith(..) => CompiledRead::General,
         }
@@ -415,7 +416,7 @@ impl Source {
                 let i = b.name(n);
                 b.emit(Opcode::LoadGlobal, i << 1);
             }
-            Source::Attr(base, n) | Source::FnAttr(base, n) => {
+            Source::Attr(base, n) | Source::NativeAttr(base, n) => {
                 base.emit_load(b)?;
                 let i = b.name(n);
                 b.emit(Opcode::LoadAttr, i << 1);
@@ -472,4 +473,29 @@ impl Source {
         }
         Ok(())
     }
+}
+
+/// Whether `o.name` is read by a native getter and nothing else can run: a function's names,
+/// or a slot's member descriptor on a class that neither overrides attribute lookup nor has a
+/// `__getattr__` (called when the slot is empty).
+pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()> {
+    if o.downcast_ref::<PyFunction>().is_some() {
+        return matches!(name, "__name__" | "__qualname__" | "__module__").then_some(());
+    }
+    let class = o.class();
+    let t = &vm.ctx.types;
+    let plain_lookup = match (
+        class.get_attr(vm.ctx.intern_str("__getattribute__")),
+        t.object_type
+            .get_attr(vm.ctx.intern_str("__getattribute__")),
+    ) {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    };
+    let member = class.get_attr(vm.ctx.intern_str(name)).is_some_and(|d| {
+        d.downcast_ref::<rustpython_vm::builtins::PyMemberDescriptor>()
+            .is_some()
+    });
+    (plain_lookup && member && class.get_attr(vm.ctx.intern_str("__getattr__")).is_none())
+        .then_some(())
 }

@@ -11,7 +11,8 @@ use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
-use crate::translate::source::Source;
+use crate::translate::guards::guard::Check;
+use crate::translate::source::{Source, native_getter};
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::objects::{descriptor, is_user_class, python_method};
 use crate::translate::values::{Var, is_plain};
@@ -76,6 +77,25 @@ impl State<'_> {
         if let Some(v) = self.namedtuple_attr(owner, name)? {
             return Ok(v);
         }
+        if let Var::Lazy(o, source) = owner
+            && o.dict().is_none()
+            && o.class().slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+            && native_getter(o, name, vm).is_some()
+        {
+            // A slot of an instance of a class with `__slots__` (`@dataclass(slots=True)`):
+            // its class and the class's version guarded, the value read where it is.
+            let class = o.class().to_owned();
+            self.guard(source, Check::TypeIs(class.clone()));
+            self.guard_class(source.clone().type_of(), &class)?;
+            let v = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| {
+                Unsupported::new(
+                    Kind::Raises,
+                    format!("the empty slot {name} (AttributeError)"),
+                )
+            })?;
+            let read = Source::NativeAttr(Box::new(source.clone()), name.to_owned());
+            return Ok(Var::Lazy(v, read));
+        }
         if let Some(v) = self.exception_attr(owner, name) {
             return Ok(v);
         }
@@ -106,7 +126,7 @@ impl State<'_> {
                     .map_err(|_| Unsupported::new(Kind::Raises, format!("function.{name}")))?;
                 Ok(Var::Lazy(
                     v,
-                    Source::FnAttr(Box::new(source.clone()), name.to_owned()),
+                    Source::NativeAttr(Box::new(source.clone()), name.to_owned()),
                 ))
             }
             Var::Obj(o) | Var::Lazy(o, _)

@@ -361,7 +361,8 @@ impl State<'_> {
         let ok = if tensors {
             operand_ok(&x, vm) && operand_ok(&y, vm)
         } else {
-            is_plain(&x, vm) && is_plain(&y, vm)
+            let comparable = |o: &PyObjectRef| is_plain(o, vm) || int_compared(o, vm);
+            comparable(&x) && comparable(&y)
         };
         if !ok {
             return unsupported(
@@ -650,4 +651,21 @@ fn union_operand(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
             .downcast_ref::<rustpython_vm::builtins::PyType>()
             .is_some()
             && o.class().is(vm.ctx.types.type_type))
+}
+
+/// An instance of a subclass of `int` that compares as `int` does (an `IntEnum`'s member,
+/// `annotationlib.Format.VALUE`): its comparisons are `int`'s native ones. The caller's such
+/// object is guarded by identity (`rely_leaf`), so its value is fixed.
+fn int_compared(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    let (c, int) = (o.class(), vm.ctx.types.int_type);
+    c.fast_issubclass(int)
+        && ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"]
+            .iter()
+            .all(|n| {
+                let n = vm.ctx.intern_str(*n);
+                match (c.get_attr(n), int.get_attr(n)) {
+                    (Some(a), Some(b)) => a.is(&b),
+                    _ => false,
+                }
+            })
 }
