@@ -95,6 +95,36 @@ fn the_gpt_forward_is_one_graph_equal_to_eager() {
     }
 }
 
+/// demos/cnn.py: a residual CNN in training mode (BatchNorm2d updating its running statistics)
+/// over three batch sizes, then in eval: equal to eager, one graph, two translations.
+#[test]
+fn the_cnn_demo_is_one_graph_equal_to_eager() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos/cnn.py");
+    for plugin in [false, true] {
+        let mut cmd = rustpython();
+        if plugin {
+            cmd.args(["--plugin", "symtrace"]);
+        }
+        let out = run_ok(cmd.arg(&script));
+        let text = String::from_utf8_lossy(&out.stdout);
+        println!("plugin {plugin}:\n{text}");
+        assert_eq!(
+            text.matches("traced equals eager: True").count(),
+            3,
+            "{text}"
+        );
+        assert!(text.contains("running means equal: True"), "{text}");
+        assert!(
+            text.contains("translations for three batch sizes: 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("captured: 1 graph, 71 ops, 0 graph breaks"),
+            "{text}"
+        );
+    }
+}
+
 /// `symtrace.nn` runs its source on first use; a traced first call that reads `F.gelu` loads
 /// it and finds it (it once found the module still unloaded and ran as written for good).
 #[test]

@@ -357,6 +357,19 @@ def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(close.all())
 
 
+def _randint(low, high=None, size=None, *, dtype=None):
+    """torch's randint(high, size) or randint(low, high, size): ints uniform in [low, high),
+    from symtrace's seeded generator."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None or size is None:
+        raise TypeError("randint() takes (high, size) or (low, high, size)")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    ints = (_st.rand(*size, dtype=_st.float64) * (high - low)).long() + low
+    return ints if dtype is None else ints.to(dtype)
+
+
 def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
@@ -422,6 +435,7 @@ METHODS = {
 # Functions only (torch has no method of these names).
 MODULE_ONLY = {
     "einsum": _einsum,
+    "randint": _randint,
     "argsort": lambda t, dim=-1, descending=False, stable=False: t.argsort(dim, descending),
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
     "numel": lambda t: t.numel(),
