@@ -34,7 +34,7 @@ fn compare_with_pytorch(mode: &str) {
     let _ = std::fs::remove_file(&ours);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("99 of 99 ok"), "{mode}: {text}");
+    assert!(text.contains("101 of 101 ok"), "{mode}: {text}");
 }
 
 #[test]
@@ -235,6 +235,12 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     assert!(
         traced.contains("model router graphs: 1 breaks: 0"),
         "{traced}"
+    );
+    // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.
+    assert!(plain.contains("init: True True True True"), "{plain}");
+    assert!(
+        plain.contains("built: symtrace.float32 [0.0, 0.0] True"),
+        "{plain}"
     );
     // A residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d): one graph,
     // dynamic after the second batch size.

@@ -105,6 +105,8 @@ CASES = [
     ("sort_ties_nan", "s = T([[1.0, float('nan'), -0.0, 2.0, 0.0, float('-inf'), 1.0]], 'float64'); result = s.sort(stable=True), s.sort(descending=True, stable=True), s.argsort(stable=True)"),
     ("index_put", "z = x3.clone(); z[:, [1, 0]] = 5.0; z[..., T([3, 0], 'int64')] = T([1.0, 2.0], 'float64'); o = T([[0.0] * 4] * 3, 'float64'); o[T([0, 1, 2], 'int64'), target] = 1.0; w2 = x.clone(); w2[[1]] = T([[9.0, 8.0, 7.0]], 'float64'); w2[T([0], 'int64')] += 1.0; i2 = idx.clone(); i2[:, [2]] = 2.5; m = x3.clone(); m[[1, 0], :, [[2], [0]]] = -1.0; result = z, o, w2, i2, m"),
     ("index_put_out_of_range", "z = x.clone(); z[:, [3]] = 1.0; result = z"),
+    ("init_deterministic", "w = T([[1.0, 2.0, 5.0], [3.0, 4.0, 6.0]], 'float64'); nn.init.zeros_(w); a = w.clone(); nn.init.ones_(w); b = w.clone(); nn.init.constant_(w, 0.5); c = w.clone(); nn.init.eye_(w); result = a, b, c, w, nn.init.calculate_gain('leaky_relu', 0.2), nn.init.calculate_gain('tanh'), nn.init.calculate_gain('relu')"),
+    ("module_to_dtype", "m = nn.Linear(3, 4); load(m, {'weight': W_DATA, 'bias': B_DATA}); m.float(); r1 = m(xf); m.double(); result = r1, m(x), m.to(xf)(xf), m.to(dtype=x.dtype)(x)"),
     ("index_list_among_slices", "result = logits[:, [-1]], logits[[2, 0], 1:], x3[0, :, [1, 2]], x3[None, :, [1]], x3[[1, 0], :, 1], x3[..., T([[1, 3], [0, 0]], 'int64')], x3[:, -1:, [0]]"),
     ("index_several_lists", "result = x3[:, [1], [0]], x3[[0, 1], :, [[1], [3]]], x3[T([0, 1], 'int64'), [1, 0]], x3[[1], 1:, [0, 3]], x3[None, [1, 0], ..., T([-1, 0], 'int64')], logits[T([0, 1, 2], 'int64'), target]"),
     ("index_lists_out_of_range", "result = x3[[0, 2], [0, 1]]"),

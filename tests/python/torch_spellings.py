@@ -227,3 +227,33 @@ for b in (2, 3, 4, 5):
 print("model convnet translations:", st.stats()["translations"])
 e = st.explain(convnet, st.ones(2, 3, 8, 8))
 print("model convnet graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
+# Model construction as torch code writes it: `nn.init` on parameters (in place, seeded),
+# `_init_weights` through `apply`, `.data`, `model.to(dtype)`, `zero_grad()`.
+import symtrace.nn.init as init
+
+st.manual_seed(0)
+wide = nn.Linear(256, 128)
+init.xavier_uniform_(wide.weight)
+bound = (6 / (256 + 128)) ** 0.5
+xavier_ok = wide.weight.abs().max().item() <= bound and wide.weight.abs().max().item() > 0.9 * bound
+init.kaiming_normal_(wide.weight, nonlinearity="relu")
+kaiming_ok = abs(wide.weight.std().item() - (2 / 256) ** 0.5) < 0.005
+init.trunc_normal_(wide.weight, std=1.0, a=-0.5, b=0.5)
+trunc_ok = wide.weight.abs().max().item() <= 0.5
+wide.weight.data.normal_(0.0, 0.02)
+normal_ok = abs(wide.weight.std().item() - 0.02) < 0.002 and isinstance(wide.weight, nn.Parameter)
+print("init:", xavier_ok, kaiming_ok, trunc_ok, normal_ok)
+
+
+def init_weights(module):
+    if isinstance(module, nn.Linear):
+        init.normal_(module.weight, mean=0.0, std=0.02)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
+built = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 2)).apply(init_weights).float()
+built.zero_grad()
+print("built:", built[0].weight.dtype, built[2].bias.tolist(), built.to("cpu") is built)

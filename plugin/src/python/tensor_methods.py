@@ -370,6 +370,27 @@ def _randint(low, high=None, size=None, *, dtype=None):
     return ints if dtype is None else ints.to(dtype)
 
 
+def _set_data(self, value):
+    """`p.data = t`: symtrace has no autograd, so `.data` is the tensor itself; setting it
+    copies `t` in, which must keep the shape and dtype (torch would rebind the storage)."""
+    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
+        raise RuntimeError(
+            f"symtrace sets .data in place: a {value.dtype} tensor of shape {tuple(value.shape)} "
+            f"does not fit a {self.dtype} tensor of shape {tuple(self.shape)}")
+    self[...] = value
+    return None
+
+
+def _normal_(self, mean=0.0, std=1.0):
+    self[...] = _st.randn(*self.shape, dtype=self.dtype) * std + mean
+    return self
+
+
+def _uniform_(self, a=0.0, b=1.0):
+    self[...] = _st.rand(*self.shape, dtype=self.dtype) * (b - a) + a
+    return self
+
+
 def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
@@ -429,6 +450,9 @@ METHODS = {
     "norm": _norm,
     "flip": _flip,
     "sort": _sort,
+    "data": property(lambda self: self, _set_data),
+    "normal_": _normal_,
+    "uniform_": _uniform_,
     "topk": _topk,
 }
 

@@ -9,7 +9,7 @@ use rustpython_vm::scope::Scope;
 use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 /// (module name, source, the path tracebacks name: where the source lives in this repository)
-const SUBMODULES: [(&str, &str, &str); 2] = [
+const SUBMODULES: [(&str, &str, &str); 3] = [
     (
         "symtrace.nn.functional",
         include_str!("functional.py"),
@@ -19,6 +19,11 @@ const SUBMODULES: [(&str, &str, &str); 2] = [
         "symtrace.nn",
         include_str!("modules.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/nn/modules.py"),
+    ),
+    (
+        "symtrace.nn.init",
+        include_str!("init.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/nn/init.py"),
     ),
 ];
 
@@ -35,6 +40,9 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
         vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
             loaded_attr(1, &name, vm)
         }),
+        vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
+            loaded_attr(2, &name, vm)
+        }),
     ];
     let made: Vec<PyRef<PyModule>> = SUBMODULES
         .iter()
@@ -48,9 +56,10 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
             Ok(module)
         })
         .collect::<PyResult<_>>()?;
-    let (functional, nn) = (&made[0], &made[1]);
+    let (functional, nn, init) = (&made[0], &made[1], &made[2]);
     nn.dict()
         .set_item("functional", functional.clone().into(), vm)?;
+    nn.dict().set_item("init", init.clone().into(), vm)?;
     symtrace.as_object().set_attr("nn", nn.clone(), vm)?;
     // A traced call reads a module's dictionary, not its `__getattr__`: it loads them first.
     crate::translate::lazy_modules::register("symtrace.nn", load_all);
@@ -58,14 +67,14 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     Ok(())
 }
 
-/// Both submodules, their source run if it has not run yet.
+/// Every submodule, its source run if it has not run yet.
 fn load_all(vm: &VirtualMachine) -> PyResult<()> {
     (0..SUBMODULES.len()).try_for_each(|index| load(index, vm).map(drop))
 }
 
 /// The attribute `name` of submodule `index`, its source run first (once: the loader removes
 /// itself before it runs the source). `symtrace.nn` uses `functional` throughout: loading
-/// one loads both, so that no call of a module meets a submodule still unloaded (a traced
+/// one loads `functional` first, so that no call of a module meets it still unloaded (a traced
 /// frame would find the attribute missing).
 fn loaded_attr(index: usize, name: &PyStrRef, vm: &VirtualMachine) -> PyResult {
     let dict = load(0, vm).and_then(|functional| match index {

@@ -268,6 +268,51 @@ class Module:
             p.requires_grad = requires_grad
         return self
 
+    def zero_grad(self, set_to_none=True):
+        """symtrace has no autograd: there is no gradient to clear."""
+
+    # --- dtype and device ---
+
+    def _cast_floats(self, dtype):
+        for module in self.modules():
+            for table, as_parameter in ((module._parameters, True), (module._buffers, False)):
+                for name, t in list(table.items()):
+                    if t is not None and t.dtype in (st.float32, st.float64) and t.dtype != dtype:
+                        table[name] = Parameter(t.to(dtype), t.requires_grad) if as_parameter \
+                            else t.to(dtype)
+        return self
+
+    def to(self, *args, **kwargs):
+        """`to(dtype)`, `to(device)`, `to(device, dtype)`, `to(tensor)`: floating parameters and
+        buffers cast to the dtype; the CPU is the one device."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, st.dtype):
+                dtype = a
+            elif isinstance(a, st.Tensor):
+                dtype = a.dtype
+            else:
+                device = a
+        if device is not None:
+            st.zeros(0, device=device)  # refuses a device other than the CPU
+        return self if dtype is None else self._cast_floats(dtype)
+
+    def float(self):
+        return self._cast_floats(st.float32)
+
+    def double(self):
+        return self._cast_floats(st.float64)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
+
     # --- state ---
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
