@@ -34,7 +34,7 @@ fn compare_with_pytorch(mode: &str) {
     let _ = std::fs::remove_file(&ours);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("101 of 101 ok"), "{mode}: {text}");
+    assert!(text.contains("104 of 104 ok"), "{mode}: {text}");
 }
 
 #[test]
@@ -234,6 +234,13 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     assert!(traced.contains("model router translations: 2"), "{traced}");
     assert!(
         traced.contains("model router graphs: 1 breaks: 0"),
+        "{traced}"
+    );
+    // nn.MultiheadAttention in an encoder layer: one graph, dynamic in the length.
+    assert!(plain.contains("encoder 6 "), "{plain}");
+    assert!(traced.contains("model encoder translations: 2"), "{traced}");
+    assert!(
+        traced.contains("model encoder graphs: 1 breaks: 0"),
         "{traced}"
     );
     // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.

@@ -107,6 +107,9 @@ CASES = [
     ("index_put_out_of_range", "z = x.clone(); z[:, [3]] = 1.0; result = z"),
     ("init_deterministic", "w = T([[1.0, 2.0, 5.0], [3.0, 4.0, 6.0]], 'float64'); nn.init.zeros_(w); a = w.clone(); nn.init.ones_(w); b = w.clone(); nn.init.constant_(w, 0.5); c = w.clone(); nn.init.eye_(w); result = a, b, c, w, nn.init.calculate_gain('leaky_relu', 0.2), nn.init.calculate_gain('tanh'), nn.init.calculate_gain('relu')"),
     ("module_to_dtype", "m = nn.Linear(3, 4); load(m, {'weight': W_DATA, 'bias': B_DATA}); m.float(); r1 = m(xf); m.double(); result = r1, m(x), m.to(xf)(xf), m.to(dtype=x.dtype)(x)"),
+    ("MultiheadAttention", "m = nn.MultiheadAttention(2, 2, batch_first=True); load(m, MHA_STATE); causal = T([[False, True, True], [False, False, True], [False, False, False]], 'bool'); o, w = m(q, k, v); o2, w2 = m(q, k, v, attn_mask=causal, average_attn_weights=False, is_causal=True); o3, none = m(q, k, v, key_padding_mask=T([[False, False, True], [False, True, False]], 'bool'), need_weights=False); o4, w4 = m(q, k, v, attn_mask=T([[0.0, -1.0, 0.5], [0.2, 0.0, -2.0], [1.0, 0.3, 0.0]], 'float64')); result = o, w, o2, w2, o3, none is None, o4, w4"),
+    ("MultiheadAttention_seq_first", "m = nn.MultiheadAttention(2, 1); load(m, MHA_STATE); o, w = m(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)); u, uw = m(q[0], k[0], v[0]); result = o, w, u, uw"),
+    ("MultiheadAttention_causal_without_mask", "m = nn.MultiheadAttention(2, 2, batch_first=True); result = m(q, k, v, is_causal=True)"),
     ("index_list_among_slices", "result = logits[:, [-1]], logits[[2, 0], 1:], x3[0, :, [1, 2]], x3[None, :, [1]], x3[[1, 0], :, 1], x3[..., T([[1, 3], [0, 0]], 'int64')], x3[:, -1:, [0]]"),
     ("index_several_lists", "result = x3[:, [1], [0]], x3[[0, 1], :, [[1], [3]]], x3[T([0, 1], 'int64'), [1, 0]], x3[[1], 1:, [0, 3]], x3[None, [1, 0], ..., T([-1, 0], 'int64')], logits[T([0, 1, 2], 'int64'), target]"),
     ("index_lists_out_of_range", "result = x3[[0, 2], [0, 1]]"),
@@ -136,4 +139,11 @@ SQ_DATA = [[0.5, 0.1, 0.0], [-0.2, 0.4, 0.3], [0.1, 0.0, 0.6]]
 CONV_W = [[[[((o * 5 + c * 3 + i * 2 + j) % 7 - 3) / 5 for j in range(3)] for i in range(3)] for c in range(3)] for o in range(2)]
 GROUP_W = [[[[((g + i * 2 + j) % 5 - 2) / 3 for j in range(2)] for i in range(2)]] for g in range(3)]
 
-CONSTANTS = {"W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA, "CONV_W": CONV_W, "GROUP_W": GROUP_W}
+MHA_STATE = {
+    "in_proj_weight": [[0.3, -0.2], [0.1, 0.4], [-0.5, 0.2], [0.25, 0.35], [0.6, -0.1], [-0.2, 0.45]],
+    "in_proj_bias": [0.05, -0.1, 0.0, 0.2, -0.15, 0.1],
+    "out_proj.weight": [[0.7, -0.3], [0.2, 0.5]],
+    "out_proj.bias": [0.01, -0.02],
+}
+
+CONSTANTS = {"MHA_STATE": MHA_STATE, "W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA, "CONV_W": CONV_W, "GROUP_W": GROUP_W}

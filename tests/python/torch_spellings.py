@@ -229,6 +229,33 @@ e = st.explain(convnet, st.ones(2, 3, 8, 8))
 print("model convnet graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
 
+class Encoder(nn.Module):
+    """A pre-norm encoder layer on torch's built-in `nn.MultiheadAttention` (batch first, a
+    key padding mask), over sequences of changing length."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+        self.norm = nn.LayerNorm(8)
+        self.ff = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 8))
+
+    def forward(self, x, padding):
+        h = self.norm(x)
+        a, _ = self.attn(h, h, h, key_padding_mask=padding, need_weights=False)
+        x = x + a
+        return x + self.ff(self.norm(x))
+
+
+encoder = Encoder()
+st.reset()
+for t in (3, 4, 5, 6):
+    pad = st.arange(t) >= t - 1
+    out = encoder(st.arange(2 * t * 8.0).reshape(2, t, 8).cos(), pad.unsqueeze(0).expand(2, t))
+    print("encoder", t, out.tolist())
+print("model encoder translations:", st.stats()["translations"])
+e = st.explain(encoder, st.ones(2, 3, 8), st.zeros(2, 3, dtype=st.bool))
+print("model encoder graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
 # Model construction as torch code writes it: `nn.init` on parameters (in place, seeded),
 # `_init_weights` through `apply`, `.data`, `model.to(dtype)`, `zero_grad()`.
 import symtrace.nn.init as init

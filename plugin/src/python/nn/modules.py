@@ -841,6 +841,95 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class MultiheadAttention(Module):
+    """torch's multi-head attention: the query, key and value projected by `in_proj_weight`
+    (3E, E) and `in_proj_bias`, split into heads, scaled dot products with an optional
+    `attn_mask` (bool: True is masked out; or float, added) and `key_padding_mask` (True is
+    ignored), softmax, dropout in training, heads joined and projected by `out_proj`. Returns
+    the output and the attention weights (averaged over heads unless asked otherwise), or
+    None for them with `need_weights=False`."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, dtype=None):
+        super().__init__()
+        if embed_dim % num_heads != 0:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("symtrace's MultiheadAttention has no add_bias_kv or add_zero_attn")
+        if (kdim is not None and kdim != embed_dim) or (vdim is not None and vdim != embed_dim):
+            raise NotImplementedError("symtrace's MultiheadAttention takes keys and values of embed_dim")
+        dtype = dtype or st.get_default_dtype()
+        self.embed_dim = embed_dim
+        self.num_heads = num_heads
+        self.head_dim = embed_dim // num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        bound = math.sqrt(6.0 / (embed_dim + 3 * embed_dim))  # xavier_uniform_ on (3E, E)
+        self.in_proj_weight = Parameter(_uniform((3 * embed_dim, embed_dim), bound, dtype))
+        if bias:
+            self.in_proj_bias = Parameter(st.zeros(3 * embed_dim, dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        if bias:
+            self.out_proj.bias = Parameter(st.zeros(embed_dim, dtype=dtype))
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        batched = query.ndim == 3
+        if not batched:
+            query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif not self.batch_first:
+            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+        n, length, e = query.shape
+        source = key.shape[1]
+        h, d = self.num_heads, self.head_dim
+        w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        b_q = b_k = b_v = None
+        if self.in_proj_bias is not None:
+            b_q, b_k, b_v = self.in_proj_bias.chunk(3)
+        q = F.linear(query, w_q, b_q).reshape(n, length, h, d).transpose(1, 2)
+        k = F.linear(key, w_k, b_k).reshape(n, source, h, d).transpose(1, 2)
+        v = F.linear(value, w_v, b_v).reshape(n, source, h, d).transpose(1, 2)
+        scores = (q * (1.0 / math.sqrt(d))) @ k.transpose(-2, -1)
+        if is_causal and attn_mask is None:
+            raise RuntimeError(
+                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+                "module method `generate_square_subsequent_mask` to create this mask.")
+        if attn_mask is not None:
+            if attn_mask.ndim == 3:
+                attn_mask = attn_mask.reshape(n, h, length, source)
+            if attn_mask.dtype == st.bool:
+                scores = scores.masked_fill(attn_mask, float("-inf"))
+            else:
+                scores = scores + attn_mask
+        if key_padding_mask is not None:
+            padding = key_padding_mask.reshape(n, 1, 1, source)
+            if padding.dtype == st.bool:
+                scores = scores.masked_fill(padding, float("-inf"))
+            else:
+                scores = scores + padding
+        weights = scores.softmax(-1)
+        if self.training and self.dropout > 0.0:
+            weights = F.dropout(weights, self.dropout, True)
+        out = (weights @ v).transpose(1, 2).reshape(n, length, e)
+        out = self.out_proj(out)
+        if not batched:
+            out = out.squeeze(0)
+        elif not self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        return out, weights if batched else weights.squeeze(0)
+
+    def extra_repr(self):
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
+
+
 class LeakyReLU(Module):
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
