@@ -420,3 +420,45 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         out = out + bias.reshape(shape)
     return out
+
+
+def _nearest_index(in_size, out_size, scale_factor):
+    """The source row of each output row, as torch's nearest mode finds it: `floor(i *
+    scale)` in float32, `scale` being `in / out` (or `1 / scale_factor` when given), at most
+    the last row."""
+    if out_size == in_size:
+        return st.arange(out_size)
+    scale = (1.0 / scale_factor) if scale_factor is not None else in_size / out_size
+    scaled = st.arange(out_size, dtype=st.float32) * st.tensor(scale, dtype=st.float32)
+    return scaled.long().clamp(max=in_size - 1)  # non-negative: truncation is floor
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the last one or two dimensions (`(N, C, L)` or `(N, C, H, W)`) by the nearest
+    source element, as torch's `mode='nearest'`."""
+    if mode != "nearest":
+        raise NotImplementedError(f"symtrace interpolates in mode 'nearest' only, not {mode!r}")
+    if align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    spatial = input.ndim - 2
+    if spatial not in (1, 2):
+        raise NotImplementedError(f"symtrace interpolates 3-D and 4-D inputs, not {input.ndim}-D")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        out_sizes = (size,) * spatial if isinstance(size, int) else tuple(size)
+        scales = (None,) * spatial
+    else:
+        scales = (scale_factor,) * spatial if not isinstance(scale_factor, (tuple, list)) \
+            else tuple(scale_factor)
+        out_sizes = tuple(int(math.floor(n * f)) for n, f in zip(in_sizes, scales))
+        if recompute_scale_factor:
+            scales = (None,) * spatial
+    out = input
+    for d in range(spatial):
+        index = _nearest_index(in_sizes[d], out_sizes[d], scales[d])
+        out = out.index_select(2 + d, index)
+    return out
