@@ -201,76 +201,53 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     );
     assert!(plain.contains("predict 6 "), "{plain}");
     assert_eq!(computed(&plain), computed(&traced));
-    assert!(traced.contains("model translations: 2"), "{traced}");
-    assert!(traced.contains("model graphs: 1 breaks: 0"), "{traced}");
-    // The class token expanded to a batch size that changes: one graph, dynamic after the
-    // second size.
-    assert!(
-        plain.contains("expand [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]"),
-        "{plain}"
-    );
-    assert!(plain.contains("tokens 6 "), "{plain}");
-    assert!(traced.contains("model tokens translations: 2"), "{traced}");
-    assert!(
-        traced.contains("model tokens graphs: 1 breaks: 0"),
-        "{traced}"
-    );
-    // torch's compositions (`rsqrt`, `t`, `mm`, `logsumexp`...) and `view(*shape, ...)`:
-    // one graph, dynamic after the second length.
-    assert!(plain.contains("heads 4 "), "{plain}");
-    // `device=x.device`, `.to(device)`, `x.device.type`: the CPU, one dynamic graph; another
-    // device is refused with a clear error.
-    assert!(
-        traced.contains("model positions translations: 2"),
-        "{traced}"
-    );
-    assert!(
-        traced.contains("model positions graphs: 1 breaks: 0"),
-        "{traced}"
-    );
-    // Top-k routing, a sampler's `v[:, [-1]]`, `logp[st.arange(B), targets]`: one graph,
-    // dynamic after the second batch size.
-    assert!(plain.contains("router 5 "), "{plain}");
-    assert!(traced.contains("model router translations: 2"), "{traced}");
-    assert!(
-        traced.contains("model router graphs: 1 breaks: 0"),
-        "{traced}"
-    );
-    // nn.MultiheadAttention in an encoder layer: one graph, dynamic in the length.
-    assert!(plain.contains("encoder 6 "), "{plain}");
-    assert!(traced.contains("model encoder translations: 2"), "{traced}");
-    assert!(
-        traced.contains("model encoder graphs: 1 breaks: 0"),
-        "{traced}"
-    );
-    // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.
-    assert!(plain.contains("init: True True True True"), "{plain}");
-    assert!(
-        plain.contains("built: symtrace.float32 [0.0, 0.0] True"),
-        "{plain}"
-    );
-    // A residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d): one graph,
-    // dynamic after the second batch size.
-    assert!(plain.contains("convnet 5 "), "{plain}");
-    assert!(traced.contains("model convnet translations: 2"), "{traced}");
-    assert!(
-        traced.contains("model convnet graphs: 1 breaks: 0"),
-        "{traced}"
-    );
-    assert!(
-        plain.contains("device refused: symtrace computes on the CPU only, not on 'cuda'"),
-        "{plain}"
-    );
-    // `@st.compile` and `@st.disable` on methods bind to the instance.
-    assert!(
-        plain.contains("decorated [7.0, 6.0, 5.0] [5.0, 4.0, 3.0]"),
-        "{plain}"
-    );
-    assert!(traced.contains("model heads translations: 2"), "{traced}");
-    assert!(
-        traced.contains("model heads graphs: 1 breaks: 0"),
-        "{traced}"
-    );
+    // Each model: one graph, dynamic after its second size (2 translations over 4 or 5).
+    let one_dynamic_graph = |model: &str| {
+        let label = if model.is_empty() {
+            "model".to_owned()
+        } else {
+            format!("model {model}")
+        };
+        for line in [
+            format!("{label} translations: 2"),
+            format!("{label} graphs: 1 breaks: 0"),
+        ] {
+            assert!(traced.contains(&line), "{model}: {traced}");
+        }
+    };
+    // The classifier; the class token expanded to a batch size that changes; torch's
+    // compositions (`rsqrt`, `t`, `mm`, `logsumexp`...) and `view(*shape, ...)`;
+    // `device=x.device`, `.to(device)`, `x.device.type`; top-k routing, a sampler's
+    // `v[:, [-1]]`, `logp[st.arange(B), targets]`; `nn.MultiheadAttention` in an encoder
+    // layer; a residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d).
+    for model in [
+        "",
+        "tokens",
+        "heads",
+        "positions",
+        "router",
+        "encoder",
+        "convnet",
+    ] {
+        one_dynamic_graph(model);
+    }
+    for line in [
+        "expand [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]",
+        "tokens 6 ",
+        "heads 4 ",
+        "router 5 ",
+        "encoder 6 ",
+        "convnet 5 ",
+        // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.
+        "init: True True True True",
+        "built: symtrace.float32 [0.0, 0.0] True",
+        // Another device is refused with a clear error.
+        "device refused: symtrace computes on the CPU only, not on 'cuda'",
+        // `@st.compile` and `@st.disable` on methods bind to the instance.
+        "decorated [7.0, 6.0, 5.0] [5.0, 4.0, 3.0]",
+    ] {
+        assert!(plain.contains(line), "{line}: {plain}");
+    }
 }
 
 /// The module tree walked in forward (`children()`, `named_children()`, `modules()`,

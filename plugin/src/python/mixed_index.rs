@@ -54,13 +54,17 @@ fn held<'a>(item: &'a PyObjectRef, vm: &VirtualMachine) -> PyResult<Held<'a>> {
     Ok(index)
 }
 
-/// `d[items]`, with tensor or list indices among them: the basic indices first (none when
-/// they only span whole dimensions: a graph then keeps no size), then `index_dims`.
-pub(super) fn getitem_mixed(
-    d: &TensorData,
-    items: &[PyObjectRef],
-    vm: &VirtualMachine,
-) -> PyResult<TensorData> {
+/// A tuple index split in two: the tensor and list indices (read), and the basic index the
+/// rest makes with `:` in their places; `dims`, where each tensor index stands in the basic
+/// result; `reads`, the size reads before the basic index was worked out.
+struct Split<'a> {
+    indices: Vec<Held<'a>>,
+    basic: Vec<Index>,
+    dims: Vec<i64>,
+    reads: usize,
+}
+
+fn split<'a>(d: &TensorData, items: &'a [PyObjectRef], vm: &VirtualMachine) -> PyResult<Split<'a>> {
     let at: Vec<usize> = (0..items.len())
         .filter(|&i| is_advanced(&items[i]))
         .collect();
@@ -80,26 +84,42 @@ pub(super) fn getitem_mixed(
     let tuple = vm.ctx.new_tuple(basic_items);
     let reads = size_reads::mark();
     let (basic, _) = super::tensor_protocols::index_of(d, tuple.as_object(), vm)?;
-    let sliced;
-    let y = if spans_all(d, &basic) {
-        // The sizes read to work out the slices made no difference.
-        size_reads::forget_since(reads);
-        d
-    } else {
-        let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&basic)));
-        sliced = call("index", &[d], attrs, vm)?;
-        &sliced
-    };
-    let dims: Vec<i64> = at
+    let dims = at
         .iter()
         .map(|&i| taken_dim(items, i, d.ndim(), vm) as i64)
         .collect();
+    Ok(Split {
+        indices,
+        basic,
+        dims,
+        reads,
+    })
+}
+
+/// `d[items]`, with tensor or list indices among them: the basic indices first (none when
+/// they only span whole dimensions: a graph then keeps no size), then `index_dims`.
+pub(super) fn getitem_mixed(
+    d: &TensorData,
+    items: &[PyObjectRef],
+    vm: &VirtualMachine,
+) -> PyResult<TensorData> {
+    let split = split(d, items, vm)?;
+    let sliced;
+    let y = if spans_all(d, &split.basic) {
+        // The sizes read to work out the slices made no difference.
+        size_reads::forget_since(split.reads);
+        d
+    } else {
+        let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&split.basic)));
+        sliced = call("index", &[d], attrs, vm)?;
+        &sliced
+    };
     let mut inputs = vec![y];
-    inputs.extend(indices.iter().map(|i| &**i));
+    inputs.extend(split.indices.iter().map(|i| &**i));
     call(
         "index_dims",
         &inputs,
-        Attrs::new().with("dims", Attr::Ints(dims)),
+        Attrs::new().with("dims", Attr::Ints(split.dims)),
         vm,
     )
 }
@@ -160,45 +180,23 @@ pub(super) fn setitem_mixed(
     value: &TensorData,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
-    let at: Vec<usize> = (0..items.len())
-        .filter(|&i| is_advanced(&items[i]))
-        .collect();
-    if at.iter().any(|&i| {
-        items[i]
-            .downcast_ref::<PyTensor>()
+    let targets_itself = items.iter().any(|i| {
+        i.downcast_ref::<PyTensor>()
             .is_some_and(|t| std::ptr::eq::<PyTensor>(&**t, target))
-    }) {
+    });
+    if targets_itself {
         return Err(vm.new_index_error("a tensor used as an index into itself while assigned"));
     }
-    let indices = at
-        .iter()
-        .map(|&i| held(&items[i], vm))
-        .collect::<PyResult<Vec<_>>>()?;
-    let mut basic_items = items.to_vec();
-    for &i in &at {
-        basic_items[i] = PySlice {
-            start: None,
-            stop: vm.ctx.none(),
-            step: None,
-        }
-        .into_pyobject(vm);
-    }
-    let tuple = vm.ctx.new_tuple(basic_items);
-    let reads = size_reads::mark();
-    let (basic, _) = super::tensor_protocols::index_of(d, tuple.as_object(), vm)?;
-    if !spans_all(d, &basic) {
+    let split = split(d, items, vm)?;
+    if !spans_all(d, &split.basic) {
         return Err(vm.new_index_error(
             "symtrace assigns through tensor or list indices among `:` and `...` only (x[:, idx] = v)",
         ));
     }
-    size_reads::forget_since(reads);
-    let dims: Vec<i64> = at
-        .iter()
-        .map(|&i| taken_dim(items, i, d.ndim(), vm) as i64)
-        .collect();
-    let attrs = Attrs::new().with("dims", Attr::Ints(dims));
+    size_reads::forget_since(split.reads);
+    let attrs = Attrs::new().with("dims", Attr::Ints(split.dims));
     let mut rest: Vec<&TensorData> = vec![value];
-    rest.extend(indices.iter().map(|i| &**i));
+    rest.extend(split.indices.iter().map(|i| &**i));
     registry()
         .update("index_dims_put", d, &rest, &attrs, |t| {
             let mut inputs: Vec<&TensorData> = vec![t];

@@ -92,23 +92,23 @@ fn result_shape(shape: &[usize], dims: &[usize], common: &[usize]) -> Vec<usize>
     out
 }
 
-fn take<T: Element>(x: &ArrayD<T>, indices: &[&ArrayD<i64>], dims: &[usize]) -> TResult<ArrayD<T>> {
-    let shape = x.shape();
-    let common = common_shape(indices.iter().map(|i| i.shape()))?;
-    let rest: Vec<usize> = (0..shape.len()).filter(|p| !dims.contains(p)).collect();
-    let order: Vec<usize> = dims.iter().chain(&rest).copied().collect();
-    // The taken dimensions first: each position of the indices picks one block of the rest.
-    let moved = x.view().permuted_axes(IxDyn(&order));
+/// The coordinates each position of the broadcast indices picks in the taken dimensions, `k`
+/// per position in row-major order, negative ones counted from the end and every one checked
+/// first (a store writes nothing when one is out of range).
+fn coordinates(
+    indices: &[&ArrayD<i64>],
+    common: &[usize],
+    shape: &[usize],
+    dims: &[usize],
+) -> TResult<Vec<usize>> {
     let views: Vec<ArrayViewD<i64>> = indices
         .iter()
-        .map(|i| i.broadcast(IxDyn(&common)).expect("a common shape"))
+        .map(|i| i.broadcast(IxDyn(common)).expect("a common shape"))
         .collect();
     let mut positions: Vec<_> = views.iter().map(|v| v.iter()).collect();
     let count: usize = common.iter().product();
-    let block: usize = rest.iter().map(|&p| shape[p]).product();
-    let mut out = Vec::with_capacity(count * block);
+    let mut out = Vec::with_capacity(count * dims.len());
     for _ in 0..count {
-        let mut sub = moved.view();
         for (k, position) in positions.iter_mut().enumerate() {
             let i = *position.next().expect("one per position");
             let n = shape[dims[k]] as i64;
@@ -119,7 +119,26 @@ fn take<T: Element>(x: &ArrayD<T>, indices: &[&ArrayD<i64>], dims: &[usize]) -> 
                     dims[k]
                 )));
             }
-            sub = sub.index_axis_move(Axis(0), j as usize);
+            out.push(j as usize);
+        }
+    }
+    Ok(out)
+}
+
+fn take<T: Element>(x: &ArrayD<T>, indices: &[&ArrayD<i64>], dims: &[usize]) -> TResult<ArrayD<T>> {
+    let shape = x.shape();
+    let common = common_shape(indices.iter().map(|i| i.shape()))?;
+    let rest: Vec<usize> = (0..shape.len()).filter(|p| !dims.contains(p)).collect();
+    let order: Vec<usize> = dims.iter().chain(&rest).copied().collect();
+    // The taken dimensions first: each position of the indices picks one block of the rest.
+    let moved = x.view().permuted_axes(IxDyn(&order));
+    let block: usize = rest.iter().map(|&p| shape[p]).product();
+    let picks = coordinates(indices, &common, shape, dims)?;
+    let mut out = Vec::with_capacity(picks.len() / dims.len() * block);
+    for pick in picks.chunks(dims.len()) {
+        let mut sub = moved.view();
+        for &j in pick {
+            sub = sub.index_axis_move(Axis(0), j);
         }
         out.extend(sub.iter().copied());
     }
@@ -226,31 +245,18 @@ fn put<T: Element>(
     let rest_shape: Vec<usize> = rest.iter().map(|&p| shape[p]).collect();
     let order: Vec<usize> = dims.iter().chain(&rest).copied().collect();
     let mut moved = x.view_mut().permuted_axes(IxDyn(&order));
-    let views: Vec<ArrayViewD<i64>> = indices
-        .iter()
-        .map(|i| i.broadcast(IxDyn(&common)).expect("a common shape"))
-        .collect();
-    let mut positions: Vec<_> = views.iter().map(|v| v.iter()).collect();
-    let count: usize = common.iter().product();
+    let picks = coordinates(indices, &common, &shape, dims)?;
+    let count = picks.len() / dims.len();
     let block: usize = rest_shape.iter().product();
     let rows = value
         .as_standard_layout()
         .into_owned()
         .into_shape_with_order((count, block))
         .expect("one block per position");
-    for b in 0..count {
+    for (b, pick) in picks.chunks(dims.len()).enumerate() {
         let mut sub = moved.view_mut();
-        for (k, position) in positions.iter_mut().enumerate() {
-            let i = *position.next().expect("one per position");
-            let n = shape[dims[k]] as i64;
-            let j = if i < 0 { i + n } else { i };
-            if j < 0 || j >= n {
-                return Err(TensorError::index(format!(
-                    "index {i} is out of bounds for dimension {} with size {n}",
-                    dims[k]
-                )));
-            }
-            sub = sub.index_axis_move(Axis(0), j as usize);
+        for &j in pick {
+            sub = sub.index_axis_move(Axis(0), j);
         }
         let row = rows.row(b);
         sub.assign(
