@@ -69,20 +69,29 @@ fn state_dict_round_trips_and_reports_what_does_not_fit() {
     }
 }
 
+/// The output of `script` run plain, then under `--plugin symtrace`.
+fn without_and_with_the_plugin(script: &Path) -> Vec<(bool, String)> {
+    [false, true]
+        .into_iter()
+        .map(|plugin| {
+            let mut cmd = rustpython();
+            if plugin {
+                cmd.args(["--plugin", "symtrace"]);
+            }
+            let text = String::from_utf8_lossy(&run_ok(cmd.arg(script)).stdout).into_owned();
+            println!("plugin {plugin}:\n{text}");
+            (plugin, text)
+        })
+        .collect()
+}
+
 /// The whole forward pass with its loss is one graph, with and without the plugin; traced
 /// equals eager bit for bit; a second call translates nothing; under the plugin a plain
 /// call of the model is traced too.
 #[test]
 fn the_gpt_forward_is_one_graph_equal_to_eager() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/gpt_capture.py");
-    for plugin in [false, true] {
-        let mut cmd = rustpython();
-        if plugin {
-            cmd.args(["--plugin", "symtrace"]);
-        }
-        let out = run_ok(cmd.arg(&script));
-        let text = String::from_utf8_lossy(&out.stdout);
-        println!("plugin {plugin}:\n{text}");
+    for (plugin, text) in without_and_with_the_plugin(&script) {
         assert!(text.contains("graphs: 1 breaks: 0 ops: 117"), "{text}");
         assert!(text.contains("fullgraph equal: True True"), "{text}");
         assert!(text.contains("translations: 1 1 hits: 1"), "{text}");
@@ -100,14 +109,7 @@ fn the_gpt_forward_is_one_graph_equal_to_eager() {
 #[test]
 fn the_cnn_demo_is_one_graph_equal_to_eager() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos/cnn.py");
-    for plugin in [false, true] {
-        let mut cmd = rustpython();
-        if plugin {
-            cmd.args(["--plugin", "symtrace"]);
-        }
-        let out = run_ok(cmd.arg(&script));
-        let text = String::from_utf8_lossy(&out.stdout);
-        println!("plugin {plugin}:\n{text}");
+    for (_, text) in without_and_with_the_plugin(&script) {
         assert_eq!(
             text.matches("traced equals eager: True").count(),
             3,
