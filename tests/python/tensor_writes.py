@@ -132,6 +132,7 @@ def indexed(a, cols, labels):
     # Int tensors and lists as indices: columns of the caller's tensor, a one-hot made in the
     # call (`out[st.arange(n), labels] = 1.0`), rows picked by a list and updated with `+=`.
     a[:, cols] = -1.0
+    a[1, cols[:1]] = 7.0
     out = st.zeros(labels.shape[0], 4)
     out[st.arange(labels.shape[0]), labels] = 1.0
     a[[0, 2]] += 10.0

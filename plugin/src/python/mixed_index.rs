@@ -10,7 +10,7 @@ use rustpython_vm::common::lock::PyRwLockReadGuard;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
 
 use super::convert::data_of;
-use crate::tensor::index::Index;
+use crate::tensor::index::{self, Index, Select};
 use crate::tensor::ops::select::{basic_index_shape, encode_index};
 use crate::tensor::{Attr, Attrs, DType, PyTensor, TensorData, registry, size_reads};
 
@@ -170,9 +170,10 @@ fn taken_dim(items: &[PyObjectRef], at: usize, ndim: usize, vm: &VirtualMachine)
         .sum()
 }
 
-/// `d[items] = value` with tensor or list indices among `:` and `...` only (`x[:, idx] = v`,
-/// `onehot[st.arange(n), labels] = 1.0`): `index_dims_put`, in place (on a tracer's stand-in,
-/// recorded, its result taking the stand-in's place).
+/// `d[items] = value` with tensor or list indices among the others (`x[:, idx] = v`,
+/// `onehot[st.arange(n), labels] = 1.0`, `x[0, idx] = v`): `index_dims_put`, in place (on a
+/// tracer's stand-in, recorded, its result taking the stand-in's place); with ints, slices or
+/// `None` among them, into the basic selection, put back with `index_put`.
 pub(super) fn setitem_mixed(
     target: &PyTensor,
     d: &mut TensorData,
@@ -188,15 +189,24 @@ pub(super) fn setitem_mixed(
         return Err(vm.new_index_error("a tensor used as an index into itself while assigned"));
     }
     let split = split(d, items, vm)?;
-    if !spans_all(d, &split.basic) {
-        return Err(vm.new_index_error(
-            "symtrace assigns through tensor or list indices among `:` and `...` only (x[:, idx] = v)",
-        ));
-    }
-    size_reads::forget_since(split.reads);
     let attrs = Attrs::new().with("dims", Attr::Ints(split.dims));
     let mut rest: Vec<&TensorData> = vec![value];
     rest.extend(split.indices.iter().map(|i| &**i));
+    if !spans_all(d, &split.basic) {
+        // `x[0, idx] = v`: the basic selection taken out, stored into, and put back.
+        let index = Attrs::new().with("index", Attr::Ints(encode_index(&split.basic)));
+        let part = call("index", &[d], index.clone(), vm)?;
+        let mut inputs: Vec<&TensorData> = vec![&part];
+        inputs.extend_from_slice(&rest);
+        let stored = call("index_dims_put", &inputs, attrs, vm)?;
+        let selection = Select::Basic(split.basic);
+        return registry()
+            .update("index_put", d, &[&stored], &index, |t| {
+                index::set(t, &selection, &stored)
+            })
+            .map_err(|e| e.into_exception(vm));
+    }
+    size_reads::forget_since(split.reads);
     registry()
         .update("index_dims_put", d, &rest, &attrs, |t| {
             let mut inputs: Vec<&TensorData> = vec![t];
