@@ -283,9 +283,9 @@ def _einsum(equation, *operands):
 _to_dtype = _st.Tensor.to
 
 
-def _to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
-    """torch's `to`: a dtype, a device, both, or another tensor's dtype; the tensor itself
-    when nothing changes (unless `copy`)."""
+def _to_target(args, dtype=None, device=None):
+    """The dtype `to(...)` asks for (None if none) among a dtype, a device, both, or another
+    tensor's dtype, as tensors and modules take them; a device other than the CPU refused."""
     for a in args:
         if isinstance(a, _st.dtype):
             dtype = a
@@ -295,6 +295,12 @@ def _to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
             _device_of(a)
     if device is not None:
         _device_of(device)
+    return dtype
+
+
+def _to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+    """torch's `to`: the tensor itself when nothing changes (unless `copy`)."""
+    dtype = _to_target(args, dtype, device)
     if dtype is None or dtype == self.dtype:
         return self.clone() if copy else self
     return _to_dtype(self, dtype)
@@ -460,6 +466,7 @@ METHODS = {
 MODULE_ONLY = {
     "einsum": _einsum,
     "randint": _randint,
+    "_to_target": _to_target,
     "argsort": lambda t, dim=-1, descending=False, stable=False: t.argsort(dim, descending),
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
     "numel": lambda t: t.numel(),

@@ -282,23 +282,10 @@ class Module:
                             else t.to(dtype)
         return self
 
-    def to(self, *args, **kwargs):
+    def to(self, *args, dtype=None, device=None, non_blocking=False):
         """`to(dtype)`, `to(device)`, `to(device, dtype)`, `to(tensor)`: floating parameters and
         buffers cast to the dtype; the CPU is the one device."""
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, st.dtype):
-                dtype = a
-            elif isinstance(a, st.Tensor):
-                dtype = a.dtype
-            else:
-                device = a
-        if device is not None:
-            st.zeros(0, device=device)  # refuses a device other than the CPU
+        dtype = st._to_target(args, dtype, device)
         return self if dtype is None else self._cast_floats(dtype)
 
     def float(self):

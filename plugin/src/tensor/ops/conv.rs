@@ -9,6 +9,7 @@ use std::mem::MaybeUninit;
 use ndarray::{ArrayD, ArrayView2, IxDyn};
 
 use super::linalg::product_into;
+use super::pool::pair;
 use super::product::{Product, threaded, written};
 use crate::tensor::data::{Element, TensorData};
 use crate::tensor::dtype::DType;
@@ -84,21 +85,12 @@ struct Geometry {
     ow: usize,
 }
 
-fn pair(a: &Attrs, name: &str, least: i64) -> TResult<[usize; 2]> {
-    match a.ints(name)?.as_slice() {
-        &[p, q] if p >= least && q >= least => Ok([p as usize, q as usize]),
-        other => Err(TensorError::runtime(format!(
-            "conv2d: {name} must be two ints of at least {least}, got {other:?}"
-        ))),
-    }
-}
-
 impl Geometry {
     fn of(x: &[usize], wt: &[usize], bias: Option<&Meta>, a: &Attrs) -> TResult<Self> {
         let (stride, padding, dilation) = (
-            pair(a, "stride", 1)?,
-            pair(a, "padding", 0)?,
-            pair(a, "dilation", 1)?,
+            pair(a, "conv2d", "stride", 1)?,
+            pair(a, "conv2d", "padding", 0)?,
+            pair(a, "conv2d", "dilation", 1)?,
         );
         let groups = a.int("groups")?;
         if groups < 1 {

@@ -104,11 +104,13 @@ struct Windows {
     ceil_mode: bool,
 }
 
-fn pair(a: &Attrs, name: &str, least: i64) -> TResult<[usize; 2]> {
+/// The attribute `name` of `op` as a pair of sizes (one per image dimension), each at least
+/// `least`: the windows of pooling and convolution.
+pub(super) fn pair(a: &Attrs, op: &str, name: &str, least: i64) -> TResult<[usize; 2]> {
     match a.ints(name)?.as_slice() {
         &[p, q] if p >= least && q >= least => Ok([p as usize, q as usize]),
         other => Err(TensorError::runtime(format!(
-            "pooling: {name} must be two ints of at least {least}, got {other:?}"
+            "{op}: {name} must be two ints of at least {least}, got {other:?}"
         ))),
     }
 }
@@ -116,11 +118,11 @@ fn pair(a: &Attrs, name: &str, least: i64) -> TResult<[usize; 2]> {
 impl Windows {
     fn of(a: &Attrs, dilated: bool) -> TResult<Self> {
         let w = Windows {
-            kernel: pair(a, "kernel_size", 1)?,
-            stride: pair(a, "stride", 1)?,
-            padding: pair(a, "padding", 0)?,
+            kernel: pair(a, "pooling", "kernel_size", 1)?,
+            stride: pair(a, "pooling", "stride", 1)?,
+            padding: pair(a, "pooling", "padding", 0)?,
             dilation: if dilated {
-                pair(a, "dilation", 1)?
+                pair(a, "pooling", "dilation", 1)?
             } else {
                 [1, 1]
             },
@@ -303,7 +305,7 @@ fn mean_of<T: Pooled>(values: &[T], padded_count: usize, include_pad: bool) -> T
 }
 
 fn adaptive_size(a: &Attrs) -> TResult<[usize; 2]> {
-    pair(a, "output_size", 1)
+    pair(a, "pooling", "output_size", 1)
 }
 
 fn adaptive<T: Pooled>(x: &ArrayD<T>, out: [usize; 2]) -> ArrayD<T> {
