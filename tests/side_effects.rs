@@ -98,3 +98,40 @@ fn updates_of_the_callers_tensors_are_written_back() {
         assert!(stderr.contains(target), "{target} not recorded:\n{stderr}");
     }
 }
+
+/// Stores into the caller's classes (tests/python/class_stores.py): a counter on a module's
+/// class, `type(self).count += 1`, a tensor kept on a class, `cls.seen += k` in a class
+/// method, a float on a class, replayed and followed, equal to eager over six calls, in one
+/// graph and at most two or three translations (not one per call: the class is guarded entry
+/// by entry, not by its version, which the replay changes). What the class guard must still
+/// catch (a method replaced between calls, a value the caller changes, a new attribute) makes
+/// the call translate again.
+#[test]
+fn stores_into_classes_are_replayed_without_a_translation_per_call() {
+    let (stdout, stderr) = traced_with_effects_logged("class_stores.py");
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    for case in [
+        "a counter on the module's class",
+        "type(self).count += 1, on a subclass",
+        "a tensor kept on a class",
+        "cls.seen += k in a class method",
+        "a float on a class",
+        "a class attribute the caller changes",
+        "a method replaced between calls",
+        "a function stored into a class, called through an instance",
+        "a special name stored into a class",
+        "one frame writes a class, another reads it",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(case)),
+            "{case} not checked:\n{stdout}"
+        );
+    }
+    assert!(
+        stderr.contains("name: \"calls\"") && stderr.contains("on_class: true"),
+        "no store into a class recorded:\n{stderr}"
+    );
+}

@@ -468,6 +468,7 @@ impl Translator {
                         g.check,
                         Check::EqInt(_)
                             | Check::EqFloat(_)
+                            | Check::Version(_)
                             | Check::Tensor(..)
                             | Check::TensorDims(..)
                     ) && !g.holds(frame, vm)
@@ -476,7 +477,11 @@ impl Translator {
                 .collect();
             for g in &changed {
                 match &g.check {
-                    Check::EqInt(_) | Check::EqFloat(_) => state.spec.value_changed(&g.source),
+                    // A class whose version changed is guarded entry by entry from now on
+                    // (see `values::class_stores`).
+                    Check::EqInt(_) | Check::EqFloat(_) | Check::Version(_) => {
+                        state.spec.value_changed(&g.source)
+                    }
                     Check::Tensor(..) | Check::TensorDims(..) => {
                         let was: Vec<usize> = match &g.check {
                             Check::Tensor(meta, _) => meta.shape.clone(),

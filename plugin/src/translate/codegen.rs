@@ -129,8 +129,23 @@ impl Codegen<'_> {
                     target,
                     name,
                     value,
+                    on_class,
                 } => {
-                    self.object_slot("__setattr__")?;
+                    if *on_class {
+                        let vm = self.b.vm();
+                        let set = vm
+                            .ctx
+                            .types
+                            .type_type
+                            .get_attr(vm.ctx.intern_str("__setattr__"))
+                            .ok_or_else(|| {
+                                Unsupported::new(Kind::Internal, "type.__setattr__ is missing")
+                            })?;
+                        self.b.load_const(set);
+                        self.b.emit(Opcode::PushNull, 0);
+                    } else {
+                        self.object_slot("__setattr__")?;
+                    }
                     self.load_target(target)?;
                     let vm = self.b.vm();
                     self.b.load_const(vm.ctx.new_str(name.as_str()).into());

@@ -48,11 +48,14 @@ pub enum Effect<V = Var> {
     /// `target[key] = value` on a list or dict that existed before the call (a list's shadow
     /// is written back as `target[:] = items`).
     SetItem { target: Source, key: V, value: V },
-    /// `target.name = value` on an object that existed before the call.
+    /// `target.name = value` on an object that existed before the call (`on_class`: a
+    /// class, set through `type.__setattr__`; otherwise `object.__setattr__`, the
+    /// simulation having run any `__setattr__` of the class's own).
     SetAttr {
         target: Source,
         name: String,
         value: V,
+        on_class: bool,
     },
     /// `del target[key]` on a dict that existed before the call.
     DelItem { target: Source, key: V },
@@ -92,10 +95,12 @@ impl<V> Effect<V> {
                 target,
                 name,
                 value,
+                on_class,
             } => Effect::SetAttr {
                 target: target.clone(),
                 name: name.clone(),
                 value: f(value)?,
+                on_class: *on_class,
             },
             Effect::DelItem { target, key } => Effect::DelItem {
                 target: target.clone(),
@@ -157,6 +162,7 @@ impl Effect {
                 target,
                 name,
                 value,
+                ..
             } => Some((target.clone().attr(name), value)),
             Effect::SetItem { target, key, value } => {
                 str_key(key).map(|k| (target.clone().key(k), value))

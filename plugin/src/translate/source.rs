@@ -36,6 +36,10 @@ pub enum Source {
     /// function's `__name__`, `__qualname__` or `__module__`, a slot of an instance of a class
     /// with `__slots__` (its member descriptor). No user code runs (see `native_getter`).
     NativeAttr(Box<Source>, String),
+    /// An entry of a class's own namespace (`source.__dict__[name]` of a class), where
+    /// `Attr` reads an instance's dictionary: a scalar class attribute that a guard compares
+    /// by value (see `values::class_stores`). No descriptor runs.
+    ClassAttr(Box<Source>, String),
     /// `type(source)`: what a guard on a class's attributes reads.
     TypeOf(Box<Source>),
     /// `source.__dict__`: an instance's attribute dictionary.
@@ -170,7 +174,8 @@ impl Source {
             | Source::Key(b, _)
             | Source::FnGlobal(b, _)
             | Source::Closure(b, _)
-            | Source::NativeAttr(b, _) => Some(b),
+            | Source::NativeAttr(b, _)
+            | Source::ClassAttr(b, _) => Some(b),
         }
     }
 
@@ -209,6 +214,10 @@ impl Source {
                 native_getter(&o, name, vm)?;
                 o.get_attr(&vm.ctx.new_str(name.as_str()), vm).ok()
             }
+            Source::ClassAttr(_, name) => parent?
+                .downcast_ref::<rustpython_vm::builtins::PyType>()?
+                .attributes
+                .get(vm.ctx.interned_str(name.as_str())?),
             Source::Attr(_, name) => parent?
                 .dict()?
                 .get_item_opt(name.as_str(), vm)
@@ -309,7 +318,9 @@ impl fmt::Display for Source {
             Source::Global(n) => write!(f, "G['{n}']"),
             Source::Builtin(n) => write!(f, "B['{n}']"),
             Source::Free(n) => write!(f, "F['{n}']"),
-            Source::Attr(b, n) | Source::NativeAttr(b, n) => write!(f, "{b}.{n}"),
+            Source::Attr(b, n) | Source::NativeAttr(b, n) | Source::ClassAttr(b, n) => {
+                write!(f, "{b}.{n}")
+            }
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
@@ -392,6 +403,7 @@ impl Source {
             Source::Free(_)
             | Source::Closure(..)
             | Source::NativeAttr(..)
+            | Source::ClassAttr(..)
             | Source::DefaultDType
             | Source::Arith(..) => CompiledRead::General,
         }
@@ -416,7 +428,9 @@ impl Source {
                 let i = b.name(n);
                 b.emit(Opcode::LoadGlobal, i << 1);
             }
-            Source::Attr(base, n) | Source::NativeAttr(base, n) => {
+            // A class's scalar entry: no descriptor of the metaclass has its name (dunder
+            // names are not read this way), so `LOAD_ATTR` finds the entry.
+            Source::Attr(base, n) | Source::NativeAttr(base, n) | Source::ClassAttr(base, n) => {
                 base.emit_load(b)?;
                 let i = b.name(n);
                 b.emit(Opcode::LoadAttr, i << 1);

@@ -38,6 +38,8 @@ pub struct Checkpoint {
     effects: crate::translate::side_effects::Mark,
     objects: usize,
     attr_writes: usize,
+    class_writes: usize,
+    class_reads: usize,
     identities: usize,
     updates: usize,
     written: usize,
@@ -108,6 +110,14 @@ pub struct State<'vm> {
     /// Attributes the simulation stored into (`Some`) or deleted from (`None`) those, by
     /// their index in `objects`, newest last: what a later read of them sees.
     pub attr_writes: Vec<(usize, String, Option<Var>)>,
+    /// Attributes the simulation stored into user classes of the caller's, newest last (see
+    /// `values::class_stores`): what a later lookup of them sees.
+    pub class_writes: Vec<(PyTypeRef, String, Var)>,
+    /// Data read from user classes' namespaces: the value, where it was found. Guarded
+    /// (a scalar by value) where a class is guarded entry by entry.
+    pub class_reads: Vec<(PyObjectRef, Source)>,
+    /// The class each class-version guard's source gave (see `values::class_stores`).
+    pub versioned: Vec<(Source, PyTypeRef)>,
     /// The translated frame's globals (an inlined function that shares them reads `G[...]`).
     pub frame_globals: Option<PyRef<PyDict>>,
     /// Dicts made during the simulation as instances of a subclass of dict (`OrderedDict`,
@@ -151,6 +161,9 @@ impl<'vm> State<'vm> {
             identities: Vec::new(),
             objects: Vec::new(),
             attr_writes: Vec::new(),
+            class_writes: Vec::new(),
+            class_reads: Vec::new(),
+            versioned: Vec::new(),
             frame_globals: None,
             dict_kinds: Vec::new(),
             updates: Vec::new(),
@@ -166,6 +179,8 @@ impl<'vm> State<'vm> {
             effects: self.effects.mark(),
             objects: self.objects.len(),
             attr_writes: self.attr_writes.len(),
+            class_writes: self.class_writes.len(),
+            class_reads: self.class_reads.len(),
             identities: self.identities.len(),
             updates: self.updates.len(),
             written: self.written.len(),
@@ -190,6 +205,8 @@ impl<'vm> State<'vm> {
         self.size_ints.retain(|n| n.1 < cp.inputs);
         self.objects.truncate(cp.objects);
         self.attr_writes.truncate(cp.attr_writes);
+        self.class_writes.truncate(cp.class_writes);
+        self.class_reads.truncate(cp.class_reads);
         self.identities.truncate(cp.identities);
         self.written.truncate(cp.written);
         self.undo_updates(cp.updates);
@@ -240,6 +257,7 @@ impl<'vm> State<'vm> {
         }
         self.distinct_identities_guard();
         self.written_inputs_guard();
+        self.class_entries_guards()?;
         if crate::tensor::dtype::take_default_float_read() {
             let d = crate::tensor::dtype::default_float();
             crate::tensor::dtype::take_default_float_read();
@@ -294,6 +312,9 @@ impl<'vm> State<'vm> {
         match class.version_for_specialization(self.vm) {
             0 => unsupported(Kind::Limit, "the VM's class version tags are exhausted"),
             tag => {
+                if !self.versioned.iter().any(|(s, _)| *s == source) {
+                    self.versioned.push((source.clone(), class.to_owned()));
+                }
                 self.guard(&source, Check::Version(tag));
                 Ok(())
             }
@@ -412,7 +433,7 @@ impl<'vm> State<'vm> {
     /// Guard what an object read from `source` is, so that computing with it stays valid:
     /// its value for plain values, its identity for functions, modules, classes and other
     /// immutable callables.
-    fn rely_leaf(&mut self, obj: &PyObjectRef, source: &Source) -> SimResult<()> {
+    pub(crate) fn rely_leaf(&mut self, obj: &PyObjectRef, source: &Source) -> SimResult<()> {
         let vm = self.vm;
         let c = obj.class();
         let t = &vm.ctx.types;
@@ -663,7 +684,7 @@ fn check_kind(c: &Check) -> u8 {
         Check::TypeIs(_) => 0,
         Check::Len(_) => 1,
         Check::Absent => 2,
-        Check::Version(_) => 4,
+        Check::Version(_) | Check::Entries(_) => 4,
         Check::Keys(_) => 5,
         // Besides a tensor's dtype and shape (kind 3).
         Check::RequiresGrad(_) => 6,

@@ -60,8 +60,8 @@ impl Kind {
                  symtrace.where, or keep item() and the truth of tensors out of traced code"
             }
             Kind::SideEffect => {
-                "the replacement replays mutations of lists, dicts, instances, globals and \
-                 closure cells it was passed; return the new value instead"
+                "the replacement replays mutations of lists, dicts, instances, classes, globals \
+                 and closure cells it was passed; return the new value instead"
             }
             Kind::Raises => {
                 "the operation raises when run: it runs as written, so the exception is Python's"

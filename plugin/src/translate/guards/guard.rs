@@ -12,6 +12,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
+use crate::translate::guards::class_entries::ClassEntries;
 use crate::translate::guards::program::{GuardProgram, GuardReads};
 use crate::translate::source::Source;
 
@@ -39,6 +40,9 @@ pub enum Check {
     /// was set or deleted since (CPython's `tp_version_tag`, which the VM resets to 0 when a
     /// class changes). One load.
     Version(u32),
+    /// A class compared entry by entry where its version cannot serve (a class the call
+    /// stores into; see `class_entries`).
+    Entries(std::sync::Arc<ClassEntries>),
     /// A dict with exactly these keys (str), in this order: an instance's attribute names,
     /// the keys a loop over a caller's dict went through. The dict's key-set stamp makes a
     /// repeated check one load.
@@ -145,6 +149,7 @@ impl Check {
                 .is_some_and(|t| {
                     t.tp_version_tag.load(std::sync::atomic::Ordering::Acquire) == *tag
                 }),
+            Check::Entries(e) => e.holds(v, vm),
             Check::TypeIs(t) => v.class().is(t),
             Check::Is(obj) => v.is(obj),
             Check::IsNone => vm.is_none(v),
@@ -232,6 +237,7 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
             ),
             None => format!("a {}", v.class().name()),
         },
+        Check::Entries(e) => e.difference(v, vm),
         Check::Keys(_) => match v.downcast_ref::<PyDict>() {
             Some(d) => format!(
                 "the keys {:?}",
@@ -302,6 +308,7 @@ impl fmt::Display for Guard {
             ),
             Check::Absent => write!(f, "{s} is absent"),
             Check::Version(tag) => write!(f, "{s} unchanged (version {tag})"),
+            Check::Entries(e) => write!(f, "{s} unchanged ({e})"),
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
             Check::SameAs(other) => write!(f, "{s} is {other}"),
             Check::NotSameAs(other) => write!(f, "{s} is not {other}"),

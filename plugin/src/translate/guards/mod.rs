@@ -1,6 +1,7 @@
 //! Guards: what must still hold of a frame's inputs for a translation to be reused (`guard`),
 //! and a guard set compiled for the code object it guards (`program`).
 
+pub mod class_entries;
 pub mod guard;
 pub mod program;
 

@@ -11,6 +11,7 @@ use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::class_entries::is_data;
 use crate::translate::guards::guard::Check;
 use crate::translate::source::{Source, native_getter};
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
@@ -36,6 +37,7 @@ impl State<'_> {
     pub fn set_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
         match self.instance(owner)? {
             Some(inst) => self.instance_setattr(owner, &inst, name, Some(value)),
+            None if self.class_store(owner, name, value)? => Ok(()),
             None => unsupported(
                 Kind::SideEffect,
                 format!(
@@ -217,6 +219,9 @@ impl State<'_> {
             self.guard_class(Source::object(meta.clone().into()), &meta)?;
         }
         self.guard_class(Source::object(class_obj.clone()), &class)?;
+        if let Some(v) = self.class_written(&class, name) {
+            return Ok(v);
+        }
         let Some(d) = class.get_attr(vm.ctx.intern_str(name)) else {
             // What the metaclass (`type`) gives: `__name__`, `__qualname__`, `__mro__`...
             let r = class_obj.get_attr(&vm.ctx.new_str(name), vm);
@@ -253,6 +258,13 @@ impl State<'_> {
             return Ok(Var::Lazy(d.clone(), Source::object(d)));
         }
         if d.class().slots.descr_get.load().is_none() {
+            if is_data(&d, vm) {
+                let source = match owner {
+                    Var::Lazy(_, s) => s.clone(),
+                    _ => Source::object(class_obj.clone()),
+                };
+                return Ok(self.class_data(&class, source, name, d));
+            }
             return Ok(if is_plain(&d, vm) {
                 Var::Obj(d)
             } else {

@@ -12,6 +12,7 @@ pub mod builtins;
 pub mod caller_dicts;
 pub mod caller_lists;
 pub mod calls;
+pub mod class_stores;
 pub mod class_tests;
 pub mod containers;
 pub mod exceptions;

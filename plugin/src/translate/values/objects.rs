@@ -24,11 +24,12 @@ use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::class_entries::is_data;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Touched, Unsupported, unsupported};
-use crate::translate::values::{NewObject, Var, is_plain};
+use crate::translate::values::{NewObject, Var, class_stores, is_plain};
 
 /// An instance the object model handles.
 #[derive(Clone, Debug)]
@@ -375,6 +376,20 @@ impl State<'_> {
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
         let class = self.inst_class(inst);
+        if let Some(w) = self.class_written(&class, name) {
+            // A value the call stored into the class: not a descriptor, so the instance's
+            // own attribute comes first.
+            if !class_stores::is_descriptor_free(&w) {
+                return unsupported(
+                    Kind::Value,
+                    format!(
+                        "{}.{name}, stored into the class by the call, read through an instance",
+                        class.name()
+                    ),
+                );
+            }
+            return Ok(Some(self.dict_entry(inst, name)?.unwrap_or(w)));
+        }
         let found = class.get_attr(vm.ctx.intern_str(name));
         let descr = match &found {
             Some(d) => Some(self.descr(d)?),
@@ -419,6 +434,13 @@ impl State<'_> {
                         vec![descriptor(&d), owner.clone(), class_var],
                         Vec::new(),
                     )
+                }
+                Descr::Plain if is_data(&d, vm) => {
+                    let through = match inst {
+                        Inst::Existing(i) => self.objects[*i].source.clone().type_of(),
+                        Inst::New(_) => Source::object(class.clone().into()),
+                    };
+                    Ok(self.class_data(&class, through, name, d))
                 }
                 Descr::Python { get: None, .. } | Descr::Plain => Ok(class_value(d, vm)),
                 _ => unsupported(
@@ -592,6 +614,7 @@ impl State<'_> {
                         target: t.source.clone(),
                         name: name.to_owned(),
                         value: v.clone(),
+                        on_class: false,
                     },
                     None => Effect::DelAttr {
                         target: t.source.clone(),

@@ -11,6 +11,7 @@ use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, Py};
 
 use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::class_entries::is_data;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::objects::{
@@ -130,7 +131,16 @@ impl State<'_> {
             );
         };
         let key = vm.ctx.intern_str(name);
-        let Some(d) = mro[at + 1..].iter().find_map(|c| c.get_direct_attr(key)) else {
+        if self.class_writes.iter().any(|(_, n, _)| n == name) {
+            return unsupported(
+                Kind::Value,
+                format!("super().{name}, a name the call stored into a class"),
+            );
+        }
+        let Some((holder, d)) = mro[at + 1..]
+            .iter()
+            .find_map(|c| Some((c.clone(), c.get_direct_attr(key)?)))
+        else {
             return unsupported(
                 Kind::Raises,
                 format!("'super' object has no attribute '{name}' (AttributeError)"),
@@ -154,6 +164,10 @@ impl State<'_> {
                 )?,
                 Var::Null,
             ),
+            Descr::Plain if is_data(&d, vm) => {
+                let source = Source::object(holder.clone().into());
+                (self.class_data(&holder, source, name, d), Var::Null)
+            }
             Descr::Plain | Descr::Python { get: None, .. } => (class_value(d, vm), Var::Null),
             // `object`'s own slots (`super().__init__()`, `super().__setattr__(...)`), which
             // `object_protocol_call` models.
