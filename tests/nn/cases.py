@@ -134,6 +134,10 @@ CASES = [
     ("activations_more", "result = F.leaky_relu(x), nn.LeakyReLU(0.2)(x), F.elu(x), nn.ELU(0.5)(x), F.softplus(x), nn.Softplus(2.0, 1.0)(x)"),
     ("losses_more", "result = F.nll_loss(logits.log_softmax(-1), target), F.nll_loss(logits, T([1, -100, 0], 'int64'), reduction='sum'), F.binary_cross_entropy_with_logits(x, (x > 0).double()), F.binary_cross_entropy_with_logits(x, (x > 0).double(), pos_weight=T([2.0, 1.0, 0.5], 'float64'), reduction='none'), F.l1_loss(x, x * 0.5)"),
     ("one_hot", "result = F.one_hot(target), F.one_hot(T([0, 2], 'int64'), 5)"),
+    ("rounding", "r = T([-1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 12.345, -7.25, float('nan'), float('inf'), float('-inf')], 'float64'); result = r.floor(), r.ceil(), r.round(), r.trunc(), r.sign(), r.frac(), r.round(decimals=1), r.round(decimals=-1), r.float().round(), r.float().sign(), idx.sign(), idx.floor(), idx.round(), (x > 0).sign()"),
+    ("rounding_bool", "result = (x > 0).floor()"),
+    ("parameter_containers", "pl = nn.ParameterList([T([1.0, 2.0], 'float64'), nn.Parameter(T([3.0, 4.0], 'float64'))]); pl.append(T([0.5, 0.5], 'float64')); pd = nn.ParameterDict({'a': T([2.0, 1.0], 'float64')}); pd['b'] = T([1.0, -1.0], 'float64'); result = pl[0] * pl[-1] + pd['a'] - pd['b'], len(pl), len(pd), sum(p.numel() for p in pl.parameters()), pl[0].requires_grad, len(list(pd.parameters())), 'b' in pd"),
+    ("fake_quantize", "scale = x3.abs().amax() / 7; result = (x3 / scale).round().clamp(-8, 7) * scale"),
 ]
 
 W_DATA = [[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [-0.6, 0.1, 0.9], [0.05, 0.7, -0.3]]

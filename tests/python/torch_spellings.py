@@ -256,6 +256,39 @@ print("model encoder translations:", st.stats()["translations"])
 e = st.explain(encoder, st.ones(2, 3, 8), st.zeros(2, 3, dtype=st.bool))
 print("model encoder graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
+class Quantized(nn.Module):
+    """Fake quantization as quantization-aware training writes it: per-layer scales in an
+    `nn.ParameterList`, biases in an `nn.ParameterDict`, `round()`/`clamp()`, and a count of
+    forward calls kept on the class (`Quantized.calls += 1`)."""
+
+    calls = 0
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(6, 6, bias=False) for _ in range(2)])
+        self.scales = nn.ParameterList([st.full((1,), 0.05), st.full((1,), 0.1)])
+        self.biases = nn.ParameterDict({"0": st.zeros(6), "1": st.full((6,), 0.01)})
+
+    def forward(self, x):
+        Quantized.calls += 1
+        for i, layer in enumerate(self.layers):
+            w = layer.weight
+            s = self.scales[i]
+            wq = (w / s).round().clamp(-8, 7) * s
+            x = (x @ wq.t() + self.biases[str(i)]).relu()
+        return x.sign() * x.abs().floor() + x.frac(), Quantized.calls
+
+
+st.manual_seed(1)
+quantized = Quantized()
+st.reset()
+for n in (2, 3, 4, 5):
+    out, calls = quantized(st.arange(n * 6.0).reshape(n, 6).sin() * 3.0)
+    print("quantized", n, calls, out.tolist())
+print("model quantized translations:", st.stats()["translations"])
+e = st.explain(quantized, st.ones(3, 6))
+print("model quantized graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
 # Model construction as torch code writes it: `nn.init` on parameters (in place, seeded),
 # `_init_weights` through `apply`, `.data`, `model.to(dtype)`, `zero_grad()`.
 import symtrace.nn.init as init

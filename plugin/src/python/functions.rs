@@ -323,6 +323,22 @@ pub(super) mod module {
         unary_fn("relu", &x, Attrs::new(), vm)
     }
     #[pyfunction]
+    fn floor(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("floor", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn ceil(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("ceil", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn trunc(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("trunc", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
+    fn sign(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        unary_fn("sign", &x, Attrs::new(), vm)
+    }
+    #[pyfunction]
     fn sin(x: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
         unary_fn("sin", &x, Attrs::new(), vm)
     }

@@ -400,6 +400,22 @@ impl PyTensor {
         zelf.op("relu", Attrs::new(), vm)
     }
     #[pymethod]
+    fn floor(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("floor", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn ceil(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("ceil", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn trunc(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("trunc", Attrs::new(), vm)
+    }
+    #[pymethod]
+    fn sign(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        zelf.op("sign", Attrs::new(), vm)
+    }
+    #[pymethod]
     fn sin(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
         zelf.op("sin", Attrs::new(), vm)
     }

@@ -397,6 +397,18 @@ def _uniform_(self, a=0.0, b=1.0):
     return self
 
 
+def _round(self, decimals=0):
+    """torch's round: half to even; with `decimals`, of the value scaled by a power of ten
+    (a negative `decimals` rounds to tens, hundreds...), as torch computes it."""
+    if decimals == 0:
+        return _st.call_op("round", self)
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return _st.call_op("round", self * scale) / scale
+    scale = 10.0 ** -decimals
+    return _st.call_op("round", self / scale) * scale
+
+
 def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
@@ -460,6 +472,10 @@ METHODS = {
     "normal_": _normal_,
     "uniform_": _uniform_,
     "topk": _topk,
+    "round": _round,
+    "frac": lambda self: self - self.trunc(),
+    "fix": lambda self: self.trunc(),
+    "sgn": lambda self: self.sign(),
 }
 
 # Functions only (torch has no method of these names).
@@ -477,5 +493,5 @@ FUNCTIONS = [
     "mm", "bmm", "square", "rsqrt", "reciprocal", "outer", "clamp_min", "clamp_max", "any",
     "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp", "lerp", "norm",
     "flip", "max", "min", "movedim", "swapaxes", "swapdims", "unflatten", "repeat_interleave",
-    "roll", "allclose", "sort", "topk",
+    "roll", "allclose", "sort", "topk", "round", "frac", "fix", "sgn",
 ]

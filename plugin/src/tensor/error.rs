@@ -10,6 +10,9 @@ pub enum ErrorKind {
     Index,
     ZeroDivision,
     Runtime,
+    /// An op torch defines but not for this dtype (`floor` of a bool tensor): Python's
+    /// `NotImplementedError`, a `RuntimeError`, as torch raises.
+    NotImplemented,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +43,12 @@ impl TensorError {
     pub fn runtime(message: impl Into<String>) -> Self {
         Self {
             kind: ErrorKind::Runtime,
+            message: message.into(),
+        }
+    }
+    pub fn not_implemented(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::NotImplemented,
             message: message.into(),
         }
     }
@@ -82,6 +91,10 @@ impl TensorError {
             ErrorKind::Index => vm.new_index_error(self.message),
             ErrorKind::ZeroDivision => vm.new_zero_division_error(self.message),
             ErrorKind::Runtime => vm.new_runtime_error(self.message),
+            ErrorKind::NotImplemented => vm.new_exception_msg(
+                vm.ctx.exceptions.not_implemented_error.to_owned(),
+                self.message.into(),
+            ),
         }
     }
 }

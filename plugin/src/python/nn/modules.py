@@ -1113,3 +1113,99 @@ class ModuleDict(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict is not callable: index it")
+
+
+def _as_parameter(value):
+    """What torch's parameter containers keep of `value`: a tensor as a parameter (one that
+    is not yet one made into one), anything else as it is."""
+    if isinstance(value, st.Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """Parameters held in a list, registered under their positions (`"0"`, `"1"`...)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def _index(self, idx):
+        n = len(self._parameters)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % n)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList(list(self._parameters.values())[idx])
+        return self._parameters[self._index(idx)]
+
+    def __setitem__(self, idx, param):
+        self.register_parameter(self._index(idx), _as_parameter(param))
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def append(self, value):
+        self.register_parameter(str(len(self)), _as_parameter(value))
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ParameterList is not callable: iterate over it")
+
+
+class ParameterDict(Module):
+    """Parameters held by name, in insertion order."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.register_parameter(key, _as_parameter(param))
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def get(self, key, default=None):
+        return self._parameters.get(key, default)
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, param in items:
+            self[key] = param
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ParameterDict is not callable: index it")

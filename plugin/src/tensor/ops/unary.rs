@@ -1,4 +1,4 @@
-//! The unary elementwise ops (`-x`, `abs`, `~`, `exp`, `relu`, ...): one result element per
+//! The unary elementwise ops (`-x`, `abs`, `~`, `exp`, `relu`, `floor`, `sign`, ...): one result element per
 //! operand element, float32 computed through f64 and rounded once.
 
 use ndarray::ArrayD;
@@ -26,10 +26,17 @@ pub enum Unary {
     Sin,
     Cos,
     Erf,
+    Floor,
+    Ceil,
+    /// Half to even, as torch rounds.
+    Round,
+    Trunc,
+    /// -1, 0 or 1 (0 for NaN, and for -0.0 a +0.0, as torch gives).
+    Sign,
 }
 
 impl Unary {
-    pub const ALL: [Unary; 12] = [
+    pub const ALL: [Unary; 17] = [
         Unary::Neg,
         Unary::Abs,
         Unary::Not,
@@ -42,6 +49,11 @@ impl Unary {
         Unary::Sin,
         Unary::Cos,
         Unary::Erf,
+        Unary::Floor,
+        Unary::Ceil,
+        Unary::Round,
+        Unary::Trunc,
+        Unary::Sign,
     ];
 
     /// The op registered under `name`.
@@ -63,6 +75,11 @@ impl Unary {
             Unary::Sin => "sin",
             Unary::Cos => "cos",
             Unary::Erf => "erf",
+            Unary::Floor => "floor",
+            Unary::Ceil => "ceil",
+            Unary::Round => "round",
+            Unary::Trunc => "trunc",
+            Unary::Sign => "sign",
         }
     }
 
@@ -79,7 +96,21 @@ impl Unary {
                     t.name()
                 )));
             }
-            Unary::Neg | Unary::Abs | Unary::Not | Unary::Relu => t,
+            Unary::Floor | Unary::Ceil | Unary::Round | Unary::Trunc if t == DType::Bool => {
+                return Err(TensorError::not_implemented(format!(
+                    "{} is not implemented for bool tensors",
+                    self.name()
+                )));
+            }
+            Unary::Neg
+            | Unary::Abs
+            | Unary::Not
+            | Unary::Relu
+            | Unary::Floor
+            | Unary::Ceil
+            | Unary::Round
+            | Unary::Trunc
+            | Unary::Sign => t,
             _ => t.to_float(),
         })
     }
@@ -121,6 +152,19 @@ impl Unary {
             Unary::Sin => x.sin(),
             Unary::Cos => x.cos(),
             Unary::Erf => erf_f64(x),
+            Unary::Floor => x.floor(),
+            Unary::Ceil => x.ceil(),
+            Unary::Round => x.round_ties_even(),
+            Unary::Trunc => x.trunc(),
+            Unary::Sign => {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
             Unary::Not => unreachable!("checked by result_dtype"),
         }
     }
@@ -133,7 +177,8 @@ impl Unary {
 macro_rules! with_const_op {
     ($op:expr, $c:ident => $body:expr) => {
         with_const_op!(@arms $op, $c, $body,
-            Neg, Abs, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf)
+            Neg, Abs, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf,
+            Floor, Ceil, Round, Trunc, Sign)
     };
     (@arms $op:expr, $c:ident, $body:expr, $($v:ident),*) => {
         match $op {
@@ -200,13 +245,15 @@ pub fn unary(op: Unary, t: &TensorData) -> TResult<TensorData> {
     Ok(match t.as_ref() {
         TensorData::Bool(a) => TensorData::Bool(a.mapv(|x| match op {
             Unary::Not => !x,
-            _ => x, // abs and relu of a bool are the bool
+            _ => x, // abs, relu and sign of a bool are the bool
         })),
         TensorData::Int64(a) => TensorData::Int64(a.mapv(|x| match op {
             Unary::Neg => x.wrapping_neg(),
             Unary::Abs => x.wrapping_abs(),
             Unary::Not => !x,
             Unary::Relu => x.max(0),
+            Unary::Floor | Unary::Ceil | Unary::Round | Unary::Trunc => x,
+            Unary::Sign => x.signum(),
             _ => unreachable!("float ops were cast"),
         })),
         TensorData::Float32(a) => TensorData::Float32(match a.as_slice() {
@@ -260,7 +307,17 @@ fn float_unary<T: Copy + Default + Send + Sync>(
                             *o = f(Unary::$v, x);
                         }
                     };
-                    if matches!(op, Unary::Neg | Unary::Abs | Unary::Relu) {
+                    if matches!(
+                        op,
+                        Unary::Neg
+                            | Unary::Abs
+                            | Unary::Relu
+                            | Unary::Floor
+                            | Unary::Ceil
+                            | Unary::Round
+                            | Unary::Trunc
+                            | Unary::Sign
+                    ) {
                         // Bound by memory, not arithmetic: a second thread only adds its
                         // hand-over (relu over 2^18 float64: 71 µs alone, 104 µs on two).
                         run(xs, &mut out);
@@ -274,7 +331,10 @@ fn float_unary<T: Copy + Default + Send + Sync>(
             }
         };
     }
-    arms!(Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf)
+    arms!(
+        Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf, Floor, Ceil, Round, Trunc,
+        Sign
+    )
 }
 
 /// `values` as an array of `like`'s shape (which is row-major).
