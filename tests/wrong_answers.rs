@@ -225,3 +225,14 @@ fn a_zero_d_tensor_as_masked_fill_value_is_a_graph_operand() {
         "{plain}"
     );
 }
+
+#[test]
+fn an_instance_with_a_finalizer_is_made_and_finalized() {
+    same_as_plain(&["finalizers", "finalized"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("finalized [6.0, 6.0]")
+            && plain.contains("finalizers, live and made: (0, 3)"),
+        "{plain}"
+    );
+}

@@ -681,3 +681,33 @@ def _():
     for k in (1.0, 7.0, -3.0):
         a, b = masked_by_tensor(st.arange(5.0), st.tensor(k))
         show("masked_fill with a 0-d tensor", (a.tolist(), b.tolist()))
+
+
+# 24. An instance of a class with `__del__` made in a call and dropped there: the simulation
+# kept it as a value of its own, the replacement never made it, and its finalizer never ran
+# (a count kept by `__init__` and `__del__` grew by one per call). Such a class is called as
+# written. And a count kept on the class itself (`Tracked.live += 1`), a store into a class.
+class Tracked:
+    live = 0
+    made = 0
+
+    def __init__(self, v):
+        Tracked.live += 1
+        Tracked.made += 1
+        self.v = v
+
+    def __del__(self):
+        Tracked.live -= 1
+        print("finalized", self.v.tolist())
+
+
+def make_and_drop(x):
+    t = Tracked(x * 2.0)
+    return t.v + 1.0
+
+
+@case("finalizers")
+def _():
+    for k in (1.0, 2.0, 3.0):
+        show("finalizers", make_and_drop(st.full((2,), k)).tolist())
+        show("finalizers, live and made", (Tracked.live, Tracked.made))

@@ -43,6 +43,18 @@ impl State<'_> {
                 ),
             );
         }
+        if class.get_attr(vm.ctx.intern_str("__del__")).is_some() {
+            // A simulated instance that the call drops is never made, and its finalizer
+            // would never run; one that escapes would be made by the replacement, when the
+            // finalizer's side effects could no longer be placed.
+            return unsupported(
+                Kind::Call,
+                format!(
+                    "{}() of a class with __del__ (its finalizer runs as written)",
+                    class.name()
+                ),
+            );
+        }
         let obj = Var::Object(Rc::new(NewObject {
             class: class.to_owned(),
             dict: Rc::new(RefCell::new(Vec::new())),
