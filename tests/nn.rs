@@ -34,7 +34,7 @@ fn compare_with_pytorch(mode: &str) {
     let _ = std::fs::remove_file(&ours);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("111 of 111 ok"), "{mode}: {text}");
+    assert!(text.contains("116 of 116 ok"), "{mode}: {text}");
 }
 
 #[test]
@@ -222,7 +222,8 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     // `device=x.device`, `.to(device)`, `x.device.type`; top-k routing, a sampler's
     // `v[:, [-1]]`, `logp[st.arange(B), targets]`; `nn.MultiheadAttention` in an encoder
     // layer; a residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d); fake
-    // quantization (`round`, `ParameterList`, `ParameterDict`, a call counter on the class).
+    // quantization (`round`, `ParameterList`, `ParameterDict`, a call counter on the class);
+    // `nn.TransformerEncoder`/`nn.TransformerDecoder` stacks with causal and padding masks.
     for model in [
         "",
         "tokens",
@@ -232,6 +233,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "encoder",
         "convnet",
         "quantized",
+        "seq2seq",
     ] {
         one_dynamic_graph(model);
     }
@@ -243,6 +245,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "encoder 6 ",
         "convnet 5 ",
         "quantized 5 4 ",
+        "seq2seq 6 ",
         // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.
         "init: True True True True",
         "built: symtrace.float32 [0.0, 0.0] True",

@@ -21,6 +21,8 @@ INPUTS = {
 
 EMBED = "[[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [-0.1, -0.2, -0.3], [1.0, 0.0, -1.0], [0.25, 0.5, 0.75]]"
 
+SEQ = "[[[((b * 5 + t * 3 + e) % 7 - 3) / 4 for e in range(4)] for t in range(3)] for b in range(2)]"
+
 CASES = [
     # functional
     ("linear", "result = F.linear(x, w, b)"),
@@ -137,6 +139,11 @@ CASES = [
     ("rounding", "r = T([-1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 12.345, -7.25, float('nan'), float('inf'), float('-inf')], 'float64'); result = r.floor(), r.ceil(), r.round(), r.trunc(), r.sign(), r.frac(), r.round(decimals=1), r.round(decimals=-1), r.float().round(), r.float().sign(), idx.sign(), idx.floor(), idx.round(), (x > 0).sign()"),
     ("rounding_bool", "result = (x > 0).floor()"),
     ("parameter_containers", "pl = nn.ParameterList([T([1.0, 2.0], 'float64'), nn.Parameter(T([3.0, 4.0], 'float64'))]); pl.append(T([0.5, 0.5], 'float64')); pd = nn.ParameterDict({'a': T([2.0, 1.0], 'float64')}); pd['b'] = T([1.0, -1.0], 'float64'); result = pl[0] * pl[-1] + pd['a'] - pd['b'], len(pl), len(pd), sum(p.numel() for p in pl.parameters()), pl[0].requires_grad, len(list(pd.parameters())), 'b' in pd"),
+    ("TransformerEncoderLayer", f"s = T({SEQ}, 'float64'); m = nn.TransformerEncoderLayer(4, 2, 6, 0.0, batch_first=True); load(m, FILLED(m)); causal = nn.Transformer.generate_square_subsequent_mask(3); pad = T([[False, False, True], [False, False, False]], 'bool'); result = m(s), m(s, src_mask=causal, is_causal=True), m(s, src_key_padding_mask=pad), causal"),
+    ("TransformerEncoderLayer_norm_first", f"s = T({SEQ}, 'float64'); m = nn.TransformerEncoderLayer(4, 2, 6, 0.0, activation='gelu', norm_first=True); load(m, FILLED(m)); result = m(s), m(s[0])"),
+    ("TransformerEncoder", f"s = T({SEQ}, 'float64'); layer = nn.TransformerEncoderLayer(4, 2, 6, 0.0, batch_first=True); m = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(4)); load(m, FILLED(m)); result = m(s), len(list(m.parameters()))"),
+    ("TransformerDecoder", f"s = T({SEQ}, 'float64'); layer = nn.TransformerDecoderLayer(4, 2, 6, 0.0, batch_first=True); m = nn.TransformerDecoder(layer, 2); load(m, FILLED(m)); causal = nn.Transformer.generate_square_subsequent_mask(2); result = m(s[:, :2], s, tgt_mask=causal), m.layers[0](s[:, :2] * 2.0, s, tgt_is_causal=True, tgt_mask=causal)"),
+    ("Transformer", f"s = T({SEQ}, 'float64'); m = nn.Transformer(4, 2, 1, 1, 6, 0.0, batch_first=True); load(m, FILLED(m)); result = m(s, s[:, :2] + 0.5), sorted(n for n, _ in m.named_parameters())[:3]"),
     ("fake_quantize", "scale = x3.abs().amax() / 7; result = (x3 / scale).round().clamp(-8, 7) * scale"),
 ]
 
@@ -153,4 +160,16 @@ MHA_STATE = {
     "out_proj.bias": [0.01, -0.02],
 }
 
-CONSTANTS = {"MHA_STATE": MHA_STATE, "W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA, "CONV_W": CONV_W, "GROUP_W": GROUP_W}
+
+
+def FILLED(module):
+    """Every parameter of `module` as nested lists of small values, each a function of the
+    parameter's name and position only (the same under both libraries, in any order)."""
+    def build(dims, base):
+        if len(dims) == 1:
+            return [((base + j) * 37 % 23 - 11) / 25 for j in range(dims[0])]
+        return [build(dims[1:], base + r * 7) for r in range(dims[0])]
+    return {name: build(list(p.shape), sum(ord(c) for c in name)) for name, p in module.named_parameters()}
+
+
+CONSTANTS = {"FILLED": FILLED, "MHA_STATE": MHA_STATE, "W_DATA": W_DATA, "B_DATA": B_DATA, "SQ_DATA": SQ_DATA, "CONV_W": CONV_W, "GROUP_W": GROUP_W}

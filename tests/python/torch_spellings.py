@@ -256,6 +256,37 @@ print("model encoder translations:", st.stats()["translations"])
 e = st.explain(encoder, st.ones(2, 3, 8), st.zeros(2, 3, dtype=st.bool))
 print("model encoder graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
+class Seq2Seq(nn.Module):
+    """torch's built-in transformer stacks (`nn.TransformerEncoder` of deep-copied
+    `nn.TransformerEncoderLayer`s, `nn.TransformerDecoder` with a causal mask from
+    `nn.Transformer.generate_square_subsequent_mask`), over changing lengths."""
+
+    def __init__(self):
+        super().__init__()
+        enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(enc, 2, norm=nn.LayerNorm(8))
+        dec = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True, activation="gelu")
+        self.decoder = nn.TransformerDecoder(dec, 1)
+
+    def forward(self, src, tgt, src_padding):
+        memory = self.encoder(src, src_key_padding_mask=src_padding)
+        mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+        return self.decoder(tgt, memory, tgt_mask=mask, memory_key_padding_mask=src_padding)
+
+
+st.manual_seed(2)
+seq2seq = Seq2Seq()
+st.reset()
+for t in (3, 4, 5, 6):
+    src = st.arange(2 * t * 8.0).reshape(2, t, 8).sin()
+    pad = (st.arange(t) >= t - 1).unsqueeze(0).expand(2, t)
+    out = seq2seq(src, src[:, :t - 1].cos(), pad)
+    print("seq2seq", t, out.tolist())
+print("model seq2seq translations:", st.stats()["translations"])
+e = st.explain(seq2seq, st.ones(2, 3, 8), st.ones(2, 2, 8), st.zeros(2, 3, dtype=st.bool))
+print("model seq2seq graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
 class Quantized(nn.Module):
     """Fake quantization as quantization-aware training writes it: per-layer scales in an
     `nn.ParameterList`, biases in an `nn.ParameterDict`, `round()`/`clamp()`, and a count of

@@ -409,6 +409,14 @@ def _round(self, decimals=0):
     return _st.call_op("round", self / scale) * scale
 
 
+def _deepcopy(self, memo):
+    """`copy.deepcopy` of a tensor (of a module holding it): a copy of its elements, a
+    parameter still one."""
+    t = self.clone()
+    t.requires_grad = self.requires_grad
+    return t
+
+
 def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
@@ -476,6 +484,7 @@ METHODS = {
     "frac": lambda self: self - self.trunc(),
     "fix": lambda self: self.trunc(),
     "sgn": lambda self: self.sign(),
+    "__deepcopy__": _deepcopy,
 }
 
 # Functions only (torch has no method of these names).
