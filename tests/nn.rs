@@ -34,7 +34,7 @@ fn compare_with_pytorch(mode: &str) {
     let _ = std::fs::remove_file(&ours);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("116 of 116 ok"), "{mode}: {text}");
+    assert!(text.contains("121 of 121 ok"), "{mode}: {text}");
 }
 
 #[test]
@@ -223,7 +223,8 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     // `v[:, [-1]]`, `logp[st.arange(B), targets]`; `nn.MultiheadAttention` in an encoder
     // layer; a residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d); fake
     // quantization (`round`, `ParameterList`, `ParameterDict`, a call counter on the class);
-    // `nn.TransformerEncoder`/`nn.TransformerDecoder` stacks with causal and padding masks.
+    // `nn.TransformerEncoder`/`nn.TransformerDecoder` stacks with causal and padding masks; a
+    // bidirectional two-layer `nn.LSTM` and a `nn.GRUCell` over changing batch sizes.
     for model in [
         "",
         "tokens",
@@ -234,6 +235,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "convnet",
         "quantized",
         "seq2seq",
+        "tagger",
     ] {
         one_dynamic_graph(model);
     }
@@ -246,6 +248,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "convnet 5 ",
         "quantized 5 4 ",
         "seq2seq 6 ",
+        "tagger 5 ",
         // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.
         "init: True True True True",
         "built: symtrace.float32 [0.0, 0.0] True",

@@ -144,6 +144,11 @@ CASES = [
     ("TransformerEncoder", f"s = T({SEQ}, 'float64'); layer = nn.TransformerEncoderLayer(4, 2, 6, 0.0, batch_first=True); m = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(4)); load(m, FILLED(m)); result = m(s), len(list(m.parameters()))"),
     ("TransformerDecoder", f"s = T({SEQ}, 'float64'); layer = nn.TransformerDecoderLayer(4, 2, 6, 0.0, batch_first=True); m = nn.TransformerDecoder(layer, 2); load(m, FILLED(m)); causal = nn.Transformer.generate_square_subsequent_mask(2); result = m(s[:, :2], s, tgt_mask=causal), m.layers[0](s[:, :2] * 2.0, s, tgt_is_causal=True, tgt_mask=causal)"),
     ("Transformer", f"s = T({SEQ}, 'float64'); m = nn.Transformer(4, 2, 1, 1, 6, 0.0, batch_first=True); load(m, FILLED(m)); result = m(s, s[:, :2] + 0.5), sorted(n for n, _ in m.named_parameters())[:3]"),
+    ("LSTM", f"s = T({SEQ}, 'float64'); m = nn.LSTM(4, 3); load(m, FILLED(m)); out, (h, c) = m(s); result = out, h, c, m(s, (h, c))[0], m(s[:, 0])[0]"),
+    ("LSTM_stacked_bidirectional", f"s = T({SEQ}, 'float64'); m = nn.LSTM(4, 3, num_layers=2, batch_first=True, bidirectional=True); load(m, FILLED(m)); out, (h, c) = m(s); result = out, h, c, len(list(m.parameters()))"),
+    ("GRU", f"s = T({SEQ}, 'float64'); m = nn.GRU(4, 3, num_layers=2, batch_first=True); load(m, FILLED(m)); out, h = m(s); result = out, h, m(s, h)[1], nn.GRU(4, 2, bias=False, bidirectional=True)(s)[0].shape"),
+    ("RNN", f"s = T({SEQ}, 'float64'); m = nn.RNN(4, 3, nonlinearity='relu'); load(m, FILLED(m)); result = m(s)[0], m(s[0])[1]"),
+    ("cells", f"s = T({SEQ}, 'float64')[0]; a = nn.LSTMCell(4, 3); load(a, FILLED(a)); b = nn.GRUCell(4, 3); load(b, FILLED(b)); r = nn.RNNCell(4, 3); load(r, FILLED(r)); h, c = a(s); result = h, c, a(s, (h, c)), b(s), b(s[1], b(s[0])), r(s)"),
     ("fake_quantize", "scale = x3.abs().amax() / 7; result = (x3 / scale).round().clamp(-8, 7) * scale"),
 ]
 

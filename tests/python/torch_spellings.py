@@ -287,6 +287,34 @@ e = st.explain(seq2seq, st.ones(2, 3, 8), st.ones(2, 2, 8), st.zeros(2, 3, dtype
 print("model seq2seq graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
 
+class Tagger(nn.Module):
+    """A sequence tagger: embeddings, a two-layer bidirectional `nn.LSTM` (batch first), a
+    `nn.GRUCell` over its last step, a linear head; over changing batch sizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 6)
+        self.lstm = nn.LSTM(6, 5, num_layers=2, batch_first=True, bidirectional=True)
+        self.cell = nn.GRUCell(10, 4)
+        self.head = nn.Linear(10, 3)
+
+    def forward(self, tokens):
+        out, (h, c) = self.lstm(self.embed(tokens))
+        summary = self.cell(out[:, -1])
+        return self.head(out).log_softmax(-1), summary, h
+
+
+st.manual_seed(3)
+tagger = Tagger()
+st.reset()
+for n in (2, 3, 4, 5):
+    tags, summary, h = tagger((st.arange(n * 4) % 10).reshape(n, 4))
+    print("tagger", n, tags.tolist(), summary.tolist(), h.shape)
+print("model tagger translations:", st.stats()["translations"])
+e = st.explain(tagger, (st.arange(12) % 10).reshape(3, 4))
+print("model tagger graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
+
 class Quantized(nn.Module):
     """Fake quantization as quantization-aware training writes it: per-layer scales in an
     `nn.ParameterList`, biases in an `nn.ParameterDict`, `round()`/`clamp()`, and a count of

@@ -1125,6 +1125,209 @@ class Transformer(Module):
         return st.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
 
 
+def _lstm_step(x, h, c, w_hh, b_hh):
+    i, f, g, o = (x + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c.tanh(), c
+
+
+def _gru_step(x, h, w_hh, b_hh):
+    x_r, x_z, x_n = x.chunk(3, -1)
+    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    r = (x_r + h_r).sigmoid()
+    z = (x_z + h_z).sigmoid()
+    n = (x_n + r * h_n).tanh()
+    return (1.0 - z) * n + z * h
+
+
+def _rnn_step(x, h, w_hh, b_hh, nonlinearity):
+    y = x + F.linear(h, w_hh, b_hh)
+    return y.tanh() if nonlinearity == "tanh" else y.relu()
+
+
+class _RNNBase(Module):
+    """torch's recurrent layers: per layer and direction, `weight_ih_l{k}[_reverse]`,
+    `weight_hh_l{k}`, `bias_ih_l{k}`, `bias_hh_l{k}` (gates stacked in torch's order: i, f,
+    g, o for an LSTM; r, z, n for a GRU), initialized uniform in ±1/√hidden_size. The input's
+    projection is one product for all steps; the steps run in a Python loop, unrolled in a
+    traced graph (one graph per sequence length)."""
+
+    GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 nonlinearity="tanh", device=None, dtype=None):
+        super().__init__()
+        if proj_size:
+            raise NotImplementedError("symtrace's LSTM has no proj_size")
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        dtype = dtype or st.get_default_dtype()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.nonlinearity = nonlinearity
+        gates = self.GATES[mode] * hidden_size
+        bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
+        dirs = 2 if bidirectional else 1
+        for layer in range(num_layers):
+            for d in range(dirs):
+                suffix = f"_l{layer}" + ("_reverse" if d else "")
+                width = input_size if layer == 0 else hidden_size * dirs
+                setattr(self, "weight_ih" + suffix, Parameter(_uniform((gates, width), bound, dtype)))
+                setattr(self, "weight_hh" + suffix, Parameter(_uniform((gates, hidden_size), bound, dtype)))
+                if bias:
+                    setattr(self, "bias_ih" + suffix, Parameter(_uniform((gates,), bound, dtype)))
+                    setattr(self, "bias_hh" + suffix, Parameter(_uniform((gates,), bound, dtype)))
+
+    def _weights(self, layer, d):
+        suffix = f"_l{layer}" + ("_reverse" if d else "")
+        get = lambda name: getattr(self, name + suffix) if self.bias or name.startswith("w") else None
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    def forward(self, input, hx=None):
+        lstm = self.mode == "LSTM"
+        batched = input.ndim == 3
+        if not batched:
+            input = input.unsqueeze(1)
+            if hx is not None:
+                hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1)) if lstm else hx.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        steps, batch = input.shape[0], input.shape[1]
+        dirs = 2 if self.bidirectional else 1
+        if hx is None:
+            h0 = st.zeros(self.num_layers * dirs, batch, self.hidden_size, dtype=input.dtype)
+            c0 = h0
+        elif lstm:
+            h0, c0 = hx
+        else:
+            h0 = hx
+        layer_input = input
+        h_last, c_last = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for d in range(dirs):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                xs = F.linear(layer_input, w_ih, b_ih)
+                k = layer * dirs + d
+                h = h0[k]
+                c = c0[k] if lstm else None
+                ys = [None] * steps
+                for t in (range(steps - 1, -1, -1) if d else range(steps)):
+                    if lstm:
+                        h, c = _lstm_step(xs[t], h, c, w_hh, b_hh)
+                    elif self.mode == "GRU":
+                        h = _gru_step(xs[t], h, w_hh, b_hh)
+                    else:
+                        h = _rnn_step(xs[t], h, w_hh, b_hh, self.nonlinearity)
+                    ys[t] = h
+                outputs.append(st.stack(ys))
+                h_last.append(h)
+                c_last.append(c)
+            layer_input = outputs[0] if dirs == 1 else st.cat(outputs, -1)
+            if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        output = layer_input
+        h_n = st.stack(h_last)
+        c_n = st.stack(c_last) if lstm else None
+        if not batched:
+            output = output.flatten(1)
+            h_n = h_n.flatten(1)
+            c_n = c_n.flatten(1) if lstm else None
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, ((h_n, c_n) if lstm else h_n)
+
+    def extra_repr(self):
+        text = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            text += f", num_layers={self.num_layers}"
+        if self.batch_first:
+            text += ", batch_first=True"
+        if self.bidirectional:
+            text += ", bidirectional=True"
+        return text
+
+
+class LSTM(_RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(_RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNN(_RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("RNN", *args, **kwargs)
+
+
+class _CellBase(Module):
+    """One step of a recurrent layer: `weight_ih`, `weight_hh`, `bias_ih`, `bias_hh`."""
+
+    def __init__(self, gates, input_size, hidden_size, bias=True, dtype=None):
+        super().__init__()
+        dtype = dtype or st.get_default_dtype()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
+        self.weight_ih = Parameter(_uniform((gates * hidden_size, input_size), bound, dtype))
+        self.weight_hh = Parameter(_uniform((gates * hidden_size, hidden_size), bound, dtype))
+        if bias:
+            self.bias_ih = Parameter(_uniform((gates * hidden_size,), bound, dtype))
+            self.bias_hh = Parameter(_uniform((gates * hidden_size,), bound, dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+
+    def _zeros(self, input):
+        shape = (input.shape[0], self.hidden_size) if input.ndim == 2 else (self.hidden_size,)
+        return st.zeros(*shape, dtype=input.dtype)
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}"
+
+
+class LSTMCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(4, input_size, hidden_size, bias, dtype)
+
+    def forward(self, input, hx=None):
+        h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
+        return _lstm_step(F.linear(input, self.weight_ih, self.bias_ih), h, c,
+                          self.weight_hh, self.bias_hh)
+
+
+class GRUCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(3, input_size, hidden_size, bias, dtype)
+
+    def forward(self, input, hx=None):
+        h = self._zeros(input) if hx is None else hx
+        return _gru_step(F.linear(input, self.weight_ih, self.bias_ih), h,
+                         self.weight_hh, self.bias_hh)
+
+
+class RNNCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(1, input_size, hidden_size, bias, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        h = self._zeros(input) if hx is None else hx
+        return _rnn_step(F.linear(input, self.weight_ih, self.bias_ih), h,
+                         self.weight_hh, self.bias_hh, self.nonlinearity)
+
+
 class Upsample(Module):
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
