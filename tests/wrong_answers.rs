@@ -176,6 +176,13 @@ fn enum_members_compare_by_identity_in_one_graph() {
         "{}",
         outputs()[0].1
     );
+    assert!(
+        outputs()[0]
+            .1
+            .contains("int enums, value and name, graphs: (1, 0)"),
+        "{}",
+        outputs()[0].1
+    );
 }
 
 #[test]

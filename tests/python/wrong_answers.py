@@ -557,6 +557,11 @@ def by_level(x, level):
     return y + 10.0 if level >= 2 and level != Level.LOW and Level.LOW < level else y
 
 
+# Their `value` and `name` (enum's own properties: the member's `_value_` and `_name_`).
+def by_level_value(x, level):
+    return x * level.value + len(level.name), level.name
+
+
 @case("enums")
 def _():
     x = st.arange(4.0)
@@ -569,6 +574,11 @@ def _():
         show("int enums", by_level(x, level).tolist())
     e = st.explain(by_level, x, Level.HIGH)
     show("int enums, graphs", (e.graph_count, e.graph_break_count))
+    for level in (Level.LOW, Level.HIGH, Level.LOW):
+        r, name = by_level_value(x, level)
+        show("int enums, value and name", (r.tolist(), name))
+    e = st.explain(by_level_value, x, Level.HIGH)
+    show("int enums, value and name, graphs", (e.graph_count, e.graph_break_count))
 
 
 # 20. An instance's `__dict__` iterated while an attribute store adds a key to it: Python

@@ -101,6 +101,9 @@ impl State<'_> {
         if let Some(v) = self.exception_attr(owner, name) {
             return Ok(v);
         }
+        if let Some(v) = self.enum_field(owner, name)? {
+            return Ok(v);
+        }
         match owner {
             Var::Bound(b) => match name {
                 "__func__" => Ok(b.0.clone()),
