@@ -433,16 +433,41 @@ def _nearest_index(in_size, out_size, scale_factor):
     return scaled.long().clamp(max=in_size - 1)  # non-negative: truncation is floor
 
 
+def _linear_weights(in_size, out_size, scale_factor, align_corners, dtype):
+    """For each output row, as torch's linear modes find them: the two source rows and the
+    weight of the second, from the source coordinate (`i * (in - 1) / (out - 1)` with
+    `align_corners`, else `(i + 0.5) * scale - 0.5`, at least 0; `scale` being `in / out`, or
+    `1 / scale_factor` when given)."""
+    if align_corners:
+        scale = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        src = st.arange(out_size, dtype=dtype) * scale
+    else:
+        scale = (1.0 / scale_factor) if scale_factor is not None else in_size / out_size
+        src = ((st.arange(out_size, dtype=dtype) + 0.5) * scale - 0.5).clamp(min=0.0)
+    low = src.long().clamp(max=in_size - 1)  # non-negative: truncation is floor
+    high = (low + 1).clamp(max=in_size - 1)
+    return low, high, src - low.to(dtype)
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the last one or two dimensions (`(N, C, L)` or `(N, C, H, W)`) by the nearest
-    source element, as torch's `mode='nearest'`."""
-    if mode != "nearest":
-        raise NotImplementedError(f"symtrace interpolates in mode 'nearest' only, not {mode!r}")
-    if align_corners is not None:
+    """Resize the last one or two dimensions (`(N, C, L)` or `(N, C, H, W)`): by the nearest
+    source element (`mode='nearest'`), or by linear interpolation between the two nearest
+    (`'linear'` for `(N, C, L)`, `'bilinear'` for `(N, C, H, W)`, one dimension after the
+    other), as torch does."""
+    linear = {"linear": 1, "bilinear": 2}
+    if mode != "nearest" and mode not in linear:
+        raise NotImplementedError(f"symtrace interpolates in modes 'nearest', 'linear' and "
+                                  f"'bilinear', not {mode!r}")
+    if mode == "nearest" and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("symtrace's interpolate has no antialias")
     spatial = input.ndim - 2
+    if mode in linear and spatial != linear[mode]:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{linear[mode] + 2}D input")
     if spatial not in (1, 2):
         raise NotImplementedError(f"symtrace interpolates 3-D and 4-D inputs, not {input.ndim}-D")
     if (size is None) == (scale_factor is None):
@@ -459,6 +484,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = (None,) * spatial
     out = input
     for d in range(spatial):
-        index = _nearest_index(in_sizes[d], out_sizes[d], scales[d])
-        out = out.index_select(2 + d, index)
+        dim = 2 + d
+        if mode == "nearest":
+            out = out.index_select(dim, _nearest_index(in_sizes[d], out_sizes[d], scales[d]))
+            continue
+        low, high, frac = _linear_weights(in_sizes[d], out_sizes[d], scales[d],
+                                          bool(align_corners), out.dtype)
+        frac = frac.reshape((out_sizes[d],) + (1,) * (out.ndim - 1 - dim))
+        out = out.index_select(dim, low) * (1.0 - frac) + out.index_select(dim, high) * frac
     return out
