@@ -330,7 +330,14 @@ class Gen:
                                      f"{t} = scale * {t} + k * {t}",
                                      f"obj.count = obj.count * 2 - 1; acc.append(obj.count)",
                                      f"obj.count += k; {t} = {t} * obj.count",
-                                     f"calls += 1; acc.append(calls)"]))
+                                     f"calls += 1; acc.append(calls)",
+                                     # stores into classes: counters, a subclass shadowing
+                                     # its base's, a tensor kept on a class
+                                     "Base.hits += 1; acc.append(Base.hits)",
+                                     f"Child.hits = Child.hits + k; {t} = {t} * Child.hits",
+                                     "type(obj).seen += n; acc.append(obj.seen)",
+                                     f"Model.last = {t}; acc.append(Model.last)",
+                                     f"Child.scaled_by = Child.scaled_by * 0.5; {t} = Child.make(n).forward({t})"]))
         else:
             self.emit(depth, r.pick(["acc.append(next(iter(gen(n))))", "acc.append(list(gen(k + 1)))",
                                      "acc.append(any(v > 2 for v in gen(n)))",
@@ -421,6 +428,7 @@ def checked(t, m):
 
 class Base:
     scaled_by = 2.0
+    hits = 0
 
     def __init__(self, n):
         self.n = n
@@ -570,6 +578,8 @@ class Recorder:
 
 
 class Model:
+    seen = 0
+
     def __init__(self, w):
         self.w = w
         self.count = 0
@@ -611,6 +621,8 @@ def main(shapes, dtypes, seed):
             except Exception as e:
                 print(call, i, "raised", type(e).__name__, e)
             print("   state", calls, obj.count, show(obj.w), show(data), show(log))
+            print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,
+                  show(Model.__dict__.get("last")))
 
 
 '''

@@ -15,6 +15,7 @@ pub fn size_leak(graph: &mut Graph, dynamic: &[usize], read: &[Value]) -> Option
         Value::Const(_) => false,
         Value::Node(i) => node_dynamic[*i],
     };
+    let mut checks: Vec<SizeCheck> = Vec::new();
     for (j, node) in graph.nodes.iter().enumerate() {
         if node.sym.is_empty() && !node.inputs.iter().any(|v| is_dynamic(v, &node_dynamic)) {
             continue;
@@ -24,14 +25,16 @@ pub fn size_leak(graph: &mut Graph, dynamic: &[usize], read: &[Value]) -> Option
         let size_free =
             !node.sym.is_empty() || registry().get(&node.op).is_some_and(|op| op.size_free);
         if !size_free {
-            return Some(format!("op {} holds sizes in its attributes", node.op));
+            match rank_checks(graph, &node.op, node) {
+                Some(more) => checks.extend(more),
+                None => return Some(format!("op {} holds sizes in its attributes", node.op)),
+            }
         }
     }
     // The program saw the shape of each value it read. A node's shape is worked out again
     // at each call's sizes (`fits`): the graph holds wherever it comes out as the program saw
     // it (a per-channel statistic of a batch of any size), checked dimension by dimension. A
     // dynamic input read as such pins its sizes.
-    let mut checks: Vec<SizeCheck> = Vec::new();
     for v in read.iter().filter(|v| is_dynamic(v, &node_dynamic)) {
         let Value::Node(i) = v else {
             return Some(
@@ -53,6 +56,36 @@ pub fn size_leak(graph: &mut Graph, dynamic: &[usize], read: &[Value]) -> Option
     }
     graph.checks.extend(checks);
     None
+}
+
+/// The checks under which an op whose result's rank depends on a size does at another call's
+/// sizes what it did when it was recorded: `squeeze` drops a dimension where it is 1, so each
+/// dimension it may drop must be 1 again where it was 1 (a linear head's last dimension),
+/// and not 1 where it was not (a dynamic dimension, at least 2 by its guard). `None` for an
+/// op that holds sizes otherwise.
+fn rank_checks(graph: &Graph, op: &str, node: &super::ir::Node) -> Option<Vec<SizeCheck>> {
+    if op != "squeeze" {
+        return None;
+    }
+    let input = *node.inputs.first()?;
+    let shape = graph.meta(input).shape;
+    let rank = shape.len() as i64;
+    let dims: Vec<usize> = match node.attrs.opt_int("dim").ok()? {
+        None => (0..shape.len()).collect(),
+        Some(_) if rank == 0 => Vec::new(),
+        Some(d) if (-rank..rank).contains(&d) => vec![d.rem_euclid(rank) as usize],
+        Some(_) => return None,
+    };
+    Some(
+        dims.into_iter()
+            .map(|d| SizeCheck {
+                lhs: SizeExpr::Dim(input, d),
+                cmp: SizeCmp::Eq,
+                rhs: SizeExpr::Const(1),
+                outcome: shape[d] == 1,
+            })
+            .collect(),
+    )
 }
 
 /// Whether the graph's shape inference holds for inputs described by `inputs`, and the size

@@ -144,8 +144,8 @@ for f in cases + [stored]:
 
 # Ints of the caller's that sizes are computed from: after the first recompile on an int's
 # value, the int is a graph input and the sizes are worked out from it per call; where the
-# graph cannot keep it symbolic (`squeeze` depends on which sizes are 1), the int is guarded
-# by value again.
+# graph's rank depends on it (`squeeze` drops the dimensions that are 1), which dimensions
+# are 1 is checked per call.
 def int_slice(x, n):
     return x[:n] * 2.0, x[n - 1 :] + 1.0
 

@@ -2,7 +2,8 @@
 program reads and computes with (`len(x) // 2`) and gives to a slice, a reshape or a tensor
 made in its shape (`st.ones(x.shape[0], 3)`) is worked out per call; one used as a plain
 number (`st.eye(n)`), or rows iterated, fix the size; a shape read from a value made from
-the input (an update in place reads it) is checked per call; results equal eager everywhere. Prints `<function> <translations>`."""
+the input (an update in place reads it) is checked per call, as is each dimension a squeeze
+may drop; results equal eager everywhere. Prints `<function> <translations>`."""
 import symtrace as st
 
 def half(x):          # len → a size worked out per call
@@ -34,9 +35,15 @@ def fits_or_not(x):   # the same read where the shape follows the batch size: it
     except ValueError:
         return x * 0.0
     return acc * x
+def head(x, w):       # a squeeze of a dimension that is 1 whatever the batch size (a linear
+    return (x @ w[:, :1]).squeeze(-1) * 2.0      # head's): checked per call, one graph
+def squeeze_all(x):   # squeeze() drops the batch dimension too when it is 1
+    return x.unsqueeze(1).squeeze() + 1.0
+def squeeze_batch(x): # a squeeze of the dynamic dimension: nothing at 2 or more
+    return x.squeeze(0).sum(-1)
 w = st.randn(3, 4)
 for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (rows, ()), (fine, (w,)), (cat, ()),
-                (stats, ()), (fits_or_not, ())]:
+                (stats, ()), (fits_or_not, ()), (head, (w,)), (squeeze_all, ()), (squeeze_batch, ())]:
     st.reset()
     cf = st.compile(f)
     for b in [2, 3, 5, 4, 7, 2, 9, 16, 1, 3]:

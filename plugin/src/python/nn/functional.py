@@ -9,7 +9,7 @@ import symtrace as st
 
 def _drop_unit(x, dim):
     """`x.squeeze(dim)` for a dimension known to be 1, merged into a neighbour instead: a
-    squeeze depends on that size, a flatten does not, so a graph keeps no size for it."""
+    squeeze depends on that size (a dynamic graph checks it per call), a flatten does not."""
     return x.flatten(dim, dim + 1) if dim + 1 < x.ndim else x.flatten(dim - 1, dim)
 
 
