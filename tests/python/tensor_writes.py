@@ -216,4 +216,19 @@ check("stores through int tensor and list indices, into an argument and a one-ho
       lambda: (st.arange(12.0).reshape(3, 4),),
       lambda s, i: (indexed, (s[0], st.tensor([i % 4, 3]), st.tensor([1, 0, 3, 2][: 2 + i % 2]))),
       4, 1, 0, 2)
+
+
+def filled_constant(x):
+    # A tensor made from constants, filled in place and stored into: its ops fold to
+    # constants while the frame is recorded (the folding once re-entered the recorder, which
+    # panicked, and the frame ran as written).
+    y = x.new_zeros(3).fill_(1.0)
+    z = st.zeros(3)
+    z[0] = 5.0
+    z += 1.0
+    return x * 2.0 + y + z
+
+
+check("tensors made from constants, filled and stored into",
+      lambda: (st.ones(3),), lambda s, i: (filled_constant, (s[0] * i,)), 3, 1, 0, 1)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -114,7 +114,8 @@ impl Graph {
                     _ => unreachable!("all constants"),
                 })
                 .collect();
-            let folded = registry().call(op, &args, &attrs)?;
+            // Constants are real data: folded without the tracer (which may be the caller).
+            let folded = registry().compute(op, &args, &attrs)?;
             return Ok(self.constant(folded));
         }
         let metas: Vec<Meta> = inputs.iter().map(|v| self.meta(*v)).collect();
