@@ -16,10 +16,11 @@ def encode_number(x):
     return x
 
 
-def run(T, nn, F, load, to_result, is_tensor, out_path, call=None, einsum=None):
+def run(T, nn, F, load, to_result, is_tensor, out_path, call=None, einsum=None, lib=None):
     """`call(fn)` runs a case's function (eagerly when None); `to_result(t)` gives a tensor's
-    (shape, dtype name, flat values); `einsum` is the library's (`st_einsum` in a case)."""
-    env = {"T": T, "nn": nn, "F": F, "load": load, "st_einsum": einsum}
+    (shape, dtype name, flat values); `einsum` is the library's (`st_einsum` in a case), `lib`
+    the library itself (`lib.finfo`, `lib.cdist`... in a case)."""
+    env = {"T": T, "nn": nn, "F": F, "load": load, "st_einsum": einsum, "lib": lib}
     env.update(CONSTANTS)
     for name, (data, dtype) in INPUTS.items():
         env[name] = T(eval(data), dtype)

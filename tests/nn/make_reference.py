@@ -31,4 +31,4 @@ def to_result(t):
 
 
 run(T, nn, F, load, to_result, lambda v: isinstance(v, torch.Tensor),
-    os.path.join(os.path.dirname(__file__), "reference.json"), einsum=torch.einsum)
+    os.path.join(os.path.dirname(__file__), "reference.json"), einsum=torch.einsum, lib=torch)

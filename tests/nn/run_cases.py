@@ -31,4 +31,4 @@ def to_result(t):
 
 traced = len(sys.argv) > 2 and sys.argv[2] == "traced"
 run(T, nn, F, load, to_result, lambda v: isinstance(v, st.Tensor), sys.argv[1],
-    call=(lambda f: st.compile(f)()) if traced else None, einsum=st.einsum)
+    call=(lambda f: st.compile(f)()) if traced else None, einsum=st.einsum, lib=st)

@@ -417,6 +417,209 @@ def _deepcopy(self, memo):
     return t
 
 
+class _FInfo:
+    """What torch.finfo tells of a float dtype."""
+
+    def __init__(self, dtype, bits, eps, largest, tiny, resolution):
+        self.dtype = dtype
+        self.bits = bits
+        self.eps = eps
+        self.max = largest
+        self.min = -largest
+        self.tiny = tiny
+        self.smallest_normal = tiny
+        self.resolution = resolution
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
+                f"eps={self.eps}, smallest_normal={self.tiny}, tiny={self.tiny}, dtype={self.dtype})")
+
+
+class _IInfo:
+    """What torch.iinfo tells of an int dtype."""
+
+    def __init__(self, dtype, bits):
+        self.dtype = dtype
+        self.bits = bits
+        self.max = 2 ** (bits - 1) - 1
+        self.min = -(2 ** (bits - 1))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+def _finfo(dtype=None):
+    dtype = dtype or _st.get_default_dtype()
+    if dtype == _st.float64:
+        return _FInfo("float64", 64, 2.220446049250313e-16, 1.7976931348623157e308,
+                      2.2250738585072014e-308, 1e-15)
+    if dtype == _st.float32:
+        return _FInfo("float32", 32, 1.1920928955078125e-07, 3.4028234663852886e38,
+                      1.1754943508222875e-38, 1e-06)
+    raise TypeError(f"torch.finfo() requires a floating point input type, not {dtype}")
+
+
+def _iinfo(dtype):
+    if dtype == _st.int64:
+        return _IInfo("int64", 64)
+    raise TypeError(f"torch.iinfo() requires an integer input type, not {dtype}")
+
+
+def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch's isclose: equal, or finitely apart by at most `atol + rtol * |other|`."""
+    close = self == other
+    if equal_nan:
+        close = close | (self.isnan() & other.isnan())
+    error = (self - other).abs()
+    return close | (error.isfinite() & (error <= atol + (other * rtol).abs()))
+
+
+def _nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    if not self.dtype.is_floating_point:
+        return self.clone()
+    info = _finfo(self.dtype)
+    out = self.masked_fill(self.isnan(), nan)
+    out = out.masked_fill(out == _INF, info.max if posinf is None else posinf)
+    return out.masked_fill(out == -_INF, info.min if neginf is None else neginf)
+
+
+def _diagonal(self, offset=0, dim1=0, dim2=1):
+    """The elements `[i, i + offset]` of the two dimensions, as a last dimension."""
+    nd = self.ndim
+    dim1, dim2 = dim1 % nd, dim2 % nd
+    rest = [d for d in range(nd) if d not in (dim1, dim2)]
+    y = self.permute(*rest, dim1, dim2)
+    row0, col0 = max(-offset, 0), max(offset, 0)
+    k = max(min(y.shape[-2] - row0, y.shape[-1] - col0), 0)
+    rows = _st.arange(k) + row0
+    cols = _st.arange(k) + col0
+    return y[..., rows, cols]
+
+
+def _diag(self, diagonal=0):
+    """A 1-D tensor's square matrix with it on a diagonal; a matrix's diagonal."""
+    if self.ndim == 2:
+        return _diagonal(self, diagonal)
+    if self.ndim != 1:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + str(self.ndim) + "D")
+    n = self.shape[0] + abs(diagonal)
+    out = _st.zeros(n, n, dtype=self.dtype)
+    k = _st.arange(self.shape[0])
+    out[k + max(-diagonal, 0), k + max(diagonal, 0)] = self
+    return out
+
+
+def _addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    out = mat1 @ mat2
+    if alpha != 1:
+        out = out * alpha
+    if beta == 0:
+        return out
+    return out + (self if beta == 1 else self * beta)
+
+
+def _logaddexp(self, other):
+    # Equal operands (infinities among them) give themselves plus log 2.
+    gap = (self - other).abs()
+    r = _st.maximum(self, other) + (1.0 + (-gap).exp()).log()
+    return _st.where(self == other, self + 0.6931471805599453, r)
+
+
+def _fmax(self, other):
+    return _st.where(self.isnan(), other, _st.where(other.isnan(), self, _st.maximum(self, other)))
+
+
+def _fmin(self, other):
+    return _st.where(self.isnan(), other, _st.where(other.isnan(), self, _st.minimum(self, other)))
+
+
+def _cdist(x1, x2, p=2.0):
+    diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
+    if p == _INF:
+        return diff.amax(-1)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return (diff * diff).sum(-1).sqrt()
+    return (diff ** p).sum(-1) ** (1.0 / p)
+
+
+def _diff(self, n=1, dim=-1):
+    out = self
+    for _ in range(n):
+        length = out.shape[dim]
+        out = out.narrow(dim, 1, length - 1) - out.narrow(dim, 0, length - 1)
+    return out
+
+
+def _var_mean(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    if correction is None:
+        var = self.var(dim, unbiased, keepdim)
+    else:
+        var = self.var(dim, keepdim=keepdim, correction=correction)
+    mean = self.mean() if dim is None else self.mean(dim, keepdim=keepdim)
+    return var, mean
+
+
+def _std_mean(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    var, mean = _var_mean(self, dim, unbiased, keepdim, correction=correction)
+    return var.sqrt(), mean
+
+
+def _tile(self, dims):
+    dims = tuple(dims)
+    if len(dims) < self.ndim:
+        dims = (1,) * (self.ndim - len(dims)) + dims
+    return self.repeat(*dims)
+
+
+def _broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = ndim - len(s) + i
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape")
+    return tuple(out)
+
+
+def _meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    sizes = [t.numel() for t in tensors]
+    if indexing == "xy" and len(tensors) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(tensors):
+        at = i
+        if indexing == "xy" and len(tensors) >= 2 and i < 2:
+            at = 1 - i
+        shape = [1] * len(tensors)
+        shape[at] = -1
+        out.append(t.reshape(*shape).expand(*sizes))
+    return tuple(out)
+
+
+def _hstack(tensors):
+    tensors = list(tensors)
+    return _st.cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def _vstack(tensors):
+    return _st.cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+def _as_tensor(data, dtype=None, device=None):
+    if isinstance(data, _st.Tensor) and (dtype is None or dtype == data.dtype):
+        return data
+    if isinstance(data, _st.Tensor):
+        return data.to(dtype)
+    return _st.tensor(data, dtype=dtype)
+
+
 def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
@@ -485,6 +688,35 @@ METHODS = {
     "fix": lambda self: self.trunc(),
     "sgn": lambda self: self.sign(),
     "__deepcopy__": _deepcopy,
+    "is_floating_point": lambda self: self.dtype.is_floating_point,
+    "isclose": _isclose,
+    "nan_to_num": _nan_to_num,
+    "diagonal": _diagonal,
+    "diag": _diag,
+    "trace": lambda self: _diagonal(self).sum(),
+    "addmm": _addmm,
+    "baddbmm": _addmm,
+    "addcmul": lambda self, t1, t2, *, value=1: self + value * t1 * t2,
+    "addcdiv": lambda self, t1, t2, *, value=1: self + value * t1 / t2,
+    "logaddexp": _logaddexp,
+    "fmax": _fmax,
+    "fmin": _fmin,
+    "hypot": lambda self, other: (self * self + other * other).sqrt(),
+    "log2": lambda self: self.log() * 1.4426950408889634,
+    "log10": lambda self: self.log() * 0.4342944819032518,
+    "exp2": lambda self: (self * 0.6931471805599453).exp(),
+    "tan": lambda self: self.sin() / self.cos(),
+    "logical_not": lambda self: self == 0,
+    "logical_and": lambda self, other: (self != 0) & (other != 0),
+    "logical_or": lambda self, other: (self != 0) | (other != 0),
+    "logical_xor": lambda self, other: (self != 0) != (other != 0),
+    "count_nonzero": lambda self, dim=None: (self != 0).sum() if dim is None else (self != 0).sum(dim),
+    "diff": _diff,
+    "clip": lambda self, min=None, max=None: self.clamp(min=min, max=max),
+    "broadcast_to": lambda self, size: self.expand(*size),
+    "tile": _tile,
+    "new_empty": _new_zeros,
+    "dist": lambda self, other, p=2: (self - other).norm(p),
 }
 
 # Functions only (torch has no method of these names).
@@ -496,11 +728,33 @@ MODULE_ONLY = {
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
     "numel": lambda t: t.numel(),
     "full_like": lambda t, fill_value, dtype=None: _st.full(t.shape, fill_value, dtype=dtype or t.dtype),
+    "finfo": _finfo,
+    "var_mean": _var_mean,
+    "std_mean": _std_mean,
+    "iinfo": _iinfo,
+    "pow": lambda a, b: a ** b,
+    "concat": lambda tensors, dim=0: _st.cat(tensors, dim),
+    "concatenate": lambda tensors, dim=0: _st.cat(tensors, dim),
+    "hstack": _hstack,
+    "vstack": _vstack,
+    "empty": lambda *size, dtype=None, device=None: _st.zeros(*_size_of(size), dtype=dtype),
+    "empty_like": lambda t, dtype=None: _st.zeros(*t.shape, dtype=dtype or t.dtype),
+    "rand_like": lambda t, dtype=None: _st.rand(*t.shape, dtype=dtype or t.dtype),
+    "randn_like": lambda t, dtype=None: _st.randn(*t.shape, dtype=dtype or t.dtype),
+    "as_tensor": _as_tensor,
+    "cdist": _cdist,
+    "meshgrid": _meshgrid,
+    "broadcast_shapes": _broadcast_shapes,
+    "broadcast_tensors": lambda *ts: tuple(t.expand(*_broadcast_shapes(*[t.shape for t in ts])) for t in ts),
 }
 
 FUNCTIONS = [
     "mm", "bmm", "square", "rsqrt", "reciprocal", "outer", "clamp_min", "clamp_max", "any",
     "all", "isnan", "isinf", "isfinite", "amax", "amin", "std", "logsumexp", "lerp", "norm",
     "flip", "max", "min", "movedim", "swapaxes", "swapdims", "unflatten", "repeat_interleave",
-    "roll", "allclose", "sort", "topk", "round", "frac", "fix", "sgn",
+    "roll", "allclose", "sort", "topk", "round", "frac", "fix", "sgn", "isclose", "nan_to_num",
+    "diagonal", "diag", "trace", "addmm", "baddbmm", "addcmul", "addcdiv", "logaddexp", "fmax",
+    "fmin", "hypot", "log2", "log10", "exp2", "tan", "logical_not", "logical_and", "logical_or",
+    "logical_xor", "count_nonzero", "diff", "clip", "broadcast_to", "tile", "dist",
+    "is_floating_point",
 ]

@@ -350,6 +350,69 @@ def elu(input, alpha=1.0):
     return st.where(input > 0, input, (input.exp() - 1.0) * alpha)
 
 
+def relu6(input, inplace=False):
+    return input.clamp(0.0, 6.0)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return input.clamp(min_val, max_val)
+
+
+def hardsigmoid(input, inplace=False):
+    return (input + 3.0).clamp(0.0, 6.0) / 6.0
+
+
+def hardswish(input, inplace=False):
+    return input * (input + 3.0).clamp(0.0, 6.0) / 6.0
+
+
+def mish(input, inplace=False):
+    return input * softplus(input).tanh()
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return st.where(input > 0, input, ((input / alpha).exp() - 1.0) * alpha)
+
+
+def logsigmoid(input):
+    """`log(sigmoid(x))`, as `min(x, 0) - log(1 + exp(-|x|))` (no overflow)."""
+    return input.clamp(max=0.0) - ((-input.abs()).exp() + 1.0).log()
+
+
+def softsign(input):
+    return input / (input.abs() + 1.0)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def threshold(input, threshold, value, inplace=False):
+    return st.where(input > threshold, input, st.full_like(input, value))
+
+
+def glu(input, dim=-1):
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input, weight):
+    """`x` where it is positive, else `weight * x`: one weight, or one per channel (dim 1)."""
+    if weight.numel() > 1:
+        weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
+    return st.where(input > 0, input, input * weight)
+
+
 def softplus(input, beta=1.0, threshold=20.0):
     """`log(1 + exp(beta * x)) / beta`, linear where `beta * x > threshold`, as torch's."""
     scaled = input * beta

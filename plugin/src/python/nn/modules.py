@@ -1361,6 +1361,96 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}"
 
 
+class _Elementwise(Module):
+    """An activation without parameters: `FN` of the input, with the module's arguments."""
+
+    FN = None
+    ARGS = ()
+
+    def __init__(self, *args, inplace=False, **kwargs):
+        super().__init__()
+        for name, default in self.ARGS:
+            setattr(self, name, kwargs.pop(name, default))
+        for (name, _), value in zip(self.ARGS, args):
+            setattr(self, name, value)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got unexpected arguments {sorted(kwargs)}")
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self).FN(input, *[getattr(self, name) for name, _ in self.ARGS])
+
+    def extra_repr(self):
+        return ", ".join(f"{name}={getattr(self, name)}" for name, _ in self.ARGS)
+
+
+class ReLU6(_Elementwise):
+    FN = staticmethod(F.relu6)
+
+
+class Hardtanh(_Elementwise):
+    FN = staticmethod(F.hardtanh)
+    ARGS = (("min_val", -1.0), ("max_val", 1.0))
+
+
+class Hardsigmoid(_Elementwise):
+    FN = staticmethod(F.hardsigmoid)
+
+
+class Hardswish(_Elementwise):
+    FN = staticmethod(F.hardswish)
+
+
+class Mish(_Elementwise):
+    FN = staticmethod(F.mish)
+
+
+class SELU(_Elementwise):
+    FN = staticmethod(F.selu)
+
+
+class CELU(_Elementwise):
+    FN = staticmethod(F.celu)
+    ARGS = (("alpha", 1.0),)
+
+
+class LogSigmoid(_Elementwise):
+    FN = staticmethod(F.logsigmoid)
+
+
+class Softsign(_Elementwise):
+    FN = staticmethod(F.softsign)
+
+
+class Tanhshrink(_Elementwise):
+    FN = staticmethod(F.tanhshrink)
+
+
+class Threshold(_Elementwise):
+    FN = staticmethod(F.threshold)
+    ARGS = (("threshold", None), ("value", None))
+
+
+class GLU(_Elementwise):
+    FN = staticmethod(F.glu)
+    ARGS = (("dim", -1),)
+
+
+class PReLU(Module):
+    """`x` where it is positive, else `weight * x`: one learned slope, or one per channel."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(st.full((num_parameters,), init, dtype=dtype or st.get_default_dtype()))
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
 class ELU(Module):
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
