@@ -228,6 +228,13 @@ impl Codegen<'_> {
                 self.build(items)?;
                 self.b.emit(Opcode::GetIter, 0);
             }
+            Template::Dim(tensor, d) => {
+                self.build(tensor)?;
+                let shape = self.b.name("shape");
+                self.b.emit(Opcode::LoadAttr, shape << 1);
+                self.load_int(*d);
+                self.b.emit(Opcode::BinaryOp, SUBSCR);
+            }
             Template::BinOp(op, a, b) => {
                 self.build(a)?;
                 self.build(b)?;

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use rustpython_vm::builtins::{PyDictRef, PyTypeRef};
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 
+use crate::graph::sizes::{SizeExpr, SizeOp};
 use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
 use crate::translate::executor::{SimFrame, Slot};
@@ -47,6 +48,9 @@ pub enum Template {
     /// it: the replacement loads it before it replays the effects (`State::early`, by
     /// number), as the simulation read it.
     Early(usize),
+    /// `t.shape[d]`: a dimension of a tensor, read at run time (a size of a dynamic graph,
+    /// returned or stored).
+    Dim(Box<Template>, usize),
     /// `a op b`: a deferred number computed again (see `values::numbers`).
     BinOp(
         rustpython_vm::bytecode::BinaryOperator,
@@ -248,7 +252,7 @@ fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
         Template::Tuple(items) | Template::List(items) | Template::New(_, items) => {
             items.iter_mut().for_each(|i| load_early(state, after, i))
         }
-        Template::Iter(item) => load_early(state, after, item),
+        Template::Iter(item) | Template::Dim(item, _) => load_early(state, after, item),
         Template::BinOp(_, a, b) => {
             load_early(state, after, a);
             load_early(state, after, b);
@@ -266,7 +270,12 @@ fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
 
 /// A deferred number, computed again where the replacement evaluates it; or its value, when
 /// a side effect replayed before that point changed what it is computed from.
-fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
+fn number_template(
+    state: &mut State<'_>,
+    n: &Rc<Num>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
     // Stored by a replayed effect, and not changed since: loaded back from where it went.
     let point = state.replay_point;
     for (j, e) in state.effects.log[..point].iter().enumerate().rev() {
@@ -277,9 +286,13 @@ fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
             return Ok(Template::Reload(s));
         }
     }
-    // A size the graph computes: the replacement has its value only as a checked constant.
+    // A size the graph computes: read again from the tensors it is a dimension of, where
+    // the expression allows; otherwise the replacement has it only as a checked constant.
     if n.has_size() {
-        return Ok(Template::Const(state.force_number(n)?));
+        return Ok(match sized_number(state, n, outputs, index) {
+            Some(t) => t,
+            None => Template::Const(state.force_number(n)?),
+        });
     }
     // What a replayed effect changed since is loaded before the effects (`load_early`).
     fn expr(n: &Num) -> Template {
@@ -291,6 +304,68 @@ fn number_template(state: &mut State<'_>, n: &Rc<Num>) -> SimResult<Template> {
         }
     }
     Ok(expr(n))
+}
+
+/// A number computed from sizes of the graph, as the replacement computes it again: each
+/// dimension read from its tensor (an input as the frame holds it, or a node's value, which
+/// the graph then also returns), the arithmetic redone. `None` for `min`/`max` of sizes, an
+/// int the graph computed, a dimension of a constant.
+fn sized_number(
+    state: &State<'_>,
+    n: &Num,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> Option<Template> {
+    Some(match &n.expr {
+        NumExpr::Read(_, s) => Template::Load(s.clone()),
+        NumExpr::Const(o) => Template::Const(o.clone()),
+        NumExpr::Op(op, a, b) => Template::BinOp(
+            *op,
+            Box::new(sized_number(state, a, outputs, index)?),
+            Box::new(sized_number(state, b, outputs, index)?),
+        ),
+        NumExpr::Size(e) => size_template(state, e, outputs, index)?,
+    })
+}
+
+fn size_template(
+    state: &State<'_>,
+    e: &SizeExpr,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> Option<Template> {
+    use rustpython_vm::bytecode::BinaryOperator as B;
+    Some(match e {
+        SizeExpr::Const(c) => Template::Const(state.vm.ctx.new_int(*c).into()),
+        SizeExpr::Dim(v, d) => {
+            let tensor = match v {
+                Value::Input(i) => Template::Load(state.inputs.get(*i)?.clone()),
+                Value::Node(_) => Template::Out(*index.entry(*v).or_insert_with(|| {
+                    outputs.push(*v);
+                    outputs.len() - 1
+                })),
+                Value::Const(_) => return None,
+            };
+            Template::Dim(Box::new(tensor), *d)
+        }
+        SizeExpr::Item(Value::Input(i)) => Template::Load(state.inputs.get(*i)?.clone()),
+        SizeExpr::Item(_) => return None,
+        SizeExpr::Bin(op, a, b) => {
+            let op = match op {
+                SizeOp::Add => B::Add,
+                SizeOp::Sub => B::Subtract,
+                SizeOp::Mul => B::Multiply,
+                SizeOp::FloorDiv => B::FloorDivide,
+                SizeOp::Mod => B::Remainder,
+                SizeOp::Min | SizeOp::Max => return None,
+            };
+            Template::BinOp(
+                op,
+                Box::new(size_template(state, a, outputs, index)?),
+                Box::new(size_template(state, b, outputs, index)?),
+            )
+        }
+    })
 }
 
 /// The template of the value the fake `t` stands for in the graph.
@@ -325,7 +400,7 @@ fn build(
         })
     };
     Ok(match v {
-        Var::Num(n) => number_template(state, n)?,
+        Var::Num(n) => number_template(state, n, outputs, index)?,
         Var::Lazy(_, s) => Template::Load(s.clone()),
         Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
         // A slice of plain values: immutable (STORE_SLICE's key).
