@@ -240,7 +240,12 @@ class Gen:
                                      f"{t} = {t} * ({t} > 0)",
                                      f"{t} = {t}.sort(-1).values + {t}.argsort(-1, descending=True)",
                                      f"{t} = {t} + {t}[..., [0, -1]].sum(-1, keepdim=True)",
-                                     f"acc.append({t}.topk(1).indices.tolist())"]))
+                                     f"acc.append({t}.topk(1).indices.tolist())",
+                                     # squeezes (a dimension of 1, or none), sizes returned
+                                     f"{t} = {t} * {t}.sum(-1, keepdim=True).squeeze(-1).unsqueeze(-1)",
+                                     f"{t} = {t}.unsqueeze(0).squeeze() if {t}.dim() > 1 else {t}",
+                                     f"acc.append(({t}.shape[0] * 2, len({t}) - 1))",
+                                     f"{t} = {t}.round() + {t}.sign() * {t}.frac()"]))
         elif kind == 6:
             self.emit(depth, r.pick(["acc.append(st.arange(n).sum().item())",
                                      "acc.append((st.arange(6).reshape(2, 3) * k).tolist())",

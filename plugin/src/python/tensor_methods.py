@@ -728,6 +728,8 @@ MODULE_ONLY = {
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
     "numel": lambda t: t.numel(),
     "full_like": lambda t, fill_value, dtype=None: _st.full(t.shape, fill_value, dtype=dtype or t.dtype),
+    # A tensor's shape is a tuple: `torch.Size(...)`, `isinstance(x.shape, torch.Size)`.
+    "Size": tuple,
     "finfo": _finfo,
     "var_mean": _var_mean,
     "std_mean": _std_mean,

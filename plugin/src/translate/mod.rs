@@ -16,6 +16,7 @@ pub(crate) mod held_once;
 pub(crate) mod lazy_modules;
 pub(crate) mod policy;
 pub(crate) mod side_effects;
+pub(crate) mod sized_numbers;
 pub(crate) mod source;
 pub(crate) mod state;
 pub(crate) mod templates;

@@ -9,7 +9,6 @@ use std::rc::Rc;
 use rustpython_vm::builtins::{PyDictRef, PyTypeRef};
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 
-use crate::graph::sizes::{SizeExpr, SizeOp};
 use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
 use crate::translate::executor::{SimFrame, Slot};
@@ -289,10 +288,12 @@ fn number_template(
     // A size the graph computes: read again from the tensors it is a dimension of, where
     // the expression allows; otherwise the replacement has it only as a checked constant.
     if n.has_size() {
-        return Ok(match sized_number(state, n, outputs, index) {
-            Some(t) => t,
-            None => Template::Const(state.force_number(n)?),
-        });
+        return Ok(
+            match crate::translate::sized_numbers::sized_number(state, n, outputs, index) {
+                Some(t) => t,
+                None => Template::Const(state.force_number(n)?),
+            },
+        );
     }
     // What a replayed effect changed since is loaded before the effects (`load_early`).
     fn expr(n: &Num) -> Template {
@@ -304,68 +305,6 @@ fn number_template(
         }
     }
     Ok(expr(n))
-}
-
-/// A number computed from sizes of the graph, as the replacement computes it again: each
-/// dimension read from its tensor (an input as the frame holds it, or a node's value, which
-/// the graph then also returns), the arithmetic redone. `None` for `min`/`max` of sizes, an
-/// int the graph computed, a dimension of a constant.
-fn sized_number(
-    state: &State<'_>,
-    n: &Num,
-    outputs: &mut Vec<Value>,
-    index: &mut HashMap<Value, usize>,
-) -> Option<Template> {
-    Some(match &n.expr {
-        NumExpr::Read(_, s) => Template::Load(s.clone()),
-        NumExpr::Const(o) => Template::Const(o.clone()),
-        NumExpr::Op(op, a, b) => Template::BinOp(
-            *op,
-            Box::new(sized_number(state, a, outputs, index)?),
-            Box::new(sized_number(state, b, outputs, index)?),
-        ),
-        NumExpr::Size(e) => size_template(state, e, outputs, index)?,
-    })
-}
-
-fn size_template(
-    state: &State<'_>,
-    e: &SizeExpr,
-    outputs: &mut Vec<Value>,
-    index: &mut HashMap<Value, usize>,
-) -> Option<Template> {
-    use rustpython_vm::bytecode::BinaryOperator as B;
-    Some(match e {
-        SizeExpr::Const(c) => Template::Const(state.vm.ctx.new_int(*c).into()),
-        SizeExpr::Dim(v, d) => {
-            let tensor = match v {
-                Value::Input(i) => Template::Load(state.inputs.get(*i)?.clone()),
-                Value::Node(_) => Template::Out(*index.entry(*v).or_insert_with(|| {
-                    outputs.push(*v);
-                    outputs.len() - 1
-                })),
-                Value::Const(_) => return None,
-            };
-            Template::Dim(Box::new(tensor), *d)
-        }
-        SizeExpr::Item(Value::Input(i)) => Template::Load(state.inputs.get(*i)?.clone()),
-        SizeExpr::Item(_) => return None,
-        SizeExpr::Bin(op, a, b) => {
-            let op = match op {
-                SizeOp::Add => B::Add,
-                SizeOp::Sub => B::Subtract,
-                SizeOp::Mul => B::Multiply,
-                SizeOp::FloorDiv => B::FloorDivide,
-                SizeOp::Mod => B::Remainder,
-                SizeOp::Min | SizeOp::Max => return None,
-            };
-            Template::BinOp(
-                op,
-                Box::new(size_template(state, a, outputs, index)?),
-                Box::new(size_template(state, b, outputs, index)?),
-            )
-        }
-    })
 }
 
 /// The template of the value the fake `t` stands for in the graph.

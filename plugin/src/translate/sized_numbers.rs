@@ -1,0 +1,74 @@
+//! Numbers computed from the sizes of a dynamic graph, as the replacement computes them again
+//! after the graph has run (a size returned, or stored into an attribute): each dimension read
+//! from its tensor at run time (`t.shape[d]`), the arithmetic redone. A size the replacement
+//! could only have as a constant would fix the graph's sizes.
+
+use std::collections::HashMap;
+
+use crate::graph::Value;
+use crate::graph::sizes::{SizeExpr, SizeOp};
+use crate::translate::state::State;
+use crate::translate::templates::Template;
+use crate::translate::values::numbers::{Num, NumExpr};
+
+/// A number computed from sizes of the graph, as the replacement computes it again: each
+/// dimension read from its tensor (an input as the frame holds it, or a node's value, which
+/// the graph then also returns), the arithmetic redone. `None` for `min`/`max` of sizes, an
+/// int the graph computed, a dimension of a constant.
+pub(super) fn sized_number(
+    state: &State<'_>,
+    n: &Num,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> Option<Template> {
+    Some(match &n.expr {
+        NumExpr::Read(_, s) => Template::Load(s.clone()),
+        NumExpr::Const(o) => Template::Const(o.clone()),
+        NumExpr::Op(op, a, b) => Template::BinOp(
+            *op,
+            Box::new(sized_number(state, a, outputs, index)?),
+            Box::new(sized_number(state, b, outputs, index)?),
+        ),
+        NumExpr::Size(e) => size_template(state, e, outputs, index)?,
+    })
+}
+
+fn size_template(
+    state: &State<'_>,
+    e: &SizeExpr,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> Option<Template> {
+    use rustpython_vm::bytecode::BinaryOperator as B;
+    Some(match e {
+        SizeExpr::Const(c) => Template::Const(state.vm.ctx.new_int(*c).into()),
+        SizeExpr::Dim(v, d) => {
+            let tensor = match v {
+                Value::Input(i) => Template::Load(state.inputs.get(*i)?.clone()),
+                Value::Node(_) => Template::Out(*index.entry(*v).or_insert_with(|| {
+                    outputs.push(*v);
+                    outputs.len() - 1
+                })),
+                Value::Const(_) => return None,
+            };
+            Template::Dim(Box::new(tensor), *d)
+        }
+        SizeExpr::Item(Value::Input(i)) => Template::Load(state.inputs.get(*i)?.clone()),
+        SizeExpr::Item(_) => return None,
+        SizeExpr::Bin(op, a, b) => {
+            let op = match op {
+                SizeOp::Add => B::Add,
+                SizeOp::Sub => B::Subtract,
+                SizeOp::Mul => B::Multiply,
+                SizeOp::FloorDiv => B::FloorDivide,
+                SizeOp::Mod => B::Remainder,
+                SizeOp::Min | SizeOp::Max => return None,
+            };
+            Template::BinOp(
+                op,
+                Box::new(size_template(state, a, outputs, index)?),
+                Box::new(size_template(state, b, outputs, index)?),
+            )
+        }
+    })
+}
