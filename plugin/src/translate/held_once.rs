@@ -84,6 +84,13 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
                 Stepper::Zip { inners } => {
                     inners.iter().try_for_each(|x| mutable_containers(x, seen))
                 }
+                Stepper::Map { func, inners } => std::iter::once(func)
+                    .chain(inners)
+                    .try_for_each(|x| mutable_containers(x, seen)),
+                Stepper::Filter { func, inner } => {
+                    mutable_containers(func, seen)?;
+                    mutable_containers(inner, seen)
+                }
             }
         }
         Var::DictIter(it) => note(Rc::as_ptr(&it.borrow().dict) as usize),

@@ -606,6 +606,20 @@ fn stepper_template(
                 .map(|i| build(state, i, outputs, index))
                 .collect::<SimResult<_>>()?,
         )),
+        Stepper::Map { func, inners } => Ok(Template::New(
+            vm.ctx.types.map_type.to_owned().into(),
+            std::iter::once(func)
+                .chain(inners)
+                .map(|i| build(state, i, outputs, index))
+                .collect::<SimResult<_>>()?,
+        )),
+        Stepper::Filter { func, inner } => Ok(Template::New(
+            vm.ctx.types.filter_type.to_owned().into(),
+            vec![
+                build(state, func, outputs, index)?,
+                build(state, inner, outputs, index)?,
+            ],
+        )),
     }
 }
 

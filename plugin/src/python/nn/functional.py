@@ -55,8 +55,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
-def relu(input):
-    return st.relu(input)
+def _in_place(input, out, inplace):
+    """`out`, or with `inplace=True` (as torch's activations take it) `input` holding it."""
+    if not inplace:
+        return out
+    input.copy_(out)
+    return input
+
+
+def relu(input, inplace=False):
+    return _in_place(input, st.relu(input), inplace)
 
 
 def gelu(input, approximate="none"):
@@ -69,9 +77,9 @@ def gelu(input, approximate="none"):
     raise RuntimeError(f"approximate argument must be either none or tanh.")
 
 
-def silu(input):
+def silu(input, inplace=False):
     """`x * sigmoid(x)` (swish)."""
-    return input * st.sigmoid(input)
+    return _in_place(input, input * st.sigmoid(input), inplace)
 
 
 def sigmoid(input):
@@ -342,32 +350,32 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                    count_include_pad=count_include_pad)
 
 
-def leaky_relu(input, negative_slope=0.01):
-    return st.where(input > 0, input, input * negative_slope)
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _in_place(input, st.where(input > 0, input, input * negative_slope), inplace)
 
 
-def elu(input, alpha=1.0):
-    return st.where(input > 0, input, (input.exp() - 1.0) * alpha)
+def elu(input, alpha=1.0, inplace=False):
+    return _in_place(input, st.where(input > 0, input, (input.exp() - 1.0) * alpha), inplace)
 
 
 def relu6(input, inplace=False):
-    return input.clamp(0.0, 6.0)
+    return _in_place(input, input.clamp(0.0, 6.0), inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return input.clamp(min_val, max_val)
+    return _in_place(input, input.clamp(min_val, max_val), inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return (input + 3.0).clamp(0.0, 6.0) / 6.0
+    return _in_place(input, (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
 
 
 def hardswish(input, inplace=False):
-    return input * (input + 3.0).clamp(0.0, 6.0) / 6.0
+    return _in_place(input, input * (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
 
 
 def mish(input, inplace=False):
-    return input * softplus(input).tanh()
+    return _in_place(input, input * softplus(input).tanh(), inplace)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -375,11 +383,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return _in_place(input, elu(input, _SELU_ALPHA) * _SELU_SCALE, inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return st.where(input > 0, input, ((input / alpha).exp() - 1.0) * alpha)
+    return _in_place(input, st.where(input > 0, input, ((input / alpha).exp() - 1.0) * alpha), inplace)
 
 
 def logsigmoid(input):
@@ -396,7 +404,7 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return st.where(input > threshold, input, st.full_like(input, value))
+    return _in_place(input, st.where(input > threshold, input, st.full_like(input, value)), inplace)
 
 
 def glu(input, dim=-1):

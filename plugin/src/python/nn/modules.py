@@ -530,7 +530,7 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.relu(input)
+        return F.relu(input, self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -1355,7 +1355,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self):
         return f"negative_slope={self.negative_slope}"
@@ -1378,7 +1378,8 @@ class _Elementwise(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return type(self).FN(input, *[getattr(self, name) for name, _ in self.ARGS])
+        out = type(self).FN(input, *[getattr(self, name) for name, _ in self.ARGS])
+        return F._in_place(input, out, self.inplace)
 
     def extra_repr(self):
         return ", ".join(f"{name}={getattr(self, name)}" for name, _ in self.ARGS)
@@ -1455,9 +1456,10 @@ class ELU(Module):
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
         self.alpha = alpha
+        self.inplace = inplace
 
     def forward(self, input):
-        return F.elu(input, self.alpha)
+        return F.elu(input, self.alpha, self.inplace)
 
 
 class Softplus(Module):

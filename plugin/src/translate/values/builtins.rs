@@ -155,6 +155,19 @@ impl State<'_> {
                 let o = self.builtins_obj(name)?;
                 self.plain_call(&o, args, kwargs, "range()")
             }
+            "map" | "filter" => {
+                if !kwargs.is_empty() {
+                    return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
+                }
+                return match (name, args.as_slice()) {
+                    ("map", [func, rest @ ..]) => self.map_of(func, rest),
+                    ("filter", [func, it]) => self.filter_of(func, it),
+                    _ => unsupported(
+                        Kind::Raises,
+                        format!("{name}() with these arguments (TypeError)"),
+                    ),
+                };
+            }
             "zip" | "enumerate" | "reversed" | "tuple" | "list" => {
                 if !kwargs.is_empty()
                     && (name != "enumerate" || kwargs.iter().any(|(k, _)| k != "start"))

@@ -56,6 +56,17 @@ pub enum Stepper {
     Zip {
         inners: Vec<Var>,
     },
+    /// `map(func, *iterables)`: `func` called (inlined) on each step's items, as Python's
+    /// map calls it, lazily.
+    Map {
+        func: Var,
+        inners: Vec<Var>,
+    },
+    /// `filter(func, iterable)` (`func` None: the items' truth), lazily.
+    Filter {
+        func: Var,
+        inner: Var,
+    },
 }
 
 /// `keys()`, `values()` or `items()` of a dict of the caller's.
@@ -136,6 +147,33 @@ impl State<'_> {
         Ok(stepper(Stepper::Zip { inners }))
     }
 
+    /// `map(func, *iterables)` (at least one iterable).
+    pub fn map_of(&mut self, func: &Var, vs: &[Var]) -> SimResult<Var> {
+        if vs.is_empty() {
+            return unsupported(
+                Kind::Raises,
+                "map() must have at least two arguments (TypeError)",
+            );
+        }
+        let inners = vs
+            .iter()
+            .map(|v| self.iterator_of(v))
+            .collect::<SimResult<Vec<_>>>()?;
+        Ok(stepper(Stepper::Map {
+            func: func.clone(),
+            inners,
+        }))
+    }
+
+    /// `filter(func, iterable)`.
+    pub fn filter_of(&mut self, func: &Var, v: &Var) -> SimResult<Var> {
+        let inner = self.iterator_of(v)?;
+        Ok(stepper(Stepper::Filter {
+            func: func.clone(),
+            inner,
+        }))
+    }
+
     /// `reversed(v)`: a list made during the simulation read backwards at each step; a
     /// container of the caller's read at once (checked unchanged at each step); anything else
     /// (a tuple, a range, a string) at once.
@@ -178,6 +216,8 @@ impl State<'_> {
             Done(Option<Var>),
             Enumerate(Var),
             Zip(Vec<Var>),
+            Map(Var, Vec<Var>),
+            Filter(Var, Var),
         }
         let next = match &mut *s.borrow_mut() {
             Stepper::List { list, next } => {
@@ -235,6 +275,8 @@ impl State<'_> {
             }
             Stepper::Enumerate { inner, .. } => Next::Enumerate(inner.clone()),
             Stepper::Zip { inners } => Next::Zip(inners.clone()),
+            Stepper::Map { func, inners } => Next::Map(func.clone(), inners.clone()),
+            Stepper::Filter { func, inner } => Next::Filter(func.clone(), inner.clone()),
         };
         match next {
             Next::Done(item) => Ok(item),
@@ -249,6 +291,28 @@ impl State<'_> {
                 *count += 1;
                 Ok(Some(Var::tuple(vec![i, item])))
             }
+            Next::Map(func, inners) => {
+                let mut items = Vec::with_capacity(inners.len());
+                for inner in &inners {
+                    match self.next_item(inner)? {
+                        Some(item) => items.push(item),
+                        None => return Ok(None),
+                    }
+                }
+                self.invoke(&func, items, Vec::new()).map(Some)
+            }
+            Next::Filter(func, inner) => loop {
+                let Some(item) = self.next_item(&inner)? else {
+                    return Ok(None);
+                };
+                let keep = match &func {
+                    Var::Obj(o) if vm.is_none(o) => item.clone(),
+                    f => self.invoke(f, vec![item.clone()], Vec::new())?,
+                };
+                if self.truth(&keep)? {
+                    return Ok(Some(item));
+                }
+            },
             Next::Zip(inners) if inners.is_empty() => Ok(None),
             Next::Zip(inners) => {
                 let mut items = Vec::with_capacity(inners.len());
