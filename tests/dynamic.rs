@@ -114,7 +114,8 @@ fn sizes_the_program_reads_stay_static() {
     // rows iterated, fix the size.
     // A shape read from a value made from the input (`running += x.mean(0)` reads the mean's)
     // is checked per call: the same at every batch size, one dynamic graph.
-    // A squeeze's dimensions are checked per call (`x @ w[:, :1]).squeeze(-1)`: one graph).
+    // A squeeze's dimensions are checked per call (`x @ w[:, :1]).squeeze(-1)`: one graph),
+    // as is the fit of an update in place of a value made from the input (`out += x`).
     for case in [
         "half",
         "flat",
@@ -125,6 +126,7 @@ fn sizes_the_program_reads_stay_static() {
         "head",
         "squeeze_all",
         "squeeze_batch",
+        "residual",
     ] {
         assert!(translations_of(&out, case) <= 3, "{case}:\n{out}");
     }

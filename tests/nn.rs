@@ -34,7 +34,7 @@ fn compare_with_pytorch(mode: &str) {
     let _ = std::fs::remove_file(&ours);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("134 of 134 ok"), "{mode}: {text}");
+    assert!(text.contains("136 of 136 ok"), "{mode}: {text}");
 }
 
 #[test]

@@ -312,6 +312,35 @@ impl Recorder {
         Some(SizeExpr::Item(v))
     }
 
+    /// That the fakes `a` and `b` have one shape, as comparisons of their dimensions checked
+    /// per call (each an expression of the graph's values where it may change from call to
+    /// call), for a program that relies on it (an update in place, which must fit its
+    /// target): a read of their sizes would fix a dynamic graph's. `None` where either is not
+    /// a fake or their ranks differ.
+    pub fn same_shape_checks(&self, a: &TensorData, b: &TensorData) -> Option<Vec<SizeCheck>> {
+        self.value_of(a)?;
+        self.value_of(b)?;
+        if a.ndim() != b.ndim() {
+            return None;
+        }
+        let mut checks = Vec::new();
+        for d in 0..a.ndim() {
+            let (x, y) = (self.size_expr(a, d), self.size_expr(b, d));
+            if x.is_none() && y.is_none() {
+                continue;
+            }
+            // Static on one side: its size as recorded.
+            let constant = |t: &TensorData| SizeExpr::Const(t.unwatched_shape()[d] as i64);
+            checks.push(SizeCheck {
+                lhs: x.unwrap_or_else(|| constant(a)),
+                cmp: SizeCmp::Eq,
+                rhs: y.unwrap_or_else(|| constant(b)),
+                outcome: true,
+            });
+        }
+        Some(checks)
+    }
+
     /// A comparison of sizes the simulation relied on, checked before each call.
     pub fn check(&mut self, check: SizeCheck) {
         if !self.graph.checks.contains(&check) {

@@ -36,18 +36,25 @@ fn inplace_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMach
     let Some(target) = a.downcast_ref::<PyTensor>() else {
         return Ok(vm.ctx.not_implemented());
     };
+    let reads = crate::tensor::size_reads::mark();
     let computed = with_operands(a, b, vm, |x, y| {
-        Ok((
-            registry()
-                .call(name, &[x, y], &Attrs::new())
-                .map_err(|e| e.into_exception(vm))?,
-            x.dtype(),
-            x.shape().to_vec(),
-        ))
+        let result = registry()
+            .call(name, &[x, y], &Attrs::new())
+            .map_err(|e| e.into_exception(vm))?;
+        let fit = crate::graph::recorder::active()
+            .then(|| crate::graph::recorder::with(|r| r.same_shape_checks(x, &result)))
+            .flatten();
+        Ok((result, x.dtype(), x.shape().to_vec(), fit))
     })?;
-    let Some((result, dtype, shape)) = computed else {
+    let Some((result, dtype, shape, fit)) = computed else {
         return Ok(vm.ctx.not_implemented());
     };
+    // While a tracer records: that the result fits is a comparison of sizes checked per
+    // call, not a read of them, which would fix a dynamic graph's sizes.
+    if let Some(checks) = fit.filter(|_| result.shape() == shape.as_slice()) {
+        crate::tensor::size_reads::forget_since(reads);
+        crate::graph::recorder::with(|r| checks.into_iter().for_each(|c| r.check(c)));
+    }
     if DType::promote(dtype, result.dtype()) != dtype {
         return Err(vm.new_type_error(format!(
             "the {} result of {name} cannot be stored in place into a {} tensor",

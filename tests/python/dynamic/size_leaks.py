@@ -41,9 +41,15 @@ def squeeze_all(x):   # squeeze() drops the batch dimension too when it is 1
     return x.unsqueeze(1).squeeze() + 1.0
 def squeeze_batch(x): # a squeeze of the dynamic dimension: nothing at 2 or more
     return x.squeeze(0).sum(-1)
+def residual(x):      # an update in place of a value made from the input: that it fits is
+    out = x * 2.0                 # checked per call, one graph
+    out += x
+    out *= x.mean(0)
+    return out.relu()
 w = st.randn(3, 4)
 for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (rows, ()), (fine, (w,)), (cat, ()),
-                (stats, ()), (fits_or_not, ()), (head, (w,)), (squeeze_all, ()), (squeeze_batch, ())]:
+                (stats, ()), (fits_or_not, ()), (head, (w,)), (squeeze_all, ()), (squeeze_batch, ()),
+                (residual, ())]:
     st.reset()
     cf = st.compile(f)
     for b in [2, 3, 5, 4, 7, 2, 9, 16, 1, 3]:

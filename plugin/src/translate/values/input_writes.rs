@@ -129,15 +129,26 @@ impl State<'_> {
         let Var::Tensor(r) = result else {
             return unsupported(Kind::Internal, "an in-place update gives no tensor");
         };
-        let (old_meta, new_meta) = {
+        let reads = crate::tensor::size_reads::mark();
+        let (old_meta, new_meta, fit) = {
             let (x, y) = (target.read(), r.read());
-            (crate::tensor::Meta::of(&x), crate::tensor::Meta::of(&y))
+            let fit = recorder::with(|rec| rec.same_shape_checks(&x, &y));
+            (
+                crate::tensor::Meta::of(&x),
+                crate::tensor::Meta::of(&y),
+                fit,
+            )
         };
         if old_meta != new_meta {
             return unsupported(
                 Kind::Raises,
                 "an in-place update that changes the dtype or shape (it casts or raises)",
             );
+        }
+        // That the result fits is checked per call, not read: a read would fix the sizes.
+        if let Some(checks) = fit {
+            crate::tensor::size_reads::forget_since(reads);
+            recorder::with(|rec| checks.into_iter().for_each(|c| rec.check(c)));
         }
         self.keep_alive(&r);
         self.before_update(target)?;
