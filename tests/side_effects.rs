@@ -135,4 +135,20 @@ fn stores_into_classes_are_replayed_without_a_translation_per_call() {
         stderr.contains("name: \"calls\"") && stderr.contains("on_class: true"),
         "no store into a class recorded:\n{stderr}"
     );
+    // A class the call does not write, met where another class was (one `Module.__call__`
+    // for every module class), keeps its version guard: comparing its namespace entry by
+    // entry on every call cost two_blocks of benches/modules.sh 14% of its call.
+    let script = python_dir().join("class_stores.py");
+    let (_, guards) = output_of(
+        &["--plugin".as_ref(), "symtrace".as_ref(), script.as_os_str()],
+        &[("RUST_LOG", "symtrace::guards=debug")],
+    );
+    assert!(guards.contains("type(L['self']) unchanged (version"), "{guards}");
+    for class in ["Sequential", "Linear"] {
+        assert!(
+            !guards.contains(&format!("{class} with its")),
+            "{class} guarded entry by entry:\n{guards}"
+        );
+    }
+    assert!(guards.contains("Counter with its"), "{guards}");
 }

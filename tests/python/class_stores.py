@@ -227,4 +227,11 @@ check("a method replaced between calls", patched_method, lambda i: (xs[i],), 3, 
 check("a function stored into a class, called through an instance", function_into_class, lambda i: (xs[i],), CALLS, None, None)
 check("a special name stored into a class", dunder_store, lambda i: (xs[i],), CALLS, 0, 1)
 check("one frame writes a class, another reads it", writer_then_reader, lambda i: (xs[i],), 4, None, None)
+
+# `Module.__call__` is one code object for every module class: a miss on another class's
+# version (the type of another module) is not a change of the class, which stays guarded by
+# its version tag, not entry by entry (tests/side_effects.rs reads the guards logged).
+seq, lin = nn.Sequential(nn.Linear(3, 3), nn.ReLU()), nn.Linear(3, 3)
+for m in (seq, lin, seq, lin):
+    m(xs[0])
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -462,16 +462,27 @@ impl Translator {
             let changed: Vec<Guard> = state
                 .entries
                 .iter()
-                .flat_map(|e| &e.guards.guards)
-                .filter(|g| {
-                    matches!(
-                        g.check,
+                .flat_map(|e| {
+                    let guards = &e.guards.guards;
+                    guards.iter().filter(move |g| match g.check {
                         Check::EqInt(_)
-                            | Check::EqFloat(_)
-                            | Check::Version(_)
-                            | Check::Tensor(..)
-                            | Check::TensorDims(..)
-                    ) && !g.holds(frame, vm)
+                        | Check::EqFloat(_)
+                        | Check::Tensor(..)
+                        | Check::TensorDims(..) => !g.holds(frame, vm),
+                        // A class that changed, not another class in its place (the type
+                        // of another instance, another object under the name): the entry's
+                        // checks of what the source or its object is still hold.
+                        Check::Version(_) => {
+                            !g.holds(frame, vm)
+                                && guards.iter().all(|h| {
+                                    let identity = matches!(h.check, Check::TypeIs(_) | Check::Is(_));
+                                    let same = h.source == g.source
+                                        || matches!(&g.source, crate::translate::source::Source::TypeOf(of) if **of == h.source);
+                                    !(identity && same) || h.holds(frame, vm)
+                                })
+                        }
+                        _ => false,
+                    })
                 })
                 .cloned()
                 .collect();
