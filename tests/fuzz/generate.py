@@ -245,7 +245,11 @@ class Gen:
                                      f"{t} = {t} * {t}.sum(-1, keepdim=True).squeeze(-1).unsqueeze(-1)",
                                      f"{t} = {t}.unsqueeze(0).squeeze() if {t}.dim() > 1 else {t}",
                                      f"acc.append(({t}.shape[0] * 2, len({t}) - 1))",
-                                     f"{t} = {t}.round() + {t}.sign() * {t}.frac()"]))
+                                     f"{t} = {t}.round() + {t}.sign() * {t}.frac()",
+                                     # map/filter, an update in place of a value made here
+                                     f"{t} = sum(map(lambda u: u * 0.5, [{t}, {t} + 1.0]))",
+                                     f"acc.append(list(filter(lambda v: v > k, [n, k, 3])))",
+                                     f"w = {t} * 2.0; w += {t}; w *= {t}.mean(); {t} = w"]))
         elif kind == 6:
             self.emit(depth, r.pick(["acc.append(st.arange(n).sum().item())",
                                      "acc.append((st.arange(6).reshape(2, 3) * k).tolist())",

@@ -525,9 +525,15 @@ class GELU(Module):
 
 
 class ReLU(Module):
+    # A class default, set on the instance only when true: a traced forward reads it from
+    # the class, whose version is guarded anyway (an attribute of the instance would be
+    # guarded by value on every call).
+    inplace = False
+
     def __init__(self, inplace=False):
         super().__init__()
-        self.inplace = inplace
+        if inplace:
+            self.inplace = True
 
     def forward(self, input):
         return F.relu(input, self.inplace)
@@ -1349,10 +1355,13 @@ class Upsample(Module):
 
 
 class LeakyReLU(Module):
+    inplace = False  # see ReLU
+
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
         self.negative_slope = negative_slope
-        self.inplace = inplace
+        if inplace:
+            self.inplace = True
 
     def forward(self, input):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
@@ -1366,6 +1375,7 @@ class _Elementwise(Module):
 
     FN = None
     ARGS = ()
+    inplace = False  # see ReLU
 
     def __init__(self, *args, inplace=False, **kwargs):
         super().__init__()
@@ -1375,7 +1385,8 @@ class _Elementwise(Module):
             setattr(self, name, value)
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got unexpected arguments {sorted(kwargs)}")
-        self.inplace = inplace
+        if inplace:
+            self.inplace = True
 
     def forward(self, input):
         out = type(self).FN(input, *[getattr(self, name) for name, _ in self.ARGS])
@@ -1453,10 +1464,13 @@ class PReLU(Module):
 
 
 class ELU(Module):
+    inplace = False  # see ReLU
+
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
         self.alpha = alpha
-        self.inplace = inplace
+        if inplace:
+            self.inplace = True
 
     def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)
