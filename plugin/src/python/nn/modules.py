@@ -1547,89 +1547,104 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
-    """Submodules held in a list, registered under their positions."""
+class _Listed(Module):
+    """Entries held in a list, registered in the table `TABLE` (`_modules`, `_parameters`)
+    under their positions (`"0"`, `"1"`...) by `_register`."""
 
-    def __init__(self, modules=None):
+    TABLE = "_modules"
+
+    def __init__(self, values=None):
         super().__init__()
-        if modules is not None:
-            self.extend(modules)
+        if values is not None:
+            self.extend(values)
+
+    def _entries(self):
+        return getattr(self, self.TABLE)
 
     def _index(self, idx):
-        n = len(self._modules)
+        n = len(self._entries())
         if not -n <= idx < n:
             raise IndexError(f"index {idx} is out of range")
         return str(idx % n)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return ModuleList(list(self._modules.values())[idx])
-        return self._modules[self._index(idx)]
+            return type(self)(list(self._entries().values())[idx])
+        return self._entries()[self._index(idx)]
 
-    def __setitem__(self, idx, module):
-        self.add_module(self._index(idx), module)
+    def __setitem__(self, idx, value):
+        self._register(self._index(idx), value)
 
     def __len__(self):
-        return len(self._modules)
+        return len(self._entries())
 
     def __iter__(self):
-        return iter(self._modules.values())
+        return iter(self._entries().values())
 
-    def append(self, module):
-        self.add_module(str(len(self)), module)
+    def append(self, value):
+        self._register(str(len(self)), value)
         return self
 
-    def extend(self, modules):
-        for module in modules:
-            self.append(module)
+    def extend(self, values):
+        for value in values:
+            self.append(value)
         return self
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleList is not callable: iterate over it")
+        raise NotImplementedError(f"{type(self).__name__} is not callable: iterate over it")
 
 
-class ModuleDict(Module):
-    """Submodules held by name, in insertion order."""
+class _Keyed(Module):
+    """Entries held by name in the table `TABLE`, in insertion order, registered by
+    `_register`."""
 
-    def __init__(self, modules=None):
+    TABLE = "_modules"
+
+    def __init__(self, values=None):
         super().__init__()
-        if modules is not None:
-            self.update(modules)
+        if values is not None:
+            self.update(values)
+
+    def _entries(self):
+        return getattr(self, self.TABLE)
 
     def __getitem__(self, key):
-        return self._modules[key]
+        return self._entries()[key]
 
-    def __setitem__(self, key, module):
-        self.add_module(key, module)
+    def __setitem__(self, key, value):
+        self._register(key, value)
 
     def __delitem__(self, key):
-        del self._modules[key]
+        del self._entries()[key]
 
     def __len__(self):
-        return len(self._modules)
+        return len(self._entries())
 
     def __iter__(self):
-        return iter(self._modules)
+        return iter(self._entries())
 
     def __contains__(self, key):
-        return key in self._modules
+        return key in self._entries()
 
     def keys(self):
-        return self._modules.keys()
+        return self._entries().keys()
 
     def items(self):
-        return self._modules.items()
+        return self._entries().items()
 
     def values(self):
-        return self._modules.values()
+        return self._entries().values()
 
-    def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
-            self[key] = module
+    def get(self, key, default=None):
+        return self._entries().get(key, default)
+
+    def update(self, values):
+        items = values.items() if hasattr(values, "items") else values
+        for key, value in items:
+            self[key] = value
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleDict is not callable: index it")
+        raise NotImplementedError(f"{type(self).__name__} is not callable: index it")
 
 
 def _as_parameter(value):
@@ -1640,89 +1655,33 @@ def _as_parameter(value):
     return value
 
 
-class ParameterList(Module):
+class ModuleList(_Listed):
+    """Submodules held in a list, registered under their positions."""
+
+    def _register(self, name, module):
+        self.add_module(name, module)
+
+
+class ModuleDict(_Keyed):
+    """Submodules held by name, in insertion order."""
+
+    def _register(self, name, module):
+        self.add_module(name, module)
+
+
+class ParameterList(_Listed):
     """Parameters held in a list, registered under their positions (`"0"`, `"1"`...)."""
 
-    def __init__(self, values=None):
-        super().__init__()
-        if values is not None:
-            self.extend(values)
+    TABLE = "_parameters"
 
-    def _index(self, idx):
-        n = len(self._parameters)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx % n)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return ParameterList(list(self._parameters.values())[idx])
-        return self._parameters[self._index(idx)]
-
-    def __setitem__(self, idx, param):
-        self.register_parameter(self._index(idx), _as_parameter(param))
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters.values())
-
-    def append(self, value):
-        self.register_parameter(str(len(self)), _as_parameter(value))
-        return self
-
-    def extend(self, values):
-        for value in values:
-            self.append(value)
-        return self
-
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError("ParameterList is not callable: iterate over it")
+    def _register(self, name, value):
+        self.register_parameter(name, _as_parameter(value))
 
 
-class ParameterDict(Module):
+class ParameterDict(_Keyed):
     """Parameters held by name, in insertion order."""
 
-    def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
+    TABLE = "_parameters"
 
-    def __getitem__(self, key):
-        return self._parameters[key]
-
-    def __setitem__(self, key, param):
-        self.register_parameter(key, _as_parameter(param))
-
-    def __delitem__(self, key):
-        del self._parameters[key]
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def items(self):
-        return self._parameters.items()
-
-    def values(self):
-        return self._parameters.values()
-
-    def get(self, key, default=None):
-        return self._parameters.get(key, default)
-
-    def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for key, param in items:
-            self[key] = param
-
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError("ParameterDict is not callable: index it")
+    def _register(self, name, value):
+        self.register_parameter(name, _as_parameter(value))
