@@ -143,7 +143,10 @@ fn stores_into_classes_are_replayed_without_a_translation_per_call() {
         &["--plugin".as_ref(), "symtrace".as_ref(), script.as_os_str()],
         &[("RUST_LOG", "symtrace::guards=debug")],
     );
-    assert!(guards.contains("type(L['self']) unchanged (version"), "{guards}");
+    assert!(
+        guards.contains("type(L['self']) unchanged (version"),
+        "{guards}"
+    );
     for class in ["Sequential", "Linear"] {
         assert!(
             !guards.contains(&format!("{class} with its")),
