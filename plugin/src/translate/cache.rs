@@ -16,8 +16,7 @@ use crate::translate::breaks::ResumeCache;
 use crate::translate::convert_frame::{Failure, translate};
 use crate::translate::direct_call::{DirectCall, Instead};
 use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
-use crate::translate::guards::guard::Check;
-use crate::translate::guards::guard::{Guard, GuardSet};
+use crate::translate::guards::guard::GuardSet;
 use crate::translate::guards::program::GuardReads;
 use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
 use crate::translate::state::{Kind, Unsupported};
@@ -456,61 +455,9 @@ impl Translator {
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
             log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", state.entries.len() + 1, self.options.recompile_limit, failed());
-            // A number whose value, or a tensor whose sizes, made an entry miss may be
-            // dynamic from now on: each one that changed, not only the first guard that
-            // failed (a counter and a length changing together cost one recompile, not two).
-            let changed: Vec<Guard> = state
-                .entries
-                .iter()
-                .flat_map(|e| {
-                    let guards = &e.guards.guards;
-                    guards.iter().filter(move |g| match g.check {
-                        Check::EqInt(_)
-                        | Check::EqFloat(_)
-                        | Check::Tensor(..)
-                        | Check::TensorDims(..) => !g.holds(frame, vm),
-                        // A class that changed, not another class in its place (the type
-                        // of another instance, another object under the name): the entry's
-                        // checks of what the source or its object is still hold.
-                        Check::Version(_) => {
-                            !g.holds(frame, vm)
-                                && guards.iter().all(|h| {
-                                    let identity = matches!(h.check, Check::TypeIs(_) | Check::Is(_));
-                                    let same = h.source == g.source
-                                        || matches!(&g.source, crate::translate::source::Source::TypeOf(of) if **of == h.source);
-                                    !(identity && same) || h.holds(frame, vm)
-                                })
-                        }
-                        _ => false,
-                    })
-                })
-                .cloned()
-                .collect();
-            for g in &changed {
-                match &g.check {
-                    // A class whose version changed is guarded entry by entry from now on
-                    // (see `values::class_stores`).
-                    Check::EqInt(_) | Check::EqFloat(_) | Check::Version(_) => {
-                        state.spec.value_changed(&g.source)
-                    }
-                    Check::Tensor(..) | Check::TensorDims(..) => {
-                        let was: Vec<usize> = match &g.check {
-                            Check::Tensor(meta, _) => meta.shape.clone(),
-                            Check::TensorDims(_, dims) => {
-                                dims.iter().map(|d| d.unwrap_or(usize::MAX)).collect()
-                            }
-                            _ => unreachable!(),
-                        };
-                        if let Some(now) = g.source.resolve(frame, vm).and_then(|v| {
-                            v.downcast_ref::<crate::tensor::PyTensor>()
-                                .map(|t| t.read().shape().to_vec())
-                        }) {
-                            state.spec.sizes_changed(&g.source, &was, &now);
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            let state = &mut *state;
+            let sets: Vec<&GuardSet> = state.entries.iter().map(|e| &e.guards).collect();
+            crate::translate::misses::learn(&mut state.spec, &sets, frame, vm);
         }
         let name = format!(
             "__symtrace_graph_{}",
