@@ -22,47 +22,43 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     );
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    for case in [
-        "a call to print",
-        "an unsupported builtin",
-        "an opaque object",
-        "a branch on t.item()",
-        "the truth of a tensor",
-        "a tensor comparison feeding a branch",
-        "a tensor comparison feeding a branch, other side",
-        "an unsupported opcode",
-        "a nested inlined call",
-        "two breaks in a row",
-        "a break inside a for loop",
-        "a break inside a while loop",
-        "a return inside a split loop",
-        "a return inside a split loop, taken",
-        "a loop body under min_graph_size is not split",
-        "a break inside a try/except",
-        "a break inside a try/except, the call raises",
-        "a break inside a with-block",
-        "a break inside a with-block, the call raises",
-        "a break inside a with-block, __exit__ suppresses",
-        "a with-block over a native lock",
-        "a break inside a try/except inside a split loop",
-        "a break inside a with-block inside a split loop",
-        "a break inside a with-block inside a split loop, no exception",
-        "a break inside a comprehension's loop body",
-        "a split loop inside a try/except",
-        "a split loop inside a try/except, the call raises",
-        "a split loop inside a with-block",
-        "a split loop inside a with-block, the call raises",
-        "a split loop inside a with-block, __exit__ suppresses",
-        "a break out of a split loop from its except block",
-        "a break out of a split loop from its except block, taken",
-    ] {
-        assert!(
-            stdout
-                .lines()
-                .any(|l| l.starts_with("ok ") && l.contains(case)),
-            "{case} not checked:\n{stdout}"
-        );
-    }
+    assert_cases_ok(
+        &stdout,
+        &[
+            "a call to print",
+            "an unsupported builtin",
+            "an opaque object",
+            "a branch on t.item()",
+            "the truth of a tensor",
+            "a tensor comparison feeding a branch",
+            "a tensor comparison feeding a branch, other side",
+            "an unsupported opcode",
+            "a nested inlined call",
+            "two breaks in a row",
+            "a break inside a for loop",
+            "a break inside a while loop",
+            "a return inside a split loop",
+            "a return inside a split loop, taken",
+            "a loop body under min_graph_size is not split",
+            "a break inside a try/except",
+            "a break inside a try/except, the call raises",
+            "a break inside a with-block",
+            "a break inside a with-block, the call raises",
+            "a break inside a with-block, __exit__ suppresses",
+            "a with-block over a native lock",
+            "a break inside a try/except inside a split loop",
+            "a break inside a with-block inside a split loop",
+            "a break inside a with-block inside a split loop, no exception",
+            "a break inside a comprehension's loop body",
+            "a split loop inside a try/except",
+            "a split loop inside a try/except, the call raises",
+            "a split loop inside a with-block",
+            "a split loop inside a with-block, the call raises",
+            "a split loop inside a with-block, __exit__ suppresses",
+            "a break out of a split loop from its except block",
+            "a break out of a split loop from its except block, taken",
+        ],
+    );
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.
     assert!(stdout.contains("opaque calls: 4"), "{stdout}");
     assert_eq!(stdout.matches("print_break sees").count(), 4, "{stdout}");

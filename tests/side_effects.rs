@@ -29,37 +29,33 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
     let (stdout, stderr) = traced_with_effects_logged("side_effects.py");
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    for case in [
-        "list.append, extend and insert",
-        "dict and list item stores",
-        "attribute stores",
-        "global stores and deletes",
-        "a closure cell store",
-        "effects, then a graph break",
-        "a read of a mutated list",
-        "a value read before its store",
-        "two arguments that are one list",
-        "item and attribute deletes, dict.update",
-        "slice stores and deletes",
-        "a delete of a missing key raises when replayed",
-        "a caller's list changed, then read",
-        "list methods on a caller's list",
-        "a caller's list sorted in place",
-        "a caller's list appended to while iterated",
-        "values read before the effects that change them",
-        "a list changed after its name was rebound",
-        "two lists (two dicts) that are one on a later call",
-        "a caller's dict stored into, then read whole",
-        "a key deleted and stored again goes last",
-        "a dict stored into, then iterated across a graph break",
-    ] {
-        assert!(
-            stdout
-                .lines()
-                .any(|l| l.starts_with("ok ") && l.contains(case)),
-            "{case} not checked:\n{stdout}"
-        );
-    }
+    assert_cases_ok(
+        &stdout,
+        &[
+            "list.append, extend and insert",
+            "dict and list item stores",
+            "attribute stores",
+            "global stores and deletes",
+            "a closure cell store",
+            "effects, then a graph break",
+            "a read of a mutated list",
+            "a value read before its store",
+            "two arguments that are one list",
+            "item and attribute deletes, dict.update",
+            "slice stores and deletes",
+            "a delete of a missing key raises when replayed",
+            "a caller's list changed, then read",
+            "list methods on a caller's list",
+            "a caller's list sorted in place",
+            "a caller's list appended to while iterated",
+            "values read before the effects that change them",
+            "a list changed after its name was rebound",
+            "two lists (two dicts) that are one on a later call",
+            "a caller's dict stored into, then read whole",
+            "a key deleted and stored again goes last",
+            "a dict stored into, then iterated across a graph break",
+        ],
+    );
     // The print after the effects ran once per call (eager, explain, two traced calls), and
     // saw the appended tensor: the append was replayed before it.
     assert_eq!(
@@ -112,25 +108,21 @@ fn stores_into_classes_are_replayed_without_a_translation_per_call() {
     let (stdout, stderr) = traced_with_effects_logged("class_stores.py");
     println!("{stdout}");
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    for case in [
-        "a counter on the module's class",
-        "type(self).count += 1, on a subclass",
-        "a tensor kept on a class",
-        "cls.seen += k in a class method",
-        "a float on a class",
-        "a class attribute the caller changes",
-        "a method replaced between calls",
-        "a function stored into a class, called through an instance",
-        "a special name stored into a class",
-        "one frame writes a class, another reads it",
-    ] {
-        assert!(
-            stdout
-                .lines()
-                .any(|l| l.starts_with("ok ") && l.contains(case)),
-            "{case} not checked:\n{stdout}"
-        );
-    }
+    assert_cases_ok(
+        &stdout,
+        &[
+            "a counter on the module's class",
+            "type(self).count += 1, on a subclass",
+            "a tensor kept on a class",
+            "cls.seen += k in a class method",
+            "a float on a class",
+            "a class attribute the caller changes",
+            "a method replaced between calls",
+            "a function stored into a class, called through an instance",
+            "a special name stored into a class",
+            "one frame writes a class, another reads it",
+        ],
+    );
     assert!(
         stderr.contains("name: \"calls\"") && stderr.contains("on_class: true"),
         "no store into a class recorded:\n{stderr}"

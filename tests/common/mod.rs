@@ -134,3 +134,15 @@ pub fn logged(target: &str, needle: &str) -> Vec<String> {
         .map(|(_, m)| m.clone())
         .collect()
 }
+
+/// Each of `cases` was checked by a case script and passed: a line `ok <case>...`.
+pub fn assert_cases_ok(stdout: &str, cases: &[&str]) {
+    for case in cases {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("ok ") && l.contains(case)),
+            "{case} not checked:\n{stdout}"
+        );
+    }
+}
