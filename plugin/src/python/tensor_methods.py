@@ -624,6 +624,15 @@ def _cuda(self, *args, **kwargs):
     raise RuntimeError("symtrace computes on the CPU only: there is no CUDA device")
 
 
+def _as_dtype(self, dtype):
+    return self if dtype is None else self.to(dtype)
+
+
+def _prod(self, dim=None, keepdim=False, dtype=None):
+    """torch's prod: of all elements, or along `dim`; ints and bools multiply as int64."""
+    return _st.call_op("prod", _as_dtype(self, dtype), dim=dim, keepdim=keepdim)
+
+
 METHODS = {
     "t": _t,
     "mm": _mm,
@@ -702,10 +711,32 @@ METHODS = {
     "fmax": _fmax,
     "fmin": _fmin,
     "hypot": lambda self, other: (self * self + other * other).sqrt(),
-    "log2": lambda self: self.log() * 1.4426950408889634,
-    "log10": lambda self: self.log() * 0.4342944819032518,
-    "exp2": lambda self: (self * 0.6931471805599453).exp(),
-    "tan": lambda self: self.sin() / self.cos(),
+    # The registry's unary ops that have no native method, and NumPy's spellings torch
+    # also takes (`arcsin`).
+    "tan": lambda self: _st.call_op("tan", self),
+    "asin": lambda self: _st.call_op("asin", self),
+    "acos": lambda self: _st.call_op("acos", self),
+    "atan": lambda self: _st.call_op("atan", self),
+    "sinh": lambda self: _st.call_op("sinh", self),
+    "cosh": lambda self: _st.call_op("cosh", self),
+    "asinh": lambda self: _st.call_op("asinh", self),
+    "acosh": lambda self: _st.call_op("acosh", self),
+    "atanh": lambda self: _st.call_op("atanh", self),
+    "log1p": lambda self: _st.call_op("log1p", self),
+    "expm1": lambda self: _st.call_op("expm1", self),
+    "log2": lambda self: _st.call_op("log2", self),
+    "log10": lambda self: _st.call_op("log10", self),
+    "exp2": lambda self: _st.call_op("exp2", self),
+    "arcsin": lambda self: _st.call_op("asin", self),
+    "arccos": lambda self: _st.call_op("acos", self),
+    "arctan": lambda self: _st.call_op("atan", self),
+    "arcsinh": lambda self: _st.call_op("asinh", self),
+    "arccosh": lambda self: _st.call_op("acosh", self),
+    "arctanh": lambda self: _st.call_op("atanh", self),
+    "atan2": lambda self, other: _st.call_op("atan2", self, other),
+    "arctan2": lambda self, other: _st.call_op("atan2", self, other),
+    "prod": _prod,
+    "cumprod": lambda self, dim, dtype=None: _st.call_op("cumprod", _as_dtype(self, dtype), dim=dim),
     "logical_not": lambda self: self == 0,
     "logical_and": lambda self, other: (self != 0) & (other != 0),
     "logical_or": lambda self, other: (self != 0) | (other != 0),
@@ -756,7 +787,9 @@ FUNCTIONS = [
     "flip", "max", "min", "movedim", "swapaxes", "swapdims", "unflatten", "repeat_interleave",
     "roll", "allclose", "sort", "topk", "round", "frac", "fix", "sgn", "isclose", "nan_to_num",
     "diagonal", "diag", "trace", "addmm", "baddbmm", "addcmul", "addcdiv", "logaddexp", "fmax",
-    "fmin", "hypot", "log2", "log10", "exp2", "tan", "logical_not", "logical_and", "logical_or",
+    "fmin", "hypot", "logical_not", "logical_and", "logical_or",
     "logical_xor", "count_nonzero", "diff", "clip", "broadcast_to", "tile", "dist",
-    "is_floating_point",
+    "is_floating_point", "atan2", "arctan2", "prod", "cumprod",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1",
+    "log2", "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]

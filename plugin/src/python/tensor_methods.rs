@@ -1,6 +1,7 @@
 //! Tensor methods and functions of `symtrace` that are compositions of the registry's ops
 //! (`t`, `mm`, `rsqrt`, `any`, `logsumexp`, `new_zeros`...): Python source
-//! (`tensor_methods.py`) built into the binary and run when `symtrace` is imported, its
+//! (`tensor_methods.py`, and `tensor_indexing.py` for writes at indices and selections whose
+//! size is the data's) built into the binary and run when `symtrace` is imported, each one's
 //! `METHODS` set on `Tensor`, its `FUNCTIONS` and `MODULE_ONLY` on the module. Being Python, they are
 //! simulated as the user's own code is, op by op.
 
@@ -13,13 +14,34 @@ use rustpython_vm::PyPayload;
 
 use crate::tensor::PyTensor;
 
-const SOURCE: &str = include_str!("tensor_methods.py");
-const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_methods.py");
+/// The sources, in the order they run: a later one may use what an earlier one set.
+const SOURCES: [(&str, &str); 2] = [
+    (
+        include_str!("tensor_methods.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_methods.py"),
+    ),
+    (
+        include_str!("tensor_indexing.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_indexing.py"),
+    ),
+];
 
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
+    for (source, path) in SOURCES {
+        install_source(symtrace, source, path, vm)?;
+    }
+    Ok(())
+}
+
+fn install_source(
+    symtrace: &Py<PyModule>,
+    source: &str,
+    path: &str,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
     let code = vm
-        .compile(SOURCE, Mode::Exec, PATH)
-        .map_err(|e| vm.new_runtime_error(format!("{PATH} does not compile: {e}")))?;
+        .compile(source, Mode::Exec, path.to_owned())
+        .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
     let namespace = vm.ctx.new_dict();
     namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
     namespace.set_item("_st", symtrace.to_owned().into(), vm)?;

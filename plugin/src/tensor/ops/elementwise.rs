@@ -106,10 +106,12 @@ pub enum Binary {
     And,
     Or,
     Xor,
+    /// The angle of the point `(y=self, x=other)`, as `torch.atan2` (`arctan2`).
+    Atan2,
 }
 
 impl Binary {
-    pub const ALL: [Binary; 18] = [
+    pub const ALL: [Binary; 19] = [
         Binary::Add,
         Binary::Sub,
         Binary::Mul,
@@ -128,6 +130,7 @@ impl Binary {
         Binary::And,
         Binary::Or,
         Binary::Xor,
+        Binary::Atan2,
     ];
 
     /// The op registered under `name`.
@@ -155,6 +158,7 @@ impl Binary {
             Binary::And => "logical_and",
             Binary::Or => "logical_or",
             Binary::Xor => "logical_xor",
+            Binary::Atan2 => "atan2",
         }
     }
 
@@ -169,7 +173,7 @@ impl Binary {
     fn compute_dtype(self, a: DType, b: DType) -> TResult<DType> {
         let common = DType::promote(a, b);
         Ok(match self {
-            Binary::Div => common.to_float(),
+            Binary::Div | Binary::Atan2 => common.to_float(),
             Binary::Sub if common == DType::Bool => {
                 return Err(TensorError::type_error(
                     "subtracting bool tensors is not supported; use ^ or logical_xor",
@@ -254,6 +258,7 @@ pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
             }
         }
         Binary::Pow => x.powf(y),
+        Binary::Atan2 => x.atan2(y),
         // NaN wins, as in NumPy's maximum/minimum.
         Binary::Maximum => {
             if x.is_nan() || y.is_nan() {

@@ -87,6 +87,7 @@ fn start(r: Reduction) -> f64 {
     match r {
         Reduction::Max => f64::NEG_INFINITY,
         Reduction::Min => f64::INFINITY,
+        Reduction::Prod => 1.0,
         _ => 0.0,
     }
 }
@@ -119,6 +120,7 @@ pub(super) fn along_runs<T: Element>(r: Reduction, flat: &[T], n: usize) -> Vec<
             Reduction::ArgMax | Reduction::ArgMin => {
                 super::reduce::arg(r, run.iter().map(|&x| wide(x))) as f64
             }
+            Reduction::Prod => run.iter().fold(1.0, |p, &x| p * wide(x)),
         };
         finish(r, v, n)
     })
@@ -231,6 +233,7 @@ mod tests {
                     Reduction::Max | Reduction::Min => {
                         copy.iter().fold(start(r), |m, &x| extreme(r, m, x))
                     }
+                    Reduction::Prod => copy.iter().product(),
                     _ => super::super::reduce::arg(r, copy.iter().copied()) as f64,
                 };
                 finish(r, v, copy.len())

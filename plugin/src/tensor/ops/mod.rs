@@ -14,6 +14,7 @@ pub mod pool;
 pub mod product;
 pub mod reduce;
 pub mod scan;
+pub mod scatter;
 pub mod select;
 pub mod shape_ops;
 pub mod softmax;
@@ -32,6 +33,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(select::ops());
     ops.extend(factories::ops());
     ops.extend(scan::ops());
+    ops.extend(scatter::ops());
     ops.extend(sort::ops());
     ops.extend(conv::ops());
     ops.extend(pool::ops());
@@ -76,6 +78,12 @@ const SIZE_FREE: &[&str] = &[
     "triu",
     "clone",
     "cumsum",
+    "cumprod",
+    "prod",
+    "scatter",
+    "scatter_add",
+    "index_add",
+    "index_copy",
     "argsort",
     "index_dims",
     "index_dims_put",

@@ -23,16 +23,19 @@ pub enum Reduction {
     Min,
     ArgMax,
     ArgMin,
+    /// The product of each lane's elements, multiplied in order (1 for an empty lane).
+    Prod,
 }
 
 impl Reduction {
-    pub const ALL: [Reduction; 6] = [
+    pub const ALL: [Reduction; 7] = [
         Reduction::Sum,
         Reduction::Mean,
         Reduction::Max,
         Reduction::Min,
         Reduction::ArgMax,
         Reduction::ArgMin,
+        Reduction::Prod,
     ];
 
     fn name(self) -> &'static str {
@@ -43,12 +46,13 @@ impl Reduction {
             Reduction::Min => "min",
             Reduction::ArgMax => "argmax",
             Reduction::ArgMin => "argmin",
+            Reduction::Prod => "prod",
         }
     }
 
     fn result_dtype(self, t: DType) -> DType {
         match self {
-            Reduction::Sum if !t.is_float() => DType::Int64,
+            Reduction::Sum | Reduction::Prod if !t.is_float() => DType::Int64,
             Reduction::Mean => t.to_float(),
             Reduction::ArgMax | Reduction::ArgMin => DType::Int64,
             _ => t,
@@ -56,7 +60,7 @@ impl Reduction {
     }
 
     fn needs_elements(self) -> bool {
-        !matches!(self, Reduction::Sum | Reduction::Mean)
+        !matches!(self, Reduction::Sum | Reduction::Mean | Reduction::Prod)
     }
 }
 
@@ -187,6 +191,7 @@ fn lane_f64<D: ndarray::Dimension>(r: Reduction, lane: ndarray::ArrayView<'_, f6
             }
         }),
         Reduction::ArgMax | Reduction::ArgMin => arg(r, lane.iter().copied()) as f64,
+        Reduction::Prod => lane.iter().product(),
     }
 }
 
@@ -266,6 +271,7 @@ fn reduce_typed<T: Element + PartialOrd>(
         && matches!(
             r,
             Reduction::Sum
+                | Reduction::Prod
                 | Reduction::Max
                 | Reduction::Min
                 | Reduction::ArgMax
@@ -278,6 +284,7 @@ fn reduce_typed<T: Element + PartialOrd>(
                 let ints = lane.iter().map(|v| v.to_scalar().as_i64());
                 crate::tensor::data::Scalar::Int(match r {
                     Reduction::Sum => ints.fold(0i64, i64::wrapping_add),
+                    Reduction::Prod => ints.fold(1i64, i64::wrapping_mul),
                     Reduction::Max => ints.max().unwrap_or(0),
                     Reduction::Min => ints.min().unwrap_or(0),
                     _ => arg(r, ints),

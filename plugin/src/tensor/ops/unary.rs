@@ -1,4 +1,4 @@
-//! The unary elementwise ops (`-x`, `abs`, `~`, `exp`, `relu`, `floor`, `sign`, ...): one result element per
+//! The unary elementwise ops (`-x`, `abs`, `~`, `exp`, `relu`, `floor`, `sign`, `asin`, `log1p`, ...): one result element per
 //! operand element, float32 computed through f64 and rounded once.
 
 use ndarray::ArrayD;
@@ -33,10 +33,26 @@ pub enum Unary {
     Trunc,
     /// -1, 0 or 1 (0 for NaN, and for -0.0 a +0.0, as torch gives).
     Sign,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// `log(1 + x)`, exact for small `x` where the sum would round.
+    Log1p,
+    /// `exp(x) - 1`, exact for small `x` where the difference would cancel.
+    Expm1,
+    Log2,
+    Log10,
+    Exp2,
 }
 
 impl Unary {
-    pub const ALL: [Unary; 17] = [
+    pub const ALL: [Unary; 31] = [
         Unary::Neg,
         Unary::Abs,
         Unary::Not,
@@ -54,6 +70,20 @@ impl Unary {
         Unary::Round,
         Unary::Trunc,
         Unary::Sign,
+        Unary::Tan,
+        Unary::Asin,
+        Unary::Acos,
+        Unary::Atan,
+        Unary::Sinh,
+        Unary::Cosh,
+        Unary::Asinh,
+        Unary::Acosh,
+        Unary::Atanh,
+        Unary::Log1p,
+        Unary::Expm1,
+        Unary::Log2,
+        Unary::Log10,
+        Unary::Exp2,
     ];
 
     /// The op registered under `name`.
@@ -80,6 +110,20 @@ impl Unary {
             Unary::Round => "round",
             Unary::Trunc => "trunc",
             Unary::Sign => "sign",
+            Unary::Tan => "tan",
+            Unary::Asin => "asin",
+            Unary::Acos => "acos",
+            Unary::Atan => "atan",
+            Unary::Sinh => "sinh",
+            Unary::Cosh => "cosh",
+            Unary::Asinh => "asinh",
+            Unary::Acosh => "acosh",
+            Unary::Atanh => "atanh",
+            Unary::Log1p => "log1p",
+            Unary::Expm1 => "expm1",
+            Unary::Log2 => "log2",
+            Unary::Log10 => "log10",
+            Unary::Exp2 => "exp2",
         }
     }
 
@@ -165,6 +209,20 @@ impl Unary {
                     0.0
                 }
             }
+            Unary::Tan => x.tan(),
+            Unary::Asin => x.asin(),
+            Unary::Acos => x.acos(),
+            Unary::Atan => x.atan(),
+            Unary::Sinh => x.sinh(),
+            Unary::Cosh => x.cosh(),
+            Unary::Asinh => x.asinh(),
+            Unary::Acosh => x.acosh(),
+            Unary::Atanh => x.atanh(),
+            Unary::Log1p => x.ln_1p(),
+            Unary::Expm1 => x.exp_m1(),
+            Unary::Log2 => x.log2(),
+            Unary::Log10 => x.log10(),
+            Unary::Exp2 => x.exp2(),
             Unary::Not => unreachable!("checked by result_dtype"),
         }
     }
@@ -178,7 +236,8 @@ macro_rules! with_const_op {
     ($op:expr, $c:ident => $body:expr) => {
         with_const_op!(@arms $op, $c, $body,
             Neg, Abs, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf,
-            Floor, Ceil, Round, Trunc, Sign)
+            Floor, Ceil, Round, Trunc, Sign, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh,
+            Atanh, Log1p, Expm1, Log2, Log10, Exp2)
     };
     (@arms $op:expr, $c:ident, $body:expr, $($v:ident),*) => {
         match $op {
@@ -333,7 +392,8 @@ fn float_unary<T: Copy + Default + Send + Sync>(
     }
     arms!(
         Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf, Floor, Ceil, Round, Trunc,
-        Sign
+        Sign, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log1p, Expm1, Log2, Log10,
+        Exp2
     )
 }
 

@@ -1,0 +1,122 @@
+"""Writes at indices along a dimension (`scatter`, `scatter_add`, `index_add`, `index_copy`,
+`index_fill`, each with torch's in-place spelling) and selections whose size is the data's
+(`masked_select`, `nonzero`, `argwhere`). The writes are registry ops; an in-place spelling
+stores the op's result into its target (`t[...] = ...`), which a traced frame records as an
+update of the target. The selections go through a bool mask index, whose count a graph
+cannot know ahead: a traced frame stops its graph there, as TorchDynamo's does without
+`capture_dynamic_output_shape_ops`. Run after `tensor_methods.py`; `_st` is `symtrace`."""
+
+
+def _source(self, index, src):
+    """`src`, or a number made a tensor of the index's shape in `self`'s type."""
+    if isinstance(src, _st.Tensor):
+        return src
+    return _st.full(tuple(index.shape), src, dtype=self.dtype)
+
+
+def _scatter(self, dim, index, src=None, value=None, reduce=None):
+    """torch's scatter: `out[index[i][j]][j] = src[i][j]` (dim 0); `reduce='add'` adds."""
+    src = _source(self, index, value if src is None else src)
+    if reduce is None:
+        return _st.call_op("scatter", self, index, src, dim=dim)
+    if reduce == "add":
+        return _st.call_op("scatter_add", self, index, src, dim=dim)
+    if reduce == "multiply":
+        raise NotImplementedError("scatter(reduce='multiply') is not supported by symtrace")
+    raise RuntimeError(f"reduce argument must be either add or multiply, not {reduce!r}")
+
+
+def _scatter_add(self, dim, index, src):
+    return _st.call_op("scatter_add", self, index, src, dim=dim)
+
+
+def _index_add(self, dim, index, source, *, alpha=1):
+    if alpha != 1:
+        source = source * alpha
+    return _st.call_op("index_add", self, index, source, dim=dim)
+
+
+def _index_copy(self, dim, index, source):
+    return _st.call_op("index_copy", self, index, source, dim=dim)
+
+
+def _index_fill(self, dim, index, value):
+    """`self` with the slices `index` along `dim` set to `value`."""
+    shape = list(self.shape)
+    if shape:
+        shape[dim] = index.numel()
+    fill = value if isinstance(value, _st.Tensor) else _st.full(tuple(shape), value, dtype=self.dtype)
+    return _st.call_op("index_copy", self, index.reshape(-1), fill.expand(*shape).contiguous(), dim=dim)
+
+
+# The in-place spellings: the op's result stored into the tensor, which is returned. Written
+# out (no function made at import: under `--plugin symtrace -o strict=1` every call is traced).
+def _scatter_(self, dim, index, src=None, value=None, reduce=None):
+    self[...] = _scatter(self, dim, index, src, value, reduce)
+    return self
+
+
+def _scatter_add_(self, dim, index, src):
+    self[...] = _scatter_add(self, dim, index, src)
+    return self
+
+
+def _index_add_(self, dim, index, source, *, alpha=1):
+    self[...] = _index_add(self, dim, index, source, alpha=alpha)
+    return self
+
+
+def _index_copy_(self, dim, index, source):
+    self[...] = _index_copy(self, dim, index, source)
+    return self
+
+
+def _index_fill_(self, dim, index, value):
+    self[...] = _index_fill(self, dim, index, value)
+    return self
+
+
+def _masked_select(self, mask):
+    """The elements where `mask` (broadcast with `self`) holds, in row-major order, as one
+    vector."""
+    shape = _st.broadcast_shapes(self.shape, mask.shape)
+    return self.expand(*shape)[mask.expand(*shape)]
+
+
+def _nonzero(self, *, as_tuple=False):
+    """The indices of the nonzero elements in row-major order: a `(count, ndim)` int64
+    tensor, or with `as_tuple` one vector per dimension."""
+    flat = self.reshape(-1) != 0
+    positions = _st.arange(flat.shape[0])[flat]
+    coords = []
+    stride = 1
+    for size in reversed(self.shape):
+        coords.append((positions // stride) % size)
+        stride *= size
+    coords.reverse()
+    if as_tuple:
+        return tuple(coords) if coords else (positions * 0,)
+    if not coords:
+        return positions.reshape(-1, 0)
+    return _st.stack(coords, dim=1)
+
+
+METHODS = {
+    "scatter": _scatter,
+    "scatter_": _scatter_,
+    "scatter_add": _scatter_add,
+    "scatter_add_": _scatter_add_,
+    "index_add": _index_add,
+    "index_add_": _index_add_,
+    "index_copy": _index_copy,
+    "index_copy_": _index_copy_,
+    "index_fill": _index_fill,
+    "index_fill_": _index_fill_,
+    "masked_select": _masked_select,
+    "nonzero": _nonzero,
+    "argwhere": lambda self: _nonzero(self),
+}
+
+MODULE_ONLY = {}
+
+FUNCTIONS = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere"]
