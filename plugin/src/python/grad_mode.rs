@@ -1,4 +1,5 @@
-//! `symtrace.no_grad`, `enable_grad` and `inference_mode`: Python source (`grad_mode.py`)
+//! `symtrace.no_grad`, `enable_grad`, `inference_mode`, `set_grad_enabled` and
+//! `is_grad_enabled`: Python source (`grad_mode.py`)
 //! built into the binary, run when one of them is first read (the module's `__getattr__`,
 //! PEP 562, or a traced frame's read: `translate::lazy_modules`), so that importing
 //! `symtrace` does not pay for compiling it.
@@ -10,7 +11,14 @@ use rustpython_vm::{Py, PyResult, VirtualMachine};
 
 const SOURCE: &str = include_str!("grad_mode.py");
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/grad_mode.py");
-const NAMES: [&str; 3] = ["no_grad", "enable_grad", "inference_mode"];
+const NAMES: [&str; 6] = [
+    "no_grad",
+    "enable_grad",
+    "inference_mode",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+];
 
 /// Give `symtrace` a `__getattr__` that makes the grad modes when one is first read.
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
