@@ -37,6 +37,32 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
+class RemovableHandle:
+    """What registering a hook returns: `remove()` takes the hook out again."""
+
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self):
+        self.hooks[:] = [entry for entry in self.hooks if entry[0] != self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _add_hook(hooks, hook, with_kwargs, prepend):
+    handle = RemovableHandle(hooks)
+    hooks.insert(0 if prepend else len(hooks), (handle.id, hook, with_kwargs))
+    return handle
+
+
 class Module:
     """The base class of every module: parameters, buffers and submodules by name, in the
     order they were assigned; `train()`/`eval()`; `state_dict()`/`load_state_dict()`."""
@@ -47,6 +73,9 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
+        # `(handle id, hook, with_kwargs)` in the order they run.
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", [])
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -54,7 +83,41 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # --- hooks ---
+
+    def _call_with_hooks(self, args, kwargs):
+        """torch's order: each pre-hook may replace the arguments, each forward hook the
+        result; a hook registered `with_kwargs` sees the keyword arguments too."""
+        for _, hook, with_kwargs in list(self._forward_pre_hooks):
+            if with_kwargs:
+                changed = hook(self, args, kwargs)
+                if changed is not None:
+                    if not (isinstance(changed, tuple) and len(changed) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {changed}."
+                        )
+                    args, kwargs = changed
+            else:
+                changed = hook(self, args)
+                if changed is not None:
+                    args = changed if isinstance(changed, tuple) else (changed,)
+        result = self.forward(*args, **kwargs)
+        for _, hook, with_kwargs in list(self._forward_hooks):
+            changed = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
+            if changed is not None:
+                result = changed
+        return result
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        return _add_hook(self._forward_pre_hooks, hook, with_kwargs, prepend)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        return _add_hook(self._forward_hooks, hook, with_kwargs, prepend)
 
     # --- registration ---
 

@@ -51,6 +51,20 @@ impl State<'_> {
         Ok(stores)
     }
 
+    /// The truth of the caller's dict `o` (`if kwargs:`, `if self.cache:`): whether it has
+    /// entries once the call's own stores and deletes are applied. Untouched by the call,
+    /// its length is guarded (an entry added later is a miss), not its keys.
+    pub fn caller_dict_truth(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<bool> {
+        let stores = self.dict_stores(o, source)?;
+        if !stores.is_empty() {
+            return Ok(!self.lazy_dict_entries(o, source)?.is_empty());
+        }
+        let n = o.downcast_ref::<PyDict>().expect("a dict").__len__();
+        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::Len(n));
+        Ok(n > 0)
+    }
+
     /// Guard `source` to be (`true`), or not to be, the object each other source gives.
     fn guard_relations(&mut self, source: &Source, relations: Vec<(Source, bool)>) {
         for (other, same) in relations {

@@ -427,7 +427,7 @@ impl State<'_> {
                     return Ok(!items.is_empty());
                 }
                 if is_dict(o, vm) {
-                    return unsupported(Kind::Value, "the truth of a dictionary argument");
+                    return self.caller_dict_truth(o, source);
                 }
                 let o = self.obj(v)?;
                 o.try_to_bool(vm)
