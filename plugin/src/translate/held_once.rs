@@ -91,6 +91,10 @@ fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
                     mutable_containers(func, seen)?;
                     mutable_containers(inner, seen)
                 }
+                Stepper::Tool(t) => t
+                    .held()
+                    .into_iter()
+                    .try_for_each(|x| mutable_containers(x, seen)),
             }
         }
         Var::DictIter(it) => note(Rc::as_ptr(&it.borrow().dict) as usize),

@@ -13,6 +13,7 @@ use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
 use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::held_once::held_once;
+use crate::translate::iterator_templates::stepper_template;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
@@ -325,7 +326,7 @@ fn graph_value(
 }
 
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
-fn build(
+pub(super) fn build(
     state: &mut State<'_>,
     v: &Var,
     outputs: &mut Vec<Value>,
@@ -531,96 +532,6 @@ fn build(
         }
         other => return unsupported(Kind::Rebuild, format!("returns a {}", other.kind())),
     })
-}
-
-/// An iterator the simulation steps, as the replacement makes it again at a graph break: one
-/// over a list made in the call iterates what it has left (its list is held by nothing else:
-/// `held_once`); one over a caller's list or dict is `itertools.islice` of it past what it
-/// gave (the dict unchanged so far: `Stepper::Caller` checks it); `enumerate` and `zip` of
-/// their iterators made again.
-fn stepper_template(
-    state: &mut State<'_>,
-    s: &Rc<std::cell::RefCell<crate::translate::values::iterators::Stepper>>,
-    outputs: &mut Vec<Value>,
-    index: &mut HashMap<Value, usize>,
-) -> SimResult<Template> {
-    use crate::translate::values::iterators::Stepper;
-    let vm = state.vm;
-    let s = s.borrow();
-    let list_of = |state: &mut State<'_>,
-                   items: Vec<Var>,
-                   outputs: &mut Vec<Value>,
-                   index: &mut HashMap<Value, usize>|
-     -> SimResult<Template> {
-        let items = items
-            .iter()
-            .map(|i| build(state, i, outputs, index))
-            .collect::<SimResult<_>>()?;
-        Ok(Template::Iter(Box::new(Template::List(items))))
-    };
-    match &*s {
-        Stepper::List { list, next } => {
-            let rest: Vec<Var> = list.borrow().iter().skip(*next).cloned().collect();
-            list_of(state, rest, outputs, index)
-        }
-        Stepper::ListReversed { list, next } => {
-            let rest: Vec<Var> = match next {
-                Some(i) => list.borrow().iter().take(i + 1).rev().cloned().collect(),
-                None => Vec::new(),
-            };
-            list_of(state, rest, outputs, index)
-        }
-        Stepper::Caller {
-            origin: Some(source),
-            consumed,
-            ..
-        } => {
-            let islice = vm
-                .import("itertools", 0)
-                .and_then(|m| m.get_attr("islice", vm))
-                .map_err(|_| Unsupported::new(Kind::Internal, "itertools.islice is missing"))?;
-            Ok(Template::New(
-                islice,
-                vec![
-                    Template::Load(source.clone()),
-                    Template::Const(vm.ctx.new_int(*consumed).into()),
-                    Template::Const(vm.ctx.none()),
-                ],
-            ))
-        }
-        Stepper::Caller { origin: None, .. } => unsupported(
-            Kind::Rebuild,
-            "an iterator over a view of a dict of the caller's, at a graph break",
-        ),
-        Stepper::Enumerate { inner, count } => Ok(Template::New(
-            vm.ctx.types.enumerate_type.to_owned().into(),
-            vec![
-                build(state, inner, outputs, index)?,
-                Template::Const(vm.ctx.new_int(*count).into()),
-            ],
-        )),
-        Stepper::Zip { inners } => Ok(Template::New(
-            vm.ctx.types.zip_type.to_owned().into(),
-            inners
-                .iter()
-                .map(|i| build(state, i, outputs, index))
-                .collect::<SimResult<_>>()?,
-        )),
-        Stepper::Map { func, inners } => Ok(Template::New(
-            vm.ctx.types.map_type.to_owned().into(),
-            std::iter::once(func)
-                .chain(inners)
-                .map(|i| build(state, i, outputs, index))
-                .collect::<SimResult<_>>()?,
-        )),
-        Stepper::Filter { func, inner } => Ok(Template::New(
-            vm.ctx.types.filter_type.to_owned().into(),
-            vec![
-                build(state, func, outputs, index)?,
-                build(state, inner, outputs, index)?,
-            ],
-        )),
-    }
 }
 
 /// The template of the exception a frame raises out of itself (the replacement raises it,

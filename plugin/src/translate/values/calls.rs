@@ -134,6 +134,10 @@ impl State<'_> {
                     self.obj(callable)?; // its identity
                     return self.new_exception(class, args);
                 }
+                if let Some(name) = crate::translate::values::itertools::itertools_name(&o, vm) {
+                    self.obj(callable)?;
+                    return self.itertools_call(name, &args, &kwargs);
+                }
                 if let Some(r) = self.collections_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;
                     return Ok(r);
@@ -284,7 +288,7 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        let is_user = crate::translate::values::objects::is_user_class(class, vm);
+        let is_user = crate::translate::values::objects::instantiable_class(class, vm);
         let named = self.namedtuple_fields(class).is_some();
         if !is_user && !named {
             return Ok(None);

@@ -21,6 +21,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, is_dict, unsupported};
+use crate::translate::values::itertools::Itertool;
 use crate::translate::values::{DictIter, Var, ViewKind};
 
 /// An iterator the simulation steps lazily.
@@ -67,6 +68,8 @@ pub enum Stepper {
         func: Var,
         inner: Var,
     },
+    /// A lazy iterator of `itertools` (`values/itertools.rs`).
+    Tool(Itertool),
 }
 
 /// `keys()`, `values()` or `items()` of a dict of the caller's.
@@ -219,7 +222,11 @@ impl State<'_> {
             Map(Var, Vec<Var>),
             Filter(Var, Var),
         }
+        if matches!(&*s.borrow(), Stepper::Tool(_)) {
+            return self.step_itertool(s);
+        }
         let next = match &mut *s.borrow_mut() {
+            Stepper::Tool(_) => unreachable!("stepped above"),
             Stepper::List { list, next } => {
                 let item = list.borrow().get(*next).cloned();
                 *next += usize::from(item.is_some());

@@ -20,6 +20,7 @@ pub mod identity;
 pub mod identity_sets;
 pub mod input_writes;
 pub mod iterators;
+pub mod itertools;
 pub mod keyed;
 pub mod list_methods;
 pub mod numbers;

@@ -1,0 +1,192 @@
+//! How the replacement makes again an iterator the simulation steps (a `for` loop's at a
+//! loop split, one held in a local at a graph break), in the state it had reached.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::graph::Value;
+use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
+use crate::translate::templates::{Template, build};
+use crate::translate::values::Var;
+
+/// An iterator the simulation steps, as the replacement makes it again at a graph break: one
+/// over a list made in the call iterates what it has left (its list is held by nothing else:
+/// `held_once`); one over a caller's list or dict is `itertools.islice` of it past what it
+/// gave (the dict unchanged so far: `Stepper::Caller` checks it); `enumerate` and `zip` of
+/// their iterators made again.
+pub(super) fn stepper_template(
+    state: &mut State<'_>,
+    s: &Rc<std::cell::RefCell<crate::translate::values::iterators::Stepper>>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    use crate::translate::values::iterators::Stepper;
+    let vm = state.vm;
+    let s = s.borrow();
+    let list_of = |state: &mut State<'_>,
+                   items: Vec<Var>,
+                   outputs: &mut Vec<Value>,
+                   index: &mut HashMap<Value, usize>|
+     -> SimResult<Template> {
+        let items = items
+            .iter()
+            .map(|i| build(state, i, outputs, index))
+            .collect::<SimResult<_>>()?;
+        Ok(Template::Iter(Box::new(Template::List(items))))
+    };
+    match &*s {
+        Stepper::List { list, next } => {
+            let rest: Vec<Var> = list.borrow().iter().skip(*next).cloned().collect();
+            list_of(state, rest, outputs, index)
+        }
+        Stepper::ListReversed { list, next } => {
+            let rest: Vec<Var> = match next {
+                Some(i) => list.borrow().iter().take(i + 1).rev().cloned().collect(),
+                None => Vec::new(),
+            };
+            list_of(state, rest, outputs, index)
+        }
+        Stepper::Caller {
+            origin: Some(source),
+            consumed,
+            ..
+        } => {
+            let islice = vm
+                .import("itertools", 0)
+                .and_then(|m| m.get_attr("islice", vm))
+                .map_err(|_| Unsupported::new(Kind::Internal, "itertools.islice is missing"))?;
+            Ok(Template::New(
+                islice,
+                vec![
+                    Template::Load(source.clone()),
+                    Template::Const(vm.ctx.new_int(*consumed).into()),
+                    Template::Const(vm.ctx.none()),
+                ],
+            ))
+        }
+        Stepper::Caller { origin: None, .. } => unsupported(
+            Kind::Rebuild,
+            "an iterator over a view of a dict of the caller's, at a graph break",
+        ),
+        Stepper::Enumerate { inner, count } => Ok(Template::New(
+            vm.ctx.types.enumerate_type.to_owned().into(),
+            vec![
+                build(state, inner, outputs, index)?,
+                Template::Const(vm.ctx.new_int(*count).into()),
+            ],
+        )),
+        Stepper::Zip { inners } => Ok(Template::New(
+            vm.ctx.types.zip_type.to_owned().into(),
+            inners
+                .iter()
+                .map(|i| build(state, i, outputs, index))
+                .collect::<SimResult<_>>()?,
+        )),
+        Stepper::Map { func, inners } => Ok(Template::New(
+            vm.ctx.types.map_type.to_owned().into(),
+            std::iter::once(func)
+                .chain(inners)
+                .map(|i| build(state, i, outputs, index))
+                .collect::<SimResult<_>>()?,
+        )),
+        Stepper::Filter { func, inner } => Ok(Template::New(
+            vm.ctx.types.filter_type.to_owned().into(),
+            vec![
+                build(state, func, outputs, index)?,
+                build(state, inner, outputs, index)?,
+            ],
+        )),
+        Stepper::Tool(t) => itertool_template(state, t, outputs, index),
+    }
+}
+
+/// A lazy itertools iterator made again as the same itertools object over what its inputs
+/// have left, in the state it had reached.
+fn itertool_template(
+    state: &mut State<'_>,
+    t: &crate::translate::values::itertools::Itertool,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    use crate::translate::values::itertools::{Itertool, itertools_object};
+    let vm = state.vm;
+    let int = |n: i64| Template::Const(vm.ctx.new_int(n).into());
+    let none = || Template::Const(vm.ctx.none());
+    let new = |name: &str, args: Vec<Template>| -> SimResult<Template> {
+        Ok(Template::New(itertools_object(name, vm)?, args))
+    };
+    match t {
+        // chain.from_iterable(chain((current,), outer)): the input being read first.
+        Itertool::Chain { current, outer } => {
+            let current: Vec<Template> = match current {
+                Some(c) => vec![build(state, c, outputs, index)?],
+                None => Vec::new(),
+            };
+            let outer = build(state, outer, outputs, index)?;
+            let inputs = new("chain", vec![Template::Tuple(current), outer])?;
+            new("chain.from_iterable", vec![inputs])
+        }
+        Itertool::Islice {
+            inner,
+            skip,
+            left,
+            step,
+        } => {
+            let stop = match left {
+                Some(0) => int(0),
+                Some(n) => int((skip + (n - 1) * step + 1) as i64),
+                None => none(),
+            };
+            let inner = build(state, inner, outputs, index)?;
+            let start = if *left == Some(0) { 0 } else { *skip };
+            new(
+                "islice",
+                vec![inner, int(start as i64), stop, int(*step as i64)],
+            )
+        }
+        Itertool::Count { next, step } => new("count", vec![int(*next), int(*step)]),
+        Itertool::Repeat { item } => {
+            let item = build(state, item, outputs, index)?;
+            new("repeat", vec![item])
+        }
+        Itertool::Pairwise { inner, prev } => {
+            let inner = build(state, inner, outputs, index)?;
+            let inner = match prev {
+                Some(p) => {
+                    let p = build(state, p, outputs, index)?;
+                    new("chain", vec![Template::Tuple(vec![p]), inner])?
+                }
+                None => inner,
+            };
+            new("pairwise", vec![inner])
+        }
+        Itertool::Starmap { func, inner } => {
+            let func = build(state, func, outputs, index)?;
+            let inner = build(state, inner, outputs, index)?;
+            new("starmap", vec![func, inner])
+        }
+        Itertool::Accumulate { total: Some(_), .. } => unsupported(
+            Kind::Rebuild,
+            "an itertools.accumulate partly consumed, at a graph break",
+        ),
+        Itertool::Accumulate {
+            inner,
+            func,
+            total: None,
+            initial,
+        } => {
+            let inner = build(state, inner, outputs, index)?;
+            let func = match func {
+                Some(f) => build(state, f, outputs, index)?,
+                None => none(),
+            };
+            let mut args = vec![inner, func];
+            if let Some(i) = initial {
+                // `initial` is keyword-only: given through a chain in front of the inputs.
+                let i = build(state, i, outputs, index)?;
+                args[0] = new("chain", vec![Template::Tuple(vec![i]), args.remove(0)])?;
+            }
+            new("accumulate", args)
+        }
+    }
+}
