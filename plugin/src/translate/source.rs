@@ -494,7 +494,8 @@ impl Source {
 /// `__getattr__` (called when the slot is empty).
 pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()> {
     if o.downcast_ref::<PyFunction>().is_some() {
-        return matches!(name, "__name__" | "__qualname__" | "__module__").then_some(());
+        return matches!(name, "__name__" | "__qualname__" | "__module__" | "__doc__")
+            .then_some(());
     }
     let class = o.class();
     let t = &vm.ctx.types;

@@ -122,16 +122,20 @@ impl State<'_> {
                 };
                 Ok(Var::Obj(vm.ctx.new_str(n).into()))
             }
-            Var::Lazy(o, source)
+            Var::Lazy(o, _) | Var::Obj(o)
                 if o.downcast_ref::<PyFunction>().is_some()
-                    && matches!(name, "__name__" | "__qualname__" | "__module__") =>
+                    && matches!(name, "__name__" | "__qualname__" | "__module__" | "__doc__") =>
             {
+                let source = match owner {
+                    Var::Lazy(_, source) => source.clone(),
+                    _ => Source::object(o.clone()),
+                };
                 let v = o
                     .get_attr(&vm.ctx.new_str(name), vm)
                     .map_err(|_| Unsupported::new(Kind::Raises, format!("function.{name}")))?;
                 Ok(Var::Lazy(
                     v,
-                    Source::NativeAttr(Box::new(source.clone()), name.to_owned()),
+                    Source::NativeAttr(Box::new(source), name.to_owned()),
                 ))
             }
             Var::Obj(o) | Var::Lazy(o, _)

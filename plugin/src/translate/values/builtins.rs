@@ -144,9 +144,12 @@ impl State<'_> {
                     Some(v) => Ok(v),
                     None => match args.get(1) {
                         Some(default) => Ok(default.clone()),
-                        None => unsupported(
-                            Kind::Raises,
-                            "next() of an exhausted iterator (StopIteration)",
+                        // Raised as Python raises it: a `try` around it may handle it (a
+                        // context manager's `__exit__` stepping its generator to the end).
+                        None => self.raise_native(
+                            vm.ctx.exceptions.stop_iteration,
+                            Vec::new(),
+                            "next() of an exhausted iterator (StopIteration)".to_owned(),
                         ),
                     },
                 }

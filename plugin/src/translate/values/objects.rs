@@ -151,7 +151,7 @@ fn is_user_class_body(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
 /// Whether `class.name` is found as `type` finds it although `class` has a metaclass of its
 /// own (an `Enum`'s `EnumType`): the metaclass, written in Python on `type`, changes neither
 /// lookup (`__getattribute__`, `__getattr__`) and has no attribute `name` that would come
-/// first. The class's own bases do not matter here (an `IntEnum`'s `int`): `type` looks
+/// first (a data descriptor, or any `name` the class lacks). The class's own bases do not matter here (an `IntEnum`'s `int`): `type` looks
 /// `name` up in their dictionaries as in any class's. The caller guards the metaclass's
 /// version.
 pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
@@ -173,8 +173,39 @@ pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachin
         && plain_mro
         && same("__getattribute__", t.type_type)
         && meta.get_attr(vm.ctx.intern_str("__getattr__")).is_none()
-        && meta.get_attr(vm.ctx.intern_str(name)).is_none()
+        && match meta.get_attr(vm.ctx.intern_str(name)) {
+            None => true,
+            // The metaclass's own `name` (an `ABCMeta`'s docstring) comes first only when it
+            // is a data descriptor, or when the class has no `name` of its own.
+            Some(m) => {
+                m.class().slots.descr_set.load().is_none()
+                    && class.get_attr(vm.ctx.intern_str(name)).is_some()
+            }
+        }
         && class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+}
+
+/// A class whose call makes an instance as `type`'s call does: one the object model
+/// handles, made by `type`, or by a metaclass written in Python on `type` that leaves the
+/// call alone (an `ABCMeta` class, such as `contextlib`'s context managers). The caller
+/// guards the metaclass's version.
+pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
+    if is_user_class(class, vm) {
+        return true;
+    }
+    let meta = class.class();
+    let t = &vm.ctx.types;
+    let types_call = match (
+        meta.get_attr(vm.ctx.intern_str("__call__")),
+        t.type_type.get_attr(vm.ctx.intern_str("__call__")),
+    ) {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    };
+    is_user_class_body(class, vm)
+        && meta.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+        && meta.fast_issubclass(t.type_type)
+        && types_call
 }
 
 /// An instance of a class the object model handles.

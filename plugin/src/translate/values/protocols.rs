@@ -15,7 +15,7 @@ use crate::translate::guards::class_entries::is_data;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::objects::{
-    Descr, class_value, descriptor, is_user_class, object_slot, python_method,
+    Descr, class_value, descriptor, instantiable_class, object_slot, python_method,
 };
 use crate::translate::values::{NewObject, Var};
 
@@ -29,11 +29,27 @@ impl State<'_> {
         kwargs: Vec<(String, Var)>,
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        if !is_user_class(class, vm) {
+        if !instantiable_class(class, vm) {
             return Ok(None);
         }
-        // The class is fixed by the caller's guard on it; its attributes by its version.
+        // The class is fixed by the caller's guard on it; its attributes by its version,
+        // and a metaclass of its own (that leaves the call alone) by the metaclass's.
+        if !class.class().is(vm.ctx.types.type_type) {
+            let meta = class.class().to_owned();
+            self.guard_class(Source::object(meta.clone().into()), &meta)?;
+        }
         self.guard_class(Source::object(class.to_owned().into()), class)?;
+        if let Some(abstract_methods) = class.get_attr(vm.ctx.intern_str("__abstractmethods__"))
+            && abstract_methods.length(vm).is_ok_and(|n| n > 0)
+        {
+            return unsupported(
+                Kind::Raises,
+                format!(
+                    "Can't instantiate abstract class {} (TypeError)",
+                    class.name()
+                ),
+            );
+        }
         if !object_slot(class, "__new__", vm) {
             return unsupported(
                 Kind::Call,
