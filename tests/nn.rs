@@ -34,7 +34,19 @@ fn compare_with_pytorch(mode: &str) {
     let _ = std::fs::remove_file(&ours);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert!(text.contains("136 of 136 ok"), "{mode}: {text}");
+    // Every case of the reference passes (the count grows with the cases; it never shrinks
+    // below those there are now).
+    let counts: Vec<usize> = text
+        .lines()
+        .last()
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(
+        counts.len() == 2 && counts[0] == counts[1] && counts[1] >= 144,
+        "{mode}: {text}"
+    );
 }
 
 #[test]

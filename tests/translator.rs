@@ -180,3 +180,33 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// What model code takes from Python's library and torch's API around its tensor work
+/// (tests/python/library_idioms.py): itertools made whole and stepped lazily (one part-way
+/// at a graph break made again as itself), `contextlib.contextmanager`, the grad modes as
+/// blocks and decorators, a module's forward hooks, the truth of a caller's dict. Each is
+/// equal to eager over six calls, in one graph with no break, translated once (twice for a
+/// dict that is empty in some calls and not in others).
+#[test]
+fn library_idioms_stay_in_the_graph() {
+    let script = python_dir().join("library_idioms.py");
+    let (out, err) = stdout_of(&["--plugin", "symtrace", script.to_str().unwrap()], &[]);
+    println!("{out}");
+    assert!(out.contains("ALL OK 0"), "{out}\n{err}");
+    assert_cases_ok(
+        &out,
+        &[
+            "itertools made whole: product, chain, combinations",
+            "itertools stepped lazily: count, islice, pairwise, accumulate, starmap",
+            "an islice part-way at a graph break",
+            "contextlib.contextmanager and nullcontext",
+            "no_grad as a decorator of forward",
+            "no_grad bare as a decorator",
+            "grad modes and is_grad_enabled",
+            "forward hooks and pre-hooks",
+            "the truth of a dict of the caller's, empty or not",
+            "the truth of **kwargs",
+        ],
+    );
+    assert!(!err.contains("plugin panicked"), "{err}");
+}

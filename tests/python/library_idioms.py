@@ -1,0 +1,172 @@
+"""What model code takes from Python's library and torch's API around its tensor work:
+`itertools` (made whole, or stepped lazily), `contextlib.contextmanager` context managers,
+the grad modes (`no_grad` as a block and as a decorator, `is_grad_enabled`), a module's
+forward hooks and pre-hooks, and the truth of a dict the caller passes (`if kwargs:`). Each
+stays in the graph instead of breaking it.
+
+For each case: the caller's state is reset, the function runs `CALLS` times as written, the
+state is reset again, and it runs `CALLS` times compiled; the results of every call and the
+state afterwards are equal. The compiled calls translate at most `most` times, and explain()
+of one more call counts the expected graphs and breaks. Prints one line per case; `FAIL`
+marks a failed one."""
+import contextlib
+import itertools
+import operator
+
+import symtrace as st
+import symtrace.nn as nn
+from case_report import count_problems, report
+
+failures = []
+CALLS = 6
+log = []
+
+
+def plain(v):
+    if isinstance(v, st.Tensor):
+        return ("tensor", v.tolist())
+    if isinstance(v, (list, tuple)):
+        return [plain(i) for i in v]
+    return v
+
+
+def combinatorics(x):
+    acc = x
+    for a, b in itertools.product(range(2), (1.0, 2.0)):
+        acc = acc + a * b
+    for t in itertools.chain([x], (x * 2.0,)):
+        acc = acc * 0.5 + t
+    for t in itertools.chain.from_iterable([[x], [x, x]]):
+        acc = acc - t * 0.25
+    pairs = [a * b for a, b in itertools.combinations([1, 2, 3], 2)]
+    return acc, pairs, list(itertools.permutations("ab")), list(itertools.product("xy", repeat=2))
+
+
+def lazy_iterators(x, ws):
+    out = [x * w + i for i, w in zip(itertools.count(1), ws)]
+    tail = list(itertools.islice(ws, 1, None)), list(itertools.islice(range(10), 2, 9, 3))
+    steps = [b - a for a, b in itertools.pairwise(ws)]
+    sums = list(itertools.accumulate(ws)), list(itertools.accumulate(ws, operator.mul, initial=2.0))
+    scaled = list(itertools.starmap(lambda a, t: t * a, zip(ws, itertools.repeat(x))))
+    return out, tail, steps, sums, scaled, list(itertools.accumulate([x, x * 2.0]))
+
+
+def islice_across_a_break(x, ws):
+    it = itertools.islice(itertools.chain(ws, [9.0]), 1, None)
+    first = next(it)
+    x = x * first
+    print("a graph break with the iterator part-way")
+    return x, list(it), type(it).__name__
+
+
+@contextlib.contextmanager
+def scoped(tag):
+    log.append(("enter", tag))
+    try:
+        yield 3.0
+    finally:
+        log.append(("exit", tag))
+
+
+def context_managers(x):
+    with scoped("forward") as k:
+        y = x * k
+    with contextlib.nullcontext(5.0) as five:
+        y = y + five
+    return y
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+
+    @st.no_grad()
+    def forward(self, x):
+        return self.lin(x), st.is_grad_enabled()
+
+
+class BareDecorated(Head):
+    @st.no_grad
+    def forward(self, x):
+        return self.lin(x).sum(-1), st.is_grad_enabled()
+
+
+def grad_modes(x):
+    outside = st.is_grad_enabled()
+    with st.no_grad():
+        y = x * 2.0 if not st.is_grad_enabled() else x
+        with st.enable_grad():
+            inner = st.is_grad_enabled()
+    with st.set_grad_enabled(False):
+        z = y + 1.0
+    return z, outside, inner, st.is_grad_enabled()
+
+
+hooked = nn.Linear(3, 3)
+seen = []
+hooked.register_forward_pre_hook(lambda m, args: (args[0] * 2.0,))
+hooked.register_forward_hook(lambda m, args, out: out + 1.0)
+hooked.register_forward_hook(lambda m, args, out: seen.append(tuple(out.shape)))
+
+
+def forward_hooks(x):
+    return hooked(x) * 0.5
+
+
+def with_options(x, options):
+    if options:
+        return x + options["shift"]
+    return x * 2.0
+
+
+def with_keywords(x, **kwargs):
+    if kwargs:
+        return x + kwargs["shift"]
+    return x * 2.0
+
+
+def caller_state():
+    return {"log": list(log), "seen": list(seen)}
+
+
+def reset():
+    log.clear()
+    seen.clear()
+
+
+@st.disable
+def check(name, fn, make_args, most, graphs, breaks):
+    def run(call):
+        reset()
+        results = [plain(call(*make_args(i))) for i in range(CALLS)]
+        return results, caller_state()
+    eager = run(fn)
+    before = st.stats()["translations"]
+    traced = run(st.compile(fn))
+    made = st.stats()["translations"] - before
+    problems = []
+    if traced != eager:
+        problems.append(f"traced {traced} != eager {eager}")
+    if made > most:
+        problems.append(f"{made} translations for {CALLS} calls (at most {most})")
+    if graphs is not None:
+        problems += count_problems(st.explain(fn, *make_args(CALLS)), graphs, breaks)
+    reset()
+    report(f"{name} ({made} translations)", problems, failures)
+
+
+st.manual_seed(0)
+xs = [st.randn(2, 3) for _ in range(CALLS + 1)]
+ws = [1.0, 2.0, 3.0]
+check("itertools made whole: product, chain, combinations", combinatorics, lambda i: (xs[i],), 1, 1, 0)
+check("itertools stepped lazily: count, islice, pairwise, accumulate, starmap", lazy_iterators, lambda i: (xs[i], ws), 1, 1, 0)
+check("an islice part-way at a graph break", islice_across_a_break, lambda i: (xs[i], ws), 2, None, None)
+check("contextlib.contextmanager and nullcontext", context_managers, lambda i: (xs[i],), 1, 1, 0)
+check("no_grad as a decorator of forward", Head(), lambda i: (xs[i],), 1, 1, 0)
+check("no_grad bare as a decorator", BareDecorated(), lambda i: (xs[i],), 1, 1, 0)
+check("grad modes and is_grad_enabled", grad_modes, lambda i: (xs[i],), 1, 1, 0)
+check("forward hooks and pre-hooks", forward_hooks, lambda i: (xs[i],), 1, 1, 0)
+check("the truth of a dict of the caller's, empty or not", with_options, lambda i: (xs[i], {"shift": 1.0} if i % 2 else {}), 2, 1, 0)
+check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
+print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))
