@@ -57,7 +57,13 @@ class RemovableHandle:
         self.remove()
 
 
+# How many hooks were ever registered on any module.
+_hooks_registered = 0
+
+
 def _add_hook(hooks, hook, with_kwargs, prepend):
+    global _hooks_registered
+    _hooks_registered += 1
     handle = RemovableHandle(hooks)
     hooks.insert(0 if prepend else len(hooks), (handle.id, hook, with_kwargs))
     return handle
@@ -83,7 +89,9 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks:
+        # One global read while no module has a hook (a traced call guards one number, not
+        # two lists per module).
+        if _hooks_registered and (self._forward_pre_hooks or self._forward_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
