@@ -12,6 +12,7 @@ mod explain;
 mod functions;
 mod grad_mode;
 mod mixed_index;
+mod namespaces;
 mod nn;
 mod select;
 mod tensor;
@@ -51,6 +52,7 @@ mod symtrace {
         __module_exec(vm, module);
         super::grad_mode::install(module, vm)?;
         super::tensor_methods::install(module, vm)?;
+        super::namespaces::install(module, vm)?;
         super::nn::install(module, vm)
     }
 

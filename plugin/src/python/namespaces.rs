@@ -1,0 +1,45 @@
+//! `symtrace.jit`, `symtrace.compiler`, `symtrace.utils` and `symtrace.utils.checkpoint`:
+//! torch's small namespaces that model code asks around its tensor work, as symtrace answers
+//! them (`namespaces.py`, Python built into the binary: functions only, run when `symtrace`
+//! is imported), each registered in `sys.modules` so that `from torch.utils.checkpoint import
+//! checkpoint` spelled with `symtrace` imports it.
+
+use rustpython_vm::builtins::{PyDict, PyModule};
+use rustpython_vm::compiler::Mode;
+use rustpython_vm::scope::Scope;
+use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
+
+const SOURCE: &str = include_str!("namespaces.py");
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/namespaces.py");
+
+pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
+    let code = vm
+        .compile(SOURCE, Mode::Exec, PATH)
+        .map_err(|e| vm.new_runtime_error(format!("{PATH} does not compile: {e}")))?;
+    let namespace = vm.ctx.new_dict();
+    namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
+    vm.run_code_obj(code, Scope::with_builtins(None, namespace.clone(), vm))?;
+    let sys_modules = vm.sys_module.get_attr("modules", vm)?;
+    let module = |name: &str, table: &str| -> PyResult<PyRef<PyModule>> {
+        let module = vm.new_module(name, vm.ctx.new_dict(), None);
+        let entries = namespace.get_item(table, vm)?;
+        let entries = entries
+            .downcast_ref::<PyDict>()
+            .ok_or_else(|| vm.new_runtime_error(format!("{table} is not a dict")))?;
+        for (key, value) in entries {
+            module.dict().set_item(&*key.str(vm)?, value, vm)?;
+        }
+        sys_modules.set_item(name, module.clone().into(), vm)?;
+        Ok(module)
+    };
+    let jit = module("symtrace.jit", "JIT")?;
+    let compiler = module("symtrace.compiler", "COMPILER")?;
+    let checkpoint = module("symtrace.utils.checkpoint", "CHECKPOINT")?;
+    let utils = vm.new_module("symtrace.utils", vm.ctx.new_dict(), None);
+    utils.dict().set_item("checkpoint", checkpoint.into(), vm)?;
+    sys_modules.set_item("symtrace.utils", utils.clone().into(), vm)?;
+    let symtrace = symtrace.as_object();
+    symtrace.set_attr("jit", jit, vm)?;
+    symtrace.set_attr("compiler", compiler, vm)?;
+    symtrace.set_attr("utils", utils, vm)
+}
