@@ -28,6 +28,9 @@ pub enum Source {
     Item(Box<Source>, usize),
     /// The value of a dictionary under a string key.
     Key(Box<Source>, String),
+    /// The value of a dictionary under an int key (a logger's level cache): read only from a
+    /// dict the call does not change.
+    IntKey(Box<Source>, i64),
     /// A global of a function (read from its `__globals__`): an inlined function's globals.
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
@@ -147,6 +150,10 @@ impl Source {
         Source::Key(Box::new(self), k.to_owned())
     }
 
+    pub fn int_key(self, k: i64) -> Source {
+        Source::IntKey(Box::new(self), k)
+    }
+
     /// The value this source names in `frame`, read without running Python code: attributes
     /// come from the instance dictionary only (a guard must not call `__getattr__`).
     pub fn resolve(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
@@ -172,6 +179,7 @@ impl Source {
             Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
+            | Source::IntKey(b, _)
             | Source::FnGlobal(b, _)
             | Source::Closure(b, _)
             | Source::NativeAttr(b, _)
@@ -226,6 +234,11 @@ impl Source {
             Source::Item(_, index) => item(parent?, *index),
             Source::Key(_, key) => exact_dict(parent?, vm)?
                 .get_item_opt(key.as_str(), vm)
+                .ok()
+                .flatten(),
+            // An exact int key: hashed and compared natively.
+            Source::IntKey(_, key) => exact_dict(parent?, vm)?
+                .get_item_opt(vm.ctx.new_int(*key).as_object(), vm)
                 .ok()
                 .flatten(),
             Source::FnGlobal(_, name) => {
@@ -323,6 +336,7 @@ impl fmt::Display for Source {
             }
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
+            Source::IntKey(b, k) => write!(f, "{b}[{k}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
             Source::TypeOf(b) => write!(f, "type({b})"),
@@ -402,6 +416,7 @@ impl Source {
             Source::Object(_) => CompiledRead::Object,
             Source::Free(_)
             | Source::Closure(..)
+            | Source::IntKey(..)
             | Source::NativeAttr(..)
             | Source::ClassAttr(..)
             | Source::DefaultDType
@@ -443,6 +458,11 @@ impl Source {
             Source::Key(base, k) => {
                 base.emit_load(b)?;
                 b.load_const(vm.ctx.new_str(k.as_str()).into());
+                b.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::IntKey(base, k) => {
+                base.emit_load(b)?;
+                b.load_const(vm.ctx.new_int(*k).into());
                 b.emit(Opcode::BinaryOp, SUBSCR);
             }
             Source::FnGlobal(f, n) => {

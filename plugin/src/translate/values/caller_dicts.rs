@@ -11,7 +11,67 @@ use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::{Var, ViewKind};
 
+/// A key a caller's dict is read by: a str, followed through the call's own stores into the
+/// dict; or an int, read only from a dict the call has not changed.
+pub enum CallerKey {
+    Str(String),
+    Int(i64),
+}
+
 impl State<'_> {
+    /// A key that is exactly a str or exactly an int (64 bits).
+    pub fn caller_key(&mut self, key: &Var, what: &str) -> SimResult<CallerKey> {
+        let vm = self.vm;
+        let o = self.plain_obj(key, "a key")?;
+        if o.class().is(vm.ctx.types.int_type)
+            && let Some(i) = o
+                .downcast_ref::<rustpython_vm::builtins::PyInt>()
+                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+        {
+            return Ok(CallerKey::Int(i));
+        }
+        self.str_key(key, what).map(CallerKey::Str)
+    }
+
+    /// `o[key]` of a caller's dict (`None`: absent), by a str key as `caller_dict_key` reads
+    /// it; by an int key, from a dict the call has not changed (nor any it may be), its entry
+    /// read again by the replacement, its type or its absence guarded.
+    pub fn caller_dict_read(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+        key: &CallerKey,
+    ) -> SimResult<Option<Var>> {
+        let k = match key {
+            CallerKey::Str(k) => return self.caller_dict_key(o, source, k),
+            CallerKey::Int(k) => *k,
+        };
+        if !self.dict_stores(o, source)?.is_empty() {
+            return unsupported(
+                Kind::SideEffect,
+                "a read by an int key of a dict the call changed",
+            );
+        }
+        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        let at = source.clone().int_key(k);
+        let entry = o
+            .downcast_ref::<PyDict>()
+            .expect("dict")
+            .get_item_opt(self.vm.ctx.new_int(k).as_object(), self.vm)
+            .ok()
+            .flatten();
+        match entry {
+            Some(v) => {
+                self.guard(&at, Check::TypeIs(v.class().to_owned()));
+                Ok(Some(Var::Lazy(v, at)))
+            }
+            None => {
+                self.guard(&at, Check::Absent);
+                Ok(None)
+            }
+        }
+    }
+
     /// A key that is exactly a str (how a caller's dict is read key by key).
     pub fn str_key(&mut self, key: &Var, what: &str) -> SimResult<String> {
         let key = self.plain_obj(key, "a key")?;

@@ -13,6 +13,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
+use crate::translate::values::caller_dicts::CallerKey;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
 use crate::translate::values::{Var, ViewKind, is_plain};
 
@@ -60,14 +61,20 @@ impl State<'_> {
                 index_items(items, &key, false, vm)
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
-                let k = self.str_key(b, "a dictionary read")?;
-                match self.caller_dict_key(o, source, &k)? {
+                let k = self.caller_key(b, "a dictionary read")?;
+                match self.caller_dict_read(o, source, &k)? {
                     Some(v) => Ok(v),
-                    None => self.raise_native(
-                        vm.ctx.exceptions.key_error,
-                        vec![Var::Obj(vm.ctx.new_str(k.as_str()).into())],
-                        format!("{source} has no key {k:?} (KeyError)"),
-                    ),
+                    None => {
+                        let shown = match &k {
+                            CallerKey::Str(k) => format!("{k:?}"),
+                            CallerKey::Int(k) => k.to_string(),
+                        };
+                        self.raise_native(
+                            vm.ctx.exceptions.key_error,
+                            vec![b.clone()],
+                            format!("{source} has no key {shown} (KeyError)"),
+                        )
+                    }
                 }
             }
             // Tuples, lists and named tuples: the items lazy_items guards.
@@ -641,8 +648,8 @@ impl State<'_> {
                 Ok(value)
             }
             (Var::Lazy(o, source), "get", [k, rest @ ..]) if is_dict(o, vm) && rest.len() <= 1 => {
-                let k = self.str_key(k, "dict.get")?;
-                Ok(match self.caller_dict_key(o, source, &k)? {
+                let k = self.caller_key(k, "dict.get")?;
+                Ok(match self.caller_dict_read(o, source, &k)? {
                     Some(v) => v,
                     None => rest.first().cloned().unwrap_or_else(none),
                 })

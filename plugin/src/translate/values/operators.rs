@@ -601,8 +601,8 @@ impl State<'_> {
                 .iter()
                 .any(|(k, _)| k.is(&n) || vm.bool_eq(k, &n).unwrap_or(false))),
             Var::Lazy(o, source) if is_dict(o, vm) => {
-                let k = self.str_key(needle, "a membership test")?;
-                Ok(self.caller_dict_key(o, source, &k)?.is_some())
+                let k = self.caller_key(needle, "a membership test")?;
+                Ok(self.caller_dict_read(o, source, &k)?.is_some())
             }
             // A string or bytes: a substring test, as the VM computes it.
             Var::Obj(o) | Var::Lazy(o, _)
