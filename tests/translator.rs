@@ -32,6 +32,9 @@ fn every_kind_of_change_recompiles_and_results_stay_right() {
             "module attribute rebinding",
             "closure cell change",
             "list length change",
+            "int-keyed entry changed",
+            "int-keyed entry deleted",
+            "int-keyed entry back",
             "unchanged call hits the cache",
         ],
     );
@@ -184,7 +187,9 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// What model code takes from Python's library and torch's API around its tensor work
 /// (tests/python/library_idioms.py): itertools made whole and stepped lazily (one part-way
 /// at a graph break made again as itself), `contextlib.contextmanager`, the grad modes as
-/// blocks and decorators, a module's forward hooks, the truth of a caller's dict. Each is
+/// blocks and decorators, a module's forward hooks, the truth of a caller's dict, a dict read
+/// by int keys (a logger's level cache), torch's `jit`, `compiler` and
+/// `utils.checkpoint`. Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -206,6 +211,8 @@ fn library_idioms_stay_in_the_graph() {
             "forward hooks and pre-hooks",
             "the truth of a dict of the caller's, empty or not",
             "the truth of **kwargs",
+            "a dict by int keys, a logger below its level",
+            "jit, compiler and checkpoint namespaces",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

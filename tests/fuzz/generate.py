@@ -197,7 +197,7 @@ class Gen:
         tensor indexing and int tensors, globals, exceptions leaving a call."""
         r = self.r
         t = r.pick(names)
-        kind = r.below(23)
+        kind = r.below(24)
         if kind == 0:
             var = self.fresh("w")
             self.emit(depth, f"{var} = 0")
@@ -347,6 +347,31 @@ class Gen:
                                      "type(obj).seen += n; acc.append(obj.seen)",
                                      f"Model.last = {t}; acc.append(Model.last)",
                                      f"Child.scaled_by = Child.scaled_by * 0.5; {t} = Child.make(n).forward({t})"]))
+        elif kind == 23:
+            # itertools, a context manager of contextlib, grad modes, a module's hooks, a
+            # caller's dict by an int key or by its truth, the newer tensor ops
+            form = r.below(4)
+            if form == 0:
+                self.emit(depth, f"for u in itertools.chain([{t}], ({t} * 0.5,)):")
+                self.emit(depth + 1, f"{t} = {t} + u")
+            elif form == 1:
+                self.emit(depth, f"with scoped(n) as s:")
+                self.emit(depth + 1, f"{t} = {t} * s")
+            elif form == 2:
+                self.emit(depth, "with st.no_grad():")
+                self.emit(depth + 1, f"{t} = {t} + float(st.is_grad_enabled())")
+            self.emit(depth, r.pick([f"{t} = sum(a * b for a, b in itertools.product([{t}, {t} * 0.5], [1.0, 2.0]))",
+                                     "acc.append(list(itertools.islice(itertools.count(n), 3)))",
+                                     "acc.append([a - b for a, b in itertools.pairwise([n, k, 3])])",
+                                     "acc.append(list(itertools.accumulate([n, k, 2])))",
+                                     "acc.append(list(itertools.combinations(range(n + 1), 2)))",
+                                     f"{t} = hooked({t}); acc.append(len(hook_seen))",
+                                     f"{t} = {t} * levels.get(k * 10, 1.0); acc.append(10 * n in levels)",
+                                     "acc.append(1 if data else 0)",
+                                     f"{t} = {t} + {t}.abs().log1p() - {t}.atan() * {t}.prod()",
+                                     f"{t} = {t}.cumprod(-1) * 0.5 + {t}.expm1().sinh()",
+                                     f"{t} = {t}.scatter_add(-1, ({t} * 0).long(), {t})",
+                                     "acc.append(len(events))"]))
         else:
             self.emit(depth, r.pick(["acc.append(next(iter(gen(n))))", "acc.append(list(gen(k + 1)))",
                                      "acc.append(any(v > 2 for v in gen(n)))",
@@ -400,8 +425,10 @@ def repr_keys():
 
 
 PRELUDE = '''import collections
+import contextlib
 import dataclasses
 import functools
+import itertools
 from collections import namedtuple
 
 import symtrace as st
@@ -487,6 +514,21 @@ class Chain(nn.Module):
 
 affine = Affine().eval()
 chain = Chain()
+hooked = Affine()
+hook_seen = []
+hooked.register_forward_hook(lambda m, args, out: hook_seen.append(1))
+hooked.register_forward_pre_hook(lambda m, args: (args[0] * 0.5,))
+levels = {10: 1.5, 20: -0.5}
+events = []
+
+
+@contextlib.contextmanager
+def scoped(n):
+    events.append(n)
+    try:
+        yield n + 0.5
+    finally:
+        events.append(-n)
 
 
 class Proxy:

@@ -138,6 +138,25 @@ t = st.compile(total)
 check("list: first", t([a, a]), a + a, recompiles=0)
 check("list length change recompiles", t([a, a, a]), a + a + a, recompiles=1)
 
+# A dict read by an int key: an entry deleted or added again fails a guard; a float entry is
+# a graph input, read again per call.
+BY_LEVEL = {1: 0.5, 2: 2.0}
+
+
+def by_level(x, k):
+    return x * BY_LEVEL[k] if k in BY_LEVEL else x
+
+
+st.reset()
+b = st.compile(by_level)
+check("int-keyed entry: first", b(a, 1), a * 0.5, recompiles=0)
+BY_LEVEL[1] = 5.0
+check("int-keyed entry changed (a float: a graph input)", b(a, 1), a * 5.0)
+del BY_LEVEL[1]
+check("int-keyed entry deleted", b(a, 1), a)
+BY_LEVEL[1] = 7
+check("int-keyed entry back, an int", b(a, 1), a * 7)
+
 # An index is guarded by value, whatever the dynamic policy: each new one translates again.
 WEIGHTS = [0.5 * k for k in range(12)]
 

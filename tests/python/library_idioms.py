@@ -11,6 +11,7 @@ of one more call counts the expected graphs and breaks. Prints one line per case
 marks a failed one."""
 import contextlib
 import itertools
+import logging
 import operator
 
 import symtrace as st
@@ -126,6 +127,36 @@ def with_keywords(x, **kwargs):
     return x * 2.0
 
 
+logger = logging.getLogger("library_idioms")
+TABLE = {1: 0.5, 2: 2.0, "name": 3.0}
+
+
+def int_keys_and_logging(x, k):
+    logger.debug("scaling by %s", TABLE[k])
+    y = x * TABLE[k] + TABLE.get(k + 10, 1.0)
+    if (k + 1) in TABLE:
+        y = y * TABLE["name"]
+    try:
+        y = y + TABLE[99]
+    except KeyError:
+        y = y - 1.0
+    return y
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.checkpointing = True
+
+    def forward(self, x):
+        if st.jit.is_scripting() or st.compiler.is_compiling():
+            return x
+        if self.checkpointing:
+            return st.utils.checkpoint.checkpoint(self.lin, x, use_reentrant=False)
+        return self.lin(x)
+
+
 def caller_state():
     return {"log": list(log), "seen": list(seen)}
 
@@ -169,4 +200,6 @@ check("grad modes and is_grad_enabled", grad_modes, lambda i: (xs[i],), 1, 1, 0)
 check("forward hooks and pre-hooks", forward_hooks, lambda i: (xs[i],), 1, 1, 0)
 check("the truth of a dict of the caller's, empty or not", with_options, lambda i: (xs[i], {"shift": 1.0} if i % 2 else {}), 2, 1, 0)
 check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
+check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
+check("jit, compiler and checkpoint namespaces", Block(), lambda i: (xs[i],), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))
