@@ -213,6 +213,7 @@ fn library_idioms_stay_in_the_graph() {
             "the truth of **kwargs",
             "a dict by int keys, a logger below its level",
             "jit, compiler and checkpoint namespaces",
+            "a named tuple's _replace and _asdict",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import logging
 import operator
+from collections import namedtuple
 
 import symtrace as st
 import symtrace.nn as nn
@@ -157,6 +158,16 @@ class Block(nn.Module):
         return self.lin(x)
 
 
+Pair = namedtuple("Pair", "a b")
+
+
+def namedtuple_methods(x, given):
+    p = Pair(x * 2.0, x + 1.0)
+    moved = p._replace(a=x)
+    fields = p._asdict()
+    return moved, fields["b"] * 2.0, given._replace(b=x).b + given.a, list(given._asdict())
+
+
 def caller_state():
     return {"log": list(log), "seen": list(seen)}
 
@@ -202,4 +213,5 @@ check("the truth of a dict of the caller's, empty or not", with_options, lambda 
 check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
 check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
 check("jit, compiler and checkpoint namespaces", Block(), lambda i: (xs[i],), 1, 1, 0)
+check("a named tuple's _replace and _asdict", namedtuple_methods, lambda i: (xs[i], Pair(1.5, 2)), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

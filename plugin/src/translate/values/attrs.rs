@@ -288,8 +288,12 @@ impl State<'_> {
         )
     }
 
-    /// `p.field` of a named tuple: its item.
-    fn namedtuple_attr(&mut self, owner: &Var, name: &str) -> SimResult<Option<Var>> {
+    /// A named tuple's class, items and field names (its class guarded when it is the
+    /// caller's); `None` for any other value.
+    pub(super) fn namedtuple_parts(
+        &mut self,
+        owner: &Var,
+    ) -> SimResult<Option<(rustpython_vm::builtins::PyTypeRef, Vec<Var>, Vec<String>)>> {
         let (class, items) = match owner {
             Var::NamedTuple(c, items) => (c.clone(), items.to_vec()),
             Var::Lazy(o, _) if self.namedtuple_fields(o.class()).is_some() => {
@@ -303,6 +307,14 @@ impl State<'_> {
         if let Var::Lazy(_, source) = owner {
             self.guard_class(source.clone().type_of(), &class)?;
         }
+        Ok(Some((class, items, fields)))
+    }
+
+    /// `p.field` of a named tuple: its item.
+    fn namedtuple_attr(&mut self, owner: &Var, name: &str) -> SimResult<Option<Var>> {
+        let Some((_, items, fields)) = self.namedtuple_parts(owner)? else {
+            return Ok(None);
+        };
         match fields.iter().position(|f| f == name) {
             Some(i) if i < items.len() => Ok(Some(items[i].clone())),
             _ => Ok(None),
@@ -389,6 +401,17 @@ impl State<'_> {
                     Var::Null,
                 ));
             }
+            // `_replace` and `_asdict` of a named tuple: made from its items (the class's own
+            // functions would call `tuple.__new__`).
+            Var::NamedTuple(..) | Var::Lazy(..)
+                if matches!(name, "_replace" | "_asdict")
+                    && self.namedtuple_parts(owner)?.is_some() =>
+            {
+                return Ok((
+                    Var::Method(Box::new(owner.clone()), intern_method(name)?),
+                    Var::Null,
+                ));
+            }
             _ => {}
         }
         if self.is_tensor(owner) {
@@ -466,6 +489,8 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
         "clear",
         "reverse",
         "sort",
+        "_replace",
+        "_asdict",
     ];
     METHODS
         .iter()

@@ -532,6 +532,36 @@ impl State<'_> {
         if let Var::List(l) = owner {
             return self.list_method(l, name, args, kwargs);
         }
+        if matches!(name, "_replace" | "_asdict")
+            && let Some((class, mut items, fields)) = self.namedtuple_parts(owner)?
+        {
+            return match (name, args.is_empty()) {
+                ("_replace", true) => {
+                    for (key, value) in kwargs {
+                        let Some(i) = fields.iter().position(|f| *f == key) else {
+                            return unsupported(
+                                Kind::Raises,
+                                format!("_replace() got unexpected field name {key:?} (TypeError)"),
+                            );
+                        };
+                        items[i] = value;
+                    }
+                    Ok(Var::NamedTuple(class, Rc::new(items)))
+                }
+                ("_asdict", true) if kwargs.is_empty() => {
+                    let entries = fields
+                        .iter()
+                        .zip(items)
+                        .map(|(f, v)| (vm.ctx.new_str(f.as_str()).into(), v))
+                        .collect();
+                    Ok(Var::Dict(Rc::new(RefCell::new(entries))))
+                }
+                _ => unsupported(
+                    Kind::Raises,
+                    format!("{name}() with these arguments (TypeError)"),
+                ),
+            };
+        }
         if let Some((o, source)) = self.caller_list(owner)
             && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name)
         {
