@@ -11,14 +11,14 @@ use rustpython_vm::bytecode::CodeFlags;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
 
-use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::tensor_functions::{
-    ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name,
+    ModuleFunction, TENSOR_META, changes_its_tensor, contains_tensor, module_function_name,
+    native_operand,
 };
 use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
 
@@ -638,11 +638,7 @@ impl State<'_> {
         for a in &args {
             from_fakes |= self.is_fake(a) || contains_tensor(a);
             let o = self.obj(a)?;
-            if !(o.downcast_ref::<PyTensor>().is_some()
-                || is_plain(&o, vm)
-                || o.class().is(vm.ctx.types.list_type)
-                || o.downcast_ref::<crate::tensor::PyDType>().is_some())
-            {
+            if !native_operand(&o, vm) {
                 return unsupported(Kind::Value, format!("{what} on a {}", o.class().name()));
             }
             pos.push(o);
@@ -658,21 +654,6 @@ impl State<'_> {
             return self.native_result(r, false, what);
         }
         self.native_result(r, from_fakes, what)
-    }
-}
-
-fn contains_tensor(v: &Var) -> bool {
-    match v {
-        Var::Tensor(_) => true,
-        Var::Tuple(t) => t.iter().any(contains_tensor),
-        Var::List(l) => l.borrow().iter().any(contains_tensor),
-        Var::Lazy(o, _) => {
-            o.downcast_ref::<PyTensor>().is_some()
-                || o.downcast_ref::<PyTuple>().is_some()
-                || o.downcast_ref::<rustpython_vm::builtins::PyList>()
-                    .is_some()
-        }
-        _ => false,
     }
 }
 

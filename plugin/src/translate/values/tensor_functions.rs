@@ -85,3 +85,41 @@ pub fn module_function_name(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine)
     let name = o.get_attr("__name__", vm).ok()?;
     Some(name.downcast_ref::<PyStr>()?.to_string_lossy().into_owned())
 }
+
+/// What a tensor function may be given while it runs on fakes: tensors, plain values, and
+/// lists and tuples of them (`st.cat((a, b))`), nothing whose methods a native conversion
+/// could call (an `__index__` of the user's).
+pub fn native_operand(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    let t = &vm.ctx.types;
+    if o.downcast_ref::<crate::tensor::PyTensor>().is_some()
+        || crate::translate::values::is_plain(o, vm)
+    {
+        return true;
+    }
+    if o.class().is(t.list_type)
+        && let Some(l) = o.downcast_ref::<rustpython_vm::builtins::PyList>()
+    {
+        return l.borrow_vec().iter().all(|x| native_operand(x, vm));
+    }
+    o.class().is(t.tuple_type)
+        && o.downcast_ref::<rustpython_vm::builtins::PyTuple>()
+            .is_some_and(|tu| tu.as_slice().iter().all(|x| native_operand(x, vm)))
+}
+
+/// Whether `v` is, or may hold, a tensor.
+pub fn contains_tensor(v: &crate::translate::values::Var) -> bool {
+    use crate::translate::values::Var;
+    match v {
+        Var::Tensor(_) => true,
+        Var::Tuple(t) => t.iter().any(contains_tensor),
+        Var::List(l) => l.borrow().iter().any(contains_tensor),
+        Var::Lazy(o, _) => {
+            o.downcast_ref::<crate::tensor::PyTensor>().is_some()
+                || o.downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                    .is_some()
+                || o.downcast_ref::<rustpython_vm::builtins::PyList>()
+                    .is_some()
+        }
+        _ => false,
+    }
+}
