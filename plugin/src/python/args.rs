@@ -140,6 +140,15 @@ impl ClampArgs {
     }
 }
 
+/// `full(size, fill_value)`, either by keyword as torch takes them.
+#[derive(FromArgs)]
+pub(super) struct FullArgs {
+    #[pyarg(any)]
+    pub(super) size: PyObjectRef,
+    #[pyarg(any)]
+    pub(super) fill_value: PyObjectRef,
+}
+
 #[derive(FromArgs)]
 pub(super) struct DTypeKw {
     #[pyarg(any, optional)]

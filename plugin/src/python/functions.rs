@@ -9,8 +9,8 @@ pub(super) mod module {
     use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
     use super::super::args::{
-        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, FlattenArgs, JoinArgs, ReduceArgs,
-        SplitArgs, TransposeArgs, VarArgs,
+        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, FlattenArgs, FullArgs, JoinArgs,
+        ReduceArgs, SplitArgs, TransposeArgs, VarArgs,
     };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
@@ -54,12 +54,8 @@ pub(super) mod module {
     }
 
     #[pyfunction]
-    fn full(
-        shape: PyObjectRef,
-        value: PyObjectRef,
-        kw: DTypeKw,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
+    fn full(args: FullArgs, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let (shape, value) = (args.size, args.fill_value);
         let v = scalar_of(&value, vm)?
             .ok_or_else(|| vm.new_type_error("full() needs a number as its value".to_owned()))?;
         let dt = kw.dtype(vm)?.unwrap_or(v.dtype());

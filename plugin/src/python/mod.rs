@@ -46,10 +46,19 @@ pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::built
 ))]
 mod symtrace {
     use rustpython_vm::builtins::{PyModule, PyTypeRef};
-    use rustpython_vm::{Py, PyResult, VirtualMachine};
+    use rustpython_vm::{AsObject, Py, PyResult, VirtualMachine};
 
     pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
         __module_exec(vm, module);
+        // torch's other names of the dtypes, the same objects (`torch.long is torch.int64`).
+        for (alias, name) in [
+            ("long", "int64"),
+            ("float", "float32"),
+            ("double", "float64"),
+        ] {
+            let dtype = module.as_object().get_attr(name, vm)?;
+            module.as_object().set_attr(alias, dtype, vm)?;
+        }
         super::grad_mode::install(module, vm)?;
         super::tensor_methods::install(module, vm)?;
         super::namespaces::install(module, vm)?;

@@ -120,12 +120,25 @@ def mse_loss(input, target, reduction="mean"):
     return loss.sum() if reduction == "sum" else loss.mean()
 
 
-def softmax(input, dim):
-    return st.softmax(input, dim=dim)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """With `dtype`, the input is cast to it first, as torch does (a float16 model's
+    attention softmax in float32)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return st.softmax(input, dim=_implicit_dim(input, dim))
 
 
-def log_softmax(input, dim):
-    return st.log_softmax(input, dim=dim)
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return st.log_softmax(input, dim=_implicit_dim(input, dim))
+
+
+def _implicit_dim(input, dim):
+    # torch's legacy choice for `dim=None`: 0 for 0, 1 and 3 dimensions, else 1.
+    if dim is not None:
+        return dim
+    return 0 if input.dim() in (0, 1, 3) else 1
 
 
 def dropout(input, p=0.5, training=True):

@@ -26,6 +26,21 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
+        // `full(size=..., fill_value=...)` spelled with keywords: as positionals.
+        let mut args = args.to_vec();
+        let mut kwargs = kwargs.to_vec();
+        if name == "full" {
+            for key in ["size", "fill_value"] {
+                if let Some(at) = kwargs.iter().position(|(k, _)| k == key) {
+                    let wanted = usize::from(key == "fill_value");
+                    if args.len() != wanted {
+                        return Ok(None);
+                    }
+                    args.push(kwargs.remove(at).1);
+                }
+            }
+        }
+        let (args, kwargs) = (args.as_slice(), kwargs.as_slice());
         // A `device=` is checked by the function itself, run below on this call's sizes.
         if kwargs.iter().any(|(k, _)| k != "dtype" && k != "device") {
             return Ok(None);
