@@ -236,7 +236,9 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     // layer; a residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d); fake
     // quantization (`round`, `ParameterList`, `ParameterDict`, a call counter on the class);
     // `nn.TransformerEncoder`/`nn.TransformerDecoder` stacks with causal and padding masks; a
-    // bidirectional two-layer `nn.LSTM` and a `nn.GRUCell` over changing batch sizes.
+    // bidirectional two-layer `nn.LSTM` and a `nn.GRUCell` over changing batch sizes; a
+    // Llama-style decoder layer (RMSNorm, rotary embeddings concatenated from a tuple,
+    // grouped-query attention, `full(fill_value=)`, `softmax(dtype=)`) over changing lengths.
     for model in [
         "",
         "tokens",
@@ -248,6 +250,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "quantized",
         "seq2seq",
         "tagger",
+        "llama",
     ] {
         one_dynamic_graph(model);
     }

@@ -348,6 +348,111 @@ print("model quantized translations:", st.stats()["translations"])
 e = st.explain(quantized, st.ones(3, 6))
 print("model quantized graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(st.ones(d))
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(st.float32)
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * st.rsqrt(variance + self.variance_epsilon)
+        return self.weight * hidden_states.to(input_dtype)
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2 :]
+    return st.cat((-x2, x1), dim=-1)
+
+
+def repeat_kv(hidden_states, n_rep):
+    batch, heads, slen, head_dim = hidden_states.shape
+    if n_rep == 1:
+        return hidden_states
+    hidden_states = hidden_states[:, :, None, :, :].expand(batch, heads, n_rep, slen, head_dim)
+    return hidden_states.reshape(batch, heads * n_rep, slen, head_dim)
+
+
+class Rotary(nn.Module):
+    def __init__(self, dim, base=10000.0):
+        super().__init__()
+        inv_freq = 1.0 / (base ** (st.arange(0, dim, 2, dtype=st.int64).float() / dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    @st.no_grad()
+    def forward(self, x, position_ids):
+        inv_freq = self.inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+        freqs = (inv_freq @ position_ids[:, None, :].float()).transpose(1, 2)
+        emb = st.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(dtype=x.dtype), emb.sin().to(dtype=x.dtype)
+
+
+class DecoderLayer(nn.Module):
+    """A Llama-style decoder layer as Hugging Face writes it: RMSNorm in float32, rotary
+    position embeddings (`torch.cat((-x2, x1), dim=-1)` of a tuple), grouped-query attention
+    (`repeat_kv`), an additive causal mask from `torch.full(..., fill_value=finfo.min)`,
+    `F.softmax(..., dtype=torch.float32)`, a key/value cache returned, a SwiGLU MLP."""
+
+    def __init__(self, d=8, heads=2, kv_heads=1):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, d // heads
+        self.input_layernorm = RMSNorm(d)
+        self.post_attention_layernorm = RMSNorm(d)
+        self.q_proj = nn.Linear(d, heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(d, kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(d, kv_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(heads * self.head_dim, d, bias=False)
+        self.rotary = Rotary(self.head_dim)
+        self.gate_proj = nn.Linear(d, 2 * d, bias=False)
+        self.up_proj = nn.Linear(d, 2 * d, bias=False)
+        self.down_proj = nn.Linear(2 * d, d, bias=False)
+        self.act_fn = nn.SiLU()
+
+    def attention(self, hidden_states, attention_mask):
+        bsz, q_len, _ = hidden_states.size()
+        q = self.q_proj(hidden_states).view(bsz, q_len, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(hidden_states).view(bsz, q_len, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(hidden_states).view(bsz, q_len, self.kv_heads, self.head_dim).transpose(1, 2)
+        position_ids = st.arange(0, q_len, dtype=st.long).unsqueeze(0)
+        cos, sin = self.rotary(v, position_ids)
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+        q = (q * cos) + (rotate_half(q) * sin)
+        k = (k * cos) + (rotate_half(k) * sin)
+        present = (k, v)
+        k = repeat_kv(k, self.heads // self.kv_heads)
+        v = repeat_kv(v, self.heads // self.kv_heads)
+        weights = st.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
+        weights = weights + attention_mask[:, :, :, : k.shape[-2]]
+        weights = F.softmax(weights, dim=-1, dtype=st.float32).to(q.dtype)
+        out = st.matmul(weights, v).transpose(1, 2).contiguous().reshape(bsz, q_len, -1)
+        return self.o_proj(out), present
+
+    def forward(self, hidden_states, attention_mask):
+        residual = hidden_states
+        hidden_states, present = self.attention(self.input_layernorm(hidden_states), attention_mask)
+        hidden_states = residual + hidden_states
+        residual = hidden_states
+        hidden_states = self.post_attention_layernorm(hidden_states)
+        hidden_states = self.down_proj(self.act_fn(self.gate_proj(hidden_states)) * self.up_proj(hidden_states))
+        return residual + hidden_states, present
+
+
+import math
+
+st.manual_seed(3)
+llama = DecoderLayer().to(st.float32).eval()
+st.reset()
+for n in (3, 4, 5, 6):
+    mask = st.triu(st.full((n, n), fill_value=st.finfo(st.float32).min, dtype=st.float32), diagonal=1)
+    out, (k, v) = llama(st.arange(2 * n * 8.0).reshape(2, n, 8).sin().float(), mask[None, None, :, :].expand(2, 1, -1, -1))
+    print("llama", n, [round(t, 5) for t in out.reshape(-1).tolist()], k.shape, v.shape)
+print("model llama translations:", st.stats()["translations"])
+e = st.explain(llama, st.ones(2, 3, 8).float(), st.zeros(2, 1, 3, 3).float())
+print("model llama graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
 # Model construction as torch code writes it: `nn.init` on parameters (in place, seeded),
 # `_init_weights` through `apply`, `.data`, `model.to(dtype)`, `zero_grad()`.
 import symtrace.nn.init as init
