@@ -104,10 +104,45 @@ pub(super) mod module {
                     .ok_or_else(|| vm.new_type_error("arange() takes numbers".to_owned()))
             })
             .collect::<PyResult<_>>()?;
-        let (start, end, step) = match nums.as_slice() {
-            [e] => (Scalar::Int(0), *e, Scalar::Int(1)),
-            [s, e] => (*s, *e, Scalar::Int(1)),
-            [s, e, st] => (*s, *e, *st),
+        // `start=`, `end=`, `step=` by keyword as torch takes them (`arange(start=0,
+        // end=half)`): the positionals first, in that order.
+        let named: Vec<(usize, Scalar)> = ["start", "end", "step"]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| args.kwargs.get(*k).map(|v| (i, v)))
+            .map(|(i, v)| {
+                scalar_of(v, vm)?
+                    .map(|s| (i, s))
+                    .ok_or_else(|| vm.new_type_error("arange() takes numbers".to_owned()))
+            })
+            .collect::<PyResult<_>>()?;
+        let (start, end, step) = match (nums.as_slice(), named.is_empty()) {
+            ([e], true) => (Scalar::Int(0), *e, Scalar::Int(1)),
+            ([s, e], true) => (*s, *e, Scalar::Int(1)),
+            ([s, e, st], true) => (*s, *e, *st),
+            (given, false) if given.len() < 3 => {
+                let mut slots: [Option<Scalar>; 3] = [None; 3];
+                // As torch: with a keyword, one positional is the start (`arange(5, step=2)`
+                // has no end, a TypeError).
+                for (i, v) in given.iter().enumerate() {
+                    slots[i] = Some(*v);
+                }
+                for (i, v) in named {
+                    if slots[i].replace(v).is_some() {
+                        return Err(vm.new_type_error(
+                            "arange() got multiple values for an argument".to_owned(),
+                        ));
+                    }
+                }
+                match slots {
+                    [s, Some(e), st] => {
+                        (s.unwrap_or(Scalar::Int(0)), e, st.unwrap_or(Scalar::Int(1)))
+                    }
+                    _ => {
+                        return Err(vm.new_type_error("arange() needs an end".to_owned()));
+                    }
+                }
+            }
             _ => {
                 return Err(
                     vm.new_type_error("arange(end) or arange(start, end[, step])".to_owned())

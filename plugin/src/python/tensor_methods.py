@@ -174,7 +174,8 @@ def _norm(self, p="fro", dim=None, keepdim=False):
         s = (a * a).sum() if dim is None else (a * a).sum(dim, keepdim=keepdim)
         return s.sqrt()
     if p == _INF:
-        return a.max() if dim is None else a.max(dim, keepdim=keepdim)
+        # The values only: `max(dim)` gives (values, indices).
+        return a.max() if dim is None else _max_values(a, dim, keepdim=keepdim)
     if p == 1:
         return a.sum() if dim is None else a.sum(dim, keepdim=keepdim)
     s = (a ** p).sum() if dim is None else (a ** p).sum(dim, keepdim=keepdim)

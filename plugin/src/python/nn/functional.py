@@ -105,6 +105,38 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out if weight is None else out * weight
 
 
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between `x1` and `x2` along `dim`, each norm clamped below
+    at `eps` (torch's formula)."""
+    n1 = (x1 * x1).sum(dim).sqrt().clamp(min=eps)
+    n2 = (x2 * x2).sum(dim).sqrt().clamp(min=eps)
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) to (*, C, H r, W r)."""
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    n = len(lead)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) to (*, C r^2, H, W)."""
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    n = len(lead)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """`input / max(norm_p(input, dim), eps)`."""
     return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
