@@ -13,18 +13,10 @@ of one more call counts the expected graphs and breaks. Prints one line per case
 marks a failed one."""
 import symtrace as st
 import symtrace.nn as nn
-from case_report import count_problems, report
+from case_report import eager_then_traced, plain
 
 failures = []
 CALLS = 6
-
-
-def plain(v):
-    if isinstance(v, st.Tensor):
-        return ("tensor", v.tolist())
-    if isinstance(v, (list, tuple)):
-        return [plain(i) for i in v]
-    return v
 
 
 class Counter(nn.Module):
@@ -177,33 +169,9 @@ def reset():
     Shared.total = 0
 
 
-@st.disable
 def check(name, fn, make_args, most, graphs, breaks, between=None):
-    """`make_args(i)` gives the arguments of call `i`; `between(i)` changes what the
-    caller changes before call `i`."""
-
-    def run(call):
-        reset()
-        results = []
-        for i in range(CALLS):
-            if between:
-                between(i)
-            results.append(plain(call(*make_args(i))))
-        return results, class_state()
-
-    eager = run(fn)
-    before = st.stats()["translations"]
-    traced = run(st.compile(fn))
-    made = st.stats()["translations"] - before
-    problems = []
-    if traced != eager:
-        problems.append(f"traced {traced} != eager {eager}")
-    if made > most:
-        problems.append(f"{made} translations for {CALLS} calls (at most {most})")
-    if graphs is not None:
-        problems += count_problems(st.explain(fn, *make_args(CALLS)), graphs, breaks)
-    reset()
-    report(f"{name} ({made} translations)", problems, failures)
+    eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
+                      state=class_state, failures=failures, between=between)
 
 
 def replace_method(i):

@@ -17,19 +17,11 @@ from collections import namedtuple
 
 import symtrace as st
 import symtrace.nn as nn
-from case_report import count_problems, report
+from case_report import eager_then_traced, plain
 
 failures = []
 CALLS = 6
 log = []
-
-
-def plain(v):
-    if isinstance(v, st.Tensor):
-        return ("tensor", v.tolist())
-    if isinstance(v, (list, tuple)):
-        return [plain(i) for i in v]
-    return v
 
 
 def combinatorics(x):
@@ -177,25 +169,9 @@ def reset():
     seen.clear()
 
 
-@st.disable
-def check(name, fn, make_args, most, graphs, breaks):
-    def run(call):
-        reset()
-        results = [plain(call(*make_args(i))) for i in range(CALLS)]
-        return results, caller_state()
-    eager = run(fn)
-    before = st.stats()["translations"]
-    traced = run(st.compile(fn))
-    made = st.stats()["translations"] - before
-    problems = []
-    if traced != eager:
-        problems.append(f"traced {traced} != eager {eager}")
-    if made > most:
-        problems.append(f"{made} translations for {CALLS} calls (at most {most})")
-    if graphs is not None:
-        problems += count_problems(st.explain(fn, *make_args(CALLS)), graphs, breaks)
-    reset()
-    report(f"{name} ({made} translations)", problems, failures)
+def check(name, fn, make_args, most, graphs, breaks, between=None):
+    eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
+                      state=caller_state, failures=failures, between=between)
 
 
 st.manual_seed(0)

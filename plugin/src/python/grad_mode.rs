@@ -5,8 +5,6 @@
 //! `symtrace` does not pay for compiling it.
 
 use rustpython_vm::builtins::{PyModule, PyStrRef};
-use rustpython_vm::compiler::Mode;
-use rustpython_vm::scope::Scope;
 use rustpython_vm::{Py, PyResult, VirtualMachine};
 
 const SOURCE: &str = include_str!("grad_mode.py");
@@ -54,12 +52,7 @@ fn load(vm: &VirtualMachine) -> PyResult<()> {
         return Ok(());
     }
     dict.del_item("__getattr__", vm)?;
-    let code = vm
-        .compile(SOURCE, Mode::Exec, PATH)
-        .map_err(|e| vm.new_runtime_error(format!("{PATH} does not compile: {e}")))?;
-    let namespace = vm.ctx.new_dict();
-    namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
-    vm.run_code_obj(code, Scope::with_builtins(None, namespace.clone(), vm))?;
+    let namespace = super::run_builtin_source(SOURCE, PATH, &[], vm)?;
     for name in NAMES {
         dict.set_item(name, namespace.get_item(name, vm)?, vm)?;
     }

@@ -32,6 +32,27 @@ fn published<T: rustpython_vm::class::PyClassImpl + rustpython_vm::class::Static
     class
 }
 
+/// Run Python source built into the binary (at `path` in this repository, which tracebacks
+/// name) as a module body named `symtrace`, with `extra` set first: its namespace.
+fn run_builtin_source(
+    source: &str,
+    path: &str,
+    extra: &[(&str, rustpython_vm::PyObjectRef)],
+    vm: &rustpython_vm::VirtualMachine,
+) -> rustpython_vm::PyResult<rustpython_vm::builtins::PyDictRef> {
+    let code = vm
+        .compile(source, rustpython_vm::compiler::Mode::Exec, path.to_owned())
+        .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
+    let namespace = vm.ctx.new_dict();
+    namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
+    for (name, value) in extra {
+        namespace.set_item(*name, value.clone(), vm)?;
+    }
+    let scope = rustpython_vm::scope::Scope::with_builtins(None, namespace.clone(), vm);
+    vm.run_code_obj(code, scope)?;
+    Ok(namespace)
+}
+
 /// The module's definition, for `InterpreterBuilder::add_native_module`.
 pub fn module_def(ctx: &rustpython_vm::Context) -> &'static rustpython_vm::builtins::PyModuleDef {
     symtrace::module_def(ctx)

@@ -5,20 +5,13 @@
 //! checkpoint` spelled with `symtrace` imports it.
 
 use rustpython_vm::builtins::{PyDict, PyModule};
-use rustpython_vm::compiler::Mode;
-use rustpython_vm::scope::Scope;
 use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 const SOURCE: &str = include_str!("namespaces.py");
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/namespaces.py");
 
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
-    let code = vm
-        .compile(SOURCE, Mode::Exec, PATH)
-        .map_err(|e| vm.new_runtime_error(format!("{PATH} does not compile: {e}")))?;
-    let namespace = vm.ctx.new_dict();
-    namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
-    vm.run_code_obj(code, Scope::with_builtins(None, namespace.clone(), vm))?;
+    let namespace = super::run_builtin_source(SOURCE, PATH, &[], vm)?;
     let sys_modules = vm.sys_module.get_attr("modules", vm)?;
     let module = |name: &str, table: &str| -> PyResult<PyRef<PyModule>> {
         let module = vm.new_module(name, vm.ctx.new_dict(), None);

@@ -6,8 +6,6 @@
 //! simulated as the user's own code is, op by op.
 
 use rustpython_vm::builtins::{PyDict, PyModule};
-use rustpython_vm::compiler::Mode;
-use rustpython_vm::scope::Scope;
 use rustpython_vm::{AsObject, Py, PyResult, VirtualMachine};
 
 use rustpython_vm::PyPayload;
@@ -39,13 +37,8 @@ fn install_source(
     path: &str,
     vm: &VirtualMachine,
 ) -> PyResult<()> {
-    let code = vm
-        .compile(source, Mode::Exec, path.to_owned())
-        .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
-    let namespace = vm.ctx.new_dict();
-    namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
-    namespace.set_item("_st", symtrace.to_owned().into(), vm)?;
-    vm.run_code_obj(code, Scope::with_builtins(None, namespace.clone(), vm))?;
+    let namespace =
+        super::run_builtin_source(source, path, &[("_st", symtrace.to_owned().into())], vm)?;
     let methods = namespace.get_item("METHODS", vm)?;
     let methods = methods
         .downcast_ref::<PyDict>()

@@ -3,7 +3,7 @@
 //! replayed later, so the simulation follows them itself; see `SideEffects::read_key`).
 
 use rustpython_vm::builtins::{PyDict, PyStr};
-use rustpython_vm::{AsObject, PyObjectRef};
+use rustpython_vm::{AsObject, PyObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
@@ -53,21 +53,27 @@ impl State<'_> {
             );
         }
         self.guard(source, Check::TypeIs(o.class().to_owned()));
-        let at = source.clone().int_key(k);
+        let key = self.vm.ctx.new_int(k);
+        Ok(self.caller_dict_entry(o, source.clone().int_key(k), key.as_object()))
+    }
+
+    /// The caller's dict `o`'s entry under `key`, read from `at` by the replacement: its
+    /// type guarded, or its absence.
+    fn caller_dict_entry(&mut self, o: &PyObjectRef, at: Source, key: &PyObject) -> Option<Var> {
         let entry = o
             .downcast_ref::<PyDict>()
             .expect("dict")
-            .get_item_opt(self.vm.ctx.new_int(k).as_object(), self.vm)
+            .get_item_opt(key, self.vm)
             .ok()
             .flatten();
         match entry {
             Some(v) => {
                 self.guard(&at, Check::TypeIs(v.class().to_owned()));
-                Ok(Some(Var::Lazy(v, at)))
+                Some(Var::Lazy(v, at))
             }
             None => {
                 self.guard(&at, Check::Absent);
-                Ok(None)
+                None
             }
         }
     }
@@ -153,23 +159,8 @@ impl State<'_> {
         if let Some(w) = written {
             return Ok(w);
         }
-        let at = source.clone().key(k);
-        let entry = o
-            .downcast_ref::<PyDict>()
-            .expect("dict")
-            .get_item_opt(k, self.vm)
-            .ok()
-            .flatten();
-        match entry {
-            Some(v) => {
-                self.guard(&at, Check::TypeIs(v.class().to_owned()));
-                Ok(Some(Var::Lazy(v, at)))
-            }
-            None => {
-                self.guard(&at, Check::Absent);
-                Ok(None)
-            }
-        }
+        let key = self.vm.ctx.new_str(k);
+        Ok(self.caller_dict_entry(o, source.clone().key(k), key.as_object()))
     }
 
     /// `sorted(d)`, `sorted(d.keys())` or `sorted(d.items())` of a caller's dict (with
