@@ -90,8 +90,9 @@ class enable_grad(_GradMode):
 
 class inference_mode(_GradMode):
     def __init__(self, mode=True):
-        self.orig_func = None
-        self.mode = mode
+        # `@inference_mode` bare: the function in place of the mode.
+        self.orig_func = None if isinstance(mode, bool) else mode
+        self.mode = True if self.orig_func is not None else mode
 
     def __enter__(self):
         self.prev = (_state.grad, _state.inference)
