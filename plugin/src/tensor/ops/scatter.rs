@@ -89,12 +89,21 @@ fn scatter_meta(name: &str, m: &[Meta], a: &Attrs) -> TResult<Meta> {
     Ok(target.clone())
 }
 
-fn scatter(write: Write, t: &[&TensorData], a: &Attrs) -> TResult<TensorData> {
-    let mut out = t[0].clone();
+/// What both kinds of write start from: a copy of the target, the dimension, the index.
+fn write_parts<'a>(
+    t: &[&'a TensorData],
+    a: &Attrs,
+) -> TResult<(TensorData, usize, &'a ArrayD<i64>)> {
+    let out = t[0].clone();
     let d = normalize_dim(a.int("dim")?, out.ndim().max(1))?;
     let TensorData::Int64(index) = t[1] else {
         unreachable!("checked by inference")
     };
+    Ok((out, d, index))
+}
+
+fn scatter(write: Write, t: &[&TensorData], a: &Attrs) -> TResult<TensorData> {
+    let (mut out, d, index) = write_parts(t, a)?;
     if out.ndim() == 0 {
         return Ok(out);
     }
@@ -134,11 +143,7 @@ fn index_meta(name: &str, m: &[Meta], a: &Attrs) -> TResult<Meta> {
 }
 
 fn index_write(write: Write, t: &[&TensorData], a: &Attrs) -> TResult<TensorData> {
-    let mut out = t[0].clone();
-    let d = normalize_dim(a.int("dim")?, out.ndim().max(1))?;
-    let TensorData::Int64(index) = t[1] else {
-        unreachable!("checked by inference")
-    };
+    let (mut out, d, index) = write_parts(t, a)?;
     let index: Vec<i64> = index.iter().copied().collect();
     if out.ndim() == 0 {
         if let Some(&k) = index.first() {
