@@ -1,7 +1,8 @@
 """What model code takes from Python's library and torch's API around its tensor work:
 `itertools` (made whole, or stepped lazily), `contextlib.contextmanager` context managers,
 the grad modes (`no_grad` as a block and as a decorator, `is_grad_enabled`), a module's
-forward hooks and pre-hooks, and the truth of a dict the caller passes (`if kwargs:`). Each
+forward hooks and pre-hooks, the truth of a dict the caller passes (`if kwargs:`), and random
+numbers (dropout while training: drawn by the graph when it runs, in the program's order). Each
 stays in the graph instead of breaking it.
 
 For each case: the caller's state is reset, the function runs `CALLS` times as written, the
@@ -160,11 +161,35 @@ def namedtuple_methods(x, given):
     return moved, fields["b"] * 2.0, given._replace(b=x).b + given.a, list(given._asdict())
 
 
+class Dropped(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        h = self.drop(self.lin(x).relu())
+        return nn.functional.dropout(h, 0.25, training=self.training) + x
+
+
+def draws(x):
+    st.randn(4)  # drawn and never read: later draws follow it
+    noise = st.rand_like(x) + st.randn(*x.shape, dtype=st.float32).double()
+    return x + noise, st.randint(0, 10, (3,))
+
+
+def draws_around_a_break(x):
+    a = x + st.rand(3)
+    print("a graph break between two draws")
+    return a * st.randn(3)
+
+
 def caller_state():
     return {"log": list(log), "seen": list(seen)}
 
 
 def reset():
+    st.manual_seed(1234)
     log.clear()
     seen.clear()
 
@@ -190,4 +215,8 @@ check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shi
 check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
 check("jit, compiler and checkpoint namespaces", Block(), lambda i: (xs[i],), 1, 1, 0)
 check("a named tuple's _replace and _asdict", namedtuple_methods, lambda i: (xs[i], Pair(1.5, 2)), 1, 1, 0)
+grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
+check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)
+check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
+check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

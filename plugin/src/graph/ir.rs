@@ -149,8 +149,27 @@ impl Graph {
         Ok(Value::Node(self.nodes.len() - 1))
     }
 
-    /// Nodes no output depends on are dropped (the simulation may compute values it never uses).
+    /// Nodes no output depends on are dropped (the simulation may compute values it never uses),
+    /// but for those that draw random numbers: the program draws them whether or not it reads
+    /// them, and later draws depend on it, so such a node nothing reads becomes an output (the
+    /// replacement leaves it unread; the graph, called, draws it).
     pub fn prune(&mut self) {
+        let unread: Vec<Value> = self
+            .live_nodes()
+            .iter()
+            .enumerate()
+            .filter(|&(i, live)| {
+                !live && registry().get(&self.nodes[i].op).is_some_and(|d| d.draws)
+            })
+            .map(|(i, _)| Value::Node(i))
+            .collect();
+        self.outputs.extend(unread);
+        let live = self.live_nodes();
+        self.keep_nodes(&live);
+    }
+
+    /// Which nodes the outputs or the checks depend on.
+    fn live_nodes(&self) -> Vec<bool> {
         let mut live = vec![false; self.nodes.len()];
         // A value whose sizes a check reads stays: the check reads them at run time.
         let node_of = |v: &Value| match v {
@@ -173,6 +192,11 @@ impl Graph {
             node.sym.iter().for_each(|s| s.values(&mut vs));
             stack.extend(vs.iter().filter_map(node_of));
         }
+        live
+    }
+
+    /// Drop the nodes `live` does not mark, renumbering the others.
+    fn keep_nodes(&mut self, live: &[bool]) {
         let mut new_index = vec![usize::MAX; self.nodes.len()];
         let mut kept = Vec::new();
         for (i, node) in self.nodes.drain(..).enumerate() {

@@ -393,7 +393,12 @@ impl Recorder {
     ) -> Option<Result<TensorData, TensorError>> {
         let known: Vec<Option<Value>> = args.iter().map(|t| self.value_of(t)).collect();
         if known.iter().all(Option::is_none) {
-            return None; // constants only: computed now, as constant folding would
+            // Constants only: computed now, as constant folding would; but random numbers
+            // are drawn when the graph runs, each call its own.
+            if args.is_empty() && crate::tensor::registry().get(op).is_some_and(|d| d.draws) {
+                return Some(self.factory(op, attrs.clone(), Vec::new()));
+            }
+            return None;
         }
         let inputs: Vec<Value> = known
             .into_iter()
@@ -422,4 +427,38 @@ fn intercept(
             .as_mut()
             .and_then(|r| r.record(op, args, attrs))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::{Attr, DType, registry};
+
+    /// A draw made while recording is a node, not a constant drawn at translation time; one
+    /// nothing reads stays in the graph as an output; each run of the graph draws anew.
+    #[test]
+    fn draws_are_nodes_run_per_call_even_unread() {
+        let draw = |op: &str, n: i64| {
+            let attrs = Attrs::new()
+                .with("shape", Attr::Ints(vec![n]))
+                .with("dtype", Attr::DType(DType::Float64));
+            registry().call(op, &[], &attrs).unwrap()
+        };
+        let recording = start().expect("no recording under way");
+        let _unread = draw("randn", 2);
+        let read = draw("rand", 3);
+        let v = with(|r| r.value_of(&read)).expect("a draw is a fake of the graph");
+        let doubled = registry().call("add", &[&read, &read], &Attrs::new());
+        let out = with(|r| r.value_of(&doubled.unwrap())).unwrap();
+        let mut g = recording.finish();
+        g.outputs = vec![out];
+        g.prune();
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(ops, ["randn", "rand", "add"], "{g}");
+        assert_eq!(g.outputs.len(), 2, "the unread draw is an output: {g}");
+        assert!(matches!(v, Value::Node(1)));
+        let (a, b) = (g.run(&[]).unwrap(), g.run(&[]).unwrap());
+        assert_eq!(a[0].shape(), [3]);
+        assert_ne!(a[0], b[0], "each run draws anew");
+    }
 }

@@ -244,6 +244,8 @@ pub(super) mod module {
         random::manual_seed(seed);
     }
 
+    /// `rand`/`randn` through the registry: a recording makes it a node that draws when its
+    /// graph runs, not when the frame is translated.
     fn random_tensor(
         shape: &[PyObjectRef],
         kw: DTypeKw,
@@ -252,14 +254,14 @@ pub(super) mod module {
     ) -> PyResult<PyTensor> {
         let shape = shape_of(shape, vm)?;
         let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
-        let n = shape.iter().product();
-        let v = if normal {
-            random::normal(n)
-        } else {
-            random::uniform(n)
-        };
-        let values: Vec<Scalar> = v.into_iter().map(Scalar::Float).collect();
-        new_tensor(TensorData::from_scalars(&shape, &values, dt), vm)
+        let attrs = Attrs::new()
+            .with(
+                "shape",
+                Attr::Ints(shape.iter().map(|&n| n as i64).collect()),
+            )
+            .with("dtype", Attr::DType(dt));
+        let op = if normal { "randn" } else { "rand" };
+        new_tensor(registry().call(op, &[], &attrs), vm)
     }
 
     #[pyfunction]

@@ -125,6 +125,10 @@ pub struct OpDef {
     /// one size, it does the same on another (elementwise ops, reductions over dims,
     /// matmul...). Not so for a reshape's target shape or a slice's bounds.
     pub size_free: bool,
+    /// It draws from the random number generator: each run changes the generator's state, so
+    /// a graph runs it once per call, in program order, whether or not its result is read,
+    /// and never folds it into a constant.
+    pub draws: bool,
 }
 
 impl std::fmt::Debug for OpDef {
@@ -140,6 +144,12 @@ impl OpDef {
         self
     }
 
+    /// Mark it as drawing random numbers (see `draws`).
+    pub fn draws(mut self) -> Self {
+        self.draws = true;
+        self
+    }
+
     pub fn new(
         name: &str,
         arity: Arity,
@@ -152,6 +162,7 @@ impl OpDef {
             infer: Arc::new(infer),
             kernel: Arc::new(kernel),
             size_free: false,
+            draws: false,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Ops that make a tensor from their attributes alone. Eager calls and graphs share them, so
-//! that a graph can make `arange(T)` for a `T` that changes from call to call.
+//! that a graph can make `arange(T)` for a `T` that changes from call to call, and draw
+//! `rand`/`randn` when it runs, in the order the program draws them.
 
 use crate::tensor::registry::{Arity, Attr, Attrs, Meta, OpDef};
 use crate::tensor::{DType, Scalar, TResult, TensorData, TensorError};
@@ -19,6 +20,20 @@ fn arange_len(start: i64, end: i64, step: i64) -> TResult<usize> {
         .map_err(|_| TensorError::value("arange() has too many elements".to_owned()))?;
     crate::tensor::shape::check_size(&[n])?;
     Ok(n)
+}
+
+/// `rand` (uniform in [0, 1)) or `randn` (standard normal) of `a`'s shape and dtype, drawn
+/// from the process's seeded generator.
+fn random(a: &Attrs, normal: bool) -> TResult<TensorData> {
+    let shape = full_shape(a)?;
+    let n = shape.iter().product();
+    let drawn = if normal {
+        crate::tensor::random::normal(n)
+    } else {
+        crate::tensor::random::uniform(n)
+    };
+    let values: Vec<Scalar> = drawn.into_iter().map(Scalar::Float).collect();
+    TensorData::from_scalars(&shape, &values, dtype_of(a))
 }
 
 fn dtype_of(a: &Attrs) -> DType {
@@ -54,17 +69,20 @@ fn fill_value(a: &Attrs) -> TResult<Scalar> {
 }
 
 pub fn ops() -> Vec<OpDef> {
+    let shaped = |_: &[Meta], a: &Attrs| {
+        Ok(Meta {
+            shape: full_shape(a)?,
+            dtype: dtype_of(a),
+        })
+    };
     vec![
+        OpDef::new("rand", Arity::Exactly(0), shaped, |_, a| random(a, false)).draws(),
+        OpDef::new("randn", Arity::Exactly(0), shaped, |_, a| random(a, true)).draws(),
         // `zeros`, `ones` and `full` of sizes that change from call to call, in a graph.
         OpDef::new(
             "full",
             Arity::Exactly(0),
-            |_: &[Meta], a: &Attrs| {
-                Ok(Meta {
-                    shape: full_shape(a)?,
-                    dtype: dtype_of(a),
-                })
-            },
+            shaped,
             |_: &[&TensorData], a: &Attrs| {
                 Ok(TensorData::full(
                     &full_shape(a)?,

@@ -156,7 +156,7 @@ impl State<'_> {
                         ModuleFunction::Random => {
                             return unsupported(
                                 Kind::SideEffect,
-                                format!("symtrace.{name} (random numbers: a side effect)"),
+                                format!("symtrace.{name} sets the random number generator's state"),
                             );
                         }
                         ModuleFunction::Stateful => {

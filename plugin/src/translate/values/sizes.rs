@@ -349,7 +349,22 @@ impl State<'_> {
                 let mut call = vec![t.clone()];
                 call.extend(exprs.iter().map(|(_, h)| self.int_var(*h)));
                 let sym = SymAttr::Ints("shape".into(), exprs.into_iter().map(|e| e.0).collect());
-                self.run_symbolic(f, call, what, sym, &dims).map(Some)
+                self.run_symbolic(f, (call, Vec::new()), what, sym, &dims)
+                    .map(Some)
+            }
+            // A node that draws per call at this call's sizes (`rand(*x.shape)` in dropout).
+            ("rand" | "randn", dims) if what.starts_with("symtrace.") => {
+                let dims = match dims {
+                    [one] if matches!(one, Var::Tuple(_) | Var::List(_)) => self.items(one)?,
+                    _ => dims.to_vec(),
+                };
+                let Some(exprs) = self.size_operands(&dims)? else {
+                    return Ok(None);
+                };
+                let call = exprs.iter().map(|(_, h)| self.int_var(*h)).collect();
+                let sym = SymAttr::Ints("shape".into(), exprs.into_iter().map(|e| e.0).collect());
+                self.run_symbolic(f, (call, kwargs.to_vec()), what, sym, &dims)
+                    .map(Some)
             }
             ("narrow", [t, dim, start, length]) if kwargs.is_empty() && self.is_tensor(t) => {
                 let bounds = [start.clone(), length.clone()];
@@ -364,7 +379,7 @@ impl State<'_> {
                 ];
                 let [(s, _), (l, _)] = <[_; 2]>::try_from(exprs).expect("two bounds");
                 let sym = SymAttr::Int("start".into(), s);
-                let r = self.run_symbolic(f, call, what, sym, &bounds)?;
+                let r = self.run_symbolic(f, (call, Vec::new()), what, sym, &bounds)?;
                 let reads = size_reads::mark();
                 if self.attach_more(&r, SymAttr::Int("length".into(), l), &bounds)? {
                     size_reads::forget_since(reads);
@@ -399,18 +414,19 @@ impl State<'_> {
         Ok(Some(out))
     }
 
-    /// Run `f(*call)` on the sizes' values and give its node `sym`; if the node's attributes
-    /// are not what `sym` works out to at these sizes, the sizes in `used` are forced instead.
+    /// Run `f(*args, **kwargs)` (`call`) on the sizes' values and give its node `sym`; if the
+    /// node's attributes are not what `sym` works out to at these sizes, the sizes in `used`
+    /// are forced instead.
     fn run_symbolic(
         &mut self,
         f: &PyObjectRef,
-        call: Vec<Var>,
+        call: (Vec<Var>, Vec<(String, Var)>),
         what: &str,
         sym: SymAttr,
         used: &[Var],
     ) -> SimResult<Var> {
         let reads = size_reads::mark();
-        let r = self.native_call_as_is(f, call, Vec::new(), what, false)?;
+        let r = self.native_call_as_is(f, call.0, call.1, what, false)?;
         if self.attach_more(&r, sym, used)? {
             size_reads::forget_since(reads);
         }

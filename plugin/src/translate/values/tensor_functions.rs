@@ -5,9 +5,9 @@
 use rustpython_vm::builtins::PyStr;
 use rustpython_vm::{AsObject, PyObjectRef};
 
-/// Functions of the `symtrace` module that draw random numbers: each call changes the
-/// generator's state.
-const RANDOM_FUNCTIONS: &[&str] = &["manual_seed", "rand", "randn"];
+/// Functions of the `symtrace` module that set the random number generator's state. (`rand`
+/// and `randn` are registry ops that a graph draws when it runs, in the program's order.)
+const RANDOM_FUNCTIONS: &[&str] = &["manual_seed"];
 
 /// Functions of the `symtrace` module, besides the registry's ops, whose result depends only
 /// on their arguments (and on the default dtype, which a translation that reads it guards):
@@ -47,7 +47,7 @@ pub enum ModuleFunction {
     /// Run it on fakes and plain values: an op of the registry, or one of
     /// [`PURE_MODULE_FUNCTIONS`].
     Pure,
-    /// It draws random numbers.
+    /// It sets the random number generator's state.
     Random,
     /// It reads or changes state the translation cannot guard or replay.
     Stateful,
