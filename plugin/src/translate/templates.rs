@@ -175,6 +175,15 @@ pub fn returned_template(
     value: &Var,
     raised: bool,
 ) -> SimResult<(Template, Vec<Replay>)> {
+    // Before any template is built: a value that holds itself is turned away here.
+    held_once(
+        state
+            .effects
+            .log
+            .iter()
+            .flat_map(Effect::values)
+            .chain([value]),
+    )?;
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut index)?;
@@ -185,14 +194,6 @@ pub fn returned_template(
         build(state, value, &mut outputs, &mut index)?
     };
     load_early(state, state.effects.log.len(), &mut template);
-    held_once(
-        state
-            .effects
-            .log
-            .iter()
-            .flat_map(Effect::values)
-            .chain([value]),
-    )?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok((template, replays))
 }
@@ -325,8 +326,45 @@ fn graph_value(
     })
 }
 
+/// How deep a template may nest. A value made in the call that holds itself (a tree's
+/// parent links) cannot be made again from templates, which make each value anew: `held_once`
+/// turns most such cycles away first, this bounds the rest (a partial or an exception that
+/// holds itself) and very deep values, which the recursion would take the stack for.
+const MOST_NESTED: usize = 64;
+
+thread_local! {
+    static NESTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
 pub(super) fn build(
+    state: &mut State<'_>,
+    v: &Var,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    let depth = NESTED.get();
+    if depth >= MOST_NESTED {
+        return unsupported(
+            Kind::Rebuild,
+            format!(
+                "a value made in the call nested more than {MOST_NESTED} deep, or holding itself"
+            ),
+        );
+    }
+    // Restored when dropped, also when a panic unwinds through (the plugin catches it).
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NESTED.set(self.0);
+        }
+    }
+    let _restore = Restore(depth);
+    NESTED.set(depth + 1);
+    build_value(state, v, outputs, index)
+}
+
+fn build_value(
     state: &mut State<'_>,
     v: &Var,
     outputs: &mut Vec<Value>,
