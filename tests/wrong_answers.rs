@@ -243,3 +243,14 @@ fn an_instance_with_a_finalizer_is_made_and_finalized() {
         "{plain}"
     );
 }
+
+#[test]
+fn values_that_hold_themselves_run_as_written() {
+    same_as_plain(&["values that hold themselves"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("values that hold themselves: ([6.0, 6.0], True, True, True)")
+            && plain.contains("values that hold themselves, partial: ([4.0, 4.0], 1, True)"),
+        "{plain}"
+    );
+}

@@ -721,3 +721,42 @@ def _():
     for k in (1.0, 2.0, 3.0):
         show("finalizers", make_and_drop(st.full((2,), k)).tolist())
         show("finalizers, live and made", (Tracked.live, Tracked.made))
+
+
+# 25. Objects made in a call that link to each other (a tree's parent links, a list that holds
+# itself, a partial that holds itself): building the replacement's template recursed without
+# end and the interpreter died of a stack overflow (SIGSEGV; CPython's test_optparse under
+# `trace_all=1`). Such a value is turned away; the frame runs as written.
+class TreeNode:
+    def __init__(self, parent=None):
+        self.parent = parent
+        self.children = []
+        if parent is not None:
+            parent.children.append(self)
+
+
+def linked(x):
+    root = TreeNode()
+    TreeNode(TreeNode(root))
+    loop = [x]
+    loop.append(loop)
+    return x * 2.0, root, loop
+
+
+def partial_holding_itself(x):
+    import functools
+    held = []
+    p = functools.partial(len, held)
+    held.append(p)
+    return x + 1.0, p
+
+
+@case("values that hold themselves")
+def _():
+    for k in (1.0, 2.0, 3.0):
+        y, root, loop = linked(st.full((2,), k))
+        child = root.children[0]
+        show("values that hold themselves", (y.tolist(), child.parent is root,
+                                             child.children[0].parent is child, loop[1] is loop))
+        z, p = partial_holding_itself(st.full((2,), k))
+        show("values that hold themselves, partial", (z.tolist(), p(), p.args[0][0] is p))
