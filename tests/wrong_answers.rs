@@ -254,3 +254,15 @@ fn values_that_hold_themselves_run_as_written() {
         "{plain}"
     );
 }
+
+#[test]
+fn metaclass_data_descriptors_come_before_class_entries() {
+    same_as_plain(&["metaclass data descriptors"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("metaclass data descriptors, type's: (True, 'Shadowed')")
+            && plain.contains("metaclass data descriptors, user's: (\"the class's\",)")
+            && plain.contains("metaclass data descriptors, user's: (\"the descriptor's\",)"),
+        "{plain}"
+    );
+}

@@ -760,3 +760,47 @@ def _():
                                              child.children[0].parent is child, loop[1] is loop))
         z, p = partial_holding_itself(st.full((2,), k))
         show("values that hold themselves, partial", (z.tolist(), p(), p.args[0][0] is p))
+
+
+# 26. A class entry shadowed by its metaclass's data descriptor: `type.__base__` and
+# `type.__name__` come before a class's own `__base__ = None` or `__name__ = "Spam"` (the
+# simulation read the class's entries), and a metaclass attribute whose class gains
+# `__get__`/`__set__` after a translation comes before the class's entry from then on (the
+# translation guarded the metaclass, not the descriptor's class). CPython's test_opcache
+# under `trace_all=1`.
+class Shadowed:
+    __base__ = None
+    __name__ = "Spam"
+
+
+def type_descriptors(x):
+    return x + 1.0, Shadowed.__base__ is object, Shadowed.__name__
+
+
+class Plain:
+    pass
+
+
+class WithDescriptor(type):
+    attribute = Plain()
+
+
+class UsesMeta(metaclass=WithDescriptor):
+    attribute = "the class's"
+
+
+def metaclass_attribute(x):
+    return x + 1.0, UsesMeta.attribute
+
+
+@case("metaclass data descriptors")
+def _():
+    for k in (1.0, 2.0):
+        show("metaclass data descriptors, type's", type_descriptors(st.full((2,), k))[1:])
+    # Called once before the change: RustPython's own attribute cache, specialized after
+    # some calls, misses this change too (test_opcache fails it without the plugin).
+    show("metaclass data descriptors, user's", metaclass_attribute(st.full((2,), 1.0))[1:])
+    Plain.__get__ = lambda self, instance, owner: "the descriptor's"
+    Plain.__set__ = lambda self, instance, value: None
+    for k in (1.0, 2.0):
+        show("metaclass data descriptors, user's", metaclass_attribute(st.full((2,), k))[1:])

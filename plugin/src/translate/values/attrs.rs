@@ -224,6 +224,14 @@ impl State<'_> {
             }
             let meta = class.class().to_owned();
             self.guard_class(Source::object(meta.clone().into()), &meta)?;
+            // The metaclass's own `name`, found not to be a data descriptor: its class
+            // could become one (`__get__`/`__set__` added), which comes first then.
+            if let Some(m) = meta.get_attr(vm.ctx.intern_str(name))
+                && m.class().slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+            {
+                let of = m.class().to_owned();
+                self.guard_class(Source::object(of.clone().into()), &of)?;
+            }
         }
         self.guard_class(Source::object(class_obj.clone()), &class)?;
         if let Some(v) = self.class_written(&class, name) {
@@ -234,6 +242,9 @@ impl State<'_> {
             let r = class_obj.get_attr(&vm.ctx.new_str(name), vm);
             return self.native_result(r, false, &format!("{}.{name}", class.name()));
         };
+        if let Some(r) = self.metaclass_data_first(&class_obj, &class, name, &d)? {
+            return Ok(r);
+        }
         let t = &vm.ctx.types;
         if d.downcast_ref::<rustpython_vm::builtins::PyFunction>()
             .is_some()
@@ -286,6 +297,47 @@ impl State<'_> {
                 d.class().name()
             ),
         )
+    }
+
+    /// `C.name` where the metaclass has a data descriptor `name` (`type.__base__`,
+    /// `type.__name__`) and `C`'s MRO has an entry `d` of that name too: the descriptor comes
+    /// first, as `type.__getattribute__` finds it. `None` where it gives `d` itself (`type`'s
+    /// `__module__` and `__doc__` read the class's entry) or there is no such descriptor.
+    fn metaclass_data_first(
+        &mut self,
+        class_obj: &PyObjectRef,
+        class: &PyType,
+        name: &str,
+        d: &PyObjectRef,
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(m) = class_obj.class().get_attr(vm.ctx.intern_str(name)) else {
+            return Ok(None);
+        };
+        if m.class().slots.descr_set.load().is_none() {
+            return Ok(None);
+        }
+        let what = format!("{}.{name}", class.name());
+        let r = class_obj.get_attr(&vm.ctx.new_str(name), vm);
+        if r.as_ref().is_ok_and(|v| v.is(d)) {
+            return Ok(None);
+        }
+        // Read now, it is what every call reads: a name, a class, classes (`__mro__`).
+        let fixed = |o: &PyObjectRef| is_plain(o, vm) || o.downcast_ref::<PyType>().is_some();
+        let immutable = r.as_ref().is_ok_and(|v| {
+            fixed(v)
+                || v.downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                    .is_some_and(|t| t.as_slice().iter().all(fixed))
+        });
+        if !immutable {
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "{what}: the metaclass's data descriptor, shadowing the class's entry (not simulated)"
+                ),
+            );
+        }
+        self.native_result(r, false, &what).map(Some)
     }
 
     /// A named tuple's class, items and field names (its class guarded when it is the
