@@ -184,6 +184,30 @@ def draws_around_a_break(x):
     return a * st.randn(3)
 
 
+def updated_constants(x, n):
+    causal = st.full((3, 3), float("-inf")).triu(1)
+    causal += 0.5
+    counts = st.ones(2, n, dtype=st.int64)
+    counts += n - 1
+    scale = st.ones(3)
+    scale.mul_(2.0)
+    return (x + causal).softmax(-1) * scale, counts * 2
+
+
+def adds_then_breaks(t):
+    t += 2.0
+    print("a graph break inside an inlined call that updated a constant")
+    return t
+
+
+def updated_constant_across_a_break(x):
+    t = st.ones(3)
+    alias = t
+    t += 1.0
+    r = adds_then_breaks(t)
+    return x + t, alias, r
+
+
 def caller_state():
     return {"log": list(log), "seen": list(seen)}
 
@@ -219,4 +243,6 @@ grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
 check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)
 check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
 check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)
+check("in-place updates of tensors made from constants", updated_constants, lambda i: (xs[i][:, :1].expand(2, 3).reshape(2, 3)[:1].expand(3, 3), 2 + i % 3), 3, 1, 0)
+check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -320,6 +320,12 @@ impl State<'_> {
         let Ok(target) = target.downcast::<PyTensor>() else {
             return unsupported(Kind::Internal, "in-place update of a tensor");
         };
+        // A tensor made here from constants (`m = st.zeros(T, T); m += 1.0`): a graph
+        // constant from now on, so that its update is recorded (and rolled back with a failed
+        // inline call) like any other.
+        if self.value_of(&target).is_none() {
+            self.before_update(&target)?;
+        }
         let a = &Var::Tensor(target.clone());
         let result = self.binary(not_inplace(op), a, b)?;
         self.take_result(&target, result)?;
