@@ -98,6 +98,18 @@ impl Graph {
         }
     }
 
+    /// Whether `t` has the shape and dtype of `v`.
+    pub fn describes(&self, v: Value, t: &TensorData) -> bool {
+        match v {
+            Value::Input(i) => self.inputs[i].describes(t),
+            Value::Const(i) => {
+                let c = &self.consts[i];
+                c.dtype() == t.dtype() && c.shape() == t.shape()
+            }
+            Value::Node(i) => self.nodes[i].meta.describes(t),
+        }
+    }
+
     /// Apply `op`: its result's shape and dtype are inferred now (an error here is the error
     /// the eager op would raise); with only constant inputs it is computed now.
     pub fn apply(

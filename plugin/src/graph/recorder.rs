@@ -29,7 +29,10 @@ pub struct Recorder {
     /// Inputs whose sizes may change from call to call (see `dynamic`), with which of their
     /// dimensions may.
     dynamic_inputs: Vec<(usize, Vec<bool>)>,
-    by_address: HashMap<usize, Value>,
+    /// Each fake by the address of its data, with the mark written into it (`mark_fake`).
+    by_address: HashMap<usize, (Value, u64)>,
+    /// Fakes made so far: the next one's mark.
+    made: u64,
     /// Inputs that are ints of the frame's, with their values at trace time.
     int_inputs: Vec<(Value, i64)>,
     /// Data replaced by in-place updates, kept so that its address is not reused.
@@ -45,19 +48,63 @@ pub fn address(t: &TensorData) -> usize {
     crate::each_dtype!(t, a => a.as_ptr() as usize)
 }
 
+/// What tells a fake from a tensor allocated where a dropped fake was (a native function of
+/// the tensor API may drop the fake results of its inner ops while the recording goes on,
+/// and the allocator hands the address out again): its first element holds a mark no
+/// program computes (a NaN payload, an int near 2**62), and a lookup checks it with the
+/// address and the meta. A bool fake's mark is only `true`.
+fn mark_fake(t: &mut TensorData, n: u64) -> u64 {
+    match t {
+        TensorData::Bool(a) => {
+            a.iter_mut().take(1).for_each(|x| *x = true);
+            1
+        }
+        TensorData::Int64(a) => {
+            let mark = 0x3e5a_0000_0000_0000 | (n & 0xffff_ffff_ffff);
+            a.iter_mut().take(1).for_each(|x| *x = mark as i64);
+            mark
+        }
+        TensorData::Float32(a) => {
+            let mark = 0x7fa0_0000 | (n as u32 & 0x1f_ffff);
+            a.iter_mut().take(1).for_each(|x| *x = f32::from_bits(mark));
+            u64::from(mark)
+        }
+        TensorData::Float64(a) => {
+            let mark = 0x7ff5_a000_0000_0000 | (n & 0xfff_ffff_ffff);
+            a.iter_mut().take(1).for_each(|x| *x = f64::from_bits(mark));
+            mark
+        }
+    }
+}
+
+/// The mark `mark_fake` would have written into `t`.
+fn mark_of(t: &TensorData) -> u64 {
+    match t {
+        TensorData::Bool(a) => a.iter().next().map_or(0, |&x| u64::from(x)),
+        TensorData::Int64(a) => a.iter().next().map_or(0, |&x| x as u64),
+        TensorData::Float32(a) => a.iter().next().map_or(0, |x| u64::from(x.to_bits())),
+        TensorData::Float64(a) => a.iter().next().map_or(0, |x| x.to_bits()),
+    }
+}
+
 /// A stand-in of this shape and type (its elements are never read as results; its identity
-/// is the address of its data). Its zeros are allocated zeroed (`vec![0; n]` is a calloc), so
+/// is the address of its data, with a mark in it: see `Recorder::fake`). Its zeros are allocated zeroed (`vec![0; n]` is a calloc), so
 /// a large one costs address space, not memory or time, until something reads it; an owned
 /// ndarray array cannot alias one element to every index instead.
-pub fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
+fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
+    fakeable(meta)?;
+    Ok(TensorData::full(&meta.shape, Scalar::Int(0), meta.dtype))
+}
+
+/// Whether a tensor of `meta` can have a fake.
+fn fakeable(meta: &Meta) -> Result<(), TensorError> {
     if meta.shape.iter().product::<usize>() == 0 {
         // All empty arrays share an address; they cannot be told apart.
         return Err(TensorError::value(
             "an empty tensor cannot be traced".to_owned(),
         ));
     }
-    crate::tensor::shape::check_size(&meta.shape)?;
-    Ok(TensorData::full(&meta.shape, Scalar::Int(0), meta.dtype))
+    crate::tensor::shape::check_size(&meta.shape)
 }
 
 /// Keep the data a recorded in-place update replaced (see `Recorder::keep`).
@@ -99,7 +146,7 @@ impl RecordingGuard {
                     if !r.dynamic_inputs.is_empty() || !r.int_inputs.is_empty() {
                         let read: Vec<Value> = reads
                             .iter()
-                            .filter_map(|addr| r.by_address.get(addr).copied())
+                            .filter_map(|addr| r.by_address.get(addr).map(|e| e.0))
                             .collect();
                         let ints = r.int_inputs.iter().filter_map(|(v, _)| match v {
                             Value::Input(i) => Some(*i),
@@ -169,9 +216,17 @@ pub fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> R {
 impl Recorder {
     /// A fake for a new graph input.
     pub fn input(&mut self, meta: Meta) -> Result<TensorData, TensorError> {
-        let fake = fake_of(&meta)?;
+        fakeable(&meta)?; // before the input is added
         let v = self.graph.input(meta);
-        self.by_address.insert(address(&fake), v);
+        self.fake(v)
+    }
+
+    /// A new fake standing for `v`, marked and known by its address.
+    fn fake(&mut self, v: Value) -> Result<TensorData, TensorError> {
+        let mut fake = fake_of(&self.graph.meta(v))?;
+        self.made += 1;
+        let mark = mark_fake(&mut fake, self.made);
+        self.by_address.insert(address(&fake), (v, mark));
         Ok(fake)
     }
 
@@ -281,9 +336,7 @@ impl Recorder {
         sym: Vec<SymAttr>,
     ) -> Result<TensorData, TensorError> {
         let v = self.graph.factory(op, attrs, sym)?;
-        let fake = fake_of(&self.graph.meta(v))?;
-        self.by_address.insert(address(&fake), v);
-        Ok(fake)
+        self.fake(v)
     }
 
     /// A new fake standing for `v` (a fake updated in place, made to stand again for what it
@@ -297,9 +350,7 @@ impl Recorder {
         if !held {
             return None;
         }
-        let fake = fake_of(&self.graph.meta(v)).ok()?;
-        self.by_address.insert(address(&fake), v);
-        Some(fake)
+        self.fake(v).ok()
     }
 
     /// Note that the input `t` is an int of the frame's whose value was `value`: expressions
@@ -355,7 +406,18 @@ impl Recorder {
 
     /// What `t` stands for, if it is a fake.
     pub fn value_of(&self, t: &TensorData) -> Option<Value> {
-        self.by_address.get(&address(t)).copied()
+        let &(v, mark) = self.by_address.get(&address(t))?;
+        let (marked, described) = (mark_of(t) == mark, self.graph.describes(v, t));
+        if marked && described {
+            return Some(v);
+        }
+        log::debug!(
+            target: crate::log_targets::GRAPH,
+            "a {:?} tensor at the address of a dropped fake of {v} is not that fake ({})",
+            Meta::of(t),
+            if described { "its meta, not its mark" } else { "not its meta" }
+        );
+        None
     }
 
     /// Where the graph and the fakes were, to roll back to.
@@ -378,7 +440,7 @@ impl Recorder {
         self.graph.inputs.truncate(inputs);
         self.graph.consts.truncate(consts);
         self.graph.nodes.truncate(nodes);
-        self.by_address.retain(|_, v| match v {
+        self.by_address.retain(|_, (v, _)| match v {
             Value::Input(i) => *i < inputs,
             Value::Const(i) => *i < consts,
             Value::Node(i) => *i < nodes,
@@ -405,11 +467,10 @@ impl Recorder {
             .zip(args)
             .map(|(v, t)| v.unwrap_or_else(|| self.graph.constant((*t).clone())))
             .collect();
-        let result = self.graph.apply(op, &inputs, attrs.clone()).and_then(|v| {
-            let fake = fake_of(&self.graph.meta(v))?;
-            self.by_address.insert(address(&fake), v);
-            Ok(fake)
-        });
+        let result = self
+            .graph
+            .apply(op, &inputs, attrs.clone())
+            .and_then(|v| self.fake(v));
         Some(result)
     }
 }
@@ -432,7 +493,7 @@ fn intercept(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::{Attr, DType, registry};
+    use crate::tensor::{Attr, DType, Scalar, registry};
 
     /// A draw made while recording is a node, not a constant drawn at translation time; one
     /// nothing reads stays in the graph as an output; each run of the graph draws anew.
@@ -460,5 +521,28 @@ mod tests {
         let (a, b) = (g.run(&[]).unwrap(), g.run(&[]).unwrap());
         assert_eq!(a[0].shape(), [3]);
         assert_ne!(a[0], b[0], "each run draws anew");
+    }
+
+    /// A tensor the allocator places where a fake that was dropped during the recording was
+    /// (a native function drops its inner ops' fake results) is not taken for that fake,
+    /// whether or not its shape and dtype are the fake's. (The allocator hands a freed
+    /// block of one size to the next request of that size: the address is reused here.)
+    #[test]
+    fn a_tensor_where_a_dropped_fake_was_is_not_that_fake() {
+        let _recording = start().expect("no recording under way");
+        let (mut reused, mut taken) = (0, 0);
+        for shape in [[2, 6], [3, 4], [2, 6]] {
+            let meta = Meta {
+                shape: vec![2, 6],
+                dtype: DType::Float64,
+            };
+            let fake = with(|r| r.input(meta)).unwrap();
+            let at = address(&fake);
+            drop(fake);
+            let t = TensorData::full(&shape, Scalar::Float(1.5), DType::Float64);
+            reused += usize::from(address(&t) == at);
+            taken += usize::from(with(|r| r.value_of(&t)).is_some());
+        }
+        assert_eq!(taken, 0, "{reused} of 3 at a dropped fake's address");
     }
 }
