@@ -1,5 +1,7 @@
 """Writes at indices along a dimension (`scatter`, `scatter_add`, `index_add`, `index_copy`,
-`index_fill`, each with torch's in-place spelling) and selections whose size is the data's
+`index_fill`, each with torch's in-place spelling), reads at computed indices (`unfold`'s
+sliding windows; `searchsorted` and `bucketize`, positions in sorted sequences, as counts of
+the elements before them) and selections whose size is the data's
 (`masked_select`, `nonzero`, `argwhere`). The writes are registry ops; an in-place spelling
 stores the op's result into its target (`t[...] = ...`), which a traced frame records as an
 update of the target. The selections go through a bool mask index, whose count a graph
@@ -101,6 +103,69 @@ def _nonzero(self, *, as_tuple=False):
     return _st.stack(coords, dim=1)
 
 
+def _unfold(self, dimension, size, step):
+    """torch's Tensor.unfold: every window of `size` elements, `step` apart, along
+    `dimension`, as a new last dimension (read through one index_select)."""
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if self.ndim == 0:
+        if size > 1:
+            raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
+        return self.reshape(1)
+    d = dimension + self.ndim if dimension < 0 else dimension
+    if not 0 <= d < self.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-self.ndim}, {self.ndim - 1}], but got {dimension})")
+    n = self.shape[d]
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    count = (n - size) // step + 1
+    index = (_st.arange(count) * step).unsqueeze(1) + _st.arange(size).unsqueeze(0)
+    windows = self.index_select(d, index.reshape(-1))
+    shape = tuple(self.shape)
+    return windows.reshape(shape[:d] + (count, size) + shape[d + 1:]).movedim(d + 1, -1)
+
+
+def _searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
+    """torch's searchsorted: for each value, the index where it would go in the last
+    dimension of `sorted_sequence` (after the equal ones with `right`): the count of the
+    elements before it, counted as torch's binary search decides (`!(s >= v)`, `!(s > v)`),
+    so that a NaN goes last."""
+    if sorter is not None:
+        raise NotImplementedError("searchsorted(sorter=...) is not supported by symtrace")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    if not isinstance(values, _st.Tensor):
+        values = _st.tensor(values, dtype=seq.dtype)
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+    if seq.ndim == 1:
+        s, v = seq, values.unsqueeze(-1)
+    else:
+        if tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions "
+                f"of boundaries tensor and input value tensor must match, but we got boundaries tensor "
+                f"{list(seq.shape)} and input value tensor {list(values.shape)}")
+        s, v = seq.unsqueeze(-2), values.unsqueeze(-1)
+    before = (s > v).logical_not() if right else (s >= v).logical_not()
+    counts = before.sum(-1)
+    return counts.int() if out_int32 else counts
+
+
+def _bucketize(input, boundaries, *, out_int32=False, right=False):
+    """torch's bucketize: the bucket of each element among 1-d `boundaries`."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
 METHODS = {
     "scatter": _scatter,
     "scatter_": _scatter_,
@@ -115,8 +180,12 @@ METHODS = {
     "masked_select": _masked_select,
     "nonzero": _nonzero,
     "argwhere": lambda self: _nonzero(self),
+    "unfold": _unfold,
 }
 
-MODULE_ONLY = {}
+MODULE_ONLY = {
+    "searchsorted": _searchsorted,
+    "bucketize": _bucketize,
+}
 
 FUNCTIONS = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere"]
