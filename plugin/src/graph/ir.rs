@@ -98,16 +98,15 @@ impl Graph {
         }
     }
 
-    /// Whether `t` has the shape and dtype of `v`.
+    /// Whether `t` has the shape and dtype of `v` (its sizes read unwatched: a tracer that
+    /// looks up a fake reads no size of the program's).
     pub fn describes(&self, v: Value, t: &TensorData) -> bool {
-        match v {
-            Value::Input(i) => self.inputs[i].describes(t),
-            Value::Const(i) => {
-                let c = &self.consts[i];
-                c.dtype() == t.dtype() && c.shape() == t.shape()
-            }
-            Value::Node(i) => self.nodes[i].meta.describes(t),
-        }
+        let (shape, dtype) = match v {
+            Value::Input(i) => (&self.inputs[i].shape[..], self.inputs[i].dtype),
+            Value::Const(i) => (self.consts[i].unwatched_shape(), self.consts[i].dtype()),
+            Value::Node(i) => (&self.nodes[i].meta.shape[..], self.nodes[i].meta.dtype),
+        };
+        t.dtype() == dtype && t.unwatched_shape() == shape
     }
 
     /// Apply `op`: its result's shape and dtype are inferred now (an error here is the error
@@ -118,7 +117,9 @@ impl Graph {
         inputs: &[Value],
         attrs: Attrs,
     ) -> Result<Value, TensorError> {
-        if inputs.iter().all(|v| matches!(v, Value::Const(_))) {
+        // A draw from the random number generator is never folded: each call draws anew.
+        let draws = || registry().get(op).is_some_and(|d| d.draws);
+        if inputs.iter().all(|v| matches!(v, Value::Const(_))) && !draws() {
             let args: Vec<&TensorData> = inputs
                 .iter()
                 .map(|v| match v {

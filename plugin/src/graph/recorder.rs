@@ -413,8 +413,9 @@ impl Recorder {
         }
         log::debug!(
             target: crate::log_targets::GRAPH,
-            "a {:?} tensor at the address of a dropped fake of {v} is not that fake ({})",
-            Meta::of(t),
+            "a {:?} tensor of shape {:?} at the address of a dropped fake of {v} is not that fake ({})",
+            t.dtype(),
+            t.unwatched_shape(),
             if described { "its meta, not its mark" } else { "not its meta" }
         );
         None
@@ -454,12 +455,11 @@ impl Recorder {
         attrs: &Attrs,
     ) -> Option<Result<TensorData, TensorError>> {
         let known: Vec<Option<Value>> = args.iter().map(|t| self.value_of(t)).collect();
-        if known.iter().all(Option::is_none) {
-            // Constants only: computed now, as constant folding would; but random numbers
-            // are drawn when the graph runs, each call its own.
-            if args.is_empty() && crate::tensor::registry().get(op).is_some_and(|d| d.draws) {
-                return Some(self.factory(op, attrs.clone(), Vec::new()));
-            }
+        // Constants only: computed now, as constant folding would; but random numbers are
+        // drawn when the graph runs, each call its own.
+        if known.iter().all(Option::is_none)
+            && !crate::tensor::registry().get(op).is_some_and(|d| d.draws)
+        {
             return None;
         }
         let inputs: Vec<Value> = known
