@@ -178,6 +178,17 @@ def draws(x):
     return x + noise, st.randint(0, 10, (3,))
 
 
+def sample_tokens(table, idx, steps=3, top_k=3):
+    """A generate loop: the last token's logits, top-k filtered, softmax, one token drawn."""
+    for _ in range(steps):
+        logits = table[idx[:, -1]]
+        v, _ = st.topk(logits, top_k)
+        logits[logits < v[:, [-1]]] = -float("inf")
+        nxt = st.multinomial(nn.functional.softmax(logits, dim=-1), num_samples=1)
+        idx = st.cat((idx, nxt), dim=1)
+    return idx, st.multinomial(st.tensor([0.0, 2.0, 1.0]), 2)
+
+
 def draws_around_a_break(x):
     a = x + st.rand(3)
     print("a graph break between two draws")
@@ -242,6 +253,8 @@ check("a named tuple's _replace and _asdict", namedtuple_methods, lambda i: (xs[
 grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
 check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)
 check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
+table = st.randn(6, 6)
+check("sampling tokens with multinomial in a generate loop", sample_tokens, lambda i: (table, st.tensor([[1], [4]])), 1, 1, 0)
 check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)
 check("in-place updates of tensors made from constants", updated_constants, lambda i: (xs[i][:, :1].expand(2, 3).reshape(2, 3)[:1].expand(3, 3), 2 + i % 3), 3, 1, 0)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)

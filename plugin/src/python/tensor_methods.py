@@ -634,6 +634,14 @@ def _prod(self, dim=None, keepdim=False, dtype=None):
     return _st.call_op("prod", _as_dtype(self, dtype), dim=dim, keepdim=keepdim)
 
 
+def _multinomial(self, num_samples, replacement=False, *, generator=None):
+    """torch's multinomial: indices drawn from each row of weights (a registry op that a
+    graph draws when it runs)."""
+    if generator is not None:
+        raise NotImplementedError("multinomial(generator=...) is not supported by symtrace")
+    return _st.call_op("multinomial", self, num_samples=num_samples, replacement=bool(replacement))
+
+
 METHODS = {
     "t": _t,
     "mm": _mm,
@@ -749,6 +757,7 @@ METHODS = {
     "tile": _tile,
     "new_empty": _new_zeros,
     "dist": lambda self, other, p=2: (self - other).norm(p),
+    "multinomial": _multinomial,
 }
 
 # Functions only (torch has no method of these names).
@@ -793,4 +802,5 @@ FUNCTIONS = [
     "is_floating_point", "atan2", "arctan2", "prod", "cumprod",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1",
     "log2", "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "multinomial",
 ]

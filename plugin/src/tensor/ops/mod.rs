@@ -13,6 +13,7 @@ pub mod parallel;
 pub mod pool;
 pub mod product;
 pub mod reduce;
+pub mod sampling;
 pub mod scan;
 pub mod scatter;
 pub mod select;
@@ -39,6 +40,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(pool::ops());
     ops.extend(pad::ops());
     ops.extend(index_dims::ops());
+    ops.extend(sampling::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()
@@ -51,6 +53,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
 /// families): what a graph recorded at one size may run at another.
 const SIZE_FREE: &[&str] = &[
     "clamp",
+    "multinomial",
     "where",
     "to",
     "sum",
