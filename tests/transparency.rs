@@ -59,6 +59,25 @@ const MODULES: &[&str] = &[
     "test_userdict",
     "test_userlist",
     "test_decorators",
+    // Found by a sweep of the whole suite under trace_all=1 (see the stop notes): a stack
+    // overflow on objects that link to each other (test_optparse), and modules that are fast
+    // and exercise what the simulation reads (descriptors, generators, exceptions, views).
+    "test_optparse",
+    "test_textwrap",
+    "test_bisect",
+    "test_fractions",
+    "test_inspect",
+    "test_named_expressions",
+    "test_exception_group",
+    "test_except_star",
+    "test_coroutines",
+    "test_yield_from",
+    "test_dictviews",
+    "test_ordered_dict",
+    "test_weakset",
+    "test_pprint",
+    "test_fstring",
+    "test_slice",
 ];
 
 /// Script-style tests: programs whose whole output is the test. Their stdout, stderr and exit
@@ -108,6 +127,10 @@ struct RunOutcome {
 fn run_module(path: &Path, module: &str, plugin_args: &[String], tag: &str) -> RunOutcome {
     let out = path.join(format!("{module}.{tag}.txt"));
     let _ = std::fs::remove_file(&out);
+    // A directory of its own to run in: tests that write into their working directory
+    // (test.support's temp_cwd) would collide with the module the other thread runs.
+    let cwd = path.join(format!("cwd-{module}-{tag}"));
+    std::fs::create_dir_all(&cwd).expect("cannot make a working directory");
     let mut cmd = Command::new("timeout");
     cmd.arg(PER_MODULE_TIMEOUT.as_secs().to_string())
         .arg(env!("CARGO_BIN_EXE_rustpython"))
@@ -116,7 +139,7 @@ fn run_module(path: &Path, module: &str, plugin_args: &[String], tag: &str) -> R
         .arg(format!("test.{module}"))
         .arg(&out)
         .env("RUSTPYTHONPATH", path)
-        .current_dir(path)
+        .current_dir(&cwd)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let status = cmd.status().expect("cannot run rustpython");
