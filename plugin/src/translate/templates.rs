@@ -113,13 +113,11 @@ pub fn frame_state(
         ));
     }
     let n_effects = state.effects.log.len();
-    held_once(
-        state
-            .effects
-            .log
+    stored_values_held_once(
+        state,
+        frame
+            .stack
             .iter()
-            .flat_map(Effect::values)
-            .chain(frame.stack.iter())
             .chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
                 Slot::Val(v) => Some(v),
                 _ => None,
@@ -168,6 +166,21 @@ pub fn frame_state(
     })
 }
 
+/// `held_once` of what the side effects store and of `more` (the frame's state).
+fn stored_values_held_once<'a>(
+    state: &'a State<'_>,
+    more: impl Iterator<Item = &'a Var>,
+) -> SimResult<()> {
+    held_once(
+        state
+            .effects
+            .log
+            .iter()
+            .flat_map(Effect::values)
+            .chain(more),
+    )
+}
+
 /// The template of what a frame that ran to its end returns (or, `raised`, raises), and the
 /// side effects to replay before it; the tensors among them become the graph's outputs.
 pub fn returned_template(
@@ -176,14 +189,7 @@ pub fn returned_template(
     raised: bool,
 ) -> SimResult<(Template, Vec<Replay>)> {
     // Before any template is built: a value that holds itself is turned away here.
-    held_once(
-        state
-            .effects
-            .log
-            .iter()
-            .flat_map(Effect::values)
-            .chain([value]),
-    )?;
+    stored_values_held_once(state, [value].into_iter())?;
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut index)?;
