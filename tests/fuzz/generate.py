@@ -197,7 +197,7 @@ class Gen:
         tensor indexing and int tensors, globals, exceptions leaving a call."""
         r = self.r
         t = r.pick(names)
-        kind = r.below(24)
+        kind = r.below(25)
         if kind == 0:
             var = self.fresh("w")
             self.emit(depth, f"{var} = 0")
@@ -372,6 +372,13 @@ class Gen:
                                      f"{t} = {t}.cumprod(-1) * 0.5 + {t}.expm1().sinh()",
                                      f"{t} = {t}.scatter_add(-1, ({t} * 0).long(), {t})",
                                      "acc.append(len(events))"]))
+        elif kind == 24:
+            # random draws, which a graph makes when it runs, in the program's order
+            self.emit(depth, r.pick([f"{t} = nn.functional.dropout({t}, 0.25, training=True)",
+                                     f"{t} = {t} + st.rand_like({t})",
+                                     f"st.randn(n); {t} = {t} * st.rand(1, dtype={t}.dtype)",
+                                     f"acc.append(st.multinomial(st.tensor([0.5, 0.0, 1.0]), 2).tolist())",
+                                     f"{t} = {t} + st.randint(0, 3, (1,)).to({t}.dtype)"]))
         else:
             self.emit(depth, r.pick(["acc.append(next(iter(gen(n))))", "acc.append(list(gen(k + 1)))",
                                      "acc.append(any(v > 2 for v in gen(n)))",

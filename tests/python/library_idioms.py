@@ -189,6 +189,16 @@ def sample_tokens(table, idx, steps=3, top_k=3):
     return idx, st.multinomial(st.tensor([0.0, 2.0, 1.0]), 2)
 
 
+def drop_path(x, drop_prob=0.25):
+    """timm's stochastic depth, and torch's other draws."""
+    keep = 1 - drop_prob
+    shape = (x.shape[0],) + (1,) * (x.ndim - 1)
+    mask = x.new_empty(shape).bernoulli_(keep)
+    mask.div_(keep)
+    others = st.randperm(4), st.normal(0.0, 1.0, (2,)), st.normal(x, 0.5), st.bernoulli(x.sigmoid())
+    return x * mask, others, st.zeros(3).exponential_()
+
+
 def draws_around_a_break(x):
     a = x + st.rand(3)
     print("a graph break between two draws")
@@ -253,6 +263,7 @@ check("a named tuple's _replace and _asdict", namedtuple_methods, lambda i: (xs[
 grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
 check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)
 check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
+check("stochastic depth (drop_path), bernoulli, randperm, normal", drop_path, lambda i: (xs[i],), 1, 1, 0)
 table = st.randn(6, 6)
 check("sampling tokens with multinomial in a generate loop", sample_tokens, lambda i: (table, st.tensor([[1], [4]])), 1, 1, 0)
 check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)

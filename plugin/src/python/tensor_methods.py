@@ -398,6 +398,50 @@ def _uniform_(self, a=0.0, b=1.0):
     return self
 
 
+def _bernoulli(self, p=None, *, generator=None):
+    """torch's bernoulli: each element 1 with probability `p` (the element itself when `p`
+    is not given), 0 otherwise, in the tensor's type."""
+    if generator is not None:
+        raise NotImplementedError("bernoulli(generator=...) is not supported by symtrace")
+    chance = self if p is None else p
+    return (_st.rand(*self.shape, dtype=_st.float64) < chance).to(self.dtype)
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """In place, as timm's drop_path uses it: `x.new_empty(shape).bernoulli_(keep)`."""
+    self[...] = _bernoulli(self, p, generator=generator)
+    return self
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    if generator is not None:
+        raise NotImplementedError("exponential_(generator=...) is not supported by symtrace")
+    self[...] = -(1.0 - _st.rand(*self.shape, dtype=_st.float64)).log().to(self.dtype) / lambd
+    return self
+
+
+def _randperm(n, *, dtype=None, device=None, generator=None):
+    """A random permutation of range(n): the order that sorts n uniform draws."""
+    if generator is not None:
+        raise NotImplementedError("randperm(generator=...) is not supported by symtrace")
+    perm = _st.rand(n, dtype=_st.float64).argsort()
+    return perm if dtype is None else perm.to(dtype)
+
+
+def _normal(mean, std=1.0, size=None, *, dtype=None, generator=None):
+    """torch's normal: of tensor means and/or standard deviations (broadcast), or of two
+    numbers and a size."""
+    if generator is not None:
+        raise NotImplementedError("normal(generator=...) is not supported by symtrace")
+    tensors = [t for t in (mean, std) if isinstance(t, _st.Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal() of two numbers needs a size")
+        return _st.randn(*size, dtype=dtype) * std + mean
+    shape = _broadcast_shapes(*[t.shape for t in tensors])
+    return _st.randn(*shape, dtype=tensors[0].dtype) * std + mean
+
+
 def _round(self, decimals=0):
     """torch's round: half to even; with `decimals`, of the value scaled by a power of ten
     (a negative `decimals` rounds to tens, hundreds...), as torch computes it."""
@@ -700,6 +744,9 @@ METHODS = {
     "data": property(lambda self: self, _set_data),
     "normal_": _normal_,
     "uniform_": _uniform_,
+    "bernoulli": _bernoulli,
+    "bernoulli_": _bernoulli_,
+    "exponential_": _exponential_,
     "topk": _topk,
     "round": _round,
     "frac": lambda self: self - self.trunc(),
@@ -764,6 +811,8 @@ METHODS = {
 MODULE_ONLY = {
     "einsum": _einsum,
     "randint": _randint,
+    "randperm": _randperm,
+    "normal": _normal,
     "_to_target": _to_target,
     "argsort": lambda t, dim=-1, descending=False, stable=False: t.argsort(dim, descending),
     "is_tensor": lambda obj: isinstance(obj, _st.Tensor),
@@ -802,5 +851,5 @@ FUNCTIONS = [
     "is_floating_point", "atan2", "arctan2", "prod", "cumprod",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1",
     "log2", "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "multinomial",
+    "multinomial", "bernoulli",
 ]
