@@ -137,6 +137,34 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*lead, c * r * r, h // r, w // r)
 
 
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """torch's im2col: every (kh, kw) patch of a batch of images as a column, `(N, C kh kw,
+    L)` (`(C kh kw, L)` unbatched), gathered by one index_select along each image dimension."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    dh, dw = _pair(dilation, "dilation")
+    ph, pw = _pair(padding, "padding")
+    sh, sw = _pair(stride, "stride")
+    x, unbatched = _batched(input, 2, "unfold")
+    if ph or pw:
+        x = pad(x, (pw, pw, ph, ph))
+    n, c, h, w = x.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1:
+        raise RuntimeError(
+            f"Given input with spatial size ({h - 2 * ph}, {w - 2 * pw}), kernel_size=({kh}, {kw}), "
+            f"dilation=({dh}, {dw}), padding=({ph}, {pw}), calculated shape of the array of sliding "
+            f"blocks as ({oh}, {ow}), but its components must be at least one.")
+    rows = (st.arange(oh) * sh).unsqueeze(1) + (st.arange(kh) * dh).unsqueeze(0)
+    cols = (st.arange(ow) * sw).unsqueeze(1) + (st.arange(kw) * dw).unsqueeze(0)
+    x = x.index_select(2, rows.reshape(-1)).reshape(n, c, oh, kh, w)
+    x = x.index_select(4, cols.reshape(-1)).reshape(n, c, oh, kh, ow, kw)
+    x = x.permute(0, 1, 3, 5, 2, 4).reshape(n, c * kh * kw, oh * ow)
+    return x[0] if unbatched else x
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """`input / max(norm_p(input, dim), eps)`."""
     return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
