@@ -2,7 +2,7 @@
 `index_fill`, each with torch's in-place spelling), reads at computed indices (`unfold`'s
 sliding windows; `searchsorted` and `bucketize`, positions in sorted sequences, as counts of
 the elements before them) and selections whose size is the data's
-(`masked_select`, `nonzero`, `argwhere`). The writes are registry ops; an in-place spelling
+(`masked_select`, `nonzero`, `argwhere`, `unique`). The writes are registry ops; an in-place spelling
 stores the op's result into its target (`t[...] = ...`), which a traced frame records as an
 update of the target. The selections go through a bool mask index, whose count a graph
 cannot know ahead: a traced frame stops its graph there, as TorchDynamo's does without
@@ -103,6 +103,34 @@ def _nonzero(self, *, as_tuple=False):
     return _st.stack(coords, dim=1)
 
 
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch's unique over all elements: the distinct values in ascending order (torch sorts
+    also when `sorted=False` on the CPU), with each element's place among them and each
+    value's count. The distinct values go through a bool mask index: a graph stops there."""
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not supported by symtrace")
+    flat = self.reshape(-1)
+    n = flat.shape[0]
+    values, order = flat.sort(stable=True)
+    if n == 0:
+        first = values != values
+    else:
+        first = _st.cat([_st.ones(1, dtype=_st.bool), values[1:] != values[:-1]])
+    out = values[first]
+    if not (return_inverse or return_counts):
+        return out
+    result = (out,)
+    if return_inverse:
+        group = first.long().cumsum(0) - 1
+        inverse = _st.zeros(n, dtype=_st.int64).scatter(0, order, group)
+        result += (inverse.reshape(self.shape),)
+    if return_counts:
+        starts = _st.arange(n)[first]
+        ends = _st.cat([starts[1:], _st.tensor([n])])
+        result += (ends - starts,)
+    return result
+
+
 def _unfold(self, dimension, size, step):
     """torch's Tensor.unfold: every window of `size` elements, `step` apart, along
     `dimension`, as a new last dimension (read through one index_select)."""
@@ -181,6 +209,7 @@ METHODS = {
     "nonzero": _nonzero,
     "argwhere": lambda self: _nonzero(self),
     "unfold": _unfold,
+    "unique": _unique,
 }
 
 MODULE_ONLY = {
@@ -188,4 +217,4 @@ MODULE_ONLY = {
     "bucketize": _bucketize,
 }
 
-FUNCTIONS = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere"]
+FUNCTIONS = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere", "unique"]
