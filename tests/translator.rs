@@ -219,6 +219,7 @@ fn library_idioms_stay_in_the_graph() {
             "random draws on both sides of a graph break",
             "sampling tokens with multinomial in a generate loop",
             "stochastic depth (drop_path), bernoulli, randperm, normal",
+            "a rotary cache grown with the sequence (type_as of a changing arange)",
             "in-place updates of tensors made from constants",
             "a constant updated, then a break in an inlined call",
         ],

@@ -229,12 +229,34 @@ def updated_constant_across_a_break(x):
     return x + t, alias, r
 
 
+class RotaryCache(nn.Module):
+    """A rotary embedding's cos/sin cache, made again when a longer sequence comes (a
+    counter on the module, and `type_as` of a tensor made from a changing size)."""
+
+    def __init__(self, dim=4, base=10000):
+        super().__init__()
+        self.inv_freq = 1.0 / (base ** (st.arange(0, dim, 2).float() / dim))
+        self.seq_len_cached = 0
+
+    def forward(self, x):
+        seq_len = x.shape[1]
+        if seq_len > self.seq_len_cached:
+            self.seq_len_cached = seq_len
+            t = st.arange(seq_len).type_as(self.inv_freq)
+            emb = st.cat((st.outer(t, self.inv_freq),) * 2, dim=-1)
+            self.cos_cached = emb.cos()[None]
+            self.sin_cached = emb.sin()[None]
+        return x * self.cos_cached[:, :seq_len] + x.flip(-1) * self.sin_cached[:, :seq_len]
+
+
 def caller_state():
     return {"log": list(log), "seen": list(seen)}
 
 
 def reset():
     st.manual_seed(1234)
+    if "rotary" in globals():
+        rotary.seq_len_cached = 0  # its cache grows again in each run
     log.clear()
     seen.clear()
 
@@ -264,6 +286,8 @@ grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
 check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)
 check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
 check("stochastic depth (drop_path), bernoulli, randperm, normal", drop_path, lambda i: (xs[i],), 1, 1, 0)
+rotary = RotaryCache()
+check("a rotary cache grown with the sequence (type_as of a changing arange)", rotary, lambda i: (st.ones(1, [3, 5, 4, 6, 2, 7, 8][i], 4),), 4, 1, 0)
 table = st.randn(6, 6)
 check("sampling tokens with multinomial in a generate loop", sample_tokens, lambda i: (table, st.tensor([[1], [4]])), 1, 1, 0)
 check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)

@@ -804,6 +804,12 @@ METHODS = {
     "tile": _tile,
     "new_empty": _new_zeros,
     "dist": lambda self, other, p=2: (self - other).norm(p),
+    # Of `other`, only its dtype or shape: read here, so that a traced frame reads them as
+    # such (a size that changes stays symbolic; a constant tensor stays constant).
+    "type_as": lambda self, other: self.to(other.dtype),
+    "view_as": lambda self, other: self.view(tuple(other.shape)),
+    "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
+    "expand_as": lambda self, other: self.expand(tuple(other.shape)),
     "multinomial": _multinomial,
 }
 
