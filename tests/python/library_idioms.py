@@ -249,6 +249,29 @@ class RotaryCache(nn.Module):
         return x * self.cos_cached[:, :seq_len] + x.flip(-1) * self.sin_cached[:, :seq_len]
 
 
+def causal_mask(shape, dtype, past=0):
+    bsz, tgt_len = shape
+    mask = st.full((tgt_len, tgt_len), st.finfo(dtype).min)
+    cond = st.arange(mask.size(-1))
+    mask.masked_fill_(cond < (cond + 1).view(mask.size(-1), 1), 0)
+    if past > 0:
+        mask = st.cat([st.zeros(tgt_len, past, dtype=dtype), mask], dim=-1)
+    return mask[None, None, :, :].expand(bsz, 1, tgt_len, tgt_len + past)
+
+
+def expanded_mask(mask, dtype, tgt_len=None):
+    bsz, src_len = mask.size()
+    tgt_len = tgt_len if tgt_len is not None else src_len
+    inverted = 1.0 - mask[:, None, None, :].expand(bsz, 1, tgt_len, src_len).to(dtype)
+    return inverted.masked_fill(inverted.to(st.bool), st.finfo(dtype).min)
+
+
+def attention_masks(attention_mask, input_ids):
+    """Hugging Face's 4-d masks: a size passed on, tested against None, used as a size."""
+    causal = causal_mask(input_ids.shape, st.float32)
+    return causal + expanded_mask(attention_mask, st.float32, tgt_len=input_ids.shape[-1])
+
+
 def caller_state():
     return {"log": list(log), "seen": list(seen)}
 
@@ -288,6 +311,7 @@ check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
 check("stochastic depth (drop_path), bernoulli, randperm, normal", drop_path, lambda i: (xs[i],), 1, 1, 0)
 rotary = RotaryCache()
 check("a rotary cache grown with the sequence (type_as of a changing arange)", rotary, lambda i: (st.ones(1, [3, 5, 4, 6, 2, 7, 8][i], 4),), 4, 1, 0)
+check("attention masks at changing lengths (a size tested against None)", attention_masks, lambda i: (st.ones(2, 3 + i % 4), st.zeros(2, 3 + i % 4, dtype=st.int64)), 2, 1, 0)
 table = st.randn(6, 6)
 check("sampling tokens with multinomial in a generate loop", sample_tokens, lambda i: (table, st.tensor([[1], [4]])), 1, 1, 0)
 check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)

@@ -131,6 +131,9 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             | Opcode::BinaryOp
             | Opcode::BuildTuple
             | Opcode::ReturnValue
+            // `n is None` / `if n is not None:`: a number is never None, whatever its value.
+            | Opcode::PopJumpIfNone
+            | Opcode::PopJumpIfNotNone
     )
 }
 
@@ -263,11 +266,12 @@ impl State<'_> {
     /// Force the deferred numbers among the `popped` values on top of `stack`, unless the
     /// instruction keeps them.
     pub fn force_popped(&mut self, op: Opcode, stack: &mut [Var], popped: usize) -> SimResult<()> {
-        if keeps_numbers(op) {
+        let none = |v: &Var| matches!(v, Var::Obj(o) if self.vm.is_none(o));
+        let from = stack.len().saturating_sub(popped);
+        if keeps_numbers(op) || (op == Opcode::IsOp && stack[from..].iter().any(none)) {
             return Ok(());
         }
         let keeps = keeps_sizes(op);
-        let from = stack.len().saturating_sub(popped);
         // STORE_SUBSCR stores its deepest operand, the value; it forces the key and container.
         let from = if op == Opcode::StoreSubscr {
             (from + 1).min(stack.len())
