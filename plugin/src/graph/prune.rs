@@ -15,9 +15,7 @@ impl Graph {
             .live_nodes()
             .iter()
             .enumerate()
-            .filter(|&(i, live)| {
-                !live && registry().get(&self.nodes[i].op).is_some_and(|d| d.draws)
-            })
+            .filter(|&(i, live)| !live && registry().draws(&self.nodes[i].op))
             .map(|(i, _)| Value::Node(i))
             .collect();
         self.outputs.extend(unread);

@@ -457,9 +457,7 @@ impl Recorder {
         let known: Vec<Option<Value>> = args.iter().map(|t| self.value_of(t)).collect();
         // Constants only: computed now, as constant folding would; but random numbers are
         // drawn when the graph runs, each call its own.
-        if known.iter().all(Option::is_none)
-            && !crate::tensor::registry().get(op).is_some_and(|d| d.draws)
-        {
+        if known.iter().all(Option::is_none) && !crate::tensor::registry().draws(op) {
             return None;
         }
         let inputs: Vec<Value> = known

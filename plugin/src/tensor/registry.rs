@@ -192,6 +192,12 @@ impl OpRegistry {
             .cloned()
     }
 
+    /// Whether the op `name` draws random numbers (see `OpDef::draws`): never folded, never
+    /// pruned.
+    pub fn draws(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|d| d.draws)
+    }
+
     pub fn names(&self) -> Vec<String> {
         self.ops
             .read()
