@@ -71,7 +71,7 @@ fn guards_read_every_kind_of_source_and_name_the_first_failure() {
             Guard::new(Source::Local("flag".into()), Check::IsNone),
             Guard::new(Source::Global("scale".into()), Check::EqFloat(2.0)),
             Guard::new(Source::Global("missing".into()), Check::Absent),
-            Guard::new(Source::Builtin("len".into()), Check::Is(len_builtin)),
+            Guard::new(Source::Builtin("len".into()), Check::is(len_builtin)),
             Guard::new(Source::Free("k".into()), Check::EqInt(4)),
         ]);
         let text = set.to_string();
@@ -139,5 +139,44 @@ f(st.zeros(2, 3), 3, ['a', 'b'], model)
                 "ok",
             ]
         );
+    });
+}
+
+/// A cache entry's guards hold the objects they compare by identity weakly: the class is
+/// collected as without them, and the set fails from then on, even for another class that
+/// takes the dead one's address.
+#[test]
+fn an_entrys_guards_let_their_classes_go() {
+    with_vm(|vm| {
+        let scope = exec(
+            vm,
+            "import gc, weakref\nclass C: pass\nc = C()\nr = weakref.ref(C)\n",
+            "weak.py",
+        );
+        // Read from the globals: a value `eval` returned stays referenced after it.
+        let class = scope.globals.get_item("C", vm).unwrap();
+        let mut set = GuardSet::new(vec![
+            Guard::new(
+                Source::Global("c".into()),
+                Check::type_is(class.clone().downcast().unwrap()),
+            ),
+            Guard::new(Source::Global("C".into()), Check::is(class.clone())),
+            Guard::new(Source::object(class.clone()), Check::Absent),
+        ]);
+        drop(class);
+        set.weaken(vm);
+        assert!(!set.lost_an_object());
+        let text = set.to_string();
+        assert!(text.contains("type(G['c']) is C"), "{text}");
+        exec_in(
+            vm,
+            &scope,
+            "del C, c\ngc.collect()\nassert r() is None, 'the guards kept the class alive'\n",
+            "weak.py",
+        )
+        .unwrap_or_else(|e| panic!("{}", describe(vm, &e)));
+        assert!(set.lost_an_object());
+        let text = set.to_string();
+        assert!(text.contains("collected object at"), "{text}");
     });
 }

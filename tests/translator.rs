@@ -51,6 +51,38 @@ fn every_kind_of_change_recompiles_and_results_stay_right() {
     assert!(err.contains("recompile limit (8) reached"), "{err}");
 }
 
+/// Classes made per call (a factory, a test, `exec`) are collected as without the plugin, with
+/// their instances' `__del__` run (CPython's `test_module.test_clear_dict_in_ref_cycle` under
+/// `trace_all=1`), and the entries that guarded them go with them: a model class made per
+/// test is still compiled after the recompile limit's worth of tests. Plain (through
+/// `symtrace.compile`), under `--plugin symtrace` and under `trace_all=1`.
+#[test]
+fn classes_made_per_call_are_collected_with_their_entries() {
+    let script = python_dir().join("collected_classes.py");
+    let script = script.to_str().unwrap();
+    for opts in [
+        &[][..],
+        &["--plugin", "symtrace"][..],
+        &["--plugin", "symtrace", "--plugin-opt", "trace_all=1"][..],
+    ] {
+        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
+        let (out, err) = stdout_of(&args, &[]);
+        println!("{opts:?}\n{out}");
+        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
+        assert_cases_ok(
+            &out,
+            &[
+                "a compiled model class made per test equals eager",
+                "each class made per test is collected",
+                "the twelfth class made per test is still compiled",
+                "__del__ of an instance of a class made by exec runs",
+                "a class of one name made per call: each call sees its own",
+                "each such class is collected",
+            ],
+        );
+    }
+}
+
 #[test]
 fn a_failed_inline_call_leaves_nothing_behind() {
     let script = python_dir().join("rollback.py");

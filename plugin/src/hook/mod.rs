@@ -152,7 +152,7 @@ impl EvalFrameHook for SymtraceHook {
                 return t.on_frame(frame, vm);
             }
             Mode::Translate(t) => {
-                t.generator_started(frame);
+                t.generator_started(frame, vm);
                 return Ok(FrameDecision::run_default());
             }
             Mode::Rewrite { .. } if frame.entry() != FrameEntry::Call => {

@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rustpython_vm::builtins::{PyCode, PyDict};
+use rustpython_vm::builtins::{PyCode, PyDict, PyWeak};
 use rustpython_vm::eval_hook::{FrameDecision, FrameView};
-use rustpython_vm::{Py, PyPayload, PyRef, PyResult, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyPayload, PyRef, PyResult, VirtualMachine};
 
 use crate::bytecode::verify;
 use crate::graph::Graph;
@@ -141,6 +141,30 @@ impl Entry {
     }
 }
 
+impl CodeState {
+    /// Drop the entries (and the failed translations' guards) that lost an object they
+    /// compare by identity: they can never fit again, and would count toward the recompile
+    /// limit (one per class made by a factory, through `Module.__call__`) and keep their
+    /// graphs. `missed` holds each entry's miss, in order.
+    fn drop_lost_entries(&mut self, missed: &mut Vec<Miss>, code: &Py<PyCode>) {
+        let lost: Vec<bool> = self
+            .entries
+            .iter()
+            .map(|e| e.guards.lost_an_object())
+            .collect();
+        let dropped = lost.iter().filter(|l| **l).count();
+        if dropped > 0 {
+            let mut keep = lost.iter().map(|l| !l);
+            self.entries.retain(|_| keep.next().unwrap_or(true));
+            let mut keep = lost.iter().map(|l| !l);
+            missed.retain(|_| keep.next().unwrap_or(true));
+            self.limit_said = false;
+            log::info!(target: crate::log_targets::RECOMPILES, "{}: {dropped} entries dropped: an object their guards compare by identity was collected", describe(code));
+        }
+        self.as_written.retain(|g| !g.lost_an_object());
+    }
+}
+
 /// Why an entry did not fit a call.
 enum Miss {
     /// The guard that failed.
@@ -189,8 +213,9 @@ pub struct Translator {
     pub stance: StanceCell,
     slot: usize,
     generation: AtomicUsize,
-    /// Code objects skipped or cached, so that `reset` can find them.
-    touched: Mutex<Vec<PyRef<PyCode>>>,
+    /// Code objects skipped or cached, so that `reset` can find them: held weakly (a code
+    /// object made by `exec`, or in a test, goes when its function goes).
+    touched: Mutex<Vec<PyRef<PyWeak>>>,
     /// The standard library's directory: its frames are never traced.
     stdlib: Option<String>,
     resumes: ResumeCache,
@@ -214,7 +239,7 @@ impl Translator {
     pub fn reset(&self) {
         self.generation.fetch_add(1, Ordering::Relaxed);
         let codes = std::mem::take(&mut *self.touched.lock().unwrap_or_else(|e| e.into_inner()));
-        for c in codes {
+        for c in codes.iter().filter_map(upgrade_code) {
             c.set_eval_hook_skipped(false);
             c.set_hook_extra(self.slot, None);
         }
@@ -227,11 +252,13 @@ impl Translator {
     pub fn stats(&self) -> [(&'static str, u64); 6] {
         let generation = self.generation.load(Ordering::Relaxed);
         let (mut hits, mut direct_calls) = (0, 0);
-        let codes = self
+        let codes: Vec<PyRef<PyCode>> = self
             .touched
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone();
+            .iter()
+            .filter_map(upgrade_code)
+            .collect();
         for cache in codes.iter().filter_map(|code| self.cached(code)) {
             let state = cache.state.lock().unwrap_or_else(|e| e.into_inner());
             if state.generation == generation {
@@ -280,7 +307,7 @@ impl Translator {
     /// A generator function's frame starts running as written (its frames are never
     /// replaced; one consumed inside a traced function is simulated with it instead). Said
     /// once per code object on `symtrace::graph_breaks`, and in `explain()` each time.
-    pub fn generator_started(&self, frame: &FrameView<'_>) {
+    pub fn generator_started(&self, frame: &FrameView<'_>, vm: &VirtualMachine) {
         let code = frame.code();
         if !self.is_user_code(code)
             || !code
@@ -294,7 +321,7 @@ impl Translator {
         const HINT: &str = "consume it inside a traced function (a for loop, list(), sum(), yield from): it is simulated there";
         let location = describe(code);
         if self.cached(code).is_none() {
-            self.new_cache(code);
+            self.new_cache(code, vm);
             log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: [GB-GENERATOR] {REASON} (hint: {HINT})", location);
         }
         explain::record_break(|| BreakRecord {
@@ -315,22 +342,30 @@ impl Translator {
             .and_then(|any| any.downcast::<CodeCache>().ok())
     }
 
-    fn new_cache(&self, code: &Py<PyCode>) -> Arc<CodeCache> {
+    fn new_cache(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> Arc<CodeCache> {
         let c = Arc::new(CodeCache::default());
         code.set_hook_extra(self.slot, Some(c.clone()));
-        self.touched
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(code.to_owned());
+        self.remember(code, vm);
         c
     }
 
-    fn skip(&self, code: &Py<PyCode>) -> FrameDecision {
-        self.touched
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(code.to_owned());
+    fn skip(&self, code: &Py<PyCode>, vm: &VirtualMachine) -> FrameDecision {
+        self.remember(code, vm);
         FrameDecision::skip_code()
+    }
+
+    /// Note `code` in `touched`, letting go of the code objects gone since (each time the
+    /// list reaches a power of two, from 64 on: a program that makes code objects in a loop
+    /// keeps as many as are alive, not all it ever made).
+    fn remember(&self, code: &Py<PyCode>, vm: &VirtualMachine) {
+        let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
+        if touched.len() >= 64 && touched.len().is_power_of_two() {
+            touched.retain(|w| !w.is_dead());
+        }
+        // A code object can always be referred to weakly; if not, `reset` misses it.
+        if let Ok(w) = code.as_object().downgrade(None, vm) {
+            touched.push(w);
+        }
     }
 
     #[allow(clippy::result_large_err)]
@@ -347,8 +382,8 @@ impl Translator {
         // A code object with a cache passed the traceability test when the cache was made.
         let cache = match self.cached(code) {
             Some(c) => c,
-            None if self.traceable(code) => self.new_cache(code),
-            None => return Ok(self.skip(code)),
+            None if self.traceable(code) => self.new_cache(code, vm),
+            None => return Ok(self.skip(code, vm)),
         };
         let mut state = cache.state.lock().unwrap_or_else(|e| e.into_inner());
         let generation = self.generation.load(Ordering::Relaxed);
@@ -399,6 +434,9 @@ impl Translator {
                     refused(FrameDecision::replace(direct.replacement.clone()))
                 }
             });
+        }
+        if hit.is_none() {
+            state.drop_lost_entries(&mut missed, code);
         }
         if state
             .as_written
@@ -539,7 +577,7 @@ impl Translator {
                 if state.entries.is_empty() && state.calls_without_graph >= self.options.skip_after
                 {
                     drop(state);
-                    return Ok(self.skip(code));
+                    return Ok(self.skip(code, vm));
                 }
                 // With entries, the code is never skipped: remember the failure instead (a
                 // translation problem of our own, or no guard at all, is not remembered).
@@ -549,7 +587,9 @@ impl Translator {
                     && state.as_written.len() < self.options.recompile_limit
                 {
                     log::info!(target: crate::log_targets::RECOMPILES, "{what}: calls that fit the guards of this failed translation run as written from now on");
-                    state.as_written.push(GuardSet::new(f.guards));
+                    let mut failed = GuardSet::new(f.guards);
+                    failed.weaken(vm);
+                    state.as_written.push(failed);
                 }
                 Ok(FrameDecision::run_default())
             }
@@ -631,14 +671,20 @@ impl Translator {
             .then(|| DirectCall::new(&t.graph, &t.call, &t.code, frame.code(), vm))
             .flatten()
             .map(Arc::new);
+        let mut guards = t.guards;
+        guards.weaken(vm);
         Ok(Entry {
-            guards: t.guards,
+            guards,
             code: t.code,
             graph: t.graph,
             call: t.call,
             direct,
         })
     }
+}
+
+fn upgrade_code(weak: &PyRef<PyWeak>) -> Option<PyRef<PyCode>> {
+    weak.upgrade()?.downcast::<PyCode>().ok()
 }
 
 fn describe(code: &Py<PyCode>) -> String {

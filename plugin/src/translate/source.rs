@@ -13,6 +13,7 @@ use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::bytecode::builder::Builder;
+use crate::translate::guards::ident::Ident;
 use crate::translate::state::{Kind, SimResult, Unsupported};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -107,13 +108,13 @@ impl Arith {
     }
 }
 
-/// An object as part of a source: equal by identity.
+/// An object as part of a source: equal by identity (held weakly by a cache entry's copy).
 #[derive(Clone, Debug)]
-pub struct ObjectKey(pub PyObjectRef);
+pub struct ObjectKey(pub Ident);
 
 impl PartialEq for ObjectKey {
     fn eq(&self, other: &Self) -> bool {
-        self.0.is(&other.0)
+        self.0.addr() == other.0.addr()
     }
 }
 
@@ -121,7 +122,7 @@ impl Eq for ObjectKey {}
 
 impl std::hash::Hash for ObjectKey {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.get_id().hash(state);
+        self.0.addr().hash(state);
     }
 }
 
@@ -139,7 +140,7 @@ impl Source {
     }
 
     pub fn object(o: PyObjectRef) -> Source {
-        Source::Object(ObjectKey(o))
+        Source::Object(ObjectKey(Ident::new(o)))
     }
 
     pub fn item(self, index: usize) -> Source {
@@ -162,6 +163,32 @@ impl Source {
             None => None,
         };
         self.read(parent.as_ref(), frame, vm)
+    }
+
+    /// Every object this source names by identity (`Object`), in it and in its parents.
+    pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
+        match self {
+            Source::Object(o) => f(&mut o.0),
+            Source::Arith(_, a, b) => {
+                a.idents_mut(f);
+                b.idents_mut(f);
+            }
+            Source::Local(_)
+            | Source::Global(_)
+            | Source::Builtin(_)
+            | Source::Free(_)
+            | Source::DefaultDType => {}
+            Source::TypeOf(b)
+            | Source::InstanceDict(b)
+            | Source::Attr(b, _)
+            | Source::Item(b, _)
+            | Source::Key(b, _)
+            | Source::IntKey(b, _)
+            | Source::FnGlobal(b, _)
+            | Source::Closure(b, _)
+            | Source::NativeAttr(b, _)
+            | Source::ClassAttr(b, _) => b.idents_mut(f),
+        }
     }
 
     /// The source this one reads from, if it is not a root (a local, global, builtin or
@@ -253,7 +280,7 @@ impl Source {
             }
             Source::TypeOf(_) => Some(parent?.class().to_owned().into()),
             Source::InstanceDict(_) => parent?.dict().map(Into::into),
-            Source::Object(o) => Some(o.0.clone()),
+            Source::Object(o) => o.0.get(),
             Source::DefaultDType => {
                 let d = crate::tensor::dtype::default_float();
                 let code = crate::tensor::DType::ALL.iter().position(|x| *x == d)?;
@@ -343,17 +370,22 @@ impl fmt::Display for Source {
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
-            Source::Object(o) => match o.0.downcast_ref::<rustpython_vm::builtins::PyType>() {
-                Some(t) => write!(f, "<class {}>", t.name()),
-                // A constant operand of a deferred number (`(step + 1) % 3`).
-                None if let Some(i) = o.0.downcast_ref::<rustpython_vm::builtins::PyInt>() => {
-                    write!(f, "{}", i.as_bigint())
+            Source::Object(o) => {
+                let Some(o) = o.0.get() else {
+                    return write!(f, "{:?}", o.0);
+                };
+                match o.downcast_ref::<rustpython_vm::builtins::PyType>() {
+                    Some(t) => write!(f, "<class {}>", t.name()),
+                    // A constant operand of a deferred number (`(step + 1) % 3`).
+                    None if let Some(i) = o.downcast_ref::<rustpython_vm::builtins::PyInt>() => {
+                        write!(f, "{}", i.as_bigint())
+                    }
+                    None if let Some(x) = o.downcast_ref::<rustpython_vm::builtins::PyFloat>() => {
+                        write!(f, "{:?}", x.to_f64())
+                    }
+                    None => write!(f, "<{} object at {:#x}>", o.class().name(), o.get_id()),
                 }
-                None if let Some(x) = o.0.downcast_ref::<rustpython_vm::builtins::PyFloat>() => {
-                    write!(f, "{:?}", x.to_f64())
-                }
-                None => write!(f, "<{} object at {:#x}>", o.0.class().name(), o.0.get_id()),
-            },
+            }
         }
     }
 }
@@ -492,7 +524,15 @@ impl Source {
                 let d = b.name("__dict__");
                 b.emit(Opcode::LoadAttr, d << 1);
             }
-            Source::Object(o) => b.load_const(o.0.clone()),
+            Source::Object(o) => match o.0.get() {
+                Some(o) => b.load_const(o),
+                None => {
+                    return Err(Unsupported::new(
+                        Kind::Internal,
+                        "an object a source names was collected",
+                    ));
+                }
+            },
             Source::Arith(op, x, y) => {
                 x.emit_load(b)?;
                 y.emit_load(b)?;

@@ -400,7 +400,7 @@ impl<'vm> State<'vm> {
         self.keep_alive(&fake);
         // A computed number's type follows from its operands', which are guarded.
         if !matches!(source, Source::Arith(..)) {
-            self.guard(source, Check::TypeIs(obj.class().to_owned()));
+            self.guard(source, Check::type_is(obj.class().to_owned()));
         }
         self.numbers
             .push((source.clone(), dtype, self.inputs.len(), fake.clone()));
@@ -461,7 +461,7 @@ impl<'vm> State<'vm> {
                     .into_owned(),
             )
         } else if is_identity_stable(obj, vm) {
-            Check::Is(obj.clone())
+            Check::is(obj.clone())
         } else {
             return unsupported(
                 Kind::Value,
@@ -507,7 +507,7 @@ impl<'vm> State<'vm> {
             return Ok(None);
         };
         self.check_readable(obj, source)?;
-        self.guard(source, Check::TypeIs(obj.class().to_owned()));
+        self.guard(source, Check::type_is(obj.class().to_owned()));
         self.guard(source, Check::Len(items.len()));
         Ok(Some(
             items
@@ -637,7 +637,7 @@ impl<'vm> State<'vm> {
         let t = &vm.ctx.types;
         Ok(match v {
             Var::Lazy(o, source) => {
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard(source, Check::type_is(o.class().to_owned()));
                 o.class().to_owned().into()
             }
             Var::Obj(o) => o.class().to_owned().into(),

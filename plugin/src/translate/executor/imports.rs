@@ -84,7 +84,7 @@ impl State<'_> {
                 );
             };
             let source = modules_source.clone().key(&key);
-            self.guard(&source, Check::Is(module.clone()));
+            self.guard(&source, Check::is(module.clone()));
             found.push((module, source));
         }
         // `import a.b` binds the package `a`; a from-list takes names from `a.b` itself.
@@ -150,7 +150,7 @@ impl State<'_> {
                 "an import through builtins or an __import__ of the program's own",
             ));
         };
-        self.guard(&Source::Builtin("__import__".to_owned()), Check::Is(import));
+        self.guard(&Source::Builtin("__import__".to_owned()), Check::is(import));
         Ok(())
     }
 }

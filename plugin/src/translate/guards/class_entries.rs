@@ -15,9 +15,10 @@ use std::fmt;
 
 use rustpython_vm::builtins::{PyStrInterned, PyType, PyTypeRef};
 use rustpython_vm::types::PyTypeFlags;
-use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, PyObject, VirtualMachine};
 
 use crate::tensor::PyTensor;
+use crate::translate::guards::ident::Ident;
 
 /// What a class's own entry must still be.
 #[derive(Clone, Debug)]
@@ -25,7 +26,7 @@ enum Entry {
     /// An int, float, bool, str, `None` or tensor (exactly), of any value.
     Data,
     /// This object.
-    Is(PyObjectRef),
+    Is(Ident),
 }
 
 /// What one class of the MRO must still hold.
@@ -38,9 +39,9 @@ enum Class {
 }
 
 /// A class with this MRO, each class of it as recorded.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ClassEntries {
-    mro: Vec<(PyTypeRef, Class)>,
+    mro: Vec<(Ident, Class)>,
 }
 
 /// Whether `v` is a scalar (exactly an int, float, bool or str, or `None`).
@@ -83,7 +84,7 @@ impl ClassEntries {
                     let entry = if is_data(&value, vm) {
                         Entry::Data
                     } else {
-                        Entry::Is(value)
+                        Entry::Is(value.into())
                     };
                     entries.push((name, entry));
                 }
@@ -94,7 +95,7 @@ impl ClassEntries {
                     tag => Class::Version(tag),
                 }
             };
-            out.push((k, state));
+            out.push((k.into(), state));
         }
         Some(ClassEntries { mro: out })
     }
@@ -107,7 +108,7 @@ impl ClassEntries {
         let mro = t.mro.read();
         mro.len() == self.mro.len()
             && mro.iter().zip(&self.mro).all(|(k, (want, state))| {
-                k.is(want)
+                want.is(k.as_object())
                     && match state {
                         Class::Version(tag) => {
                             k.tp_version_tag.load(std::sync::atomic::Ordering::Acquire) == *tag
@@ -119,7 +120,7 @@ impl ClassEntries {
                                     .all(|(name, e)| match k.attributes.get(name) {
                                         Some(v) => match e {
                                             Entry::Data => is_data(&v, vm),
-                                            Entry::Is(o) => v.is(o),
+                                            Entry::Is(o) => o.is(&v),
                                         },
                                         None => false,
                                     })
@@ -130,13 +131,32 @@ impl ClassEntries {
 }
 
 impl ClassEntries {
+    /// Every object the record compares by identity: the classes of the MRO, the entries.
+    pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
+        for (class, state) in &mut self.mro {
+            f(class);
+            if let Class::Entries(_, entries) = state {
+                for (_, e) in entries {
+                    if let Entry::Is(o) = e {
+                        f(o);
+                    }
+                }
+            }
+        }
+    }
+
     /// What `v` shows of the first difference from the record (for a failing guard's report).
     pub fn difference(&self, v: &PyObject, vm: &VirtualMachine) -> String {
         let Some(t) = v.downcast_ref::<PyType>() else {
             return format!("a {}", v.class().name());
         };
         let mro = t.mro.read();
-        if mro.len() != self.mro.len() || mro.iter().zip(&self.mro).any(|(k, (w, _))| !k.is(w)) {
+        if mro.len() != self.mro.len()
+            || mro
+                .iter()
+                .zip(&self.mro)
+                .any(|(k, (w, _))| !w.is(k.as_object()))
+        {
             return format!("{} with other bases", t.name());
         }
         for (k, (_, state)) in mro.iter().zip(&self.mro) {
@@ -158,7 +178,7 @@ impl ClassEntries {
                     for (name, e) in entries {
                         let ok = match (k.attributes.get(name), e) {
                             (Some(v), Entry::Data) => is_data(&v, vm),
-                            (Some(v), Entry::Is(o)) => v.is(o),
+                            (Some(v), Entry::Is(o)) => o.is(&v),
                             (None, _) => false,
                         };
                         if !ok {
@@ -178,8 +198,8 @@ impl fmt::Display for ClassEntries {
             .mro
             .iter()
             .map(|(k, state)| match state {
-                Class::Version(tag) => format!("{} at version {tag}", k.name()),
-                Class::Entries(n, _) => format!("{} with its {n} entries", k.name()),
+                Class::Version(tag) => format!("{} at version {tag}", k.class_name()),
+                Class::Entries(n, _) => format!("{} with its {n} entries", k.class_name()),
             })
             .collect();
         write!(f, "{}", parts.join(", "))

@@ -13,15 +13,16 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
 use crate::translate::guards::class_entries::ClassEntries;
+use crate::translate::guards::ident::Ident;
 use crate::translate::guards::program::{GuardProgram, GuardReads};
 use crate::translate::source::Source;
 
 #[derive(Clone, Debug)]
 pub enum Check {
     /// `type(v) is T` (exactly; a subclass fails).
-    TypeIs(PyTypeRef),
+    TypeIs(Ident),
     /// `v is obj`: the same object (a global function, a module, a class).
-    Is(PyObjectRef),
+    Is(Ident),
     IsNone,
     EqBool(bool),
     EqInt(i64),
@@ -77,6 +78,18 @@ impl Guard {
         Self { source, check }
     }
 
+    /// Every object this guard compares by identity, in its check and its sources.
+    pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
+        self.source.idents_mut(f);
+        match &mut self.check {
+            Check::TypeIs(i) | Check::Is(i) => f(i),
+            Check::Entries(e) => std::sync::Arc::make_mut(e).idents_mut(f),
+            Check::SameAs(s) | Check::NotSameAs(s) => s.idents_mut(f),
+            Check::Distinct(sources) => sources.iter_mut().for_each(|s| s.idents_mut(f)),
+            _ => {}
+        }
+    }
+
     /// This guard as a reason for a miss: what it expects, and what the frame gave.
     pub fn failure(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> String {
         let seen = match self.source.resolve(frame, vm) {
@@ -120,6 +133,14 @@ pub fn pairwise_distinct(mut pointers: Vec<*const PyObject>) -> bool {
 }
 
 impl Check {
+    pub fn type_is(class: PyTypeRef) -> Check {
+        Check::TypeIs(class.into())
+    }
+
+    pub fn is(object: PyObjectRef) -> Check {
+        Check::Is(object.into())
+    }
+
     pub fn tensor(meta: Meta) -> Check {
         let id = crate::tensor::meta_id::intern(&meta);
         Check::Tensor(meta, id)
@@ -150,8 +171,8 @@ impl Check {
                     t.tp_version_tag.load(std::sync::atomic::Ordering::Acquire) == *tag
                 }),
             Check::Entries(e) => e.holds(v, vm),
-            Check::TypeIs(t) => v.class().is(t),
-            Check::Is(obj) => v.is(obj),
+            Check::TypeIs(t) => t.is(v.class().as_object()),
+            Check::Is(obj) => obj.is(v),
             Check::IsNone => vm.is_none(v),
             Check::EqBool(b) => v.is(if *b {
                 &vm.ctx.true_value
@@ -223,6 +244,12 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
         return format!("a {} tensor of shape {:?}", m.dtype.name(), m.shape);
     }
     match check {
+        // Two classes of one name (made by one factory, one per call): which is which.
+        Check::TypeIs(t) if t.class_name() == *v.class().name() => format!(
+            "a {} (another class of that name, at {:#x})",
+            v.class().name(),
+            v.class().get_id()
+        ),
         Check::TypeIs(_) => format!("a {}", v.class().name()),
         Check::Compare(..)
             if v.downcast_ref::<PyInt>().is_some() || v.downcast_ref::<PyFloat>().is_some() =>
@@ -282,13 +309,8 @@ impl fmt::Display for Guard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.source;
         match &self.check {
-            Check::TypeIs(t) => write!(f, "type({s}) is {}", t.name()),
-            Check::Is(obj) => write!(
-                f,
-                "{s} is <{} object at {:#x}>",
-                obj.class().name(),
-                obj.get_id()
-            ),
+            Check::TypeIs(t) => write!(f, "type({s}) is {}", t.class_name()),
+            Check::Is(obj) => write!(f, "{s} is {obj:?}"),
             Check::IsNone => write!(f, "{s} is None"),
             Check::EqBool(b) => write!(f, "{s} is {}", if *b { "True" } else { "False" }),
             Check::EqInt(i) => write!(f, "{s} == {i}"),
@@ -343,6 +365,8 @@ pub struct GuardSet {
     pub guards: Vec<Guard>,
     /// Compiled on the first check, for the code object the set guards.
     program: OnceLock<GuardProgram>,
+    /// The objects the guards hold weakly (see `weaken`).
+    weak: Vec<Ident>,
 }
 
 impl GuardSet {
@@ -350,7 +374,29 @@ impl GuardSet {
         Self {
             guards,
             program: OnceLock::new(),
+            weak: Vec::new(),
         }
+    }
+
+    /// Hold the objects the guards compare by identity weakly, as a cache entry keeps them
+    /// (see `ident`): the set no longer keeps them alive, and fails once one of them is gone.
+    pub fn weaken(&mut self, vm: &VirtualMachine) {
+        let (mut weak, mut seen) = (Vec::new(), std::collections::HashSet::new());
+        for g in &mut self.guards {
+            g.idents_mut(&mut |i| {
+                i.weaken(vm);
+                if i.is_weak() && seen.insert(i.addr()) {
+                    weak.push(i.clone());
+                }
+            });
+        }
+        self.weak = weak;
+        self.program = OnceLock::new();
+    }
+
+    /// Whether an object the set holds weakly is gone: it can never hold again.
+    pub fn lost_an_object(&self) -> bool {
+        self.weak.iter().any(|i| !i.alive())
     }
 
     /// `Ok` when all hold; otherwise the first that does not (`None`: the compiled program

@@ -3,6 +3,7 @@
 
 pub mod class_entries;
 pub mod guard;
+pub mod ident;
 pub mod program;
 
 pub use guard::{Check, Guard, GuardSet};

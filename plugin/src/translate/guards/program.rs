@@ -20,8 +20,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use rustpython_vm::builtins::{
-    PyCode, PyDict, PyDictRef, PyFunction, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType,
-    PyTypeRef,
+    PyCode, PyDict, PyFunction, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType,
 };
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, VirtualMachine};
@@ -30,6 +29,7 @@ use smallvec::SmallVec;
 use crate::tensor::Meta;
 use crate::tensor::PyTensor;
 use crate::translate::guards::guard::{Check, Guard};
+use crate::translate::guards::ident::Ident;
 use crate::translate::source::{CompiledRead, Source, builtins_dict, exact_dict};
 
 #[derive(Debug)]
@@ -46,7 +46,7 @@ struct Node {
     /// such reads too (a module, then the functions read from it): that object. Its entry is
     /// then compared in place, without taking a reference to the value (two atomic operations
     /// fewer), and the node's value is `obj` itself.
-    expect: Option<PyObjectRef>,
+    expect: Option<Ident>,
     /// For an `expect` node: the values stamp (`PyDict::values_version`) of the dictionary
     /// last found to hold `obj` at the key, or 0. While the dictionary keeps that stamp, no
     /// write has happened since, and the check needs no read at all.
@@ -59,11 +59,30 @@ struct Node {
     /// while the parent's value is that module, the attribute is read from the dictionary
     /// held here, without the two atomic operations of `PyObject::dict` (a reference taken,
     /// then let go).
-    module_dict: Option<(PyObjectRef, PyDictRef)>,
+    module_dict: Option<(Ident, ModuleDict)>,
     /// For a local of the frame: the class a check requires it to be, checked as soon as it
     /// is read. The entries of one code object made for other classes (`Module.__call__`
     /// has one per module class called) are turned down then, before the rest is read.
-    early_type: Option<PyTypeRef>,
+    early_type: Option<Ident>,
+}
+
+/// A module's dictionary, held through the module: valid while the module is alive, which a
+/// read checks first (the module is compared with the node's parent). Held as an address so
+/// that the program does not keep the module's contents alive.
+#[derive(Debug)]
+struct ModuleDict(usize);
+
+impl ModuleDict {
+    fn of(dict: &Py<PyDict>) -> Self {
+        ModuleDict(dict as *const Py<PyDict> as usize)
+    }
+
+    /// # Safety
+    /// The module it was taken from must be alive.
+    unsafe fn get(&self) -> &Py<PyDict> {
+        // SAFETY: see the contract: a module's `__dict__` is read-only, so it lives as long.
+        unsafe { &*(self.0 as *const Py<PyDict>) }
+    }
 }
 
 /// See `Node::stamps_taken`.
@@ -121,8 +140,8 @@ impl<'f> GuardReads<'f> {
 /// The answer does not depend on the order: all must hold.
 #[derive(Debug, Default)]
 struct Checks {
-    type_is: Vec<(usize, PyTypeRef)>,
-    is: Vec<(usize, PyObjectRef)>,
+    type_is: Vec<(usize, Ident)>,
+    is: Vec<(usize, Ident)>,
     len: Vec<(usize, usize)>,
     tensor: Vec<(usize, u32, Meta)>,
     /// An exact int equal to this one (the same object, or the same value).
@@ -171,8 +190,9 @@ impl Checks {
         let tensor = (!self.tensor.is_empty()).then(|| PyTensor::class(&vm.ctx));
         let (eq_int, tensors) = (&self.eq_int, &self.tensor);
         self.type_is.retain(|(n, t)| {
-            let implied = (t.is(int) && eq_int.iter().any(|(m, _)| m == n))
-                || (tensor.is_some_and(|c| t.is(c)) && tensors.iter().any(|(m, _, _)| m == n));
+            let implied = (t.is(int.as_object()) && eq_int.iter().any(|(m, _)| m == n))
+                || (tensor.is_some_and(|c| t.is(c.as_object()))
+                    && tensors.iter().any(|(m, _, _)| m == n));
             !implied
         });
     }
@@ -183,11 +203,11 @@ impl Checks {
         let value = |n: usize| unsafe { values[n].as_ref() };
         self.type_is
             .iter()
-            .all(|(n, t)| value(*n).is_some_and(|v| v.class().is(t)))
+            .all(|(n, t)| value(*n).is_some_and(|v| t.is(v.class().as_object())))
             && self
                 .is
                 .iter()
-                .all(|(n, o)| value(*n).is_some_and(|v| v.is(o)))
+                .all(|(n, o)| value(*n).is_some_and(|v| o.is(v)))
             && self.eq_int.iter().all(|(n, want)| {
                 value(*n).is_some_and(|v| {
                     v.is(want)
@@ -312,12 +332,17 @@ impl GuardProgram {
             let node = &program.nodes[n];
             let module = match (&node.read, node.parent) {
                 (CompiledRead::Attr(_), Some(p)) => checked.iter().find_map(|(m, c)| match c {
-                    Check::Is(o) if *m == p && o.class().is(vm.ctx.types.module_type) => Some(o),
+                    Check::Is(o) => (*m == p)
+                        .then(|| o.get())
+                        .flatten()
+                        .filter(|o| o.class().is(vm.ctx.types.module_type))
+                        .map(|m| (o, m)),
                     _ => None,
                 }),
                 _ => None,
             };
-            let dict = module.and_then(|m| Some((m.clone(), m.dict()?)));
+            let dict =
+                module.and_then(|(ident, m)| Some((ident.clone(), ModuleDict::of(&*m.dict()?))));
             program.nodes[n].module_dict = dict;
         }
         for (n, check) in &checked {
@@ -390,10 +415,13 @@ impl GuardProgram {
             // SAFETY: see `values`.
             let parent = node.parent.and_then(|p| unsafe { values[p].as_ref() });
             if let Some(expected) = &node.expect {
+                let Some(expected) = (unsafe { expected.as_ptr_if_alive().as_ref() }) else {
+                    return false;
+                };
                 let stamp = node.stamp.load(Ordering::Relaxed);
                 if stamp != 0 {
                     if node.with_dict(parent, frame, vm, |d| d.values_version()) == Some(stamp) {
-                        values.push(&**expected);
+                        values.push(expected);
                         continue;
                     }
                     // Written since: compared below, and stamped again (up to `MAX_STAMPS`).
@@ -404,7 +432,7 @@ impl GuardProgram {
                         return false;
                     }
                     node.take_stamp(parent, frame, expected, vm);
-                    values.push(&**expected);
+                    values.push(expected);
                     continue;
                 }
             }
@@ -413,7 +441,7 @@ impl GuardProgram {
                 // A class is kept alive by its instance, the object by the source.
                 (CompiledRead::TypeOf, Some(p)) => p.class().as_object(),
                 (CompiledRead::Object, _) => match &node.source {
-                    Source::Object(o) => &*o.0,
+                    Source::Object(o) => o.0.as_ptr_if_alive(),
                     _ => std::ptr::null(),
                 },
                 (CompiledRead::Item(i), Some(p)) if p.downcast_ref::<PyTuple>().is_some() => p
@@ -431,7 +459,7 @@ impl GuardProgram {
             };
             if let Some(t) = &node.early_type
                 // SAFETY: see `values`.
-                && unsafe { value.as_ref() }.is_some_and(|v| !v.class().is(t))
+                && unsafe { value.as_ref() }.is_some_and(|v| !t.is(v.class().as_object()))
             {
                 return false;
             }
@@ -482,7 +510,8 @@ impl Node {
             (CompiledRead::Global(_), _) => Some(f(frame.globals())),
             (CompiledRead::Builtin(_), _) => frame.builtins().downcast_ref::<PyDict>().map(f),
             (CompiledRead::Attr(_), Some(p)) => match &self.module_dict {
-                Some((module, dict)) if p.is(module) => Some(f(dict)),
+                // SAFETY: the module is alive: it is the parent's value.
+                Some((module, dict)) if module.is(p) => Some(f(unsafe { dict.get() })),
                 _ => p.dict().map(|d| f(&d)),
             },
             (CompiledRead::Key(_), Some(p)) => exact_dict(p, vm).map(f),

@@ -87,7 +87,7 @@ impl State<'_> {
             // A slot of an instance of a class with `__slots__` (`@dataclass(slots=True)`):
             // its class and the class's version guarded, the value read where it is.
             let class = o.class().to_owned();
-            self.guard(source, Check::TypeIs(class.clone()));
+            self.guard(source, Check::type_is(class.clone()));
             self.guard_class(source.clone().type_of(), &class)?;
             let v = o.get_attr(&vm.ctx.new_str(name), vm).map_err(|_| {
                 Unsupported::new(
@@ -403,7 +403,7 @@ impl State<'_> {
             Some(f) if !o.class().slots.flags.has_feature(PyTypeFlags::HEAPTYPE) => {
                 self.guard(
                     source,
-                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                    crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
                 );
                 Ok((Var::Obj(f), owner.clone()))
             }

@@ -72,7 +72,7 @@ impl State<'_> {
                             self.lazy_dict_entries(o, s)?.len()
                         } else {
                             let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
-                            self.guard(s, Check::TypeIs(o.class().to_owned()));
+                            self.guard(s, Check::type_is(o.class().to_owned()));
                             self.guard(s, Check::Len(n));
                             n
                         }

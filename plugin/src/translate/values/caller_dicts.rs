@@ -52,7 +52,7 @@ impl State<'_> {
                 "a read by an int key of a dict the call changed",
             );
         }
-        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::type_is(o.class().to_owned()));
         let key = self.vm.ctx.new_int(k);
         Ok(self.caller_dict_entry(o, source.clone().int_key(k), key.as_object()))
     }
@@ -68,7 +68,7 @@ impl State<'_> {
             .flatten();
         match entry {
             Some(v) => {
-                self.guard(&at, Check::TypeIs(v.class().to_owned()));
+                self.guard(&at, Check::type_is(v.class().to_owned()));
                 Some(Var::Lazy(v, at))
             }
             None => {
@@ -126,7 +126,7 @@ impl State<'_> {
             return Ok(!self.lazy_dict_entries(o, source)?.is_empty());
         }
         let n = o.downcast_ref::<PyDict>().expect("a dict").__len__();
-        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::type_is(o.class().to_owned()));
         self.guard(source, Check::Len(n));
         Ok(n > 0)
     }
@@ -155,7 +155,7 @@ impl State<'_> {
     ) -> SimResult<Option<Var>> {
         let (written, relations) = self.effects.read_key(o, source, k)?;
         self.guard_relations(source, relations);
-        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::type_is(o.class().to_owned()));
         if let Some(w) = written {
             return Ok(w);
         }

@@ -107,7 +107,7 @@ impl State<'_> {
             if let Some((first, _)) = self.effects.appended_to(o) {
                 self.same_list(source, first);
             }
-            self.guard(source, Check::TypeIs(o.class().to_owned()));
+            self.guard(source, Check::type_is(o.class().to_owned()));
             self.effects.append(o, source, name, arg, added);
             return Ok(Var::Obj(self.vm.ctx.none()));
         }
@@ -131,7 +131,7 @@ impl State<'_> {
             .expect("a list")
             .borrow_vec()
             .to_vec();
-        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::type_is(o.class().to_owned()));
         self.guard(source, Check::Len(items.len()));
         Ok(items
             .into_iter()

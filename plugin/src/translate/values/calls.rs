@@ -226,7 +226,7 @@ impl State<'_> {
         if !is_partial && !o.class().is(vm.ctx.types.bound_method_type) {
             return Ok(None);
         }
-        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::type_is(o.class().to_owned()));
         let part = |name: &'static str| -> SimResult<Var> {
             let v = o
                 .get_attr(name, vm)

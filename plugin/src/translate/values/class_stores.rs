@@ -170,7 +170,7 @@ impl State<'_> {
             if is_scalar(&d, vm) {
                 self.rely_leaf(&d, &source)?;
             } else {
-                self.guard(&source, Check::TypeIs(d.class().to_owned()));
+                self.guard(&source, Check::type_is(d.class().to_owned()));
             }
         }
         Ok(())

@@ -139,7 +139,7 @@ impl State<'_> {
                         "a store into a dict of the caller with a key that is not a str",
                     );
                 }
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard(source, Check::type_is(o.class().to_owned()));
                 self.effects.mutate(
                     o,
                     Effect::SetItem {
@@ -255,7 +255,7 @@ impl State<'_> {
                         };
                         self.guard(
                             &source.clone().key(&ks),
-                            Check::TypeIs(v.class().to_owned()),
+                            Check::type_is(v.class().to_owned()),
                         );
                     }
                 } else {
@@ -264,7 +264,7 @@ impl State<'_> {
                         "a delete from a dict of the caller with a key that is not a str",
                     );
                 }
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard(source, Check::type_is(o.class().to_owned()));
                 self.effects.mutate(
                     o,
                     Effect::DelItem {
@@ -405,7 +405,7 @@ impl State<'_> {
             keys.push(ks.to_owned());
             out.push((k.clone(), Var::Lazy(val, source.clone().key(ks))));
         }
-        self.guard(source, Check::TypeIs(o.class().to_owned()));
+        self.guard(source, Check::type_is(o.class().to_owned()));
         self.guard(source, Check::Keys(keys));
         // What the call stored and deleted, as the dict does it: a key stored again keeps
         // its place, a new one (or one deleted and stored again) goes last.
@@ -601,7 +601,7 @@ impl State<'_> {
                 }
                 self.guard(
                     source,
-                    crate::translate::guards::guard::Check::TypeIs(o.class().to_owned()),
+                    crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
                 );
                 self.effects.mutate(
                     o,

@@ -66,7 +66,7 @@ impl State<'_> {
             return self.plain_obj(v, "a set element");
         };
         let class = o.class().to_owned();
-        self.guard(source, Check::TypeIs(class.clone()));
+        self.guard(source, Check::type_is(class.clone()));
         if class
             .slots
             .flags

@@ -205,7 +205,7 @@ impl State<'_> {
         };
         for n in [&x, &y] {
             if let NumExpr::Read(o, s) = &n.expr {
-                self.guard(s, Check::TypeIs(o.class().to_owned()));
+                self.guard(s, Check::type_is(o.class().to_owned()));
             }
         }
         Ok(Some(Var::Num(Rc::new(Num {
@@ -344,7 +344,7 @@ impl State<'_> {
             return Ok(None);
         };
         let (value, source, rhs) = (value.clone(), source.clone(), rhs.clone());
-        self.guard(&source, Check::TypeIs(value.class().to_owned()));
+        self.guard(&source, Check::type_is(value.class().to_owned()));
         self.guard(&source, Check::Compare(op, rhs, r));
         Ok(Some(r))
     }

@@ -294,7 +294,7 @@ impl State<'_> {
             return Ok(i);
         }
         let class = o.class().to_owned();
-        self.guard(source, Check::TypeIs(class.clone()));
+        self.guard(source, Check::type_is(class.clone()));
         self.guard_class(source.clone().type_of(), &class)?;
         let dict = o.dict().expect("an instance with a dictionary");
         let keys = dict

@@ -463,7 +463,7 @@ impl State<'_> {
                     self.guard(source, Check::IsNone);
                     Ok(true)
                 } else {
-                    self.guard(source, Check::TypeIs(o.class().to_owned()));
+                    self.guard(source, Check::type_is(o.class().to_owned()));
                     Ok(false)
                 }
             }
@@ -493,11 +493,11 @@ impl State<'_> {
             match other {
                 Var::Tensor(_) => return Ok(false),
                 Var::Lazy(o, source) if !o.class().is(self.vm.ctx.types.object_type) => {
-                    self.guard(source, Check::TypeIs(o.class().to_owned()));
+                    self.guard(source, Check::type_is(o.class().to_owned()));
                     return Ok(false);
                 }
                 Var::Lazy(o, source) if o.is(s) => {
-                    self.guard(source, Check::Is(s.clone()));
+                    self.guard(source, Check::is(s.clone()));
                     return Ok(true);
                 }
                 _ => {}
@@ -581,7 +581,7 @@ impl State<'_> {
             }
             (Var::Lazy(o, source), _) | (_, Var::Lazy(o, source)) => {
                 // One of the caller's and something else: of another type, or made here.
-                self.guard(source, Check::TypeIs(o.class().to_owned()));
+                self.guard(source, Check::type_is(o.class().to_owned()));
                 Ok(Some(false))
             }
             _ => Ok(Some(false)),

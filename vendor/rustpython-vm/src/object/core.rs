@@ -1135,6 +1135,13 @@ impl Py<PyWeak> {
     pub fn upgrade(&self) -> Option<PyObjectRef> {
         PyWeak::upgrade(self)
     }
+
+    // symtrace fork: whether the referent is gone, in one load (no lock, no reference taken),
+    // for a plugin's guards that compare objects by identity without keeping them alive
+    #[inline(always)]
+    pub fn is_dead(&self) -> bool {
+        PyWeak::is_dead(self)
+    }
 }
 
 /// SHARED_KEYS_MAX_SIZE: beyond this many keys, inline values are

@@ -1,0 +1,143 @@
+//! An object a cache entry compares by identity (a class in `type(x) is C`, a function or
+//! module in `G['f'] is <function>`, a class read through a constant source), held weakly
+//! once the entry is made.
+//!
+//! Held strongly, such an object could never be collected while its code object lives: a
+//! class made per call (by `exec`, in a test, in a factory function) stayed alive with all it
+//! reaches, its `__del__` never ran, and the entries of a shared code object such as
+//! `Module.__call__` piled up to the recompile limit, one per dead class, until calls of the
+//! next class ran as written. TorchDynamo's identity guards hold weak references too, and
+//! invalidate an entry when one dies.
+//!
+//! While a translation runs its objects are held strongly (the translation reads them);
+//! `weaken` is called on the copy an entry keeps. A weakly held object compares equal only
+//! while it is alive: another object allocated at its address later is not it.
+
+use std::fmt;
+
+use rustpython_vm::builtins::{PyType, PyWeak};
+use rustpython_vm::types::PyTypeFlags;
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, PyRef, VirtualMachine};
+
+#[derive(Clone)]
+pub struct Ident {
+    /// The object's address: compared without touching the object.
+    addr: usize,
+    hold: Hold,
+}
+
+#[derive(Clone)]
+enum Hold {
+    Strong(PyObjectRef),
+    /// Compares equal while the weak reference is alive.
+    Weak(PyRef<PyWeak>),
+}
+
+impl Ident {
+    pub fn new(object: PyObjectRef) -> Self {
+        Ident {
+            addr: &*object as *const PyObject as usize,
+            hold: Hold::Strong(object),
+        }
+    }
+
+    /// Hold the object weakly from now on, unless it lives for good anyway (a built-in class)
+    /// or cannot be referred to weakly (an int, a str, a tuple: none of these can lead back
+    /// to a code object's entries).
+    pub fn weaken(&mut self, vm: &VirtualMachine) {
+        let Hold::Strong(object) = &self.hold else {
+            return;
+        };
+        let built_in_class = object
+            .downcast_ref::<PyType>()
+            .is_some_and(|t| !t.slots.flags.has_feature(PyTypeFlags::HEAPTYPE));
+        if built_in_class
+            || !object
+                .class()
+                .slots
+                .flags
+                .has_feature(PyTypeFlags::HAS_WEAKREF)
+        {
+            return;
+        }
+        if let Ok(weak) = object.downgrade(None, vm) {
+            self.hold = Hold::Weak(weak);
+        }
+    }
+
+    /// Whether the object is still alive (always, when held strongly).
+    #[inline]
+    pub fn alive(&self) -> bool {
+        match &self.hold {
+            Hold::Strong(_) => true,
+            Hold::Weak(w) => !w.is_dead(),
+        }
+    }
+
+    /// Whether `v` is this object.
+    #[inline]
+    pub fn is(&self, v: &PyObject) -> bool {
+        std::ptr::eq(v, self.addr as *const PyObject) && self.alive()
+    }
+
+    /// The object, if it is alive.
+    pub fn get(&self) -> Option<PyObjectRef> {
+        match &self.hold {
+            Hold::Strong(o) => Some(o.clone()),
+            Hold::Weak(w) => w.upgrade(),
+        }
+    }
+
+    /// The object's address, for hashing and for telling objects apart.
+    pub fn addr(&self) -> usize {
+        self.addr
+    }
+
+    /// The object, borrowed while it is alive, without taking a reference (a guard read: no
+    /// Python code runs while the guards are checked, so nothing lets it go meanwhile).
+    #[inline]
+    pub fn as_ptr_if_alive(&self) -> *const PyObject {
+        if self.alive() {
+            self.addr as *const PyObject
+        } else {
+            std::ptr::null()
+        }
+    }
+
+    /// The name of the class this is, or what is left of it once collected.
+    pub fn class_name(&self) -> String {
+        match self.get() {
+            Some(o) => match o.downcast_ref::<PyType>() {
+                Some(c) => c.name().to_string(),
+                None => format!("{self:?}"),
+            },
+            None => format!("{self:?}"),
+        }
+    }
+
+    /// Whether it is held weakly (for tests and listings).
+    pub fn is_weak(&self) -> bool {
+        matches!(self.hold, Hold::Weak(_))
+    }
+}
+
+impl From<PyObjectRef> for Ident {
+    fn from(object: PyObjectRef) -> Self {
+        Ident::new(object)
+    }
+}
+
+impl From<rustpython_vm::builtins::PyTypeRef> for Ident {
+    fn from(class: rustpython_vm::builtins::PyTypeRef) -> Self {
+        Ident::new(class.into())
+    }
+}
+
+impl fmt::Debug for Ident {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.get() {
+            Some(o) => write!(f, "<{} object at {:#x}>", o.class().name(), self.addr),
+            None => write!(f, "<collected object at {:#x}>", self.addr),
+        }
+    }
+}
