@@ -170,14 +170,48 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
 
 
-def mse_loss(input, target, reduction="mean"):
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    d = input - target
-    loss = d * d
+def _reduction(size_average, reduce, reduction):
+    """torch's reduction from the legacy `size_average` and `reduce` flags, where given."""
+    if size_average is None and reduce is None:
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduced(loss, reduction):
     if reduction == "none":
         return loss
     return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _weighted(loss, weight, input, reduction):
+    """A pointwise loss weighed element by element (`weight` the shape of `input`): its
+    mean is the weighted mean, as torch's."""
+    if weight is None:
+        return _reduced(loss, reduction)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _reduced(loss, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    d = input - target
+    return _weighted(d * d, weight, input, reduction)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return st.softmax(-input, dim=_implicit_dim(input, dim))
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -214,35 +248,74 @@ def dropout(input, p=0.5, training=True):
     return st.where(keep, input * (1.0 / (1.0 - p)), 0.0)
 
 
-def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-    """The negative log-likelihood of the classes in `target` (int64, one per row) under the
-    logits `input` (rows, classes); rows whose target is `ignore_index` do not count."""
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """The negative log-likelihood of `target` under the logits `input`: (rows, classes), or
+    (classes,), or (batch, classes, d1, ...). A target of class indices (int64, one per row;
+    rows whose target is `ignore_index` do not count, `weight` weighs each class) or of class
+    probabilities (floats, the shape of `input`)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if label_smoothing < 0.0 or label_smoothing > 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    probabilities = target.is_floating_point()
+    if input.ndim == 1:
+        row = target.unsqueeze(0)
+        loss = cross_entropy(input.unsqueeze(0), row, weight, None, ignore_index, None,
+                             reduction, label_smoothing)
+        return loss[0] if reduction == "none" else loss
+    if input.ndim > 2:
+        classes = input.shape[1]
+        rows = input.movedim(1, -1).reshape(-1, classes)
+        flat = target.movedim(1, -1).reshape(-1, classes) if probabilities else target.reshape(-1)
+        if not probabilities and target.shape[0] != input.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                f"({target.shape[0]}).")
+        loss = cross_entropy(rows, flat, weight, None, ignore_index, None, reduction,
+                             label_smoothing)
+        if reduction != "none":
+            return loss
+        return loss.reshape(input.shape[0], *input.shape[2:])
     if input.ndim != 2:
-        raise ValueError(f"Expected input of 2 dimensions (rows, classes), got {input.ndim}")
-    if target.dtype != st.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+        raise ValueError(f"Expected input of 1 or more dimensions, got {input.ndim}")
+    classes = input.shape[1]
+    logp = st.log_softmax(input, dim=-1)
     if target.shape[0] != input.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0]})."
-        )
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    classes = input.shape[1]
-    logp = st.log_softmax(input, dim=-1)
+            f"({target.shape[0]}).")
+    if probabilities:
+        if target.shape != input.shape:
+            raise RuntimeError(
+                f"Expected target size {tuple(input.shape)}, got {tuple(target.shape)}")
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight
+        return _reduced(-terms.sum(dim=-1), reduction)
+    if target.dtype != st.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
     keep = target != ignore_index
     safe = st.where(keep, target, 0)
     picked = _drop_unit(logp.gather(1, safe.unsqueeze(1)), 1)
-    loss = -picked
-    if label_smoothing > 0.0:
+    if weight is None:
+        loss = -picked
         smooth = -logp.mean(dim=-1)
+        total = keep.sum()
+    else:
+        weights = st.where(keep, weight.gather(0, safe), 0.0)
+        loss = -picked * weights
+        smooth = -(logp * weight).sum(dim=-1) / classes
+        total = weights.sum()
+    if label_smoothing > 0.0:
         loss = (1.0 - label_smoothing) * loss + label_smoothing * smooth
     loss = st.where(keep, loss, 0.0)
     if reduction == "none":
         return loss
     if reduction == "sum":
         return loss.sum()
-    return loss.sum() / keep.sum()
+    return loss.sum() / total
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -509,41 +582,90 @@ def one_hot(tensor, num_classes=-1):
     return (tensor.unsqueeze(-1) == st.arange(num_classes)).long()
 
 
-def nll_loss(input, target, ignore_index=-100, reduction="mean"):
-    """The negative of the log-probabilities `input` (rows, classes) picks at `target`."""
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """The negative of the log-probabilities `input` (rows, classes) picks at `target`,
+    weighed by `weight` per class; rows whose target is `ignore_index` do not count."""
+    reduction = _reduction(size_average, reduce, reduction)
     keep = target != ignore_index
-    picked = _drop_unit(input.gather(1, st.where(keep, target, 0).unsqueeze(1)), 1)
-    loss = st.where(keep, -picked, 0.0)
+    safe = st.where(keep, target, 0)
+    picked = _drop_unit(input.gather(1, safe.unsqueeze(1)), 1)
+    if weight is None:
+        loss = st.where(keep, -picked, 0.0)
+        total = keep.sum()
+    else:
+        weights = st.where(keep, weight.gather(0, safe), 0.0)
+        loss = st.where(keep, -picked * weights, 0.0)
+        total = weights.sum()
     if reduction == "none":
         return loss
-    return loss.sum() if reduction == "sum" else loss.sum() / keep.sum()
+    return loss.sum() if reduction == "sum" else loss.sum() / total
 
 
-def binary_cross_entropy_with_logits(input, target, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
     """`-(w_p * y * log(sigmoid(x)) + (1 - y) * log(1 - sigmoid(x)))`, computed stably as
     torch does: `(1 - y) * x + w * (log(1 + exp(-|x|)) + max(-x, 0))`, `w = 1 + (w_p - 1) * y`."""
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({tuple(target.shape)}) must be the same as input size "
+            f"({tuple(input.shape)})")
     softplus_neg = (1.0 + (-input.abs()).exp()).log() + (-input).clamp(min=0.0)
     if pos_weight is None:
         loss = (1.0 - target) * input + softplus_neg
     else:
-        weight = (pos_weight - 1.0) * target + 1.0
-        loss = (1.0 - target) * input + weight * softplus_neg
-    if reduction == "none":
-        return loss
-    return loss.sum() if reduction == "sum" else loss.mean()
+        log_weight = (pos_weight - 1.0) * target + 1.0
+        loss = (1.0 - target) * input + log_weight * softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduced(loss, reduction)
 
 
-def l1_loss(input, target, reduction="mean"):
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    loss = (input - target).abs()
-    if reduction == "none":
-        return loss
-    return loss.sum() if reduction == "sum" else loss.mean()
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _weighted((input - target).abs(), weight, input, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """`0.5 * d**2 / beta` where `|d| < beta`, `|d| - 0.5 * beta` elsewhere (`d` the error)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0.0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduced(d, reduction)
+    loss = st.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _reduced(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """`0.5 * d**2` where `|d| < delta`, `delta * (|d| - 0.5 * delta)` elsewhere."""
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0.0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = (input - target).abs()
+    loss = st.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _weighted(loss, weight, input, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """`target * (log(target) - input)` pointwise (0 where `target` is 0), `input` being
+    log-probabilities; with `log_target`, `target` is too. `batchmean` divides the sum by
+    the batch size (the mathematically right KL divergence)."""
+    if reduction == "batchmean":
+        if size_average is not None or reduce is not None:
+            reduction = _reduction(size_average, reduce, "mean")
+    else:
+        reduction = _reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # torch's xlogy(target, target): 0 where the target is 0.
+        loss = st.where(target == 0.0, 0.0, target * target.log()) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim > 0 else loss.sum()
+    return _reduced(loss, reduction)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
