@@ -45,8 +45,13 @@ def branches(x):
 
 
 def number(x):
-    # A size used as a number: fixed, so one translation per size.
-    return x * len(x)
+    # A size as an operand of a tensor's arithmetic: a 0-d tensor the graph makes per call.
+    return x * len(x), x.sum(0) / x.shape[0], (x > 0).sum() * len(x), len(x) - x
+
+
+def forced(x):
+    # A size used as a plain number (the float it makes): fixed, one translation per size.
+    return x * float(len(x))
 
 
 def returned(x):
@@ -109,7 +114,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, returned, later_node, chunks, index_int,
+cases = [slices, views, narrowed, ranges, factories, branches, number, forced, returned, later_node, chunks, index_int,
          halves, past_the_end, narrow_past, inlined, printed]
 
 

@@ -421,6 +421,9 @@ impl State<'_> {
             _ => return Ok(None),
         };
         let vm = self.vm;
+        if let NumExpr::Size(expr) = &n.expr {
+            return self.size_tensor_operand(op, expr, &n.value, other, number_first);
+        }
         if !self.varies_per_call(&n) {
             return Ok(None);
         }

@@ -4,12 +4,13 @@
 //! sizes.
 
 use rustpython_vm::builtins::{PyFloat, PyInt};
+use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::function::{FuncArgs, KwArgs};
 use rustpython_vm::{PyObjectRef, PyPayload};
 
 use crate::graph::recorder;
-use crate::graph::sizes::SymAttr;
-use crate::tensor::{Attr, Attrs, PyTensor};
+use crate::graph::sizes::{SizeExpr, SymAttr};
+use crate::tensor::{Attr, Attrs, PyTensor, Scalar};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported};
 use crate::translate::values::Var;
@@ -98,6 +99,50 @@ impl State<'_> {
         let t = PyTensor::new(fake).into_ref(&vm.ctx);
         self.keep_alive(&t);
         Ok(Some(Var::Tensor(t)))
+    }
+}
+
+impl State<'_> {
+    /// A size that changes from call to call as an operand of a tensor's arithmetic
+    /// (`loss.sum() / x.shape[0]`, `t * (T - 1)`): a 0-d tensor that the graph makes per call
+    /// from the size, of the type the number computes in next to the tensor (a float
+    /// tensor's own, as for a number read from the frame, `number_input`), where the size
+    /// would be a constant that a call of another size misses (an int or bool tensor's
+    /// with an int64 one: the same results and dtypes as with the number, `/` included).
+    pub(super) fn size_tensor_operand(
+        &mut self,
+        op: BinaryOperator,
+        expr: &SizeExpr,
+        value: &PyObjectRef,
+        other: &Var,
+        number_first: bool,
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(hint) = value
+            .downcast_ref::<PyInt>()
+            .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+        else {
+            return Ok(None);
+        };
+        let Some(tensor_dtype) = self.tensor_dtype(other) else {
+            return Ok(None);
+        };
+        let dtype = crate::tensor::dtype::weak_scalar_dtype(Scalar::Int(hint), tensor_dtype);
+        let attrs = Attrs::new()
+            .with("shape", Attr::Ints(Vec::new()))
+            .with("value", Attr::Int(hint))
+            .with("dtype", Attr::DType(dtype));
+        let sym = vec![SymAttr::Int("value".into(), expr.clone())];
+        let fake = recorder::with(|r| r.factory("full", attrs, sym))
+            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
+        let t = PyTensor::new(fake).into_ref(&vm.ctx);
+        self.keep_alive(&t);
+        let size = Var::Tensor(t);
+        let (x, y) = match number_first {
+            true => (size, other.clone()),
+            false => (other.clone(), size),
+        };
+        self.binary(op, &x, &y).map(Some)
     }
 }
 
