@@ -153,6 +153,99 @@ def _masked_fill_(self, mask, value):
     return self
 
 
+_native_add = _st.Tensor.add
+_native_sub = _st.Tensor.sub
+_native_div = _st.Tensor.div
+
+
+def _add(self, other, *, alpha=1):
+    """torch's add: `self + alpha * other`."""
+    return _native_add(self, other) if alpha == 1 else _native_add(self, other * alpha)
+
+
+def _sub(self, other, *, alpha=1):
+    return _native_sub(self, other) if alpha == 1 else _native_sub(self, other * alpha)
+
+
+def _floats(a, b):
+    """Whether `a / b` of a tensor and a tensor or number divides floats (else integers)."""
+    def floating(v):
+        return isinstance(v, float) or (isinstance(v, _st.Tensor) and v.dtype.is_floating_point)
+    return floating(a) or floating(b)
+
+
+def _div(self, other, *, rounding_mode=None):
+    """torch's div: true division, or rounded toward negative infinity (`floor`, Python's
+    `//`) or toward zero (`trunc`)."""
+    if rounding_mode is None:
+        return _native_div(self, other)
+    if rounding_mode == "floor":
+        return self // other
+    if rounding_mode != "trunc":
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         f"but found '{rounding_mode}'")
+    if _floats(self, other):
+        return _native_div(self, other).trunc()
+    # Integers: the floor quotient, one up where the division was inexact and the signs
+    # differ (no float rounds a large int64).
+    quotient = self // other
+    inexact = (self - quotient * other) != 0
+    return _st.where(inexact & ((self < 0) != (other < 0)), quotient + 1, quotient)
+
+
+def _select(self, dim, index):
+    """`self` indexed by `index` along `dim`, the dimension dropped (torch's select)."""
+    n = self.shape[dim]
+    if index < -n or index >= n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self.shape)} at dimension {dim}")
+    return self.narrow(dim, index % n, 1).squeeze(dim)
+
+
+def _nansum(self, dim=None, keepdim=False):
+    zeroed = _st.where(self != self, 0.0, self)
+    return zeroed.sum() if dim is None else zeroed.sum(dim, keepdim=keepdim)
+
+
+def _nanmean(self, dim=None, keepdim=False):
+    counted = (self == self).to(self.dtype)
+    if dim is None:
+        return _nansum(self) / counted.sum()
+    return _nansum(self, dim, keepdim) / counted.sum(dim, keepdim=keepdim)
+
+
+def _isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element is one of `test_elements` (a tensor, a sequence or a number)."""
+    if not isinstance(test_elements, _st.Tensor):
+        test_elements = _st.tensor(test_elements)
+    if not isinstance(elements, _st.Tensor):
+        elements = _st.tensor(elements)
+    found = (elements.unsqueeze(-1) == test_elements.reshape(-1)).any(-1)
+    return ~found if invert else found
+
+
+def _xlogy(self, other):
+    """`self * log(other)`, 0 where `self` is 0 unless `other` is NaN (torch's xlogy)."""
+    if not isinstance(other, _st.Tensor):
+        other = _st.tensor(float(other))
+    return _st.where((self == 0) & (other == other), 0.0, self * other.log())
+
+
+def _logit(self, eps=None):
+    z = self if eps is None else self.clamp(eps, 1.0 - eps)
+    return (z / (1.0 - z)).log()
+
+
+def _triangle_indices(row, col, offset, upper):
+    rows = _st.arange(row).unsqueeze(1).expand(row, col)
+    cols = _st.arange(col).unsqueeze(0).expand(row, col)
+    keep = (cols - rows >= offset) if upper else (cols - rows <= offset)
+    return _st.stack([rows[keep], cols[keep]])
+
+
+_ELEMENT_SIZES = {"float64": 8, "float32": 4, "int64": 8, "bool": 1}
+
+
 def _lerp(self, end, weight):
     # torch's two-sided form: exact at both ends.
     if isinstance(weight, _st.Tensor):
@@ -811,6 +904,36 @@ METHODS = {
     "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
     "expand_as": lambda self, other: self.expand(tuple(other.shape)),
     "multinomial": _multinomial,
+    "add": _add,
+    "sub": _sub,
+    "div": _div,
+    "divide": _div,
+    "true_divide": lambda self, other: _native_div(self, other),
+    "floor_divide": lambda self, other: self // other,
+    "remainder": lambda self, other: self % other,
+    "multiply": lambda self, other: self * other,
+    "subtract": _sub,
+    "negative": lambda self: -self,
+    "absolute": lambda self: self.abs(),
+    "select": _select,
+    "nansum": _nansum,
+    "nanmean": _nanmean,
+    "xlogy": _xlogy,
+    "logit": _logit,
+    "deg2rad": lambda self: self * (3.141592653589793 / 180.0),
+    "rad2deg": lambda self: self * (180.0 / 3.141592653589793),
+    "fliplr": lambda self: self.flip(1),
+    "flipud": lambda self: self.flip(0),
+    "ravel": lambda self: self.reshape(-1),
+    "moveaxis": _movedim,
+    "tril_": lambda self, diagonal=0: _fill_(self, self.tril(diagonal)),
+    "triu_": lambda self, diagonal=0: _fill_(self, self.triu(diagonal)),
+    "ndimension": lambda self: self.ndim,
+    "element_size": lambda self: _ELEMENT_SIZES[self.dtype.name],
+    # symtrace's tensors are laid out row-major whenever Python sees them.
+    "is_contiguous": lambda self, memory_format=None: True,
+    "mT": property(lambda self: self.transpose(-2, -1)),
+    "isin": _isin,
 }
 
 # Functions only (torch has no method of these names).
@@ -843,6 +966,25 @@ MODULE_ONLY = {
     "cdist": _cdist,
     "meshgrid": _meshgrid,
     "broadcast_shapes": _broadcast_shapes,
+    "mul": lambda input, other: input * other,
+    "eq": lambda input, other: input == other,
+    "ne": lambda input, other: input != other,
+    "lt": lambda input, other: input < other,
+    "le": lambda input, other: input <= other,
+    "gt": lambda input, other: input > other,
+    "ge": lambda input, other: input >= other,
+    "greater": lambda input, other: input > other,
+    "greater_equal": lambda input, other: input >= other,
+    "less": lambda input, other: input < other,
+    "less_equal": lambda input, other: input <= other,
+    "not_equal": lambda input, other: input != other,
+    "neg": lambda input: -input,
+    "clone": lambda input, memory_format=None: input.clone(),
+    "t": lambda input: input.t(),
+    "unbind": lambda input, dim=0: input.unbind(dim),
+    "isin": _isin,
+    "tril_indices": lambda row, col, offset=0, dtype=None, device=None: _triangle_indices(row, col, offset, False),
+    "triu_indices": lambda row, col, offset=0, dtype=None, device=None: _triangle_indices(row, col, offset, True),
     "broadcast_tensors": lambda *ts: tuple(t.expand(*_broadcast_shapes(*[t.shape for t in ts])) for t in ts),
 }
 
@@ -857,5 +999,7 @@ FUNCTIONS = [
     "is_floating_point", "atan2", "arctan2", "prod", "cumprod",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1",
     "log2", "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-    "multinomial", "bernoulli",
+    "multinomial", "bernoulli", "add", "sub", "div", "divide", "true_divide", "floor_divide",
+    "remainder", "multiply", "subtract", "negative", "absolute", "select", "nansum", "nanmean",
+    "xlogy", "logit", "deg2rad", "rad2deg", "fliplr", "flipud", "ravel", "moveaxis",
 ]
