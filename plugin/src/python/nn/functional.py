@@ -248,6 +248,89 @@ def dropout(input, p=0.5, training=True):
     return st.where(keep, input * (1.0 / (1.0 - p)), 0.0)
 
 
+def _channel_dropout(input, p, training, spatial, name):
+    """Zero whole channels (all of a sample's `spatial` last dimensions at once) with
+    probability `p`, scaling the rest by `1 / (1 - p)` while training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but "
+                           f"received a {input.ndim}D input")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    channels = tuple(input.shape[:input.ndim - spatial]) + (1,) * spatial
+    keep = st.rand(*channels, dtype=input.dtype) >= p
+    return st.where(keep, input * (1.0 / (1.0 - p)), 0.0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, 1, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, 2, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, 3, "dropout3d")
+
+
+def hardshrink(input, lambd=0.5):
+    return st.where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    return st.where(input > lambd, input - lambd, st.where(input < -lambd, input + lambd, 0.0))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Each channel of each sample normalized over its own positions; `weight` and `bias`
+    per channel."""
+    if running_mean is not None or running_var is not None or not use_input_stats:
+        raise NotImplementedError("symtrace's instance_norm keeps no running statistics")
+    dims = tuple(range(2, input.ndim))
+    if not dims:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(input.shape)}")
+    mean = input.mean(dim=dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dim=dims, keepdim=True)
+    out = centered / (var + eps).sqrt()
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """`-(y * log(x) + (1 - y) * log(1 - x))` of probabilities `input`, each log at least
+    -100 as torch clamps it. (torch also refuses an input outside [0, 1]; symtrace gives NaN
+    there, as a check would be a branch on the data.)"""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({tuple(target.shape)}) that is different to the input size "
+            f"({tuple(input.shape)}) is deprecated. Please ensure they have the same size.")
+    loss = -(target * input.log().clamp(min=-100.0)
+             + (1.0 - target) * (1.0 - input).log().clamp(min=-100.0))
+    if weight is not None:
+        loss = loss * weight
+    return _reduced(loss, reduction)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """The mean of each of `output_size` windows spread over the last dimension."""
+    if isinstance(output_size, (tuple, list)):
+        output_size = output_size[0]
+    return _drop_unit(adaptive_avg_pool2d(input.unsqueeze(-2), (1, output_size)), input.ndim - 1)
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """The negative log-likelihood of `target` under the logits `input`: (rows, classes), or
@@ -420,16 +503,56 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def pad(input, pad, mode="constant", value=None):
-    """A constant border: `pad` holds (before, after) pairs from the last dimension
-    backwards."""
-    if mode != "constant":
-        raise NotImplementedError(f"symtrace pads with a constant only, not in mode {mode!r}")
+    """A border around the last `len(pad) // 2` dimensions: `pad` holds (before, after)
+    pairs from the last dimension backwards. `constant` fills it with `value`; `reflect`
+    mirrors the input without its edge, `replicate` repeats the edge, `circular` wraps
+    around."""
     pad = tuple(pad)
     if len(pad) % 2 != 0:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length too large")
-    return st.call_op("pad", input, pads=pad, value=0.0 if value is None else float(value))
+    if mode == "constant":
+        return st.call_op("pad", input, pads=pad, value=0.0 if value is None else float(value))
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"symtrace pads in mode constant, reflect, replicate or "
+                                  f"circular, not {mode!r}")
+    if value is not None and value != 0:
+        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    # torch's combinations: the last 1, 2 or 3 dimensions of a (batched) tensor of them.
+    if input.ndim not in (len(pad) // 2 + 1, len(pad) // 2 + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D "
+                                  f"input tensor.")
+    out = input
+    for k in range(len(pad) // 2):
+        dim = input.ndim - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        if before or after:
+            out = out.index_select(dim, st.tensor(_border_indices(out.shape[dim], before, after,
+                                                                  mode)))
+    return out
+
+
+def _border_indices(n, before, after, mode):
+    """Which of `n` positions each position of the padded dimension copies (`n + before +
+    after` of them; a negative amount crops)."""
+    if mode == "reflect" and (before >= n or after >= n):
+        raise RuntimeError(
+            f"Argument #4: Padding size should be less than the corresponding input dimension, "
+            f"but got: padding ({before}, {after}) at dimension of input {n}")
+    if mode == "circular" and (before > n or after > n):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+
+    def source(i):
+        if 0 <= i < n:
+            return i
+        if mode == "replicate":
+            return 0 if i < 0 else n - 1
+        if mode == "circular":
+            return i % n
+        return -i if i < 0 else 2 * (n - 1) - i
+
+    return [source(i) for i in range(-before, n + after)]
 
 
 def _pool_args(kernel_size, stride, padding):

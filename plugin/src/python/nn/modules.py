@@ -831,8 +831,9 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"symtrace pads convolutions with zeros only, not {padding_mode!r}")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', "
+                             f"'circular'], but got padding_mode='{padding_mode}'")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
         dtype = dtype or st.get_default_dtype()
@@ -858,6 +859,19 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
 
+    def _padded(self, input):
+        """The input, and the padding left for the convolution: a `padding_mode` other than
+        zeros pads the input first (torch's order of pairs, the last dimension first)."""
+        if self.padding_mode == "zeros" or self.padding == "valid":
+            return input, self.padding
+        if self.padding == "same":
+            totals = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            pairs = [(t // 2, t - t // 2) for t in totals]
+        else:
+            pairs = [(p, p) for p in self.padding]
+        flat = tuple(v for pair in reversed(pairs) for v in pair)
+        return F.pad(input, flat, mode=self.padding_mode), (0,) * self._dims
+
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * self._dims:
@@ -875,7 +889,8 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
+        input, padding = self._padded(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding,
                         self.dilation, self.groups)
 
 
@@ -883,7 +898,8 @@ class Conv2d(_ConvNd):
     _dims = 2
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+        input, padding = self._padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding,
                         self.dilation, self.groups)
 
 
@@ -1627,6 +1643,192 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
+class _ChannelDropout(Dropout):
+    FN = None
+
+    def forward(self, input):
+        return type(self).FN(input, self.p, self.training)
+
+
+class Dropout1d(_ChannelDropout):
+    FN = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_ChannelDropout):
+    FN = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_ChannelDropout):
+    FN = staticmethod(F.dropout3d)
+
+
+class _PadNd(Module):
+    """A border of `padding` (one int for every side, or torch's (before, after) pairs from
+    the last dimension backwards) in `MODE`."""
+
+    MODE = "constant"
+    DIMS = 1
+
+    def __init__(self, padding, value=0.0):
+        super().__init__()
+        self.padding = (padding,) * (2 * self.DIMS) if isinstance(padding, int) else tuple(padding)
+        self.value = value
+
+    def forward(self, input):
+        if self.MODE == "constant":
+            return F.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, self.MODE)
+
+    def extra_repr(self):
+        return f"{self.padding}" + (f", value={self.value}" if self.MODE == "constant" else "")
+
+
+class ConstantPad1d(_PadNd):
+    pass
+
+
+class ConstantPad2d(_PadNd):
+    DIMS = 2
+
+
+class ConstantPad3d(_PadNd):
+    DIMS = 3
+
+
+class ZeroPad1d(_PadNd):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class ZeroPad2d(ZeroPad1d):
+    DIMS = 2
+
+
+class ZeroPad3d(ZeroPad1d):
+    DIMS = 3
+
+
+class ReflectionPad1d(ZeroPad1d):
+    MODE = "reflect"
+
+
+class ReflectionPad2d(ReflectionPad1d):
+    DIMS = 2
+
+
+class ReplicationPad1d(ZeroPad1d):
+    MODE = "replicate"
+
+
+class ReplicationPad2d(ReplicationPad1d):
+    DIMS = 2
+
+
+class CircularPad1d(ZeroPad1d):
+    MODE = "circular"
+
+
+class CircularPad2d(CircularPad1d):
+    DIMS = 2
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Softmax2d(Module):
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
+
+
+class Hardshrink(_Elementwise):
+    FN = staticmethod(F.hardshrink)
+    ARGS = (("lambd", 0.5),)
+
+
+class Softshrink(_Elementwise):
+    FN = staticmethod(F.softshrink)
+    ARGS = (("lambd", 0.5),)
+
+
+class _InstanceNorm(Module):
+    """Each channel of each sample normalized over its own positions, with a learnt scale
+    and shift per channel when `affine` (torch's default: not). No running statistics."""
+
+    _dims = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, dtype=None):
+        super().__init__()
+        if track_running_stats:
+            raise NotImplementedError("symtrace's instance norms keep no running statistics")
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            dtype = dtype or st.get_default_dtype()
+            self.weight = Parameter(st.ones(num_features, dtype=dtype))
+            self.bias = Parameter(st.zeros(num_features, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        if input.ndim not in (self._dims + 1, self._dims + 2):
+            raise ValueError(f"expected {self._dims + 1}D or {self._dims + 2}D input "
+                             f"(got {input.ndim}D input)")
+        if input.ndim == self._dims + 1:
+            return F.instance_norm(input.unsqueeze(0), weight=self.weight, bias=self.bias,
+                                   eps=self.eps)[0]
+        return F.instance_norm(input, weight=self.weight, bias=self.bias, eps=self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, track_running_stats={self.track_running_stats}"
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _dims = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _dims = 2
+
+
+class AdaptiveAvgPool1d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
 class LogSoftmax(Module):
     def __init__(self, dim=None):
         super().__init__()
@@ -1713,6 +1915,11 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
