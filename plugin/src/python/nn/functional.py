@@ -482,6 +482,61 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _drop_unit(out, 0) if added else out
 
 
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transpose of conv2d (the gradient of a convolution with respect to its input) of
+    `(N, C, H, W)` with filters `(C, O / groups, kH, kW)`: the input spread out by `stride`
+    (zeros between its elements), bordered by `dilation * (k - 1) - padding` (and
+    `output_padding` more after), then convolved with the filters mirrored and with their
+    channels swapped."""
+    x, added = _batched(input, 2, "conv_transpose2d")
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    padding, output_padding = _pair(padding, "padding"), _pair(output_padding, "output_padding")
+    if weight.ndim != 4:
+        raise RuntimeError(f"conv_transpose2d: expected a 4-D weight, got weight of size "
+                           f"{list(weight.shape)}")
+    if x.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} "
+            f"channels instead")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               f"but got output_padding={list(output_padding)}, "
+                               f"stride={list(stride)}, dilation={list(dilation)}")
+    n, c, h, w = x.shape
+    sh, sw = stride
+    if sh > 1 or sw > 1:
+        # Each element followed by `s - 1` zeros in each dimension, the last ones cut off.
+        spread = pad(x[:, :, :, None, :, None], (0, sw - 1, 0, 0, 0, sh - 1))
+        x = spread.reshape(n, c, h * sh, w * sw)[:, :, :(h - 1) * sh + 1, :(w - 1) * sw + 1]
+    kh, kw = weight.shape[2], weight.shape[3]
+    bh = dilation[0] * (kh - 1) - padding[0]
+    bw = dilation[1] * (kw - 1) - padding[1]
+    x = pad(x, (bw, bw + output_padding[1], bh, bh + output_padding[0]))
+    c_in, c_out = weight.shape[0], weight.shape[1]
+    filters = (weight.reshape(groups, c_in // groups, c_out, kh, kw).transpose(1, 2)
+               .reshape(groups * c_out, c_in // groups, kh, kw).flip((2, 3)))
+    out = conv2d(x, filters, bias, 1, 0, dilation, groups)
+    return _drop_unit(out, 0) if added else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """conv_transpose2d of an image one row high."""
+    x, added = _batched(input, 1, "conv_transpose1d")
+    if weight.ndim != 3:
+        raise RuntimeError(f"conv_transpose1d: expected a 3-D weight, got weight of size "
+                           f"{list(weight.shape)}")
+    out = conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, _as_row(stride, "stride", 1),
+                           _as_row(padding, "padding", 0),
+                           _as_row(output_padding, "output_padding", 0), groups,
+                           _as_row(dilation, "dilation", 1))
+    out = _drop_unit(out, 2)
+    return _drop_unit(out, 0) if added else out
+
+
 def _as_row(value, name, fill):
     """A 1-D argument as the 2-D one of an image one row high."""
     if isinstance(value, str):
@@ -513,6 +568,8 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length too large")
     if mode == "constant":
+        if any(p < 0 for p in pad):
+            input, pad = _cropped(input, pad)
         return st.call_op("pad", input, pads=pad, value=0.0 if value is None else float(value))
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"symtrace pads in mode constant, reflect, replicate or "
@@ -531,6 +588,22 @@ def pad(input, pad, mode="constant", value=None):
             out = out.index_select(dim, st.tensor(_border_indices(out.shape[dim], before, after,
                                                                   mode)))
     return out
+
+
+def _cropped(input, pad):
+    """A negative width of a constant pad crops: the input cropped, and the widths left."""
+    for k in range(len(pad) // 2):
+        dim = input.ndim - 1 - k
+        start, end = max(-pad[2 * k], 0), max(-pad[2 * k + 1], 0)
+        if start or end:
+            n = input.shape[dim]
+            if n - start - end < 0:
+                raise RuntimeError(
+                    f"The input size {n}, plus negative padding {-start} and {-end} resulted in "
+                    f"a negative output size, which is invalid. Check dimension {dim} of your "
+                    f"input.")
+            input = input.narrow(dim, start, n - start - end)
+    return input, tuple(max(p, 0) for p in pad)
 
 
 def _border_indices(n, before, after, mode):

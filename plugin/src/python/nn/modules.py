@@ -903,6 +903,105 @@ class Conv2d(_ConvNd):
                         self.dilation, self.groups)
 
 
+class _ConvTransposeNd(Module):
+    """Filters `(in_channels, out_channels / groups, *kernel_size)` and a bias drawn from
+    U(-k, k), k = 1/sqrt(out_channels / groups * prod(kernel_size)), as torch initializes
+    them (the fan-in torch reads from the weight's second dimension)."""
+
+    _dims = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        dtype = dtype or st.get_default_dtype()
+        n = self._dims
+
+        def tup(v):
+            return (v,) * n if isinstance(v, int) else tuple(v)
+
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride)
+        self.padding = tup(padding)
+        self.output_padding = tup(output_padding)
+        self.dilation = tup(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        fan_in = out_channels // groups * math.prod(self.kernel_size)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        self.weight = Parameter(_uniform((in_channels, out_channels // groups) + self.kernel_size,
+                                         bound, dtype))
+        if bias:
+            self.bias = Parameter(_uniform((out_channels,), bound, dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def _output_padding(self, input, output_size):
+        """The output padding that makes the output `output_size` (torch's rule: between
+        the smallest size the input gives and that plus the stride, exclusive)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        output_size = list(output_size)[-n:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must have "
+                             f"{n} or {n + 2} elements (got {len(output_size)})")
+        padding = []
+        for d in range(n):
+            size = input.shape[input.ndim - n + d]
+            smallest = ((size - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            if not smallest <= output_size[d] < smallest + self.stride[d]:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{smallest} to {smallest + self.stride[d] - 1} (for an input of "
+                    f"{list(input.shape)[-n:]})")
+            padding.append(output_size[d] - smallest)
+        return tuple(padding)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * self._dims:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._dims:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._dims:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _dims = 2
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
 class MaxPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
