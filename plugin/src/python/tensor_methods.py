@@ -243,6 +243,186 @@ def _triangle_indices(row, col, offset, upper):
     return _st.stack([rows[keep], cols[keep]])
 
 
+_KthResult = namedtuple("kthvalue", ["values", "indices"])
+_MedianResult = namedtuple("median", ["values", "indices"])
+
+
+def _take_along_dim(self, indices, dim=None):
+    """`self` gathered at `indices` along `dim`, the other dimensions broadcast (all
+    elements, flattened, without a `dim`)."""
+    if dim is None:
+        return self.reshape(-1).gather(0, indices.reshape(-1))
+    dim = dim % self.ndim
+    if self.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {self.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    unit = lambda t: tuple(1 if d == dim else n for d, n in enumerate(t.shape))
+    shape = _broadcast_shapes(unit(self), unit(indices))
+    wanted = lambda t: tuple(t.shape[d] if d == dim else shape[d] for d in range(len(shape)))
+    return self.expand(*wanted(self)).gather(dim, indices.expand(*wanted(indices)))
+
+
+def _tensor_split(self, indices_or_sections, dim=0):
+    """Pieces of `self` along `dim`: `n` as even as can be (the first ones one longer), or
+    cut at the given indices."""
+    size = self.shape[dim]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        bounds = [0]
+        for k in range(n):
+            bounds.append(bounds[-1] + size // n + (1 if k < size % n else 0))
+    else:
+        bounds = [0] + [min(max(int(i), 0), size) for i in indices_or_sections] + [size]
+    return tuple(self.narrow(dim, a, max(b, a) - a) for a, b in zip(bounds, bounds[1:]))
+
+
+def _kthvalue(self, k, dim=-1, keepdim=False):
+    """The `k`-th smallest along `dim`, with its index."""
+    n = self.shape[dim] if self.ndim else 1
+    if k < 1 or k > n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    values, indices = _sort(self, dim)
+    if not self.ndim:
+        return _KthResult(self, indices)
+    pick = lambda t: t.narrow(dim, k - 1, 1) if keepdim else t.select(dim, k - 1)
+    return _KthResult(pick(values), pick(indices))
+
+
+def _median(self, dim=None, keepdim=False):
+    """The lower median (the `(n - 1) // 2`-th smallest; NaN if any is NaN), with its index
+    along `dim`."""
+    if dim is None:
+        flat = self.reshape(-1)
+        return _sort(flat, 0).values[(flat.shape[0] - 1) // 2]
+    n = self.shape[dim] if self.ndim else 1
+    r = _kthvalue(self, (n - 1) // 2 + 1, dim, keepdim)
+    return _MedianResult(r.values, r.indices)
+
+
+def _quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The `q`-th quantiles (a number or a 1-D tensor of them in [0, 1]) along `dim` (of all
+    elements without one), interpolating between the two nearest sorted values as torch."""
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, "
+                         f"midpoint or nearest. Got {interpolation}")
+    scalar = not isinstance(q, _st.Tensor)
+    qs = [float(q)] if scalar else q.reshape(-1).tolist()
+    if any(v < 0.0 or v > 1.0 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = self.reshape(-1) if dim is None else self
+    d = 0 if dim is None else dim % self.ndim
+    ordered = _sort(x, d).values
+    n = x.shape[d]
+    outs = []
+    for v in qs:
+        rank = v * (n - 1)
+        below = int(rank // 1)
+        above = below if rank == below else below + 1
+        if interpolation == "lower":
+            above = below
+        elif interpolation == "higher":
+            below = above
+        elif interpolation == "nearest":
+            below = above = int(round(rank))
+        lo, hi = ordered.select(d, below), ordered.select(d, above)
+        if interpolation == "midpoint" and below != above:
+            out = lo + (hi - lo) * 0.5
+        elif interpolation == "linear" and below != above:
+            out = _lerp(lo, hi, rank - below)
+        else:
+            out = lo
+        if keepdim:
+            out = out.unsqueeze(d) if dim is not None else out.reshape((1,) * self.ndim)
+        outs.append(out)
+    return outs[0] if scalar else _st.stack(outs)
+
+
+def _rot90(self, k=1, dims=(0, 1)):
+    a, b = dims
+    k %= 4
+    if k == 1:
+        return self.flip(b).transpose(a, b)
+    if k == 2:
+        return self.flip((a, b))
+    if k == 3:
+        return self.flip(a).transpose(a, b)
+    return self.clone()
+
+
+def _cross(self, other, dim=None):
+    """The cross product of 3-vectors along `dim` (the first dimension of size 3 without
+    one)."""
+    if dim is None:
+        sizes = list(self.shape)
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    if self.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{self.shape[dim]} and {other.shape[dim]}")
+    a = [self.narrow(dim, i, 1) for i in range(3)]
+    b = [other.narrow(dim, i, 1) for i in range(3)]
+    return _st.cat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                    a[0] * b[1] - a[1] * b[0]], dim)
+
+
+def _diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """Each last-dimension vector on the diagonal (`offset` above it) of a square matrix in
+    the last two dimensions."""
+    if (dim1 % (self.ndim + 1), dim2 % (self.ndim + 1)) != (self.ndim - 1, self.ndim):
+        raise NotImplementedError("symtrace's diag_embed places the matrices last")
+    m = self.shape[-1]
+    n = m + abs(offset)
+    rows = _st.arange(n).unsqueeze(1).expand(n, n)
+    cols = _st.arange(n).unsqueeze(0).expand(n, n)
+    index = (rows if offset >= 0 else cols).clamp(max=m - 1)
+    values = self.index_select(-1, index.reshape(-1)).reshape(*self.shape[:-1], n, n)
+    return _st.where((cols - rows) == offset, values, _st.zeros((), dtype=self.dtype))
+
+
+def _block_diag(*tensors):
+    """The matrices (vectors as rows, numbers as 1x1) on the diagonal of one matrix, in the
+    type they promote to."""
+    mats = []
+    for t in tensors:
+        t = t if isinstance(t, _st.Tensor) else _st.tensor(t)
+        mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
+    if not mats:
+        return _st.zeros(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = (_st.zeros((), dtype=dtype) + _st.zeros((), dtype=m.dtype)).dtype
+    width = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        right = width - left - m.shape[1]
+        rows.append(_st.cat([_st.zeros(m.shape[0], left, dtype=dtype), m.to(dtype),
+                             _st.zeros(m.shape[0], right, dtype=dtype)], 1))
+        left += m.shape[1]
+    return _st.cat(rows, 0)
+
+
+def _unravel_index(indices, shape):
+    """The coordinates in a tensor of `shape` of each flat index (a tuple, one per
+    dimension)."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    if not isinstance(indices, _st.Tensor):
+        indices = _st.tensor(indices)
+    out, stride = [], 1
+    for n in reversed(tuple(shape)):
+        out.append((indices // stride) % n)
+        stride *= n
+    return tuple(reversed(out))
+
+
+def _logspace(start, end, steps, base=10.0, dtype=None, device=None):
+    return float(base) ** _st.linspace(start, end, steps, dtype=dtype)
+
+
 _ELEMENT_SIZES = {"float64": 8, "float32": 4, "int64": 8, "bool": 1}
 
 
@@ -934,6 +1114,14 @@ METHODS = {
     "is_contiguous": lambda self, memory_format=None: True,
     "mT": property(lambda self: self.transpose(-2, -1)),
     "isin": _isin,
+    "take_along_dim": _take_along_dim,
+    "tensor_split": _tensor_split,
+    "kthvalue": _kthvalue,
+    "median": _median,
+    "quantile": _quantile,
+    "rot90": _rot90,
+    "cross": _cross,
+    "diag_embed": _diag_embed,
 }
 
 # Functions only (torch has no method of these names).
@@ -983,6 +1171,9 @@ MODULE_ONLY = {
     "t": lambda input: input.t(),
     "unbind": lambda input, dim=0: input.unbind(dim),
     "isin": _isin,
+    "block_diag": _block_diag,
+    "unravel_index": _unravel_index,
+    "logspace": _logspace,
     "tril_indices": lambda row, col, offset=0, dtype=None, device=None: _triangle_indices(row, col, offset, False),
     "triu_indices": lambda row, col, offset=0, dtype=None, device=None: _triangle_indices(row, col, offset, True),
     "broadcast_tensors": lambda *ts: tuple(t.expand(*_broadcast_shapes(*[t.shape for t in ts])) for t in ts),
@@ -1002,4 +1193,6 @@ FUNCTIONS = [
     "multinomial", "bernoulli", "add", "sub", "div", "divide", "true_divide", "floor_divide",
     "remainder", "multiply", "subtract", "negative", "absolute", "select", "nansum", "nanmean",
     "xlogy", "logit", "deg2rad", "rad2deg", "fliplr", "flipud", "ravel", "moveaxis",
+    "take_along_dim", "tensor_split", "kthvalue", "median", "quantile", "rot90", "cross",
+    "diag_embed",
 ]

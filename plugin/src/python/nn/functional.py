@@ -670,6 +670,48 @@ def adaptive_avg_pool2d(input, output_size):
     return _drop_unit(out, 0) if added else out
 
 
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The largest value of each of `output_size` windows of each channel (torch's window
+    bounds: from `floor(i * H / out)` to `ceil((i + 1) * H / out)`)."""
+    if return_indices:
+        raise NotImplementedError("symtrace's adaptive_max_pool2d does not return indices")
+    x, added = _batched(input, 2, "adaptive_max_pool2d")
+    if isinstance(output_size, int) or output_size is None:
+        output_size = (output_size, output_size)
+    h, w = x.shape[2], x.shape[3]
+    oh = h if output_size[0] is None else output_size[0]
+    ow = w if output_size[1] is None else output_size[1]
+    if h % oh == 0 and w % ow == 0:
+        # Windows that tile the image: one reduction over a view.
+        out = x.reshape(x.shape[0], x.shape[1], oh, h // oh, ow, w // ow).amax((3, 5))
+    else:
+        rows = []
+        for i in range(oh):
+            top, bottom = i * h // oh, -(-(i + 1) * h // oh)
+            rows.append(st.stack([x[:, :, top:bottom, j * w // ow:-(-(j + 1) * w // ow)]
+                                  .amax((2, 3)) for j in range(ow)], -1))
+        out = st.stack(rows, -2)
+    return _drop_unit(out, 0) if added else out
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if isinstance(output_size, (tuple, list)):
+        output_size = output_size[0]
+    return _drop_unit(adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), return_indices),
+                      input.ndim - 1)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A softmax of the logits plus Gumbel noise, at temperature `tau`; with `hard`, the
+    one-hot of its largest entry (computed as torch computes it, `hard - soft + soft`)."""
+    gumbels = -st.empty_like(logits).exponential_().log()
+    soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return soft
+    index = soft.argmax(dim, keepdim=True)
+    return st.zeros_like(logits).scatter(dim, index, 1.0) - soft + soft
+
+
 def _pool1d(pool, name, input, kernel_size, stride, padding, **kw):
     """A 1-D pooling as the 2-D one of a row."""
     x, added = _batched(input, 1, name)
