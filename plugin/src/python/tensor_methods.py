@@ -419,6 +419,19 @@ def _unravel_index(indices, shape):
     return tuple(reversed(out))
 
 
+def _inner(self, other):
+    """Sums of products over the last dimension of both, for every pair of their other
+    positions (a number times a tensor for a 0-d one)."""
+    if self.ndim == 0 or other.ndim == 0:
+        return self * other
+    k = self.shape[-1]
+    if other.shape[-1] != k:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(self.shape)} and {list(other.shape)}")
+    flat = self.reshape(-1, k) @ other.reshape(-1, k).transpose(0, 1)
+    return flat.reshape(*self.shape[:-1], *other.shape[:-1])
+
+
 def _logspace(start, end, steps, base=10.0, dtype=None, device=None):
     return float(base) ** _st.linspace(start, end, steps, dtype=dtype)
 
@@ -1122,6 +1135,15 @@ METHODS = {
     "rot90": _rot90,
     "cross": _cross,
     "diag_embed": _diag_embed,
+    "equal": lambda self, other: tuple(self.shape) == tuple(other.shape) and bool((self == other).all()),
+    "mv": lambda self, vec: self @ vec,
+    "inner": _inner,
+    "signbit": lambda self: (self < 0) | ((self == 0) & ((1.0 / self) < 0)) if self.dtype.is_floating_point else self < 0,
+    "isposinf": lambda self: self == _INF,
+    "isneginf": lambda self: self == -_INF,
+    "sinc": lambda self: _st.where(self == 0, 1.0, (self * 3.141592653589793).sin() / (self * 3.141592653589793)),
+    "heaviside": lambda self, values: _st.where(self == 0, values, (self > 0).to(self.dtype)),
+    "msort": lambda self: _sort(self, 0).values,
 }
 
 # Functions only (torch has no method of these names).
@@ -1194,5 +1216,6 @@ FUNCTIONS = [
     "remainder", "multiply", "subtract", "negative", "absolute", "select", "nansum", "nanmean",
     "xlogy", "logit", "deg2rad", "rad2deg", "fliplr", "flipud", "ravel", "moveaxis",
     "take_along_dim", "tensor_split", "kthvalue", "median", "quantile", "rot90", "cross",
-    "diag_embed",
+    "diag_embed", "equal", "mv", "inner", "signbit", "isposinf", "isneginf", "sinc",
+    "heaviside", "msort",
 ]

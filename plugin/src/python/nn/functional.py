@@ -277,6 +277,80 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, 3, "dropout3d")
 
 
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Each channel normalized by the batch's statistics while `training` (the running ones,
+    given, then move toward them by `momentum`), by the running ones otherwise."""
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if training:
+        n = input.numel() // input.shape[1]
+        if n <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{list(input.shape)}")
+        # The batch's statistics kept in the input's rank (`keepdim`), never reshaped:
+        # reading the sizes of a value made from the input would pin them in the graph.
+        mean = input.mean(dim=dims, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dim=dims, keepdim=True)
+        # Per channel again, and the unbiased variance from the op (not a float `n / (n - 1)`
+        # made from the sizes), for the same reason.
+        if running_mean is not None:
+            running_mean.mul_(1.0 - momentum).add_(input.mean(dim=dims) * momentum)
+        if running_var is not None:
+            running_var.mul_(1.0 - momentum).add_(input.var(dim=dims, unbiased=True) * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean = running_mean.reshape(shape)
+        var = running_var.reshape(shape)
+        centered = input - mean
+    out = centered / st.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """`max(0, -y * (x1 - x2) + margin)`."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduced((-target * (input1 - input2) + margin).clamp(min=0.0), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """`1 - cos(x1, x2)` for a target of 1, `max(0, cos(x1, x2) - margin)` for -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    eps = 1e-12
+    dot = (input1 * input2).sum(-1)
+    norms = ((input1 * input1).sum(-1) + eps) * ((input2 * input2).sum(-1) + eps)
+    cos = dot / norms.sqrt()
+    zeros = st.zeros_like(cos)
+    loss = st.where(target == 1, 1.0 - cos, zeros) + \
+        st.where(target == -1, (cos - margin).clamp(min=0.0), zeros)
+    return _reduced(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """`max(d(a, p) - d(a, n) + margin, 0)`, `d` the p-norm distance (`pairwise_distance`);
+    with `swap`, the nearer of `d(a, n)` and `d(p, n)`."""
+    reduction = _reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = st.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduced((d_pos - d_neg + margin).clamp(min=0.0), reduction)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
 def hardshrink(input, lambd=0.5):
     return st.where(input.abs() > lambd, input, 0.0)
 

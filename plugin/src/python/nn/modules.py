@@ -740,33 +740,12 @@ class _BatchNorm(Module):
             self.num_batches_tracked.add_(1)
             if self.momentum is None:
                 factor = 1.0 / float(self.num_batches_tracked)
-        dims = (0,) + tuple(range(2, input.ndim))
-        shape = (1, -1) + (1,) * (input.ndim - 2)
-        if self.training or not self.track_running_stats:
-            n = input.numel() // input.shape[1]
-            if n <= 1:
-                raise ValueError(
-                    f"Expected more than 1 value per channel when training, got input size "
-                    f"{list(input.shape)}")
-            # The batch's statistics kept in the input's rank (`keepdim`), never reshaped:
-            # reading the sizes of a value made from the input would pin them in the graph.
-            mean = input.mean(dim=dims, keepdim=True)
-            centered = input - mean
-            var = (centered * centered).mean(dim=dims, keepdim=True)
-            if self.training and self.track_running_stats:
-                # Per channel again, and the unbiased variance from the op (not a float
-                # `n / (n - 1)` made from the sizes), for the same reason.
-                self.running_mean.mul_(1.0 - factor).add_(input.mean(dim=dims) * factor)
-                unbiased = input.var(dim=dims, unbiased=True)
-                self.running_var.mul_(1.0 - factor).add_(unbiased * factor)
-        else:
-            mean = self.running_mean.reshape(shape)
-            var = self.running_var.reshape(shape)
-            centered = input - mean
-        out = centered / st.sqrt(var + self.eps)
-        if self.affine:
-            out = out * self.weight.reshape(shape) + self.bias.reshape(shape)
-        return out
+        # Running statistics are updated while training, read otherwise; without them the
+        # batch's own serve always.
+        tracked = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if tracked else None,
+                            self.running_var if tracked else None, self.weight, self.bias,
+                            self.training or not self.track_running_stats, factor, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -2037,6 +2016,36 @@ class BCEWithLogitsLoss(_Loss):
 class BCELoss(_WeightedLoss):
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(MarginRankingLoss):
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
