@@ -9,7 +9,7 @@ use rustpython_vm::scope::Scope;
 use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 /// (module name, source, the path tracebacks name: where the source lives in this repository)
-const SUBMODULES: [(&str, &str, &str); 3] = [
+const SUBMODULES: [(&str, &str, &str); 5] = [
     (
         "symtrace.nn.functional",
         include_str!("functional.py"),
@@ -24,6 +24,16 @@ const SUBMODULES: [(&str, &str, &str); 3] = [
         "symtrace.nn.init",
         include_str!("init.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/nn/init.py"),
+    ),
+    (
+        "symtrace.nn.utils",
+        include_str!("utils.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/nn/utils.py"),
+    ),
+    (
+        "symtrace.nn.utils.rnn",
+        include_str!("utils_rnn.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/nn/utils_rnn.py"),
     ),
 ];
 
@@ -43,6 +53,12 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
         vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
             loaded_attr(2, &name, vm)
         }),
+        vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
+            loaded_attr(3, &name, vm)
+        }),
+        vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
+            loaded_attr(4, &name, vm)
+        }),
     ];
     let made: Vec<PyRef<PyModule>> = SUBMODULES
         .iter()
@@ -56,7 +72,9 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
             Ok(module)
         })
         .collect::<PyResult<_>>()?;
-    let (functional, nn, init) = (&made[0], &made[1], &made[2]);
+    let (functional, nn, init, utils, rnn) = (&made[0], &made[1], &made[2], &made[3], &made[4]);
+    utils.dict().set_item("rnn", rnn.clone().into(), vm)?;
+    nn.dict().set_item("utils", utils.clone().into(), vm)?;
     nn.dict()
         .set_item("functional", functional.clone().into(), vm)?;
     nn.dict().set_item("init", init.clone().into(), vm)?;
