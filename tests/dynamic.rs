@@ -182,8 +182,8 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks and int indices of
-    // sizes: one graph for every size (each result equal to eager's, the script checks).
+    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, int indices and pad
+    // widths of sizes: one graph for every size (each result equal to eager's, the script checks).
     for case in [
         "slices",
         "views",
@@ -193,6 +193,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "later_node",
         "chunks",
         "index_int",
+        "padded",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

@@ -4,6 +4,7 @@ narrow or arange, compares it or uses it as a plain number. Every call's result 
 raises) must equal eager's, at every size, in any order. Prints `<function> <translations>`:
 those that keep the size symbolic translate once."""
 import symtrace as st
+import symtrace.nn.functional as F
 
 
 def slices(x):
@@ -47,6 +48,12 @@ def branches(x):
 def number(x):
     # A size as an operand of a tensor's arithmetic: a 0-d tensor the graph makes per call.
     return x * len(x), x.sum(0) / x.shape[0], (x > 0).sum() * len(x), len(x) - x
+
+
+def padded(x):
+    # Padded up to a multiple of 4 rows, and to 32 rows: the widths worked out per call.
+    n = len(x)
+    return F.pad(x, (0, 0, 0, (4 - n % 4) % 4)), F.pad(x, (1, 1, 0, 32 - n), value=-1.0)
 
 
 def forced(x):
@@ -114,7 +121,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, forced, returned, later_node, chunks, index_int,
+cases = [slices, views, narrowed, ranges, factories, branches, number, padded, forced, returned, later_node, chunks, index_int,
          halves, past_the_end, narrow_past, inlined, printed]
 
 

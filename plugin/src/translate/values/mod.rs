@@ -29,6 +29,7 @@ pub mod operators;
 pub mod protocols;
 pub mod sequence_ops;
 pub mod sets;
+pub mod size_attrs;
 pub mod size_factories;
 pub mod size_reshapes;
 pub mod sizes;

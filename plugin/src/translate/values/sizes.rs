@@ -169,7 +169,7 @@ impl State<'_> {
         }
     }
 
-    fn contains_symbolic(&self, v: &Var) -> bool {
+    pub(super) fn contains_symbolic(&self, v: &Var) -> bool {
         match v {
             Var::Tuple(items) => items.iter().any(|i| self.contains_symbolic(i)),
             Var::List(items) => items.borrow().iter().any(|i| self.contains_symbolic(i)),
@@ -332,7 +332,10 @@ impl State<'_> {
             Some(t) if self.is_tensor(t) => self.varying_fake(t)?.is_some(),
             _ => false,
         };
-        if !varying && !args.iter().any(|a| self.contains_symbolic(a)) {
+        if !varying
+            && !args.iter().any(|a| self.contains_symbolic(a))
+            && !kwargs.iter().any(|(_, v)| self.contains_symbolic(v))
+        {
             return Ok(None);
         }
         match (name, args) {
@@ -394,6 +397,12 @@ impl State<'_> {
                 self.symbolic_full(name, f, args, kwargs)
             }
             ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
+            ("call_op", _)
+                if what.starts_with("symtrace.")
+                    && kwargs.iter().any(|(_, v)| self.contains_symbolic(v)) =>
+            {
+                self.symbolic_op_attrs(what, f, args, kwargs)
+            }
             _ => Ok(None),
         }
     }
