@@ -182,8 +182,9 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, int indices and pad
-    // widths of sizes: one graph for every size (each result equal to eager's, the script checks).
+    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, int indices, pad
+    // widths and repeat counts of sizes, sizes yielded by a generator: one graph for every
+    // size (each result equal to eager's, the script checks).
     for case in [
         "slices",
         "views",
@@ -194,6 +195,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "chunks",
         "index_int",
         "padded",
+        "repeated",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

@@ -130,6 +130,16 @@ impl Graph {
             let folded = registry().compute(op, &args, &attrs)?;
             return Ok(self.constant(folded));
         }
+        self.apply_node(op, inputs, attrs)
+    }
+
+    /// Apply `op` as a node, even on constants only (see `Recorder::keep_nodes`).
+    pub fn apply_node(
+        &mut self,
+        op: &str,
+        inputs: &[Value],
+        attrs: Attrs,
+    ) -> Result<Value, TensorError> {
         let metas: Vec<Meta> = inputs.iter().map(|v| self.meta(*v)).collect();
         let meta = registry().infer(op, &metas, &attrs)?;
         self.nodes.push(Node {

@@ -37,6 +37,10 @@ pub struct Recorder {
     int_inputs: Vec<(Value, i64)>,
     /// Data replaced by in-place updates, kept so that its address is not reused.
     kept: Vec<TensorData>,
+    /// While set, an op whose inputs are all constants is a node, not folded: a view of a
+    /// constant by sizes that change per call, whose attributes are about to become
+    /// expressions (`unfolded`).
+    keep_nodes: bool,
 }
 
 thread_local! {
@@ -465,12 +469,28 @@ impl Recorder {
             .zip(args)
             .map(|(v, t)| v.unwrap_or_else(|| self.graph.constant((*t).clone())))
             .collect();
-        let result = self
-            .graph
-            .apply(op, &inputs, attrs.clone())
-            .and_then(|v| self.fake(v));
-        Some(result)
+        let applied = match self.keep_nodes {
+            true => self.graph.apply_node(op, &inputs, attrs.clone()),
+            false => self.graph.apply(op, &inputs, attrs.clone()),
+        };
+        Some(applied.and_then(|v| self.fake(v)))
     }
+}
+
+/// `f()` with the ops it records on constants kept as nodes (see `Recorder::keep_nodes`).
+pub fn unfolded<R>(f: impl FnOnce() -> R) -> R {
+    let before = ACTIVE.with(|a| {
+        a.borrow_mut()
+            .as_mut()
+            .map(|r| std::mem::replace(&mut r.keep_nodes, true))
+    });
+    let out = f();
+    ACTIVE.with(|a| {
+        if let (Some(r), Some(b)) = (a.borrow_mut().as_mut(), before) {
+            r.keep_nodes = b;
+        }
+    });
+    out
 }
 
 /// The registry's interception point (`registry::Interceptor`), installed by `start`: called
@@ -519,6 +539,33 @@ mod tests {
         let (a, b) = (g.run(&[]).unwrap(), g.run(&[]).unwrap());
         assert_eq!(a[0].shape(), [3]);
         assert_ne!(a[0], b[0], "each run draws anew");
+    }
+
+    /// Under `unfolded`, an op on a constant's stand-in and the ops after it are nodes (their
+    /// attributes may become expressions); outside, the same ops fold.
+    #[test]
+    fn ops_on_constants_are_nodes_only_while_unfolded() {
+        let _recording = start().expect("no recording under way");
+        let one = TensorData::full(&[1, 3], Scalar::Float(1.0), DType::Float64);
+        let expand = Attrs::new().with("shape", Attr::Ints(vec![4, 3]));
+        let c = with(|r| {
+            let c = r.graph.constant(one.clone());
+            r.stand_in(c)
+        })
+        .unwrap();
+        let folded = registry().call("expand", &[&c], &expand).unwrap();
+        assert!(matches!(
+            with(|r| r.value_of(&folded)),
+            Some(Value::Const(_))
+        ));
+        let kept = unfolded(|| registry().call("expand", &[&c], &expand).unwrap());
+        assert!(matches!(with(|r| r.value_of(&kept)), Some(Value::Node(_))));
+        assert_eq!(kept.shape(), [4, 3]);
+        let after = registry().call("expand", &[&c], &expand).unwrap();
+        assert!(
+            matches!(with(|r| r.value_of(&after)), Some(Value::Const(_))),
+            "restored"
+        );
     }
 
     /// A tensor the allocator places where a fake that was dropped during the recording was

@@ -619,6 +619,26 @@ def _unflatten(self, dim, sizes):
     return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1:])
 
 
+_native_repeat = _st.Tensor.repeat
+
+
+def _repeat(self, *sizes):
+    """torch's repeat: the tensor tiled `sizes` times along each dimension (new leading ones
+    first), as a view and a copy: `(r0, n0, r1, n1, ...)` expanded, then merged pairwise.
+    Sizes that change per call stay symbolic (`cls.repeat(B, 1, 1)`)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if len(sizes) < self.ndim or any(not isinstance(r, int) or r < 0 for r in sizes):
+        return _native_repeat(self, *sizes)  # its error
+    shape = (1,) * (len(sizes) - self.ndim) + tuple(self.shape)
+    pairs, tiled, merged = [], [], []
+    for r, n in zip(sizes, shape):
+        pairs += [1, n]
+        tiled += [r, n]
+        merged.append(r * n)
+    return self.reshape(pairs).expand(tiled).reshape(merged)
+
+
 def _repeat_interleave(self, repeats, dim=None):
     if not isinstance(repeats, int):
         raise NotImplementedError("repeat_interleave: repeats given per element are not supported")
@@ -1007,6 +1027,7 @@ METHODS = {
     "swapdims": lambda self, a, b: self.transpose(a, b),
     "unflatten": _unflatten,
     "repeat_interleave": _repeat_interleave,
+    "repeat": _repeat,
     "roll": _roll,
     "allclose": _allclose,
     "to": _to,

@@ -56,6 +56,13 @@ def padded(x):
     return F.pad(x, (0, 0, 0, (4 - n % 4) % 4)), F.pad(x, (1, 1, 0, 32 - n), value=-1.0)
 
 
+def repeated(x):
+    # repeat of a tensor whose sizes change, and by a size that changes; a shape tuple made
+    # by a generator of sizes.
+    n = len(x)
+    return x.repeat(2, 1), st.ones(1, 3).repeat(n, 1) + x, x.view(tuple(d for d in x.shape) + (1,))
+
+
 def forced(x):
     # A size used as a plain number (the float it makes): fixed, one translation per size.
     return x * float(len(x))
@@ -121,7 +128,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, padded, forced, returned, later_node, chunks, index_int,
+cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, forced, returned, later_node, chunks, index_int,
          halves, past_the_end, narrow_past, inlined, printed]
 
 

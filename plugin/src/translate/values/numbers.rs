@@ -131,6 +131,9 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             | Opcode::BinaryOp
             | Opcode::BuildTuple
             | Opcode::ReturnValue
+            // A generator simulated with its consumer hands it the number as it is
+            // (`tuple(d for d in x.shape)`).
+            | Opcode::YieldValue
             // `n is None` / `if n is not None:`: a number is never None, whatever its value.
             | Opcode::PopJumpIfNone
             | Opcode::PopJumpIfNotNone

@@ -349,11 +349,17 @@ impl State<'_> {
                 let Some(exprs) = self.size_operands(&dims)? else {
                     return Ok(None);
                 };
-                let mut call = vec![t.clone()];
+                let (t, lifted) = self.in_graph(t)?;
+                let mut call = vec![t];
                 call.extend(exprs.iter().map(|(_, h)| self.int_var(*h)));
                 let sym = SymAttr::Ints("shape".into(), exprs.into_iter().map(|e| e.0).collect());
-                self.run_symbolic(f, (call, Vec::new()), what, sym, &dims)
-                    .map(Some)
+                match lifted {
+                    true => recorder::unfolded(|| {
+                        self.run_symbolic(f, (call, Vec::new()), what, sym, &dims)
+                    }),
+                    false => self.run_symbolic(f, (call, Vec::new()), what, sym, &dims),
+                }
+                .map(Some)
             }
             // A node that draws per call at this call's sizes (`rand(*x.shape)` in dropout).
             ("rand" | "randn", dims) if what.starts_with("symtrace.") => {
@@ -405,6 +411,34 @@ impl State<'_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// `t` as a value of the graph: a tensor made here from constants stands for a constant
+    /// node (a new fake; `t` is left as it is), so that a view of it by sizes that change is
+    /// a node that takes them (`st.ones(1, C).expand(B, C)`); whether it was lifted so.
+    fn in_graph(&mut self, t: &Var) -> SimResult<(Var, bool)> {
+        let p = match t {
+            Var::Tensor(p) => p.clone(),
+            Var::Obj(o) => match o.clone().downcast::<PyTensor>() {
+                Ok(p) => p,
+                Err(_) => return Ok((t.clone(), false)),
+            },
+            _ => return Ok((t.clone(), false)),
+        };
+        if self.value_of(&p).is_some() {
+            return Ok((t.clone(), false));
+        }
+        let data = p.read().clone();
+        let stand_in = recorder::with(|r| {
+            let c = r.graph.constant(data);
+            r.stand_in(c)
+        });
+        let Some(stand_in) = stand_in else {
+            return Ok((t.clone(), false));
+        };
+        let fake = PyTensor::new(stand_in).into_ref(&self.vm.ctx);
+        self.keep_alive(&fake);
+        Ok((Var::Tensor(fake), true))
     }
 
     pub(super) fn int_var(&self, i: i64) -> Var {
