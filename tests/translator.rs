@@ -83,6 +83,38 @@ fn classes_made_per_call_are_collected_with_their_entries() {
     }
 }
 
+/// What programs written for torch.compile spell around it runs: torch.compile's keywords,
+/// Module.compile, torch.compiler's and torch._dynamo's functions and config
+/// (tests/python/compile_spellings.py), plain and under the plugin.
+#[test]
+fn programs_written_for_torch_compile_run() {
+    let script = python_dir().join("compile_spellings.py");
+    let script = script.to_str().unwrap();
+    for opts in [&[][..], &["--plugin", "symtrace"][..]] {
+        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
+        let (out, err) = stdout_of(&args, &[]);
+        println!("{opts:?}\n{out}");
+        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
+        assert_cases_ok(
+            &out,
+            &[
+                "torch.compile with mode, dynamic, backend",
+                "options instead of mode",
+                "disable=True gives the function itself",
+                "a backend function is refused",
+                "mode and options together are refused",
+                "compiler.reset clears the counts",
+                "Module.compile: calls run traced, hooks around them",
+                "compiler.disable as a decorator",
+                "_dynamo.mark_dynamic",
+                "_dynamo.explain",
+                "_dynamo.config takes the settings programs write",
+                "compiler.set_stance",
+            ],
+        );
+    }
+}
+
 #[test]
 fn a_failed_inline_call_leaves_nothing_behind() {
     let script = python_dir().join("rollback.py");

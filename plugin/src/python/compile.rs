@@ -208,6 +208,7 @@ pub(super) mod module {
     #[derive(Debug, PyPayload)]
     pub struct PyCompiler {
         fullgraph: bool,
+        disable: bool,
     }
 
     #[pyclass(with(Callable))]
@@ -216,6 +217,9 @@ pub(super) mod module {
     impl Callable for PyCompiler {
         type Args = (PyObjectRef,);
         fn call(zelf: &Py<Self>, (func,): Self::Args, vm: &VirtualMachine) -> PyResult {
+            if zelf.disable {
+                return Ok(func);
+            }
             Ok(PyCompiledFunction {
                 func,
                 fullgraph: zelf.fullgraph,
@@ -230,12 +234,61 @@ pub(super) mod module {
         func: Option<PyObjectRef>,
         #[pyarg(named, default = false)]
         fullgraph: bool,
+        /// torch's keywords, taken so that a program written for `torch.compile` runs:
+        /// `dynamic` (symtrace makes a dimension dynamic once it changes, as torch's default
+        /// does; `True` and `False` change only how many translations a program makes, not
+        /// its results), `backend` and `mode` (names of torch's compilers: symtrace has its
+        /// own), `options` (their settings).
+        #[pyarg(named, default)]
+        dynamic: Option<PyObjectRef>,
+        #[pyarg(named, default)]
+        backend: Option<PyObjectRef>,
+        #[pyarg(named, default)]
+        mode: Option<PyObjectRef>,
+        #[pyarg(named, default)]
+        options: Option<PyObjectRef>,
+        /// `compile(fn, disable=True)` is `fn` itself, as torch's.
+        #[pyarg(named, default = false)]
+        disable: bool,
+    }
+
+    impl CompileArgs {
+        fn check(&self, vm: &VirtualMachine) -> PyResult<()> {
+            let given = |o: &Option<PyObjectRef>| o.as_ref().filter(|o| !vm.is_none(o)).cloned();
+            if let Some(b) = given(&self.backend)
+                && b.downcast_ref::<rustpython_vm::builtins::PyStr>().is_none()
+            {
+                return Err(vm.new_not_implemented_error(
+                    "symtrace.compile: a backend function is not supported (symtrace compiles \
+                     with its own backend; a backend may be named, as torch's are)",
+                ));
+            }
+            if let Some(m) = given(&self.mode)
+                && m.downcast_ref::<rustpython_vm::builtins::PyStr>().is_none()
+            {
+                return Err(vm.new_type_error("compile(): mode must be a str or None"));
+            }
+            if let Some(d) = given(&self.dynamic)
+                && !rustpython_vm::AsObject::is(d.class(), vm.ctx.types.bool_type)
+            {
+                return Err(vm.new_type_error("compile(): dynamic must be True, False or None"));
+            }
+            if given(&self.mode).is_some() && given(&self.options).is_some() {
+                return Err(vm.new_runtime_error(
+                    "Either mode or options can be specified, but both can't be specified at \
+                     the same time.",
+                ));
+            }
+            Ok(())
+        }
     }
 
     /// `compile(fn)`, `@compile`, `@compile(fullgraph=True)`: `fn` runs traced.
     #[pyfunction]
-    fn compile(args: CompileArgs, vm: &VirtualMachine) -> PyObjectRef {
-        match args.func {
+    fn compile(args: CompileArgs, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        args.check(vm)?;
+        Ok(match args.func {
+            Some(func) if !vm.is_none(&func) && args.disable => func,
             Some(func) if !vm.is_none(&func) => PyCompiledFunction {
                 func,
                 fullgraph: args.fullgraph,
@@ -243,9 +296,10 @@ pub(super) mod module {
             .into_pyobject(vm),
             _ => PyCompiler {
                 fullgraph: args.fullgraph,
+                disable: args.disable,
             }
             .into_pyobject(vm),
-        }
+        })
     }
 
     #[pyattr]

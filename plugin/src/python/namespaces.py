@@ -1,7 +1,9 @@
 """torch's small namespaces that model code asks around its tensor work, as symtrace answers
 them: `symtrace.jit` (no TorchScript: `is_scripting()` and `is_tracing()` are false, `script`
 and `ignore` give what they are given), `symtrace.compiler` (`is_compiling()` is false,
-traced or not: a traced program behaves as the same program run as written), and
+traced or not: a traced program behaves as the same program run as written; `reset`,
+`disable`, `set_stance` are symtrace's), `symtrace._dynamo` (the same, and `mark_dynamic`,
+`explain`, a `config` whose settings are taken and not read), and
 `symtrace.utils.checkpoint` (activation checkpointing trades memory for a second forward pass
 when gradients are computed; symtrace computes none, so `checkpoint(fn, *args)` is
 `fn(*args)`). Plain Python, so that a traced call simulates them like the user's code."""
@@ -34,6 +36,44 @@ def is_compiling():
     return False
 
 
+def reset():
+    import symtrace
+    symtrace.reset()
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    import symtrace
+    return symtrace.disable if fn is None else symtrace.disable(fn)
+
+
+def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
+    import symtrace
+    return symtrace.set_stance(stance)
+
+
+def mark_dynamic(t, index, *, min=None, max=None, specialize_on=None):
+    import symtrace
+    symtrace.mark_dynamic(t, index)
+
+
+def explain(f, *args, **kwargs):
+    """torch's `explain(f)(*args)`, and the older `explain(f, *args)`."""
+    import symtrace
+    if args or kwargs:
+        return symtrace.explain(f, *args, **kwargs)
+
+    def explained(*args, **kwargs):
+        return symtrace.explain(f, *args, **kwargs)
+
+    return explained
+
+
+def _unchanged_value(value, *args, **kwargs):
+    # `mark_static` (symtrace makes a dimension dynamic only once it changes) and
+    # `allow_in_graph` (symtrace inlines the function anyway): nothing to do.
+    return value
+
+
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check=None,
                debug=None, preserve_rng_state=True, **kwargs):
     return function(*args, **kwargs)
@@ -59,6 +99,35 @@ JIT = {
 COMPILER = {
     "is_compiling": is_compiling,
     "is_dynamo_compiling": is_compiling,
+    "reset": reset,
+    "disable": disable,
+    "set_stance": set_stance,
+    "allow_in_graph": _unchanged_value,
+}
+# `torch._dynamo`, as programs written for torch.compile use it.
+DYNAMO = {
+    "reset": reset,
+    "disable": disable,
+    "mark_dynamic": mark_dynamic,
+    "maybe_mark_dynamic": mark_dynamic,
+    "mark_static": _unchanged_value,
+    "allow_in_graph": _unchanged_value,
+    "explain": explain,
+    "is_compiling": is_compiling,
+}
+# `torch._dynamo.config`: the settings programs write. symtrace reads none of them (its own
+# are the plugin's options); they are here so that the writes work.
+DYNAMO_CONFIG = {
+    "cache_size_limit": 8,
+    "recompile_limit": 8,
+    "accumulated_cache_size_limit": 256,
+    "suppress_errors": False,
+    "verbose": False,
+    "capture_scalar_outputs": False,
+    "capture_dynamic_output_shape_ops": False,
+    "automatic_dynamic_shapes": True,
+    "assume_static_by_default": True,
+    "optimize_ddp": True,
 }
 CHECKPOINT = {
     "checkpoint": checkpoint,

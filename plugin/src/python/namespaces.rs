@@ -1,4 +1,5 @@
-//! `symtrace.jit`, `symtrace.compiler`, `symtrace.utils` and `symtrace.utils.checkpoint`:
+//! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.utils`
+//! and `symtrace.utils.checkpoint`:
 //! torch's small namespaces that model code asks around its tensor work, as symtrace answers
 //! them (`namespaces.py`, Python built into the binary: functions only, run when `symtrace`
 //! is imported), each registered in `sys.modules` so that `from torch.utils.checkpoint import
@@ -27,6 +28,9 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     };
     let jit = module("symtrace.jit", "JIT")?;
     let compiler = module("symtrace.compiler", "COMPILER")?;
+    let dynamo = module("symtrace._dynamo", "DYNAMO")?;
+    let config = module("symtrace._dynamo.config", "DYNAMO_CONFIG")?;
+    dynamo.dict().set_item("config", config.into(), vm)?;
     let checkpoint = module("symtrace.utils.checkpoint", "CHECKPOINT")?;
     let utils = vm.new_module("symtrace.utils", vm.ctx.new_dict(), None);
     utils.dict().set_item("checkpoint", checkpoint.into(), vm)?;
@@ -34,5 +38,6 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     let symtrace = symtrace.as_object();
     symtrace.set_attr("jit", jit, vm)?;
     symtrace.set_attr("compiler", compiler, vm)?;
+    symtrace.set_attr("_dynamo", dynamo, vm)?;
     symtrace.set_attr("utils", utils, vm)
 }

@@ -95,6 +95,11 @@ class Module:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
+    def compile(self, *args, **kwargs):
+        """torch's `Module.compile`: calls of this module run traced from now on (its
+        `forward`, with `symtrace.compile`'s arguments; hooks run around it)."""
+        self.forward = st.compile(self.forward, *args, **kwargs)
+
     # --- hooks ---
 
     def _call_with_hooks(self, args, kwargs):

@@ -1,0 +1,84 @@
+"""What programs written for torch.compile spell around it: torch.compile's keywords
+(mode, dynamic, backend by name, options, disable), Module.compile, torch.compiler's and
+torch._dynamo's reset, disable, set_stance, mark_dynamic, explain and config. Prints one line
+per check; `FAIL` marks a failed one."""
+import symtrace as torch
+import symtrace.nn as nn
+import symtrace._dynamo
+from symtrace._dynamo import config
+
+failures = []
+
+
+def check(name, ok, detail=""):
+    print(("ok " if ok else "FAIL ") + name + ("" if ok else ": " + str(detail)))
+    if not ok:
+        failures.append(name)
+
+
+def translations():
+    return torch.stats()["translations"]
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 2))
+x = torch.randn(3, 4)
+eager = model(x).tolist()
+
+torch._dynamo.reset()
+compiled = torch.compile(model, mode="max-autotune", dynamic=True, fullgraph=False,
+                         backend="inductor")
+check("torch.compile with mode, dynamic, backend", compiled(x).tolist() == eager
+      and translations() >= 1, torch.stats())
+check("options instead of mode", torch.compile(model, options={"trace.enabled": False})(x).tolist() == eager)
+
+def double(t):
+    return t * 2
+
+check("disable=True gives the function itself", torch.compile(double, disable=True) is double
+      and torch.compile(disable=True)(double) is double)
+try:
+    torch.compile(model, backend=lambda gm, inputs: gm)
+    check("a backend function is refused", False, "no error")
+except NotImplementedError as e:
+    check("a backend function is refused", "backend" in str(e), e)
+try:
+    torch.compile(model, mode="default", options={})
+    check("mode and options together are refused", False, "no error")
+except RuntimeError:
+    check("mode and options together are refused", True)
+
+torch.compiler.reset()
+check("compiler.reset clears the counts", translations() == 0, torch.stats())
+seen = []
+model[0].register_forward_hook(lambda mod, inp, out: seen.append(tuple(out.shape)))
+model.compile()
+out = model(x).tolist()
+check("Module.compile: calls run traced, hooks around them", out == eager and translations() >= 1
+      and seen == [(3, 8)], (torch.stats(), seen))
+
+
+@torch.compiler.disable
+def untraced(t):
+    return t + 1
+
+
+torch._dynamo.reset()
+check("compiler.disable as a decorator", torch.compile(lambda t: untraced(t) * 2)(x).tolist()
+      == ((x + 1) * 2).tolist())
+
+y = torch.randn(5, 4)
+torch._dynamo.mark_dynamic(y, 0)
+torch._dynamo.mark_static(y, 1)
+f = torch.compile(lambda t: t.sum(0))
+check("_dynamo.mark_dynamic", f(y).tolist() == y.sum(0).tolist())
+explained = torch._dynamo.explain(lambda t: t.relu() + 1)(x)
+check("_dynamo.explain", explained.graph_count == 1, explained)
+config.cache_size_limit = 64
+torch._dynamo.config.suppress_errors = True
+check("_dynamo.config takes the settings programs write", symtrace._dynamo.config.cache_size_limit == 64
+      and config.suppress_errors is True)
+with torch.compiler.set_stance("force_eager"):
+    check("compiler.set_stance", torch.compile(double)(x).tolist() == (x * 2).tolist())
+
+print("ALL OK" if not failures else "FAILED", len(failures))
