@@ -110,6 +110,8 @@ fn programs_written_for_torch_compile_run() {
                 "_dynamo.explain",
                 "_dynamo.config takes the settings programs write",
                 "compiler.set_stance",
+                "a script's setup lines",
+                "the device chosen inside a compiled function",
             ],
         );
     }

@@ -1,6 +1,7 @@
 """What programs written for torch.compile spell around it: torch.compile's keywords
 (mode, dynamic, backend by name, options, disable), Module.compile, torch.compiler's and
-torch._dynamo's reset, disable, set_stance, mark_dynamic, explain and config. Prints one line
+torch._dynamo's reset, disable, set_stance, mark_dynamic, explain and config; a script's
+setup lines (torch.cuda, torch.backends, float32 matmul precision, determinism, threads). Prints one line
 per check; `FAIL` marks a failed one."""
 import symtrace as torch
 import symtrace.nn as nn
@@ -80,5 +81,18 @@ check("_dynamo.config takes the settings programs write", symtrace._dynamo.confi
       and config.suppress_errors is True)
 with torch.compiler.set_stance("force_eager"):
     check("compiler.set_stance", torch.compile(double)(x).tolist() == (x * 2).tolist())
+
+# A script's setup lines, on a machine without CUDA.
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+torch.backends.cudnn.benchmark = True
+torch.backends.cuda.matmul.allow_tf32 = True
+torch.set_float32_matmul_precision("high")
+torch.use_deterministic_algorithms(True)
+torch.cuda.manual_seed_all(0)
+check("a script's setup lines", str(device) == "cpu" and torch.cuda.device_count() == 0
+      and not torch.backends.mps.is_available() and torch.get_float32_matmul_precision() == "high"
+      and torch.are_deterministic_algorithms_enabled() and torch.get_num_threads() >= 1)
+on_device = torch.compile(lambda t: t.to("cuda" if torch.cuda.is_available() else "cpu") * 2)
+check("the device chosen inside a compiled function", on_device(x).tolist() == (x * 2).tolist())
 
 print("ALL OK" if not failures else "FAILED", len(failures))

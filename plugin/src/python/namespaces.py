@@ -74,6 +74,58 @@ def _unchanged_value(value, *args, **kwargs):
     return value
 
 
+def _false(*args, **kwargs):
+    return False
+
+
+def _zero():
+    return 0
+
+
+def _nothing(*args, **kwargs):
+    # torch.cuda.manual_seed, manual_seed_all and empty_cache without CUDA: "silently
+    # ignored", as torch says of them.
+    return None
+
+
+_SETTINGS = {"float32_matmul_precision": "highest", "deterministic": False, "threads": None}
+
+
+def set_float32_matmul_precision(precision):
+    # On the CPU torch computes float32 products in float32 at every precision; so does
+    # symtrace.
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision: {precision}")
+    _SETTINGS["float32_matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _SETTINGS["float32_matmul_precision"]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    # symtrace's kernels are deterministic whatever is asked (no result depends on the
+    # thread count).
+    _SETTINGS["deterministic"] = bool(mode)
+
+
+def are_deterministic_algorithms_enabled():
+    return _SETTINGS["deterministic"]
+
+
+def get_num_threads():
+    import os
+    threads = _SETTINGS["threads"]
+    return threads if threads is not None else (os.cpu_count() or 1)
+
+
+def set_num_threads(n):
+    # The pool's size is fixed when it starts; the number is remembered for get_num_threads.
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _SETTINGS["threads"] = n
+
+
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check=None,
                debug=None, preserve_rng_state=True, **kwargs):
     return function(*args, **kwargs)
@@ -103,6 +155,33 @@ COMPILER = {
     "disable": disable,
     "set_stance": set_stance,
     "allow_in_graph": _unchanged_value,
+}
+# `torch.cuda` on a machine without CUDA, as torch answers there.
+CUDA = {
+    "is_available": _false,
+    "is_initialized": _false,
+    "device_count": _zero,
+    "manual_seed": _nothing,
+    "manual_seed_all": _nothing,
+    "empty_cache": _nothing,
+}
+# `torch.backends`: no CUDA, cuDNN or MPS; their switches take what programs write.
+BACKENDS_CUDNN = {
+    "is_available": _false,
+    "enabled": True,
+    "benchmark": False,
+    "deterministic": False,
+    "allow_tf32": True,
+}
+BACKENDS_MPS = {"is_available": _false, "is_built": _false}
+BACKENDS_CUDA_MATMUL = {"allow_tf32": False, "allow_fp16_reduced_precision_reduction": True}
+TOP_LEVEL = {
+    "set_float32_matmul_precision": set_float32_matmul_precision,
+    "get_float32_matmul_precision": get_float32_matmul_precision,
+    "use_deterministic_algorithms": use_deterministic_algorithms,
+    "are_deterministic_algorithms_enabled": are_deterministic_algorithms_enabled,
+    "get_num_threads": get_num_threads,
+    "set_num_threads": set_num_threads,
 }
 # `torch._dynamo`, as programs written for torch.compile use it.
 DYNAMO = {

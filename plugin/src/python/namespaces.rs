@@ -1,5 +1,6 @@
-//! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.utils`
-//! and `symtrace.utils.checkpoint`:
+//! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.cuda`
+//! and `symtrace.backends` (a machine without CUDA, as torch answers there), a few top-level
+//! settings, `symtrace.utils` and `symtrace.utils.checkpoint`:
 //! torch's small namespaces that model code asks around its tensor work, as symtrace answers
 //! them (`namespaces.py`, Python built into the binary: functions only, run when `symtrace`
 //! is imported), each registered in `sys.modules` so that `from torch.utils.checkpoint import
@@ -35,7 +36,28 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     let utils = vm.new_module("symtrace.utils", vm.ctx.new_dict(), None);
     utils.dict().set_item("checkpoint", checkpoint.into(), vm)?;
     sys_modules.set_item("symtrace.utils", utils.clone().into(), vm)?;
+    let cuda = module("symtrace.cuda", "CUDA")?;
+    let backends = vm.new_module("symtrace.backends", vm.ctx.new_dict(), None);
+    let cudnn = module("symtrace.backends.cudnn", "BACKENDS_CUDNN")?;
+    let mps = module("symtrace.backends.mps", "BACKENDS_MPS")?;
+    let backends_cuda = vm.new_module("symtrace.backends.cuda", vm.ctx.new_dict(), None);
+    let matmul = module("symtrace.backends.cuda.matmul", "BACKENDS_CUDA_MATMUL")?;
+    backends_cuda.dict().set_item("matmul", matmul.into(), vm)?;
+    sys_modules.set_item("symtrace.backends.cuda", backends_cuda.clone().into(), vm)?;
+    for (name, m) in [("cudnn", cudnn), ("mps", mps), ("cuda", backends_cuda)] {
+        backends.dict().set_item(name, m.into(), vm)?;
+    }
+    sys_modules.set_item("symtrace.backends", backends.clone().into(), vm)?;
+    let top = namespace.get_item("TOP_LEVEL", vm)?;
+    let top = top
+        .downcast_ref::<PyDict>()
+        .ok_or_else(|| vm.new_runtime_error("TOP_LEVEL is not a dict"))?;
+    for (key, value) in top {
+        symtrace.as_object().set_attr(&key.str(vm)?, value, vm)?;
+    }
     let symtrace = symtrace.as_object();
+    symtrace.set_attr("cuda", cuda, vm)?;
+    symtrace.set_attr("backends", backends, vm)?;
     symtrace.set_attr("jit", jit, vm)?;
     symtrace.set_attr("compiler", compiler, vm)?;
     symtrace.set_attr("_dynamo", dynamo, vm)?;
