@@ -112,6 +112,7 @@ fn programs_written_for_torch_compile_run() {
                 "compiler.set_stance",
                 "a script's setup lines",
                 "the device chosen inside a compiled function",
+                "an evaluation loop over a DataLoader",
             ],
         );
     }

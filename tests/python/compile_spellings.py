@@ -95,4 +95,19 @@ check("a script's setup lines", str(device) == "cpu" and torch.cuda.device_count
 on_device = torch.compile(lambda t: t.to("cuda" if torch.cuda.is_available() else "cpu") * 2)
 check("the device chosen inside a compiled function", on_device(x).tolist() == (x * 2).tolist())
 
+# An evaluation loop over a DataLoader, the model compiled.
+from symtrace.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(3)
+data = TensorDataset(torch.randn(10, 4), torch.arange(10) % 2)
+criterion = nn.CrossEntropyLoss()
+fresh = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+step = torch.compile(lambda xb, yb: criterion(fresh(xb), yb))
+traced_losses, eager_losses = [], []
+for xb, yb in DataLoader(data, batch_size=4, shuffle=False):
+    traced_losses.append(step(xb, yb).item())
+    eager_losses.append(criterion(fresh(xb), yb).item())
+check("an evaluation loop over a DataLoader", traced_losses == eager_losses
+      and len(traced_losses) == 3, (traced_losses, eager_losses))
+
 print("ALL OK" if not failures else "FAILED", len(failures))

@@ -1,6 +1,7 @@
 //! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.cuda`
 //! and `symtrace.backends` (a machine without CUDA, as torch answers there), a few top-level
-//! settings, `symtrace.utils` and `symtrace.utils.checkpoint`:
+//! settings, `symtrace.utils`, `symtrace.utils.checkpoint` and `symtrace.utils.data`
+//! (`data.py`: datasets and a single-process loader):
 //! torch's small namespaces that model code asks around its tensor work, as symtrace answers
 //! them (`namespaces.py`, Python built into the binary: functions only, run when `symtrace`
 //! is imported), each registered in `sys.modules` so that `from torch.utils.checkpoint import
@@ -11,6 +12,8 @@ use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 const SOURCE: &str = include_str!("namespaces.py");
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/namespaces.py");
+const DATA_SOURCE: &str = include_str!("data.py");
+const DATA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/data.py");
 
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
     let namespace = super::run_builtin_source(SOURCE, PATH, &[], vm)?;
@@ -35,6 +38,22 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     let checkpoint = module("symtrace.utils.checkpoint", "CHECKPOINT")?;
     let utils = vm.new_module("symtrace.utils", vm.ctx.new_dict(), None);
     utils.dict().set_item("checkpoint", checkpoint.into(), vm)?;
+    let data = vm.new_module("symtrace.utils.data", vm.ctx.new_dict(), None);
+    let data_namespace = super::run_builtin_source(
+        DATA_SOURCE,
+        DATA_PATH,
+        &[("_st", symtrace.to_owned().into())],
+        vm,
+    )?;
+    let entries = data_namespace.get_item("DATA", vm)?;
+    let entries = entries
+        .downcast_ref::<PyDict>()
+        .ok_or_else(|| vm.new_runtime_error("DATA is not a dict"))?;
+    for (key, value) in entries {
+        data.dict().set_item(&*key.str(vm)?, value, vm)?;
+    }
+    sys_modules.set_item("symtrace.utils.data", data.clone().into(), vm)?;
+    utils.dict().set_item("data", data.into(), vm)?;
     sys_modules.set_item("symtrace.utils", utils.clone().into(), vm)?;
     let cuda = module("symtrace.cuda", "CUDA")?;
     let backends = vm.new_module("symtrace.backends", vm.ctx.new_dict(), None);
