@@ -113,6 +113,7 @@ fn programs_written_for_torch_compile_run() {
                 "a script's setup lines",
                 "the device chosen inside a compiled function",
                 "an evaluation loop over a DataLoader",
+                "testing.assert_close",
             ],
         );
     }

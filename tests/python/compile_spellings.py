@@ -110,4 +110,13 @@ for xb, yb in DataLoader(data, batch_size=4, shuffle=False):
 check("an evaluation loop over a DataLoader", traced_losses == eager_losses
       and len(traced_losses) == 3, (traced_losses, eager_losses))
 
+# A test comparing the compiled model with eager, as test suites write it.
+torch.testing.assert_close(compiled(x), model(x))
+torch.testing.assert_close([step(xb, yb)], [criterion(fresh(xb), yb)], rtol=0.0, atol=0.0)
+try:
+    torch.testing.assert_close(compiled(x), model(x) + 1e-3)
+    check("testing.assert_close", False, "no error for values 1e-3 apart")
+except AssertionError as e:
+    check("testing.assert_close", "not close" in str(e), e)
+
 print("ALL OK" if not failures else "FAILED", len(failures))

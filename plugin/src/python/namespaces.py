@@ -126,6 +126,58 @@ def set_num_threads(n):
     _SETTINGS["threads"] = n
 
 
+# torch.testing's default tolerances, by dtype name: (rtol, atol).
+_TOLERANCES = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5)}
+
+
+def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None,
+                 equal_nan=False, check_device=True, check_dtype=True, check_layout=True,
+                 check_stride=False, msg=None):
+    """torch.testing.assert_close: `|actual - expected| <= atol + rtol * |expected|` element by
+    element (of tensors, numbers, or sequences and mappings of them), with torch's default
+    tolerances for the dtype, and the same shape and (unless told not to) dtype."""
+    import symtrace
+    if (rtol is None) != (atol is None):
+        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, but got "
+                         f"no {'rtol' if rtol is None else 'atol'}.")
+
+    def fail(what):
+        raise AssertionError(msg if isinstance(msg, str) else what)
+
+    if isinstance(expected, (list, tuple)) and not isinstance(expected, symtrace.Tensor):
+        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+            fail(f"The length of the sequences mismatch: {len(actual)} != {len(expected)}")
+        for a, e in zip(actual, expected):
+            assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                         check_dtype=check_dtype, msg=msg)
+        return
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict) or set(actual) != set(expected):
+            fail("The keys of the mappings do not match")
+        for k in expected:
+            assert_close(actual[k], expected[k], rtol=rtol, atol=atol, equal_nan=equal_nan,
+                         check_dtype=check_dtype, msg=msg)
+        return
+    a = actual if isinstance(actual, symtrace.Tensor) else symtrace.tensor(actual)
+    e = expected if isinstance(expected, symtrace.Tensor) else symtrace.tensor(expected)
+    if isinstance(actual, symtrace.Tensor) != isinstance(expected, symtrace.Tensor):
+        fail(f"Expected both inputs to be tensors or numbers, got {type(actual).__name__} and "
+             f"{type(expected).__name__}")
+    if tuple(a.shape) != tuple(e.shape):
+        fail(f"The values for attribute 'shape' do not match: {tuple(a.shape)} != "
+             f"{tuple(e.shape)}.")
+    if check_dtype and a.dtype != e.dtype:
+        fail(f"The values for attribute 'dtype' do not match: {a.dtype} != {e.dtype}.")
+    if rtol is None:
+        rtol, atol = _TOLERANCES.get(e.dtype.name, (0.0, 0.0))
+    close = symtrace.isclose(a.to(e.dtype) if a.dtype != e.dtype else a, e, rtol=rtol, atol=atol,
+                             equal_nan=equal_nan)
+    if not bool(close.all()):
+        bad = int((~close).sum())
+        kind = "equal" if rtol == 0 and atol == 0 else "close"
+        fail(f"Tensor-likes are not {kind}!\n\nMismatched elements: {bad} / {e.numel()}")
+
+
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check=None,
                debug=None, preserve_rng_state=True, **kwargs):
     return function(*args, **kwargs)
@@ -183,6 +235,7 @@ TOP_LEVEL = {
     "get_num_threads": get_num_threads,
     "set_num_threads": set_num_threads,
 }
+TESTING = {"assert_close": assert_close}
 # `torch._dynamo`, as programs written for torch.compile use it.
 DYNAMO = {
     "reset": reset,

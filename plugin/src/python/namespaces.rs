@@ -1,5 +1,6 @@
 //! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.cuda`
-//! and `symtrace.backends` (a machine without CUDA, as torch answers there), a few top-level
+//! and `symtrace.backends` (a machine without CUDA, as torch answers there), `symtrace.testing`
+//! (`assert_close`), a few top-level
 //! settings, `symtrace.utils`, `symtrace.utils.checkpoint` and `symtrace.utils.data`
 //! (`data.py`: datasets and a single-process loader):
 //! torch's small namespaces that model code asks around its tensor work, as symtrace answers
@@ -56,6 +57,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     utils.dict().set_item("data", data.into(), vm)?;
     sys_modules.set_item("symtrace.utils", utils.clone().into(), vm)?;
     let cuda = module("symtrace.cuda", "CUDA")?;
+    let testing = module("symtrace.testing", "TESTING")?;
     let backends = vm.new_module("symtrace.backends", vm.ctx.new_dict(), None);
     let cudnn = module("symtrace.backends.cudnn", "BACKENDS_CUDNN")?;
     let mps = module("symtrace.backends.mps", "BACKENDS_MPS")?;
@@ -76,6 +78,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     }
     let symtrace = symtrace.as_object();
     symtrace.set_attr("cuda", cuda, vm)?;
+    symtrace.set_attr("testing", testing, vm)?;
     symtrace.set_attr("backends", backends, vm)?;
     symtrace.set_attr("jit", jit, vm)?;
     symtrace.set_attr("compiler", compiler, vm)?;
