@@ -114,6 +114,7 @@ fn programs_written_for_torch_compile_run() {
                 "the device chosen inside a compiled function",
                 "an evaluation loop over a DataLoader",
                 "testing.assert_close",
+                "autocast without CUDA",
             ],
         );
     }

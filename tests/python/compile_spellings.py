@@ -119,4 +119,21 @@ try:
 except AssertionError as e:
     check("testing.assert_close", "not close" in str(e), e)
 
+# autocast to CUDA without CUDA: torch warns and runs without it; on the CPU, refused.
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autocast(device_type="cuda", dtype=torch.float32):
+        under_autocast = compiled(x).tolist()
+    with torch.cuda.amp.autocast():
+        pass
+try:
+    torch.autocast("cpu")
+    refused = False
+except NotImplementedError:
+    refused = True
+check("autocast without CUDA", under_autocast == eager and len(caught) == 2 and refused
+      and "not available" in str(caught[0].message), [str(c.message) for c in caught])
+
 print("ALL OK" if not failures else "FAILED", len(failures))

@@ -126,6 +126,41 @@ def set_num_threads(n):
     _SETTINGS["threads"] = n
 
 
+class autocast:
+    """torch.autocast on a machine without CUDA: for `cuda` (and `mps`) torch warns and runs
+    without it, and so does symtrace; on the CPU it would compute in bfloat16, which symtrace
+    has not: refused unless `enabled=False`."""
+
+    def __init__(self, device_type="cuda", dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        if enabled and device_type in ("cuda", "mps", "xpu"):
+            import warnings
+            warnings.warn(f"User provided device_type of '{device_type}', but "
+                          f"{device_type.upper()} is not available. Disabling")
+            enabled = False
+        if enabled:
+            raise NotImplementedError(
+                f"symtrace has no float16 or bfloat16: autocast on '{device_type}' is not "
+                "supported (enabled=False runs without it)")
+        self.device = device_type
+        self.fast_dtype = dtype
+        self._enabled = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        return False
+
+    def __call__(self, func):
+        return func
+
+
+def _cuda_autocast(enabled=True, dtype=None, cache_enabled=True):
+    return autocast("cuda", dtype, enabled, cache_enabled)
+
+
 # torch.testing's default tolerances, by dtype name: (rtol, atol).
 _TOLERANCES = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5)}
 
@@ -227,7 +262,10 @@ BACKENDS_CUDNN = {
 }
 BACKENDS_MPS = {"is_available": _false, "is_built": _false}
 BACKENDS_CUDA_MATMUL = {"allow_tf32": False, "allow_fp16_reduced_precision_reduction": True}
+AMP = {"autocast": autocast}
+CUDA_AMP = {"autocast": _cuda_autocast}
 TOP_LEVEL = {
+    "autocast": autocast,
     "set_float32_matmul_precision": set_float32_matmul_precision,
     "get_float32_matmul_precision": get_float32_matmul_precision,
     "use_deterministic_algorithms": use_deterministic_algorithms,

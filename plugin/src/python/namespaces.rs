@@ -1,6 +1,7 @@
 //! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.cuda`
 //! and `symtrace.backends` (a machine without CUDA, as torch answers there), `symtrace.testing`
-//! (`assert_close`), a few top-level
+//! (`assert_close`), `symtrace.amp` and `symtrace.cuda.amp` (`autocast`: off without CUDA,
+//! as torch's), a few top-level
 //! settings, `symtrace.utils`, `symtrace.utils.checkpoint` and `symtrace.utils.data`
 //! (`data.py`: datasets and a single-process loader):
 //! torch's small namespaces that model code asks around its tensor work, as symtrace answers
@@ -57,6 +58,9 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     utils.dict().set_item("data", data.into(), vm)?;
     sys_modules.set_item("symtrace.utils", utils.clone().into(), vm)?;
     let cuda = module("symtrace.cuda", "CUDA")?;
+    let amp = module("symtrace.amp", "AMP")?;
+    let cuda_amp = module("symtrace.cuda.amp", "CUDA_AMP")?;
+    cuda.dict().set_item("amp", cuda_amp.into(), vm)?;
     let testing = module("symtrace.testing", "TESTING")?;
     let backends = vm.new_module("symtrace.backends", vm.ctx.new_dict(), None);
     let cudnn = module("symtrace.backends.cudnn", "BACKENDS_CUDNN")?;
@@ -78,6 +82,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     }
     let symtrace = symtrace.as_object();
     symtrace.set_attr("cuda", cuda, vm)?;
+    symtrace.set_attr("amp", amp, vm)?;
     symtrace.set_attr("testing", testing, vm)?;
     symtrace.set_attr("backends", backends, vm)?;
     symtrace.set_attr("jit", jit, vm)?;
