@@ -115,6 +115,7 @@ fn programs_written_for_torch_compile_run() {
                 "an evaluation loop over a DataLoader",
                 "testing.assert_close",
                 "autocast without CUDA",
+                "torch.nn's deeper import paths",
             ],
         );
     }

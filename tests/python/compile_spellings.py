@@ -136,4 +136,12 @@ except NotImplementedError:
 check("autocast without CUDA", under_autocast == eager and len(caught) == 2 and refused
       and "not available" in str(caught[0].message), [str(c.message) for c in caught])
 
+# Library code's deeper import paths.
+from symtrace.nn.parameter import Parameter
+from symtrace.nn.modules.module import Module
+from symtrace.nn.modules.linear import Linear
+
+check("torch.nn's deeper import paths", Parameter is nn.Parameter and Module is nn.Module
+      and Linear is nn.Linear and torch.nn.modules.conv.Conv2d is nn.Conv2d)
+
 print("ALL OK" if not failures else "FAILED", len(failures))

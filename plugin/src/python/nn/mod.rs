@@ -79,9 +79,63 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
         .set_item("functional", functional.clone().into(), vm)?;
     nn.dict().set_item("init", init.clone().into(), vm)?;
     symtrace.as_object().set_attr("nn", nn.clone(), vm)?;
+    install_aliases(nn, &sys_modules, vm)?;
     // A traced call reads a module's dictionary, not its `__getattr__`: it loads them first.
     crate::translate::lazy_modules::register("symtrace.nn", load_all);
     crate::translate::lazy_modules::register("symtrace.nn.", load_all);
+    Ok(())
+}
+
+/// torch's deeper import paths of the same classes (`from torch.nn.parameter import
+/// Parameter`, `from torch.nn.modules.module import Module`): modules whose attributes are
+/// `symtrace.nn`'s.
+const ALIASES: [&str; 14] = [
+    "parameter",
+    "modules",
+    "modules.module",
+    "modules.linear",
+    "modules.conv",
+    "modules.activation",
+    "modules.normalization",
+    "modules.batchnorm",
+    "modules.container",
+    "modules.dropout",
+    "modules.loss",
+    "modules.pooling",
+    "modules.sparse",
+    "modules.transformer",
+];
+
+fn install_aliases(
+    nn: &Py<PyModule>,
+    sys_modules: &rustpython_vm::PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult<()> {
+    let forward = vm.new_function("__getattr__", |name: PyStrRef, vm: &VirtualMachine| {
+        loaded_attr(1, &name, vm)
+    });
+    let mut made: Vec<(&str, PyRef<PyModule>)> = Vec::new();
+    for alias in ALIASES {
+        let name = format!("symtrace.nn.{alias}");
+        let module = vm.new_module(&name, vm.ctx.new_dict(), None);
+        module
+            .dict()
+            .set_item("__getattr__", forward.clone().into(), vm)?;
+        sys_modules.set_item(name.as_str(), module.clone().into(), vm)?;
+        // Each is an attribute of its parent: `symtrace.nn.modules.module`.
+        let (parent, leaf) = match alias.rsplit_once('.') {
+            Some((parent, leaf)) => (
+                made.iter().find(|(a, _)| *a == parent).map(|(_, m)| m),
+                leaf,
+            ),
+            None => (None, alias),
+        };
+        match parent {
+            Some(p) => p.dict().set_item(leaf, module.clone().into(), vm)?,
+            None => nn.dict().set_item(leaf, module.clone().into(), vm)?,
+        }
+        made.push((alias, module));
+    }
     Ok(())
 }
 
