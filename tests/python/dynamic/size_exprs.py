@@ -63,6 +63,12 @@ def repeated(x):
     return x.repeat(2, 1), st.ones(1, 3).repeat(n, 1) + x, x.view(tuple(d for d in x.shape) + (1,))
 
 
+def spaced(x):
+    # linspace of as many steps as rows.
+    n = len(x)
+    return x * st.linspace(0.0, 1.0, n).unsqueeze(1), st.linspace(-1, 1, steps=n + 1, dtype=st.float32)
+
+
 def forced(x):
     # A size used as a plain number (the float it makes): fixed, one translation per size.
     return x * float(len(x))
@@ -128,7 +134,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, forced, returned, later_node, chunks, index_int,
+cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, spaced, forced, returned, later_node, chunks, index_int,
          halves, past_the_end, narrow_past, inlined, printed]
 
 

@@ -1,5 +1,6 @@
 //! Ops that make a tensor from their attributes alone. Eager calls and graphs share them, so
-//! that a graph can make `arange(T)` for a `T` that changes from call to call, and draw
+//! that a graph can make `arange(T)` or `linspace(a, b, T)` for a `T` that changes from call
+//! to call, and draw
 //! `rand`/`randn` when it runs, in the order the program draws them.
 
 use crate::tensor::registry::{Arity, Attr, Attrs, Meta, OpDef};
@@ -34,6 +35,35 @@ fn random(a: &Attrs, normal: bool) -> TResult<TensorData> {
     };
     let values: Vec<Scalar> = drawn.into_iter().map(Scalar::Float).collect();
     TensorData::from_scalars(&shape, &values, dtype_of(a))
+}
+
+/// `steps` values from `start` to `end`, evenly spaced (`start + (end - start) * i / (steps -
+/// 1)`, so that both ends are exact), in `a`'s dtype.
+fn linspace(a: &Attrs) -> TResult<TensorData> {
+    let steps = linspace_len(a)?;
+    let number = |name: &str| {
+        a.opt_float(name)?
+            .ok_or_else(|| TensorError::type_error(format!("linspace() needs a {name}")))
+    };
+    let (start, end) = (number("start")?, number("end")?);
+    let values: Vec<Scalar> = (0..steps)
+        .map(|i| {
+            Scalar::Float(if steps == 1 {
+                start
+            } else {
+                start + (end - start) * i as f64 / (steps - 1) as f64
+            })
+        })
+        .collect();
+    TensorData::from_scalars(&[steps], &values, dtype_of(a))
+}
+
+fn linspace_len(a: &Attrs) -> TResult<usize> {
+    let steps = a.int("steps")?;
+    let steps = usize::try_from(steps)
+        .map_err(|_| TensorError::value("number of steps must be non-negative".to_owned()))?;
+    crate::tensor::shape::check_size(&[steps])?;
+    Ok(steps)
 }
 
 fn dtype_of(a: &Attrs) -> DType {
@@ -90,6 +120,17 @@ pub fn ops() -> Vec<OpDef> {
                     dtype_of(a),
                 ))
             },
+        ),
+        OpDef::new(
+            "linspace",
+            Arity::Exactly(0),
+            |_: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: vec![linspace_len(a)?],
+                    dtype: dtype_of(a),
+                })
+            },
+            |_: &[&TensorData], a: &Attrs| linspace(a),
         ),
         OpDef::new(
             "arange",

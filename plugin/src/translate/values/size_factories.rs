@@ -146,6 +146,84 @@ impl State<'_> {
     }
 }
 
+impl State<'_> {
+    /// `symtrace.linspace(start, end, steps)` for a number of steps that may change: a node
+    /// that makes it per call (`None`: not such a call; the caller runs it as usual).
+    pub(super) fn symbolic_linspace(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if args.len() > 3 {
+            return Ok(None);
+        }
+        let mut parts: Vec<Option<Var>> = args.iter().cloned().map(Some).collect();
+        parts.resize(3, None);
+        let mut named = Vec::new();
+        for (k, v) in kwargs {
+            let at = match k.as_str() {
+                "start" => 0,
+                "end" => 1,
+                "steps" => 2,
+                "dtype" | "device" => {
+                    named.push((k.clone(), self.obj(v)?));
+                    continue;
+                }
+                _ => return Ok(None),
+            };
+            if parts[at].replace(v.clone()).is_some() {
+                return Ok(None); // given twice: the function says so
+            }
+        }
+        let [Some(start), Some(end), Some(steps)] =
+            <[Option<Var>; 3]>::try_from(parts).unwrap_or([None, None, None])
+        else {
+            return Ok(None);
+        };
+        let Some((expr, hint)) = self.size_operand(&steps)? else {
+            return Ok(None);
+        };
+        let (start, end) = (
+            self.plain_obj(&start, "linspace's start")?,
+            self.plain_obj(&end, "linspace's end")?,
+        );
+        let number = |o: &PyObjectRef| match fill_attr(o) {
+            Some(Attr::Int(i)) => Some(i as f64),
+            Some(Attr::Float(x)) => Some(x),
+            _ => None,
+        };
+        let (Some(a), Some(b)) = (number(&start), number(&end)) else {
+            return Ok(None);
+        };
+        // The dtype as the function makes it at this call's steps (the default dtype read,
+        // and guarded, as it reads it; a device checked).
+        let positional = vec![start, end, vm.ctx.new_int(hint).into()];
+        let made = f.call(
+            FuncArgs::new(positional, named.into_iter().collect::<KwArgs>()),
+            vm,
+        );
+        let Some(dtype) = made
+            .ok()
+            .and_then(|t| t.downcast_ref::<PyTensor>().map(|t| t.read().dtype()))
+        else {
+            return Ok(None);
+        };
+        let attrs = Attrs::new()
+            .with("start", Attr::Float(a))
+            .with("end", Attr::Float(b))
+            .with("steps", Attr::Int(hint))
+            .with("dtype", Attr::DType(dtype));
+        let sym = vec![SymAttr::Int("steps".into(), expr)];
+        let fake = recorder::with(|r| r.factory("linspace", attrs, sym))
+            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
+        let t = PyTensor::new(fake).into_ref(&vm.ctx);
+        self.keep_alive(&t);
+        Ok(Some(Var::Tensor(t)))
+    }
+}
+
 /// A fill value as the `full` op takes it: a bool, an int that fits, or a float.
 fn fill_attr(v: &PyObjectRef) -> Option<Attr> {
     let vm_bool = v

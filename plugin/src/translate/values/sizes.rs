@@ -399,6 +399,9 @@ impl State<'_> {
                 self.symbolic_flatten(t, rest, kwargs)
             }
             ("arange", _) if what.starts_with("symtrace.") => self.symbolic_arange(args, kwargs),
+            ("linspace", _) if what.starts_with("symtrace.") => {
+                self.symbolic_linspace(f, args, kwargs)
+            }
             ("zeros" | "ones" | "full", _) if what.starts_with("symtrace.") => {
                 self.symbolic_full(name, f, args, kwargs)
             }
