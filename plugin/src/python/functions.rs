@@ -188,14 +188,27 @@ pub(super) mod module {
         new_tensor(TensorData::from_scalars(&[n], &values, dt), vm)
     }
 
-    #[pyfunction]
-    fn linspace(
+    /// torch's `linspace(start, end, steps)`, by position or by name.
+    #[derive(rustpython_vm::FromArgs)]
+    struct LinspaceArgs {
+        #[pyarg(any)]
         start: ArgIntoFloat,
+        #[pyarg(any)]
         end: ArgIntoFloat,
+        #[pyarg(any)]
         steps: usize,
+        #[pyarg(flatten)]
         kw: DTypeKw,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
+    }
+
+    #[pyfunction]
+    fn linspace(args: LinspaceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let LinspaceArgs {
+            start,
+            end,
+            steps,
+            kw,
+        } = args;
         let (start, end) = (start.into_float(), end.into_float());
         let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
         check_size(&[steps], vm)?;

@@ -161,16 +161,12 @@ impl State<'_> {
         }
         let mut parts: Vec<Option<Var>> = args.iter().cloned().map(Some).collect();
         parts.resize(3, None);
-        let mut named = Vec::new();
         for (k, v) in kwargs {
             let at = match k.as_str() {
                 "start" => 0,
                 "end" => 1,
                 "steps" => 2,
-                "dtype" | "device" => {
-                    named.push((k.clone(), self.obj(v)?));
-                    continue;
-                }
+                "dtype" | "device" => continue,
                 _ => return Ok(None),
             };
             if parts[at].replace(v.clone()).is_some() {
@@ -197,9 +193,16 @@ impl State<'_> {
         let (Some(a), Some(b)) = (number(&start), number(&end)) else {
             return Ok(None);
         };
-        // The dtype as the function makes it at this call's steps (the default dtype read,
-        // and guarded, as it reads it; a device checked).
-        let positional = vec![start, end, vm.ctx.new_int(hint).into()];
+        // The function run as called, at this call's steps: its dtype (the default dtype
+        // read, and guarded, as it reads it), its checks (a device, the arguments' names).
+        let mut positional = Vec::with_capacity(args.len());
+        for a in args {
+            positional.push(self.now(a)?);
+        }
+        let mut named = Vec::with_capacity(kwargs.len());
+        for (k, v) in kwargs {
+            named.push((k.clone(), self.now(v)?));
+        }
         let made = f.call(
             FuncArgs::new(positional, named.into_iter().collect::<KwArgs>()),
             vm,
@@ -221,6 +224,21 @@ impl State<'_> {
         let t = PyTensor::new(fake).into_ref(&vm.ctx);
         self.keep_alive(&t);
         Ok(Some(Var::Tensor(t)))
+    }
+}
+
+impl State<'_> {
+    /// `v` as an object at this call's values: a size that may change as its value now,
+    /// without checking it (the node made with it works it out per call).
+    fn now(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        match v {
+            Var::Num(n)
+                if matches!(n.expr, crate::translate::values::numbers::NumExpr::Size(_)) =>
+            {
+                Ok(n.value.clone())
+            }
+            other => self.obj(other),
+        }
     }
 }
 
