@@ -266,3 +266,17 @@ fn metaclass_data_descriptors_come_before_class_entries() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_failing_deletion_after_a_draw_leaves_the_generator_as_the_program_does() {
+    same_as_plain(&["draws after a failing deletion"]);
+    let plain = &outputs()[0].1;
+    assert_eq!(
+        plain
+            .lines()
+            .filter(|l| l.starts_with("draws after a failing deletion, raised"))
+            .count(),
+        2,
+        "{plain}"
+    );
+}

@@ -804,3 +804,23 @@ def _():
     Plain.__set__ = lambda self, instance, value: None
     for k in (1.0, 2.0):
         show("metaclass data descriptors, user's", metaclass_attribute(st.full((2,), k))[1:])
+
+
+# 27. A draw, then a deletion that fails on a later call: the graph (which draws) ran before
+# the replayed `del` raised KeyError, so the random numbers drawn after it differed from the
+# program's (fuzz seed 580274). A graph that draws with a deletion to replay runs as written.
+def delete_then_draw(x, data):
+    del data["a"]
+    return x + st.rand_like(x)
+
+
+@case("draws after a failing deletion")
+def _():
+    data = {"a": 1}
+    st.manual_seed(7)
+    for call in range(3):
+        try:
+            show("draws after a failing deletion, result", delete_then_draw(st.ones(2), data))
+        except KeyError as e:
+            show("draws after a failing deletion, raised", repr(e))
+        show("draws after a failing deletion, next draw", st.rand(2))

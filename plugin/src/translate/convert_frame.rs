@@ -204,6 +204,7 @@ fn translate_whole(
         });
     }
     let has_graph = !graph.outputs.is_empty();
+    draws_only_before_sure_replays(&graph, &result.replays).map_err(|e| failure(e, false))?;
     state.finish_guards(&graph).map_err(|e| failure(e, false))?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let graph_call = has_graph.then_some((graph_global, &call, graph.outputs.len()));
@@ -363,6 +364,7 @@ pub(crate) fn break_translation(
     graph_break: GraphBreak,
     vm: &VirtualMachine,
 ) -> SimResult<Translation> {
+    draws_only_before_sure_replays(&graph, replays)?;
     state.finish_guards(&graph)?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let run_graph =
@@ -377,6 +379,21 @@ pub(crate) fn break_translation(
         graph_break: Some(graph_break),
         returns_graph_result: false,
     })
+}
+
+/// The graph runs before the side effects are replayed. It is pure, unless it draws random
+/// numbers: then a replayed effect that may raise (`del data['a']` of a key gone since) would
+/// raise after draws that the program, raising there, never makes. Such a frame runs as
+/// written.
+fn draws_only_before_sure_replays(graph: &Graph, replays: &[Replay]) -> SimResult<()> {
+    let registry = crate::tensor::registry();
+    if graph.nodes.iter().any(|n| registry.draws(&n.op)) && replays.iter().any(Replay::may_fail) {
+        return Err(Unsupported::new(
+            Kind::SideEffect,
+            "a graph that draws random numbers, with a deletion to replay after it that may fail",
+        ));
+    }
+    Ok(())
 }
 
 fn failure(why: Unsupported, empty: bool) -> Failure {

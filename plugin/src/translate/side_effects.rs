@@ -71,6 +71,13 @@ pub enum Effect<V = Var> {
 }
 
 impl<V> Effect<V> {
+    /// Whether replaying it may raise where the simulation did not: a deletion of a key or
+    /// attribute that is gone by the time the replacement runs (nothing guards its presence;
+    /// the replay raises as the program would).
+    pub fn may_fail(&self) -> bool {
+        matches!(self, Effect::DelItem { .. } | Effect::DelAttr { .. })
+    }
+
     /// The same effect with each value mapped by `f` (in the order they are replayed).
     pub fn try_map<W, E>(&self, mut f: impl FnMut(&V) -> Result<W, E>) -> Result<Effect<W>, E> {
         Ok(match self {

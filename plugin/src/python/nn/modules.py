@@ -857,16 +857,7 @@ class _ConvNd(Module):
         return F.pad(input, flat, mode=self.padding_mode), (0,) * self._dims
 
     def extra_repr(self):
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * self._dims:
-            s += f", padding={self.padding!r}"
-        if self.dilation != (1,) * self._dims:
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return _conv_repr(self)
 
 
 class Conv1d(_ConvNd):
@@ -885,6 +876,22 @@ class Conv2d(_ConvNd):
         input, padding = self._padded(input)
         return F.conv2d(input, self.weight, self.bias, self.stride, padding,
                         self.dilation, self.groups)
+
+
+def _conv_repr(m):
+    """A convolution's arguments as torch prints them: those that differ from the default."""
+    s = f"{m.in_channels}, {m.out_channels}, kernel_size={m.kernel_size}, stride={m.stride}"
+    if m.padding != (0,) * m._dims:
+        s += f", padding={m.padding!r}"
+    if m.dilation != (1,) * m._dims:
+        s += f", dilation={m.dilation}"
+    if getattr(m, "output_padding", (0,) * m._dims) != (0,) * m._dims:
+        s += f", output_padding={m.output_padding}"
+    if m.groups != 1:
+        s += f", groups={m.groups}"
+    if m.bias is None:
+        s += ", bias=False"
+    return s
 
 
 class _ConvTransposeNd(Module):
@@ -954,18 +961,7 @@ class _ConvTransposeNd(Module):
         return tuple(padding)
 
     def extra_repr(self):
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * self._dims:
-            s += f", padding={self.padding}"
-        if self.dilation != (1,) * self._dims:
-            s += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * self._dims:
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return _conv_repr(self)
 
 
 class ConvTranspose1d(_ConvTransposeNd):

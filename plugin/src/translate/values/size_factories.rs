@@ -94,11 +94,7 @@ impl State<'_> {
             "shape".into(),
             exprs.into_iter().map(|(e, _)| e).collect(),
         )];
-        let fake = recorder::with(|r| r.factory("full", attrs, sym))
-            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
-        let t = PyTensor::new(fake).into_ref(&vm.ctx);
-        self.keep_alive(&t);
-        Ok(Some(Var::Tensor(t)))
+        self.factory_var("full", attrs, sym).map(Some)
     }
 }
 
@@ -133,11 +129,7 @@ impl State<'_> {
             .with("value", Attr::Int(hint))
             .with("dtype", Attr::DType(dtype));
         let sym = vec![SymAttr::Int("value".into(), expr.clone())];
-        let fake = recorder::with(|r| r.factory("full", attrs, sym))
-            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
-        let t = PyTensor::new(fake).into_ref(&vm.ctx);
-        self.keep_alive(&t);
-        let size = Var::Tensor(t);
+        let size = self.factory_var("full", attrs, sym)?;
         let (x, y) = match number_first {
             true => (size, other.clone()),
             false => (other.clone(), size),
@@ -219,15 +211,25 @@ impl State<'_> {
             .with("steps", Attr::Int(hint))
             .with("dtype", Attr::DType(dtype));
         let sym = vec![SymAttr::Int("steps".into(), expr)];
-        let fake = recorder::with(|r| r.factory("linspace", attrs, sym))
-            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
-        let t = PyTensor::new(fake).into_ref(&vm.ctx);
-        self.keep_alive(&t);
-        Ok(Some(Var::Tensor(t)))
+        self.factory_var("linspace", attrs, sym).map(Some)
     }
 }
 
 impl State<'_> {
+    /// A fake made by a factory node whose `sym` attributes are worked out per call.
+    pub(super) fn factory_var(
+        &mut self,
+        op: &str,
+        attrs: Attrs,
+        sym: Vec<SymAttr>,
+    ) -> SimResult<Var> {
+        let fake = recorder::with(|r| r.factory(op, attrs, sym))
+            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
+        let t = PyTensor::new(fake).into_ref(&self.vm.ctx);
+        self.keep_alive(&t);
+        Ok(Var::Tensor(t))
+    }
+
     /// `v` as an object at this call's values: a size that may change as its value now,
     /// without checking it (the node made with it works it out per call).
     fn now(&mut self, v: &Var) -> SimResult<PyObjectRef> {

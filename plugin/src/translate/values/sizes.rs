@@ -549,11 +549,7 @@ impl State<'_> {
             SymAttr::Int("end".into(), e.0),
             SymAttr::Int("step".into(), st.0),
         ];
-        let fake = recorder::with(|r| r.factory("arange", attrs, sym))
-            .map_err(|e| Unsupported::new(Kind::Raises, e.message))?;
-        let t = PyTensor::new(fake).into_ref(&self.vm.ctx);
-        self.keep_alive(&t);
-        Ok(Some(Var::Tensor(t)))
+        self.factory_var("arange", attrs, sym).map(Some)
     }
 
     /// `t[key]` with sizes that may change in a basic index (`x[:T]`, `x[:, T - 1]`), or of a
