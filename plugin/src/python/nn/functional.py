@@ -277,6 +277,16 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, 3, "dropout3d")
 
 
+def _channel_affine(out, weight=None, bias=None):
+    """`out * weight + bias`, one of each per channel (dimension 1)."""
+    shape = (1, -1) + (1,) * (out.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Each channel normalized by the batch's statistics while `training` (the running ones,
@@ -306,12 +316,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         mean = running_mean.reshape(shape)
         var = running_var.reshape(shape)
         centered = input - mean
-    out = centered / st.sqrt(var + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(centered / st.sqrt(var + eps), weight, bias)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -373,12 +378,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     centered = input - mean
     var = (centered * centered).mean(dim=dims, keepdim=True)
     out = centered / (var + eps).sqrt()
-    shape = (1, -1) + (1,) * (input.ndim - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, weight, bias)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -992,12 +992,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     mean = grouped.mean(dim=-1, keepdim=True)
     var = grouped.var(dim=-1, unbiased=False, keepdim=True)
     out = ((grouped - mean) / st.sqrt(var + eps)).reshape(input.shape)
-    shape = (1, -1) + (1,) * (input.ndim - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, weight, bias)
 
 
 def _nearest_index(in_size, out_size, scale_factor):

@@ -1711,12 +1711,16 @@ class Flatten(Module):
 
 
 class Softmax(Module):
+    """`FN` (a softmax) along `dim`; LogSoftmax and Softmin are the same with their own."""
+
+    FN = staticmethod(F.softmax)
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim)
+        return type(self).FN(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -1926,28 +1930,6 @@ class UpsamplingBilinear2d(Upsample):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
-class LogSoftmax(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.log_softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
-
-
-class Softmin(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.softmin(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class _Loss(Module):
@@ -2074,6 +2056,14 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class LogSoftmax(Softmax):
+    FN = staticmethod(F.log_softmax)
+
+
+class Softmin(Softmax):
+    FN = staticmethod(F.softmin)
 
 
 class Sequential(Module):
