@@ -121,6 +121,37 @@ fn programs_written_for_torch_compile_run() {
     }
 }
 
+/// `compile(model)` is an OptimizedModule that programs treat as the model, and a compiled
+/// function or module called from a traced call is inlined into its graph
+/// (tests/python/compiled_modules.py), plain and under the plugin.
+#[test]
+fn a_compiled_module_stands_for_its_model() {
+    let script = python_dir().join("compiled_modules.py");
+    let script = script.to_str().unwrap();
+    for opts in [&[][..], &["--plugin", "symtrace"][..]] {
+        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
+        let (out, err) = stdout_of(&args, &[]);
+        println!("{opts:?}\n{out}");
+        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
+        assert_cases_ok(
+            &out,
+            &[
+                "the model is its _orig_mod",
+                "calls run traced",
+                "attributes and methods read through it",
+                "attributes written through it",
+                "eval() reaches the model",
+                "its training is the model's",
+                "state_dict keys start with _orig_mod.",
+                "the stripped state_dict loads into a plain model",
+                "a hook on the wrapper runs",
+                "a compiled module called from a traced call is inlined",
+                "a compiled function called from a traced call is inlined",
+            ],
+        );
+    }
+}
+
 #[test]
 fn a_failed_inline_call_leaves_nothing_behind() {
     let script = python_dir().join("rollback.py");

@@ -175,6 +175,13 @@ pub(super) mod module {
         }
     }
 
+    /// The function a `CompiledFunction` runs traced: what a traced call that calls one
+    /// inlines (`translate::traced_wrappers`).
+    pub(crate) fn compiled_function_target(o: &PyObject) -> Option<PyObjectRef> {
+        o.downcast_ref::<PyCompiledFunction>()
+            .map(|c| c.func.clone())
+    }
+
     impl Callable for PyCompiledFunction {
         type Args = FuncArgs;
         fn call(zelf: &Py<Self>, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
@@ -220,11 +227,7 @@ pub(super) mod module {
             if zelf.disable {
                 return Ok(func);
             }
-            Ok(PyCompiledFunction {
-                func,
-                fullgraph: zelf.fullgraph,
-            }
-            .into_pyobject(vm))
+            compiled(func, zelf.fullgraph, vm)
         }
     }
 
@@ -283,17 +286,24 @@ pub(super) mod module {
         }
     }
 
+    /// `func` traced: a `CompiledFunction`, or for a module of `symtrace.nn` an
+    /// `OptimizedModule` around it that calls one.
+    fn compiled(func: PyObjectRef, fullgraph: bool, vm: &VirtualMachine) -> PyResult {
+        let call = PyCompiledFunction {
+            func: func.clone(),
+            fullgraph,
+        }
+        .into_pyobject(vm);
+        Ok(crate::python::nn::optimized_module(&func, call.clone(), vm)?.unwrap_or(call))
+    }
+
     /// `compile(fn)`, `@compile`, `@compile(fullgraph=True)`: `fn` runs traced.
     #[pyfunction]
     fn compile(args: CompileArgs, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         args.check(vm)?;
         Ok(match args.func {
             Some(func) if !vm.is_none(&func) && args.disable => func,
-            Some(func) if !vm.is_none(&func) => PyCompiledFunction {
-                func,
-                fullgraph: args.fullgraph,
-            }
-            .into_pyobject(vm),
+            Some(func) if !vm.is_none(&func) => compiled(func, args.fullgraph, vm)?,
             _ => PyCompiler {
                 fullgraph: args.fullgraph,
                 disable: args.disable,

@@ -83,6 +83,10 @@ mod symtrace {
         super::grad_mode::install(module, vm)?;
         super::tensor_methods::install(module, vm)?;
         super::namespaces::install(module, vm)?;
+        crate::translate::traced_wrappers::register(
+            "symtrace.CompiledFunction",
+            super::compile::module::compiled_function_target,
+        );
         super::nn::install(module, vm)
     }
 

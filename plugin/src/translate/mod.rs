@@ -22,6 +22,7 @@ pub(crate) mod sized_numbers;
 pub(crate) mod source;
 pub(crate) mod state;
 pub(crate) mod templates;
+pub(crate) mod traced_wrappers;
 pub(crate) mod values;
 
 pub use cache::{Options, Translator};

@@ -677,6 +677,8 @@ fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
         // A bare `object()` (a sentinel): it has no state of its own.
         || obj.class().is(vm.ctx.types.object_type)
         || crate::translate::values::identity::is_enum_member(obj)
+        // What it wraps is fixed when it is made.
+        || crate::translate::traced_wrappers::wrapped(obj).is_some()
 }
 
 fn check_kind(c: &Check) -> u8 {

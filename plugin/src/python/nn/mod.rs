@@ -182,3 +182,34 @@ fn load(index: usize, vm: &VirtualMachine) -> PyResult<PyDictRef> {
     }
     Ok(dict)
 }
+
+/// What `symtrace.compile(module)` returns for an instance of `symtrace.nn.Module`: an
+/// `OptimizedModule` around it whose calls run `compiled`, as torch's `compile` returns;
+/// `None` for anything else. A module of `symtrace.nn` exists only once its source ran, so
+/// an unloaded `symtrace.nn` answers `None` without loading it.
+pub(crate) fn optimized_module(
+    func: &rustpython_vm::PyObjectRef,
+    compiled: rustpython_vm::PyObjectRef,
+    vm: &VirtualMachine,
+) -> PyResult<Option<rustpython_vm::PyObjectRef>> {
+    let nn = vm
+        .sys_module
+        .get_attr("modules", vm)?
+        .get_item(SUBMODULES[1].0, vm)?;
+    let Some(dict) = nn.dict() else {
+        return Ok(None);
+    };
+    if dict.get_item_opt("__getattr__", vm)?.is_some() {
+        return Ok(None);
+    }
+    let (Some(module), Some(wrapper)) = (
+        dict.get_item_opt("Module", vm)?,
+        dict.get_item_opt("OptimizedModule", vm)?,
+    ) else {
+        return Ok(None);
+    };
+    if !func.is_instance(&module, vm)? {
+        return Ok(None);
+    }
+    wrapper.call((func.clone(), compiled), vm).map(Some)
+}

@@ -475,6 +475,61 @@ class Module:
         return sorted(set(n for n in names if not n[:1].isdigit()))
 
 
+class OptimizedModule(Module):
+    """What `symtrace.compile(module)` returns, as torch's: a module holding the original as
+    its one submodule `_orig_mod` (so its `state_dict()` keys start with `_orig_mod.`, as
+    programs that strip that prefix expect), whose calls run traced, and which reads and
+    writes every other attribute on the original (`compiled.generate(...)`, `compiled.config`,
+    `compiled.training`)."""
+
+    _OWN = frozenset(("_orig_mod", "_parameters", "_buffers", "_non_persistent_buffers",
+                      "_modules", "_forward_pre_hooks", "_forward_hooks"))
+
+    def __init__(self, mod, compiled):
+        # First: `training`, set by Module.__init__, reads it.
+        object.__setattr__(self, "_orig_mod", mod)
+        super().__init__()
+        self._orig_mod = mod
+        # The traced call is the original module's whole call, its hooks included; hooks
+        # registered on this wrapper run around it, untraced.
+        object.__setattr__(self, "forward", compiled)
+
+    @property
+    def training(self):
+        return self._orig_mod.training
+
+    @training.setter
+    def training(self, value):
+        # Module.__init__'s default is not the original's mode.
+        if "_modules" in self.__dict__:
+            self._orig_mod.training = value
+
+    def __len__(self):
+        return len(self._orig_mod)
+
+    def __getattr__(self, name):
+        # Held in `__dict__` until Module.__init__ has run, in `_modules` after.
+        orig = self.__dict__.get("_modules", self.__dict__).get("_orig_mod")
+        if orig is None:
+            raise AttributeError(f"'OptimizedModule' object has no attribute '{name}'")
+        return orig if name == "_orig_mod" else getattr(orig, name)
+
+    def __setattr__(self, name, value):
+        if name in OptimizedModule._OWN or hasattr(type(self), name):
+            Module.__setattr__(self, name, value)
+        else:
+            setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name):
+        if name in OptimizedModule._OWN or hasattr(type(self), name):
+            Module.__delattr__(self, name)
+        else:
+            delattr(self._orig_mod, name)
+
+    def __dir__(self):
+        return sorted(set(Module.__dir__(self)) | set(dir(self._orig_mod)))
+
+
 class _IncompatibleKeys:
     def __init__(self, missing_keys, unexpected_keys):
         self.missing_keys = missing_keys

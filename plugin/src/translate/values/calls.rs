@@ -112,6 +112,14 @@ impl State<'_> {
                     let callee = self.python_callee(&o, source)?;
                     return self.inline(callee, args, kwargs);
                 }
+                if let Some(inner) = crate::translate::traced_wrappers::wrapped(&o) {
+                    self.obj(callable)?; // the wrapper's identity fixes what it wraps
+                    let inner = match callable {
+                        Var::Lazy(_, s) => Var::Lazy(inner, s.clone().attr("__wrapped__")),
+                        _ => Var::Obj(inner),
+                    };
+                    return self.invoke(&inner, args, kwargs);
+                }
                 if let Var::Lazy(_, source) = callable
                     && let Some(parts) = self.caller_callable(&o, source)?
                 {
