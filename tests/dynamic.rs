@@ -197,14 +197,16 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "padded",
         "repeated",
         "spaced",
+        "floats",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }
     // Two branches on sizes: one translation per outcome, not per size.
     assert_eq!(translations_of(&out, "branches"), 4, "{out}");
     // A size as an operand of tensor arithmetic (`x * len(x)`, `x.sum(0) / x.shape[0]`): a
-    // 0-d tensor made per call, one graph; used as a plain number (`float(len(x))`): fixed,
-    // one translation per size.
+    // 0-d tensor made per call, one graph (and so a float computed from it, `floats` above);
+    // a float of it used as a plain number (`round(len(x) / 3, 1)`): fixed, one translation
+    // per size.
     assert_eq!(translations_of(&out, "number"), 1, "{out}");
     assert!(translations_of(&out, "forced") >= 7, "{out}");
     // A size returned (`len(x), x.shape`) or stored (`h.n = len(x)`): read again from the

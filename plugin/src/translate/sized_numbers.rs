@@ -30,6 +30,10 @@ pub(super) fn sized_number(
             Box::new(sized_number(state, b, outputs, index)?),
         ),
         NumExpr::Size(e) => size_template(state, e, outputs, index)?,
+        NumExpr::Apply(f, a) => Template::New(
+            f.function(state.vm)?,
+            vec![sized_number(state, a, outputs, index)?],
+        ),
     })
 }
 

@@ -309,7 +309,7 @@ fn number_template(
             NumExpr::Read(_, s) => Template::Load(s.clone()),
             NumExpr::Const(o) => Template::Const(o.clone()),
             NumExpr::Op(op, a, b) => Template::BinOp(*op, Box::new(expr(a)), Box::new(expr(b))),
-            NumExpr::Size(_) => unreachable!("sizes are forced above"),
+            NumExpr::Size(_) | NumExpr::Apply(..) => unreachable!("sizes are forced above"),
         }
     }
     Ok(expr(n))

@@ -3,6 +3,8 @@ dimension is dynamic (marked from the first call) and gives the result to a slic
 narrow or arange, compares it or uses it as a plain number. Every call's result (and what it
 raises) must equal eager's, at every size, in any order. Prints `<function> <translations>`:
 those that keep the size symbolic translate once."""
+import math
+
 import symtrace as st
 import symtrace.nn.functional as F
 
@@ -70,8 +72,23 @@ def spaced(x):
 
 
 def forced(x):
-    # A size used as a plain number (the float it makes): fixed, one translation per size.
-    return x * float(len(x))
+    # A float of a size used as a plain number (rounded): fixed, one translation per size.
+    return x * round(len(x) / 3, 1)
+
+
+def floats(x):
+    # Floats computed from a size as operands of tensor arithmetic (a scale, a mean, a
+    # ratio): computed by the graph per call, as Python computes them; one returned.
+    n = len(x)
+    scale = 1.0 / math.sqrt(n) + n * 0.25 - (n - 1) / n
+    return (x * n ** -0.5, x / math.sqrt(n), x.sum(0) * (n / 2), x * float(n - 1), x * scale,
+            scale * x.float(), n / 4)
+
+
+def float_raises(x):
+    # Zero to a negative power raises (at 4 rows); a negative size to a fractional power is
+    # complex (fewer): as eager, whichever order the sizes come in.
+    return x * (len(x) - 4) ** -0.5
 
 
 def returned(x):
@@ -134,8 +151,8 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, spaced, forced, returned, later_node, chunks, index_int,
-         halves, past_the_end, narrow_past, inlined, printed]
+cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, spaced, forced, floats,
+         float_raises, returned, later_node, chunks, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):

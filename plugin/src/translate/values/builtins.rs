@@ -2,6 +2,7 @@
 //! `enumerate`, `reversed`, `tuple`, `list`, `dict`, `getattr`, `sum`, and the pure ones
 //! computed on plain values.
 
+use crate::translate::values::size_floats::FloatFn;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -279,6 +280,12 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "float"
+                if kwargs.is_empty()
+                    && let Some(r) = self.size_float_call(FloatFn::Float, &args)? =>
+            {
+                Ok(r)
+            }
             n if PURE_BUILTINS.contains(&n) => {
                 let mut args = args;
                 if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [Var::Dict(d)]) =
@@ -553,6 +560,12 @@ impl State<'_> {
         }
         match module.as_str() {
             "math" => {
+                if name == "sqrt"
+                    && kwargs.is_empty()
+                    && let Some(r) = self.size_float_call(FloatFn::Sqrt, args)?
+                {
+                    return Ok(Some(r));
+                }
                 for a in args {
                     if self.is_tensor(a) {
                         return unsupported(Kind::Call, format!("math.{name} of a tensor"));

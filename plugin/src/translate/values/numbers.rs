@@ -43,6 +43,8 @@ pub enum NumExpr {
     /// A size that changes from call to call, computed by the graph (see `sizes`): never
     /// computed by the replacement, and forced where the replacement needs it.
     Size(crate::graph::sizes::SizeExpr),
+    /// `float(n)` or `math.sqrt(n)` of a number computed from sizes (see `size_floats`).
+    Apply(crate::translate::values::size_floats::FloatFn, Rc<Num>),
 }
 
 impl Num {
@@ -55,6 +57,7 @@ impl Num {
                 a.leaves(out);
                 b.leaves(out);
             }
+            NumExpr::Apply(_, a) => a.leaves(out),
         }
     }
 
@@ -63,7 +66,7 @@ impl Num {
         Some(match &self.expr {
             NumExpr::Read(_, s) => s.clone(),
             NumExpr::Const(o) => Source::object(o.clone()),
-            NumExpr::Size(_) => return None,
+            NumExpr::Size(_) | NumExpr::Apply(..) => return None,
             NumExpr::Op(op, a, b) => Source::Arith(
                 Arith::of(*op)?,
                 Box::new(a.as_source()?),
@@ -93,6 +96,7 @@ impl Num {
         match &self.expr {
             NumExpr::Size(_) => true,
             NumExpr::Op(_, a, b) => a.has_size() || b.has_size(),
+            NumExpr::Apply(_, a) => a.has_size(),
             _ => false,
         }
     }
@@ -253,6 +257,9 @@ impl State<'_> {
             NumExpr::Op(_, a, b) => {
                 self.force_number(a)?;
                 self.force_number(b)?;
+            }
+            NumExpr::Apply(_, a) => {
+                self.force_number(a)?;
             }
         }
         Ok(n.value.clone())
@@ -426,6 +433,9 @@ impl State<'_> {
         let vm = self.vm;
         if let NumExpr::Size(expr) = &n.expr {
             return self.size_tensor_operand(op, expr, &n.value, other, number_first);
+        }
+        if n.has_size() {
+            return self.size_float_tensor_operand(op, &n, other, number_first);
         }
         if !self.varies_per_call(&n) {
             return Ok(None);

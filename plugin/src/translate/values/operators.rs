@@ -212,6 +212,9 @@ impl State<'_> {
         if let Some(n) = self.size_binary(op, a, b)? {
             return Ok(n);
         }
+        if let Some(n) = self.size_float_binary(op, a, b)? {
+            return Ok(n);
+        }
         if op == BinaryOperator::Subscr
             && let Some(r) = self.symbolic_getitem(a, b)?
         {
