@@ -1,7 +1,8 @@
 """What model code takes from Python's library and torch's API around its tensor work:
 `itertools` (made whole, or stepped lazily), `contextlib.contextmanager` context managers,
 the grad modes (`no_grad` as a block and as a decorator, `is_grad_enabled`), a module's
-forward hooks and pre-hooks, the truth of a dict the caller passes (`if kwargs:`), and random
+forward hooks and pre-hooks, the truth of a dict the caller passes (`if kwargs:`), a
+configuration read through a subclass of dict (`cfg.model.hidden`), and random
 numbers (dropout while training: drawn by the graph when it runs, in the program's order). Each
 stays in the graph instead of breaking it.
 
@@ -14,7 +15,7 @@ import contextlib
 import itertools
 import logging
 import operator
-from collections import namedtuple
+from collections import Counter, defaultdict, namedtuple
 
 import symtrace as st
 import symtrace.nn as nn
@@ -284,6 +285,55 @@ def reset():
     seen.clear()
 
 
+class AttrDict(dict):
+    """A configuration whose keys read as attributes (an EasyDict, a yacs CfgNode)."""
+
+    def __getattr__(self, name):
+        if name in self:
+            return self[name]
+        raise AttributeError(name)
+
+
+config = AttrDict(model=AttrDict(hidden=3, act="tanh", bias=True), eps=1e-5, extra=AttrDict())
+
+
+def configured(x):
+    m = config.model
+    y = x * m.hidden + config.eps
+    if m.bias and not config.extra:
+        y = y + len(config)
+    for key, value in config.model.items():
+        if isinstance(value, int) and not isinstance(value, bool) and "hidden" in key:
+            y = y * value
+    return getattr(st, m.act)(y) + config.get("shift", 0.5) + getattr(config, "missing", 1.0)
+
+
+def switch_activation(i):
+    config.model["act"] = "tanh" if i < 3 else "relu"
+
+
+class Options(dict):
+    pass
+
+
+options = Options(scale=2.0)
+counts = Counter(a=2)
+defaults = defaultdict(lambda: 5.0, a=1.0)
+
+
+def dicts_that_are_not_plain(x):
+    # A Counter and a defaultdict answer a missing key themselves (`__missing__`); a dict
+    # subclass that gains a method after the translation is no longer read as a dict.
+    return x * len(options) + options["scale"] + counts["b"] + defaults["zz"]
+
+
+def give_options_a_length(i):
+    if i == 0 and "__len__" in Options.__dict__:
+        del Options.__len__
+    if i == 3:
+        Options.__len__ = lambda self: 10
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -316,5 +366,9 @@ table = st.randn(6, 6)
 check("sampling tokens with multinomial in a generate loop", sample_tokens, lambda i: (table, st.tensor([[1], [4]])), 1, 1, 0)
 check("random draws on both sides of a graph break", draws_around_a_break, lambda i: (xs[i],), 2, 2, 1)
 check("in-place updates of tensors made from constants", updated_constants, lambda i: (xs[i][:, :1].expand(2, 3).reshape(2, 3)[:1].expand(3, 3), 2 + i % 3), 3, 1, 0)
+check("a configuration read through a dict subclass (attributes, keys, items, get)", configured,
+      lambda i: (xs[i],), 2, 1, 0, between=switch_activation)
+check("dict subclasses with methods of their own: Counter, defaultdict, a class changed",
+      dicts_that_are_not_plain, lambda i: (xs[i],), 3, None, None, between=give_options_a_length)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -9,7 +9,7 @@ use rustpython_vm::builtins::{PyStrInterned, PyTuple};
 use rustpython_vm::{PyObject, PyObjectRef, PyResult, VirtualMachine};
 use smallvec::SmallVec;
 
-use crate::translate::source::{Source, exact_dict, item};
+use crate::translate::source::{Source, dict_storage, item};
 
 /// One step from a root down to an input tensor.
 #[derive(Clone, Debug)]
@@ -130,7 +130,7 @@ fn walk(
             },
             None => item(v, *i),
         },
-        PathStep::Key(k) => exact_dict(v, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
+        PathStep::Key(k) => dict_storage(v, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
         PathStep::InstanceDict => v.dict().map(Into::into),
         PathStep::Attr(name) => Some(v.get_attr(*name, vm)?),
     };

@@ -259,12 +259,12 @@ impl Source {
                 .ok()
                 .flatten(),
             Source::Item(_, index) => item(parent?, *index),
-            Source::Key(_, key) => exact_dict(parent?, vm)?
+            Source::Key(_, key) => dict_storage(parent?, vm)?
                 .get_item_opt(key.as_str(), vm)
                 .ok()
                 .flatten(),
             // An exact int key: hashed and compared natively.
-            Source::IntKey(_, key) => exact_dict(parent?, vm)?
+            Source::IntKey(_, key) => dict_storage(parent?, vm)?
                 .get_item_opt(vm.ctx.new_int(*key).as_object(), vm)
                 .ok()
                 .flatten(),
@@ -340,13 +340,20 @@ pub fn item(obj: &PyObject, index: usize) -> Option<PyObjectRef> {
         .cloned()
 }
 
-/// `obj` as a dictionary whose lookups run no Python code: exactly a dict (a subclass may
-/// define `__missing__` or `__getitem__`).
-pub fn exact_dict<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
-    obj.class()
-        .is(vm.ctx.types.dict_type)
-        .then(|| obj.downcast_ref::<PyDict>())
-        .flatten()
+/// The entries of `obj`, read without running Python code: a dict's, or those of an
+/// instance of a class written in Python on dict. Keys are read this way only under a
+/// source that the simulation read as a dict (`is_dict`: a subclass that overrides none of
+/// dict's methods, nor defines `__missing__`), whose type and version the guards check
+/// before these reads.
+pub fn dict_storage<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
+    let class = obj.class();
+    (class.is(vm.ctx.types.dict_type)
+        || class
+            .slots
+            .flags
+            .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE))
+    .then(|| obj.downcast_ref::<PyDict>())
+    .flatten()
 }
 
 /// TorchDynamo's notation: `L['x']`, `G['scale']`, `B['len']`, `F['k']`, `L['self'].w`,
@@ -553,6 +560,10 @@ impl Source {
 /// or a slot's member descriptor on a class that neither overrides attribute lookup nor has a
 /// `__getattr__` (called when the slot is empty).
 pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()> {
+    // What a wrapper that runs a function traced wraps (`traced_wrappers`): fixed.
+    if name == "__wrapped__" && crate::translate::traced_wrappers::wrapped(o).is_some() {
+        return Some(());
+    }
     if o.downcast_ref::<PyFunction>().is_some() {
         return matches!(name, "__name__" | "__qualname__" | "__module__" | "__doc__")
             .then_some(());

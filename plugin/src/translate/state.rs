@@ -302,6 +302,7 @@ impl<'vm> State<'vm> {
         }
         if self.guarded.insert((source.clone(), check_kind(&check))) {
             log::trace!(target: crate::log_targets::GUARDS, "{}", Guard::new(source.clone(), check.clone()));
+            self.guard_dict_subclass(source, &check);
             self.guards.push(Guard::new(source.clone(), check));
         }
     }
@@ -694,6 +695,4 @@ fn check_kind(c: &Check) -> u8 {
     }
 }
 
-pub fn is_dict(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
-    o.class().is(vm.ctx.types.dict_type) && o.downcast_ref::<PyDict>().is_some()
-}
+pub use crate::translate::values::dict_subclasses::is_dict;

@@ -268,7 +268,7 @@ impl State<'_> {
                 .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
                 .map(|v| (v, globals.source("__builtins__").attr(name))),
             Some(b) if crate::translate::state::is_dict(b, vm) => {
-                crate::translate::source::exact_dict(b, vm)
+                crate::translate::source::dict_storage(b, vm)
                     .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
                     .map(|v| (v, globals.source("__builtins__").key(name)))
             }

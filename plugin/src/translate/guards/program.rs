@@ -30,7 +30,7 @@ use crate::tensor::Meta;
 use crate::tensor::PyTensor;
 use crate::translate::guards::guard::{Check, Guard};
 use crate::translate::guards::ident::Ident;
-use crate::translate::source::{CompiledRead, Source, builtins_dict, exact_dict};
+use crate::translate::source::{CompiledRead, Source, builtins_dict, dict_storage};
 
 #[derive(Debug)]
 struct Node {
@@ -514,7 +514,7 @@ impl Node {
                 Some((module, dict)) if module.is(p) => Some(f(unsafe { dict.get() })),
                 _ => p.dict().map(|d| f(&d)),
             },
-            (CompiledRead::Key(_), Some(p)) => exact_dict(p, vm).map(f),
+            (CompiledRead::Key(_), Some(p)) => dict_storage(p, vm).map(f),
             (CompiledRead::FnGlobal(_), Some(p)) => p
                 .downcast_ref::<PyFunction>()
                 .map(|func| f(func.globals_dict())),
@@ -578,7 +578,7 @@ impl Node {
                 Some(t) => t.as_slice().get(*i).cloned(),
                 None => p.downcast_ref::<PyList>()?.borrow_vec().get(*i).cloned(),
             },
-            (CompiledRead::Key(k), Some(p)) => self.dict_read(exact_dict(p, vm)?, k, vm),
+            (CompiledRead::Key(k), Some(p)) => self.dict_read(dict_storage(p, vm)?, k, vm),
             (CompiledRead::FnGlobal(k), Some(p)) => {
                 self.dict_read(p.downcast_ref::<PyFunction>()?.globals_dict(), k, vm)
             }

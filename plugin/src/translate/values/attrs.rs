@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyFunction, PyGetSet, PyType};
+use rustpython_vm::builtins::{PyFunction, PyGetSet, PyType};
 use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
@@ -417,6 +417,24 @@ impl State<'_> {
         }
     }
 
+    /// Whether `name` of the caller's dict `o` is dict's method: always for a dict; for an
+    /// instance of a subclass (whose class overrides none, `plain_dict_subclass`), while its
+    /// own attributes do not hide it (their names are guarded when the instance is met).
+    fn dict_method_not_shadowed(
+        &mut self,
+        owner: &Var,
+        o: &PyObjectRef,
+        name: &str,
+    ) -> SimResult<bool> {
+        let Some(attrs) = o.dict() else {
+            return Ok(true);
+        };
+        if self.instance(owner)?.is_none() {
+            return Ok(false);
+        }
+        Ok(matches!(attrs.get_item_opt(name, self.vm), Ok(None)))
+    }
+
     /// `owner.name` in method form: `(callable, self or NULL)`.
     pub fn method_of(&mut self, owner: &Var, name: &str) -> SimResult<(Var, Var)> {
         let vm = self.vm;
@@ -441,12 +459,12 @@ impl State<'_> {
             // Of a caller's dict: `update` is recorded as a side effect when called; the
             // others read it.
             Var::Lazy(o, _)
-                if o.class().is(vm.ctx.types.dict_type)
-                    && o.downcast_ref::<PyDict>().is_some()
+                if crate::translate::state::is_dict(o, vm)
                     && matches!(
                         name,
                         "update" | "keys" | "values" | "items" | "get" | "setdefault"
-                    ) =>
+                    )
+                    && self.dict_method_not_shadowed(owner, o, name)? =>
             {
                 return Ok((
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),

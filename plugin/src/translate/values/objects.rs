@@ -133,11 +133,14 @@ fn is_user_class_body(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
     {
         return false;
     }
+    // A plain subclass of dict too: its instances' attributes are the object model's, their
+    // entries a dict's (`is_dict`).
     let plain_bases = class
         .mro
         .read()
         .iter()
-        .all(|c| c.is(object) || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE));
+        .all(|c| c.is(object) || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE))
+        || crate::translate::values::dict_subclasses::plain_dict_subclass(class, vm);
     let own_lookup = match (
         class.get_attr(vm.ctx.intern_str("__getattribute__")),
         object.get_attr(vm.ctx.intern_str("__getattribute__")),
@@ -190,6 +193,10 @@ pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachin
 /// call alone (an `ABCMeta` class, such as `contextlib`'s context managers). The caller
 /// guards the metaclass's version.
 pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
+    // An instance made during the simulation has no entries: a dict's are not modelled.
+    if class.fast_issubclass(vm.ctx.types.dict_type) {
+        return false;
+    }
     if is_user_class(class, vm) {
         return true;
     }

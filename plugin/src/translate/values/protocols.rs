@@ -108,6 +108,10 @@ impl State<'_> {
         name: &str,
         args: Vec<Var>,
     ) -> SimResult<Option<Var>> {
+        // A caller's dict subclass: its protocols are dict's, read as a dict's entries.
+        if is_dict_instance(owner, self.vm) {
+            return Ok(None);
+        }
         let Some(inst) = self.instance(owner)? else {
             return Ok(None);
         };
@@ -242,7 +246,7 @@ impl State<'_> {
     /// The items of an instance iterated whole (`list(x)`, `for` over it before a graph
     /// break...): its `__iter__` inlined, then what that gives, item by item.
     pub fn instance_items(&mut self, v: &Var) -> SimResult<Option<Vec<Var>>> {
-        if self.instance(v)?.is_none() {
+        if is_dict_instance(v, self.vm) || self.instance(v)?.is_none() {
             return Ok(None);
         }
         let Some(it) = self.call_dunder(v, "__iter__", Vec::new())? else {
@@ -266,7 +270,7 @@ impl State<'_> {
 
     /// The truth of an instance: `__bool__`, else `__len__`, else true.
     pub fn instance_truth(&mut self, owner: &Var) -> SimResult<Option<Var>> {
-        if self.instance(owner)?.is_none() {
+        if is_dict_instance(owner, self.vm) || self.instance(owner)?.is_none() {
             return Ok(None);
         }
         if let Some(v) = self.call_dunder(owner, "__bool__", Vec::new())? {
@@ -305,4 +309,12 @@ impl State<'_> {
             .map(|f| f.downcast_ref::<PyStr>()?.to_str().map(str::to_owned))
             .collect()
     }
+}
+
+/// A caller's instance of a plain subclass of dict (`plain_dict_subclass`): an instance of
+/// the object model for its attributes, a dict for its protocols (truth, length, iteration,
+/// `in`), which callers then read as a dict's entries.
+fn is_dict_instance(v: &Var, vm: &rustpython_vm::VirtualMachine) -> bool {
+    matches!(v, Var::Lazy(o, _) if !o.class().is(vm.ctx.types.dict_type)
+        && crate::translate::state::is_dict(o, vm))
 }
