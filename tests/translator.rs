@@ -116,6 +116,7 @@ fn programs_written_for_torch_compile_run() {
                 "testing.assert_close",
                 "autocast without CUDA",
                 "torch.nn's deeper import paths",
+                "a class read through a deeper path inside a traced call",
             ],
         );
     }
@@ -138,6 +139,7 @@ fn a_compiled_module_stands_for_its_model() {
             &[
                 "the model is its _orig_mod",
                 "calls run traced",
+                "later calls translate nothing",
                 "attributes and methods read through it",
                 "attributes written through it",
                 "eval() reaches the model",
@@ -288,7 +290,8 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// What model code takes from Python's library and torch's API around its tensor work
 /// (tests/python/library_idioms.py): itertools made whole and stepped lazily (one part-way
 /// at a graph break made again as itself), `contextlib.contextmanager`, the grad modes as
-/// blocks and decorators, a module's forward hooks, the truth of a caller's dict, a dict read
+/// blocks and decorators, a module's forward hooks, the truth of a caller's dict, a
+/// configuration read through a subclass of dict (`cfg.model.hidden`), a dict read
 /// by int keys (a logger's level cache), torch's `jit`, `compiler` and
 /// `utils.checkpoint`, random draws (dropout while training). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
@@ -324,6 +327,8 @@ fn library_idioms_stay_in_the_graph() {
             "attention masks at changing lengths (a size tested against None)",
             "in-place updates of tensors made from constants",
             "a constant updated, then a break in an inlined call",
+            "a configuration read through a dict subclass (attributes, keys, items, get)",
+            "dict subclasses with methods of their own: Counter, defaultdict, a class changed",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

@@ -143,5 +143,10 @@ from symtrace.nn.modules.linear import Linear
 
 check("torch.nn's deeper import paths", Parameter is nn.Parameter and Module is nn.Module
       and Linear is nn.Linear and torch.nn.modules.conv.Conv2d is nn.Conv2d)
+relu_module = torch.nn.modules.activation.ReLU()
+explained = torch._dynamo.explain(
+    lambda t: torch.nn.modules.activation.ReLU()(t) + relu_module(t) * 2)(x)
+check("a class read through a deeper path inside a traced call",
+      explained.graph_count == 1 and explained.graph_break_count == 0, explained)
 
 print("ALL OK" if not failures else "FAILED", len(failures))

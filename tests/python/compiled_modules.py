@@ -42,6 +42,10 @@ check("the model is its _orig_mod", compiled._orig_mod is model
       and not isinstance(compiled, Net), type(compiled))
 check("calls run traced", compiled(x).tolist() == eager and torch.stats()["translations"] >= 1,
       torch.stats())
+before = torch.stats()["translations"]
+for _ in range(3):
+    compiled(x)
+check("later calls translate nothing", torch.stats()["translations"] == before, torch.stats())
 check("attributes and methods read through it", compiled.fc1 is model.fc1
       and compiled.temperature == 1.0 and compiled.predict(x).tolist() == model.predict(x).tolist())
 compiled.temperature = 2.0

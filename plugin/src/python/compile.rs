@@ -167,7 +167,9 @@ pub(super) mod module {
         fullgraph: bool,
     }
 
-    #[pyclass(with(Callable, GetDescriptor, Representable))]
+    // Weakly referable: a cache entry guards it by identity without keeping what it wraps
+    // (a model, its class) alive.
+    #[pyclass(with(Callable, GetDescriptor, Representable), flags(HAS_WEAKREF))]
     impl PyCompiledFunction {
         #[pygetset]
         fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
@@ -319,7 +321,7 @@ pub(super) mod module {
         func: PyObjectRef,
     }
 
-    #[pyclass(with(Callable, GetDescriptor))]
+    #[pyclass(with(Callable, GetDescriptor), flags(HAS_WEAKREF))]
     impl PyDisabledFunction {
         #[pygetset]
         fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {

@@ -179,8 +179,35 @@ fn load(index: usize, vm: &VirtualMachine) -> PyResult<PyDictRef> {
             .compile(source, Mode::Exec, path)
             .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
         vm.run_code_obj(code, Scope::with_builtins(None, dict.clone(), vm))?;
+        if index == 1 {
+            fill_aliases(&dict, vm)?;
+        }
     }
     Ok(dict)
+}
+
+/// Each alias module gets `symtrace.nn`'s names in its own dictionary, once they exist: a
+/// traced call reads a module's dictionary, not its `__getattr__`
+/// (`torch.nn.modules.linear.Linear` in a forward pass).
+fn fill_aliases(nn: &PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
+    let sys_modules = vm.sys_module.get_attr("modules", vm)?;
+    for alias in ALIASES {
+        let module = sys_modules.get_item(format!("symtrace.nn.{alias}").as_str(), vm)?;
+        let Some(dict) = module.dict() else {
+            continue;
+        };
+        for (k, v) in nn {
+            let dunder = k
+                .downcast_ref::<rustpython_vm::builtins::PyStr>()
+                .and_then(|k| k.to_str())
+                .is_none_or(|k| k.starts_with("__"));
+            let submodule = v.downcast_ref::<PyModule>().is_some();
+            if !dunder && !submodule && dict.get_item_opt(&*k, vm)?.is_none() {
+                dict.set_item(&*k, v, vm)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What `symtrace.compile(module)` returns for an instance of `symtrace.nn.Module`: an

@@ -113,12 +113,16 @@ impl State<'_> {
                     return self.inline(callee, args, kwargs);
                 }
                 if let Some(inner) = crate::translate::traced_wrappers::wrapped(&o) {
-                    self.obj(callable)?; // the wrapper's identity fixes what it wraps
-                    let inner = match callable {
-                        Var::Lazy(_, s) => Var::Lazy(inner, s.clone().attr("__wrapped__")),
-                        _ => Var::Obj(inner),
+                    // The wrapper's identity fixes what it wraps, read through it (a source
+                    // of the frame's, so that the replacement holds neither).
+                    self.obj(callable)?;
+                    let source = match callable {
+                        Var::Lazy(_, s) => {
+                            Source::NativeAttr(Box::new(s.clone()), "__wrapped__".into())
+                        }
+                        _ => Source::object(inner.clone()),
                     };
-                    return self.invoke(&inner, args, kwargs);
+                    return self.invoke(&Var::Lazy(inner, source), args, kwargs);
                 }
                 if let Var::Lazy(_, source) = callable
                     && let Some(parts) = self.caller_callable(&o, source)?
