@@ -11,6 +11,7 @@ state is reset again, and it runs `CALLS` times compiled; the results of every c
 state afterwards are equal. The compiled calls translate at most `most` times, and explain()
 of one more call counts the expected graphs and breaks. Prints one line per case; `FAIL`
 marks a failed one."""
+import collections
 import contextlib
 import itertools
 import logging
@@ -334,6 +335,17 @@ def give_options_a_length(i):
         Options.__len__ = lambda self: 10
 
 
+def sorted_items(x):
+    # Pairs compared by their first items alone (unequal): the tensors after them never are.
+    parts = {"b": x * 2.0, "a": x + 1.0, "c": x.exp()}
+    groups = collections.defaultdict(list)
+    for i in range(4):
+        groups[i % 3].append(x * i)
+    ordered = [v for _, v in sorted(parts.items())]
+    backwards = [v for _, v in sorted(parts.items(), reverse=True)]
+    return ordered, backwards, [sum(v) for _, v in sorted(groups.items())], sorted([(2, "x"), (1, "z"), (1, "y")])
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -370,5 +382,6 @@ check("a configuration read through a dict subclass (attributes, keys, items, ge
       lambda i: (xs[i],), 2, 1, 0, between=switch_activation)
 check("dict subclasses with methods of their own: Counter, defaultdict, a class changed",
       dicts_that_are_not_plain, lambda i: (xs[i],), 3, None, None, between=give_options_a_length)
+check("sorted() of a dict's items, tensors after unequal keys", sorted_items, lambda i: (xs[i],), 1, 1, 0)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -269,6 +269,7 @@ impl State<'_> {
                 shown
             }
             "sorted" if let Some(r) = self.sorted_entries(&args, &kwargs)? => Ok(r),
+            "sorted" if let Some(r) = self.sorted_pairs(&args, &kwargs)? => Ok(r),
             "sorted" | "min" | "max"
                 if let Some(r) = self.keyed_builtin(name, &args, &kwargs)? =>
             {

@@ -3,6 +3,8 @@
 //! ordered by their keys as native code orders them. The keys must be plain values (numbers,
 //! strs, tuples of them), so that comparing them runs no user code. Python's guarantees
 //! hold: the sort is stable (reversed too), `min` and `max` give the first of equal items.
+//! `sorted(d.items())` of pairs with unequal plain first items (a tensor after each) is
+//! ordered by those first items, as Python's comparisons of such tuples are.
 
 use rustpython_vm::PyObjectRef;
 use rustpython_vm::function::{FuncArgs, KwArgs};
@@ -106,24 +108,78 @@ impl State<'_> {
         Ok(Some(Var::Obj(self.vm.ctx.none())))
     }
 
+    /// `sorted(pairs)` (or `reverse=True`) without a key, of tuples whose first items are
+    /// plain and pairwise unequal (`sorted(d.items())`): Python then compares each two tuples
+    /// by their first items alone, so they are ordered by those, whatever the rest holds (a
+    /// tensor). `None` for other arguments.
+    pub(super) fn sorted_pairs(
+        &mut self,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let reverse = match kwargs {
+            [] => false,
+            [(k, v)] if k == "reverse" => self.truth(v)?,
+            _ => return Ok(None),
+        };
+        // Only what reading does not consume: the plain path may read it again.
+        let [xs @ (Var::List(_) | Var::Tuple(_) | Var::View(..) | Var::CallerView(_))] = args
+        else {
+            return Ok(None);
+        };
+        let items = self.items(xs)?;
+        let mut firsts: Vec<PyObjectRef> = Vec::with_capacity(items.len());
+        for item in &items {
+            let Var::Tuple(t) = item else {
+                return Ok(None);
+            };
+            let Some(first) = t.first() else {
+                return Ok(None);
+            };
+            let first = self.plain_obj(first, "a sort key")?;
+            for seen in &firsts {
+                if !matches!(vm.bool_eq(seen, &first), Ok(false)) {
+                    return Ok(None);
+                }
+            }
+            firsts.push(first);
+        }
+        let order = self.ordered_by("sorted", firsts, reverse)?;
+        Ok(Some(Var::list(
+            order.into_iter().map(|i| items[i].clone()).collect(),
+        )))
+    }
+
     /// The positions of `items` as native `sorted` orders them by their keys (every
     /// position), or the one `min` or `max` picks.
     fn key_order(&mut self, name: &str, keyed: &Keyed, items: &[Var]) -> SimResult<Vec<usize>> {
-        let vm = self.vm;
         let mut keys = Vec::with_capacity(items.len());
         for item in items {
             let k = self.invoke(&keyed.key, vec![item.clone()], Vec::new())?;
             keys.push(self.plain_obj(&k, "a sort key")?);
         }
+        self.ordered_by(name, keys, keyed.reverse)
+    }
+
+    /// The positions of items with the plain `keys` as native `sorted` orders them (every
+    /// position), or the one `min` or `max` picks.
+    fn ordered_by(
+        &mut self,
+        name: &str,
+        keys: Vec<PyObjectRef>,
+        reverse: bool,
+    ) -> SimResult<Vec<usize>> {
+        let vm = self.vm;
+        let count = keys.len();
         let keys: PyObjectRef = vm.ctx.new_list(keys).into();
         let lookup = keys
             .get_attr("__getitem__", vm)
             .map_err(|_| Unsupported::new(Kind::Internal, "list.__getitem__"))?;
-        let positions: Vec<PyObjectRef> =
-            (0..items.len()).map(|i| vm.ctx.new_int(i).into()).collect();
+        let positions: Vec<PyObjectRef> = (0..count).map(|i| vm.ctx.new_int(i).into()).collect();
         let mut kw: Vec<(String, PyObjectRef)> = vec![("key".to_owned(), lookup)];
         if name == "sorted" {
-            kw.push(("reverse".to_owned(), vm.ctx.new_bool(keyed.reverse).into()));
+            kw.push(("reverse".to_owned(), vm.ctx.new_bool(reverse).into()));
         }
         let native = self.builtins_obj(name)?;
         let args = FuncArgs::new(
