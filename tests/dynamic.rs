@@ -183,7 +183,8 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
     // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, int indices, pad
-    // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator: one graph for every
+    // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
+    // along a dimension that keeps its size, interpolate by a factor or to a size: one graph for every
     // size (each result equal to eager's, the script checks).
     for case in [
         "slices",
@@ -198,6 +199,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "repeated",
         "spaced",
         "floats",
+        "resized",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

@@ -58,12 +58,15 @@ pub fn size_leak(graph: &mut Graph, dynamic: &[usize], read: &[Value]) -> Option
     None
 }
 
-/// The checks under which an op whose result's rank depends on a size does at another call's
+/// The checks under which an op that holds sizes in its attributes does at another call's
 /// sizes what it did when it was recorded: `squeeze` drops a dimension where it is 1, so each
 /// dimension it may drop must be 1 again where it was 1 (a linear head's last dimension),
 /// and not 1 where it was not (a dynamic dimension, at least 2 by its guard). `None` for an
 /// op that holds sizes otherwise.
 fn rank_checks(graph: &Graph, op: &str, node: &super::ir::Node) -> Option<Vec<SizeCheck>> {
+    if op == "narrow" {
+        return narrow_checks(graph, node);
+    }
     if op != "squeeze" {
         return None;
     }
@@ -86,6 +89,22 @@ fn rank_checks(graph: &Graph, op: &str, node: &super::ir::Node) -> Option<Vec<Si
             })
             .collect(),
     )
+}
+
+/// `narrow` holds its start and length, within the one dimension it narrows, and passes
+/// every other through: it does at other sizes what it did while that dimension keeps its
+/// size (an `unbind` of the 3 parts of a `qkv` projection, whatever the sequence's length),
+/// checked per call; a narrowed dimension that changes is held at its size.
+fn narrow_checks(graph: &Graph, node: &super::ir::Node) -> Option<Vec<SizeCheck>> {
+    let input = *node.inputs.first()?;
+    let shape = graph.meta(input).shape;
+    let d = crate::tensor::shape::normalize_dim(node.attrs.int("dim").ok()?, shape.len()).ok()?;
+    Some(vec![SizeCheck {
+        lhs: SizeExpr::Dim(input, d),
+        cmp: SizeCmp::Eq,
+        rhs: SizeExpr::Const(shape[d] as i64),
+        outcome: true,
+    }])
 }
 
 /// Whether the graph's shape inference holds for inputs described by `inputs`, and the size

@@ -523,11 +523,13 @@ impl PyTensor {
     #[pymethod]
     fn unbind(zelf: &Py<Self>, dim: OptionalArg<i64>, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
         let dim = dim.unwrap_or(0);
+        // Only the size of `dim` is relied upon, and each `narrow` below checks it per call
+        // in a dynamic graph (`graph::dynamic`): the other sizes may change.
         let n = {
             let d = zelf.read();
             let at = crate::tensor::shape::normalize_dim(dim, d.ndim())
                 .map_err(|e| e.into_exception(vm))?;
-            d.shape()[at]
+            d.unwatched_shape()[at]
         };
         let slices = (0..n)
             .map(|i| {

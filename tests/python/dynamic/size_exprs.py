@@ -85,6 +85,15 @@ def floats(x):
             scale * x.float(), n / 4)
 
 
+def resized(x):
+    # unbind along a dimension that keeps its size; resized by a factor and to a size.
+    a, b, c = x.unbind(1)
+    seq = x.t().unsqueeze(0)
+    up = F.interpolate(seq, scale_factor=2, mode="nearest")
+    return a * b - c, up, F.interpolate(up, size=len(x), mode="nearest"), \
+        F.interpolate(seq, scale_factor=2, mode="linear")
+
+
 def float_raises(x):
     # Zero to a negative power raises (at 4 rows); a negative size to a fractional power is
     # complex (fewer): as eager, whichever order the sizes come in.
@@ -151,7 +160,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, spaced, forced, floats,
+cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

@@ -1002,8 +1002,11 @@ def _nearest_index(in_size, out_size, scale_factor):
     if out_size == in_size:
         return st.arange(out_size)
     scale = (1.0 / scale_factor) if scale_factor is not None else in_size / out_size
-    scaled = st.arange(out_size, dtype=st.float32) * st.tensor(scale, dtype=st.float32)
-    return scaled.long().clamp(max=in_size - 1)  # non-negative: truncation is floor
+    # The float operand is converted to float32 first, as the tensor it multiplies.
+    scaled = st.arange(out_size, dtype=st.float32) * scale
+    # Non-negative: truncation is floor. The bound is an op's int attribute, so that a size
+    # that changes from call to call stays one.
+    return st.call_op("clamp", scaled.long(), max=in_size - 1)
 
 
 def _linear_weights(in_size, out_size, scale_factor, align_corners, dtype):
@@ -1017,8 +1020,8 @@ def _linear_weights(in_size, out_size, scale_factor, align_corners, dtype):
     else:
         scale = (1.0 / scale_factor) if scale_factor is not None else in_size / out_size
         src = ((st.arange(out_size, dtype=dtype) + 0.5) * scale - 0.5).clamp(min=0.0)
-    low = src.long().clamp(max=in_size - 1)  # non-negative: truncation is floor
-    high = (low + 1).clamp(max=in_size - 1)
+    low = st.call_op("clamp", src.long(), max=in_size - 1)  # non-negative: truncation is floor
+    high = st.call_op("clamp", low + 1, max=in_size - 1)
     return low, high, src - low.to(dtype)
 
 
@@ -1052,7 +1055,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     else:
         scales = (scale_factor,) * spatial if not isinstance(scale_factor, (tuple, list)) \
             else tuple(scale_factor)
-        out_sizes = tuple(int(math.floor(n * f)) for n, f in zip(in_sizes, scales))
+        # An integral factor scales exactly (`floor(n * 2.0)` is `n * 2`): as an int, a size
+        # that changes from call to call stays one.
+        out_sizes = tuple(n * int(f) if float(f).is_integer() else int(math.floor(n * f))
+                          for n, f in zip(in_sizes, scales))
         if recompute_scale_factor:
             scales = (None,) * spatial
     out = input
