@@ -31,11 +31,13 @@ def ranges(x):
 
 
 def factories(x):
-    # A causal mask and padding made per call: `full`, `ones`, `zeros` of sizes that change.
+    # A causal mask and padding made per call: `full`, `ones`, `zeros` (`_like` too) of sizes
+    # that change.
     n = len(x)
     mask = st.triu(st.full((n, n), float("-inf")), 1)
     keep = st.ones(n, n).tril()
-    return (mask.exp() * keep) @ x, st.zeros(n, 2, dtype=st.int64) + 1, st.full([n], True)
+    return (mask.exp() * keep) @ x, st.zeros(n, 2, dtype=st.int64) + 1, st.full([n], True), \
+        st.where(x > 0, x, st.zeros_like(x)), st.ones_like(x, dtype=st.int64)
 
 
 def branches(x):

@@ -139,6 +139,41 @@ impl State<'_> {
 }
 
 impl State<'_> {
+    /// `zeros_like(t)` or `ones_like(t)` of a tensor whose sizes may change: `zeros(t.shape,
+    /// dtype=t.dtype)` (or `ones`), made per call at its sizes.
+    pub(super) fn symbolic_like(
+        &mut self,
+        name: &str,
+        t: &Var,
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let (Some(sizes), Some(dtype)) = (self.symbolic_sizes(t)?, self.tensor_dtype(t)) else {
+            return Ok(None);
+        };
+        let base = if name == "zeros_like" {
+            "zeros"
+        } else {
+            "ones"
+        };
+        let f = vm
+            .import("symtrace", 0)
+            .and_then(|m| m.get_attr(base, vm))
+            .map_err(|_| Unsupported::new(Kind::Internal, format!("symtrace.{base} is missing")))?;
+        // No dtype, or `dtype=None`, is the tensor's.
+        let mut kwargs: Vec<(String, Var)> = kwargs
+            .iter()
+            .filter(|(k, v)| !(k == "dtype" && matches!(v, Var::Obj(o) if vm.is_none(o))))
+            .cloned()
+            .collect();
+        if !kwargs.iter().any(|(k, _)| k == "dtype") {
+            let dtype = crate::tensor::PyDType { dtype }.into_pyobject(vm);
+            kwargs.push(("dtype".to_owned(), Var::Obj(dtype)));
+        }
+        let shape = Var::Tuple(std::rc::Rc::new(sizes));
+        self.symbolic_full(base, &f, &[shape], &kwargs)
+    }
+
     /// `symtrace.linspace(start, end, steps)` for a number of steps that may change: a node
     /// that makes it per call (`None`: not such a call; the caller runs it as usual).
     pub(super) fn symbolic_linspace(

@@ -405,6 +405,9 @@ impl State<'_> {
             ("zeros" | "ones" | "full", _) if what.starts_with("symtrace.") => {
                 self.symbolic_full(name, f, args, kwargs)
             }
+            ("zeros_like" | "ones_like", [t]) if varying && what.starts_with("symtrace.") => {
+                self.symbolic_like(name, t, kwargs)
+            }
             ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
             ("call_op", _)
                 if what.starts_with("symtrace.")
