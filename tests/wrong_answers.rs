@@ -280,3 +280,17 @@ fn a_failing_deletion_after_a_draw_leaves_the_generator_as_the_program_does() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_write_after_a_failing_deletion_is_not_written_back() {
+    same_as_plain(&["a write after a failing deletion"]);
+    let plain = &outputs()[0].1;
+    assert_eq!(
+        plain
+            .lines()
+            .filter(|l| l.starts_with("a write after a failing deletion, raised"))
+            .count(),
+        2,
+        "{plain}"
+    );
+}

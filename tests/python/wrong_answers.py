@@ -824,3 +824,26 @@ def _():
         except KeyError as e:
             show("draws after a failing deletion, raised", repr(e))
         show("draws after a failing deletion, next draw", st.rand(2))
+
+
+# 28. A caller's tensor written, then a deletion that fails on a later call, then the tensor
+# written again: its write-back, placed at its first write and carrying its final value, ran
+# before the replayed `del` raised KeyError, so the write the program never made (after the
+# raise) was in the caller's tensor (fuzz seed 600691). A write-back before a deletion to
+# replay runs as written.
+def write_delete_write(x, data):
+    x.mul_(2.0)
+    del data["a"]
+    x[..., [0, -1]] = 2.0
+
+
+@case("a write after a failing deletion")
+def _():
+    data = {"a": 1}
+    x = st.tensor([1.0, 3.0, 5.0])
+    for call in range(3):
+        try:
+            write_delete_write(x, data)
+        except KeyError as e:
+            show("a write after a failing deletion, raised", repr(e))
+        show("a write after a failing deletion, tensor", x)
