@@ -346,6 +346,13 @@ def sorted_items(x):
     return ordered, backwards, [sum(v) for _, v in sorted(groups.items())], sorted([(2, "x"), (1, "z"), (1, "y")])
 
 
+def tensor_classes(x):
+    y = x * 2.0
+    if y.__class__ is st.Tensor and type(x).__name__ == x.__class__.__name__:
+        return y + 1.0
+    return y
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -383,5 +390,6 @@ check("a configuration read through a dict subclass (attributes, keys, items, ge
 check("dict subclasses with methods of their own: Counter, defaultdict, a class changed",
       dicts_that_are_not_plain, lambda i: (xs[i],), 3, None, None, between=give_options_a_length)
 check("sorted() of a dict's items, tensors after unequal keys", sorted_items, lambda i: (xs[i],), 1, 1, 0)
+check("a tensor's __class__", tensor_classes, lambda i: (xs[i],), 1, 1, 0)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

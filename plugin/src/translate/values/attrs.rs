@@ -71,6 +71,10 @@ impl State<'_> {
             };
         }
         if self.is_tensor(owner) {
+            // `x.__class__` is `type(x)`: a tensor made in the graph is a Tensor.
+            if name == "__class__" {
+                return Ok(Var::Obj(self.type_of(owner)?));
+            }
             return self.tensor_attr(owner, name);
         }
         if let Some(inst) = self.instance(owner)? {
