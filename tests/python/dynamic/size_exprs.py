@@ -83,8 +83,9 @@ def floats(x):
     # ratio): computed by the graph per call, as Python computes them; one returned.
     n = len(x)
     scale = 1.0 / math.sqrt(n) + n * 0.25 - (n - 1) / n
+    # Negated, a zero keeps its sign (-0.0 at 2 rows: 1 / it is -inf).
     return (x * n ** -0.5, x / math.sqrt(n), x.sum(0) * (n / 2), x * float(n - 1), x * scale,
-            scale * x.float(), n / 4)
+            scale * x.float(), n / 4, 1.0 / ((x.abs() + 1.0) * -((n - 2) / 2)))
 
 
 def resized(x):

@@ -2,10 +2,10 @@
 //! operators, truth, comparisons, identity and membership. What each kind of value does is in
 //! `values::operators`.
 
-use rustpython_vm::PyPayload;
 use rustpython_vm::builtins::PySlice;
 use rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK;
 use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator, IntrinsicFunction1, Opcode};
+use rustpython_vm::{AsObject, PyPayload};
 
 use super::{Flow, Handler, SimFrame};
 use crate::bytecode::decode::Instr;
@@ -80,10 +80,20 @@ impl State<'_> {
             return Ok(Flow::Next);
         }
         // `-n` of an int that may change from call to call (`x[:, -n:]`): `0 - n`, kept
-        // symbolic as that is (an int has no negative zero).
+        // symbolic as that is (an int has no negative zero); of a float computed from sizes
+        // (`-(T / 2)`), `y * -1.0`, which is `-y` to the sign of a zero.
         if x.op == Opcode::UnaryNegative && self.is_symbolic(&a) {
-            let zero = Var::Obj(vm.ctx.new_int(0).into());
-            let r = self.binary(BinaryOperator::Subtract, &zero, &a)?;
+            let float = matches!(&a, Var::Num(n) if n.value.class().is(vm.ctx.types.float_type));
+            let r = match float {
+                true => {
+                    let minus_one = Var::Obj(vm.ctx.new_float(-1.0).into());
+                    self.binary(BinaryOperator::Multiply, &a, &minus_one)?
+                }
+                false => {
+                    let zero = Var::Obj(vm.ctx.new_int(0).into());
+                    self.binary(BinaryOperator::Subtract, &zero, &a)?
+                }
+            };
             f.push(r);
             return Ok(Flow::Next);
         }
