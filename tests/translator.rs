@@ -11,6 +11,20 @@ fn stdout_of(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     common::output_of(&args, env)
 }
 
+/// Run the case script `name` (in tests/python) under each of `modes` (interpreter options):
+/// it ends `ALL OK 0`, and printed `ok` for each of `cases`.
+fn cases_pass_in_each_mode(name: &str, modes: &[&[&str]], cases: &[&str]) {
+    let script = python_dir().join(name);
+    let script = script.to_str().unwrap();
+    for opts in modes {
+        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
+        let (out, err) = stdout_of(&args, &[]);
+        println!("{opts:?}\n{out}");
+        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
+        assert_cases_ok(&out, cases);
+    }
+}
+
 #[test]
 fn every_kind_of_change_recompiles_and_results_stay_right() {
     let script = python_dir().join("guards_recompile.py");
@@ -58,29 +72,22 @@ fn every_kind_of_change_recompiles_and_results_stay_right() {
 /// `symtrace.compile`), under `--plugin symtrace` and under `trace_all=1`.
 #[test]
 fn classes_made_per_call_are_collected_with_their_entries() {
-    let script = python_dir().join("collected_classes.py");
-    let script = script.to_str().unwrap();
-    for opts in [
-        &[][..],
-        &["--plugin", "symtrace"][..],
-        &["--plugin", "symtrace", "--plugin-opt", "trace_all=1"][..],
-    ] {
-        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
-        let (out, err) = stdout_of(&args, &[]);
-        println!("{opts:?}\n{out}");
-        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
-        assert_cases_ok(
-            &out,
-            &[
-                "a compiled model class made per test equals eager",
-                "each class made per test is collected",
-                "the twelfth class made per test is still compiled",
-                "__del__ of an instance of a class made by exec runs",
-                "a class of one name made per call: each call sees its own",
-                "each such class is collected",
-            ],
-        );
-    }
+    cases_pass_in_each_mode(
+        "collected_classes.py",
+        &[
+            &[][..],
+            &["--plugin", "symtrace"][..],
+            &["--plugin", "symtrace", "--plugin-opt", "trace_all=1"][..],
+        ],
+        &[
+            "a compiled model class made per test equals eager",
+            "each class made per test is collected",
+            "the twelfth class made per test is still compiled",
+            "__del__ of an instance of a class made by exec runs",
+            "a class of one name made per call: each call sees its own",
+            "each such class is collected",
+        ],
+    );
 }
 
 /// What programs written for torch.compile spell around it runs: torch.compile's keywords,
@@ -88,38 +95,31 @@ fn classes_made_per_call_are_collected_with_their_entries() {
 /// (tests/python/compile_spellings.py), plain and under the plugin.
 #[test]
 fn programs_written_for_torch_compile_run() {
-    let script = python_dir().join("compile_spellings.py");
-    let script = script.to_str().unwrap();
-    for opts in [&[][..], &["--plugin", "symtrace"][..]] {
-        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
-        let (out, err) = stdout_of(&args, &[]);
-        println!("{opts:?}\n{out}");
-        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
-        assert_cases_ok(
-            &out,
-            &[
-                "torch.compile with mode, dynamic, backend",
-                "options instead of mode",
-                "disable=True gives the function itself",
-                "a backend function is refused",
-                "mode and options together are refused",
-                "compiler.reset clears the counts",
-                "Module.compile: calls run traced, hooks around them",
-                "compiler.disable as a decorator",
-                "_dynamo.mark_dynamic",
-                "_dynamo.explain",
-                "_dynamo.config takes the settings programs write",
-                "compiler.set_stance",
-                "a script's setup lines",
-                "the device chosen inside a compiled function",
-                "an evaluation loop over a DataLoader",
-                "testing.assert_close",
-                "autocast without CUDA",
-                "torch.nn's deeper import paths",
-                "a class read through a deeper path inside a traced call",
-            ],
-        );
-    }
+    cases_pass_in_each_mode(
+        "compile_spellings.py",
+        &[&[][..], &["--plugin", "symtrace"][..]],
+        &[
+            "torch.compile with mode, dynamic, backend",
+            "options instead of mode",
+            "disable=True gives the function itself",
+            "a backend function is refused",
+            "mode and options together are refused",
+            "compiler.reset clears the counts",
+            "Module.compile: calls run traced, hooks around them",
+            "compiler.disable as a decorator",
+            "_dynamo.mark_dynamic",
+            "_dynamo.explain",
+            "_dynamo.config takes the settings programs write",
+            "compiler.set_stance",
+            "a script's setup lines",
+            "the device chosen inside a compiled function",
+            "an evaluation loop over a DataLoader",
+            "testing.assert_close",
+            "autocast without CUDA",
+            "torch.nn's deeper import paths",
+            "a class read through a deeper path inside a traced call",
+        ],
+    );
 }
 
 /// `compile(model)` is an OptimizedModule that programs treat as the model, and a compiled
@@ -127,31 +127,24 @@ fn programs_written_for_torch_compile_run() {
 /// (tests/python/compiled_modules.py), plain and under the plugin.
 #[test]
 fn a_compiled_module_stands_for_its_model() {
-    let script = python_dir().join("compiled_modules.py");
-    let script = script.to_str().unwrap();
-    for opts in [&[][..], &["--plugin", "symtrace"][..]] {
-        let args: Vec<&str> = opts.iter().copied().chain([script]).collect();
-        let (out, err) = stdout_of(&args, &[]);
-        println!("{opts:?}\n{out}");
-        assert!(out.contains("ALL OK 0"), "{opts:?}\n{out}\n{err}");
-        assert_cases_ok(
-            &out,
-            &[
-                "the model is its _orig_mod",
-                "calls run traced",
-                "later calls translate nothing",
-                "attributes and methods read through it",
-                "attributes written through it",
-                "eval() reaches the model",
-                "its training is the model's",
-                "state_dict keys start with _orig_mod.",
-                "the stripped state_dict loads into a plain model",
-                "a hook on the wrapper runs",
-                "a compiled module called from a traced call is inlined",
-                "a compiled function called from a traced call is inlined",
-            ],
-        );
-    }
+    cases_pass_in_each_mode(
+        "compiled_modules.py",
+        &[&[][..], &["--plugin", "symtrace"][..]],
+        &[
+            "the model is its _orig_mod",
+            "calls run traced",
+            "later calls translate nothing",
+            "attributes and methods read through it",
+            "attributes written through it",
+            "eval() reaches the model",
+            "its training is the model's",
+            "state_dict keys start with _orig_mod.",
+            "the stripped state_dict loads into a plain model",
+            "a hook on the wrapper runs",
+            "a compiled module called from a traced call is inlined",
+            "a compiled function called from a traced call is inlined",
+        ],
+    );
 }
 
 #[test]

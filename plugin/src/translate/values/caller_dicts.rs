@@ -173,16 +173,8 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        let reverse = match kwargs {
-            [] => false,
-            [(k, v)] if k == "reverse" => {
-                let flag = self.plain_obj(v, "reverse")?;
-                if !flag.class().is(vm.ctx.types.bool_type) {
-                    return Ok(None);
-                }
-                flag.is(&vm.ctx.true_value)
-            }
-            _ => return Ok(None),
+        let Some(reverse) = self.sort_reverse(kwargs)? else {
+            return Ok(None);
         };
         let (mut entries, kind) = match args {
             [Var::CallerView(view)] if view.kind != ViewKind::Values => {

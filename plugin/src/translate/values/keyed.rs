@@ -6,8 +6,8 @@
 //! `sorted(d.items())` of pairs with unequal plain first items (a tensor after each) is
 //! ordered by those first items, as Python's comparisons of such tuples are.
 
-use rustpython_vm::PyObjectRef;
 use rustpython_vm::function::{FuncArgs, KwArgs};
+use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
@@ -118,10 +118,8 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        let reverse = match kwargs {
-            [] => false,
-            [(k, v)] if k == "reverse" => self.truth(v)?,
-            _ => return Ok(None),
+        let Some(reverse) = self.sort_reverse(kwargs)? else {
+            return Ok(None);
         };
         // Only what reading does not consume: the plain path may read it again.
         let [xs @ (Var::List(_) | Var::Tuple(_) | Var::View(..) | Var::CallerView(_))] = args
@@ -149,6 +147,22 @@ impl State<'_> {
         Ok(Some(Var::list(
             order.into_iter().map(|i| items[i].clone()).collect(),
         )))
+    }
+
+    /// `sorted`'s keywords when they are none or `reverse=` a bool: whether to reverse
+    /// (`None`: other keywords, left to the general path).
+    pub(super) fn sort_reverse(&mut self, kwargs: &[(String, Var)]) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        Ok(match kwargs {
+            [] => Some(false),
+            [(k, v)] if k == "reverse" => {
+                let flag = self.plain_obj(v, "reverse")?;
+                flag.class()
+                    .is(vm.ctx.types.bool_type)
+                    .then(|| flag.is(&vm.ctx.true_value))
+            }
+            _ => None,
+        })
     }
 
     /// The positions of `items` as native `sorted` orders them by their keys (every
