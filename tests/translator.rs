@@ -143,6 +143,7 @@ fn a_compiled_module_stands_for_its_model() {
             "a hook on the wrapper runs",
             "a compiled module called from a traced call is inlined",
             "a compiled function called from a traced call is inlined",
+            "a compiled function is named as the function it wraps",
         ],
     );
 }

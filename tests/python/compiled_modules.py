@@ -30,6 +30,13 @@ class Net(nn.Module):
     def predict(self, x):
         return self(x).argmax(-1)
 
+    def __repr__(self):
+        reprs.append(1)
+        return super().__repr__()
+
+
+reprs = []
+
 
 torch.manual_seed(0)
 model = Net()
@@ -81,6 +88,17 @@ try:
     check("a missing attribute is an AttributeError", False, "no error")
 except AttributeError as e:
     check("a missing attribute is an AttributeError", "missing" in str(e), e)
+
+# Named as functools.wraps names: the interpreter reads `__qualname__` at each call with
+# `**kwargs`; without it, it made the whole model's repr, at every call.
+del reprs[:]
+no_keywords = {}
+compiled.forward(x, **no_keywords)
+traced_double = torch.compile(lambda t: t * 2)
+check("a compiled function is named as the function it wraps", not reprs
+      and compiled.forward.__qualname__ == "Net.__call__"
+      and traced_double.__name__ == "<lambda>" and traced_double.__module__ == __name__,
+      (reprs, compiled.forward.__qualname__, traced_double.__name__))
 
 # Called from a traced function: inlined into its graph.
 def step(inputs):

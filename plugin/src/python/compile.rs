@@ -175,6 +175,48 @@ pub(super) mod module {
         fn __wrapped__(zelf: &Py<Self>) -> PyObjectRef {
             zelf.func.clone()
         }
+        #[pygetset]
+        fn __name__(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+            wrapped_name(&zelf.func, "__name__", vm)
+        }
+        #[pygetset]
+        fn __qualname__(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+            wrapped_name(&zelf.func, "__qualname__", vm)
+        }
+        #[pygetset]
+        fn __module__(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+            zelf.func.get_attr("__module__", vm)
+        }
+        #[pygetset]
+        fn __doc__(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult {
+            zelf.func.get_attr("__doc__", vm)
+        }
+    }
+
+    /// The wrapped function's `__name__` or `__qualname__`, as `functools.wraps` copies them
+    /// (torch's compiled functions have them); of a module, its class's `__call__`'s. The
+    /// interpreter reads `__qualname__` at each call with `**kwargs` to name the callee in
+    /// errors: without one, it would make the repr of the whole model.
+    fn wrapped_name(func: &PyObject, name: &'static str, vm: &VirtualMachine) -> PyResult {
+        use rustpython_vm::AsObject;
+        use rustpython_vm::builtins::{PyFunction, PyType};
+        let named = func.downcast_ref::<PyFunction>().is_some()
+            || func.downcast_ref::<PyBoundMethod>().is_some()
+            || func.downcast_ref::<PyType>().is_some()
+            || func
+                .class()
+                .is(vm.ctx.types.builtin_function_or_method_type);
+        if named {
+            return func.get_attr(name, vm);
+        }
+        // An instance (a module): not read through it, where a `__getattr__` of the user's
+        // would run and raise.
+        let class = func.class().as_object().get_attr(name, vm)?;
+        let class = class.str(vm)?;
+        Ok(vm
+            .ctx
+            .new_str(format!("{}.__call__", class.to_string_lossy()))
+            .into())
     }
 
     /// The function a `CompiledFunction` runs traced: what a traced call that calls one

@@ -494,6 +494,15 @@ class OptimizedModule(Module):
         # registered on this wrapper run around it, untraced.
         object.__setattr__(self, "forward", compiled)
 
+    def __call__(self, *args, **kwargs):
+        # Module.__call__'s steps; without keywords, a call without `**` (the interpreter
+        # names the callee for each call that passes a mapping: some µs).
+        if _hooks_registered and (self._forward_pre_hooks or self._forward_hooks):
+            return self._call_with_hooks(args, kwargs)
+        if kwargs:
+            return self.forward(*args, **kwargs)
+        return self.forward(*args)
+
     @property
     def training(self):
         return self._orig_mod.training
