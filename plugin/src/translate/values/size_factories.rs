@@ -79,11 +79,7 @@ impl State<'_> {
             named.push((k.clone(), self.obj(v)?));
         }
         let named: KwArgs = named.into_iter().collect();
-        let made = f.call(FuncArgs::new(positional, named), vm);
-        let Some(dtype) = made
-            .ok()
-            .and_then(|t| t.downcast_ref::<PyTensor>().map(|t| t.read().dtype()))
-        else {
+        let Some(dtype) = dtype_made(f, FuncArgs::new(positional, named), vm) else {
             return Ok(None);
         };
         let attrs = Attrs::new()
@@ -230,14 +226,8 @@ impl State<'_> {
         for (k, v) in kwargs {
             named.push((k.clone(), self.now(v)?));
         }
-        let made = f.call(
-            FuncArgs::new(positional, named.into_iter().collect::<KwArgs>()),
-            vm,
-        );
-        let Some(dtype) = made
-            .ok()
-            .and_then(|t| t.downcast_ref::<PyTensor>().map(|t| t.read().dtype()))
-        else {
+        let named = named.into_iter().collect::<KwArgs>();
+        let Some(dtype) = dtype_made(f, FuncArgs::new(positional, named), vm) else {
             return Ok(None);
         };
         let attrs = Attrs::new()
@@ -277,6 +267,19 @@ impl State<'_> {
             other => self.obj(other),
         }
     }
+}
+
+/// The dtype of the tensor the factory `f` makes from this call's values (`None`: it made
+/// none, or raised): the dtype its node then makes at every call's sizes, as the function
+/// works it out (a default dtype read, a fill's type).
+fn dtype_made(
+    f: &PyObjectRef,
+    args: FuncArgs,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<crate::tensor::DType> {
+    f.call(args, vm)
+        .ok()
+        .and_then(|t| t.downcast_ref::<PyTensor>().map(|t| t.read().dtype()))
 }
 
 /// A fill value as the `full` op takes it: a bool, an int that fits, or a float.
