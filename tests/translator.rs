@@ -148,6 +148,26 @@ fn a_compiled_module_stands_for_its_model() {
     );
 }
 
+/// Instances of classes written on dict made by a traced call (a Hugging Face style
+/// `ModelOutput`, an `AttrDict`, a plain subclass) stay in its graph and come out as the
+/// objects they would be (tests/python/model_outputs.py), plain and under the plugin.
+#[test]
+fn dict_subclasses_made_in_the_call_keep_the_graph() {
+    cases_pass_in_each_mode(
+        "model_outputs.py",
+        &[&[][..], &["--plugin", "symtrace"][..]],
+        &[
+            "a ModelOutput made by an encoder and read by its model",
+            "a ModelOutput read by key, by position, as a tuple",
+            "a ModelOutput returned to the caller",
+            "an AttrDict made in the call",
+            "a plain subclass of dict filled by dict's __init__",
+            "an OrderedDict's own order changes run as written",
+            "the caller changes a returned ModelOutput",
+        ],
+    );
+}
+
 #[test]
 fn a_failed_inline_call_leaves_nothing_behind() {
     let script = python_dir().join("rollback.py");

@@ -294,3 +294,13 @@ fn a_write_after_a_failing_deletion_is_not_written_back() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_value_held_twice_is_one_object() {
+    same_as_plain(&["values held twice"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("values held twice: (True, True, True, True, True, True, [2.0, 2.0])"),
+        "{plain}"
+    );
+}

@@ -387,8 +387,10 @@ check("random draws on both sides of a graph break", draws_around_a_break, lambd
 check("in-place updates of tensors made from constants", updated_constants, lambda i: (xs[i][:, :1].expand(2, 3).reshape(2, 3)[:1].expand(3, 3), 2 + i % 3), 3, 1, 0)
 check("a configuration read through a dict subclass (attributes, keys, items, get)", configured,
       lambda i: (xs[i],), 2, 1, 0, between=switch_activation)
+# Three translations (a frame and two resumes), then four more once Options has a method of
+# its own: its instance is read as an object then, its entry by key a break of its own.
 check("dict subclasses with methods of their own: Counter, defaultdict, a class changed",
-      dicts_that_are_not_plain, lambda i: (xs[i],), 3, None, None, between=give_options_a_length)
+      dicts_that_are_not_plain, lambda i: (xs[i],), 7, None, None, between=give_options_a_length)
 check("sorted() of a dict's items, tensors after unequal keys", sorted_items, lambda i: (xs[i],), 1, 1, 0)
 check("a tensor's __class__", tensor_classes, lambda i: (xs[i],), 1, 1, 0)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)

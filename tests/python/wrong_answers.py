@@ -847,3 +847,39 @@ def _():
         except KeyError as e:
             show("a write after a failing deletion, raised", repr(e))
         show("a write after a failing deletion, tensor", x)
+
+
+# 29. A tuple made in the call and held twice (`t = (a, b); return t, t`, a field of a
+# `ModelOutput` both an entry and an attribute): the replacement built it from its template
+# at each place, so the program saw two tuples where it had one (`a is b` false). A value
+# made in the call and held more than once is built once and loaded again; lists, dicts and
+# objects held twice (which made the frame run as written) too.
+class Holder:
+    def __init__(self, value):
+        self.value = value
+
+
+def held_twice(x):
+    t = (x + 1.0, x * 2.0)
+    l = [x]
+    d = {"l": l, "t": t}
+    h = Holder(d)
+    return t, t, l, d, h, (h, t)
+
+
+def held_twice_across_a_break(x):
+    l = [x + 1.0]
+    h = Holder(l)
+    print("held twice, a break")
+    l.append(x * 3.0)
+    return l, h
+
+
+@case("values held twice")
+def _():
+    for k in (1.0, 2.0, 3.0):
+        t, u, l, d, h, pair = held_twice(st.full((2,), k))
+        show("values held twice", (t is u, d["l"] is l, d["t"] is t, h.value is d,
+                                   pair[0] is h, pair[1] is t, t[0].tolist()))
+        l, h = held_twice_across_a_break(st.full((2,), k))
+        show("values held twice, across a break", (h.value is l, len(l), l[1].tolist()))

@@ -17,12 +17,13 @@ use crate::translate::graph_call::GraphCall;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, Unsupported};
-use crate::translate::templates::{Replay, Template};
+use crate::translate::templates::{Replay, Template, Templating};
 
 /// The slot name of the graph's outputs: not a Python identifier, so it never collides.
 const OUT: &str = "%graph_out";
 /// The slot names of values loaded before the side effects are replayed (`Template::Early`).
 const EARLY: &str = "%early";
+const SHARED: &str = "%shared";
 const SUBSCR: u32 = 26; // BinaryOperator::Subscr
 
 /// The replacement's bytecode as it is written: values loaded from sources, rebuilt from
@@ -33,6 +34,9 @@ struct Codegen<'vm> {
     outputs_in_tuple: bool,
     /// Sources loaded before the side effects are replayed, by number.
     early: Vec<Source>,
+    /// Whether each shared tuple (`Template::Shared`) is built yet: in the straight line of
+    /// the replacement, the first place written is the first run.
+    shared_built: Vec<bool>,
 }
 
 fn generated(r: Result<PyRef<PyCode>, BuildError>) -> SimResult<PyRef<PyCode>> {
@@ -235,6 +239,17 @@ impl Codegen<'_> {
                 self.load_int(*d);
                 self.b.emit(Opcode::BinaryOp, SUBSCR);
             }
+            Template::Shared(k, t) => {
+                let slot = self.slot(&format!("{SHARED}{k}"))?;
+                if self.shared_built[*k] {
+                    self.b.emit(Opcode::LoadFast, slot);
+                } else {
+                    self.build(t)?;
+                    self.b.emit(Opcode::Copy, 1);
+                    self.b.emit(Opcode::StoreFast, slot);
+                    self.shared_built[*k] = true;
+                }
+            }
             Template::BinOp(op, a, b) => {
                 self.build(a)?;
                 self.build(b)?;
@@ -341,7 +356,7 @@ pub fn returns_graph_result(
 pub fn generate(
     original: &PyCode,
     graph: Option<(&str, &GraphCall, usize)>,
-    early: &[Source],
+    templating: &Templating,
     effects: &[Replay],
     result: &Template,
     raises: bool,
@@ -353,11 +368,12 @@ pub fn generate(
     if graph.is_some() && !direct {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }
-    add_early_slots(&mut layout, early, vm);
+    add_slots(&mut layout, templating, vm);
     let mut e = Codegen {
         b: Builder::new(layout, position, vm),
         outputs_in_tuple: graph.is_some_and(|(_, call, _)| call.returns_tuple),
-        early: early.to_vec(),
+        early: templating.early.clone(),
+        shared_built: vec![false; templating.shared.len()],
     };
     e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
@@ -380,11 +396,12 @@ pub fn generate(
     generated(e.b.finish())
 }
 
-fn add_early_slots(layout: &mut CodeLayout, early: &[Source], vm: &VirtualMachine) {
-    for k in 0..early.len() {
-        layout
-            .varnames
-            .push(vm.ctx.intern_str(format!("{EARLY}{k}").as_str()));
+/// The replacement's own locals: the early loads' and the shared tuples'.
+fn add_slots(layout: &mut CodeLayout, templating: &Templating, vm: &VirtualMachine) {
+    let early = (0..templating.early.len()).map(|k| format!("{EARLY}{k}"));
+    let shared = (0..templating.shared.len()).map(|k| format!("{SHARED}{k}"));
+    for name in early.chain(shared) {
+        layout.varnames.push(vm.ctx.intern_str(name.as_str()));
     }
 }
 
@@ -426,7 +443,7 @@ pub struct HandlerPlan<'a> {
 pub fn generate_break(
     original: &PyCode,
     graph: Option<(&str, &GraphCall, usize)>,
-    early: &[Source],
+    templating: &Templating,
     effects: &[Replay],
     plan: &BreakPlan<'_>,
     position: Position,
@@ -436,11 +453,12 @@ pub fn generate_break(
     if graph.is_some() {
         layout.varnames.push(vm.ctx.intern_str(OUT));
     }
-    add_early_slots(&mut layout, early, vm);
+    add_slots(&mut layout, templating, vm);
     let mut e = Codegen {
         b: Builder::new(layout, position, vm),
         outputs_in_tuple: graph.is_some_and(|(_, call, _)| call.returns_tuple),
-        early: early.to_vec(),
+        early: templating.early.clone(),
+        shared_built: vec![false; templating.shared.len()],
     };
     e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {

@@ -213,7 +213,7 @@ fn translate_whole(
     let code = generate(
         view.code(),
         graph_call,
-        &state.early,
+        &state.templating,
         &result.replays,
         &result.template,
         result.raises,
@@ -369,7 +369,15 @@ pub(crate) fn break_translation(
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let run_graph =
         (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));
-    let code = generate_break(code, run_graph, &state.early, replays, plan, position, vm)?;
+    let code = generate_break(
+        code,
+        run_graph,
+        &state.templating,
+        replays,
+        plan,
+        position,
+        vm,
+    )?;
     Ok(Translation {
         guards: GuardSet::new(state.guards),
         graph: Arc::new(graph),

@@ -1,6 +1,9 @@
-//! The check that what the replacement rebuilds is what the original would have had: a list,
-//! dict, iterator or object made during the call and reachable twice from the frame's state
-//! (or from what the side effects store) would be rebuilt as two objects.
+//! The check that what the replacement rebuilds is what the original would have had. A
+//! container or object made during the call and reachable more than once from the frame's
+//! state (or from what the side effects store) is one object: the replacement builds it once
+//! and loads it again (`Template::Shared`). What cannot be made that way is turned away: a
+//! value that holds itself (it would be loaded before it is built), and an iterator or a
+//! view held beside what it iterates (rebuilt, the two would be apart).
 
 use std::rc::Rc;
 
@@ -9,95 +12,160 @@ use rustpython_vm::AsObject;
 use crate::translate::state::{Kind, SimResult, Unsupported};
 use crate::translate::values::Var;
 
-/// Fails when a list or dict made during the simulation is reachable twice from `values` (the
-/// frame's state, what side effects store): rebuilt from templates, the two would become two
-/// objects.
-pub fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> SimResult<()> {
-    let mut seen = Vec::new();
-    values
-        .into_iter()
-        .try_for_each(|v| mutable_containers(v, &mut seen))
+/// The values made during the simulation (by address: of a tuple's or list's items, a dict's
+/// entries, an object, a set) that `values` (the frame's state, what side effects store)
+/// reach more than once, which the replacement builds once. Fails for a value that holds
+/// itself, and for an iterator or view held beside what it reads.
+pub fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> SimResult<Vec<usize>> {
+    let mut walk = Walk::default();
+    values.into_iter().try_for_each(|v| walk.value(v))?;
+    Ok(walk.shared)
 }
 
-/// Fails when a list or dict made during the simulation is reachable twice from the frame's
-/// state: rebuilt from templates, the two would become two objects.
-fn mutable_containers(v: &Var, seen: &mut Vec<usize>) -> SimResult<()> {
-    let mut note = |p: usize| {
-        if seen.contains(&p) {
-            return Err(Unsupported::new(
-                Kind::Rebuild,
+/// The address by which `held_once` knows a value made during the simulation that the
+/// replacement builds (and may build once for several holders); `None` for another value.
+pub fn made_address(v: &Var) -> Option<usize> {
+    match v {
+        Var::Tuple(items) | Var::NamedTuple(_, items) if !items.is_empty() => {
+            Some(Rc::as_ptr(items) as usize)
+        }
+        Var::List(l) => Some(Rc::as_ptr(l) as usize),
+        Var::Dict(d) => Some(Rc::as_ptr(d) as usize),
+        Var::Object(o) => Some(Rc::as_ptr(o) as usize),
+        Var::Set(s) => Some(s.get_id()),
+        _ => None,
+    }
+}
+
+#[derive(Default)]
+struct Walk {
+    /// Values being walked (what they hold is under way), and those walked.
+    open: Vec<usize>,
+    done: Vec<usize>,
+    /// Walked values reached again: built once.
+    shared: Vec<usize>,
+    /// What an iterator or a view reads, and an object's attribute dictionary: reachable
+    /// only through that one holder.
+    exclusive: Vec<usize>,
+}
+
+fn refused(what: &str) -> Unsupported {
+    Unsupported::new(Kind::Rebuild, what)
+}
+
+impl Walk {
+    /// Whether the value at `p` is met for the first time (then what it holds is walked,
+    /// and `done` called after); met again after it was walked, it is shared.
+    fn first_time(&mut self, p: usize) -> SimResult<bool> {
+        if self.open.contains(&p) {
+            return Err(refused("a value made during the call holds itself"));
+        }
+        if self.exclusive.contains(&p) {
+            return Err(refused(
+                "a dict made during the call is held beside a view or an iterator of it",
+            ));
+        }
+        if self.done.contains(&p) {
+            if !self.shared.contains(&p) {
+                self.shared.push(p);
+            }
+            return Ok(false);
+        }
+        self.open.push(p);
+        Ok(true)
+    }
+
+    fn done(&mut self, p: usize) {
+        self.open.retain(|&q| q != p);
+        self.done.push(p);
+    }
+
+    /// `p` read through one holder alone (an iterator's list, a view's dict).
+    fn exclusive(&mut self, p: usize) -> SimResult<()> {
+        if self.exclusive.contains(&p) || self.done.contains(&p) || self.open.contains(&p) {
+            return Err(refused(
                 "a list, dict or iterator made during the call is held twice",
             ));
         }
-        seen.push(p);
+        self.exclusive.push(p);
         Ok(())
-    };
-    match v {
-        Var::List(l) => {
-            note(Rc::as_ptr(l) as usize)?;
-            l.borrow()
-                .iter()
-                .try_for_each(|x| mutable_containers(x, seen))
+    }
+
+    /// Walks what `p` holds, once: `items` when it is met for the first time.
+    fn holder<'a>(&mut self, p: usize, items: impl Iterator<Item = &'a Var>) -> SimResult<()> {
+        if self.first_time(p)? {
+            items.into_iter().try_for_each(|x| self.value(x))?;
+            self.done(p);
         }
-        Var::Dict(d) => {
-            note(Rc::as_ptr(d) as usize)?;
-            d.borrow()
-                .iter()
-                .try_for_each(|(_, x)| mutable_containers(x, seen))
-        }
-        Var::Tuple(items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
-        Var::Iter(items) => {
-            note(Rc::as_ptr(items) as usize)?;
-            items
-                .borrow()
-                .iter()
-                .try_for_each(|x| mutable_containers(x, seen))
-        }
-        // A view or an iterator is of its dict: held with it, it is held twice.
-        Var::View(d, _) => note(Rc::as_ptr(d) as usize),
-        // An object made during the call, with its dictionary (which `__dict__` shares).
-        Var::Object(o) => {
-            note(Rc::as_ptr(o) as usize)?;
-            note(Rc::as_ptr(&o.dict) as usize)?;
-            o.dict
-                .borrow()
-                .iter()
-                .try_for_each(|(_, x)| mutable_containers(x, seen))
-        }
-        Var::Bound(b) => {
-            mutable_containers(&b.0, seen)?;
-            mutable_containers(&b.1, seen)
-        }
-        Var::NamedTuple(_, items) => items.iter().try_for_each(|x| mutable_containers(x, seen)),
-        Var::Set(s) => note(s.get_id()),
-        Var::Stepper(s) => {
-            use crate::translate::values::iterators::Stepper;
-            note(Rc::as_ptr(s) as usize)?;
-            match &*s.borrow() {
-                Stepper::List { list, .. } | Stepper::ListReversed { list, .. } => {
-                    note(Rc::as_ptr(list) as usize)
-                }
-                Stepper::Caller { items, .. } => {
-                    items.iter().try_for_each(|x| mutable_containers(x, seen))
-                }
-                Stepper::Enumerate { inner, .. } => mutable_containers(inner, seen),
-                Stepper::Zip { inners } => {
-                    inners.iter().try_for_each(|x| mutable_containers(x, seen))
-                }
-                Stepper::Map { func, inners } => std::iter::once(func)
-                    .chain(inners)
-                    .try_for_each(|x| mutable_containers(x, seen)),
-                Stepper::Filter { func, inner } => {
-                    mutable_containers(func, seen)?;
-                    mutable_containers(inner, seen)
-                }
-                Stepper::Tool(t) => t
-                    .held()
-                    .into_iter()
-                    .try_for_each(|x| mutable_containers(x, seen)),
+        Ok(())
+    }
+
+    fn value(&mut self, v: &Var) -> SimResult<()> {
+        match v {
+            Var::Tuple(items) | Var::NamedTuple(_, items) if items.is_empty() => Ok(()),
+            Var::Tuple(items) | Var::NamedTuple(_, items) => {
+                self.holder(Rc::as_ptr(items) as usize, items.iter())
             }
+            Var::List(l) => self.holder(Rc::as_ptr(l) as usize, l.borrow().iter()),
+            Var::Dict(d) => {
+                let entries = d.borrow();
+                self.holder(Rc::as_ptr(d) as usize, entries.iter().map(|(_, x)| x))
+            }
+            // An object made during the call, with its dictionary (which `__dict__` shares)
+            // and the entries of a dict it is.
+            Var::Object(o) => {
+                let p = Rc::as_ptr(o) as usize;
+                if !self.first_time(p)? {
+                    return Ok(());
+                }
+                self.exclusive(Rc::as_ptr(&o.dict) as usize)?;
+                if let Some(entries) = &o.entries {
+                    self.exclusive(Rc::as_ptr(entries) as usize)?;
+                    entries
+                        .borrow()
+                        .iter()
+                        .try_for_each(|(_, x)| self.value(x))?;
+                }
+                o.dict
+                    .borrow()
+                    .iter()
+                    .try_for_each(|(_, x)| self.value(x))?;
+                self.done(p);
+                Ok(())
+            }
+            Var::Set(s) => self.holder(s.get_id(), std::iter::empty()),
+            Var::Iter(items) => {
+                self.exclusive(Rc::as_ptr(items) as usize)?;
+                items.borrow().iter().try_for_each(|x| self.value(x))
+            }
+            // A view or an iterator is of its dict: held with it, it is held twice.
+            Var::View(d, _) => self.exclusive(Rc::as_ptr(d) as usize),
+            Var::DictIter(it) => self.exclusive(Rc::as_ptr(&it.borrow().dict) as usize),
+            Var::Bound(b) => {
+                self.value(&b.0)?;
+                self.value(&b.1)
+            }
+            Var::Stepper(s) => {
+                use crate::translate::values::iterators::Stepper;
+                self.exclusive(Rc::as_ptr(s) as usize)?;
+                match &*s.borrow() {
+                    Stepper::List { list, .. } | Stepper::ListReversed { list, .. } => {
+                        self.exclusive(Rc::as_ptr(list) as usize)
+                    }
+                    Stepper::Caller { items, .. } => items.iter().try_for_each(|x| self.value(x)),
+                    Stepper::Enumerate { inner, .. } => self.value(inner),
+                    Stepper::Zip { inners } => inners.iter().try_for_each(|x| self.value(x)),
+                    Stepper::Map { func, inners } => std::iter::once(func)
+                        .chain(inners)
+                        .try_for_each(|x| self.value(x)),
+                    Stepper::Filter { func, inner } => {
+                        self.value(func)?;
+                        self.value(inner)
+                    }
+                    Stepper::Tool(t) => t.held().into_iter().try_for_each(|x| self.value(x)),
+                }
+            }
+            _ => Ok(()),
         }
-        Var::DictIter(it) => note(Rc::as_ptr(&it.borrow().dict) as usize),
-        _ => Ok(()),
     }
 }

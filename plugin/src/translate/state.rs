@@ -72,12 +72,8 @@ pub struct State<'vm> {
     /// `values::sizes`): the value as read, and the input's index. A graph that comes out
     /// static guards their values.
     pub(crate) size_ints: Vec<(Var, usize)>,
-    /// While templates are built: how many side effects the replacement has replayed where
-    /// the template is evaluated (a deferred number must not read what they changed).
-    pub replay_point: usize,
-    /// Sources the replacement loads before it replays the side effects: values the
-    /// simulation read before an effect changed them, used after it (`Template::Early`).
-    pub early: Vec<Source>,
+    /// What building the replacement's templates keeps between them.
+    pub templating: crate::translate::templates::Templating,
     pub steps: usize,
     /// Give up at `STEPS_WITHOUT_TENSORS` if no tensor work was seen (not under `trace_all`,
     /// which translates frames without tensor work too).
@@ -146,8 +142,7 @@ impl<'vm> State<'vm> {
             dynamic_inputs: Vec::new(),
             size_ints: Vec::new(),
             needs_tensors: false,
-            replay_point: 0,
-            early: Vec::new(),
+            templating: Default::default(),
             steps: 0,
             top_steps: 0,
             under_handler: false,

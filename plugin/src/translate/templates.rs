@@ -51,6 +51,9 @@ pub enum Template {
     /// `t.shape[d]`: a dimension of a tensor, read at run time (a size of a dynamic graph,
     /// returned or stored).
     Dim(Box<Template>, usize),
+    /// A value made in the call and held more than once (`Templating::shared`, by
+    /// position): built where it is first met, loaded again wherever it is met after.
+    Shared(usize, Box<Template>),
     /// `a op b`: a deferred number computed again (see `values::numbers`).
     BinOp(
         rustpython_vm::bytecode::BinaryOperator,
@@ -87,6 +90,21 @@ pub fn object_maker(vm: &VirtualMachine) -> PyObjectRef {
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from
 /// the frame, values built from templates.
 pub type Replay = Effect<Template>;
+
+/// What building a translation's templates keeps between them.
+#[derive(Debug, Default)]
+pub struct Templating {
+    /// How many side effects the replacement has replayed where the template being built
+    /// is evaluated (a deferred number must not read what they changed).
+    pub replay_point: usize,
+    /// Sources the replacement loads before it replays the side effects: values the
+    /// simulation read before an effect changed them, used after it (`Template::Early`).
+    pub early: Vec<Source>,
+    /// Values made during the call that what the replacement rebuilds holds more than once
+    /// (`held_once::made_address`): built once, the same object wherever held
+    /// (`Template::Shared`, by position here).
+    pub shared: Vec<usize>,
+}
 
 /// The frame's state at a break, as templates: what the replacement passes on.
 pub struct FrameAtBreak {
@@ -126,7 +144,7 @@ pub fn frame_state(
     let mut outputs: Vec<Value> = Vec::new();
     let mut numbered: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut numbered)?;
-    state.replay_point = n_effects;
+    state.templating.replay_point = n_effects;
     let mut template = |state: &mut State<'_>, v: &Var| -> SimResult<Option<Template>> {
         match v {
             Var::Null => Ok(None),
@@ -166,19 +184,19 @@ pub fn frame_state(
     })
 }
 
-/// `held_once` of what the side effects store and of `more` (the frame's state).
+/// `held_once` of what the side effects store and of `more` (the frame's state); the tuples
+/// held more than once noted to be built once.
 fn stored_values_held_once<'a>(
-    state: &'a State<'_>,
+    state: &mut State<'_>,
     more: impl Iterator<Item = &'a Var>,
 ) -> SimResult<()> {
-    held_once(
-        state
-            .effects
-            .log
-            .iter()
-            .flat_map(Effect::values)
-            .chain(more),
-    )
+    let mut values: Vec<&Var> = state.effects.log.iter().flat_map(Effect::values).collect();
+    for v in more {
+        values.push(v);
+    }
+    let shared = held_once(values.into_iter())?;
+    state.templating.shared = shared;
+    Ok(())
 }
 
 /// The template of what a frame that ran to its end returns (or, `raised`, raises), and the
@@ -193,7 +211,7 @@ pub fn returned_template(
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut index)?;
-    state.replay_point = state.effects.log.len();
+    state.templating.replay_point = state.effects.log.len();
     let mut template = if raised {
         raised_template(state, value, &mut outputs, &mut index)?
     } else {
@@ -219,11 +237,11 @@ fn replays(
         // replacement changes that object, loaded before the effects.
         if let Some(target) = effect.target()
             && state.effects.stale(k, target)
-            && !state.early.contains(target)
+            && !state.templating.early.contains(target)
         {
-            state.early.push(target.clone());
+            state.templating.early.push(target.clone());
         }
-        state.replay_point = k;
+        state.templating.replay_point = k;
         replays.push(match effect {
             Effect::WriteBack {
                 target,
@@ -247,11 +265,11 @@ fn replays(
 fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
     match t {
         Template::Load(s) if state.effects.stale(after, s) => {
-            let k = match state.early.iter().position(|e| e == s) {
+            let k = match state.templating.early.iter().position(|e| e == s) {
                 Some(k) => k,
                 None => {
-                    state.early.push(s.clone());
-                    state.early.len() - 1
+                    state.templating.early.push(s.clone());
+                    state.templating.early.len() - 1
                 }
             };
             *t = Template::Early(k);
@@ -259,7 +277,9 @@ fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
         Template::Tuple(items) | Template::List(items) | Template::New(_, items) => {
             items.iter_mut().for_each(|i| load_early(state, after, i))
         }
-        Template::Iter(item) | Template::Dim(item, _) => load_early(state, after, item),
+        Template::Iter(item) | Template::Dim(item, _) | Template::Shared(_, item) => {
+            load_early(state, after, item)
+        }
         Template::BinOp(_, a, b) => {
             load_early(state, after, a);
             load_early(state, after, b);
@@ -284,7 +304,7 @@ fn number_template(
     index: &mut HashMap<Value, usize>,
 ) -> SimResult<Template> {
     // Stored by a replayed effect, and not changed since: loaded back from where it went.
-    let point = state.replay_point;
+    let point = state.templating.replay_point;
     for (j, e) in state.effects.log[..point].iter().enumerate().rev() {
         if let Some((s, Var::Num(m))) = e.stored()
             && Rc::ptr_eq(m, n)
@@ -367,7 +387,15 @@ pub(super) fn build(
     }
     let _restore = Restore(depth);
     NESTED.set(depth + 1);
-    build_value(state, v, outputs, index)
+    let t = build_value(state, v, outputs, index)?;
+    // Made in the call and held more than once: built once, the same object wherever held.
+    let at = crate::translate::held_once::made_address(v);
+    Ok(
+        match at.and_then(|p| state.templating.shared.iter().position(|&q| q == p)) {
+            Some(k) => Template::Shared(k, Box::new(t)),
+            None => t,
+        },
+    )
 }
 
 fn build_value(
@@ -516,7 +544,29 @@ fn build_value(
             for (k, val) in &entries {
                 t.push((k.clone(), build(state, val, outputs, index)?));
             }
-            Template::Object(o.class.clone().into(), t)
+            match &o.entries {
+                None => Template::Object(o.class.clone().into(), t),
+                // An instance of a class written on dict: its entries beside its attributes.
+                Some(items) => {
+                    let items = items.borrow().clone();
+                    let mut pairs = Vec::with_capacity(items.len());
+                    for (k, val) in &items {
+                        let v = build(state, val, outputs, index)?;
+                        pairs.push(Template::Tuple(vec![Template::Const(k.clone()), v]));
+                    }
+                    let base = crate::translate::values::made_dicts::native_dict_base(&o.class, vm)
+                        .ok_or_else(|| Unsupported::new(Kind::Internal, "a dict's class"))?;
+                    Template::New(
+                        crate::translate::values::made_dicts::dict_object_maker(vm),
+                        vec![
+                            Template::Const(o.class.clone().into()),
+                            Template::Const(base.into()),
+                            Template::Tuple(pairs),
+                            Template::Dict(t),
+                        ],
+                    )
+                }
+            }
         }
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
         Var::Set(s) => {

@@ -294,6 +294,12 @@ impl State<'_> {
                 {
                     // These only iterate their argument: a dict made here is its keys.
                     args = vec![Var::View(d.clone(), ViewKind::Keys)];
+                } else if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [o]) =
+                    (n, args.as_slice())
+                    && matches!(o, Var::Object(_))
+                {
+                    // An instance made here: what its iteration gives (`__iter__` inlined).
+                    args = vec![Var::list(self.items(o)?)];
                 }
                 let o = self.builtins_obj(n)?;
                 self.plain_call(&o, args, kwargs, &format!("{n}()"))

@@ -158,6 +158,12 @@ impl State<'_> {
                     self.obj(callable)?;
                     return Ok(r);
                 }
+                if kwargs.is_empty()
+                    && let Some(r) = self.made_dict_native_call(&o, &args)?
+                {
+                    self.obj(callable)?;
+                    return Ok(r);
+                }
                 if let Some(name) = self.builtin_name(&o) {
                     self.obj(callable)?;
                     return self.builtin(&name, args, kwargs);

@@ -2,9 +2,6 @@
 //! from the frame), item stores and deletes (on the caller's: side effects), iteration and
 //! the entries of mappings.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use rustpython_vm::builtins::{PyDict, PyInt, PySlice, PyStr};
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
@@ -15,7 +12,7 @@ use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::caller_dicts::CallerKey;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
-use crate::translate::values::{Var, ViewKind, is_plain};
+use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
     pub(super) fn subscript(&mut self, a: &Var, b: &Var) -> SimResult<Var> {
@@ -151,6 +148,19 @@ impl State<'_> {
                 Ok(())
             }
             Var::Tensor(t) => self.tensor_setitem(t, key, value),
+            // An instance made in the call: its class's `__setitem__` (or its entries').
+            Var::Object(_) => {
+                match self.call_dunder(container, "__setitem__", vec![key.clone(), value])? {
+                    Some(_) => Ok(()),
+                    None => unsupported(
+                        Kind::Raises,
+                        format!(
+                            "'{}' object does not support item assignment (TypeError)",
+                            container.kind()
+                        ),
+                    ),
+                }
+            }
             // A tensor made from constants in the frame (`out = st.zeros(n, k)`): it becomes a
             // graph value, as an in-place update makes it (`before_update`).
             Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
@@ -228,6 +238,18 @@ impl State<'_> {
                     })?;
                 d.remove(at);
                 Ok(())
+            }
+            Var::Object(_) => {
+                match self.call_dunder(container, "__delitem__", vec![key.clone()])? {
+                    Some(_) => Ok(()),
+                    None => unsupported(
+                        Kind::Raises,
+                        format!(
+                            "'{}' object does not support item deletion (TypeError)",
+                            container.kind()
+                        ),
+                    ),
+                }
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 let k = self.plain_obj(key, "a key")?;
@@ -518,178 +540,6 @@ fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
         return too_long();
     }
     Ok(items.into_iter().map(Var::Obj).collect())
-}
-
-impl State<'_> {
-    pub(super) fn container_method(
-        &mut self,
-        owner: &Var,
-        name: &'static str,
-        args: Vec<Var>,
-        kwargs: Vec<(String, Var)>,
-    ) -> SimResult<Var> {
-        let vm = self.vm;
-        if let Var::List(l) = owner {
-            return self.list_method(l, name, args, kwargs);
-        }
-        if matches!(name, "_replace" | "_asdict")
-            && let Some((class, mut items, fields)) = self.namedtuple_parts(owner)?
-        {
-            return match (name, args.is_empty()) {
-                ("_replace", true) => {
-                    for (key, value) in kwargs {
-                        let Some(i) = fields.iter().position(|f| *f == key) else {
-                            return unsupported(
-                                Kind::Raises,
-                                format!("_replace() got unexpected field name {key:?} (TypeError)"),
-                            );
-                        };
-                        items[i] = value;
-                    }
-                    Ok(Var::NamedTuple(class, Rc::new(items)))
-                }
-                ("_asdict", true) if kwargs.is_empty() => {
-                    let entries = fields
-                        .iter()
-                        .zip(items)
-                        .map(|(f, v)| (vm.ctx.new_str(f.as_str()).into(), v))
-                        .collect();
-                    Ok(Var::Dict(Rc::new(RefCell::new(entries))))
-                }
-                _ => unsupported(
-                    Kind::Raises,
-                    format!("{name}() with these arguments (TypeError)"),
-                ),
-            };
-        }
-        if let Some((o, source)) = self.caller_list(owner)
-            && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name)
-        {
-            return self.caller_list_method(&o, &source, name, args, kwargs);
-        }
-        if !kwargs.is_empty() {
-            return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
-        }
-        let none = || Var::Obj(vm.ctx.none());
-        if let Var::Set(s) = owner {
-            return self.set_method(s, name, args, kwargs);
-        }
-        match (owner, name, args.as_slice()) {
-            (Var::Lazy(o, source), "count" | "index" | "copy", _)
-                if o.class().is(vm.ctx.types.list_type) =>
-            {
-                let items = self.lazy_items(o, source)?.expect("a list has items");
-                self.container_method(&Var::list(items), name, args, kwargs)
-            }
-            (Var::Dict(d), "update", [other]) => {
-                for (k, v) in self.dict_entries(other)? {
-                    crate::translate::values::dict_insert(&mut d.borrow_mut(), k, v, vm)?;
-                }
-                Ok(none())
-            }
-            (Var::Lazy(o, source), "update", [other]) if o.class().is(vm.ctx.types.dict_type) => {
-                // What update reads, checked readable now; keys of the caller's dict are strs.
-                if self
-                    .dict_entries(other)?
-                    .iter()
-                    .any(|(k, _)| !k.class().is(vm.ctx.types.str_type))
-                {
-                    return unsupported(
-                        Kind::Value,
-                        "an update of a dict of the caller with a key that is not a str",
-                    );
-                }
-                self.guard(
-                    source,
-                    crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
-                );
-                self.effects.mutate(
-                    o,
-                    crate::translate::side_effects::Effect::Method {
-                        target: source.clone(),
-                        method: name,
-                        args,
-                    },
-                );
-                Ok(none())
-            }
-            // Live views: they read the dict when used.
-            (Var::Dict(d), "items", []) => Ok(Var::View(d.clone(), ViewKind::Items)),
-            (Var::Dict(d), "keys", []) => Ok(Var::View(d.clone(), ViewKind::Keys)),
-            (Var::Dict(d), "values", []) => Ok(Var::View(d.clone(), ViewKind::Values)),
-            (Var::Dict(d), "get", [k, rest @ ..]) if rest.len() <= 1 => {
-                let k = self.key(k)?;
-                let found = d
-                    .borrow()
-                    .iter()
-                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
-                    .map(|(_, v)| v.clone());
-                Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
-            }
-            (Var::Dict(d), "copy", []) => {
-                let copy = Rc::new(RefCell::new(d.borrow().clone()));
-                if let Some((class, factory)) = self.dict_kind(d) {
-                    self.dict_kinds.push((copy.clone(), class, factory));
-                }
-                Ok(Var::Dict(copy))
-            }
-            (Var::Dict(d), "setdefault", [k, rest @ ..]) if rest.len() <= 1 => {
-                let k = self.key(k)?;
-                let found = d
-                    .borrow()
-                    .iter()
-                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
-                    .map(|(_, v)| v.clone());
-                match found {
-                    Some(v) => Ok(v),
-                    None => {
-                        let v = rest.first().cloned().unwrap_or_else(none);
-                        d.borrow_mut().push((k, v.clone()));
-                        Ok(v)
-                    }
-                }
-            }
-            // A caller's dict read: its entries as they are (a change to it made during the
-            // simulation is not read back: `lazy_dict_entries` refuses it).
-            (Var::Lazy(o, source), "keys" | "values" | "items", []) if is_dict(o, vm) => {
-                let kind = match name {
-                    "keys" => ViewKind::Keys,
-                    "values" => ViewKind::Values,
-                    _ => ViewKind::Items,
-                };
-                Ok(Var::CallerView(Rc::new(
-                    crate::translate::values::iterators::CallerView {
-                        dict: o.clone(),
-                        source: source.clone(),
-                        kind,
-                    },
-                )))
-            }
-            (Var::Lazy(o, source), "setdefault", [k, rest @ ..])
-                if is_dict(o, vm) && rest.len() <= 1 =>
-            {
-                // Present: read as `get` reads it; absent: a store, replayed as written.
-                let ks = self.str_key(k, "dict.setdefault")?;
-                if let Some(v) = self.caller_dict_key(o, source, &ks)? {
-                    return Ok(v);
-                }
-                let value = rest.first().cloned().unwrap_or_else(none);
-                self.set_item(owner, k, value.clone())?;
-                Ok(value)
-            }
-            (Var::Lazy(o, source), "get", [k, rest @ ..]) if is_dict(o, vm) && rest.len() <= 1 => {
-                let k = self.caller_key(k, "dict.get")?;
-                Ok(match self.caller_dict_read(o, source, &k)? {
-                    Some(v) => v,
-                    None => rest.first().cloned().unwrap_or_else(none),
-                })
-            }
-            _ => unsupported(
-                Kind::Call,
-                format!("{}.{name}() with these arguments", owner.kind()),
-            ),
-        }
-    }
 }
 
 fn vm_str(vm: &VirtualMachine, s: &str) -> PyObjectRef {

@@ -14,6 +14,7 @@ pub mod caller_lists;
 pub mod calls;
 pub mod class_stores;
 pub mod class_tests;
+pub mod container_methods;
 pub mod containers;
 pub mod dict_subclasses;
 pub mod exceptions;
@@ -24,6 +25,7 @@ pub mod iterators;
 pub mod itertools;
 pub mod keyed;
 pub mod list_methods;
+pub mod made_dicts;
 pub mod numbers;
 pub mod objects;
 pub mod operators;
@@ -157,6 +159,9 @@ pub struct Partial {
 pub struct NewObject {
     pub class: PyTypeRef,
     pub dict: DictRef,
+    /// The entries of an instance of a class written on dict (see `made_dicts`), apart from
+    /// its attributes; `None` for any other class.
+    pub entries: Option<DictRef>,
 }
 
 /// The entries of a dict made during the simulation, in insertion order (keys are plain).

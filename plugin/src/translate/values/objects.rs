@@ -140,7 +140,8 @@ fn is_user_class_body(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
         .read()
         .iter()
         .all(|c| c.is(object) || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE))
-        || crate::translate::values::dict_subclasses::plain_dict_subclass(class, vm);
+        || crate::translate::values::dict_subclasses::plain_dict_subclass(class, vm)
+        || crate::translate::values::made_dicts::native_dict_base(class, vm).is_some();
     let own_lookup = match (
         class.get_attr(vm.ctx.intern_str("__getattribute__")),
         object.get_attr(vm.ctx.intern_str("__getattribute__")),
@@ -193,8 +194,10 @@ pub fn plain_metaclass_lookup(class: &Py<PyType>, name: &str, vm: &VirtualMachin
 /// call alone (an `ABCMeta` class, such as `contextlib`'s context managers). The caller
 /// guards the metaclass's version.
 pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
-    // An instance made during the simulation has no entries: a dict's are not modelled.
-    if class.fast_issubclass(vm.ctx.types.dict_type) {
+    // A subclass of dict: when its entries can be modelled beside its attributes.
+    if class.fast_issubclass(vm.ctx.types.dict_type)
+        && crate::translate::values::made_dicts::native_dict_base(class, vm).is_none()
+    {
         return false;
     }
     if is_user_class(class, vm) {
@@ -481,6 +484,8 @@ impl State<'_> {
                     Ok(self.class_data(&class, through, name, d))
                 }
                 Descr::Python { get: None, .. } | Descr::Plain => Ok(class_value(d, vm)),
+                // A dict method of a made instance of a class written on dict: its entries'.
+                _ if let Some(m) = self.made_dict_attr(owner, &d) => Ok(m),
                 _ => unsupported(
                     Kind::Value,
                     format!(

@@ -50,7 +50,18 @@ impl State<'_> {
                 ),
             );
         }
-        if !object_slot(class, "__new__", vm) {
+        let dict_base = crate::translate::values::made_dicts::native_dict_base(class, vm);
+        let base_new = |base: &PyTypeRef| {
+            let new = vm.ctx.intern_str("__new__");
+            match (class.get_attr(new), base.get_attr(new)) {
+                (Some(a), Some(b)) => a.is(&b),
+                _ => false,
+            }
+        };
+        if !dict_base
+            .as_ref()
+            .map_or_else(|| object_slot(class, "__new__", vm), base_new)
+        {
             return unsupported(
                 Kind::Call,
                 format!(
@@ -71,9 +82,13 @@ impl State<'_> {
                 ),
             );
         }
+        let entries = dict_base
+            .as_ref()
+            .map(|_| Rc::new(RefCell::new(Vec::new())));
         let obj = Var::Object(Rc::new(NewObject {
             class: class.to_owned(),
             dict: Rc::new(RefCell::new(Vec::new())),
+            entries: entries.clone(),
         }));
         if let Some(init) = python_method(class, "__init__", vm) {
             let mut all = vec![obj.clone()];
@@ -82,6 +97,15 @@ impl State<'_> {
             if !matches!(&r, Var::Obj(o) if vm.is_none(o)) {
                 return unsupported(Kind::Raises, "__init__() should return None (TypeError)");
             }
+        } else if let (Some(base), Some(entries)) = (&dict_base, &entries)
+            && let (Some(a), Some(b)) = (
+                class.get_attr(vm.ctx.intern_str("__init__")),
+                base.get_attr(vm.ctx.intern_str("__init__")),
+            )
+            && a.is(&b)
+        {
+            // The dict's own `__init__`: its entries as `dict(...)` takes them.
+            *entries.borrow_mut() = self.dict_arguments(&args, kwargs)?;
         } else if !object_slot(class, "__init__", vm) {
             return unsupported(
                 Kind::Call,
@@ -111,6 +135,9 @@ impl State<'_> {
         // A caller's dict subclass: its protocols are dict's, read as a dict's entries.
         if is_dict_instance(owner, self.vm) {
             return Ok(None);
+        }
+        if let Some(r) = self.made_dict_protocol(owner, name, &args)? {
+            return Ok(Some(r));
         }
         let Some(inst) = self.instance(owner)? else {
             return Ok(None);
