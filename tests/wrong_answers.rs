@@ -304,3 +304,13 @@ fn a_value_held_twice_is_one_object() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_chunk_along_a_changing_size_is_checked_per_call() {
+    same_as_plain(&["chunk along a changing size"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("chunk along a changing size: (6, [[16.0, 18.0], [20.0, 22.0]], 3)"),
+        "{plain}"
+    );
+}

@@ -91,12 +91,20 @@ impl State<'_> {
         let Some(fake) = self.varying_fake(&args[0])? else {
             return Ok(None);
         };
-        let data = fake.read().clone();
-        let Ok(d) = crate::tensor::shape::normalize_dim(dim, data.ndim()) else {
+        let Ok(d) = crate::tensor::shape::normalize_dim(dim, fake.read().ndim()) else {
             return Ok(None);
         };
-        if let Some(e) = recorder::with(|r| r.size_expr(&data, d)) {
-            self.force_size(&e, &self.vm.ctx.new_int(data.shape()[d]).into())?;
+        // Asked of the fake itself, its size from the recorded meta (not a size read of the
+        // program's, `size_reads`, which would keep the graph static).
+        let split = recorder::with(|r| {
+            let data = fake.read();
+            let size = r.value_of(&data).map(|v| r.graph.meta(v).shape[d]);
+            Some((r.size_expr(&data, d)?, size?))
+        });
+        // The pieces' bounds hold for this size alone (`None`: a dimension that does not
+        // change).
+        if let Some((e, size)) = split {
+            self.force_size(&e, &self.vm.ctx.new_int(size).into())?;
         }
         let reads = size_reads::mark();
         let r = self.native_call_as_is(f, args.to_vec(), kwargs.to_vec(), what, false)?;
