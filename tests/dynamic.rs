@@ -182,7 +182,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, int indices, pad
+    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, split sections, int indices, pad
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
     // along a dimension that keeps its size, interpolate by a factor or to a size: one graph for every
     // size (each result equal to eager's, the script checks).
@@ -194,6 +194,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "factories",
         "later_node",
         "chunks",
+        "sections",
         "index_int",
         "padded",
         "repeated",

@@ -91,6 +91,13 @@ impl State<'_> {
         let Some(fake) = self.varying_fake(&args[0])? else {
             return Ok(None);
         };
+        if what.ends_with("split")
+            && let Some(sections @ (Var::List(_) | Var::Tuple(_))) = args.get(1)
+            && self.contains_symbolic(sections)
+        {
+            let sections = self.items(sections)?;
+            return self.split_sections(&args[0], dim, &sections);
+        }
         let Ok(d) = crate::tensor::shape::normalize_dim(dim, fake.read().ndim()) else {
             return Ok(None);
         };
@@ -120,6 +127,51 @@ impl State<'_> {
             size_reads::forget_since(reads);
         }
         Ok(Some(r))
+    }
+}
+
+impl State<'_> {
+    /// `t.split([a, n - a], dim)`, sections that are sizes changing from call to call: each
+    /// piece the `narrow` it is, its start and length worked out per call, the sections'
+    /// sum checked to be the dimension's size (eager raises otherwise).
+    fn split_sections(&mut self, t: &Var, dim: i64, sections: &[Var]) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(sizes) = self.symbolic_sizes(t)? else {
+            return Ok(None);
+        };
+        let Ok(d) = crate::tensor::shape::normalize_dim(dim, sizes.len()) else {
+            return Ok(None);
+        };
+        let narrow = PyTensor::class(&vm.ctx)
+            .get_attr(vm.ctx.intern_str("narrow"))
+            .ok_or_else(|| Unsupported::new(Kind::Internal, "Tensor.narrow is missing"))?;
+        let mut start = self.int_var(0);
+        let mut pieces = Vec::with_capacity(sections.len());
+        for length in sections {
+            let call = [
+                t.clone(),
+                self.int_var(d as i64),
+                start.clone(),
+                length.clone(),
+            ];
+            let Some(piece) = self.symbolic_call("Tensor.narrow", &narrow, &call, &[])? else {
+                return Ok(None);
+            };
+            pieces.push(piece);
+            start = match self.size_binary(BinaryOperator::Add, &start, length)? {
+                Some(s) => s,
+                None => self.binary(BinaryOperator::Add, &start, length)?,
+            };
+        }
+        let whole =
+            self.size_compare(rustpython_vm::types::PyComparisonOp::Eq, &start, &sizes[d])?;
+        if whole != Some(true) {
+            return Err(Unsupported::new(
+                Kind::Raises,
+                "split_with_sizes expects the sections to sum to the dimension's size (RuntimeError)",
+            ));
+        }
+        Ok(Some(Var::tuple(pieces)))
     }
 }
 
