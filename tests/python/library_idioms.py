@@ -139,6 +139,20 @@ def int_keys_and_logging(x, k):
     return y
 
 
+class MaskCache(nn.Module):
+    # Masks made once per shape, kept in a dict keyed by the shape (a tuple of ints): a later
+    # call with a shape seen before reads its mask by that key, and stays one graph.
+    def __init__(self):
+        super().__init__()
+        self.masks = {}
+
+    def forward(self, x):
+        key = tuple(x.shape)
+        if key not in self.masks:
+            self.masks[key] = st.tril(st.ones(*key))
+        return x.masked_fill(self.masks[key] == 0, 0.0) + self.masks.get((0, "none"), 1.0)
+
+
 class Block(nn.Module):
     def __init__(self):
         super().__init__()
@@ -373,6 +387,9 @@ check("the truth of a dict of the caller's, empty or not", with_options, lambda 
 check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
 check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
 check("jit, compiler and checkpoint namespaces", Block(), lambda i: (xs[i],), 1, 1, 0)
+masks = MaskCache()
+check("a cache keyed by a shape (a tuple of ints)", masks, lambda i: (xs[i] if i % 3 else xs[i][:1],), 4, 1, 0,
+      between=lambda i: masks.masks.clear() if i == 0 else None)
 check("a named tuple's _replace and _asdict", namedtuple_methods, lambda i: (xs[i], Pair(1.5, 2)), 1, 1, 0)
 grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
 check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)

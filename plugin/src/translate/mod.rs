@@ -14,6 +14,7 @@ pub(crate) mod graph_call;
 pub(crate) mod guards;
 pub(crate) mod held_once;
 pub(crate) mod iterator_templates;
+pub(crate) mod key_const;
 pub(crate) mod lazy_modules;
 pub(crate) mod misses;
 pub(crate) mod policy;

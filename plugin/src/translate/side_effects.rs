@@ -31,8 +31,9 @@ use rustpython_vm::builtins::PyDict;
 use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef, PyPayload};
 
 use crate::translate::breaks::reason::Kind;
-use crate::translate::source::Source;
-use crate::translate::state::{SimResult, unsupported};
+use crate::translate::key_const::{const_key, str_key};
+use crate::translate::source::{KeyConst, Source};
+use crate::translate::state::{SimResult, Unsupported, unsupported};
 use crate::translate::values::{ListRef, Var};
 
 /// One side effect, with its values as the simulation holds them (`V` = [`Var`]) or as the
@@ -236,16 +237,6 @@ fn is_exact_dict(obj: &PyObject) -> bool {
     obj.class().is(Context::genesis().types.dict_type)
 }
 
-/// The key of an item store when it is exactly a str (what a dict's keyed read can follow).
-fn str_key(key: &Var) -> Option<&str> {
-    match key {
-        Var::Obj(k) if k.class().is(Context::genesis().types.str_type) => k
-            .downcast_ref::<rustpython_vm::builtins::PyStr>()
-            .and_then(|s| s.to_str()),
-        _ => None,
-    }
-}
-
 fn is_strictly_under(source: &Source, root: &Source) -> bool {
     source.parent().is_some_and(|p| is_under_or_at(p, root))
 }
@@ -290,7 +281,7 @@ struct KeyedStore {
     dict: PyObjectRef,
     /// The source the dict was written through (`obj.__dict__` for an attribute).
     target: Source,
-    key: String,
+    key: KeyConst,
     value: Option<Var>,
     /// Made as `obj.key = value`: the object model follows it as an attribute, so an
     /// attribute read does not count it as a change of the dict.
@@ -339,16 +330,16 @@ impl SideEffects {
                     self.keyed.push(KeyedStore {
                         dict: dict.into(),
                         target: target.clone().instance_dict(),
-                        key: name.clone(),
+                        key: KeyConst::Str(name.clone()),
                         value,
                         through_attr: true,
                     });
                 }
             }
-            // One str key of a caller's dict: followed key by key.
+            // One key of a caller's dict (a str, an int, a tuple of them): followed key by key.
             Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
                 if is_exact_dict(obj)
-                    && let Some(k) = str_key(key) =>
+                    && let Some(k) = const_key(key) =>
             {
                 let value = match &effect {
                     Effect::SetItem { value, .. } => Some(value.clone()),
@@ -357,7 +348,7 @@ impl SideEffects {
                 self.keyed.push(KeyedStore {
                     dict: obj.clone(),
                     target: target.clone(),
-                    key: k.to_owned(),
+                    key: k,
                     value,
                     through_attr: false,
                 });
@@ -498,13 +489,13 @@ impl SideEffects {
         &self,
         obj: &PyObject,
         source: &Source,
-        key: &str,
+        key: &KeyConst,
     ) -> SimResult<(Option<Option<Var>>, Vec<(Source, bool)>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         let mut relations = Vec::new();
         let mut found = None;
         for w in &self.keyed {
-            if w.key != key || !w.dict.class().is(obj.class()) {
+            if w.key != *key || !w.dict.class().is(obj.class()) {
                 continue;
             }
             let same = w.dict.is(obj);
@@ -540,7 +531,13 @@ impl SideEffects {
                 relations.push((w.target.clone(), same));
             }
             if same {
-                stores.push((w.key.clone(), w.value.clone()));
+                let KeyConst::Str(key) = &w.key else {
+                    return Err(Unsupported::new(
+                        Kind::Value,
+                        "a read of the whole of a dict the call stored a key that is not a str into",
+                    ));
+                };
+                stores.push((key.clone(), w.value.clone()));
             }
         }
         Ok((stores, relations))

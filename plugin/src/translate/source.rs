@@ -14,6 +14,7 @@ use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::bytecode::builder::Builder;
 use crate::translate::guards::ident::Ident;
+pub use crate::translate::key_const::KeyConst;
 use crate::translate::state::{Kind, SimResult, Unsupported};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -29,9 +30,9 @@ pub enum Source {
     Item(Box<Source>, usize),
     /// The value of a dictionary under a string key.
     Key(Box<Source>, String),
-    /// The value of a dictionary under an int key (a logger's level cache): read only from a
-    /// dict the call does not change.
-    IntKey(Box<Source>, i64),
+    /// The value of a dictionary under an int key (a logger's level cache) or a tuple of ints
+    /// and strs (a cache keyed by a shape): read only from a dict the call does not change.
+    ConstKey(Box<Source>, KeyConst),
     /// A global of a function (read from its `__globals__`): an inlined function's globals.
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
@@ -151,8 +152,8 @@ impl Source {
         Source::Key(Box::new(self), k.to_owned())
     }
 
-    pub fn int_key(self, k: i64) -> Source {
-        Source::IntKey(Box::new(self), k)
+    pub fn const_key(self, k: KeyConst) -> Source {
+        Source::ConstKey(Box::new(self), k)
     }
 
     /// The value this source names in `frame`, read without running Python code: attributes
@@ -183,7 +184,7 @@ impl Source {
             | Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
-            | Source::IntKey(b, _)
+            | Source::ConstKey(b, _)
             | Source::FnGlobal(b, _)
             | Source::Closure(b, _)
             | Source::NativeAttr(b, _)
@@ -206,7 +207,7 @@ impl Source {
             Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
-            | Source::IntKey(b, _)
+            | Source::ConstKey(b, _)
             | Source::FnGlobal(b, _)
             | Source::Closure(b, _)
             | Source::NativeAttr(b, _)
@@ -263,9 +264,9 @@ impl Source {
                 .get_item_opt(key.as_str(), vm)
                 .ok()
                 .flatten(),
-            // An exact int key: hashed and compared natively.
-            Source::IntKey(_, key) => dict_storage(parent?, vm)?
-                .get_item_opt(vm.ctx.new_int(*key).as_object(), vm)
+            // An exact int, str or tuple of them: hashed and compared natively.
+            Source::ConstKey(_, key) => dict_storage(parent?, vm)?
+                .get_item_opt(key.object(vm).as_object(), vm)
                 .ok()
                 .flatten(),
             Source::FnGlobal(_, name) => {
@@ -370,7 +371,7 @@ impl fmt::Display for Source {
             }
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
-            Source::IntKey(b, k) => write!(f, "{b}[{k}]"),
+            Source::ConstKey(b, k) => write!(f, "{b}[{k}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
             Source::TypeOf(b) => write!(f, "type({b})"),
@@ -455,7 +456,7 @@ impl Source {
             Source::Object(_) => CompiledRead::Object,
             Source::Free(_)
             | Source::Closure(..)
-            | Source::IntKey(..)
+            | Source::ConstKey(..)
             | Source::NativeAttr(..)
             | Source::ClassAttr(..)
             | Source::DefaultDType
@@ -499,9 +500,9 @@ impl Source {
                 b.load_const(vm.ctx.new_str(k.as_str()).into());
                 b.emit(Opcode::BinaryOp, SUBSCR);
             }
-            Source::IntKey(base, k) => {
+            Source::ConstKey(base, k) => {
                 base.emit_load(b)?;
-                b.load_const(vm.ctx.new_int(*k).into());
+                b.load_const(k.object(vm));
                 b.emit(Opcode::BinaryOp, SUBSCR);
             }
             Source::FnGlobal(f, n) => {

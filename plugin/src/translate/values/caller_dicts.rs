@@ -7,7 +7,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
-use crate::translate::source::Source;
+use crate::translate::source::{KeyConst, Source};
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::{Var, ViewKind};
 
@@ -15,26 +15,23 @@ use crate::translate::values::{Var, ViewKind};
 /// dict; or an int, read only from a dict the call has not changed.
 pub enum CallerKey {
     Str(String),
-    Int(i64),
+    /// An int, or a tuple of ints and strs (a cache keyed by a shape).
+    Const(KeyConst),
 }
 
 impl State<'_> {
-    /// A key that is exactly a str or exactly an int (64 bits).
+    /// A key that is exactly a str, an int (64 bits), or a tuple of ints and strs.
     pub fn caller_key(&mut self, key: &Var, what: &str) -> SimResult<CallerKey> {
-        let vm = self.vm;
         let o = self.plain_obj(key, "a key")?;
-        if o.class().is(vm.ctx.types.int_type)
-            && let Some(i) = o
-                .downcast_ref::<rustpython_vm::builtins::PyInt>()
-                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
-        {
-            return Ok(CallerKey::Int(i));
+        match KeyConst::of(&o, &self.vm.ctx) {
+            Some(KeyConst::Str(_)) | None => self.str_key(key, what).map(CallerKey::Str),
+            Some(k) => Ok(CallerKey::Const(k)),
         }
-        self.str_key(key, what).map(CallerKey::Str)
     }
 
     /// `o[key]` of a caller's dict (`None`: absent), by a str key as `caller_dict_key` reads
-    /// it; by an int key, from a dict the call has not changed (nor any it may be), its entry
+    /// it; by an int key (or a tuple of ints and strs), from a dict the call has not changed
+    /// (nor any it may be), its entry
     /// read again by the replacement, its type or its absence guarded.
     pub fn caller_dict_read(
         &mut self,
@@ -44,17 +41,16 @@ impl State<'_> {
     ) -> SimResult<Option<Var>> {
         let k = match key {
             CallerKey::Str(k) => return self.caller_dict_key(o, source, k),
-            CallerKey::Int(k) => *k,
+            CallerKey::Const(k) => k.clone(),
         };
-        if !self.dict_stores(o, source)?.is_empty() {
-            return unsupported(
-                Kind::SideEffect,
-                "a read by an int key of a dict the call changed",
-            );
-        }
+        let (written, relations) = self.effects.read_key(o, source, &k)?;
+        self.guard_relations(source, relations);
         self.guard(source, Check::type_is(o.class().to_owned()));
-        let key = self.vm.ctx.new_int(k);
-        Ok(self.caller_dict_entry(o, source.clone().int_key(k), key.as_object()))
+        if let Some(w) = written {
+            return Ok(w);
+        }
+        let key = k.object(self.vm);
+        Ok(self.caller_dict_entry(o, source.clone().const_key(k), key.as_object()))
     }
 
     /// The caller's dict `o`'s entry under `key`, read from `at` by the replacement: its
@@ -153,7 +149,8 @@ impl State<'_> {
         source: &Source,
         k: &str,
     ) -> SimResult<Option<Var>> {
-        let (written, relations) = self.effects.read_key(o, source, k)?;
+        let key = KeyConst::Str(k.to_owned());
+        let (written, relations) = self.effects.read_key(o, source, &key)?;
         self.guard_relations(source, relations);
         self.guard(source, Check::type_is(o.class().to_owned()));
         if let Some(w) = written {

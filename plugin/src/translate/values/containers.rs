@@ -64,7 +64,7 @@ impl State<'_> {
                     None => {
                         let shown = match &k {
                             CallerKey::Str(k) => format!("{k:?}"),
-                            CallerKey::Int(k) => k.to_string(),
+                            CallerKey::Const(k) => k.to_string(),
                         };
                         self.raise_native(
                             vm.ctx.exceptions.key_error,
@@ -130,10 +130,12 @@ impl State<'_> {
             // A caller's dict: replayed as written.
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 let k = self.plain_obj(key, "a key")?;
-                if !k.class().is(vm.ctx.types.str_type) {
+                // A str is followed key by key; an int or a tuple of them (a cache keyed by
+                // a shape) is hashed natively, and the dict is not read again in the call.
+                if crate::translate::source::KeyConst::of(&k, &vm.ctx).is_none() {
                     return unsupported(
                         Kind::Value,
-                        "a store into a dict of the caller with a key that is not a str",
+                        "a store into a dict of the caller with a key that is not a str, an int or a tuple of them",
                     );
                 }
                 self.guard(source, Check::type_is(o.class().to_owned()));

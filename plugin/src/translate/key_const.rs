@@ -1,0 +1,89 @@
+//! The keys by which a caller's dict is read and followed: exactly an int, a str, or a tuple
+//! of such keys (a cache keyed by a shape), which the interpreter hashes and compares
+//! natively, so that no user code runs where a guard or a replayed store uses one.
+
+use rustpython_vm::builtins::PyTuple;
+use rustpython_vm::{AsObject, Context, PyObject, PyObjectRef, VirtualMachine};
+use std::fmt;
+
+use crate::translate::values::Var;
+
+/// A dictionary key a source reads by: exactly an int, a str, or a tuple of such keys
+/// (hashed and compared natively, no user code runs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum KeyConst {
+    Int(i64),
+    Str(String),
+    Tuple(Vec<KeyConst>),
+}
+
+impl KeyConst {
+    /// `o` as such a key, when it is one.
+    pub fn of(o: &PyObject, ctx: &rustpython_vm::Context) -> Option<KeyConst> {
+        use num_traits::ToPrimitive;
+        let t = &ctx.types;
+        if o.class().is(t.int_type) {
+            let i = o.downcast_ref::<rustpython_vm::builtins::PyInt>()?;
+            return i.as_bigint().to_i64().map(KeyConst::Int);
+        }
+        if o.class().is(t.str_type) {
+            let s = o.downcast_ref::<rustpython_vm::builtins::PyStr>()?;
+            return s.to_str().map(|s| KeyConst::Str(s.to_owned()));
+        }
+        if o.class().is(t.tuple_type) {
+            let items = o.downcast_ref::<PyTuple>()?;
+            return items
+                .as_slice()
+                .iter()
+                .map(|i| KeyConst::of(i, ctx))
+                .collect::<Option<Vec<_>>>()
+                .map(KeyConst::Tuple);
+        }
+        None
+    }
+
+    /// The key as an object.
+    pub fn object(&self, vm: &VirtualMachine) -> PyObjectRef {
+        match self {
+            KeyConst::Int(i) => vm.ctx.new_int(*i).into(),
+            KeyConst::Str(s) => vm.ctx.new_str(s.as_str()).into(),
+            KeyConst::Tuple(items) => vm
+                .ctx
+                .new_tuple(items.iter().map(|i| i.object(vm)).collect())
+                .into(),
+        }
+    }
+}
+
+impl fmt::Display for KeyConst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyConst::Int(i) => write!(f, "{i}"),
+            KeyConst::Str(s) => write!(f, "{s:?}"),
+            KeyConst::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
+            KeyConst::Tuple(items) => {
+                let shown: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+                write!(f, "({})", shown.join(", "))
+            }
+        }
+    }
+}
+
+/// The key of an item store when it is exactly a str, an int or a tuple of them (what a
+/// dict's keyed read can follow).
+pub fn const_key(key: &Var) -> Option<KeyConst> {
+    match key {
+        Var::Obj(k) => KeyConst::of(k, &Context::genesis()),
+        _ => None,
+    }
+}
+
+/// The key of an item store when it is exactly a str.
+pub fn str_key(key: &Var) -> Option<&str> {
+    match key {
+        Var::Obj(k) if k.class().is(Context::genesis().types.str_type) => k
+            .downcast_ref::<rustpython_vm::builtins::PyStr>()
+            .and_then(|s| s.to_str()),
+        _ => None,
+    }
+}
