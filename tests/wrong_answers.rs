@@ -314,3 +314,13 @@ fn a_chunk_along_a_changing_size_is_checked_per_call() {
         "{plain}"
     );
 }
+
+#[test]
+fn the_callers_lists_are_compared_as_objects() {
+    same_as_plain(&["identity of the caller's lists"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("identity of the caller's lists: (True, True, True, False, 1)"),
+        "{plain}"
+    );
+}

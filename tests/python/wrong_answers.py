@@ -898,3 +898,29 @@ def _():
     for n in (4, 5, 6, 7, 6, 9):
         piece, count = last_chunk(st.arange(n * 2, dtype=st.float64).reshape(n, 2))
         show("chunk along a changing size", (n, piece.tolist(), count))
+
+
+# 31. `a is b` of two values of the caller's that are lists or tuples (`o.extras is o.extras`,
+# `l is l` after `l.append(...)`): the simulation compared the lists it made from their
+# items, two new objects, and answered False. The objects themselves are compared now, and
+# whether two sources are one object is guarded.
+class WithExtras:
+    def __init__(self):
+        self.extras = []
+
+
+def same_lists(x, o, l, other):
+    o.extras.append(x * 2.0)
+    l.append(x + 1.0)
+    a, b = o.extras, o.extras
+    return a is b, l is l, l is other, o.extras is other, len(l)
+
+
+@case("identity of the caller's lists")
+def _():
+    shared = []
+    for call in range(4):
+        o = WithExtras()
+        mine = [] if call % 2 else shared
+        other = mine if call < 2 else o.extras
+        show("identity of the caller's lists", same_lists(st.full((2,), 1.0), o, mine, other))

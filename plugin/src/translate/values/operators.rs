@@ -509,6 +509,24 @@ impl State<'_> {
         if let Some(same) = self.instances_are(a, b)? {
             return Ok(same);
         }
+        // Two values of the caller's: one object or two, the relation guarded. Their objects
+        // are compared, never what `obj` makes of them (a list or tuple read by its items is
+        // made anew), and equal values are not one object for that (two equal ints may be two).
+        if let (Var::Lazy(x, sx), Var::Lazy(y, sy)) = (a, b)
+            && !self.is_tensor(a)
+            && !self.is_tensor(b)
+        {
+            let same = x.is(y);
+            if sx != sy {
+                let check = if same {
+                    Check::SameAs(sx.clone())
+                } else {
+                    Check::NotSameAs(sx.clone())
+                };
+                self.guard(sy, check);
+            }
+            return Ok(same);
+        }
         // Tensors of the caller's (read from the frame, or their fakes): told apart by the
         // objects, the relation guarded; a tensor the call made is none of them.
         match (self.caller_tensor(a), self.caller_tensor(b)) {
