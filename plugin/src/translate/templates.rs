@@ -75,16 +75,22 @@ pub fn object_maker(vm: &VirtualMachine) -> PyObjectRef {
                 .get_attr(vm.ctx.intern_str("__new__"))
                 .ok_or_else(|| vm.new_type_error("object.__new__ is missing".to_owned()))?;
             let obj = new.call((class,), vm)?;
-            let dict = obj
-                .dict()
-                .ok_or_else(|| vm.new_type_error("an instance without a __dict__".to_owned()))?;
-            for (k, v) in &*attrs {
-                dict.set_item(&*k, v, vm)?;
-            }
+            fill_attributes(&obj, &attrs, vm)?;
             Ok(obj)
         },
     )
     .into()
+}
+
+/// Fill a remade instance's dictionary with `attrs`, natively (no `__setattr__` runs).
+pub fn fill_attributes(obj: &PyObjectRef, attrs: &PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
+    let dict = obj
+        .dict()
+        .ok_or_else(|| vm.new_type_error("an instance without a __dict__".to_owned()))?;
+    for (k, v) in &**attrs {
+        dict.set_item(&*k, v, vm)?;
+    }
+    Ok(())
 }
 
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from

@@ -111,11 +111,7 @@ impl State<'_> {
             (Var::Dict(d), "values", []) => Ok(Var::View(d.clone(), ViewKind::Values)),
             (Var::Dict(d), "get", [k, rest @ ..]) if rest.len() <= 1 => {
                 let k = self.key(k)?;
-                let found = d
-                    .borrow()
-                    .iter()
-                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
-                    .map(|(_, v)| v.clone());
+                let found = crate::translate::values::dict_entry(d, &k, vm);
                 Ok(found.unwrap_or_else(|| rest.first().cloned().unwrap_or_else(none)))
             }
             (Var::Dict(d), "copy", []) => {
@@ -127,12 +123,7 @@ impl State<'_> {
             }
             (Var::Dict(d), "setdefault", [k, rest @ ..]) if rest.len() <= 1 => {
                 let k = self.key(k)?;
-                let found = d
-                    .borrow()
-                    .iter()
-                    .find(|(k2, _)| vm.bool_eq(k2, &k).unwrap_or(false))
-                    .map(|(_, v)| v.clone());
-                match found {
+                match crate::translate::values::dict_entry(d, &k, vm) {
                     Some(v) => Ok(v),
                     None => {
                         let v = rest.first().cloned().unwrap_or_else(none);

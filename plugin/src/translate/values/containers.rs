@@ -25,12 +25,7 @@ impl State<'_> {
             }
             Var::Dict(d) => {
                 let key = self.key(b)?;
-                let found = d
-                    .borrow()
-                    .iter()
-                    .find(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false))
-                    .map(|(_, v)| v.clone());
-                if let Some(v) = found {
+                if let Some(v) = crate::translate::values::dict_entry(d, &key, vm) {
                     return Ok(v);
                 }
                 // A defaultdict makes the missing value with its factory, and keeps it.

@@ -228,12 +228,7 @@ pub fn dict_object_maker(vm: &VirtualMachine) -> PyObjectRef {
                 };
                 set.call((obj.clone(), k.clone(), v.clone()), vm)?;
             }
-            let dict = obj
-                .dict()
-                .ok_or_else(|| vm.new_type_error("an instance without a __dict__".to_owned()))?;
-            for (k, v) in &*attrs {
-                dict.set_item(&*k, v, vm)?;
-            }
+            crate::translate::templates::fill_attributes(&obj, &attrs, vm)?;
             Ok(obj)
         },
     )

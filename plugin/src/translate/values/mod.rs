@@ -325,6 +325,16 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
                 .is_some_and(|t| t.as_slice().iter().all(|x| is_literal(x, vm))))
 }
 
+/// The value under `key` of a dictionary made during the simulation, as Python finds it
+/// (keys are plain values, compared by equality).
+pub fn dict_entry(entries: &DictRef, key: &PyObjectRef, vm: &VirtualMachine) -> Option<Var> {
+    entries
+        .borrow()
+        .iter()
+        .find(|(k, _)| vm.bool_eq(k, key).unwrap_or(false))
+        .map(|(_, v)| v.clone())
+}
+
 /// Insert into a dictionary made during the simulation (keys are plain values).
 pub fn dict_insert(
     entries: &mut Vec<(PyObjectRef, Var)>,
