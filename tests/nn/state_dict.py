@@ -28,6 +28,21 @@ for broken in ({k: v for k, v in state.items() if k != "3.bias"},
     except RuntimeError as e:
         print("RuntimeError:", e)
 print(b.load_state_dict({k: v for k, v in state.items() if k != "3.bias"}, strict=False))
+# the module keeps its own tensors (an optimizer holding them still updates the model) and
+# the dict stays its own: running statistics updated in place afterwards leave it unchanged
+bn = nn.BatchNorm1d(3)
+held = bn.running_mean
+saved = {k: v.clone() for k, v in bn.state_dict().items()}
+bn.load_state_dict(saved)
+bn(st.randn(4, 3) + 1.0)
+bn.load_state_dict(saved)
+bn(st.randn(4, 3) + 1.0)
+print("kept its tensors:", bn.running_mean is held)
+print("the dict unchanged:", saved["num_batches_tracked"].item(), saved["running_mean"].tolist())
+bn.load_state_dict(saved)
+print("loaded again:", bn.num_batches_tracked.item(), bn.running_mean.tolist())
+bn.load_state_dict(saved, assign=True)
+print("assign takes the dict's:", bn.running_mean is saved["running_mean"])
 m = nn.Linear(2, 2)
 print(m, nn.Sequential(nn.Linear(2, 3), nn.Dropout(0.1)), sep="\n")
 m.eval()

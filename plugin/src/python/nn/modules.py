@@ -392,9 +392,13 @@ class Module:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy every parameter and persistent buffer from `state_dict` (their shapes must
-        match); with `strict`, missing and unexpected keys are errors."""
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy every parameter and persistent buffer from `state_dict` into the module's own
+        tensors (their shapes must match), as torch does: the module keeps its tensors, so an
+        optimizer holding them still updates the model, and the loaded dict is not aliased
+        (a running statistic updated in place afterwards leaves the dict as it was). With
+        `assign`, the module takes the dict's tensors instead. With `strict`, missing and
+        unexpected keys are errors."""
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
@@ -428,10 +432,12 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {list(value.shape)} "
                     f"from checkpoint, the shape in current model is {list(current.shape)}."
                 )
+            elif assign:
+                taken = Parameter(value, current.requires_grad) if isinstance(current, Parameter) else value
+                owner[name] = taken
             else:
-                copy = value.to(current.dtype)
-                copy.requires_grad = current.requires_grad
-                owner[name] = copy
+                with st.no_grad():
+                    current.copy_(value)
         for key in state_dict:
             if key not in expected:
                 unexpected.append(key)
