@@ -206,6 +206,9 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     }
     // Two branches on sizes: one translation per outcome, not per size.
     assert_eq!(translations_of(&out, "branches"), 4, "{out}");
+    // Shapes compared as tuples, item by item as Python does: one translation per outcome
+    // (below 9 but not 4; 4 and 9, where a size equals a number, fixed; above 9), not per size.
+    assert_eq!(translations_of(&out, "shapes_compared"), 4, "{out}");
     // A size as an operand of tensor arithmetic (`x * len(x)`, `x.sum(0) / x.shape[0]`): a
     // 0-d tensor made per call, one graph (and so a float computed from it, `floats` above);
     // a float of it used as a plain number (`round(len(x) / 3, 1)`): fixed, one translation

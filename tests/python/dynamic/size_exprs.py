@@ -54,6 +54,18 @@ def number(x):
     return x * len(x), x.sum(0) / x.shape[0], (x > 0).sum() * len(x), len(x) - x
 
 
+def shapes_compared(x):
+    # Shapes compared as tuples, item by item as Python compares them: each comparison of a
+    # size checked per call (`y.shape == x.shape` holds whatever the size), not the size fixed.
+    y = x * 2.0
+    out = y + x if y.shape == x.shape else y
+    if x.shape != (4, 3):
+        out = out - 1.0
+    if x.shape < (9, 3):
+        out = out * 0.5
+    return out, x.shape[1:] == (3,), y.shape >= x.shape
+
+
 def padded(x):
     # Padded up to a multiple of 4 rows, and to 32 rows: the widths worked out per call.
     n = len(x)
@@ -170,7 +182,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

@@ -353,6 +353,9 @@ impl State<'_> {
             return self.native_result(r, false, "a comparison of containers");
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
+        if !tensors && let Some(r) = self.sequence_compare(op, a, b)? {
+            return Ok(r);
+        }
         if !tensors && let Some(r) = self.size_compare(op.into(), a, b)? {
             return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
         }

@@ -1,11 +1,12 @@
 //! Operators on sequences: `+` of two lists or two tuples (made during the simulation, or a
 //! caller's), `+=` on a list (a caller's extended in place, through its shadow), and `*` of
-//! a list or tuple by an int. Anything else is left to the other operators (or raises
-//! TypeError there, as it would).
+//! a list or tuple by an int; comparisons of tuples holding sizes that change from call to
+//! call (`h.shape == x.shape`), item by item as Python compares them. Anything else is left
+//! to the other operators (or raises TypeError there, as it would).
 
 use rustpython_vm::AsObject;
 use rustpython_vm::builtins::PyInt;
-use rustpython_vm::bytecode::BinaryOperator;
+use rustpython_vm::bytecode::{BinaryOperator, ComparisonOperator};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
@@ -100,5 +101,65 @@ impl State<'_> {
             .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
             .ok_or_else(|| Unsupported::new(Kind::Limit, "a repeat count too large"))?;
         Ok(Some(n.max(0) as usize))
+    }
+
+    /// `a op b` of two tuples one of which holds a size that changes from call to call, as
+    /// Python compares tuples: item by item up to the first pair that differs, each
+    /// comparison of sizes checked per call rather than forcing the sizes to this call's
+    /// values; `None` when not such a comparison.
+    pub(super) fn sequence_compare(
+        &mut self,
+        op: ComparisonOperator,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let tuple_like = |v: &Var| match v {
+            Var::Tuple(_) => true,
+            Var::Obj(o) | Var::Lazy(o, _) => o.class().is(vm.ctx.types.tuple_type),
+            _ => false,
+        };
+        if !(tuple_like(a) && tuple_like(b))
+            || !(self.contains_symbolic(a) || self.contains_symbolic(b))
+        {
+            return Ok(None);
+        }
+        let (xs, ys) = (self.items(a)?, self.items(b)?);
+        // Sizes and ints only: a float's `nan` would make Python's identity shortcut matter.
+        let int_like = |v: &Var| match v {
+            Var::Num(_) => Self::is_size(v),
+            Var::Obj(o) | Var::Lazy(o, _) => o.class().is(vm.ctx.types.int_type),
+            _ => false,
+        };
+        if !xs.iter().chain(&ys).all(int_like) {
+            return Ok(None);
+        }
+        let equality = matches!(op, ComparisonOperator::Equal | ComparisonOperator::NotEqual);
+        if equality && xs.len() != ys.len() {
+            let r = matches!(op, ComparisonOperator::NotEqual);
+            return Ok(Some(Var::Obj(vm.ctx.new_bool(r).into())));
+        }
+        for (x, y) in xs.iter().zip(&ys) {
+            let same = self.compare(ComparisonOperator::Equal, x, y)?;
+            if self.truth(&same)? {
+                continue;
+            }
+            return Ok(Some(match op {
+                ComparisonOperator::Equal => Var::Obj(vm.ctx.new_bool(false).into()),
+                ComparisonOperator::NotEqual => Var::Obj(vm.ctx.new_bool(true).into()),
+                _ => self.compare(op, x, y)?,
+            }));
+        }
+        // Equal as far as the shorter goes: the lengths decide.
+        let (n, m) = (xs.len(), ys.len());
+        let r = match op {
+            ComparisonOperator::Equal => n == m,
+            ComparisonOperator::NotEqual => n != m,
+            ComparisonOperator::Less => n < m,
+            ComparisonOperator::LessOrEqual => n <= m,
+            ComparisonOperator::Greater => n > m,
+            ComparisonOperator::GreaterOrEqual => n >= m,
+        };
+        Ok(Some(Var::Obj(vm.ctx.new_bool(r).into())))
     }
 }
