@@ -1,6 +1,8 @@
 //! The tensor type, eager and with no plugin: every case of tests/tensor/cases.py against the
 //! values NumPy computes for it (tests/tensor/reference.json, made by make_reference.py on
-//! CPython), plus repr, messages and the op registry.
+//! CPython) and, for a case that raises, the exception class torch raises
+//! (tests/tensor/torch_errors.json, made by make_torch_errors.py), plus repr, messages and the
+//! op registry.
 
 mod common;
 
@@ -100,19 +102,19 @@ fn errors_name_the_shapes_and_never_crash() {
     );
     assert_eq!(code, Some(0), "{err}");
     let expected = [
-        "ValueError: cannot broadcast (2, 3) with (4,)",
-        "ValueError: cannot reshape a tensor of shape (2, 3) into [4, 2]",
-        "ValueError: matmul: shapes (2, 3) and (2, 3) do not align (3 != 2)",
+        "RuntimeError: cannot broadcast (2, 3) with (4,)",
+        "RuntimeError: cannot reshape a tensor of shape (2, 3) into [4, 2]",
+        "RuntimeError: matmul: shapes (2, 3) and (2, 3) do not align (3 != 2)",
         "IndexError: index 5 is out of bounds for dimension 0 with size 2",
         "IndexError: dimension 3 is out of range for a tensor of 2 dimensions",
         "ValueError: expected a sequence of length 2 at dimension 1, got 1",
-        "ValueError: only a tensor with one element can be converted to a Python scalar, not one of shape (2, 3)",
-        "ValueError: the truth value of a tensor with more than one element is ambiguous",
+        "RuntimeError: only a tensor with one element can be converted to a Python scalar, not one of shape (2, 3)",
+        "RuntimeError: the truth value of a tensor with more than one element is ambiguous",
         "TypeError: cannot make a tensor of a str",
         "IndexError: a mask of shape (1,) does not match the leading dimensions of shape (2, 3)",
-        "ValueError: cat: shapes (2, 3) and (3,) do not match outside dimension 0",
-        "ValueError: arange() step must not be zero",
-        "ValueError: negative dimension -1",
+        "RuntimeError: cat: shapes (2, 3) and (3,) do not match outside dimension 0",
+        "RuntimeError: arange() step must not be zero",
+        "RuntimeError: negative dimension -1",
         "TypeError: len() of a 0-d tensor",
         "TypeError: pow() with a modulus is not supported for tensors",
         "IndexError: a tensor index must be bool or int64, not float64",
@@ -122,9 +124,9 @@ fn errors_name_the_shapes_and_never_crash() {
         "RuntimeError: symtrace computes on the CPU only, not on 'float32'",
         "OverflowError: Python int too large for int64",
         "IndexError: an index can only have a single ellipsis ('...')",
-        "ValueError: stack() needs at least one tensor",
-        "ValueError: a tensor of shape (1000000, 10000000) is too large (more than 17179869184 elements)",
-        "ValueError: a tensor of shape (1000000, 1000000) is too large (more than 17179869184 elements)",
+        "RuntimeError: stack() needs at least one tensor",
+        "RuntimeError: a tensor of shape (1000000, 10000000) is too large (more than 17179869184 elements)",
+        "RuntimeError: a tensor of shape (1000000, 1000000) is too large (more than 17179869184 elements)",
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected);
 }

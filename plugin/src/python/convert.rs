@@ -247,7 +247,7 @@ pub(super) fn shape_of(args: &[PyObjectRef], vm: &VirtualMachine) -> PyResult<Ve
     let shape = ints_of(args, vm)?
         .into_iter()
         .map(|d| {
-            usize::try_from(d).map_err(|_| vm.new_value_error(format!("negative dimension {d}")))
+            usize::try_from(d).map_err(|_| vm.new_runtime_error(format!("negative dimension {d}")))
         })
         .collect::<PyResult<Vec<usize>>>()?;
     check_size(&shape, vm)?;

@@ -150,7 +150,7 @@ pub(super) mod module {
             }
         };
         if step.as_f64() == 0.0 {
-            return Err(vm.new_value_error("arange() step must not be zero".to_owned()));
+            return Err(vm.new_runtime_error("arange() step must not be zero".to_owned()));
         }
         let inferred = [start, end, step]
             .iter()
@@ -609,7 +609,7 @@ pub(super) mod module {
     fn join(name: &str, args: JoinArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let objs: Vec<PyObjectRef> = vm.extract_elements_with(&args.tensors, Ok)?;
         if objs.is_empty() {
-            return Err(vm.new_value_error(format!("{name}() needs at least one tensor")));
+            return Err(vm.new_runtime_error(format!("{name}() needs at least one tensor")));
         }
         // Tensors are read in place (as every op reads them), other items converted.
         let operands: Vec<(&PyObject, Option<DType>)> = objs.iter().map(|o| (&**o, None)).collect();

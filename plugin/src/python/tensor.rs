@@ -483,7 +483,7 @@ impl PyTensor {
         let repeats = ints_of(&repeats.into_vec(), vm)?;
         let shape = shape_ints(zelf);
         if repeats.len() < shape.len() || repeats.iter().any(|&r| r < 0) {
-            return Err(vm.new_value_error(format!(
+            return Err(vm.new_runtime_error(format!(
                 "repeat: {repeats:?} cannot repeat a tensor of {} dimensions",
                 shape.len()
             )));

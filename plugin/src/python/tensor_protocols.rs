@@ -63,7 +63,7 @@ fn inplace_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMach
         )));
     }
     if result.shape() != shape.as_slice() {
-        return Err(vm.new_value_error(format!(
+        return Err(vm.new_runtime_error(format!(
             "the result of shape {} does not fit in place into a tensor of shape {}",
             crate::tensor::error::shape_str(result.shape()),
             crate::tensor::error::shape_str(&shape)
@@ -366,7 +366,7 @@ impl AsNumber for PyTensor {
             boolean: Some(|a, vm| {
                 let t = a.obj.downcast_ref::<PyTensor>().expect("slot of Tensor");
                 let item = t.read().item().map_err(|_| {
-                    vm.new_value_error(
+                    vm.new_runtime_error(
                         "the truth value of a tensor with more than one element is ambiguous"
                             .to_owned(),
                     )

@@ -166,7 +166,7 @@ impl TensorData {
                 values.iter().map(|v| T::from_scalar(*v)).collect(),
             )
             .map_err(|_| {
-                TensorError::value(format!(
+                TensorError::runtime(format!(
                     "{} elements do not fill shape {}",
                     values.len(),
                     shape_str(shape)
@@ -193,7 +193,7 @@ impl TensorData {
     /// The single element of a tensor with one element.
     pub fn item(&self) -> TResult<Scalar> {
         if self.numel() != 1 {
-            return Err(TensorError::value(format!(
+            return Err(TensorError::runtime(format!(
                 "only a tensor with one element can be converted to a Python scalar, not one of shape {}",
                 shape_str(self.shape())
             )));

@@ -255,7 +255,7 @@ pub fn set(t: &mut TensorData, index: &Select<'_>, value: &TensorData) -> TResul
 
 fn assign<T: Element>(a: &mut ArrayD<T>, index: &Select<'_>, v: &ArrayD<T>) -> TResult<()> {
     let cannot = |target: &[usize]| {
-        TensorError::value(format!(
+        TensorError::runtime(format!(
             "cannot assign a value of shape {} to a selection of shape {}",
             shape_str(v.shape()),
             shape_str(target)

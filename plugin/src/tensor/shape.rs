@@ -23,7 +23,7 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
             (1, y) => y,
             (x, 1) => x,
             _ => {
-                return Err(TensorError::value(format!(
+                return Err(TensorError::runtime(format!(
                     "cannot broadcast {} with {}",
                     shape_str(a),
                     shape_str(b)
@@ -76,7 +76,7 @@ pub const MAX_ELEMENTS: usize = 1 << 34;
 pub fn check_size(shape: &[usize]) -> TResult<()> {
     match shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)) {
         Some(n) if n <= MAX_ELEMENTS => Ok(()),
-        _ => Err(TensorError::value(format!(
+        _ => Err(TensorError::runtime(format!(
             "a tensor of shape {} is too large (more than {MAX_ELEMENTS} elements)",
             shape_str(shape)
         ))),

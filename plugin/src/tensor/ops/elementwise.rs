@@ -175,13 +175,13 @@ impl Binary {
         Ok(match self {
             Binary::Div | Binary::Atan2 => common.to_float(),
             Binary::Sub if common == DType::Bool => {
-                return Err(TensorError::type_error(
+                return Err(TensorError::not_implemented(
                     "subtracting bool tensors is not supported; use ^ or logical_xor",
                 ));
             }
             Binary::FloorDiv | Binary::Mod | Binary::Pow if common == DType::Bool => DType::Int64,
             Binary::And | Binary::Or | Binary::Xor if common.is_float() => {
-                return Err(TensorError::type_error(format!(
+                return Err(TensorError::not_implemented(format!(
                     "{} needs bool or int64 tensors, not {}",
                     self.name(),
                     common.name()
@@ -307,7 +307,7 @@ pub fn binary(op: Binary, a: &TensorData, b: &TensorData) -> TResult<TensorData>
             .iter()
             .any(|s| s.as_i64() < 0)
     {
-        return Err(TensorError::value(
+        return Err(TensorError::runtime(
             "integers to negative integer powers are not allowed",
         ));
     }

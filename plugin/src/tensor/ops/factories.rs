@@ -9,7 +9,7 @@ use crate::tensor::{DType, Scalar, TResult, TensorData, TensorError};
 /// How many elements `arange(start, end, step)` has, for ints (`step` is never zero).
 fn arange_len(start: i64, end: i64, step: i64) -> TResult<usize> {
     if step == 0 {
-        return Err(TensorError::value(
+        return Err(TensorError::runtime(
             "arange() step must not be zero".to_owned(),
         ));
     }
@@ -18,7 +18,7 @@ fn arange_len(start: i64, end: i64, step: i64) -> TResult<usize> {
     // Python's ceil division of the span by the step, never below zero.
     let n = (-(-span).div_euclid(step)).max(0);
     let n = usize::try_from(n)
-        .map_err(|_| TensorError::value("arange() has too many elements".to_owned()))?;
+        .map_err(|_| TensorError::runtime("arange() has too many elements".to_owned()))?;
     crate::tensor::shape::check_size(&[n])?;
     Ok(n)
 }
@@ -61,7 +61,7 @@ fn linspace(a: &Attrs) -> TResult<TensorData> {
 fn linspace_len(a: &Attrs) -> TResult<usize> {
     let steps = a.int("steps")?;
     let steps = usize::try_from(steps)
-        .map_err(|_| TensorError::value("number of steps must be non-negative".to_owned()))?;
+        .map_err(|_| TensorError::runtime("number of steps must be non-negative".to_owned()))?;
     crate::tensor::shape::check_size(&[steps])?;
     Ok(steps)
 }
@@ -80,7 +80,7 @@ fn full_shape(a: &Attrs) -> TResult<Vec<usize>> {
         .into_iter()
         .map(|n| {
             usize::try_from(n)
-                .map_err(|_| TensorError::value(format!("full() with a negative size ({n})")))
+                .map_err(|_| TensorError::runtime(format!("full() with a negative size ({n})")))
         })
         .collect::<TResult<Vec<usize>>>()?;
     crate::tensor::shape::check_size(&shape)?;

@@ -19,7 +19,7 @@ use crate::tensor::shape::broadcast;
 /// The result shape of `a @ b`.
 pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     if a.is_empty() || b.is_empty() {
-        return Err(TensorError::value(
+        return Err(TensorError::runtime(
             "matmul: both operands need at least one dimension",
         ));
     }
@@ -36,7 +36,7 @@ pub fn matmul_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     let (n, k1) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (k2, p) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if k1 != k2 {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "matmul: shapes {} and {} do not align ({k1} != {k2})",
             shape_str(a),
             shape_str(b)
@@ -350,7 +350,7 @@ pub(crate) fn add_bias<T: LinalgScalar>(out: &mut [T], bias: &[T]) {
 fn linear_meta(m: &[Meta]) -> TResult<Meta> {
     let (x, w) = (&m[0], &m[1]);
     if m.len() > 3 || x.shape.is_empty() || w.shape.len() != 2 {
-        return Err(TensorError::value(
+        return Err(TensorError::runtime(
             "linear takes an input of one or more dimensions, a 2-D weight and a 1-D bias",
         ));
     }
@@ -365,7 +365,7 @@ fn linear_meta(m: &[Meta]) -> TResult<Meta> {
     if let Some(b) = m.get(2)
         && b.shape != [n]
     {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "the bias has shape {}, not ({n},)",
             shape_str(&b.shape)
         )));
@@ -442,7 +442,7 @@ pub fn matmul(a: &TensorData, b: &TensorData) -> TResult<TensorData> {
 
 fn dot_shape(a: &[usize], b: &[usize]) -> TResult<Vec<usize>> {
     if a.len() != 1 || b.len() != 1 || a[0] != b[0] {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "dot needs two 1-D tensors of the same length, got {} and {}",
             shape_str(a),
             shape_str(b)

@@ -32,7 +32,7 @@ pub fn ops() -> Vec<OpDef> {
 fn widths(a: &Attrs) -> TResult<Vec<(usize, usize)>> {
     let pads = a.ints("pads")?;
     if pads.len() % 2 != 0 || pads.iter().any(|&p| p < 0) {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "pad: expected pairs of non-negative widths (left, right, top, bottom, ...), got {pads:?}"
         )));
     }
@@ -44,7 +44,7 @@ fn widths(a: &Attrs) -> TResult<Vec<(usize, usize)>> {
 
 fn padded_shape(shape: &[usize], widths: &[(usize, usize)]) -> TResult<Vec<usize>> {
     if widths.len() > shape.len() {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "Padding length too large: {} widths for a tensor of shape {}",
             2 * widths.len(),
             shape_str(shape)

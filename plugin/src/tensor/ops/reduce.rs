@@ -99,7 +99,7 @@ fn reduced_shape(
     match dims {
         None => {
             if r.needs_elements() && shape.contains(&0) {
-                return Err(TensorError::value(format!(
+                return Err(TensorError::runtime(format!(
                     "{name} of an empty tensor (shape {})",
                     shape_str(shape)
                 )));
@@ -123,7 +123,7 @@ fn reduced_shape(
                 )));
             }
             if r.needs_elements() && dims.iter().any(|&d| shape[d] == 0) {
-                return Err(TensorError::value(format!(
+                return Err(TensorError::index(format!(
                     "{name} over a dimension of size 0 (shape {})",
                     shape_str(shape)
                 )));

@@ -467,7 +467,7 @@ pub fn ops() -> Vec<OpDef> {
             |m: &[Meta], a: &Attrs| {
                 let target = basic_index_shape(&m[0].shape, &decode_index(&a.ints("index")?)?)?;
                 if broadcast(&m[1].shape, &target).ok().as_deref() != Some(&target[..]) {
-                    return Err(TensorError::value(format!(
+                    return Err(TensorError::runtime(format!(
                         "cannot assign a value of shape {} to a selection of shape {}",
                         shape_str(&m[1].shape),
                         shape_str(&target)

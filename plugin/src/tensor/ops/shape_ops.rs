@@ -13,7 +13,7 @@ use crate::tensor::shape::{normalize_dim, numel};
 /// `shape` with its one `-1` resolved, checked against `numel` elements.
 pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
     let bad = || {
-        TensorError::value(format!(
+        TensorError::runtime(format!(
             "cannot reshape a tensor of shape {} into {:?}",
             shape_str(from),
             spec
@@ -51,7 +51,7 @@ pub fn reshape_target(from: &[usize], spec: &[i64]) -> TResult<Vec<usize>> {
 /// a dimension as it is.
 pub fn expand_target(from: &[usize], sizes: &[i64]) -> TResult<Vec<usize>> {
     if sizes.len() < from.len() {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "expand: {} sizes given for a tensor of {} dimensions (at least as many are needed)",
             sizes.len(),
             from.len()
@@ -63,14 +63,14 @@ pub fn expand_target(from: &[usize], sizes: &[i64]) -> TResult<Vec<usize>> {
         let size = match i.checked_sub(lead).map(|j| from[j]) {
             None if want >= 0 => want as usize,
             None => {
-                return Err(TensorError::value(format!(
+                return Err(TensorError::runtime(format!(
                     "expand: the size of a new leading dimension cannot be {want}"
                 )));
             }
             Some(have) if want == -1 || want == have as i64 => have,
             Some(1) if want >= 0 => want as usize,
             Some(have) => {
-                return Err(TensorError::value(format!(
+                return Err(TensorError::runtime(format!(
                     "expand: the size {want} must match the existing size {have} at \
                      non-singleton dimension {i} (shape {})",
                     shape_str(from)
@@ -89,7 +89,7 @@ pub fn permutation(dims: &[i64], ndim: usize) -> TResult<Vec<usize>> {
         .collect::<TResult<_>>()?;
     let mut seen = vec![false; ndim];
     if perm.len() != ndim || perm.iter().any(|&d| std::mem::replace(&mut seen[d], true)) {
-        return Err(TensorError::value(format!(
+        return Err(TensorError::runtime(format!(
             "permute needs a permutation of the {ndim} dimensions, got {dims:?}"
         )));
     }
@@ -149,7 +149,7 @@ fn join_shape(
     let first = &shapes[0];
     let ndim = first.len() + usize::from(new_axis);
     if !new_axis && first.is_empty() {
-        return Err(TensorError::value(
+        return Err(TensorError::runtime(
             "cat: zero-dimensional tensors cannot be concatenated",
         ));
     }
@@ -165,7 +165,7 @@ fn join_shape(
                     .all(|(i, (a, b))| i == d || a == b)
         };
         if !same {
-            return Err(TensorError::value(format!(
+            return Err(TensorError::runtime(format!(
                 "{name}: shapes {} and {} do not match{}",
                 shape_str(first),
                 shape_str(s),

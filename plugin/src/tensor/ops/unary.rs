@@ -130,7 +130,7 @@ impl Unary {
     pub(super) fn result_dtype(self, t: DType) -> TResult<DType> {
         Ok(match self {
             Unary::Neg if t == DType::Bool => {
-                return Err(TensorError::type_error(
+                return Err(TensorError::not_implemented(
                     "negating a bool tensor is not supported; use ~ instead",
                 ));
             }

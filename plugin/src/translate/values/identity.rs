@@ -1,12 +1,18 @@
-//! Identity: `==` of two objects whose classes compare as `object` does (an enum's
-//! members), and the objects whose identity the guards may pin because it is all they are
-//! (an enum's members, one object per member for the life of its class).
+//! Identity: `is` and `is None` of the simulation's values (the caller's objects compared
+//! with guards on what they are), `==` of two objects whose classes compare as `object` does
+//! (an enum's members), and the objects whose identity the guards may pin because it is all
+//! they are (an enum's members, one object per member for the life of its class).
 
-use rustpython_vm::builtins::PyStr;
+use std::rc::Rc;
+
+use rustpython_vm::builtins::{PyNone, PyStr};
 use rustpython_vm::{AsObject, PyObjectRef};
 
+use crate::tensor::PyTensor;
+use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
-use crate::translate::state::{SimResult, State};
+use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::{Var, is_plain};
 
 /// A member of an `enum.Enum` class: one object per member for the life of its class.
@@ -104,5 +110,157 @@ impl State<'_> {
             self.guard_class(Source::object(class.clone().into()), &class)?;
         }
         Ok(Some(x.is(&y)))
+    }
+}
+
+impl State<'_> {
+    pub fn is_none(&mut self, v: &Var) -> SimResult<bool> {
+        match v {
+            Var::Lazy(o, source) => {
+                if o.downcast_ref::<PyNone>().is_some() {
+                    self.guard(source, Check::IsNone);
+                    Ok(true)
+                } else {
+                    self.guard(source, Check::type_is(o.class().to_owned()));
+                    Ok(false)
+                }
+            }
+            Var::Obj(o) => Ok(o.downcast_ref::<PyNone>().is_some()),
+            _ => Ok(false),
+        }
+    }
+
+    pub fn is(&mut self, a: &Var, b: &Var) -> SimResult<bool> {
+        if let Var::Obj(o) = b
+            && o.downcast_ref::<PyNone>().is_some()
+        {
+            return self.is_none(a);
+        }
+        if let Var::Obj(o) = a
+            && o.downcast_ref::<PyNone>().is_some()
+        {
+            return self.is_none(b);
+        }
+        // A bare `object()` (a sentinel, such as the marker of an unbound local after a split
+        // loop) is no tensor, and no value of another type.
+        let bare =
+            |v: &Var| matches!(v, Var::Obj(o) if o.class().is(self.vm.ctx.types.object_type));
+        if bare(a) || bare(b) {
+            let (s, other) = if bare(a) { (a, b) } else { (b, a) };
+            let Var::Obj(s) = s else { unreachable!() };
+            match other {
+                Var::Tensor(_) => return Ok(false),
+                Var::Lazy(o, source) if !o.class().is(self.vm.ctx.types.object_type) => {
+                    self.guard(source, Check::type_is(o.class().to_owned()));
+                    return Ok(false);
+                }
+                Var::Lazy(o, source) if o.is(s) => {
+                    self.guard(source, Check::is(s.clone()));
+                    return Ok(true);
+                }
+                _ => {}
+            }
+        }
+        if let Some(same) = self.instances_are(a, b)? {
+            return Ok(same);
+        }
+        // Two values of the caller's: one object or two, the relation guarded. Their objects
+        // are compared, never what `obj` makes of them (a list or tuple read by its items is
+        // made anew), and equal values are not one object for that (two equal ints may be two).
+        if let (Var::Lazy(x, sx), Var::Lazy(y, sy)) = (a, b)
+            && !self.is_tensor(a)
+            && !self.is_tensor(b)
+        {
+            let same = x.is(y);
+            if sx != sy {
+                let check = if same {
+                    Check::SameAs(sx.clone())
+                } else {
+                    Check::NotSameAs(sx.clone())
+                };
+                self.guard(sy, check);
+            }
+            return Ok(same);
+        }
+        // Tensors of the caller's (read from the frame, or their fakes): told apart by the
+        // objects, the relation guarded; a tensor the call made is none of them.
+        match (self.caller_tensor(a), self.caller_tensor(b)) {
+            (Some((x, sx)), Some((y, sy))) => {
+                let same = x.is(&y);
+                let check = if same {
+                    Check::SameAs(sx)
+                } else {
+                    Check::NotSameAs(sx)
+                };
+                self.guard(&sy, check);
+                return Ok(same);
+            }
+            (Some(_), None) | (None, Some(_))
+                if matches!(a, Var::Tensor(_)) || matches!(b, Var::Tensor(_)) =>
+            {
+                return Ok(false);
+            }
+            _ => {}
+        }
+        Ok(match (a, b) {
+            (Var::Tensor(x), Var::Tensor(y)) => x.is(y),
+            // A tensor made in the call from constants, and one updated or computed.
+            (Var::Tensor(x), Var::Obj(y)) | (Var::Obj(y), Var::Tensor(x))
+                if y.downcast_ref::<PyTensor>().is_some() =>
+            {
+                x.is(y)
+            }
+            (Var::Object(x), Var::Object(y)) => Rc::ptr_eq(x, y),
+            (Var::List(x), Var::List(y)) => Rc::ptr_eq(x, y),
+            (Var::Dict(x), Var::Dict(y)) => Rc::ptr_eq(x, y),
+            (Var::Tuple(x), Var::Tuple(y)) => Rc::ptr_eq(x, y),
+            (Var::Func(x), Var::Func(y)) => Rc::ptr_eq(x, y),
+            (Var::Lazy(..) | Var::Obj(_), Var::Lazy(..) | Var::Obj(_))
+                if !self.is_tensor(a) && !self.is_tensor(b) =>
+            {
+                let (x, y) = (self.obj(a)?, self.obj(b)?);
+                x.is(&y)
+            }
+            _ => {
+                return unsupported(
+                    Kind::Value,
+                    "an identity test between values of different kinds",
+                );
+            }
+        })
+    }
+
+    /// `a is b` where one of them is an instance of a user class: `None` when neither is.
+    /// Two of the caller's are compared by identity, and what was found is guarded; one
+    /// made during the simulation is none of the caller's.
+    fn instances_are(&mut self, a: &Var, b: &Var) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        let user = |v: &Var| match v {
+            Var::Object(_) => true,
+            Var::Lazy(o, _) => crate::translate::values::objects::is_user_instance(o, vm),
+            _ => false,
+        };
+        if !user(a) && !user(b) {
+            return Ok(None);
+        }
+        match (a, b) {
+            (Var::Object(x), Var::Object(y)) => Ok(Some(Rc::ptr_eq(x, y))),
+            (Var::Lazy(x, sx), Var::Lazy(y, sy)) => {
+                let same = x.is(y);
+                let check = if same {
+                    Check::SameAs(sy.clone())
+                } else {
+                    Check::NotSameAs(sy.clone())
+                };
+                self.guard(sx, check);
+                Ok(Some(same))
+            }
+            (Var::Lazy(o, source), _) | (_, Var::Lazy(o, source)) => {
+                // One of the caller's and something else: of another type, or made here.
+                self.guard(source, Check::type_is(o.class().to_owned()));
+                Ok(Some(false))
+            }
+            _ => Ok(Some(false)),
+        }
     }
 }
