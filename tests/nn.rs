@@ -235,7 +235,8 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     };
     // The classifier; the class token expanded to a batch size that changes; torch's
     // compositions (`rsqrt`, `t`, `mm`, `logsumexp`...) and `view(*shape, ...)`;
-    // `device=x.device`, `.to(device)`, `x.device.type`; top-k routing, a sampler's
+    // `device=x.device`, `.to(device)`, `x.device.type`, `requires_grad_(False)` of a
+    // buffer's slice; top-k routing, a sampler's
     // `v[:, [-1]]`, `logp[st.arange(B), targets]`; `nn.MultiheadAttention` in an encoder
     // layer; a residual CNN (Conv2d, BatchNorm2d training, pooling, F.pad, Conv1d); fake
     // quantization (`round`, `ParameterList`, `ParameterDict`, a call counter on the class);

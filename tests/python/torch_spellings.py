@@ -141,13 +141,19 @@ for k in (1.0, 2.0):
 
 class Positions(nn.Module):
     """Positions and a causal mask made on the input's device, as torch code writes them
-    (`device=x.device`, `.to(device)`, `x.device.type`); another device is refused."""
+    (`device=x.device`, `.to(device)`, `x.device.type`), and a table of positions read as
+    the Annotated Transformer reads it (`self.pe[:, :T].requires_grad_(False)`, the mark it
+    already has); another device is refused."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("pe", st.arange(8.0).reshape(1, 8) * 0.5)
 
     def forward(self, x):
         T = x.shape[1]
         pos = st.arange(T, device=x.device)
         mask = st.ones(T, T, dtype=x.dtype, device=x.device).tril()
-        y = (x + pos).to(x.device) @ mask
+        y = (x + pos + self.pe[:, :T].requires_grad_(False)).to(x.device) @ mask
         return y.to(dtype=st.float32, device="cpu"), x.to(x) is x, x.device.type == "cpu"
 
 

@@ -200,13 +200,8 @@ impl State<'_> {
                         })
                         .unwrap_or_default();
                     if args.first().is_some_and(|a| self.is_tensor(a)) {
-                        // `requires_grad_` and the like change the tensor itself: on a fake,
-                        // the real tensor would never see it.
                         if changes_its_tensor(&name) {
-                            return unsupported(
-                                Kind::SideEffect,
-                                format!("Tensor.{name} changes the tensor in place"),
-                            );
+                            return self.tensor_changed_in_place(&name, &args, &kwargs);
                         }
                         let meta = TENSOR_META.contains(&name.as_str());
                         return self.native_call(&o, args, kwargs, &format!("Tensor.{name}"), meta);

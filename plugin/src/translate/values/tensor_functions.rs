@@ -5,6 +5,10 @@
 use rustpython_vm::builtins::PyStr;
 use rustpython_vm::{AsObject, PyObjectRef};
 
+use crate::translate::breaks::reason::Kind;
+use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::values::Var;
+
 /// Functions of the `symtrace` module that set the random number generator's state. (`rand`
 /// and `randn` are registry ops that a graph draws when it runs, in the program's order.)
 const RANDOM_FUNCTIONS: &[&str] = &["manual_seed"];
@@ -121,5 +125,49 @@ pub fn contains_tensor(v: &crate::translate::values::Var) -> bool {
                     .is_some()
         }
         _ => false,
+    }
+}
+
+impl State<'_> {
+    /// A `Tensor` method that changes its tensor (`requires_grad_`, as torch names them with
+    /// one trailing underscore): run on a fake, the real tensor would never see it, so it
+    /// breaks, unless it leaves the tensor as it is: `requires_grad_(flag)` of a tensor
+    /// already so marked (a graph input's mark guarded; a tensor the graph computes has
+    /// none), which returns the tensor (`self.pe[:, :T].requires_grad_(False)`).
+    pub(super) fn tensor_changed_in_place(
+        &mut self,
+        name: &str,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Var> {
+        if name == "requires_grad_" {
+            let flag = match (&args[1..], kwargs) {
+                ([], []) => None,
+                ([v], []) => Some(v),
+                ([], [(k, v)]) if k == "requires_grad" => Some(v),
+                _ => return self.changed_in_place(name),
+            };
+            let wanted = match flag {
+                None => true,
+                Some(v) => {
+                    let o = self.plain_obj(v, "requires_grad_'s flag")?;
+                    if !o.class().is(self.vm.ctx.types.bool_type) {
+                        return self.changed_in_place(name);
+                    }
+                    o.is(&self.vm.ctx.true_value)
+                }
+            };
+            if self.requires_grad_of(&args[0])? == wanted {
+                return Ok(args[0].clone());
+            }
+        }
+        self.changed_in_place(name)
+    }
+
+    fn changed_in_place(&self, name: &str) -> SimResult<Var> {
+        unsupported(
+            Kind::SideEffect,
+            format!("Tensor.{name} changes the tensor in place"),
+        )
     }
 }
