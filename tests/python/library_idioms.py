@@ -2,7 +2,8 @@
 `itertools` (made whole, or stepped lazily), `contextlib.contextmanager` context managers,
 the grad modes (`no_grad` as a block and as a decorator, `is_grad_enabled`), a module's
 forward hooks and pre-hooks, the truth of a dict the caller passes (`if kwargs:`), a
-configuration read through a subclass of dict (`cfg.model.hidden`), and random
+configuration read through a subclass of dict (`cfg.model.hidden`), a dataclass output with
+a field made by a default factory, and random
 numbers (dropout while training: drawn by the graph when it runs, in the program's order). Each
 stays in the graph instead of breaking it.
 
@@ -13,6 +14,7 @@ of one more call counts the expected graphs and breaks. Prints one line per case
 marks a failed one."""
 import collections
 import contextlib
+import dataclasses
 import itertools
 import logging
 import operator
@@ -367,6 +369,27 @@ def tensor_classes(x):
     return y
 
 
+@dataclasses.dataclass
+class StepOutput:
+    """An output written as a dataclass with a field made by a factory: its __init__ tests
+    the argument against the dataclass's sentinel (`aux is _HAS_DEFAULT_FACTORY`)."""
+    logits: st.Tensor
+    loss: object = None
+    aux: dict = dataclasses.field(default_factory=dict)
+
+
+SCALARS = frozenset({int, float, bool})
+
+
+def dataclass_outputs(x, scale):
+    out = StepOutput(x * 2.0)
+    out.aux["norm"] = out.logits.sum()
+    scored = dataclasses.replace(out, loss=out.logits.mean())
+    if type(scale) in SCALARS:  # a class looked up in a frozenset of the caller's
+        scored.logits = scored.logits * scale
+    return scored.logits, scored.loss, out.loss is None, sorted(out.aux), scored.aux is out.aux
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -411,4 +434,6 @@ check("dict subclasses with methods of their own: Counter, defaultdict, a class 
 check("sorted() of a dict's items, tensors after unequal keys", sorted_items, lambda i: (xs[i],), 1, 1, 0)
 check("a tensor's __class__", tensor_classes, lambda i: (xs[i],), 1, 1, 0)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
+check("a dataclass output with a default factory, dataclasses.replace, a class in a frozenset",
+      dataclass_outputs, lambda i: (xs[i], 1.5), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -566,8 +566,16 @@ pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()
         return Some(());
     }
     if o.downcast_ref::<PyFunction>().is_some() {
-        return matches!(name, "__name__" | "__qualname__" | "__module__" | "__doc__")
-            .then_some(());
+        return matches!(
+            name,
+            "__name__"
+                | "__qualname__"
+                | "__module__"
+                | "__doc__"
+                | "__defaults__"
+                | "__kwdefaults__"
+        )
+        .then_some(());
     }
     let class = o.class();
     let t = &vm.ctx.types;

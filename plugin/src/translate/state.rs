@@ -675,6 +675,10 @@ fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool {
         || crate::translate::values::identity::is_enum_member(obj)
         // What it wraps is fixed when it is made.
         || crate::translate::traced_wrappers::wrapped(obj).is_some()
+        // A frozenset never changes: of such members, neither do they.
+        || obj.downcast_ref::<rustpython_vm::builtins::PyFrozenSet>().is_some_and(|s| {
+            s.elements().iter().all(|m| crate::translate::values::is_plain(m, vm) || is_identity_stable(m, vm))
+        }) && obj.class().is(vm.ctx.types.frozenset_type)
 }
 
 fn check_kind(c: &Check) -> u8 {

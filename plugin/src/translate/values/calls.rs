@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyTuple, PyType};
 use rustpython_vm::bytecode::CodeFlags;
 use rustpython_vm::function::FuncArgs;
-use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
+use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::executor::{SimFrame, Slot};
@@ -364,7 +364,10 @@ impl State<'_> {
                 .as_slice()
                 .iter()
                 .enumerate()
-                .map(|(i, d)| self.default_value(d, &through, "__defaults__", i))
+                .map(|(i, d)| {
+                    let all = Source::NativeAttr(Box::new(through.clone()), "__defaults__".into());
+                    Ok(default_value(d, Source::Item(Box::new(all), i), vm))
+                })
                 .collect::<SimResult<Vec<_>>>()?,
             Err(_) => Vec::new(),
         };
@@ -375,7 +378,8 @@ impl State<'_> {
                     .downcast_ref::<PyStr>()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let v = self.default_value(&v, &through, "__kwdefaults__", 0)?;
+                let all = Source::NativeAttr(Box::new(through.clone()), "__kwdefaults__".into());
+                let v = default_value(&v, Source::Key(Box::new(all), k.clone()), vm);
                 kwdefaults.push((k, v));
             }
         }
@@ -400,27 +404,6 @@ impl State<'_> {
             kwdefaults,
             closure,
         })
-    }
-
-    /// A default argument: a plain value is a constant (it cannot change in place, and the
-    /// function's identity or its class's version fixes which object it is); another (a
-    /// default tensor, `None` sentinel objects, a default dict) is of the caller, read through
-    /// the function.
-    fn default_value(
-        &mut self,
-        d: &PyObjectRef,
-        _through: &Source,
-        _which: &str,
-        _index: usize,
-    ) -> SimResult<Var> {
-        if is_plain(d, self.vm) || d.class().is(self.vm.ctx.types.object_type) {
-            Ok(Var::Obj(d.clone()))
-        } else {
-            unsupported(
-                Kind::Value,
-                format!("a default argument of type {}", d.class().name()),
-            )
-        }
     }
 
     /// Simulate a call of `callee` inline; on failure the translation rolls back to here.
@@ -689,5 +672,18 @@ fn describe(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> String {
     match name {
         Some(n) => format!("{n} ({})", o.class().name()),
         None => format!("a {} object", o.class().name()),
+    }
+}
+
+/// A default argument: a plain value is a constant (it cannot change in place, and the
+/// function's identity or its class's version fixes which object it is), as is a bare
+/// `object()` sentinel; another (a default tensor, a dataclass's sentinel for a default
+/// factory, a default dict) is of the caller, read through the function's defaults and
+/// guarded where it is used.
+fn default_value(d: &PyObjectRef, source: Source, vm: &VirtualMachine) -> Var {
+    if is_plain(d, vm) || d.class().is(vm.ctx.types.object_type) {
+        Var::Obj(d.clone())
+    } else {
+        Var::Lazy(d.clone(), source)
     }
 }

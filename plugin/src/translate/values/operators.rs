@@ -470,6 +470,17 @@ impl State<'_> {
                 ._contains(s, &n)
                 .map_err(|_| Unsupported::new(Kind::Raises, "an unhashable element (TypeError)"));
         }
+        if let Var::Lazy(h, _) = haystack
+            && h.class().is(vm.ctx.types.frozenset_type)
+            && let Some(n) = self.exact_class(needle)?
+        {
+            // A class looked up in the caller's frozenset (`type(obj) in _ATOMIC_TYPES`): the
+            // set cannot change, and such a class hashes and compares by identity.
+            self.obj(haystack)?;
+            return vm
+                ._contains(h, &n)
+                .map_err(|_| Unsupported::new(Kind::Raises, "a membership test raises"));
+        }
         let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
             // As Python compares keys and items: identity first, then equality.
@@ -507,6 +518,23 @@ impl State<'_> {
                 }
                 Ok(false)
             }
+        }
+    }
+}
+
+impl State<'_> {
+    /// `v` when it is a class whose metaclass is exactly `type` (hashed and compared by
+    /// identity), relied upon.
+    fn exact_class(&mut self, v: &Var) -> SimResult<Option<PyObjectRef>> {
+        let vm = self.vm;
+        let is_class = |o: &PyObjectRef| {
+            o.downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some()
+                && o.class().is(vm.ctx.types.type_type)
+        };
+        match v {
+            Var::Obj(o) | Var::Lazy(o, _) if is_class(o) => Ok(Some(self.obj(v)?)),
+            _ => Ok(None),
         }
     }
 }

@@ -132,8 +132,7 @@ impl State<'_> {
     /// A `Tensor` method that changes its tensor (`requires_grad_`, as torch names them with
     /// one trailing underscore): run on a fake, the real tensor would never see it, so it
     /// breaks, unless it leaves the tensor as it is: `requires_grad_(flag)` of a tensor
-    /// already so marked (a graph input's mark guarded; a tensor the graph computes has
-    /// none), which returns the tensor (`self.pe[:, :T].requires_grad_(False)`).
+    /// already so marked, which returns the tensor (`self.pe[:, :T].requires_grad_(False)`).
     pub(super) fn tensor_changed_in_place(
         &mut self,
         name: &str,
@@ -142,32 +141,41 @@ impl State<'_> {
     ) -> SimResult<Var> {
         if name == "requires_grad_" {
             let flag = match (&args[1..], kwargs) {
-                ([], []) => None,
-                ([v], []) => Some(v),
-                ([], [(k, v)]) if k == "requires_grad" => Some(v),
-                _ => return self.changed_in_place(name),
+                ([], []) => Some(true),
+                ([v], []) => self.bool_of(v)?,
+                ([], [(k, v)]) if k == "requires_grad" => self.bool_of(v)?,
+                _ => None,
             };
-            let wanted = match flag {
-                None => true,
-                Some(v) => {
-                    let o = self.plain_obj(v, "requires_grad_'s flag")?;
-                    if !o.class().is(self.vm.ctx.types.bool_type) {
-                        return self.changed_in_place(name);
-                    }
-                    o.is(&self.vm.ctx.true_value)
-                }
-            };
-            if self.requires_grad_of(&args[0])? == wanted {
+            if let Some(flag) = flag
+                && self.requires_grad_of(&args[0])? == flag
+            {
                 return Ok(args[0].clone());
             }
         }
-        self.changed_in_place(name)
-    }
-
-    fn changed_in_place(&self, name: &str) -> SimResult<Var> {
         unsupported(
             Kind::SideEffect,
             format!("Tensor.{name} changes the tensor in place"),
         )
+    }
+
+    /// `t.requires_grad = flag` that leaves the tensor's mark as it is (a graph input's mark
+    /// guarded; a tensor the graph computes has none): nothing to do, where any other store
+    /// on a tensor breaks (`copy.deepcopy` of a result: `t.requires_grad = self.requires_grad`).
+    pub(super) fn mark_unchanged(&mut self, t: &Var, name: &str, value: &Var) -> SimResult<bool> {
+        if name != "requires_grad" || !self.is_tensor(t) {
+            return Ok(false);
+        }
+        match self.bool_of(value)? {
+            Some(flag) => Ok(self.requires_grad_of(t)? == flag),
+            None => Ok(false),
+        }
+    }
+
+    /// `v` when it is exactly a bool.
+    fn bool_of(&mut self, v: &Var) -> SimResult<Option<bool>> {
+        let o = self.plain_obj(v, "a flag")?;
+        Ok(o.class()
+            .is(self.vm.ctx.types.bool_type)
+            .then(|| o.is(&self.vm.ctx.true_value)))
     }
 }
