@@ -324,3 +324,13 @@ fn the_callers_lists_are_compared_as_objects() {
         "{plain}"
     );
 }
+
+#[test]
+fn an_inlined_function_s_defaults_are_guarded() {
+    same_as_plain(&["defaults of an inlined function"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("defaults of an inlined function: [[2.0, 2.0], [3.0, 3.0], [4.0, 4.0]]"),
+        "{plain}"
+    );
+}

@@ -924,3 +924,26 @@ def _():
         mine = [] if call % 2 else shared
         other = mine if call < 2 else o.extras
         show("identity of the caller's lists", same_lists(st.full((2,), 1.0), o, mine, other))
+
+
+# 32. The defaults of a function inlined in a traced call (`def scaled(x, s=2.0)`) were
+# taken as constants of the graph: after `scaled.__defaults__ = (3.0,)` (or a keyword-only
+# default changed in `__kwdefaults__`) the graph went on scaling by 2. Which defaults tuple
+# the function holds is guarded now, and a keyword-only default is read through its dict.
+def scaled(x, s=2.0, *, shift=0.0):
+    return x * s + shift
+
+
+def calls_scaled(x):
+    return scaled(x)
+
+
+@case("defaults of an inlined function")
+def _():
+    x = st.ones(2)
+    results = [calls_scaled(x).tolist()]
+    scaled.__defaults__ = (3.0,)
+    results.append(calls_scaled(x).tolist())
+    scaled.__kwdefaults__["shift"] = 1.0
+    results.append(calls_scaled(x).tolist())
+    show("defaults of an inlined function", results)

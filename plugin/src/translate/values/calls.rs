@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyTuple, PyType};
 use rustpython_vm::bytecode::CodeFlags;
 use rustpython_vm::function::FuncArgs;
-use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::executor::{SimFrame, Slot};
@@ -360,27 +360,39 @@ impl State<'_> {
             owner: (!own).then(|| through.clone()),
         };
         let defaults = match get("__defaults__")?.downcast::<PyTuple>() {
-            Ok(t) => t
-                .as_slice()
-                .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    let all = Source::NativeAttr(Box::new(through.clone()), "__defaults__".into());
-                    Ok(default_value(d, Source::Item(Box::new(all), i), vm))
-                })
-                .collect::<SimResult<Vec<_>>>()?,
+            Ok(t) => {
+                let all = Source::NativeAttr(Box::new(through.clone()), "__defaults__".into());
+                // A tuple never changes: which one the function holds fixes its plain
+                // defaults, until `f.__defaults__ = ...` swaps it.
+                self.guard(&all, Check::is(t.clone().into()));
+                let item = |i| Source::Item(Box::new(all.clone()), i);
+                let plain =
+                    |d: &PyObjectRef| is_plain(d, vm) || d.class().is(vm.ctx.types.object_type);
+                t.as_slice()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| match plain(d) {
+                        true => Var::Obj(d.clone()),
+                        false => Var::Lazy(d.clone(), item(i)),
+                    })
+                    .collect()
+            }
             Err(_) => Vec::new(),
         };
+        // Keyword-only defaults live in a dict, which may change in place: each is read
+        // through it, guarded where it is used.
         let mut kwdefaults = Vec::new();
         if let Ok(d) = get("__kwdefaults__")?.downcast::<PyDict>() {
+            let all = Source::NativeAttr(Box::new(through.clone()), "__kwdefaults__".into());
             for (k, v) in &*d {
                 let k = k
                     .downcast_ref::<PyStr>()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let all = Source::NativeAttr(Box::new(through.clone()), "__kwdefaults__".into());
-                let v = default_value(&v, Source::Key(Box::new(all), k.clone()), vm);
-                kwdefaults.push((k, v));
+                kwdefaults.push((
+                    k.clone(),
+                    Var::Lazy(v, Source::Key(Box::new(all.clone()), k)),
+                ));
             }
         }
         let mut closure = Vec::new();
@@ -672,18 +684,5 @@ fn describe(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> String {
     match name {
         Some(n) => format!("{n} ({})", o.class().name()),
         None => format!("a {} object", o.class().name()),
-    }
-}
-
-/// A default argument: a plain value is a constant (it cannot change in place, and the
-/// function's identity or its class's version fixes which object it is), as is a bare
-/// `object()` sentinel; another (a default tensor, a dataclass's sentinel for a default
-/// factory, a default dict) is of the caller, read through the function's defaults and
-/// guarded where it is used.
-fn default_value(d: &PyObjectRef, source: Source, vm: &VirtualMachine) -> Var {
-    if is_plain(d, vm) || d.class().is(vm.ctx.types.object_type) {
-        Var::Obj(d.clone())
-    } else {
-        Var::Lazy(d.clone(), source)
     }
 }
