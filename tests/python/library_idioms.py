@@ -390,6 +390,20 @@ def dataclass_outputs(x, scale):
     return scored.logits, scored.loss, out.loss is None, sorted(out.aux), scored.aux is out.aux
 
 
+def methods_as_values(x):
+    # Methods of a list, dict and set made here taken as values, then called.
+    counts = {"heads": 2, "layers": 4, "dims": 3}
+    order = sorted(counts, key=counts.get, reverse=True)
+    parts = []
+    push = parts.append
+    for name in order:
+        push(x * counts[name])
+    seen = set()
+    mark = seen.add
+    mark(order[0])
+    return sum(parts), order, list(map(counts.get, ["dims", "none"])), sorted(seen)
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -436,4 +450,6 @@ check("a tensor's __class__", tensor_classes, lambda i: (xs[i],), 1, 1, 0)
 check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
 check("a dataclass output with a default factory, dataclasses.replace, a class in a frozenset",
       dataclass_outputs, lambda i: (xs[i], 1.5), 1, 1, 0)
+check("methods of a dict, list and set made here as values (key=d.get, push = l.append)",
+      methods_as_values, lambda i: (xs[i],), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -110,6 +110,9 @@ impl State<'_> {
             return Ok(v);
         }
         match owner {
+            // A method of a list, dict or set made here taken as a value (`key=d.get`):
+            // what a call in method form would call.
+            Var::List(_) | Var::Dict(_) | Var::Set(_) => Ok(self.method_of(owner, name)?.0),
             Var::Bound(b) => match name {
                 "__func__" => Ok(b.0.clone()),
                 "__self__" => Ok(b.1.clone()),
