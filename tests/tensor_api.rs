@@ -39,6 +39,35 @@ fn every_case_matches_numpy() {
     );
 }
 
+/// torch's API where NumPy has no counterpart (tests/tensor/torch_cases.py: the in-place
+/// spellings of the unary ops, `hsplit`/`vsplit`/`dsplit`, `column_stack`, `dstack`,
+/// `atleast_*d`, `tensordot`, `kron`, `vdot`, `cartesian_prod`, `combinations`, `take`,
+/// `float_power`, `bitwise_*`, `type`, `index_put`) against what torch 2.15 computes for it
+/// (tests/tensor/torch_reference.json, made by make_torch_reference.py on CPython).
+#[test]
+fn every_torch_case_matches_torch() {
+    let ours =
+        std::env::temp_dir().join(format!("symtrace-torch-cases-{}.json", std::process::id()));
+    run_ok(
+        rustpython()
+            .arg(tensor_dir().join("run_cases.py"))
+            .arg(&ours)
+            .arg("torch"),
+    );
+    let out = run_ok(
+        rustpython()
+            .arg(tensor_dir().join("compare.py"))
+            .arg(tensor_dir().join("torch_reference.json"))
+            .arg(&ours),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert!(
+        text.contains("47 cases compared with torch, 0 differences"),
+        "{text}"
+    );
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

@@ -1,4 +1,5 @@
 """Compare the fork's results with NumPy's:  rustpython compare.py reference.json ours.json
+(or with torch's: torch_reference.json, the cases of torch_cases.py).
 Prints every difference and the count; exits 1 if any. An error compares by exception class:
 torch's where torch_errors.json (beside reference.json) records it, since the API is torch's
 (a shape that does not fit is a RuntimeError there, a ValueError in NumPy); NumPy's otherwise
@@ -32,14 +33,15 @@ def main():
         if "error" in r or "error" in o:
             want, got = torch_errors.get(name, r.get("error")), o.get("error")
             if not (want == got or (want == "AxisError" and got in ("IndexError", "ValueError"))):
-                diffs.append(f"{name}: NumPy {r} / symtrace {o}")
+                diffs.append(f"{name}: reference {r} / symtrace {o}")
         elif (r["shape"], r["dtype"]) != (o["shape"], o["dtype"]):
-            diffs.append(f"{name}: NumPy {r['dtype']}{r['shape']} / symtrace {o['dtype']}{o['shape']}")
+            diffs.append(f"{name}: reference {r['dtype']}{r['shape']} / symtrace {o['dtype']}{o['shape']}")
         elif not same_values(r["values"], o["values"], r["dtype"]):
-            diffs.append(f"{name}: NumPy {r['values'][:8]} / symtrace {o['values'][:8]}")
+            diffs.append(f"{name}: reference {r['values'][:8]} / symtrace {o['values'][:8]}")
     for d in diffs:
         print(d)
-    print(f"{len(ref)} cases compared with NumPy, {len(diffs)} differences")
+    against = "torch" if os.path.basename(sys.argv[1]).startswith("torch") else "NumPy"
+    print(f"{len(ref)} cases compared with {against}, {len(diffs)} differences")
     sys.exit(1 if diffs else 0)
 
 

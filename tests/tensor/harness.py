@@ -1,4 +1,4 @@
-"""Evaluate every case of cases.py with the library bound by the caller and write the results
+"""Evaluate every case of cases.py (or the cases given) with the library bound by the caller and write the results
 as JSON: {name: {"shape": [...], "dtype": "float64", "values": [...]}} or {"error": "ValueError"}."""
 import json
 import math
@@ -15,7 +15,7 @@ def encode_value(x):
     return x
 
 
-def run(T, F, to_result, out_path):
+def run(T, F, to_result, out_path, cases=CASES, assignments=ASSIGNMENTS):
     env = {"T": T, "F": F}
     for name, (data, dtype) in INPUTS.items():
         env[name] = T(eval(data), dtype)
@@ -28,9 +28,9 @@ def run(T, F, to_result, out_path):
         except Exception as exc:  # the class is what is compared
             results[name] = {"error": type(exc).__name__}
 
-    for name, expr in CASES:
+    for name, expr in cases:
         record(name, lambda: eval(expr, dict(env)))
-    for name, stmt, result in ASSIGNMENTS:
+    for name, stmt, result in assignments:
         def thunk():
             scope = dict(env)
             exec(stmt, scope)

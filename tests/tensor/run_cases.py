@@ -1,4 +1,6 @@
-"""Evaluate the cases with symtrace on the fork:  rustpython tests/tensor/run_cases.py OUT"""
+"""Evaluate the cases with symtrace on the fork:  rustpython tests/tensor/run_cases.py OUT
+(cases.py, against NumPy's reference), or  ... run_cases.py OUT torch  (torch_cases.py, torch's
+API where NumPy has none, with `F` the symtrace module itself)."""
 import os
 import sys
 import types
@@ -43,4 +45,9 @@ def to_result(x):
     return list(x.shape), x.dtype.name, x.reshape(-1).tolist()
 
 
-run(T, F, to_result, sys.argv[1])
+if sys.argv[2:] == ["torch"]:
+    from torch_cases import ASSIGNMENTS, CASES  # noqa: E402
+
+    run(T, st, to_result, sys.argv[1], CASES, ASSIGNMENTS)
+else:
+    run(T, F, to_result, sys.argv[1])

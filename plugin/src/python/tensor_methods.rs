@@ -1,7 +1,8 @@
 //! Tensor methods and functions of `symtrace` that are compositions of the registry's ops
 //! (`t`, `mm`, `rsqrt`, `any`, `logsumexp`, `new_zeros`...): Python source
-//! (`tensor_methods.py`, and `tensor_indexing.py` for writes at indices and selections whose
-//! size is the data's) built into the binary and run when `symtrace` is imported, each one's
+//! (`tensor_methods.py`, `tensor_indexing.py` for writes at indices and selections whose
+//! size is the data's, `tensor_compositions.py` for in-place spellings, splitting and
+//! stacking by axis name and products) built into the binary and run when `symtrace` is imported, each one's
 //! `METHODS` set on `Tensor`, its `FUNCTIONS` and `MODULE_ONLY` on the module. Being Python, they are
 //! simulated as the user's own code is, op by op.
 
@@ -13,7 +14,7 @@ use rustpython_vm::PyPayload;
 use crate::tensor::PyTensor;
 
 /// The sources, in the order they run: a later one may use what an earlier one set.
-const SOURCES: [(&str, &str); 2] = [
+const SOURCES: [(&str, &str); 3] = [
     (
         include_str!("tensor_methods.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_methods.py"),
@@ -21,6 +22,13 @@ const SOURCES: [(&str, &str); 2] = [
     (
         include_str!("tensor_indexing.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_indexing.py"),
+    ),
+    (
+        include_str!("tensor_compositions.py"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/python/tensor_compositions.py"
+        ),
     ),
 ];
 
