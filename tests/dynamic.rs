@@ -206,6 +206,9 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     }
     // Two branches on sizes: one translation per outcome, not per size.
     assert_eq!(translations_of(&out, "branches"), 4, "{out}");
+    // chunk(2) and split(4) along the size that changes: one translation per number of
+    // pieces of the split (1, 2, 3, 4 and 8 over the sizes called), not per size.
+    assert_eq!(translations_of(&out, "chunked_rows"), 5, "{out}");
     // Shapes compared as tuples, item by item as Python does: one translation per outcome
     // (below 9 but not 4; 4 and 9, where a size equals a number, fixed; above 9), not per size.
     assert_eq!(translations_of(&out, "shapes_compared"), 4, "{out}");

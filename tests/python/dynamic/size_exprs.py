@@ -130,6 +130,14 @@ def chunks(x):
     return a + b * c
 
 
+def chunked_rows(x):
+    # chunk and split along the dimension that changes: the piece size worked out per call,
+    # the number of pieces checked (two halves from 2 rows up; ceil(n / 4) pieces of 4).
+    a, b = x.chunk(2)
+    parts = x.split(4)
+    return a * 2.0, b.sum(0), len(parts), parts[-1] + 1.0, [len(p) for p in parts]
+
+
 def sections(x):
     # Sections that are sizes: each piece a narrow worked out per call, their sum checked.
     head, rest = x.split([1, x.shape[0] - 1])
@@ -183,7 +191,7 @@ def stored(x, h):
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
 cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
-         float_raises, returned, later_node, chunks, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
+         float_raises, returned, later_node, chunks, chunked_rows, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):

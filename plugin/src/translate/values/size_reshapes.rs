@@ -1,6 +1,7 @@
 //! Calls that cut a tensor whose sizes change into another shape: `flatten` (the reshape
-//! it is, to sizes worked out per call) and `split`/`chunk` (the pieces' bounds depend on
-//! the size of the dimension split alone, which is checked). `sizes.rs` dispatches to them.
+//! it is, to sizes worked out per call) and `split`/`chunk` (along a dimension that changes,
+//! pieces worked out per call and their number checked; along one that keeps its size, the
+//! pieces' bounds hold as they are). `sizes.rs` dispatches to them.
 
 use rustpython_vm::builtins::PyInt;
 use rustpython_vm::bytecode::BinaryOperator;
@@ -108,6 +109,22 @@ impl State<'_> {
             let size = r.value_of(&data).map(|v| r.graph.meta(v).shape[d]);
             Some((r.size_expr(&data, d)?, size?))
         });
+        let count = match args.get(1) {
+            Some(c) if !matches!(c, Var::List(_) | Var::Tuple(_)) => self.size_operand(c)?,
+            _ => None,
+        };
+        if let Some((_, size)) = split
+            && size > 0
+            && let Some((SizeExpr::Const(count), _)) = count
+            && count > 0
+        {
+            let by = if what.ends_with("chunk") {
+                Pieces::Chunks(count)
+            } else {
+                Pieces::Of(count)
+            };
+            return self.split_evenly(&args[0], dim, d, by);
+        }
         // The pieces' bounds hold for this size alone (`None`: a dimension that does not
         // change).
         if let Some((e, size)) = split {
@@ -172,6 +189,64 @@ impl State<'_> {
             ));
         }
         Ok(Some(Var::tuple(pieces)))
+    }
+}
+
+/// How `split_evenly` cuts: `chunk(k)` into `k` pieces of `ceil(n / k)`, or `split(c)`
+/// into pieces of `c`; the last piece takes what is left.
+enum Pieces {
+    Chunks(i64),
+    Of(i64),
+}
+
+impl State<'_> {
+    /// `chunk(k)` or `split(c)` along a dimension whose size `n` changes: the piece size
+    /// worked out per call (`c`, or `ceil(n / k)` for a chunk), the number of pieces
+    /// (`ceil(n / c)`) checked to be this call's, and each piece the `narrow` it is
+    /// (`split_sections`): one graph serves every size cut into as many pieces (a GLU's
+    /// `chunk(2)` every size from 2 up), where the size itself was fixed before.
+    fn split_evenly(&mut self, t: &Var, dim: i64, d: usize, by: Pieces) -> SimResult<Option<Var>> {
+        use BinaryOperator::{Add, FloorDivide, Multiply, Subtract};
+        let Some(sizes) = self.symbolic_sizes(t)? else {
+            return Ok(None);
+        };
+        let n = sizes[d].clone();
+        let int = |s: &Self, i: i64| s.int_var(i);
+        let piece = match by {
+            Pieces::Of(c) => int(self, c),
+            Pieces::Chunks(k) => {
+                let (k_less, k) = (int(self, k - 1), int(self, k));
+                let up = self.size_sum(Add, &n, &k_less)?;
+                self.size_sum(FloorDivide, &up, &k)?
+            }
+        };
+        let one = int(self, 1);
+        let less = self.size_sum(Subtract, &piece, &one)?;
+        let up = self.size_sum(Add, &n, &less)?;
+        let count = self.size_sum(FloorDivide, &up, &piece)?;
+        let Some((_, pieces)) = self.size_operand(&count)? else {
+            return Ok(None);
+        };
+        let fixed = int(self, pieces);
+        if self.size_compare(rustpython_vm::types::PyComparisonOp::Eq, &count, &fixed)?
+            != Some(true)
+        {
+            return Ok(None);
+        }
+        let whole_pieces = int(self, pieces - 1);
+        let before = self.size_sum(Multiply, &piece, &whole_pieces)?;
+        let last = self.size_sum(Subtract, &n, &before)?;
+        let mut sections = vec![piece; pieces as usize - 1];
+        sections.push(last);
+        self.split_sections(t, dim, &sections)
+    }
+
+    /// `a op b` of sizes, or of a size and an int.
+    fn size_sum(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
+        match self.size_binary(op, a, b)? {
+            Some(v) => Ok(v),
+            None => self.binary(op, a, b),
+        }
     }
 }
 
