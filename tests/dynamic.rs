@@ -184,7 +184,8 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
     // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, split sections, int indices, pad
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
-    // along a dimension that keeps its size, interpolate by a factor or to a size: one graph for every
+    // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
+    // `math.floor` and `int` of a size divided by an int: one graph for every
     // size (each result equal to eager's, the script checks).
     for case in [
         "slices",
@@ -201,6 +202,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "spaced",
         "floats",
         "resized",
+        "rounded",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

@@ -138,6 +138,13 @@ def chunked_rows(x):
     return a * 2.0, b.sum(0), len(parts), parts[-1] + 1.0, [len(p) for p in parts]
 
 
+def rounded(x):
+    # math.ceil, math.floor and int of a size divided by an int: the int division each is,
+    # worked out per call (exact below 2**31, which is checked).
+    T = x.shape[0]
+    return x[: math.ceil(T / 4)] * 2.0, x[: int(T / 2)].sum(0), math.floor(T / 3)
+
+
 def sections(x):
     # Sections that are sizes: each piece a narrow worked out per call, their sum checked.
     head, rest = x.split([1, x.shape[0] - 1])
@@ -191,7 +198,7 @@ def stored(x, h):
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
 cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
-         float_raises, returned, later_node, chunks, chunked_rows, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
+         float_raises, returned, later_node, chunks, chunked_rows, rounded, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):

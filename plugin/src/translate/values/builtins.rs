@@ -3,6 +3,7 @@
 //! computed on plain values.
 
 use crate::translate::values::size_floats::FloatFn;
+use crate::translate::values::size_floats::Rounding::Floor;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -287,6 +288,12 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "int"
+                if kwargs.is_empty()
+                    && let Some(r) = self.size_rounded(Floor, &args)? =>
+            {
+                Ok(r)
+            }
             n if PURE_BUILTINS.contains(&n) => {
                 let mut args = args;
                 if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [Var::Dict(d)]) =
@@ -567,9 +574,8 @@ impl State<'_> {
         }
         match module.as_str() {
             "math" => {
-                if name == "sqrt"
-                    && kwargs.is_empty()
-                    && let Some(r) = self.size_float_call(FloatFn::Sqrt, args)?
+                if kwargs.is_empty()
+                    && let Some(r) = self.size_math(&name, args)?
                 {
                     return Ok(Some(r));
                 }

@@ -24,7 +24,7 @@ use crate::translate::values::numbers::{Num, NumExpr};
 impl State<'_> {
     /// A size as a value of the simulation: a deferred number when it may change from call
     /// to call, an int otherwise.
-    fn size_var(&self, expr: Option<SizeExpr>, hint: usize) -> Var {
+    pub(super) fn size_var(&self, expr: Option<SizeExpr>, hint: usize) -> Var {
         let value = self.vm.ctx.new_int(hint).into();
         match expr {
             Some(expr) => Var::Num(Rc::new(Num {
