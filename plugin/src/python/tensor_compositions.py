@@ -37,7 +37,6 @@ def _in_place(name):
     def method(self, *args, **kwargs):
         return _stored(self, getattr(self, name)(*args, **kwargs), name)
 
-    method.__name__ = name + "_"
     return method
 
 

@@ -561,7 +561,10 @@ impl Translator {
                         resumed: false,
                     });
                 }
-                if self.options.strict || wants_fullgraph(code) {
+                // A frame given no tensor that met none has nothing to capture, strict or
+                // not (a decorator, a helper that returns a function it made).
+                let nothing = f.tensorless && !crate::translate::convert_frame::holds_tensor(frame);
+                if (self.options.strict || wants_fullgraph(code)) && !nothing {
                     return Err(vm.new_runtime_error(format!(
                         "symtrace: {} cannot be captured whole: {} ({location})",
                         code.qualname.as_str(),

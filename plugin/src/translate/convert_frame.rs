@@ -5,9 +5,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use rustpython_vm::PyObject;
 use rustpython_vm::PyRef;
 use rustpython_vm::VirtualMachine;
-use rustpython_vm::builtins::PyCode;
+use rustpython_vm::builtins::{PyCode, PyList, PyTuple};
 use rustpython_vm::eval_hook::FrameView;
 
 use crate::graph::recorder;
@@ -488,4 +489,18 @@ pub(crate) fn initial_frame(state: &mut State<'_>, view: &FrameView<'_>) -> SimR
         }
     }
     Ok(frame)
+}
+
+/// Whether the frame was given a tensor, itself or in a list or tuple.
+pub fn holds_tensor(frame: &FrameView<'_>) -> bool {
+    let tensor = |o: &PyObject| o.downcast_ref::<PyTensor>().is_some();
+    (0..frame.nlocalsplus()).any(|i| {
+        frame.local_ref(i).is_some_and(|o| {
+            tensor(o)
+                || o.downcast_ref::<PyTuple>()
+                    .is_some_and(|t| t.iter().any(|x| tensor(x)))
+                || o.downcast_ref::<PyList>()
+                    .is_some_and(|l| l.borrow_vec().iter().any(|x| tensor(x)))
+        })
+    })
 }
