@@ -334,3 +334,15 @@ fn an_inlined_function_s_defaults_are_guarded() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_constant_tensor_held_twice_at_a_break_is_one_object() {
+    same_as_plain(&["a constant tensor held twice at a break"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains(
+            "a constant tensor held twice at a break: ([13.0, 13.0, 13.0], [3.0, 3.0, 3.0], True)"
+        ),
+        "{plain}"
+    );
+}

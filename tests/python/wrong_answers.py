@@ -947,3 +947,26 @@ def _():
     scaled.__kwdefaults__["shift"] = 1.0
     results.append(calls_scaled(x).tolist())
     show("defaults of an inlined function", results)
+
+
+# 33. A tensor the call computes from constants, held by a local and passed to a call the
+# graph breaks at (`base = st.ones(3) * 2.0; y = bump(base)`): the replacement made it twice
+# from one graph constant, so the call updated one copy in place and the local held the
+# other, unchanged. One tensor is made now, wherever it is held.
+def bump_and_break(t):
+    t += 1.0
+    t.tolist()  # not simulated: the inlined call is rolled back, the caller breaks at it
+    return t
+
+
+def made_then_bumped(x):
+    z = x * 5.0
+    base = st.ones(3) * 2.0
+    y = bump_and_break(base)
+    return (y + z).tolist(), base.tolist(), y is base
+
+
+@case("a constant tensor held twice at a break")
+def _():
+    for call in range(3):
+        show("a constant tensor held twice at a break", made_then_bumped(st.ones(3) * call))

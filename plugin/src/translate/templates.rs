@@ -110,6 +110,10 @@ pub struct Templating {
     /// (`held_once::made_address`): built once, the same object wherever held
     /// (`Template::Shared`, by position here).
     pub shared: Vec<usize>,
+    /// Tensors computed from constants (no fake), each with the graph constant it is made
+    /// again from: one held twice (a local and the argument of the breaking call) is one
+    /// object, so that a call updating it in place updates what the other holder sees.
+    pub constants: Vec<(rustpython_vm::PyObjectRef, Value)>,
 }
 
 /// The frame's state at a break, as templates: what the replacement passes on.
@@ -465,8 +469,16 @@ fn build_value(
         }
         Var::Obj(o) if o.downcast_ref::<PyTensor>().is_some() => {
             // A tensor computed from constants: a new tensor on every call, as eagerly.
-            let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();
-            let c = recorder::with(|r| r.graph.constant(data));
+            let known = state.templating.constants.iter().find(|(k, _)| k.is(o));
+            let c = match known {
+                Some((_, c)) => *c,
+                None => {
+                    let data = o.downcast_ref::<PyTensor>().expect("tensor").read().clone();
+                    let c = recorder::with(|r| r.graph.constant(data));
+                    state.templating.constants.push((o.clone(), c));
+                    c
+                }
+            };
             Template::Out(out(c, outputs))
         }
         // The caller's tensor, updated in place: that object (its value is written back).
