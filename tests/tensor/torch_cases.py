@@ -40,6 +40,9 @@ CASES = [
     ("bitwise_or_method", "j.bitwise_or(j * 2)"),
     ("type_to_float32", "a.type(F.float32)"),
     ("index_put", "F.index_put(a, (T([0, 1], 'int64'), T([2, 0], 'int64')), T([9., 8.], None))"),
+    ("where_condition_alone", "F.stack(F.where(x3 > 0.3))"),
+    ("where_condition_alone_bool", "F.where(m)[1]"),
+    ("where_method_keywords", "F.where(a > 0.5, input=a, other=b)"),
     # errors
     ("error_hsplit_uneven", "F.hsplit(a, 2)"),
     ("error_vsplit_1d", "F.vsplit(b, 1)"),

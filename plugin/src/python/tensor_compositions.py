@@ -4,7 +4,7 @@ into the tensor, refused where torch refuses to cast it), splitting and stacking
 name (`hsplit`, `vsplit`, `dsplit`, `column_stack`, `dstack`, `atleast_1d/2d/3d`), products
 (`tensordot`, `kron`, `vdot`, `cartesian_prod`, `combinations`), and small spellings
 (`bitwise_and`..., `take`, `float_power`, `randint_like`, `x.type()`, `x.get_device()`,
-`index_put`). Being Python, a traced frame simulates them op by op like the user's own
+`index_put`, `where` of a condition alone). Being Python, a traced frame simulates them op by op like the user's own
 code. Run after `tensor_methods.py`; `_st` is `symtrace`."""
 import itertools as _itertools
 
@@ -206,6 +206,17 @@ def _index_put(self, indices, values, accumulate=False):
     return _index_put_(self.clone(), indices, values, accumulate)
 
 
+_select = _st.where
+
+
+def _where(condition, input=None, other=None):
+    """torch's `where`: `input` where `condition`, else `other`; given the condition alone,
+    the indices of its nonzero elements, one vector per dimension."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    return _select(condition, input, other)
+
+
 # Those not already the tensor's own.
 METHODS = {name + "_": _in_place(name) for name in _IN_PLACE_UNARY if not hasattr(_st.Tensor, name + "_")}
 METHODS.update({
@@ -237,6 +248,7 @@ MODULE_ONLY = {
     "combinations": _combinations,
     "randint_like": _randint_like,
     "tensordot": _tensordot,
+    "where": _where,
 }
 
 FUNCTIONS = [

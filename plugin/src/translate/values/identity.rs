@@ -141,24 +141,35 @@ impl State<'_> {
         {
             return self.is_none(b);
         }
-        // A bare `object()` (a sentinel, such as the marker of an unbound local after a split
-        // loop) is no tensor, and no value of another type.
+        // A bare `object()` (a sentinel: a library's `_MISSING` default, the marker of an
+        // unbound local after a split loop) is no tensor, and no value of another type; read
+        // from the caller (a global), it is known by its identity, guarded.
+        let object_type = self.vm.ctx.types.object_type;
         let bare =
-            |v: &Var| matches!(v, Var::Obj(o) if o.class().is(self.vm.ctx.types.object_type));
+            |v: &Var| matches!(v, Var::Obj(o) | Var::Lazy(o, _) if o.class().is(object_type));
         if bare(a) || bare(b) {
             let (s, other) = if bare(a) { (a, b) } else { (b, a) };
-            let Var::Obj(s) = s else { unreachable!() };
+            let (Var::Obj(sentinel) | Var::Lazy(sentinel, _)) = s else {
+                unreachable!()
+            };
+            let sentinel = sentinel.clone();
+            if let Var::Lazy(_, from) = s {
+                self.guard(from, Check::is(sentinel.clone()));
+            }
             match other {
-                Var::Tensor(_) => return Ok(false),
-                Var::Lazy(o, source) if !o.class().is(self.vm.ctx.types.object_type) => {
+                Var::Lazy(o, source) if !o.class().is(object_type) => {
                     self.guard(source, Check::type_is(o.class().to_owned()));
                     return Ok(false);
                 }
-                Var::Lazy(o, source) if o.is(s) => {
-                    self.guard(source, Check::is(s.clone()));
+                Var::Lazy(o, source) if o.is(&sentinel) => {
+                    self.guard(source, Check::is(sentinel));
                     return Ok(true);
                 }
-                _ => {}
+                Var::Lazy(..) => {}
+                Var::Obj(o) => return Ok(o.is(&sentinel)),
+                // Made in the call (a tensor, a number, a container, an instance): not an
+                // object that existed before it.
+                _ => return Ok(false),
             }
         }
         if let Some(same) = self.instances_are(a, b)? {
