@@ -87,14 +87,17 @@ print("traceback entry as eager's:", traced_entry == eager_entry, traced_entry[1
 
 # The inputs a direct call passes are the values its guards have just read: a tensor put
 # where another one was (same shape, so the guards still hold) is the one computed with.
+@st.disable  # the harness itself is not traced (it would inline `fn`): only `fn` is
 def replaced(name, fn, args, replace):
+    eager = st.disable(fn)
+    fn = st.compile(fn)
     fn(*args)
     fn(*args)
     before = st.stats()
     replace()
     result = fn(*args)
     after = st.stats()
-    same = result.tolist() == st.disable(fn)(*args).tolist()
+    same = result.tolist() == eager(*args).tolist()
     print(f"{name}: same={same} direct={after['direct_hits'] - before['direct_hits']}")
 
 

@@ -425,5 +425,53 @@ def check_tiny():
 
 
 check_tiny()
+
+import collections, functools
+
+
+@functools.lru_cache(maxsize=None)
+def causal_mask(n):
+    return st.tril(st.ones(n, n))
+
+
+def cached_helper_first(x):
+    mask = causal_mask(x.shape[0])  # an lru_cache wrapper: not simulated, before any tensor work
+    y = x @ x.T
+    return y.masked_fill(mask == 0, 0.0).softmax(-1) * 2.0
+
+
+def format_first(x, words):
+    count = int(format(len(words), "d"))  # format() is not simulated
+    return st.relu(x * count) + 1.0
+
+
+# Nothing captured before the break: the resume function captures what follows it.
+check("a break before any tensor work", cached_helper_first, (w.T,), 1, 1, "GB-CALL", 438)
+check("a break before any tensor work, a builtin", format_first, (x, ["a", "b", "a"]), 1, 1, "GB-CALL", 444)
+
+
+def counter_only(x, words):
+    return collections.Counter(words), x
+
+
+@st.disable
+def check_nothing_after():
+    # Nothing captured before the break nor after it: the break only costs a frame and a call,
+    # so it is dropped (the resume function skipped, the frame runs as written, then skipped).
+    f = st.compile(counter_only)
+    before = st.stats()
+    results = [f(x, ["a", "a"]) for _ in range(6)]
+    after = st.stats()
+    problems = []
+    if any(r != (collections.Counter(a=2), x) for r in results):
+        problems.append(f"results {results}")
+    if after["cache_hits"] - before["cache_hits"] > 1:
+        problems.append(f"{after['cache_hits'] - before['cache_hits']} calls took the break")
+    if after["fallbacks"] - before["fallbacks"] > 4:
+        problems.append(f"{after['fallbacks'] - before['fallbacks']} fallbacks: the frame was not skipped")
+    report("a break before nothing is dropped", problems, failures)
+
+
+check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -447,7 +447,9 @@ check("dict subclasses with methods of their own: Counter, defaultdict, a class 
       dicts_that_are_not_plain, lambda i: (xs[i],), 7, None, None, between=give_options_a_length)
 check("sorted() of a dict's items, tensors after unequal keys", sorted_items, lambda i: (xs[i],), 1, 1, 0)
 check("a tensor's __class__", tensor_classes, lambda i: (xs[i],), 1, 1, 0)
-check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 2, None, None)
+# The frame (its update of a constant folded away, so it breaks before any tensor work), the
+# inlined call that breaks, and the resume function that captures `x + t`.
+check("a constant updated, then a break in an inlined call", updated_constant_across_a_break, lambda i: (xs[i][0],), 3, None, None)
 check("a dataclass output with a default factory, dataclasses.replace, a class in a frozenset",
       dataclass_outputs, lambda i: (xs[i], 1.5), 1, 1, 0)
 check("methods of a dict, list and set made here as values (key=d.get, push = l.append)",

@@ -5,21 +5,20 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyWeak};
+use rustpython_vm::builtins::{PyCode, PyWeak};
 use rustpython_vm::eval_hook::{FrameDecision, FrameView};
-use rustpython_vm::{AsObject, Py, PyPayload, PyRef, PyResult, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
-use crate::bytecode::verify;
-use crate::graph::Graph;
 use crate::translate::breaks::BreakPolicy;
 use crate::translate::breaks::ResumeCache;
-use crate::translate::convert_frame::{Failure, translate};
-use crate::translate::direct_call::{DirectCall, Instead};
-use crate::translate::explain::{self, BreakRecord, CapturedGraph, wants_fullgraph};
+use crate::translate::cache_entry::{Entry, Miss};
+use crate::translate::convert_frame::translate;
+use crate::translate::direct_call::Instead;
+use crate::translate::explain::{self, BreakRecord, wants_fullgraph};
 use crate::translate::guards::guard::GuardSet;
 use crate::translate::guards::program::GuardReads;
 use crate::translate::policy::{Dynamic, Specialization, Stance, StanceCell};
-use crate::translate::state::{Kind, Unsupported};
+use crate::translate::state::Kind;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -78,69 +77,6 @@ impl Stats {
     }
 }
 
-/// One cached translation.
-pub struct Entry {
-    pub guards: GuardSet,
-    pub code: PyRef<PyCode>,
-    pub graph: Arc<Graph>,
-    /// How the replacement passes the graph its inputs (read again to check a dynamic graph's
-    /// shapes).
-    pub call: Arc<crate::translate::graph_call::GraphCall>,
-    /// How the hook returns the graph's result itself, when the replacement would only call
-    /// the graph and return its result.
-    pub direct: Option<Arc<DirectCall>>,
-}
-
-impl Entry {
-    /// Whether the call fits: its guards hold, and a dynamic graph's shapes fit its inputs.
-    /// What the guards read is left in `reads`.
-    fn fits<'f>(
-        &self,
-        frame: &FrameView<'f>,
-        vm: &VirtualMachine,
-        reads: &mut GuardReads<'f>,
-    ) -> Result<(), Miss> {
-        self.guards
-            .check_reading(frame, vm, reads)
-            .map_err(|g| g.cloned().map_or(Miss::GuardsChanged, Miss::Guard))?;
-        if self.graph.dynamic {
-            self.shapes_fit(frame, vm).map_err(Miss::Shapes)?;
-        }
-        Ok(())
-    }
-
-    fn shapes_fit(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), String> {
-        let unreadable = || "its graph's inputs cannot be read".to_owned();
-        let Some(roots) = self
-            .call
-            .roots
-            .iter()
-            .map(|s| s.resolve(frame, vm))
-            .collect::<Option<Vec<_>>>()
-        else {
-            return Err(unreadable());
-        };
-        let mut held = smallvec::SmallVec::new();
-        let Ok(objects) = self.call.gather(&roots, &mut held, vm) else {
-            return Err(unreadable());
-        };
-        let mut metas = Vec::with_capacity(objects.len());
-        let mut items = Vec::with_capacity(objects.len());
-        for (o, want) in objects.iter().zip(&self.graph.inputs) {
-            match o.downcast_ref::<crate::tensor::PyTensor>() {
-                Some(t) => metas.push(crate::tensor::Meta::of(&t.read())),
-                None => metas.push(want.clone()),
-            }
-            // An int of the frame's given as a number: sizes may be computed from it.
-            items.push(
-                o.downcast_ref::<rustpython_vm::builtins::PyInt>()
-                    .and_then(|i| i.try_to_primitive::<i64>(vm).ok()),
-            );
-        }
-        crate::graph::dynamic::fits(&self.graph, &metas, &items)
-    }
-}
-
 impl CodeState {
     /// Drop the entries (and the failed translations' guards) that lost an object they
     /// compare by identity: they can never fit again, and would count toward the recompile
@@ -165,16 +101,6 @@ impl CodeState {
     }
 }
 
-/// Why an entry did not fit a call.
-enum Miss {
-    /// The guard that failed.
-    Guard(crate::translate::guards::guard::Guard),
-    /// The guards changed while they were checked.
-    GuardsChanged,
-    /// Its graph is dynamic, and these sizes do not fit it: why.
-    Shapes(String),
-}
-
 /// What a code object's hook slot holds.
 #[derive(Default)]
 pub struct CodeCache {
@@ -193,6 +119,9 @@ struct CodeState {
     /// these guards decide only what is tried again.
     as_written: Vec<GuardSet>,
     calls_without_graph: usize,
+    /// A break before any tensor work proved to capture nothing after it either: translations
+    /// no longer break so (see `BreakPolicy::after_nothing`).
+    nothing_to_resume: bool,
     /// The recompile limit was reached and said so: it is said once per code object.
     limit_said: bool,
     /// What its next translation may leave unspecialized (automatic dynamic).
@@ -406,6 +335,13 @@ impl Translator {
                 Err(g) => missed.push(g),
             }
         }
+        if let Some(k) = hit.filter(|k| state.entries[*k].breaks_for_nothing()) {
+            // Translated again, it fails whole: the frame runs as written, then is skipped.
+            state.entries.remove(k);
+            state.nothing_to_resume = true;
+            hit = None;
+            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: its break before any tensor work is dropped: nothing is captured after it either", describe(code));
+        }
         if let Some(mut k) = hit {
             state.hits += 1;
             if k > 0 {
@@ -505,6 +441,7 @@ impl Translator {
         let policy = BreakPolicy {
             resumes: &self.resumes,
             min_graph_size: self.options.min_graph_size,
+            after_nothing: !state.nothing_to_resume,
         };
         let breaks = (!self.options.strict && !wants_fullgraph(code)).then_some(&policy);
         if state.spec.dynamic != self.options.dynamic {
@@ -518,7 +455,7 @@ impl Translator {
             breaks,
             &state.spec,
         )
-        .and_then(|t| self.install(t, frame, &name, vm))
+        .and_then(|t| Entry::install(t, frame, &name, vm))
         {
             Ok(entry) => {
                 self.stats.translations.fetch_add(1, Ordering::Relaxed);
@@ -598,99 +535,13 @@ impl Translator {
             }
         }
     }
-
-    /// Verify the translation's code and publish its graph under `name` in the frame's globals.
-    #[allow(clippy::result_large_err)]
-    fn install(
-        &self,
-        t: crate::translate::convert_frame::Translation,
-        frame: &FrameView<'_>,
-        name: &str,
-        vm: &VirtualMachine,
-    ) -> Result<Entry, Failure> {
-        let fail = |message: String| Failure {
-            why: Unsupported::new(Kind::Internal, message),
-            ops_left: Vec::new(),
-            guards: Vec::new(),
-            empty: false,
-            top_steps: 0,
-            tensorless: false,
-        };
-        verify(&t.code).map_err(|e| {
-            fail(format!(
-                "the generated code was rejected by the verifier: {e}"
-            ))
-        })?;
-        if log::log_enabled!(target: crate::log_targets::BYTECODE, log::Level::Debug) {
-            log::debug!(target: crate::log_targets::BYTECODE, "{}: original | replacement\n{}", describe(frame.code()), crate::bytecode::dis::side_by_side(frame.code(), &t.code));
-        }
-        if !t.graph.outputs.is_empty() {
-            let callable = super::CompiledGraph {
-                graph: t.graph.clone(),
-                call: t.call.clone(),
-            }
-            .into_pyobject(vm);
-            let globals: &Py<PyDict> = frame.globals();
-            globals
-                .set_item(name, callable, vm)
-                .map_err(|_| fail("cannot store the compiled graph in the globals".into()))?;
-        }
-        if let Some(b) = &t.graph_break {
-            let location = b.reason.location.as_ref().map_or_else(
-                || describe(frame.code()),
-                |l| format!("{}:{}", l.file, l.line),
-            );
-            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.message, b.kind.hint());
-            explain::record_break(|| BreakRecord {
-                function: frame.code().qualname.as_str().to_owned(),
-                reason: b.reason.message.clone(),
-                kind: b.reason.kind.name(),
-                location,
-                ops_left: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
-                guards_left: t.guards.guards.iter().map(ToString::to_string).collect(),
-                id: b.kind.id().to_owned(),
-                hint: b.kind.hint().to_owned(),
-                resumed: true,
-            });
-        }
-        // A translation without tensor work (trace_all) is not a graph.
-        if !t.graph.outputs.is_empty() {
-            explain::record_graph(|| CapturedGraph {
-                function: frame.code().qualname.as_str().to_owned(),
-                ops: t.graph.nodes.iter().map(|n| n.op.clone()).collect(),
-                guards: t
-                    .guards
-                    .guards
-                    .iter()
-                    .map(ToString::to_string)
-                    .chain(t.graph.checks.iter().map(|c| format!("size check: {c}")))
-                    .collect(),
-                inlined: t.inlined.clone(),
-                text: t.graph.to_string(),
-            });
-        }
-        let direct = t
-            .returns_graph_result
-            .then(|| DirectCall::new(&t.graph, &t.call, &t.code, frame.code(), vm))
-            .flatten()
-            .map(Arc::new);
-        let mut guards = t.guards;
-        guards.weaken(vm);
-        Ok(Entry {
-            guards,
-            code: t.code,
-            graph: t.graph,
-            call: t.call,
-            direct,
-        })
-    }
 }
 
 fn upgrade_code(weak: &PyRef<PyWeak>) -> Option<PyRef<PyCode>> {
     weak.upgrade()?.downcast::<PyCode>().ok()
 }
 
-fn describe(code: &Py<PyCode>) -> String {
+pub(super) fn describe(code: &Py<PyCode>) -> String {
     format!(
         "{} ({}:{})",
         code.qualname.as_str(),

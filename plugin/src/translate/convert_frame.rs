@@ -17,8 +17,8 @@ use crate::tensor::PyTensor;
 use crate::translate::breaks::loop_split::translate_loop_break;
 use crate::translate::breaks::resume::handler_shape;
 use crate::translate::breaks::{
-    AtFailure, BreakPolicy, GraphBreak, NotBreakable, ResumeCache, ResumeShape, located_at,
-    not_breakable, replayed,
+    AtFailure, BreakPolicy, GraphBreak, NotBreakable, ResumeShape, located_at, not_breakable,
+    replayed, returns_right_after,
 };
 use crate::translate::codegen::{
     BreakPlan, HandlerPlan, generate, generate_break, returns_graph_result,
@@ -91,7 +91,9 @@ pub fn translate(
         breaks,
     ) {
         (Err(failure), Some(policy))
-            if !failure.empty && !failure.tensorless && failure.top_steps > 0 =>
+            if !failure.empty
+                && (!failure.tensorless || holds_tensor(view))
+                && failure.top_steps > 0 =>
         {
             let broken = match translate_with_break(
                 view,
@@ -99,7 +101,7 @@ pub fn translate(
                 graph_global,
                 failure.top_steps - 1,
                 failure.why.clone(),
-                policy.resumes,
+                policy,
                 spec,
             ) {
                 Err(NoBreak::InLoop(index)) => translate_loop_break(
@@ -242,9 +244,10 @@ fn translate_with_break(
     graph_global: &str,
     stop_before: usize,
     why: Unsupported,
-    resumes: &ResumeCache,
+    policy: &BreakPolicy<'_>,
     spec: &Specialization,
 ) -> Result<Translation, NoBreak> {
+    let resumes = policy.resumes;
     let recording = recorder::start().ok_or_else(|| {
         Unsupported::new(
             Kind::Internal,
@@ -284,7 +287,16 @@ fn translate_with_break(
     let saved = frame_state(&mut state, &frame, split, code.varnames.len())?;
     let mut graph = recording.finish();
     graph.prune();
-    if graph.nodes.is_empty() {
+    // Before any tensor work, a break pays only where the instruction runs as written once
+    // and what follows can be simulated: not where a value the simulation does not model
+    // (an empty tensor, a deque) would stop the resume function again at its next use.
+    let worth_it = policy.after_nothing
+        && matches!(
+            why.kind,
+            Kind::Call | Kind::SideEffect | Kind::Opcode | Kind::DataDependent
+        )
+        && !returns_right_after(&body, index);
+    if graph.nodes.is_empty() && !worth_it {
         return Err(Unsupported::new(Kind::EmptyGraph, "no tensor work before it").into());
     }
 
@@ -333,6 +345,11 @@ fn translate_with_break(
         handler,
     };
     let graph_break = GraphBreak {
+        after_nothing: graph
+            .nodes
+            .is_empty()
+            .then(|| resumes.code_for(code, &shape))
+            .flatten(),
         kind: match at_failure(x) {
             AtFailure::Break(kind) => kind,
             AtFailure::NoBreak => unreachable!("not_breakable refused it"),

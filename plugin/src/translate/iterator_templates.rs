@@ -51,10 +51,10 @@ pub(super) fn stepper_template(
             consumed,
             ..
         } => {
-            let islice = vm
-                .import("itertools", 0)
-                .and_then(|m| m.get_attr("islice", vm))
-                .map_err(|_| Unsupported::new(Kind::Internal, "itertools.islice is missing"))?;
+            let islice = crate::translate::loaded_modules::loaded_attr("itertools", "islice", vm)
+                .ok_or_else(|| {
+                Unsupported::new(Kind::Internal, "itertools.islice is missing")
+            })?;
             Ok(Template::New(
                 islice,
                 vec![

@@ -4,6 +4,7 @@
 
 pub(crate) mod breaks;
 pub(crate) mod cache;
+pub(crate) mod cache_entry;
 pub(crate) mod codegen;
 pub(crate) mod compiled_graph;
 pub(crate) mod convert_frame;
@@ -16,6 +17,7 @@ pub(crate) mod held_once;
 pub(crate) mod iterator_templates;
 pub(crate) mod key_const;
 pub(crate) mod lazy_modules;
+pub(crate) mod loaded_modules;
 pub(crate) mod misses;
 pub(crate) mod policy;
 pub(crate) mod side_effects;

@@ -648,9 +648,8 @@ impl<'vm> State<'vm> {
             },
             Var::Partial(_) => {
                 let vm = self.vm;
-                vm.import(&vm.ctx.new_str("functools"), 0)
-                    .and_then(|m| m.get_attr("partial", vm))
-                    .map_err(|_| Unsupported::new(Kind::Internal, "functools.partial"))?
+                crate::translate::loaded_modules::loaded_attr("functools", "partial", vm)
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "functools.partial"))?
             }
             Var::Func(_) => t.function_type.to_owned().into(),
             Var::Object(o) => o.class.clone().into(),

@@ -535,10 +535,8 @@ fn build_value(
             }
         }
         Var::Partial(p) if p.kwargs.is_empty() => {
-            let partial = vm
-                .import(&vm.ctx.new_str("functools"), 0)
-                .and_then(|m| m.get_attr("partial", vm))
-                .map_err(|_| Unsupported::new(Kind::Internal, "functools.partial"))?;
+            let partial = crate::translate::loaded_modules::loaded_attr("functools", "partial", vm)
+                .ok_or_else(|| Unsupported::new(Kind::Internal, "functools.partial"))?;
             let mut args = vec![build(state, &p.func, outputs, index)?];
             for a in &p.args {
                 args.push(build(state, a, outputs, index)?);

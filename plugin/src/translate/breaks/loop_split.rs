@@ -340,6 +340,7 @@ pub(crate) fn translate_loop_break(
         handler: None,
     };
     let graph_break = GraphBreak {
+        after_nothing: None,
         kind: BreakKind::Loop,
         reason: located_at(why, code, &body[index]),
     };

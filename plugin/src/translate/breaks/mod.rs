@@ -25,6 +25,7 @@ pub mod loop_split;
 pub mod reason;
 pub mod resume;
 
+use rustpython_vm::PyRef;
 use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::Opcode;
 use rustpython_vm::bytecode::oparg::COMPARE_OP_BOOL_MASK;
@@ -157,6 +158,36 @@ pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<NotB
     }
 }
 
+/// Whether what follows instruction `index` only moves values about and returns (`return
+/// f(x)`, `y = f(x); return y`): a resume function there would capture nothing.
+pub fn returns_right_after(body: &[Instr], index: usize) -> bool {
+    for x in body.iter().skip(index + 1) {
+        if x.target.is_some() {
+            return false;
+        }
+        match x.op {
+            Opcode::ReturnValue => return true,
+            Opcode::Nop
+            | Opcode::NotTaken
+            | Opcode::PopTop
+            | Opcode::Copy
+            | Opcode::Swap
+            | Opcode::LoadConst
+            | Opcode::LoadSmallInt
+            | Opcode::LoadFast
+            | Opcode::LoadFastBorrow
+            | Opcode::LoadFastLoadFast
+            | Opcode::LoadFastBorrowLoadFastBorrow
+            | Opcode::StoreFast
+            | Opcode::StoreFastLoadFast
+            | Opcode::StoreFastStoreFast
+            | Opcode::BuildTuple => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// The instruction as the replacement runs it, and what the original leaves on the stack
 /// (`true`: a NULL of the call protocol). The replacement never leaves a NULL: a NULL cannot
 /// be an argument, so the resume function makes it. A method load becomes an attribute load,
@@ -187,6 +218,10 @@ pub struct GraphBreak {
     pub kind: BreakKind,
     /// Why the instruction could not be simulated.
     pub reason: Unsupported,
+    /// The resume function's code when nothing was captured before the break: the break is
+    /// worth its cost (a replaced frame and a call more) only while that function captures
+    /// something after it.
+    pub after_nothing: Option<PyRef<PyCode>>,
 }
 
 /// How a frame that cannot be simulated whole may break (absent: it fails instead).
@@ -195,6 +230,10 @@ pub struct BreakPolicy<'a> {
     /// Ops a loop's body must capture before its break for the body to be split off and
     /// translated per iteration (below it, the frame runs as written).
     pub min_graph_size: usize,
+    /// A frame may break where it has captured nothing yet, so that what follows the
+    /// instruction is captured by the resume function (off once that proved to capture
+    /// nothing: `cache_entry::Entry::breaks_for_nothing`).
+    pub after_nothing: bool,
 }
 
 /// The reason of a break, located at the breaking instruction of the translated frame (a call

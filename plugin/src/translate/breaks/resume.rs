@@ -244,6 +244,16 @@ impl ResumeCache {
         )
     }
 
+    /// The code of the resume function for `shape`, once made.
+    pub fn code_for(&self, original: &Py<PyCode>, shape: &ResumeShape) -> Option<PyRef<PyCode>> {
+        let key = (
+            original as *const _ as usize,
+            Purpose::Resume(shape.clone()),
+        );
+        let made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        made.get(&key).map(|m| m.code.clone())
+    }
+
     /// The name under which the handler function for `shape` (see `handler_shape`) is bound
     /// in `globals`.
     pub fn handler_function_for(

@@ -368,10 +368,7 @@ impl State<'_> {
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
         let named = |module: &str, name: &str| {
-            vm.import(&vm.ctx.new_str(module), 0)
-                .ok()
-                .and_then(|m| m.get_attr(&vm.ctx.new_str(name), vm).ok())
-                .is_some_and(|c| c.is(f))
+            crate::translate::loaded_modules::loaded_attr(module, name, vm).is_some_and(|c| c.is(f))
         };
         if named("functools", "partial") {
             let Some((func, rest)) = args.split_first() else {
@@ -564,10 +561,7 @@ impl State<'_> {
             return Ok(None);
         };
         // Only the module's own function of that name (not one of the same name elsewhere).
-        let own = vm
-            .import(&vm.ctx.new_str(module.as_str()), 0)
-            .ok()
-            .and_then(|m| m.get_attr(&vm.ctx.new_str(name.as_str()), vm).ok())
+        let own = crate::translate::loaded_modules::loaded_attr(module.as_str(), name.as_str(), vm)
             .is_some_and(|g| g.is(f));
         if !own {
             return Ok(None);

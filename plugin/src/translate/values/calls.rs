@@ -231,10 +231,7 @@ impl State<'_> {
     /// each part read (and guarded) through the object, so that a later call sees a change.
     fn caller_callable(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        let partial = vm
-            .import("functools", 0)
-            .ok()
-            .and_then(|m| m.get_attr("partial", vm).ok());
+        let partial = crate::translate::loaded_modules::loaded_attr("functools", "partial", vm);
         let is_partial = partial.is_some_and(|p| o.class().is(&p));
         if !is_partial && !o.class().is(vm.ctx.types.bound_method_type) {
             return Ok(None);

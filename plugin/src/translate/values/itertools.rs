@@ -103,7 +103,7 @@ pub fn itertools_name(o: &PyObjectRef, vm: &VirtualMachine) -> Option<&'static s
         "starmap",
         "accumulate",
     ];
-    let module = vm.import("itertools", 0).ok()?;
+    let module = crate::translate::loaded_modules::loaded_module("itertools", vm)?;
     for name in NAMES {
         if module.get_attr(name, vm).ok()?.is(o) {
             return Some(name);
@@ -527,10 +527,8 @@ impl State<'_> {
 
 /// The itertools object named `name` (`chain.from_iterable` through `chain`).
 pub fn itertools_object(name: &str, vm: &VirtualMachine) -> SimResult<PyObjectRef> {
-    let module = vm
-        .import("itertools", 0)
-        .map_err(|_| Unsupported::new(Kind::Internal, "itertools is missing"))?;
-    let mut o: PyObjectRef = module.into();
+    let mut o = crate::translate::loaded_modules::loaded_module("itertools", vm)
+        .ok_or_else(|| Unsupported::new(Kind::Internal, "itertools is not loaded"))?;
     for part in name.split('.') {
         o = o
             .get_attr(&vm.ctx.new_str(part), vm)

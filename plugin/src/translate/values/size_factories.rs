@@ -152,10 +152,9 @@ impl State<'_> {
         } else {
             "ones"
         };
-        let f = vm
-            .import("symtrace", 0)
-            .and_then(|m| m.get_attr(base, vm))
-            .map_err(|_| Unsupported::new(Kind::Internal, format!("symtrace.{base} is missing")))?;
+        let f = crate::translate::loaded_modules::loaded_attr("symtrace", base, vm).ok_or_else(
+            || Unsupported::new(Kind::Internal, format!("symtrace.{base} is missing")),
+        )?;
         // No dtype, or `dtype=None`, is the tensor's.
         let mut kwargs: Vec<(String, Var)> = kwargs
             .iter()

@@ -37,7 +37,7 @@ impl FloatFn {
     pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match self {
             FloatFn::Float => Some(vm.ctx.types.float_type.to_owned().into()),
-            FloatFn::Sqrt => vm.import("math", 0).ok()?.get_attr("sqrt", vm).ok(),
+            FloatFn::Sqrt => crate::translate::loaded_modules::loaded_attr("math", "sqrt", vm),
         }
     }
 }
