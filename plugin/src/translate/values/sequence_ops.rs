@@ -30,11 +30,7 @@ impl State<'_> {
             Var::Lazy(o, _) => o.class().is(vm.ctx.types.list_type),
             _ => false,
         };
-        let tuple_like = |v: &Var| match v {
-            Var::Tuple(_) => true,
-            Var::Obj(o) | Var::Lazy(o, _) => o.class().is(vm.ctx.types.tuple_type),
-            _ => false,
-        };
+        let tuple_like = |v: &Var| tuple_like(v, vm);
         match (not_inplace(op), a, b) {
             (BinaryOperator::Add, _, _) if !is_inplace(op) && list_like(a) && list_like(b) => {
                 let mut items = self.items(a)?;
@@ -114,11 +110,7 @@ impl State<'_> {
         b: &Var,
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        let tuple_like = |v: &Var| match v {
-            Var::Tuple(_) => true,
-            Var::Obj(o) | Var::Lazy(o, _) => o.class().is(vm.ctx.types.tuple_type),
-            _ => false,
-        };
+        let tuple_like = |v: &Var| tuple_like(v, vm);
         if !(tuple_like(a) && tuple_like(b))
             || !(self.contains_symbolic(a) || self.contains_symbolic(b))
         {
@@ -161,5 +153,14 @@ impl State<'_> {
             ComparisonOperator::GreaterOrEqual => n >= m,
         };
         Ok(Some(Var::Obj(vm.ctx.new_bool(r).into())))
+    }
+}
+
+/// A tuple made in the call, or an exact tuple of the caller's (not a named tuple).
+fn tuple_like(v: &Var, vm: &rustpython_vm::VirtualMachine) -> bool {
+    match v {
+        Var::Tuple(_) => true,
+        Var::Obj(o) | Var::Lazy(o, _) => o.class().is(vm.ctx.types.tuple_type),
+        _ => false,
     }
 }
