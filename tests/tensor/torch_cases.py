@@ -43,6 +43,9 @@ CASES = [
     ("where_condition_alone", "F.stack(F.where(x3 > 0.3))"),
     ("where_condition_alone_bool", "F.where(m)[1]"),
     ("where_method_keywords", "F.where(a > 0.5, input=a, other=b)"),
+    ("fmod_tensors", "F.fmod(x3 * 7.0 - 3.0, a[:1] + 0.5)"),
+    ("fmod_scalar_method", "(f * -3.5).fmod(1.25)"),
+    ("fmod_int", "F.fmod(i * 7 - 3, j + 5)"),
     # errors
     ("error_hsplit_uneven", "F.hsplit(a, 2)"),
     ("error_vsplit_1d", "F.vsplit(b, 1)"),
@@ -61,6 +64,7 @@ ASSIGNMENTS = [
     ("reciprocal_rsqrt_", "z = F.clone(a); z.reciprocal_(); z.rsqrt_()", "z"),
     ("pow_clamp_min_", "z = F.clone(t) - 3.0; z.pow_(2); z.clamp_min_(2.0)", "z"),
     ("index_put_", "z = F.clone(b); z.index_put_((T([2, 0], 'int64'),), T([5., 6.], None))", "z"),
+    ("fmod_remainder_", "z = F.clone(a) * -1.5; z.fmod_(2.5); y = F.clone(i); y.remainder_(4); z.add_(y[:, :3])", "z"),
     ("error_sqrt_int", "z = F.clone(j); z.sqrt_()", "z"),
     ("error_exp_bool", "z = F.clone(n); z.exp_()", "z"),
 ]

@@ -591,6 +591,12 @@ pub(super) mod module {
     fn matmul(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
         binary_fn("matmul", &a, &b, vm)
     }
+    /// The remainder with the dividend's sign (C's `fmod`); a number beside a tensor takes
+    /// its type, as with the operators.
+    #[pyfunction]
+    fn fmod(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("fmod", &a, &b, vm)
+    }
     #[pyfunction]
     fn dot(a: PyObjectRef, b: PyObjectRef, vm: &VirtualMachine) -> PyResult {
         binary_fn("dot", &a, &b, vm)

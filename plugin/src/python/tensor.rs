@@ -435,6 +435,10 @@ impl PyTensor {
     fn minimum(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
         binary_fn("minimum", zelf.as_object(), &other, vm)
     }
+    #[pymethod]
+    fn fmod(zelf: PyRef<Self>, other: PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        binary_fn("fmod", zelf.as_object(), &other, vm)
+    }
     /// torch's `x.where(cond, other)`: `x` where `cond`, else `other`.
     #[pymethod(name = "where")]
     fn where_method(

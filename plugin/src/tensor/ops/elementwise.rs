@@ -108,10 +108,13 @@ pub enum Binary {
     Xor,
     /// The angle of the point `(y=self, x=other)`, as `torch.atan2` (`arctan2`).
     Atan2,
+    /// The remainder with the sign of the dividend, as C's `fmod` (`torch.fmod`; `%` is
+    /// Python's, with the divisor's sign).
+    Fmod,
 }
 
 impl Binary {
-    pub const ALL: [Binary; 19] = [
+    pub const ALL: [Binary; 20] = [
         Binary::Add,
         Binary::Sub,
         Binary::Mul,
@@ -131,6 +134,7 @@ impl Binary {
         Binary::Or,
         Binary::Xor,
         Binary::Atan2,
+        Binary::Fmod,
     ];
 
     /// The op registered under `name`.
@@ -159,6 +163,7 @@ impl Binary {
             Binary::Or => "logical_or",
             Binary::Xor => "logical_xor",
             Binary::Atan2 => "atan2",
+            Binary::Fmod => "fmod",
         }
     }
 
@@ -179,7 +184,11 @@ impl Binary {
                     "subtracting bool tensors is not supported; use ^ or logical_xor",
                 ));
             }
-            Binary::FloorDiv | Binary::Mod | Binary::Pow if common == DType::Bool => DType::Int64,
+            Binary::FloorDiv | Binary::Mod | Binary::Fmod | Binary::Pow
+                if common == DType::Bool =>
+            {
+                DType::Int64
+            }
             Binary::And | Binary::Or | Binary::Xor if common.is_float() => {
                 return Err(TensorError::not_implemented(format!(
                     "{} needs bool or int64 tensors, not {}",
@@ -231,6 +240,8 @@ fn int_op(op: Binary, x: i64, y: i64) -> i64 {
                 }
             }
         }
+        // A zero divisor gives 0, as `Mod` does here.
+        Binary::Fmod => x.checked_rem(y).unwrap_or(0),
         Binary::Pow => x.wrapping_pow(y as u32),
         Binary::Maximum => x.max(y),
         Binary::Minimum => x.min(y),
@@ -259,6 +270,8 @@ pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
         }
         Binary::Pow => x.powf(y),
         Binary::Atan2 => x.atan2(y),
+        // Rust's `%` of floats is C's fmod, exact.
+        Binary::Fmod => x % y,
         // NaN wins, as in NumPy's maximum/minimum.
         Binary::Maximum => {
             if x.is_nan() || y.is_nan() {
