@@ -339,8 +339,14 @@ impl Translator {
             // Translated again, it fails whole: the frame runs as written, then is skipped.
             state.entries.remove(k);
             state.nothing_to_resume = true;
-            hit = None;
             log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: its break before any tensor work is dropped: nothing is captured after it either", describe(code));
+            // The call fitted an entry: no recompile, and under a stance that refuses one
+            // the frame simply runs as written.
+            if self.stance.get() != Stance::Default {
+                return Ok(FrameDecision::run_default());
+            }
+            hit = None;
+            missed.clear();
         }
         if let Some(mut k) = hit {
             state.hits += 1;
