@@ -404,6 +404,12 @@ def methods_as_values(x):
     return sum(parts), order, list(map(counts.get, ["dims", "none"])), sorted(seen)
 
 
+def tokens_as_a_tensor(x, toks):
+    ids = st.tensor(toks)
+    both = st.cat(tensors=[x[ids], x[ids] * 2.0])
+    return st.stack(tensors=(both, both + 1.0), dim=0).sum(0)
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -454,4 +460,6 @@ check("a dataclass output with a default factory, dataclasses.replace, a class i
       dataclass_outputs, lambda i: (xs[i], 1.5), 1, 1, 0)
 check("methods of a dict, list and set made here as values (key=d.get, push = l.append)",
       methods_as_values, lambda i: (xs[i],), 1, 1, 0)
+check("a tensor of the caller's list of ints; cat and stack given tensors by keyword",
+      tokens_as_a_tensor, lambda i: (xs[i], [1, 0, 1][: 2 + i % 2]), 2, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -17,8 +17,7 @@ use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::tensor_functions::{
-    ModuleFunction, TENSOR_META, changes_its_tensor, contains_tensor, module_function_name,
-    native_operand,
+    ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name, native_operand,
 };
 use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
 
@@ -641,8 +640,8 @@ impl State<'_> {
         let mut from_fakes = false;
         let mut pos = Vec::new();
         for a in &args {
-            from_fakes |= self.is_fake(a) || contains_tensor(a);
             let o = self.obj(a)?;
+            from_fakes |= self.holds_fake(&o);
             if !native_operand(&o, vm) {
                 return unsupported(Kind::Value, format!("{what} on a {}", o.class().name()));
             }
@@ -650,8 +649,9 @@ impl State<'_> {
         }
         let mut kw = Vec::new();
         for (k, v) in &kwargs {
-            from_fakes |= self.is_fake(v);
-            kw.push((k.clone(), self.obj(v)?));
+            let o = self.obj(v)?;
+            from_fakes |= self.holds_fake(&o);
+            kw.push((k.clone(), o));
         }
         let kw: rustpython_vm::function::KwArgs = kw.into_iter().collect();
         let r = f.call(FuncArgs::new(pos, kw), vm);

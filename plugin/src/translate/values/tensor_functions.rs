@@ -110,25 +110,25 @@ pub fn native_operand(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bo
             .is_some_and(|tu| tu.as_slice().iter().all(|x| native_operand(x, vm)))
 }
 
-/// Whether `v` is, or may hold, a tensor.
-pub fn contains_tensor(v: &crate::translate::values::Var) -> bool {
-    use crate::translate::values::Var;
-    match v {
-        Var::Tensor(_) => true,
-        Var::Tuple(t) => t.iter().any(contains_tensor),
-        Var::List(l) => l.borrow().iter().any(contains_tensor),
-        Var::Lazy(o, _) => {
-            o.downcast_ref::<crate::tensor::PyTensor>().is_some()
-                || o.downcast_ref::<rustpython_vm::builtins::PyTuple>()
-                    .is_some()
-                || o.downcast_ref::<rustpython_vm::builtins::PyList>()
-                    .is_some()
-        }
-        _ => false,
-    }
-}
-
 impl State<'_> {
+    /// Whether `o`, an operand given to native code, is or holds (in lists and tuples) a
+    /// fake: a tensor of the graph, whose values the native code would read as zeros. (A
+    /// constant tensor is no fake: computing from it once, at translation, is right.)
+    pub(super) fn holds_fake(&self, o: &PyObjectRef) -> bool {
+        let t = &self.vm.ctx.types;
+        if let Some(tensor) = o.downcast_ref::<crate::tensor::PyTensor>() {
+            return self.value_of(tensor).is_some();
+        }
+        if o.class().is(t.list_type)
+            && let Some(l) = o.downcast_ref::<rustpython_vm::builtins::PyList>()
+        {
+            return l.borrow_vec().iter().any(|x| self.holds_fake(x));
+        }
+        o.class().is(t.tuple_type)
+            && o.downcast_ref::<rustpython_vm::builtins::PyTuple>()
+                .is_some_and(|tu| tu.as_slice().iter().any(|x| self.holds_fake(x)))
+    }
+
     /// A `Tensor` method that changes its tensor (`requires_grad_`, as torch names them with
     /// one trailing underscore): run on a fake, the real tensor would never see it, so it
     /// breaks, unless it leaves the tensor as it is: `requires_grad_(flag)` of a tensor
