@@ -36,6 +36,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
             "dict and list item stores",
             "attribute stores",
             "global stores and deletes",
+            "another module's globals stored by its functions, read as its attributes",
             "a closure cell store",
             "effects, then a graph break",
             "a read of a mutated list",

@@ -5,6 +5,9 @@ deletes (slices too), dict.update, attribute stores and deletes, global stores a
 stores, also before a graph break, and reads of mutated state. For each case: eager and traced start from equal fresh state; the results
 and the state afterwards are equal; explain() counts the expected graphs and breaks; a second
 call translates nothing new. Prints one line per case; `FAIL` marks a failed one."""
+import sys
+import types
+
 import symtrace as st
 from case_report import count_problems, report
 
@@ -185,13 +188,47 @@ def plain(v):
     return v
 
 
+# Another module, whose functions store its own globals: a step counter a model's helper
+# bumps, a value it keeps and drops.
+steps = types.ModuleType("steps")
+exec(
+    """
+COUNT = 0
+def bump(k=1):
+    global COUNT
+    COUNT += k
+    return COUNT
+def keep(v):
+    global LAST
+    LAST = v
+def drop():
+    global LAST
+    del LAST
+""",
+    steps.__dict__,
+)
+sys.modules["steps"] = steps
+
+
+def other_module_globals(x):
+    before = steps.COUNT
+    n = steps.bump()
+    after = steps.COUNT
+    steps.keep(x * 2.0)
+    kept = steps.LAST + 1.0
+    steps.drop()
+    return x * n + steps.bump(2), before, after, kept, hasattr(steps, "LAST")
+
+
 def global_state():
-    return {"counter": counter, "doomed": globals().get("doomed", "<deleted>")}
+    return {"counter": counter, "doomed": globals().get("doomed", "<deleted>"),
+            "steps": (steps.COUNT, hasattr(steps, "LAST"))}
 
 
 def reset_globals():
     global counter, doomed
     counter, doomed = 0, "here"
+    steps.COUNT = 0
 
 
 @st.disable
@@ -261,6 +298,8 @@ check("list.append, extend and insert", appends, lambda: (x, ["old"]), 1, 0)
 check("dict and list item stores", item_stores, lambda: (x, {"keep": 1}, [0, 1, 2]), 1, 0)
 check("attribute stores", attribute_stores, lambda: (x, Model()), 1, 0)
 check("global stores and deletes", global_stores, lambda: (x,), 1, 0, state_of=lambda args: None)
+check("another module's globals stored by its functions, read as its attributes",
+      other_module_globals, lambda: (x,), 1, 0, state_of=lambda args: None)
 # A closure keeps its running total across calls: eager and traced closures, three calls each.
 acc_eager, acc_traced = make_accumulator(), make_accumulator()
 eager_totals = [st.disable(acc_eager)(x).tolist() for _ in range(3)]

@@ -171,6 +171,7 @@ impl Codegen<'_> {
                     self.b.emit(Opcode::PopTop, 0);
                 }
                 Effect::StoreGlobal {
+                    owner: None,
                     name,
                     value: Some(value),
                 } => {
@@ -178,9 +179,32 @@ impl Codegen<'_> {
                     let n = self.b.name(name);
                     self.b.emit(Opcode::StoreGlobal, n);
                 }
-                Effect::StoreGlobal { name, value: None } => {
+                Effect::StoreGlobal {
+                    owner: None,
+                    name,
+                    value: None,
+                } => {
                     let n = self.b.name(name);
                     self.b.emit(Opcode::DeleteGlobal, n);
+                }
+                Effect::StoreGlobal {
+                    owner: Some(owner),
+                    name,
+                    value,
+                } => {
+                    if let Some(value) = value {
+                        self.build(value)?;
+                    }
+                    self.load_target(owner)?;
+                    let g = self.b.name("__globals__");
+                    self.b.emit(Opcode::LoadAttr, g << 1);
+                    let vm = self.b.vm();
+                    self.b.load_const(vm.ctx.new_str(name.as_str()).into());
+                    let op = match value {
+                        Some(_) => Opcode::StoreSubscr,
+                        None => Opcode::DeleteSubscr,
+                    };
+                    self.b.emit(op, 0);
                 }
                 Effect::StoreCell { name, value } => {
                     self.build(value)?;

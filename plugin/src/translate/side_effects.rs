@@ -62,8 +62,14 @@ pub enum Effect<V = Var> {
     DelItem { target: Source, key: V },
     /// `del target.name` on an object that existed before the call.
     DelAttr { target: Source, name: String },
-    /// `global name; name = value` (`None`: `del name`), in the frame's own globals.
-    StoreGlobal { name: String, value: Option<V> },
+    /// `global name; name = value` (`None`: `del name`): in the frame's own globals
+    /// (`owner` None), or in those of an inlined function of another module, read through
+    /// the function `owner` (its `__globals__`, which a function never swaps).
+    StoreGlobal {
+        owner: Option<Source>,
+        name: String,
+        value: Option<V>,
+    },
     /// `nonlocal name; name = value`: a free variable of the translated frame.
     StoreCell { name: String, value: V },
     /// The caller's tensor at `target`, updated in place during the call: its value at the
@@ -118,7 +124,8 @@ impl<V> Effect<V> {
                 target: target.clone(),
                 name: name.clone(),
             },
-            Effect::StoreGlobal { name, value } => Effect::StoreGlobal {
+            Effect::StoreGlobal { owner, name, value } => Effect::StoreGlobal {
+                owner: owner.clone(),
                 name: name.clone(),
                 value: value.as_ref().map(f).transpose()?,
             },
@@ -176,9 +183,10 @@ impl Effect {
                 str_key(key).map(|k| (target.clone().key(k), value))
             }
             Effect::StoreGlobal {
+                owner,
                 name,
                 value: Some(value),
-            } => Some((Source::Global(name.clone()), value)),
+            } => Some((global_source(owner, name), value)),
             Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
             _ => None,
         }
@@ -201,14 +209,43 @@ impl Effect {
             Effect::Method { target, .. }
             | Effect::SetItem { target, .. }
             | Effect::DelItem { target, .. } => is_strictly_under(source, target),
-            Effect::StoreGlobal { name, .. } => {
-                is_under_or_at(source, &Source::Global(name.clone()))
-            }
+            Effect::StoreGlobal {
+                owner: None, name, ..
+            } => is_under_or_at(source, &Source::Global(name.clone())),
+            // Functions of one module read its globals through different owners, and its
+            // importers as attributes of the module: any read of the name through a
+            // function, or as an attribute, counts as changed.
+            Effect::StoreGlobal {
+                owner: Some(_),
+                name,
+                ..
+            } => is_under_global_named(source, name),
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
             // The tensor's elements change; its shape, dtype and identity do not.
             Effect::WriteBack { .. } => false,
         }
     }
+}
+
+/// Where the global `name` of `owner`'s globals (the frame's own for `None`) is read.
+fn global_source(owner: &Option<Source>, name: &str) -> Source {
+    match owner {
+        None => Source::Global(name.to_owned()),
+        Some(f) => Source::FnGlobal(Box::new(f.clone()), name.to_owned()),
+    }
+}
+
+/// Whether `source` is, or is under, a global `name` read through some function, or an
+/// attribute `name` of something (a module's).
+fn is_under_global_named(source: &Source, name: &str) -> bool {
+    let mut s = Some(source);
+    while let Some(at) = s {
+        if matches!(at, Source::FnGlobal(_, n) | Source::Attr(_, n) if n == name) {
+            return true;
+        }
+        s = at.parent();
+    }
+    false
 }
 
 /// The step of `source` directly under `root` (`source` itself or one of its ancestors).
@@ -554,10 +591,17 @@ impl SideEffects {
     }
 
     /// Record a store into (or, with `None`, a delete from) the frame's own globals.
-    pub fn store_global(&mut self, dict: &Py<PyDict>, name: &str, value: Option<Var>) {
+    pub fn store_global(
+        &mut self,
+        dict: &Py<PyDict>,
+        owner: Option<Source>,
+        name: &str,
+        value: Option<Var>,
+    ) {
         self.globals
             .push((dict.to_owned().into(), name.to_owned(), value.clone()));
         let effect = Effect::StoreGlobal {
+            owner,
             name: name.to_owned(),
             value,
         };

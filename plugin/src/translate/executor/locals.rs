@@ -193,14 +193,9 @@ impl State<'_> {
         Ok(Flow::Next)
     }
 
-    /// STORE_GLOBAL and DELETE_GLOBAL of the translated frame's own globals: side effects.
+    /// STORE_GLOBAL and DELETE_GLOBAL: side effects, on the translated frame's own globals
+    /// or on an inlined function's of another module.
     pub(super) fn store_global(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
-        if f.globals.owner.is_some() {
-            return unsupported(
-                Kind::SideEffect,
-                "a global store by an inlined function (a side effect that is not replayed)",
-            );
-        }
         let name = f.name(x.arg);
         let value = if x.op == rustpython_vm::bytecode::Opcode::StoreGlobal {
             Some(f.pop()?)
@@ -213,7 +208,8 @@ impl State<'_> {
                 format!("del of global {name:?}, which is not defined (NameError)"),
             );
         }
-        self.effects.store_global(&f.globals.dict, &name, value);
+        self.effects
+            .store_global(&f.globals.dict, f.globals.owner.clone(), &name, value);
         Ok(Flow::Next)
     }
 

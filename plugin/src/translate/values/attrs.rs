@@ -58,6 +58,17 @@ impl State<'_> {
             // Exactly a module: a subclass may define `__getattribute__`.
             self.check_readable(o, source)?;
             self.obj(owner)?; // the module's identity
+            // A global of the module stored by a function of it that the simulation ran.
+            if let Some(dict) = o.dict()
+                && let Some(written) = self.effects.global(&dict, name)
+            {
+                return written.ok_or_else(|| {
+                    Unsupported::new(
+                        Kind::Raises,
+                        format!("module attribute {name:?} read after the call deleted it"),
+                    )
+                });
+            }
             let read = || {
                 o.dict()
                     .and_then(|d| d.get_item_opt(name, vm).ok().flatten())

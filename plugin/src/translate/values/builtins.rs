@@ -423,6 +423,10 @@ impl State<'_> {
         }
         let present = match owner {
             Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
+                let written = o.dict().and_then(|d| self.effects.global(&d, name));
+                if let Some(written) = written {
+                    return Ok(written);
+                }
                 let found = o
                     .dict()
                     .is_some_and(|d| d.get_item_opt(name, vm).ok().flatten().is_some());
