@@ -13,6 +13,7 @@ pub(crate) mod lowering;
 mod prune;
 pub(crate) mod recorder;
 pub(crate) mod segments;
+pub(crate) mod size_floats;
 pub(crate) mod sized;
 pub(crate) mod sizes;
 

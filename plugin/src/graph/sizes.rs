@@ -7,6 +7,7 @@
 use std::fmt;
 
 use super::ir::Value;
+use super::size_floats::{Rounding, SizeFloat, eval_rounded, fmt_rounded};
 use crate::tensor::index::{Index, slice_indices};
 use crate::tensor::ops::select::encode_index;
 use crate::tensor::{Attr, Attrs, TensorData};
@@ -21,6 +22,8 @@ pub enum SizeExpr {
     /// from call to call, given to the graph as a number.
     Item(Value),
     Bin(SizeOp, Box<SizeExpr>, Box<SizeExpr>),
+    /// An int of a float computed from sizes (`int(T * 0.5)`, `round(T / 3)`).
+    Round(Rounding, Box<SizeFloat>),
 }
 
 /// Python's integer operators on sizes (none of them can raise but `//` and `%` by zero,
@@ -91,6 +94,7 @@ impl SizeExpr {
             SizeExpr::Dim(v, d) => read(*v, Read::Dim(*d)),
             SizeExpr::Item(v) => read(*v, Read::Item),
             SizeExpr::Bin(op, a, b) => op.apply(a.eval(read)?, b.eval(read)?),
+            SizeExpr::Round(r, x) => eval_rounded(*r, x, read),
         }
     }
 
@@ -103,6 +107,7 @@ impl SizeExpr {
                 a.values(out);
                 b.values(out);
             }
+            SizeExpr::Round(_, x) => x.values(out),
         }
     }
 
@@ -114,6 +119,7 @@ impl SizeExpr {
                 a.remap(f);
                 b.remap(f);
             }
+            SizeExpr::Round(_, x) => x.remap(f),
         }
     }
 }
@@ -128,6 +134,7 @@ impl fmt::Display for SizeExpr {
                 write!(f, "{}({a}, {b})", op.symbol())
             }
             SizeExpr::Bin(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
+            SizeExpr::Round(r, x) => fmt_rounded(f, *r, x),
         }
     }
 }

@@ -58,7 +58,8 @@ fn size_template(
             Template::Dim(Box::new(tensor), *d)
         }
         SizeExpr::Item(Value::Input(i)) => Template::Load(state.inputs.get(*i)?.clone()),
-        SizeExpr::Item(_) => return None,
+        // An int of a float computed from sizes: the replacement has it as a constant.
+        SizeExpr::Item(_) | SizeExpr::Round(..) => return None,
         SizeExpr::Bin(op, a, b) => {
             let op = match op {
                 SizeOp::Add => B::Add,

@@ -145,6 +145,18 @@ def rounded(x):
     return x[: math.ceil(T / 4)] * 2.0, x[: int(T / 2)].sum(0), math.floor(T / 3)
 
 
+def rounded_floats(x, keep=0.25):
+    # Ints of floats computed from a size: int of a product, round of a quotient (halves to
+    # the even int), floor of a power, int of a root, trunc and ceil of products, a share
+    # read from an argument (a masking ratio). The float operations Python made, worked out
+    # per call and rounded as Python rounds.
+    T = x.shape[0]
+    parts = (x[: int(T * 0.5)], x[: round(T / 2)], x[: round(T / 3)], x[: math.floor(T ** 0.5)],
+             x[: int(math.sqrt(T))], x[: math.trunc(T * 0.75)], x[: math.ceil(T * 0.3)],
+             x[: int(T * (1 - keep))])
+    return tuple(p.sum(0) for p in parts)
+
+
 def sections(x):
     # Sections that are sizes: each piece a narrow worked out per call, their sum checked.
     head, rest = x.split([1, x.shape[0] - 1])
@@ -198,7 +210,7 @@ def stored(x, h):
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
 cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
-         float_raises, returned, later_node, chunks, chunked_rows, rounded, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
+         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):

@@ -2,8 +2,8 @@
 //! `enumerate`, `reversed`, `tuple`, `list`, `dict`, `getattr`, `sum`, and the pure ones
 //! computed on plain values.
 
+use crate::graph::size_floats::Rounding;
 use crate::translate::values::size_floats::FloatFn;
-use crate::translate::values::size_floats::Rounding::Floor;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -290,7 +290,13 @@ impl State<'_> {
             }
             "int"
                 if kwargs.is_empty()
-                    && let Some(r) = self.size_rounded(Floor, &args)? =>
+                    && let Some(r) = self.size_rounded(Rounding::Trunc, &args)? =>
+            {
+                Ok(r)
+            }
+            "round"
+                if kwargs.is_empty()
+                    && let Some(r) = self.size_rounded(Rounding::HalfEven, &args)? =>
             {
                 Ok(r)
             }

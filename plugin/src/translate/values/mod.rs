@@ -36,6 +36,7 @@ pub mod size_attrs;
 pub mod size_factories;
 pub mod size_floats;
 pub mod size_reshapes;
+pub mod size_rounding;
 pub mod sizes;
 pub mod tensor_functions;
 pub mod tensor_stores;

@@ -91,6 +91,14 @@ impl Num {
         .flatten()
     }
 
+    /// Whether none of the numbers it is computed from has changed from call to call yet
+    /// (per `spec`, floats included): fixing it by its value costs no recompile so far.
+    pub fn settled(&self, spec: &crate::translate::policy::Specialization) -> bool {
+        let mut leaves = Vec::new();
+        self.leaves(&mut leaves);
+        leaves.iter().all(|(_, s)| !spec.number_is_input(s, false))
+    }
+
     /// Whether a size that changes from call to call is part of it.
     pub fn has_size(&self) -> bool {
         match &self.expr {

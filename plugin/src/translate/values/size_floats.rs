@@ -17,7 +17,7 @@ use rustpython_vm::builtins::{PyFloat, PyInt};
 use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
 
-use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SizeOp, SymAttr};
+use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SymAttr};
 use crate::tensor::{Attr, Attrs, DType, PyTensor};
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
@@ -226,12 +226,23 @@ impl State<'_> {
     }
 
     /// `v` as an operand of a float computed from sizes: a number computed from sizes, an
-    /// int or float (exactly), or a number read from the frame (then guarded by value).
+    /// int or float (exactly), or a number read from the frame or computed from such
+    /// numbers (then guarded by value).
     fn float_operand(&mut self, v: &Var) -> SimResult<Option<Rc<Num>>> {
         let t = &self.vm.ctx.types;
         let plain = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         Ok(match v {
             Var::Num(n) if n.has_size() => Some(n.clone()),
+            // A number computed from the frame's (`1 - self.ratio`): fixed by its value,
+            // unless it changed from call to call already (then the size is fixed instead).
+            Var::Num(n) if plain(&n.value) && n.settled(&self.spec) => {
+                let o = self.force_number(n)?;
+                Some(Rc::new(Num {
+                    value: o.clone(),
+                    expr: NumExpr::Const(o),
+                    depth: 0,
+                }))
+            }
             Var::Num(_) => None,
             Var::Obj(o) | Var::Lazy(o, _) if plain(o) => {
                 let o = self.obj(v)?;
@@ -243,96 +254,6 @@ impl State<'_> {
             }
             _ => None,
         })
-    }
-}
-
-/// How `size_rounded` makes an int of a quotient of sizes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rounding {
-    /// `math.floor(a / b)`, and `int(a / b)` (which truncates: the same of a quotient that
-    /// is not negative).
-    Floor,
-    /// `math.ceil(a / b)`.
-    Ceil,
-}
-
-/// Below it, a quotient of two ints rounded as a float is on the same side of every int as
-/// the exact one: `floor(a / b)` is `a // b` (the rounding error, under `a / b * 2**-53`, is
-/// less than `1 / b`, the least distance of `a / b` from an int it is not).
-const EXACT_QUOTIENT: i64 = 1 << 31;
-
-impl State<'_> {
-    /// `math.sqrt`, `math.floor` or `math.ceil` of a number computed from sizes (`None`: not
-    /// such a call).
-    pub(crate) fn size_math(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
-        match name {
-            "sqrt" => self.size_float_call(FloatFn::Sqrt, args),
-            "floor" => self.size_rounded(Rounding::Floor, args),
-            "ceil" => self.size_rounded(Rounding::Ceil, args),
-            _ => Ok(None),
-        }
-    }
-
-    /// `math.floor(a / b)`, `int(a / b)` or `math.ceil(a / b)` of sizes (or of a size and an
-    /// int) that may change: the int division it is (`a // b`, `(a + b - 1) // b`), worked
-    /// out per call, under checks that make it exact (`a` not negative and below
-    /// `EXACT_QUOTIENT`, `b` positive). `None`: not such a call; the float is forced.
-    pub(crate) fn size_rounded(&mut self, r: Rounding, args: &[Var]) -> SimResult<Option<Var>> {
-        let [Var::Num(n)] = args else {
-            return Ok(None);
-        };
-        let NumExpr::Op(BinaryOperator::TrueDivide, a, b) = &n.expr else {
-            return Ok(None);
-        };
-        let (Some((a, x)), Some((b, y))) = (int_size(a, self.vm), int_size(b, self.vm)) else {
-            return Ok(None);
-        };
-        if !(0..EXACT_QUOTIENT).contains(&x) || y <= 0 {
-            return Ok(None);
-        }
-        for (lhs, cmp, rhs) in [
-            (a.clone(), SizeCmp::Ge, 0),
-            (a.clone(), SizeCmp::Lt, EXACT_QUOTIENT),
-            (b.clone(), SizeCmp::Gt, 0),
-        ] {
-            let rhs = SizeExpr::Const(rhs);
-            let outcome = true;
-            self.check_sizes(SizeCheck {
-                lhs,
-                cmp,
-                rhs,
-                outcome,
-            })?;
-        }
-        let bin = |op, l, r| SizeExpr::Bin(op, Box::new(l), Box::new(r));
-        let (expr, value) = match r {
-            Rounding::Floor => (bin(SizeOp::FloorDiv, a, b), x / y),
-            Rounding::Ceil => {
-                let up = bin(
-                    SizeOp::Add,
-                    a,
-                    bin(SizeOp::Sub, b.clone(), SizeExpr::Const(1)),
-                );
-                (bin(SizeOp::FloorDiv, up, b), (x + y - 1) / y)
-            }
-        };
-        Ok(Some(self.size_var(Some(expr), value as usize)))
-    }
-}
-
-/// A size, or an int constant, as a size expression with its value.
-fn int_size(n: &Num, vm: &VirtualMachine) -> Option<(SizeExpr, i64)> {
-    let value = n
-        .value
-        .downcast_ref::<PyInt>()?
-        .try_to_primitive::<i64>(vm)
-        .ok()?;
-    match &n.expr {
-        NumExpr::Size(e) => Some((e.clone(), value)),
-        NumExpr::Const(_) if n.value.class().is(vm.ctx.types.int_type) => {
-            Some((SizeExpr::Const(value), value))
-        }
-        _ => None,
     }
 }
 
