@@ -243,7 +243,9 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     // `nn.TransformerEncoder`/`nn.TransformerDecoder` stacks with causal and padding masks; a
     // bidirectional two-layer `nn.LSTM` and a `nn.GRUCell` over changing batch sizes; a
     // Llama-style decoder layer (RMSNorm, rotary embeddings concatenated from a tuple,
-    // grouped-query attention, `full(fill_value=)`, `softmax(dtype=)`) over changing lengths.
+    // grouped-query attention, `full(fill_value=)`, `softmax(dtype=)`) over changing lengths;
+    // arguments given by keyword (`gather(dim=, index=)`, `narrow(dim=, start=, length=)`,
+    // `view(size=)`, `squeeze(dim=)`...) over changing lengths.
     for model in [
         "",
         "tokens",
@@ -256,6 +258,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "seq2seq",
         "tagger",
         "llama",
+        "keywords",
     ] {
         one_dynamic_graph(model);
     }

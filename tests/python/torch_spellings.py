@@ -459,6 +459,32 @@ print("model llama translations:", st.stats()["translations"])
 e = st.explain(llama, st.ones(2, 3, 8).float(), st.zeros(2, 1, 3, 3).float())
 print("model llama graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
+# Arguments given by the keywords torch names them by: `gather(dim=, index=)`,
+# `index_select`, `narrow`, `masked_fill(mask=, value=)`, `split(split_size=)`,
+# `view(size=)`, `reshape(shape=)`, `permute(dims=)`, `squeeze(dim=)`, `expand(size=)`; at
+# changing lengths the sizes stay expressions as the positional spellings' do.
+class Keywords(nn.Module):
+    def forward(self, x, idx):
+        B, T, C = x.shape
+        picked = st.gather(x, dim=2, index=idx) + x.index_select(dim=2, index=idx[0, 0])
+        head = st.narrow(x, dim=1, start=0, length=T - 1).sum(dim=1)
+        tail = x.narrow(dim=1, start=1, length=T - 1).masked_fill(mask=x[:, 1:] > 0.5, value=0.0)
+        parts = x.split(split_size=2, dim=2)
+        flat = x.view(size=(B, T * C)).reshape(shape=(B, T, C)).permute(dims=(0, 2, 1))
+        one = x[:, :1].squeeze(dim=1).expand(size=(B, C)) + st.squeeze(x[:, :1], dim=1)
+        return picked, head, tail, parts[0], flat.sum(-1), one
+
+
+keywords = Keywords()
+st.reset()
+for n in (3, 4, 5, 6):
+    x = st.arange(2 * n * 4.0).reshape(2, n, 4).sin()
+    idx = (st.arange(2 * n * 2).reshape(2, n, 2) % 4)
+    print("keywords", n, [[round(v, 6) for v in t.reshape(-1).tolist()] for t in keywords(x, idx)])
+print("model keywords translations:", st.stats()["translations"])
+e = st.explain(keywords, st.ones(2, 3, 4), st.zeros(2, 3, 2, dtype=st.int64))
+print("model keywords graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
 # Model construction as torch code writes it: `nn.init` on parameters (in place, seeded),
 # `_init_weights` through `apply`, `.data`, `model.to(dtype)`, `zero_grad()`.
 import symtrace.nn.init as init

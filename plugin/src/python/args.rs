@@ -1,9 +1,9 @@
 //! The arguments that tensor methods and functions share, parsed as torch names them.
 
-use rustpython_vm::function::{ArgIntoFloat, OptionalArg};
-use rustpython_vm::{FromArgs, PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::function::{ArgIntoFloat, KwArgs, OptionalArg, PosArgs};
+use rustpython_vm::{FromArgs, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
-use crate::tensor::{Attr, Attrs};
+use crate::tensor::{Attr, Attrs, PyTensor};
 
 /// A `dim=` argument of a reduction: None (every dimension), an int, or a sequence of ints.
 fn dims_attr(dim: &Option<PyObjectRef>, vm: &VirtualMachine) -> PyResult<Attr> {
@@ -79,10 +79,85 @@ impl VarArgs {
 
 #[derive(FromArgs)]
 pub(super) struct SplitArgs {
-    #[pyarg(any)]
-    pub(super) split_size_or_sections: PyObjectRef,
+    #[pyarg(any, optional)]
+    split_size_or_sections: OptionalArg<PyObjectRef>,
+    /// What `Tensor.split` names it.
+    #[pyarg(named, optional)]
+    split_size: OptionalArg<PyObjectRef>,
     #[pyarg(any, default = 0)]
     pub(super) dim: i64,
+}
+
+impl SplitArgs {
+    /// The size of the pieces, or their sizes, by whichever name it was given.
+    pub(super) fn sections(&self, vm: &VirtualMachine) -> PyResult<&PyObjectRef> {
+        match (&self.split_size_or_sections, &self.split_size) {
+            (OptionalArg::Present(s), OptionalArg::Missing)
+            | (OptionalArg::Missing, OptionalArg::Present(s)) => Ok(s),
+            (OptionalArg::Present(_), OptionalArg::Present(_)) => Err(vm.new_type_error(
+                "split() got the split size twice (split_size_or_sections and split_size)",
+            )),
+            _ => Err(vm.new_type_error("split() missing required argument 'split_size'")),
+        }
+    }
+}
+
+/// `dim, index` of `gather` and `index_select`.
+#[derive(FromArgs)]
+pub(super) struct DimIndexArgs {
+    #[pyarg(any)]
+    pub(super) dim: i64,
+    #[pyarg(any)]
+    pub(super) index: PyRef<PyTensor>,
+}
+
+#[derive(FromArgs)]
+pub(super) struct NarrowArgs {
+    #[pyarg(any)]
+    pub(super) dim: i64,
+    #[pyarg(any)]
+    pub(super) start: i64,
+    #[pyarg(any)]
+    pub(super) length: i64,
+}
+
+#[derive(FromArgs)]
+pub(super) struct MaskedFillArgs {
+    #[pyarg(any)]
+    pub(super) mask: PyRef<PyTensor>,
+    #[pyarg(any)]
+    pub(super) value: PyObjectRef,
+}
+
+/// `squeeze`'s dimension: None (every dimension of size 1) or one.
+#[derive(FromArgs)]
+pub(super) struct SqueezeArgs {
+    #[pyarg(any, default)]
+    pub(super) dim: Option<i64>,
+}
+
+/// Sizes or dimensions given as `*args` (`x.view(2, 3)`, `x.view((2, 3))`), or as the one
+/// keyword torch names them by (`x.reshape(shape=(2, 3))`, `x.permute(dims=(1, 0))`).
+pub(super) fn ints_or_keyword(
+    pos: PosArgs<PyObjectRef>,
+    mut kw: KwArgs<PyObjectRef>,
+    keyword: &str,
+    method: &str,
+    vm: &VirtualMachine,
+) -> PyResult<Vec<PyObjectRef>> {
+    let named = kw.pop_kwarg(keyword);
+    if let Some((k, _)) = (&kw).into_iter().next() {
+        return Err(vm.new_type_error(format!(
+            "{method}() got an unexpected keyword argument '{k}'"
+        )));
+    }
+    match (pos.into_vec(), named) {
+        (pos, None) => Ok(pos),
+        (pos, Some(v)) if pos.is_empty() => Ok(vec![v]),
+        _ => Err(vm.new_type_error(format!(
+            "{method}() got {keyword} both by position and as a keyword"
+        ))),
+    }
 }
 
 #[derive(FromArgs)]

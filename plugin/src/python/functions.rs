@@ -9,8 +9,9 @@ pub(super) mod module {
     use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
     use super::super::args::{
-        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, FlattenArgs, FullArgs, JoinArgs,
-        ReduceArgs, SplitArgs, TransposeArgs, VarArgs,
+        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, DimIndexArgs, FlattenArgs, FullArgs,
+        JoinArgs, MaskedFillArgs, NarrowArgs, ReduceArgs, SplitArgs, SqueezeArgs, TransposeArgs,
+        VarArgs,
     };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
@@ -434,49 +435,41 @@ pub(super) mod module {
     #[pyfunction]
     fn masked_fill(
         x: PyRef<PyTensor>,
-        mask: PyRef<PyTensor>,
-        value: PyObjectRef,
+        a: MaskedFillArgs,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        super::super::select::masked_fill(&x, &mask, &value, vm)
+        super::super::select::masked_fill(&x, &a.mask, &a.value, vm)
     }
 
     #[pyfunction]
-    fn gather(
-        x: PyRef<PyTensor>,
-        dim: i64,
-        index: PyRef<PyTensor>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
-        super::super::select::with_index("gather", &x, dim, &index, vm)
+    fn gather(x: PyRef<PyTensor>, a: DimIndexArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        super::super::select::with_index("gather", &x, a.dim, &a.index, vm)
     }
 
     #[pyfunction]
     fn index_select(
         x: PyRef<PyTensor>,
-        dim: i64,
-        index: PyRef<PyTensor>,
+        a: DimIndexArgs,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        super::super::select::with_index("index_select", &x, dim, &index, vm)
+        super::super::select::with_index("index_select", &x, a.dim, &a.index, vm)
     }
 
     #[pyfunction]
-    fn narrow(
-        x: PyRef<PyTensor>,
-        dim: i64,
-        start: i64,
-        length: i64,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
-        super::super::select::narrow(&x, dim, start, length, vm)
+    fn narrow(x: PyRef<PyTensor>, a: NarrowArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        super::super::select::narrow(&x, a.dim, a.start, a.length, vm)
     }
 
     // The shape functions torch has beside its methods (`torch.flatten(x, 1)`): the methods.
 
     #[pyfunction]
-    fn reshape(x: PyRef<PyTensor>, shape: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        PyTensor::reshape(&x, PosArgs::new(vec![shape]), vm)
+    fn reshape(
+        x: PyRef<PyTensor>,
+        shape: PosArgs<PyObjectRef>,
+        kw: KwArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        PyTensor::reshape(&x, shape, kw, vm)
     }
 
     #[pyfunction]
@@ -490,8 +483,13 @@ pub(super) mod module {
     }
 
     #[pyfunction]
-    fn permute(x: PyRef<PyTensor>, dims: PyObjectRef, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        PyTensor::permute(&x, PosArgs::new(vec![dims]), vm)
+    fn permute(
+        x: PyRef<PyTensor>,
+        dims: PosArgs<PyObjectRef>,
+        kw: KwArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        PyTensor::permute(&x, dims, kw, vm)
     }
 
     #[pyfunction]
@@ -500,17 +498,13 @@ pub(super) mod module {
     }
 
     #[pyfunction]
-    fn squeeze(
-        x: PyRef<PyTensor>,
-        dim: OptionalArg<Option<i64>>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
-        PyTensor::squeeze(&x, dim, vm)
+    fn squeeze(x: PyRef<PyTensor>, a: SqueezeArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        PyTensor::squeeze(&x, a, vm)
     }
 
     #[pyfunction]
     fn split(x: PyRef<PyTensor>, a: SplitArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
-        super::super::select::split(&x, &a.split_size_or_sections, a.dim, vm)
+        super::super::select::split(&x, a.sections(vm)?, a.dim, vm)
     }
 
     #[pyfunction]

@@ -3,15 +3,16 @@
 //! `tensor_protocols`).
 
 use rustpython_vm::builtins::PyTupleRef;
-use rustpython_vm::function::{OptionalArg, PosArgs};
+use rustpython_vm::function::{KwArgs, OptionalArg, PosArgs};
 use rustpython_vm::types::{AsMapping, AsNumber, AsSequence, Comparable, Iterable, Representable};
 use rustpython_vm::{
     AsObject, Py, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, pyclass,
 };
 
 use super::args::{
-    ArgsortArgs, ChunkArgs, ClampArgs, DiagonalArg, DimArg, FlattenArgs, ReduceArgs, SplitArgs,
-    TransposeArgs, VarArgs,
+    ArgsortArgs, ChunkArgs, ClampArgs, DiagonalArg, DimArg, DimIndexArgs, FlattenArgs,
+    MaskedFillArgs, NarrowArgs, ReduceArgs, SplitArgs, SqueezeArgs, TransposeArgs, VarArgs,
+    ints_or_keyword,
 };
 use super::convert::{ints_of, to_py, tolist};
 use super::dtype::dtype_object;
@@ -154,9 +155,11 @@ impl PyTensor {
     fn view(
         zelf: &Py<Self>,
         shape: PosArgs<PyObjectRef>,
+        kw: KwArgs<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        Self::reshape(zelf, shape, vm)
+        let shape = ints_or_keyword(shape, kw, "size", "view", vm)?;
+        Self::reshape_to(zelf, &shape, vm)
     }
     /// Already contiguous: the tensor itself, as torch returns it.
     #[pymethod]
@@ -166,47 +169,30 @@ impl PyTensor {
     #[pymethod]
     fn masked_fill(
         zelf: PyRef<Self>,
-        mask: PyRef<PyTensor>,
-        value: PyObjectRef,
+        a: MaskedFillArgs,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        masked_fill(&zelf, &mask, &value, vm)
+        masked_fill(&zelf, &a.mask, &a.value, vm)
     }
     #[pymethod]
     fn split(zelf: &Py<Self>, a: SplitArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
-        split(zelf, &a.split_size_or_sections, a.dim, vm)
+        split(zelf, a.sections(vm)?, a.dim, vm)
     }
     #[pymethod]
     fn chunk(zelf: &Py<Self>, a: ChunkArgs, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
         chunk(zelf, a.chunks, a.dim, vm)
     }
     #[pymethod]
-    fn narrow(
-        zelf: &Py<Self>,
-        dim: i64,
-        start: i64,
-        length: i64,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
-        narrow(zelf, dim, start, length, vm)
+    fn narrow(zelf: &Py<Self>, a: NarrowArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        narrow(zelf, a.dim, a.start, a.length, vm)
     }
     #[pymethod]
-    fn gather(
-        zelf: &Py<Self>,
-        dim: i64,
-        index: PyRef<PyTensor>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
-        with_index("gather", zelf, dim, &index, vm)
+    fn gather(zelf: &Py<Self>, a: DimIndexArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        with_index("gather", zelf, a.dim, &a.index, vm)
     }
     #[pymethod]
-    fn index_select(
-        zelf: &Py<Self>,
-        dim: i64,
-        index: PyRef<PyTensor>,
-        vm: &VirtualMachine,
-    ) -> PyResult<PyTensor> {
-        with_index("index_select", zelf, dim, &index, vm)
+    fn index_select(zelf: &Py<Self>, a: DimIndexArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        with_index("index_select", zelf, a.dim, &a.index, vm)
     }
     #[pymethod]
     fn tril(zelf: &Py<Self>, d: DiagonalArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -268,11 +254,21 @@ impl PyTensor {
     pub(super) fn reshape(
         zelf: &Py<Self>,
         shape: PosArgs<PyObjectRef>,
+        kw: KwArgs<PyObjectRef>,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        let shape = ints_or_keyword(shape, kw, "shape", "reshape", vm)?;
+        Self::reshape_to(zelf, &shape, vm)
+    }
+    /// The tensor reshaped to `shape`, given as sizes or as one sequence of them.
+    pub(super) fn reshape_to(
+        zelf: &Py<Self>,
+        shape: &[PyObjectRef],
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         zelf.op(
             "reshape",
-            Attrs::new().with("shape", Attr::Ints(ints_of(&shape.into_vec(), vm)?)),
+            Attrs::new().with("shape", Attr::Ints(ints_of(shape, vm)?)),
             vm,
         )
     }
@@ -306,11 +302,13 @@ impl PyTensor {
     pub(super) fn permute(
         zelf: &Py<Self>,
         dims: PosArgs<PyObjectRef>,
+        kw: KwArgs<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
+        let dims = ints_or_keyword(dims, kw, "dims", "permute", vm)?;
         zelf.op(
             "permute",
-            Attrs::new().with("dims", Attr::Ints(ints_of(&dims.into_vec(), vm)?)),
+            Attrs::new().with("dims", Attr::Ints(ints_of(&dims, vm)?)),
             vm,
         )
     }
@@ -321,10 +319,10 @@ impl PyTensor {
     #[pymethod]
     pub(super) fn squeeze(
         zelf: &Py<Self>,
-        dim: OptionalArg<Option<i64>>,
+        a: SqueezeArgs,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        let dim = dim.flatten().map_or(Attr::None, Attr::Int);
+        let dim = a.dim.map_or(Attr::None, Attr::Int);
         zelf.op("squeeze", Attrs::new().with("dim", dim), vm)
     }
     #[pymethod]
@@ -463,9 +461,10 @@ impl PyTensor {
     fn expand(
         zelf: &Py<Self>,
         sizes: PosArgs<PyObjectRef>,
+        kw: KwArgs<PyObjectRef>,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        let sizes = ints_of(&sizes.into_vec(), vm)?;
+        let sizes = ints_of(&ints_or_keyword(sizes, kw, "size", "expand", vm)?, vm)?;
         zelf.op("expand", Attrs::new().with("shape", Attr::Ints(sizes)), vm)
     }
     #[pymethod]

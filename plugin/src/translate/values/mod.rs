@@ -24,6 +24,7 @@ pub mod input_writes;
 pub mod iterators;
 pub mod itertools;
 pub mod keyed;
+pub mod keyword_positions;
 pub mod list_methods;
 pub mod made_dicts;
 pub mod numbers;

@@ -1,4 +1,4 @@
-//! `zeros`, `ones` and `full` of sizes that may change from call to call (`st.full((T, T),
+//! `arange`, `zeros`, `ones` and `full` of sizes that may change from call to call (`st.full((T, T),
 //! float("-inf"))`, `st.ones(T, T).tril()`): a `full` node whose shape is worked out per
 //! call, as `arange`'s bounds are, where the function would make a constant of this call's
 //! sizes.
@@ -10,12 +10,65 @@ use rustpython_vm::{PyObjectRef, PyPayload};
 
 use crate::graph::recorder;
 use crate::graph::sizes::{SizeExpr, SymAttr};
-use crate::tensor::{Attr, Attrs, PyTensor, Scalar};
+use crate::tensor::{Attr, Attrs, DType, PyDType, PyTensor, Scalar};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported};
 use crate::translate::values::Var;
 
 impl State<'_> {
+    /// `symtrace.arange(...)` over ints, one of them a size that may change: a node that
+    /// makes it per call.
+    pub(super) fn symbolic_arange(
+        &mut self,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let mut dtype = DType::Int64;
+        for (k, v) in kwargs {
+            let o = match (k.as_str(), v) {
+                ("dtype", Var::Obj(_) | Var::Lazy(..)) => self.obj(v)?,
+                ("device", _) => {
+                    let d = self.plain_obj(v, "a device")?;
+                    if !names_cpu(&d) {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                _ => return Ok(None),
+            };
+            match o.downcast_ref::<PyDType>() {
+                Some(d) => dtype = d.dtype,
+                None => return Ok(None),
+            }
+        }
+        let Some(mut parts) = self.size_operands(args)? else {
+            return Ok(None);
+        };
+        match parts.len() {
+            1 => parts.insert(0, (SizeExpr::Const(0), 0)),
+            2 | 3 => {}
+            _ => return Ok(None),
+        }
+        if parts.len() == 2 {
+            parts.push((SizeExpr::Const(1), 1));
+        }
+        if parts[2].1 == 0 {
+            return Ok(None); // it raises: the general path says so
+        }
+        let attrs = Attrs::new()
+            .with("start", Attr::Int(parts[0].1))
+            .with("end", Attr::Int(parts[1].1))
+            .with("step", Attr::Int(parts[2].1))
+            .with("dtype", Attr::DType(dtype));
+        let [s, e, st] = <[_; 3]>::try_from(parts).expect("three parts");
+        let sym = vec![
+            SymAttr::Int("start".into(), s.0),
+            SymAttr::Int("end".into(), e.0),
+            SymAttr::Int("step".into(), st.0),
+        ];
+        self.factory_var("arange", attrs, sym).map(Some)
+    }
+
     /// `symtrace.<name>(*args, **kwargs)` (`zeros`, `ones`, `full`) where a size may change:
     /// the node that makes it per call (`None`: not such a call; the caller runs it as
     /// usual, forcing the sizes).

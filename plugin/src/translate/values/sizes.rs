@@ -15,7 +15,7 @@ use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef};
 
 use crate::graph::recorder;
 use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SizeOp, SymAttr, SymIndex};
-use crate::tensor::{Attr, Attrs, DType, PyDType, PyTensor, size_reads};
+use crate::tensor::{PyTensor, size_reads};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported};
 use crate::translate::values::Var;
@@ -317,7 +317,7 @@ impl State<'_> {
     /// tensor whose sizes may: `view`/`reshape`, `narrow`, `arange`. It runs on the sizes'
     /// values; its node then takes the sizes as attributes worked out per call (`None`: not
     /// such a call, the caller runs it as usual, forcing any size).
-    pub(crate) fn symbolic_call(
+    pub(super) fn symbolic_call_positional(
         &mut self,
         what: &str,
         f: &PyObjectRef,
@@ -343,7 +343,7 @@ impl State<'_> {
                 if kwargs.is_empty() && self.is_tensor(t) =>
             {
                 let dims = match dims {
-                    [one] if matches!(one, Var::Tuple(_) | Var::List(_)) => self.items(one)?,
+                    [one] if shape_sequence(one, self.vm) => self.items(one)?,
                     _ => dims.to_vec(),
                 };
                 let Some(exprs) = self.size_operands(&dims)? else {
@@ -364,7 +364,7 @@ impl State<'_> {
             // A node that draws per call at this call's sizes (`rand(*x.shape)` in dropout).
             ("rand" | "randn", dims) if what.starts_with("symtrace.") => {
                 let dims = match dims {
-                    [one] if matches!(one, Var::Tuple(_) | Var::List(_)) => self.items(one)?,
+                    [one] if shape_sequence(one, self.vm) => self.items(one)?,
                     _ => dims.to_vec(),
                 };
                 let Some(exprs) = self.size_operands(&dims)? else {
@@ -500,59 +500,6 @@ impl State<'_> {
             }
         }
         Ok(attached)
-    }
-
-    /// `symtrace.arange(...)` over ints, one of them a size that may change: a node that
-    /// makes it per call.
-    fn symbolic_arange(
-        &mut self,
-        args: &[Var],
-        kwargs: &[(String, Var)],
-    ) -> SimResult<Option<Var>> {
-        let mut dtype = DType::Int64;
-        for (k, v) in kwargs {
-            let o = match (k.as_str(), v) {
-                ("dtype", Var::Obj(_) | Var::Lazy(..)) => self.obj(v)?,
-                ("device", _) => {
-                    let d = self.plain_obj(v, "a device")?;
-                    if !crate::translate::values::size_factories::names_cpu(&d) {
-                        return Ok(None);
-                    }
-                    continue;
-                }
-                _ => return Ok(None),
-            };
-            match o.downcast_ref::<PyDType>() {
-                Some(d) => dtype = d.dtype,
-                None => return Ok(None),
-            }
-        }
-        let Some(mut parts) = self.size_operands(args)? else {
-            return Ok(None);
-        };
-        match parts.len() {
-            1 => parts.insert(0, (SizeExpr::Const(0), 0)),
-            2 | 3 => {}
-            _ => return Ok(None),
-        }
-        if parts.len() == 2 {
-            parts.push((SizeExpr::Const(1), 1));
-        }
-        if parts[2].1 == 0 {
-            return Ok(None); // it raises: the general path says so
-        }
-        let attrs = Attrs::new()
-            .with("start", Attr::Int(parts[0].1))
-            .with("end", Attr::Int(parts[1].1))
-            .with("step", Attr::Int(parts[2].1))
-            .with("dtype", Attr::DType(dtype));
-        let [s, e, st] = <[_; 3]>::try_from(parts).expect("three parts");
-        let sym = vec![
-            SymAttr::Int("start".into(), s.0),
-            SymAttr::Int("end".into(), e.0),
-            SymAttr::Int("step".into(), st.0),
-        ];
-        self.factory_var("arange", attrs, sym).map(Some)
     }
 
     /// `t[key]` with sizes that may change in a basic index (`x[:T]`, `x[:, T - 1]`), or of a
@@ -691,5 +638,15 @@ impl State<'_> {
             step: Some(objs[2].clone()),
         };
         Ok(slice.into_pyobject(vm))
+    }
+}
+
+/// Whether `v` is a shape given as one sequence (`x.view((B, -1))`, a constant tuple too).
+fn shape_sequence(v: &Var, vm: &rustpython_vm::VirtualMachine) -> bool {
+    let t = &vm.ctx.types;
+    match v {
+        Var::Tuple(_) | Var::List(_) => true,
+        Var::Obj(o) => o.class().is(t.tuple_type) || o.class().is(t.list_type),
+        _ => false,
     }
 }
