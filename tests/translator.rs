@@ -349,6 +349,7 @@ fn library_idioms_stay_in_the_graph() {
             "a dataclass output with a default factory, dataclasses.replace, a class in a frozenset",
             "methods of a dict, list and set made here as values (key=d.get, push = l.append)",
             "a tensor of the caller's list of ints; cat and stack given tensors by keyword",
+            "an exponential moving average of a model's parameters, updated in place",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

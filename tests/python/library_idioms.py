@@ -291,7 +291,8 @@ def attention_masks(attention_mask, input_ids):
 
 
 def caller_state():
-    return {"log": list(log), "seen": list(seen)}
+    return {"log": list(log), "seen": list(seen),
+            "ema": [p.tolist() for p in averaged.parameters()] if "averaged" in globals() else None}
 
 
 def reset():
@@ -300,6 +301,10 @@ def reset():
         rotary.seq_len_cached = 0  # its cache grows again in each run
     log.clear()
     seen.clear()
+    if "averaged" in globals():
+        with st.no_grad():
+            for p, start in zip(averaged.parameters(), averaged_start):
+                p.copy_(start)
 
 
 class AttrDict(dict):
@@ -410,6 +415,15 @@ def tokens_as_a_tensor(x, toks):
     return st.stack(tensors=(both, both + 1.0), dim=0).sum(0)
 
 
+def ema_update(decay):
+    # An exponential moving average of a model's weights, updated in place: the walk of
+    # parameters() (generators over named_modules) comes before any tensor work.
+    with st.no_grad():
+        for averaged_p, p in zip(averaged.parameters(), online.parameters()):
+            averaged_p.mul_(decay).add_(p, alpha=1 - decay)
+    return decay
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -462,4 +476,9 @@ check("methods of a dict, list and set made here as values (key=d.get, push = l.
       methods_as_values, lambda i: (xs[i],), 1, 1, 0)
 check("a tensor of the caller's list of ints; cat and stack given tensors by keyword",
       tokens_as_a_tensor, lambda i: (xs[i], [1, 0, 1][: 2 + i % 2]), 2, 1, 0)
+online = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2)))
+averaged = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2)))
+averaged_start = [p.clone() for p in averaged.parameters()]
+check("an exponential moving average of a model's parameters, updated in place",
+      ema_update, lambda i: (0.9,), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -27,8 +27,9 @@ pub const MAX_INLINE_DEPTH: usize = 24;
 pub const MAX_UNROLL: usize = 10_000;
 /// Instructions a frame may run before its translation gives up for want of tensor work
 /// (no tensor read, no op recorded): a pure-Python frame costs that, not the whole budget,
-/// on its way to being skipped.
-pub const STEPS_WITHOUT_TENSORS: usize = 256;
+/// on its way to being skipped. Enough for a walk of a model's `parameters()` (generators
+/// over `named_modules`) to reach its first tensor (an EMA update, an optimizer's step).
+pub const STEPS_WITHOUT_TENSORS: usize = 1024;
 
 /// Where a translation can be rolled back to (an inlined call that fails).
 pub struct Checkpoint {
