@@ -9,6 +9,7 @@ pub(crate) mod codegen;
 pub(crate) mod compiled_graph;
 pub(crate) mod convert_frame;
 pub(crate) mod direct_call;
+pub(crate) mod effect;
 pub(crate) mod executor;
 pub(crate) mod explain;
 pub(crate) mod graph_call;

@@ -1,0 +1,248 @@
+//! One side effect the simulation recorded (see `side_effects`): what it changes, how the
+//! replacement replays it, and which reads of the frame's values it makes stale.
+
+use crate::translate::key_const::str_key;
+use crate::translate::source::Source;
+use crate::translate::values::Var;
+
+/// One side effect, with its values as the simulation holds them (`V` = [`Var`]) or as the
+/// replacement code builds them (`V` = `codegen::Template`).
+#[derive(Clone, Debug)]
+pub enum Effect<V = Var> {
+    /// `target.method(*args)` on a dict that existed before the call (`update`).
+    Method {
+        target: Source,
+        method: &'static str,
+        args: Vec<V>,
+    },
+    /// `target[key] = value` on a list or dict that existed before the call (a list's shadow
+    /// is written back as `target[:] = items`).
+    SetItem { target: Source, key: V, value: V },
+    /// `target.name = value` on an object that existed before the call (`on_class`: a
+    /// class, set through `type.__setattr__`; otherwise `object.__setattr__`, the
+    /// simulation having run any `__setattr__` of the class's own).
+    SetAttr {
+        target: Source,
+        name: String,
+        value: V,
+        on_class: bool,
+    },
+    /// `del target[key]` on a dict that existed before the call.
+    DelItem { target: Source, key: V },
+    /// `del target.name` on an object that existed before the call.
+    DelAttr { target: Source, name: String },
+    /// `global name; name = value` (`None`: `del name`): in the frame's own globals
+    /// (`owner` None), or in those of an inlined function of another module, read through
+    /// the function `owner` (its `__globals__`, which a function never swaps).
+    StoreGlobal {
+        owner: Option<Source>,
+        name: String,
+        value: Option<V>,
+    },
+    /// `nonlocal name; name = value`: a free variable of the translated frame.
+    StoreCell { name: String, value: V },
+    /// The caller's tensor at `target`, updated in place during the call: its value at the
+    /// end of the graph copied into it (`target[...] = value`), so it stays the same object.
+    WriteBack { target: Source, value: V },
+}
+
+impl<V> Effect<V> {
+    /// Whether replaying it may raise where the simulation did not: a deletion of a key or
+    /// attribute that is gone by the time the replacement runs (nothing guards its presence;
+    /// the replay raises as the program would).
+    pub fn may_fail(&self) -> bool {
+        matches!(self, Effect::DelItem { .. } | Effect::DelAttr { .. })
+    }
+
+    /// The same effect with each value mapped by `f` (in the order they are replayed).
+    pub fn try_map<W, E>(&self, mut f: impl FnMut(&V) -> Result<W, E>) -> Result<Effect<W>, E> {
+        Ok(match self {
+            Effect::Method {
+                target,
+                method,
+                args,
+            } => Effect::Method {
+                target: target.clone(),
+                method,
+                args: args.iter().map(&mut f).collect::<Result<_, _>>()?,
+            },
+            Effect::SetItem { target, key, value } => {
+                let value = f(value)?;
+                Effect::SetItem {
+                    target: target.clone(),
+                    key: f(key)?,
+                    value,
+                }
+            }
+            Effect::SetAttr {
+                target,
+                name,
+                value,
+                on_class,
+            } => Effect::SetAttr {
+                target: target.clone(),
+                name: name.clone(),
+                value: f(value)?,
+                on_class: *on_class,
+            },
+            Effect::DelItem { target, key } => Effect::DelItem {
+                target: target.clone(),
+                key: f(key)?,
+            },
+            Effect::DelAttr { target, name } => Effect::DelAttr {
+                target: target.clone(),
+                name: name.clone(),
+            },
+            Effect::StoreGlobal { owner, name, value } => Effect::StoreGlobal {
+                owner: owner.clone(),
+                name: name.clone(),
+                value: value.as_ref().map(f).transpose()?,
+            },
+            Effect::StoreCell { name, value } => Effect::StoreCell {
+                name: name.clone(),
+                value: f(value)?,
+            },
+            Effect::WriteBack { target, value } => Effect::WriteBack {
+                target: target.clone(),
+                value: f(value)?,
+            },
+        })
+    }
+
+    /// The object or name the effect changes, when it is read from the frame.
+    pub fn target(&self) -> Option<&Source> {
+        match self {
+            Effect::Method { target, .. }
+            | Effect::SetItem { target, .. }
+            | Effect::SetAttr { target, .. }
+            | Effect::DelItem { target, .. }
+            | Effect::DelAttr { target, .. }
+            | Effect::WriteBack { target, .. } => Some(target),
+            Effect::StoreGlobal { .. } | Effect::StoreCell { .. } => None,
+        }
+    }
+
+    /// The values it stores.
+    pub fn values(&self) -> Vec<&V> {
+        match self {
+            Effect::Method { args, .. } => args.iter().collect(),
+            Effect::SetItem { key, value, .. } => vec![key, value],
+            Effect::DelItem { key, .. } => vec![key],
+            Effect::DelAttr { .. } => Vec::new(),
+            Effect::SetAttr { value, .. }
+            | Effect::StoreCell { value, .. }
+            | Effect::WriteBack { value, .. } => vec![value],
+            Effect::StoreGlobal { value, .. } => value.iter().collect(),
+        }
+    }
+}
+
+impl Effect {
+    /// Where a store puts its value, as a source that loads it back (a global, a free
+    /// variable, an attribute, a str key of a dict), and the value.
+    pub fn stored(&self) -> Option<(Source, &Var)> {
+        match self {
+            Effect::SetAttr {
+                target,
+                name,
+                value,
+                ..
+            } => Some((target.clone().attr(name), value)),
+            Effect::SetItem { target, key, value } => {
+                str_key(key).map(|k| (target.clone().key(k), value))
+            }
+            Effect::StoreGlobal {
+                owner,
+                name,
+                value: Some(value),
+            } => Some((global_source(owner, name), value)),
+            Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
+            _ => None,
+        }
+    }
+
+    /// Whether loading `source` after this effect would read something it changed: a value
+    /// under a mutated object (the object itself is the same object), or a rebound name.
+    pub(crate) fn changes(&self, source: &Source) -> bool {
+        match self {
+            // Setting one attribute of an instance leaves its other attributes as they were.
+            Effect::SetAttr { target, name, .. } | Effect::DelAttr { target, name } => {
+                is_strictly_under(source, target) && !under_other_attr(source, target, name)
+            }
+            // So does a store (or delete) of one str key of a dict: its other keys stay.
+            Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
+                if let Some(k) = str_key(key) =>
+            {
+                is_strictly_under(source, target) && !under_other_key(source, target, k)
+            }
+            Effect::Method { target, .. }
+            | Effect::SetItem { target, .. }
+            | Effect::DelItem { target, .. } => is_strictly_under(source, target),
+            Effect::StoreGlobal {
+                owner: None, name, ..
+            } => is_under_or_at(source, &Source::Global(name.clone())),
+            // Functions of one module read its globals through different owners, and its
+            // importers as attributes of the module: any read of the name through a
+            // function, or as an attribute, counts as changed.
+            Effect::StoreGlobal {
+                owner: Some(_),
+                name,
+                ..
+            } => is_under_global_named(source, name),
+            Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
+            // The tensor's elements change; its shape, dtype and identity do not.
+            Effect::WriteBack { .. } => false,
+        }
+    }
+}
+
+/// Where the global `name` of `owner`'s globals (the frame's own for `None`) is read.
+fn global_source(owner: &Option<Source>, name: &str) -> Source {
+    match owner {
+        None => Source::Global(name.to_owned()),
+        Some(f) => Source::FnGlobal(Box::new(f.clone()), name.to_owned()),
+    }
+}
+
+/// Whether `source` is, or is under, a global `name` read through some function, or an
+/// attribute `name` of something (a module's).
+fn is_under_global_named(source: &Source, name: &str) -> bool {
+    let mut s = Some(source);
+    while let Some(at) = s {
+        if matches!(at, Source::FnGlobal(_, n) | Source::Attr(_, n) if n == name) {
+            return true;
+        }
+        s = at.parent();
+    }
+    false
+}
+
+/// The step of `source` directly under `root` (`source` itself or one of its ancestors).
+fn child_of<'a>(source: &'a Source, root: &Source) -> Option<&'a Source> {
+    let mut s = source;
+    loop {
+        let parent = s.parent()?;
+        if parent == root {
+            return Some(s);
+        }
+        s = parent;
+    }
+}
+
+/// Whether `source` is `root.other` (or under it) for an attribute `other` that is not `name`.
+fn under_other_attr(source: &Source, root: &Source, name: &str) -> bool {
+    matches!(child_of(source, root), Some(Source::Attr(_, a)) if a != name)
+}
+
+/// Whether `source` is `root[other]` (or under it) for a str key `other` that is not `key`.
+fn under_other_key(source: &Source, root: &Source, key: &str) -> bool {
+    matches!(child_of(source, root), Some(Source::Key(_, k)) if k != key)
+}
+
+fn is_strictly_under(source: &Source, root: &Source) -> bool {
+    source.parent().is_some_and(|p| is_under_or_at(p, root))
+}
+
+fn is_under_or_at(source: &Source, root: &Source) -> bool {
+    source == root || is_strictly_under(source, root)
+}
