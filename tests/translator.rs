@@ -350,6 +350,7 @@ fn library_idioms_stay_in_the_graph() {
             "methods of a dict, list and set made here as values (key=d.get, push = l.append)",
             "a tensor of the caller's list of ints; cat and stack given tensors by keyword",
             "an exponential moving average of a model's parameters, updated in place",
+            "an optimizer's state keyed by id() of its parameters",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

@@ -292,6 +292,7 @@ def attention_masks(attention_mask, input_ids):
 
 def caller_state():
     return {"log": list(log), "seen": list(seen),
+            "optimized": [p.tolist() for p in optimized.parameters()] if "optimized" in globals() else None,
             "ema": [p.tolist() for p in averaged.parameters()] if "averaged" in globals() else None}
 
 
@@ -301,6 +302,11 @@ def reset():
         rotary.seq_len_cached = 0  # its cache grows again in each run
     log.clear()
     seen.clear()
+    if "optimized" in globals():
+        momentum.state.clear()
+        with st.no_grad():
+            for p, start in zip(optimized.parameters(), optimized_start):
+                p.copy_(start)
     if "averaged" in globals():
         with st.no_grad():
             for p, start in zip(averaged.parameters(), averaged_start):
@@ -424,6 +430,26 @@ def ema_update(decay):
     return decay
 
 
+class Momentum:
+    """An optimizer as written before torch keyed its state by the tensor: by id(p)."""
+
+    def __init__(self, params, lr=0.1, momentum=0.9):
+        self.param_groups = [{"params": list(params), "lr": lr, "momentum": momentum}]
+        self.state = {}
+
+    @st.no_grad()
+    def step(self, grads):
+        for group in self.param_groups:
+            for p, g in zip(group["params"], grads):
+                buf = self.state.get(id(p))
+                if buf is None:
+                    self.state[id(p)] = buf = g.clone()
+                else:
+                    buf.mul_(group["momentum"]).add_(g)
+                p.add_(buf, alpha=-group["lr"])
+        return len(self.state)
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -481,4 +507,10 @@ averaged = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Sequential(nn.Linear(4, 
 averaged_start = [p.clone() for p in averaged.parameters()]
 check("an exponential moving average of a model's parameters, updated in place",
       ema_update, lambda i: (0.9,), 1, 1, 0)
+optimized = nn.Linear(3, 2)
+optimized_start = [p.clone() for p in optimized.parameters()]
+momentum = Momentum(optimized.parameters())
+# Twice: the first step stores each buffer, the later ones update them.
+check("an optimizer's state keyed by id() of its parameters",
+      momentum.step, lambda i: ([st.ones(2, 3), st.ones(2)],), 2, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -258,6 +258,11 @@ impl State<'_> {
                 }
                 Ok(acc)
             }
+            "id" if let ([x], []) = (args.as_slice(), kwargs.as_slice())
+                && let Some(r) = self.identity_number(x)? =>
+            {
+                Ok(r)
+            }
             "abs" if args.len() == 1 && self.is_tensor(&args[0]) => {
                 let o = self.obj(&args[0])?;
                 self.native_result(vm._abs(&o), true, "abs()")

@@ -275,3 +275,17 @@ impl State<'_> {
         }
     }
 }
+
+impl State<'_> {
+    /// `id(x)` of an object that existed before the call, read from the frame (a parameter
+    /// an optimizer keys its state by, `self.state[id(p)]`): the guard on its identity keeps
+    /// its number the same at every call the entry serves. `None` for any other value: an
+    /// object made during the call has another number at each call.
+    pub(super) fn identity_number(&mut self, v: &Var) -> SimResult<Option<Var>> {
+        let Var::Lazy(o, source) = v else {
+            return Ok(None);
+        };
+        self.guard(source, Check::is(o.clone()));
+        Ok(Some(Var::Obj(self.vm.ctx.new_int(o.get_id()).into())))
+    }
+}
