@@ -205,6 +205,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "resized",
         "rounded",
         "rounded_floats",
+        "rounded_returned",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

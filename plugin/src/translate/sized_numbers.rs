@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 
 use crate::graph::Value;
+use crate::graph::size_floats::{FloatOp, Rounding, SizeFloat};
 use crate::graph::sizes::{SizeExpr, SizeOp};
+use crate::translate::loaded_modules::loaded_attr;
 use crate::translate::state::State;
 use crate::translate::templates::Template;
 use crate::translate::values::numbers::{Num, NumExpr};
@@ -58,8 +60,17 @@ fn size_template(
             Template::Dim(Box::new(tensor), *d)
         }
         SizeExpr::Item(Value::Input(i)) => Template::Load(state.inputs.get(*i)?.clone()),
-        // An int of a float computed from sizes: the replacement has it as a constant.
-        SizeExpr::Item(_) | SizeExpr::Round(..) => return None,
+        SizeExpr::Item(_) => return None,
+        SizeExpr::Round(r, x) => {
+            let vm = state.vm;
+            let f = match r {
+                Rounding::Trunc => vm.ctx.types.int_type.to_owned().into(),
+                Rounding::HalfEven => vm.builtins.get_attr("round", vm).ok()?,
+                Rounding::Floor => loaded_attr("math", "floor", vm)?,
+                Rounding::Ceil => loaded_attr("math", "ceil", vm)?,
+            };
+            Template::New(f, vec![float_template(state, x, outputs, index)?])
+        }
         SizeExpr::Bin(op, a, b) => {
             let op = match op {
                 SizeOp::Add => B::Add,
@@ -75,5 +86,40 @@ fn size_template(
                 Box::new(size_template(state, b, outputs, index)?),
             )
         }
+    })
+}
+
+/// A float computed from sizes, as the replacement computes it again: the same Python
+/// operations on the sizes read again (an int beside a float converts as it did).
+fn float_template(
+    state: &State<'_>,
+    x: &SizeFloat,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> Option<Template> {
+    use rustpython_vm::bytecode::BinaryOperator as B;
+    let vm = state.vm;
+    Some(match x {
+        SizeFloat::Int(e) => size_template(state, e, outputs, index)?,
+        SizeFloat::Const(c) => Template::Const(vm.ctx.new_float(*c).into()),
+        SizeFloat::Bin(op, a, b) => Template::BinOp(
+            match op {
+                FloatOp::Add => B::Add,
+                FloatOp::Sub => B::Subtract,
+                FloatOp::Mul => B::Multiply,
+                FloatOp::Div => B::TrueDivide,
+            },
+            Box::new(float_template(state, a, outputs, index)?),
+            Box::new(float_template(state, b, outputs, index)?),
+        ),
+        SizeFloat::Sqrt(a) => Template::New(
+            loaded_attr("math", "sqrt", vm)?,
+            vec![float_template(state, a, outputs, index)?],
+        ),
+        SizeFloat::Pow(a, e) => Template::BinOp(
+            B::Power,
+            Box::new(float_template(state, a, outputs, index)?),
+            Box::new(Template::Const(vm.ctx.new_float(*e).into())),
+        ),
     })
 }

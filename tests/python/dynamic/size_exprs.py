@@ -157,6 +157,14 @@ def rounded_floats(x, keep=0.25):
     return tuple(p.sum(0) for p in parts)
 
 
+def rounded_returned(x):
+    # Ints of floats of a size returned: computed again by the replacement from the sizes
+    # read again (`int(t.shape[0] * 0.5)`), not constants of this call.
+    T = x.shape[0]
+    k = int(T * 0.5)
+    return x[:k].sum(0), k, round(T / 3), math.ceil(math.sqrt(T))
+
+
 def sections(x):
     # Sections that are sizes: each piece a narrow worked out per call, their sum checked.
     head, rest = x.split([1, x.shape[0] - 1])
@@ -210,7 +218,7 @@ def stored(x, h):
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
 cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
-         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
+         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):
