@@ -162,7 +162,7 @@ fn translate_whole(
     // translated whatever Python it runs before its first op (a module's `__call__` into a
     // block whose norm layer reaches `layer_norm` through three calls passed 256
     // instructions, and every layer of the block then ran as a graph of its own).
-    state.needs_tensors = !keep_empty && !hands_a_tensor(view);
+    state.needs_tensors = !keep_empty && !holds_tensor(view);
     let simulated = simulate(&mut state, view);
     let ops_left = recorder::with(|r| {
         r.graph
@@ -459,19 +459,6 @@ fn simulate(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<Simulated>
         raises: returned.raised,
         replays,
         position: returned.position,
-    })
-}
-
-/// Whether a local of the frame about to run (an argument) is a tensor, or a tuple holding
-/// one (`*args`).
-fn hands_a_tensor(view: &FrameView<'_>) -> bool {
-    let is_tensor = |o: &rustpython_vm::PyObject| o.downcast_ref::<PyTensor>().is_some();
-    (0..view.nlocalsplus()).any(|i| {
-        view.local_ref(i).is_some_and(|v| {
-            is_tensor(v)
-                || v.downcast_ref::<rustpython_vm::builtins::PyTuple>()
-                    .is_some_and(|t| t.as_slice().iter().any(|x| is_tensor(x)))
-        })
     })
 }
 
