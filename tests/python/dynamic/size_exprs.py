@@ -148,12 +148,12 @@ def rounded(x):
 def rounded_floats(x, keep=0.25):
     # Ints of floats computed from a size: int of a product, round of a quotient (halves to
     # the even int), floor of a power, int of a root, trunc and ceil of products, a share
-    # read from an argument (a masking ratio). The float operations Python made, worked out
-    # per call and rounded as Python rounds.
+    # read from an argument (a masking ratio); int and round of the size itself. The float
+    # operations Python made, worked out per call and rounded as Python rounds.
     T = x.shape[0]
     parts = (x[: int(T * 0.5)], x[: round(T / 2)], x[: round(T / 3)], x[: math.floor(T ** 0.5)],
              x[: int(math.sqrt(T))], x[: math.trunc(T * 0.75)], x[: math.ceil(T * 0.3)],
-             x[: int(T * (1 - keep))])
+             x[: int(T * (1 - keep))], x[: int(T) - 1], x[: round(T) - 1])
     return tuple(p.sum(0) for p in parts)
 
 

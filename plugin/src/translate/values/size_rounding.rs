@@ -37,12 +37,17 @@ impl State<'_> {
         }
     }
 
-    /// `int(x)`, `round(x)`, `math.floor(x)`... of a float computed from sizes that may
-    /// change: a size worked out per call. `None`: not such a call; the float is forced.
+    /// `int(x)`, `round(x)`, `math.floor(x)`... of a size, or of a float computed from sizes
+    /// that may change: a size worked out per call. `None`: not such a call; the number is
+    /// forced.
     pub(crate) fn size_rounded(&mut self, r: Rounding, args: &[Var]) -> SimResult<Option<Var>> {
         let [Var::Num(n)] = args else {
             return Ok(None);
         };
+        // Of a size, an int already (`int(x.shape[0])`): the size itself.
+        if matches!(n.expr, NumExpr::Size(_)) && n.value.class().is(self.vm.ctx.types.int_type) {
+            return Ok(Some(Var::Num(n.clone())));
+        }
         if !n.has_size() || n.value.downcast_ref::<PyFloat>().is_none() {
             return Ok(None);
         }
