@@ -155,7 +155,7 @@ impl Effect {
                 owner,
                 name,
                 value: Some(value),
-            } => Some((global_source(owner, name), value)),
+            } => Some((Source::global_in(owner.as_ref(), name), value)),
             Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
             _ => None,
         }
@@ -193,14 +193,6 @@ impl Effect {
             // The tensor's elements change; its shape, dtype and identity do not.
             Effect::WriteBack { .. } => false,
         }
-    }
-}
-
-/// Where the global `name` of `owner`'s globals (the frame's own for `None`) is read.
-fn global_source(owner: &Option<Source>, name: &str) -> Source {
-    match owner {
-        None => Source::Global(name.to_owned()),
-        Some(f) => Source::FnGlobal(Box::new(f.clone()), name.to_owned()),
     }
 }
 

@@ -192,6 +192,15 @@ impl Source {
         }
     }
 
+    /// Where the global `name` is read: the frame's own globals (`owner` None), or those of
+    /// the function `owner`, an inlined function of another module.
+    pub fn global_in(owner: Option<&Source>, name: &str) -> Source {
+        match owner {
+            None => Source::Global(name.to_owned()),
+            Some(f) => Source::FnGlobal(Box::new(f.clone()), name.to_owned()),
+        }
+    }
+
     /// The source this one reads from, if it is not a root (a local, global, builtin or
     /// free variable).
     pub fn parent(&self) -> Option<&Source> {

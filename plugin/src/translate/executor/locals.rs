@@ -213,6 +213,17 @@ impl State<'_> {
         Ok(Flow::Next)
     }
 
+    /// The global `name` of the module `module` as the simulation wrote it (`Some(None)`:
+    /// deleted), when a function of the module stored it during the call.
+    pub(crate) fn module_global_written(
+        &self,
+        module: &rustpython_vm::PyObjectRef,
+        name: &str,
+    ) -> Option<Option<Var>> {
+        let dict = module.dict()?;
+        self.effects.global(&dict, name)
+    }
+
     /// The global `name` as the simulation sees it: `Some(Some(v))` bound (written earlier
     /// in the simulation, or read from the dictionary), `Some(None)` deleted by the
     /// simulation, `None` not in the dictionary.

@@ -434,8 +434,7 @@ impl State<'_> {
         }
         let present = match owner {
             Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
-                let written = o.dict().and_then(|d| self.effects.global(&d, name));
-                if let Some(written) = written {
+                if let Some(written) = self.module_global_written(o, name) {
                     return Ok(written);
                 }
                 let found = o

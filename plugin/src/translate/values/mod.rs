@@ -88,10 +88,7 @@ pub struct Globals {
 
 impl Globals {
     pub fn source(&self, name: &str) -> Source {
-        match &self.owner {
-            None => Source::Global(name.to_owned()),
-            Some(f) => Source::FnGlobal(Box::new(f.clone()), name.to_owned()),
-        }
+        Source::global_in(self.owner.as_ref(), name)
     }
 }
 

@@ -94,20 +94,34 @@ pub fn module_function_name(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine)
 /// lists and tuples of them (`st.cat((a, b))`), nothing whose methods a native conversion
 /// could call (an `__index__` of the user's).
 pub fn native_operand(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
-    let t = &vm.ctx.types;
-    if o.downcast_ref::<crate::tensor::PyTensor>().is_some()
+    o.downcast_ref::<crate::tensor::PyTensor>().is_some()
         || crate::translate::values::is_plain(o, vm)
-    {
-        return true;
+        || exact_sequence_items(o, vm)
+            .is_some_and(|items| items.iter().all(|x| native_operand(x, vm)))
+}
+
+/// The items of `o` when it is exactly a list or a tuple (no subclass whose methods could
+/// run).
+fn exact_sequence_items(
+    o: &PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<Vec<PyObjectRef>> {
+    let t = &vm.ctx.types;
+    if o.class().is(t.list_type) {
+        return Some(
+            o.downcast_ref::<rustpython_vm::builtins::PyList>()?
+                .borrow_vec()
+                .to_vec(),
+        );
     }
-    if o.class().is(t.list_type)
-        && let Some(l) = o.downcast_ref::<rustpython_vm::builtins::PyList>()
-    {
-        return l.borrow_vec().iter().all(|x| native_operand(x, vm));
+    if o.class().is(t.tuple_type) {
+        return Some(
+            o.downcast_ref::<rustpython_vm::builtins::PyTuple>()?
+                .as_slice()
+                .to_vec(),
+        );
     }
-    o.class().is(t.tuple_type)
-        && o.downcast_ref::<rustpython_vm::builtins::PyTuple>()
-            .is_some_and(|tu| tu.as_slice().iter().all(|x| native_operand(x, vm)))
+    None
 }
 
 impl State<'_> {
@@ -115,18 +129,11 @@ impl State<'_> {
     /// fake: a tensor of the graph, whose values the native code would read as zeros. (A
     /// constant tensor is no fake: computing from it once, at translation, is right.)
     pub(super) fn holds_fake(&self, o: &PyObjectRef) -> bool {
-        let t = &self.vm.ctx.types;
-        if let Some(tensor) = o.downcast_ref::<crate::tensor::PyTensor>() {
-            return self.value_of(tensor).is_some();
+        match o.downcast_ref::<crate::tensor::PyTensor>() {
+            Some(tensor) => self.value_of(tensor).is_some(),
+            None => exact_sequence_items(o, self.vm)
+                .is_some_and(|items| items.iter().any(|x| self.holds_fake(x))),
         }
-        if o.class().is(t.list_type)
-            && let Some(l) = o.downcast_ref::<rustpython_vm::builtins::PyList>()
-        {
-            return l.borrow_vec().iter().any(|x| self.holds_fake(x));
-        }
-        o.class().is(t.tuple_type)
-            && o.downcast_ref::<rustpython_vm::builtins::PyTuple>()
-                .is_some_and(|tu| tu.as_slice().iter().any(|x| self.holds_fake(x)))
     }
 
     /// A `Tensor` method that changes its tensor (`requires_grad_`, as torch names them with
