@@ -344,6 +344,7 @@ fn library_idioms_stay_in_the_graph() {
             "a constant updated, then a break in an inlined call",
             "a configuration read through a dict subclass (attributes, keys, items, get)",
             "dict subclasses with methods of their own: Counter, defaultdict, a class changed",
+            "a caller's Counter counted, defaultdict(list) appended to, OrderedDict read by key",
             "sorted() of a dict's items, tensors after unequal keys",
             "a tensor's __class__",
             "a dataclass output with a default factory, dataclasses.replace, a class in a frozenset",

@@ -293,7 +293,8 @@ def attention_masks(attention_mask, input_ids):
 def caller_state():
     return {"log": list(log), "seen": list(seen),
             "optimized": [p.tolist() for p in optimized.parameters()] if "optimized" in globals() else None,
-            "ema": [p.tolist() for p in averaged.parameters()] if "averaged" in globals() else None}
+            "ema": [p.tolist() for p in averaged.parameters()] if "averaged" in globals() else None,
+            "tallies": dict(tallies), "buckets": dict(buckets)}
 
 
 def reset():
@@ -302,6 +303,8 @@ def reset():
         rotary.seq_len_cached = 0  # its cache grows again in each run
     log.clear()
     seen.clear()
+    tallies.clear()
+    buckets.clear()
     if "optimized" in globals():
         momentum.state.clear()
         with st.no_grad():
@@ -353,6 +356,20 @@ def dicts_that_are_not_plain(x):
     # A Counter and a defaultdict answer a missing key themselves (`__missing__`); a dict
     # subclass that gains a method after the translation is no longer read as a dict.
     return x * len(options) + options["scale"] + counts["b"] + defaults["zz"]
+
+
+tallies = Counter()
+buckets = defaultdict(list)
+schedule = collections.OrderedDict([("warmup", 2.0), ("decay", 0.5)])
+
+
+def tallied(x, phase):
+    # A Counter counted and read back (a missing key is its 0, not stored), a defaultdict's
+    # missing list made, stored and appended to, an OrderedDict read by key.
+    tallies[phase] += 1
+    buckets[phase].append(phase)
+    scale = schedule["warmup"] if tallies[phase] <= 2 else schedule.get("decay", 1.0)
+    return x * scale + tallies["never"] + ("never" in tallies)
 
 
 def give_options_a_length(i):
@@ -487,10 +504,14 @@ check("random draws on both sides of a graph break", draws_around_a_break, lambd
 check("in-place updates of tensors made from constants", updated_constants, lambda i: (xs[i][:, :1].expand(2, 3).reshape(2, 3)[:1].expand(3, 3), 2 + i % 3), 3, 1, 0)
 check("a configuration read through a dict subclass (attributes, keys, items, get)", configured,
       lambda i: (xs[i],), 2, 1, 0, between=switch_activation)
-# Three translations (a frame and two resumes), then four more once Options has a method of
-# its own: its instance is read as an object then, its entry by key a break of its own.
+# One translation (the Counter's missing key its 0, the defaultdict's made and stored), then
+# two more once Options has a method of its own: its instance is read as an object then, its
+# entry by key a break (the frame and its resume function).
 check("dict subclasses with methods of their own: Counter, defaultdict, a class changed",
-      dicts_that_are_not_plain, lambda i: (xs[i],), 7, None, None, between=give_options_a_length)
+      dicts_that_are_not_plain, lambda i: (xs[i],), 3, None, None, between=give_options_a_length)
+# The list made on the first call, the count at most 2 twice, then above it.
+check("a caller's Counter counted, defaultdict(list) appended to, OrderedDict read by key",
+      tallied, lambda i: (xs[i], "train"), 3, 1, 0)
 check("sorted() of a dict's items, tensors after unequal keys", sorted_items, lambda i: (xs[i],), 1, 1, 0)
 check("a tensor's __class__", tensor_classes, lambda i: (xs[i],), 1, 1, 0)
 # The frame (its update of a constant folded away, so it breaks before any tensor work), the

@@ -130,7 +130,9 @@ fn walk(
             },
             None => item(v, *i),
         },
-        PathStep::Key(k) => dict_storage(v, vm).and_then(|d| d.get_item_opt(*k, vm).ok().flatten()),
+        PathStep::Key(k) => {
+            dict_storage(v, vm).and_then(|d| d.inner_getitem_opt(*k, vm).ok().flatten())
+        }
         PathStep::InstanceDict => v.dict().map(Into::into),
         PathStep::Attr(name) => Some(v.get_attr(*name, vm)?),
     };

@@ -37,8 +37,11 @@ use crate::translate::source::{KeyConst, Source};
 use crate::translate::state::{SimResult, Unsupported, unsupported};
 use crate::translate::values::{ListRef, Var};
 
-fn is_exact_dict(obj: &PyObject) -> bool {
-    obj.class().is(Context::genesis().types.dict_type)
+/// Whether `obj` holds a dict's entries: a store or delete of one of its keys reaches here
+/// only once the simulation read it as a dict (`is_dict`: dict, or a class whose entries are
+/// dict's).
+fn holds_entries(obj: &PyObject) -> bool {
+    obj.downcast_ref::<PyDict>().is_some()
 }
 
 /// The effects of one translation, and what the simulation must not read because of them.
@@ -134,7 +137,7 @@ impl SideEffects {
             }
             // One key of a caller's dict (a str, an int, a tuple of them): followed key by key.
             Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
-                if is_exact_dict(obj)
+                if holds_entries(obj)
                     && let Some(k) = const_key(key) =>
             {
                 let value = match &effect {

@@ -270,12 +270,12 @@ impl Source {
                 .flatten(),
             Source::Item(_, index) => item(parent?, *index),
             Source::Key(_, key) => dict_storage(parent?, vm)?
-                .get_item_opt(key.as_str(), vm)
+                .inner_getitem_opt(key.as_str(), vm)
                 .ok()
                 .flatten(),
             // An exact int, str or tuple of them: hashed and compared natively.
             Source::ConstKey(_, key) => dict_storage(parent?, vm)?
-                .get_item_opt(key.object(vm).as_object(), vm)
+                .inner_getitem_opt(key.object(vm).as_object(), vm)
                 .ok()
                 .flatten(),
             Source::FnGlobal(_, name) => {
@@ -351,19 +351,14 @@ pub fn item(obj: &PyObject, index: usize) -> Option<PyObjectRef> {
 }
 
 /// The entries of `obj`, read without running Python code: a dict's, or those of an
-/// instance of a class written in Python on dict. Keys are read this way only under a
-/// source that the simulation read as a dict (`is_dict`: a subclass that overrides none of
-/// dict's methods, nor defines `__missing__`), whose type and version the guards check
-/// before these reads.
+/// instance of a class that reads as one (`dict_like`: `defaultdict`, `OrderedDict`, a class
+/// written in Python on them that overrides none of the ways entries are read). Keys are
+/// read this way only under a source that the simulation read as a dict, whose type (and
+/// version) the guards check before these reads; a missing key is not made here
+/// (`__missing__`), the guard or the read fails.
 pub fn dict_storage<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
-    let class = obj.class();
-    (class.is(vm.ctx.types.dict_type)
-        || class
-            .slots
-            .flags
-            .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE))
-    .then(|| obj.downcast_ref::<PyDict>())
-    .flatten()
+    crate::translate::values::dict_subclasses::dict_like(obj.class(), vm)
+        .and_then(|_| obj.downcast_ref::<PyDict>())
 }
 
 /// TorchDynamo's notation: `L['x']`, `G['scale']`, `B['len']`, `F['k']`, `L['self'].w`,

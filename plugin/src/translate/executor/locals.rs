@@ -276,7 +276,7 @@ impl State<'_> {
                 .map(|v| (v, globals.source("__builtins__").attr(name))),
             Some(b) if crate::translate::state::is_dict(b, vm) => {
                 crate::translate::source::dict_storage(b, vm)
-                    .and_then(|d| d.get_item_opt(name, vm).ok().flatten())
+                    .and_then(|d| d.inner_getitem_opt(name, vm).ok().flatten())
                     .map(|v| (v, globals.source("__builtins__").key(name)))
             }
             _ => {

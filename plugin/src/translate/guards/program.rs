@@ -597,7 +597,14 @@ impl Node {
         if absent_in != 0 && d.keys_version() == absent_in {
             return None;
         }
-        match d.get_item_opt_refresh_hint(key, self.hint.load(Ordering::Relaxed), vm) {
+        // A subclass's entries are read from its storage: its `__getitem__` and
+        // `__missing__` (a `defaultdict`'s, which stores) are Python's, not a guard's.
+        let found = if d.class().is(vm.ctx.types.dict_type) {
+            d.get_item_opt_refresh_hint(key, self.hint.load(Ordering::Relaxed), vm)
+        } else {
+            d.inner_getitem_opt(key, vm).map(|v| v.map(|v| (v, None)))
+        };
+        match found {
             Ok(Some((value, new_hint))) => {
                 if let Some(h) = new_hint {
                     self.hint.store(h, Ordering::Relaxed);
@@ -609,7 +616,7 @@ impl Node {
                 // inserted since the lookup reset the stamp, or is found by the second one.
                 let stamp = d.assign_keys_version(vm);
                 if stamp != 0
-                    && matches!(d.get_item_opt(key, vm), Ok(None))
+                    && matches!(d.inner_getitem_opt(key, vm), Ok(None))
                     && d.keys_version() == stamp
                 {
                     self.absent_in.store(stamp, Ordering::Relaxed);

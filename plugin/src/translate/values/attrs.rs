@@ -447,7 +447,18 @@ impl State<'_> {
             return Ok(true);
         };
         if self.instance(owner)?.is_none() {
-            return Ok(false);
+            // A native `defaultdict` or `OrderedDict` has a `__dict__` here: the name's
+            // absence from it is guarded.
+            return Ok(match owner {
+                Var::Lazy(_, source)
+                    if !o.class().slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+                        && matches!(attrs.get_item_opt(name, self.vm), Ok(None)) =>
+                {
+                    self.guard(&source.clone().instance_dict().key(name), Check::Absent);
+                    true
+                }
+                _ => false,
+            });
         }
         Ok(matches!(attrs.get_item_opt(name, self.vm), Ok(None)))
     }
@@ -480,6 +491,11 @@ impl State<'_> {
                     && matches!(
                         name,
                         "update" | "keys" | "values" | "items" | "get" | "setdefault"
+                    )
+                    && crate::translate::values::dict_subclasses::dict_method_is_dicts(
+                        o.class(),
+                        name,
+                        vm,
                     )
                     && self.dict_method_not_shadowed(owner, o, name)? =>
             {

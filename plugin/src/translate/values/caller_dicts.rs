@@ -59,7 +59,7 @@ impl State<'_> {
         let entry = o
             .downcast_ref::<PyDict>()
             .expect("dict")
-            .get_item_opt(key, self.vm)
+            .inner_getitem_opt(key, self.vm)
             .ok()
             .flatten();
         match entry {
@@ -104,7 +104,7 @@ impl State<'_> {
         o: &PyObjectRef,
         source: &Source,
     ) -> SimResult<Vec<(String, Option<Var>)>> {
-        if !o.class().is(self.vm.ctx.types.dict_type) {
+        if !crate::translate::state::is_dict(o, self.vm) {
             self.check_readable(o, source)?;
             return Ok(Vec::new());
         }

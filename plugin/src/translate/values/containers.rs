@@ -11,6 +11,7 @@ use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::caller_dicts::CallerKey;
+use crate::translate::values::dict_subclasses::dict_method_is_dicts;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
 use crate::translate::values::{Var, is_plain};
 
@@ -61,11 +62,7 @@ impl State<'_> {
                             CallerKey::Str(k) => format!("{k:?}"),
                             CallerKey::Const(k) => k.to_string(),
                         };
-                        self.raise_native(
-                            vm.ctx.exceptions.key_error,
-                            vec![b.clone()],
-                            format!("{source} has no key {shown} (KeyError)"),
-                        )
+                        self.caller_dict_missing(a, o, source, b, shown)
                     }
                 }
             }
@@ -248,7 +245,9 @@ impl State<'_> {
                     ),
                 }
             }
-            Var::Lazy(o, source) if is_dict(o, vm) => {
+            Var::Lazy(o, source)
+                if is_dict(o, vm) && dict_method_is_dicts(o.class(), "__delitem__", vm) =>
+            {
                 let k = self.plain_obj(key, "a key")?;
                 // Replayed after the graph, a delete raises where the replacement replays it:
                 // as it would, where no handler covers it. Under a handler it must not raise
@@ -263,7 +262,7 @@ impl State<'_> {
                         let present = o
                             .downcast_ref::<PyDict>()
                             .expect("dict")
-                            .get_item_opt(ks.as_str(), vm)
+                            .inner_getitem_opt(ks.as_str(), vm)
                             .ok()
                             .flatten();
                         let Some(v) = present else {
@@ -413,6 +412,17 @@ impl State<'_> {
         o: &PyObjectRef,
         source: &crate::translate::source::Source,
     ) -> SimResult<Vec<(PyObjectRef, Var)>> {
+        if crate::translate::values::dict_subclasses::dict_like(o.class(), self.vm)
+            .is_some_and(|k| !k.whole())
+        {
+            return unsupported(
+                Kind::Value,
+                format!(
+                    "the order of {source}, a {} (its own links)",
+                    o.class().name()
+                ),
+            );
+        }
         let stores = self.dict_stores(o, source)?;
         let d = o.downcast_ref::<PyDict>().expect("dict");
         let mut out = Vec::new();
