@@ -75,6 +75,10 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // Ints in slices (`x[:, -n:]`), narrow and a slice store, over 8 values: specialized
     // once, then one dynamic graph.
     assert_eq!(translations(&out, "windows"), 2, "{out}");
+    // `step / warmup`, `beta ** step` over 100 steps: specialized once, then graph inputs;
+    // then `1 / d` down to a zero divisor: specialized once, deferred, then the call that
+    // raises runs as the program does.
+    assert!(translations(&out, "powers_and_quotients") <= 4, "{out}");
 }
 
 #[test]

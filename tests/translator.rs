@@ -352,6 +352,8 @@ fn library_idioms_stay_in_the_graph() {
             "a tensor of the caller's list of ints; cat and stack given tensors by keyword",
             "an exponential moving average of a model's parameters, updated in place",
             "an optimizer's state keyed by id() of its parameters",
+            "an optimizer's state keyed by its parameter tensors (defaultdict, tied weights)",
+            "Adam: setdefault(p, {}), a step counter per state, bias corrections of the step",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

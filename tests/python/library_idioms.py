@@ -294,6 +294,8 @@ def caller_state():
     return {"log": list(log), "seen": list(seen),
             "optimized": [p.tolist() for p in optimized.parameters()] if "optimized" in globals() else None,
             "ema": [p.tolist() for p in averaged.parameters()] if "averaged" in globals() else None,
+            "torch_sgd": [p.tolist() for p in torch_sgd_params] if "torch_sgd_params" in globals() else None,
+            "adam": [p.tolist() for p in adam_params] if "adam_params" in globals() else None,
             "tallies": dict(tallies), "buckets": dict(buckets)}
 
 
@@ -305,6 +307,11 @@ def reset():
     seen.clear()
     tallies.clear()
     buckets.clear()
+    for name, start in (("torch_sgd", "torch_sgd_start"), ("adam", "adam_start")):
+        if name in globals():
+            globals()[name].state.clear()
+            for p, value in zip(globals()[name + "_params"], globals()[start]):
+                p.copy_(value)
     if "optimized" in globals():
         momentum.state.clear()
         with st.no_grad():
@@ -467,6 +474,54 @@ class Momentum:
         return len(self.state)
 
 
+class TorchSGD:
+    """An optimizer as torch writes one: its state a defaultdict keyed by the parameter
+    tensors themselves, a parameter listed twice (tied weights) sharing its state."""
+
+    def __init__(self, params, lr=0.1, momentum=0.9):
+        self.param_groups = [{"params": list(params), "lr": lr, "momentum": momentum}]
+        self.state = defaultdict(dict)
+
+    @st.no_grad()
+    def step(self, grads):
+        for group in self.param_groups:
+            for p, g in zip(group["params"], grads):
+                state = self.state[p]
+                if "momentum_buffer" not in state:
+                    buf = state["momentum_buffer"] = g.clone()
+                else:
+                    buf = state["momentum_buffer"]
+                    buf.mul_(group["momentum"]).add_(g)
+                p.add_(buf, alpha=-group["lr"])
+
+
+class Adam:
+    """Adam as torch writes it: `state.setdefault(p, {})`, a step counter in each state, the
+    bias corrections `1 - beta ** step` computed per call, not fixed by the step."""
+
+    def __init__(self, params, lr=0.01, betas=(0.9, 0.999), eps=1e-8):
+        self.params = list(params)
+        self.lr, self.betas, self.eps = lr, betas, eps
+        self.state = {}
+
+    @st.no_grad()
+    def step(self, grads):
+        b1, b2 = self.betas
+        for p, g in zip(self.params, grads):
+            s = self.state.setdefault(p, {})
+            if not s:
+                s["step"] = 0
+                s["m"] = st.zeros_like(p)
+                s["v"] = st.zeros_like(p)
+            s["step"] += 1
+            m, v = s["m"], s["v"]
+            m.mul_(b1).add_(g * (1 - b1))
+            v.mul_(b2).add_(g * g * (1 - b2))
+            m_hat = m / (1 - b1 ** s["step"])
+            v_hat = v / (1 - b2 ** s["step"])
+            p.sub_(self.lr * m_hat / (v_hat.sqrt() + self.eps))
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -534,4 +589,16 @@ momentum = Momentum(optimized.parameters())
 # Twice: the first step stores each buffer, the later ones update them.
 check("an optimizer's state keyed by id() of its parameters",
       momentum.step, lambda i: ([st.ones(2, 3), st.ones(2)],), 2, 1, 0)
+shared = st.ones(2, 3)
+torch_sgd_params = [shared, st.ones(2), shared]
+torch_sgd_start = [p.clone() for p in torch_sgd_params]
+torch_sgd = TorchSGD(torch_sgd_params)
+# The first step makes each state, the later ones update it.
+check("an optimizer's state keyed by its parameter tensors (defaultdict, tied weights)",
+      torch_sgd.step, lambda i: ([xs[i], st.ones(2), xs[i] * 2.0],), 2, 1, 0)
+adam_params = [st.ones(2, 3), st.ones(3)]
+adam_start = [p.clone() for p in adam_params]
+adam = Adam(adam_params)
+check("Adam: setdefault(p, {}), a step counter per state, bias corrections of the step",
+      adam.step, lambda i: ([xs[i], xs[i][0]],), 3, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

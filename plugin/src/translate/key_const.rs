@@ -6,6 +6,7 @@ use rustpython_vm::builtins::PyTuple;
 use rustpython_vm::{AsObject, Context, PyObject, PyObjectRef, VirtualMachine};
 use std::fmt;
 
+use crate::translate::source::{Source, identity_key};
 use crate::translate::values::Var;
 
 /// A dictionary key a source reads by: exactly an int, a str, or a tuple of such keys
@@ -69,11 +70,36 @@ impl fmt::Display for KeyConst {
     }
 }
 
-/// The key of an item store when it is exactly a str, an int or a tuple of them (what a
-/// dict's keyed read can follow).
-pub fn const_key(key: &Var) -> Option<KeyConst> {
+/// The key of a store into a caller's dict that reads of the dict follow: a constant, or an
+/// object of the caller's hashed by identity (a parameter tensor), with where it is read.
+#[derive(Clone, Debug)]
+pub enum StoreKey {
+    Const(KeyConst),
+    Object(PyObjectRef, Source),
+}
+
+impl StoreKey {
+    /// Whether a read by `self` finds what a store by `other` stored (as the simulation
+    /// sees the two objects now; `Object` keys read from other sources are related by guards,
+    /// see `SideEffects::read_key`).
+    pub fn same(&self, other: &StoreKey) -> bool {
+        match (self, other) {
+            (StoreKey::Const(a), StoreKey::Const(b)) => a == b,
+            (StoreKey::Object(a, _), StoreKey::Object(b, _)) => a.is(b),
+            _ => false,
+        }
+    }
+}
+
+/// The key of an item store when it is exactly a str, an int or a tuple of them, or a
+/// caller's object hashed by identity (what a dict's keyed read can follow).
+pub fn store_key(key: &Var) -> Option<StoreKey> {
+    let ctx = Context::genesis();
     match key {
-        Var::Obj(k) => KeyConst::of(k, &Context::genesis()),
+        Var::Obj(k) => KeyConst::of(k, ctx).map(StoreKey::Const),
+        Var::Lazy(k, source) if identity_key(k, ctx).is_some() => {
+            Some(StoreKey::Object(k.clone(), source.clone()))
+        }
         _ => None,
     }
 }

@@ -32,7 +32,7 @@ use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef, PyPayload};
 
 use crate::translate::breaks::reason::Kind;
 pub use crate::translate::effect::Effect;
-use crate::translate::key_const::const_key;
+use crate::translate::key_const::{StoreKey, store_key};
 use crate::translate::source::{KeyConst, Source};
 use crate::translate::state::{SimResult, Unsupported, unsupported};
 use crate::translate::values::{ListRef, Var};
@@ -43,6 +43,10 @@ use crate::translate::values::{ListRef, Var};
 fn holds_entries(obj: &PyObject) -> bool {
     obj.downcast_ref::<PyDict>().is_some()
 }
+
+/// Two sources a read relied on being (`true`), or not being, one object: `(guarded, other,
+/// same)`.
+pub type Relation = (Source, Source, bool);
 
 /// The effects of one translation, and what the simulation must not read because of them.
 #[derive(Default)]
@@ -80,7 +84,7 @@ struct KeyedStore {
     dict: PyObjectRef,
     /// The source the dict was written through (`obj.__dict__` for an attribute).
     target: Source,
-    key: KeyConst,
+    key: StoreKey,
     value: Option<Var>,
     /// Made as `obj.key = value`: the object model follows it as an attribute, so an
     /// attribute read does not count it as a change of the dict.
@@ -129,7 +133,7 @@ impl SideEffects {
                     self.keyed.push(KeyedStore {
                         dict: dict.into(),
                         target: target.clone().instance_dict(),
-                        key: KeyConst::Str(name.clone()),
+                        key: StoreKey::Const(KeyConst::Str(name.clone())),
                         value,
                         through_attr: true,
                     });
@@ -138,7 +142,7 @@ impl SideEffects {
             // One key of a caller's dict (a str, an int, a tuple of them): followed key by key.
             Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
                 if holds_entries(obj)
-                    && let Some(k) = const_key(key) =>
+                    && let Some(k) = store_key(key) =>
             {
                 let value = match &effect {
                     Effect::SetItem { value, .. } => Some(value.clone()),
@@ -282,26 +286,39 @@ impl SideEffects {
     /// call's keyed stores: what the store made it, if the call stored or deleted `key` of
     /// `obj` itself; otherwise nothing (the dict as it is). Refused after a change to the
     /// dict as a whole. A store of `key` into a dict of the same class is another object
-    /// only as long as the guards say so: each such relation between two sources is
-    /// returned, as `(other source, same)`, for the caller to guard.
+    /// only as long as the guards say so, and a store by another object key (read from
+    /// another source) another key: each such relation is returned, as `(guarded source,
+    /// other source, same)`, for the caller to guard.
     pub fn read_key(
         &self,
         obj: &PyObject,
         source: &Source,
-        key: &KeyConst,
-    ) -> SimResult<(Option<Option<Var>>, Vec<(Source, bool)>)> {
+        key: &StoreKey,
+    ) -> SimResult<(Option<Option<Var>>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         let mut relations = Vec::new();
+        let mut relate = |r: Relation| {
+            if r.0 != r.1 && !relations.contains(&r) {
+                relations.push(r);
+            }
+        };
         let mut found = None;
         for w in &self.keyed {
-            if w.key != *key || !w.dict.class().is(obj.class()) {
+            // Object keys may be one object on another call: related as constants are when
+            // equal.
+            let objects = matches!((&w.key, key), (StoreKey::Object(..), StoreKey::Object(..)));
+            if !(objects || w.key.same(key)) || !w.dict.class().is(obj.class()) {
                 continue;
             }
             let same = w.dict.is(obj);
-            if w.target != *source && !relations.contains(&(w.target.clone(), same)) {
-                relations.push((w.target.clone(), same));
+            relate((source.clone(), w.target.clone(), same));
+            if !same {
+                continue;
             }
-            if same {
+            if let (StoreKey::Object(a, at), StoreKey::Object(b, bt)) = (&w.key, key) {
+                relate((bt.clone(), at.clone(), a.is(b)));
+            }
+            if w.key.same(key) {
                 found = Some(w.value.clone());
             }
         }
@@ -317,7 +334,7 @@ impl SideEffects {
         &self,
         obj: &PyObject,
         source: &Source,
-    ) -> SimResult<(Vec<(String, Option<Var>)>, Vec<(Source, bool)>)> {
+    ) -> SimResult<(Vec<(String, Option<Var>)>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         let mut relations = Vec::new();
         let mut stores = Vec::new();
@@ -326,11 +343,12 @@ impl SideEffects {
                 continue;
             }
             let same = w.dict.is(obj);
-            if w.target != *source && !relations.contains(&(w.target.clone(), same)) {
-                relations.push((w.target.clone(), same));
+            let r = (source.clone(), w.target.clone(), same);
+            if r.0 != r.1 && !relations.contains(&r) {
+                relations.push(r);
             }
             if same {
-                let KeyConst::Str(key) = &w.key else {
+                let StoreKey::Const(KeyConst::Str(key)) = &w.key else {
                     return Err(Unsupported::new(
                         Kind::Value,
                         "a read of the whole of a dict the call stored a key that is not a str into",

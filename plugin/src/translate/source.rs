@@ -33,6 +33,9 @@ pub enum Source {
     /// The value of a dictionary under an int key (a logger's level cache) or a tuple of ints
     /// and strs (a cache keyed by a shape): read only from a dict the call does not change.
     ConstKey(Box<Source>, KeyConst),
+    /// The value of a dictionary under an object hashed by its identity (an optimizer's state
+    /// keyed by a parameter tensor), the key read from its own source per call.
+    IdKey(Box<Source>, Box<Source>),
     /// A global of a function (read from its `__globals__`): an inlined function's globals.
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
@@ -58,7 +61,9 @@ pub enum Source {
     /// A number computed from two sources (a deferred counter, `self.t + 1`), as the frame
     /// would compute it on entry: a graph input that the replacement computes per call.
     /// Its operands are ints or floats (their types guarded; evaluated only on exact ones),
-    /// and `%` and `//` take an int by a nonzero constant int, so the operator cannot raise.
+    /// and `%` and `//` take an int by a nonzero constant int, so the operator cannot raise;
+    /// `/` and `**` may (a zero divisor, an overflow): a guard evaluates them first, failing
+    /// where they would raise (`State::deferred_binary`).
     Arith(Arith, Box<Source>, Box<Source>),
 }
 
@@ -72,6 +77,10 @@ pub enum Arith {
     Mod,
     /// Only an int by a nonzero constant int.
     FloorDiv,
+    /// True division (a learning rate's `step / warmup`).
+    TrueDiv,
+    /// A power with a float operand (Adam's `beta1 ** step`).
+    Pow,
 }
 
 impl Arith {
@@ -83,6 +92,8 @@ impl Arith {
             B::Multiply | B::InplaceMultiply => Some(Arith::Mul),
             B::Remainder | B::InplaceRemainder => Some(Arith::Mod),
             B::FloorDivide | B::InplaceFloorDivide => Some(Arith::FloorDiv),
+            B::TrueDivide | B::InplaceTrueDivide => Some(Arith::TrueDiv),
+            B::Power | B::InplacePower => Some(Arith::Pow),
             _ => None,
         }
     }
@@ -95,6 +106,8 @@ impl Arith {
             Arith::Mul => B::Multiply,
             Arith::Mod => B::Remainder,
             Arith::FloorDiv => B::FloorDivide,
+            Arith::TrueDiv => B::TrueDivide,
+            Arith::Pow => B::Power,
         }
     }
 
@@ -105,6 +118,8 @@ impl Arith {
             Arith::Mul => "*",
             Arith::Mod => "%",
             Arith::FloorDiv => "//",
+            Arith::TrueDiv => "/",
+            Arith::Pow => "**",
         }
     }
 }
@@ -156,6 +171,10 @@ impl Source {
         Source::ConstKey(Box::new(self), k)
     }
 
+    pub fn id_key(self, key: Source) -> Source {
+        Source::IdKey(Box::new(self), Box::new(key))
+    }
+
     /// The value this source names in `frame`, read without running Python code: attributes
     /// come from the instance dictionary only (a guard must not call `__getattr__`).
     pub fn resolve(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
@@ -170,7 +189,7 @@ impl Source {
     pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
         match self {
             Source::Object(o) => f(&mut o.0),
-            Source::Arith(_, a, b) => {
+            Source::Arith(_, a, b) | Source::IdKey(a, b) => {
                 a.idents_mut(f);
                 b.idents_mut(f);
             }
@@ -212,7 +231,7 @@ impl Source {
             | Source::Object(_)
             | Source::DefaultDType
             | Source::Arith(..) => None,
-            Source::TypeOf(b) | Source::InstanceDict(b) => Some(b),
+            Source::TypeOf(b) | Source::InstanceDict(b) | Source::IdKey(b, _) => Some(b),
             Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
@@ -278,6 +297,15 @@ impl Source {
                 .inner_getitem_opt(key.object(vm).as_object(), vm)
                 .ok()
                 .flatten(),
+            // Hashed by identity, found by identity: no `__eq__` runs (`identity_key`).
+            Source::IdKey(_, key) => {
+                let key = key.resolve(frame, vm)?;
+                identity_key(&key, &vm.ctx)?;
+                dict_storage(parent?, vm)?
+                    .inner_getitem_opt(&*key, vm)
+                    .ok()
+                    .flatten()
+            }
             Source::FnGlobal(_, name) => {
                 let obj = parent?;
                 obj.downcast_ref::<PyFunction>()?;
@@ -312,6 +340,13 @@ impl Source {
                     Arith::Mul => vm._mul(&a, &b),
                     Arith::Mod => vm._mod(&a, &b),
                     Arith::FloorDiv => vm._floordiv(&a, &b),
+                    Arith::TrueDiv => vm._truediv(&a, &b),
+                    // A float operand (`deferred_binary`): no int power that grows without
+                    // bound is computed by a guard.
+                    Arith::Pow if a.class().is(t.float_type) || b.class().is(t.float_type) => {
+                        vm._pow(&a, &b, vm.ctx.none.as_object())
+                    }
+                    Arith::Pow => return None,
                 };
                 r.ok()
             }
@@ -361,6 +396,21 @@ pub fn dict_storage<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py
         .and_then(|_| obj.downcast_ref::<PyDict>())
 }
 
+/// Whether `key` is hashed by its identity and found by it in a dict: its class keeps
+/// `object`'s `__hash__` (a tensor, a module, a plain instance), so that two keys with one
+/// hash are one object and the dict never calls their `__eq__`. A class written in Python is
+/// guarded by its version where its type is.
+pub fn identity_key(key: &PyObject, ctx: &rustpython_vm::Context) -> Option<()> {
+    let hash = ctx.intern_str("__hash__");
+    match (
+        key.class().get_attr(hash),
+        ctx.types.object_type.get_attr(hash),
+    ) {
+        (Some(a), Some(b)) if a.is(&b) => Some(()),
+        _ => None,
+    }
+}
+
 /// TorchDynamo's notation: `L['x']`, `G['scale']`, `B['len']`, `F['k']`, `L['self'].w`,
 /// `L['xs'][1]`.
 impl fmt::Display for Source {
@@ -376,6 +426,7 @@ impl fmt::Display for Source {
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
             Source::ConstKey(b, k) => write!(f, "{b}[{k}]"),
+            Source::IdKey(b, k) => write!(f, "{b}[{k}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
             Source::TypeOf(b) => write!(f, "type({b})"),
@@ -461,6 +512,7 @@ impl Source {
             Source::Free(_)
             | Source::Closure(..)
             | Source::ConstKey(..)
+            | Source::IdKey(..)
             | Source::NativeAttr(..)
             | Source::ClassAttr(..)
             | Source::DefaultDType
@@ -507,6 +559,11 @@ impl Source {
             Source::ConstKey(base, k) => {
                 base.emit_load(b)?;
                 b.load_const(k.object(vm));
+                b.emit(Opcode::BinaryOp, SUBSCR);
+            }
+            Source::IdKey(base, k) => {
+                base.emit_load(b)?;
+                k.emit_load(b)?;
                 b.emit(Opcode::BinaryOp, SUBSCR);
             }
             Source::FnGlobal(f, n) => {

@@ -1,6 +1,6 @@
 """Numbers that cause no recompile: a float that changes per call is a graph input; a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
-replacement, and is a graph input where it scales a tensor, and a branch on arithmetic of it
+replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
 (`step % every == 0`) guards the condition; a loop split by a break whose body adds its counter recompiles once, not per
 iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
 import symtrace as st
@@ -219,6 +219,54 @@ def windows():
         assert all(p.tolist() == q.tolist() for p, q in zip(a, b)), (a, b)
 
 
+class Decay:
+    """A learning-rate schedule and Adam's bias correction: true division and powers of a
+    counter, computed again by the replacement."""
+
+    def __init__(self, warmup):
+        self.step = 0
+        self.warmup = warmup
+        self.betas = (0.9, 0.999)
+
+    def __call__(self, x):
+        self.step += 1
+        b1, b2 = self.betas
+        ramp = self.step / self.warmup
+        corrected = x / (1 - b1 ** self.step) + x / (1 - b2 ** self.step) ** 0.5
+        return x * ramp + corrected * 0.5 ** (self.step / 4), self.step
+
+
+class Halving:
+    def __init__(self):
+        self.d = 4
+
+    def __call__(self, x):
+        self.d -= 1
+        return x * (1 / self.d)
+
+
+def powers_and_quotients():
+    s, eager = Decay(10), Decay(10)
+    f = st.compile(s)
+    for _ in range(100):
+        (a, n), (b, m) = f(x32), eager(x32)
+        assert n == m and a.dtype == b.dtype and a.tolist() == b.tolist(), (a, b)
+    # A divisor that reaches zero: the call raises ZeroDivisionError where the program
+    # does, as written (the guard that computes `1 / d` fails instead of raising).
+    h, eager = Halving(), Halving()
+    f = st.compile(h)
+    for _ in range(5):
+        try:
+            a = f(x).tolist()
+        except ZeroDivisionError:
+            a = "ZeroDivisionError"
+        try:
+            b = eager(x).tolist()
+        except ZeroDivisionError:
+            b = "ZeroDivisionError"
+        assert a == b and h.d == eager.d, (a, b)
+
+
 count("floats", floats)
 count("branches", branches)
 count("counters", counters)
@@ -229,4 +277,5 @@ count("split_loop", split_loop)
 count("long_counter", long_counter)
 count("schedule", schedule)
 count("windows", windows)
+count("powers_and_quotients", powers_and_quotients)
 print("NUMBERS OK", st.stats())

@@ -3,11 +3,14 @@
 //! replayed later, so the simulation follows them itself; see `SideEffects::read_key`).
 
 use rustpython_vm::builtins::{PyDict, PyStr};
+use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, PyObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
-use crate::translate::source::{KeyConst, Source};
+use crate::translate::key_const::StoreKey;
+use crate::translate::side_effects::Relation;
+use crate::translate::source::{KeyConst, Source, identity_key};
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::{Var, ViewKind};
 
@@ -17,11 +20,29 @@ pub enum CallerKey {
     Str(String),
     /// An int, or a tuple of ints and strs (a cache keyed by a shape).
     Const(KeyConst),
+    /// A caller's object hashed by identity (a parameter tensor keying an optimizer's
+    /// state), read from its source.
+    Object(PyObjectRef, Source),
+}
+
+impl CallerKey {
+    /// The key as a message shows it.
+    pub fn shown(&self) -> String {
+        match self {
+            CallerKey::Str(k) => format!("{k:?}"),
+            CallerKey::Const(k) => k.to_string(),
+            CallerKey::Object(_, source) => source.to_string(),
+        }
+    }
 }
 
 impl State<'_> {
-    /// A key that is exactly a str, an int (64 bits), or a tuple of ints and strs.
+    /// A key that is exactly a str, an int (64 bits), or a tuple of ints and strs; or a
+    /// caller's object hashed by identity.
     pub fn caller_key(&mut self, key: &Var, what: &str) -> SimResult<CallerKey> {
+        if let Some((o, source)) = self.identity_key(key)? {
+            return Ok(CallerKey::Object(o, source));
+        }
         let o = self.plain_obj(key, "a key")?;
         match KeyConst::of(&o, &self.vm.ctx) {
             Some(KeyConst::Str(_)) | None => self.str_key(key, what).map(CallerKey::Str),
@@ -29,28 +50,54 @@ impl State<'_> {
         }
     }
 
+    /// `key` as an object of the caller's that a dict finds by identity (`identity_key`):
+    /// its class guarded (and its version, for a class written in Python, whose `__hash__`
+    /// could be set later).
+    pub fn identity_key(&mut self, key: &Var) -> SimResult<Option<(PyObjectRef, Source)>> {
+        let Var::Lazy(o, source) = key else {
+            return Ok(None);
+        };
+        if identity_key(o, &self.vm.ctx).is_none() {
+            return Ok(None);
+        }
+        let class = o.class().to_owned();
+        self.guard(source, Check::type_is(class.clone()));
+        if class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
+            self.guard_class(source.clone().type_of(), &class)?;
+        }
+        Ok(Some((o.clone(), source.clone())))
+    }
+
     /// `o[key]` of a caller's dict (`None`: absent), by a str key as `caller_dict_key` reads
-    /// it; by an int key (or a tuple of ints and strs), from a dict the call has not changed
-    /// (nor any it may be), its entry
-    /// read again by the replacement, its type or its absence guarded.
+    /// it; by an int key (or a tuple of ints and strs), or an object found by identity, after
+    /// the call's own stores by that key, or from the dict, its entry read again by the
+    /// replacement, its type or its absence guarded.
     pub fn caller_dict_read(
         &mut self,
         o: &PyObjectRef,
         source: &Source,
         key: &CallerKey,
     ) -> SimResult<Option<Var>> {
-        let k = match key {
+        let (k, at, object) = match key {
             CallerKey::Str(k) => return self.caller_dict_key(o, source, k),
-            CallerKey::Const(k) => k.clone(),
+            CallerKey::Const(k) => (
+                StoreKey::Const(k.clone()),
+                source.clone().const_key(k.clone()),
+                k.object(self.vm),
+            ),
+            CallerKey::Object(k, key_source) => (
+                StoreKey::Object(k.clone(), key_source.clone()),
+                source.clone().id_key(key_source.clone()),
+                k.clone(),
+            ),
         };
         let (written, relations) = self.effects.read_key(o, source, &k)?;
-        self.guard_relations(source, relations);
+        self.guard_relations(relations);
         self.guard(source, Check::type_is(o.class().to_owned()));
         if let Some(w) = written {
             return Ok(w);
         }
-        let key = k.object(self.vm);
-        Ok(self.caller_dict_entry(o, source.clone().const_key(k), key.as_object()))
+        Ok(self.caller_dict_entry(o, at, object.as_object()))
     }
 
     /// The caller's dict `o`'s entry under `key`, read from `at` by the replacement: its
@@ -109,7 +156,7 @@ impl State<'_> {
             return Ok(Vec::new());
         }
         let (stores, relations) = self.effects.keyed_stores_of(o, source)?;
-        self.guard_relations(source, relations);
+        self.guard_relations(relations);
         Ok(stores)
     }
 
@@ -127,15 +174,15 @@ impl State<'_> {
         Ok(n > 0)
     }
 
-    /// Guard `source` to be (`true`), or not to be, the object each other source gives.
-    fn guard_relations(&mut self, source: &Source, relations: Vec<(Source, bool)>) {
-        for (other, same) in relations {
+    /// Guard each source to be (`true`), or not to be, the object its other source gives.
+    fn guard_relations(&mut self, relations: Vec<Relation>) {
+        for (source, other, same) in relations {
             let check = if same {
                 Check::SameAs(other)
             } else {
                 Check::NotSameAs(other)
             };
-            self.guard(source, check);
+            self.guard(&source, check);
         }
     }
 
@@ -149,9 +196,9 @@ impl State<'_> {
         source: &Source,
         k: &str,
     ) -> SimResult<Option<Var>> {
-        let key = KeyConst::Str(k.to_owned());
+        let key = StoreKey::Const(KeyConst::Str(k.to_owned()));
         let (written, relations) = self.effects.read_key(o, source, &key)?;
-        self.guard_relations(source, relations);
+        self.guard_relations(relations);
         self.guard(source, Check::type_is(o.class().to_owned()));
         if let Some(w) = written {
             return Ok(w);

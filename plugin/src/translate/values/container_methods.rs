@@ -152,8 +152,8 @@ impl State<'_> {
                 if is_dict(o, vm) && rest.len() <= 1 =>
             {
                 // Present: read as `get` reads it; absent: a store, replayed as written.
-                let ks = self.str_key(k, "dict.setdefault")?;
-                if let Some(v) = self.caller_dict_key(o, source, &ks)? {
+                let key = self.caller_key(k, "dict.setdefault")?;
+                if let Some(v) = self.caller_dict_read(o, source, &key)? {
                     return Ok(v);
                 }
                 let value = rest.first().cloned().unwrap_or_else(none);

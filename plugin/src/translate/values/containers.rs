@@ -10,7 +10,6 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
-use crate::translate::values::caller_dicts::CallerKey;
 use crate::translate::values::dict_subclasses::dict_method_is_dicts;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
 use crate::translate::values::{Var, is_plain};
@@ -57,13 +56,7 @@ impl State<'_> {
                 let k = self.caller_key(b, "a dictionary read")?;
                 match self.caller_dict_read(o, source, &k)? {
                     Some(v) => Ok(v),
-                    None => {
-                        let shown = match &k {
-                            CallerKey::Str(k) => format!("{k:?}"),
-                            CallerKey::Const(k) => k.to_string(),
-                        };
-                        self.caller_dict_missing(a, o, source, b, shown)
-                    }
+                    None => self.caller_dict_missing(a, o, source, b, k.shown()),
                 }
             }
             // Tuples, lists and named tuples: the items lazy_items guards.
@@ -121,21 +114,28 @@ impl State<'_> {
             }
             // A caller's dict: replayed as written.
             Var::Lazy(o, source) if is_dict(o, vm) => {
-                let k = self.plain_obj(key, "a key")?;
-                // A str is followed key by key; an int or a tuple of them (a cache keyed by
-                // a shape) is hashed natively, and the dict is not read again in the call.
-                if crate::translate::source::KeyConst::of(&k, &vm.ctx).is_none() {
-                    return unsupported(
-                        Kind::Value,
-                        "a store into a dict of the caller with a key that is not a str, an int or a tuple of them",
-                    );
-                }
+                // A str, an int or a tuple of them (a cache keyed by a shape) is hashed
+                // natively; an object of the caller's hashed by identity is loaded from its
+                // source by the replay. Reads by the key follow the store.
+                let key = match self.identity_key(key)? {
+                    Some(_) => key.clone(),
+                    None => {
+                        let k = self.plain_obj(key, "a key")?;
+                        if crate::translate::source::KeyConst::of(&k, &vm.ctx).is_none() {
+                            return unsupported(
+                                Kind::Value,
+                                "a store into a dict of the caller with a key that is not a str, an int, a tuple of them or an object hashed by identity",
+                            );
+                        }
+                        Var::Obj(k)
+                    }
+                };
                 self.guard(source, Check::type_is(o.class().to_owned()));
                 self.effects.mutate(
                     o,
                     Effect::SetItem {
                         target: source.clone(),
-                        key: Var::Obj(k),
+                        key,
                         value,
                     },
                 );

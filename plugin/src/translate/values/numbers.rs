@@ -110,9 +110,10 @@ impl Num {
     }
 }
 
-/// The operators a deferred number may be made by: on ints and floats, none raises (a float
-/// overflows to infinity), so computing it later, at the replay, changes no behaviour. `%`
-/// and `//` only of an int by a nonzero constant int (`deferrable_division`).
+/// The operators a deferred number may be made by: on ints and floats, `+`, `-` and `*` never
+/// raise (a float overflows to infinity), so computing it later, at the replay, changes no
+/// behaviour. `%` and `//` only of an int by a nonzero constant int (`deferrable_division`);
+/// `/` and `**` guarded to evaluate (`deferred_binary`).
 fn deferrable(op: BinaryOperator) -> Option<BinaryOperator> {
     Arith::of(op).map(Arith::operator)
 }
@@ -211,6 +212,13 @@ impl State<'_> {
         if division && !deferrable_division(&x, &y) {
             return Ok(None);
         }
+        // `/` and `**` may raise: deferred where a guard can evaluate them first (below),
+        // a power only with a float operand (an int power could grow without bound).
+        let may_raise = matches!(Arith::of(op), Some(Arith::TrueDiv | Arith::Pow));
+        let float = |o: &PyObjectRef| o.class().is(self.vm.ctx.types.float_type);
+        if Arith::of(op) == Some(Arith::Pow) && !float(&x.value) && !float(&y.value) {
+            return Ok(None);
+        }
         let depth = 1 + x.depth.max(y.depth);
         if depth > MAX_DEPTH {
             return Ok(None);
@@ -223,11 +231,20 @@ impl State<'_> {
                 self.guard(s, Check::type_is(o.class().to_owned()));
             }
         }
-        Ok(Some(Var::Num(Rc::new(Num {
+        let num = Num {
             value,
             expr: NumExpr::Op(op, x, y),
             depth,
-        }))))
+        };
+        // A call where it would raise (a zero divisor, an overflow) fails this guard, which
+        // evaluates it, instead of raising in the replacement, out of the program's order.
+        if may_raise {
+            let Some(source) = num.as_source() else {
+                return Ok(None);
+            };
+            self.guard(&source, Check::type_is(num.value.class().to_owned()));
+        }
+        Ok(Some(Var::Num(Rc::new(num))))
     }
 
     /// `v` as an operand of a deferred number: an int or a float (exactly, not a subclass,
@@ -367,16 +384,16 @@ impl State<'_> {
         Ok(Some(r))
     }
 
-    /// Whether the deferred number is computed from numbers read from the frame that all
-    /// may change per call (see `Specialization::number_is_input`).
+    /// Whether the deferred number is computed from a number read from the frame that may
+    /// change per call (see `Specialization::number_is_input`): `step / T` with a counter
+    /// `step`, whatever `T` does (the replacement reads both).
     fn varies_per_call(&self, n: &Num) -> bool {
         let mut leaves = Vec::new();
         n.leaves(&mut leaves);
         let float = |o: &PyObjectRef| o.class().is(self.vm.ctx.types.float_type);
-        !leaves.is_empty()
-            && leaves
-                .iter()
-                .all(|(o, s)| self.spec.number_is_input(s, float(o)))
+        leaves
+            .iter()
+            .any(|(o, s)| self.spec.number_is_input(s, float(o)))
     }
 
     /// `n op rhs` for a deferred number computed from numbers that may change per call

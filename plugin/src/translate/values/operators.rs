@@ -481,6 +481,12 @@ impl State<'_> {
                 ._contains(h, &n)
                 .map_err(|_| Unsupported::new(Kind::Raises, "a membership test raises"));
         }
+        if let Var::Lazy(o, source) = haystack
+            && is_dict(o, vm)
+        {
+            let k = self.caller_key(needle, "a membership test")?;
+            return Ok(self.caller_dict_read(o, source, &k)?.is_some());
+        }
         let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
             // As Python compares keys and items: identity first, then equality.
@@ -488,10 +494,6 @@ impl State<'_> {
                 .borrow()
                 .iter()
                 .any(|(k, _)| k.is(&n) || vm.bool_eq(k, &n).unwrap_or(false))),
-            Var::Lazy(o, source) if is_dict(o, vm) => {
-                let k = self.caller_key(needle, "a membership test")?;
-                Ok(self.caller_dict_read(o, source, &k)?.is_some())
-            }
             // A string or bytes: a substring test, as the VM computes it.
             Var::Obj(o) | Var::Lazy(o, _)
                 if o.downcast_ref::<PyStr>().is_some() || o.downcast_ref::<PyBytes>().is_some() =>
