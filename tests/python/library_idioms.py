@@ -494,6 +494,15 @@ class TorchSGD:
                     buf.mul_(group["momentum"]).add_(g)
                 p.add_(buf, alpha=-group["lr"])
 
+    def momentum_norm(self):
+        # The state read whole: its keys, the parameters themselves, guarded by identity.
+        return sum(s["momentum_buffer"].norm() * p.mean() for p, s in self.state.items())
+
+
+def sgd_step_and_norm(grads):
+    torch_sgd.step(grads)
+    return torch_sgd.momentum_norm()
+
 
 class Adam:
     """Adam as torch writes it: `state.setdefault(p, {})`, a step counter in each state, the
@@ -593,9 +602,10 @@ shared = st.ones(2, 3)
 torch_sgd_params = [shared, st.ones(2), shared]
 torch_sgd_start = [p.clone() for p in torch_sgd_params]
 torch_sgd = TorchSGD(torch_sgd_params)
-# The first step makes each state, the later ones update it.
+# The first step makes each state (the state read whole after it is a break: the call
+# changed it), the later ones update it.
 check("an optimizer's state keyed by its parameter tensors (defaultdict, tied weights)",
-      torch_sgd.step, lambda i: ([xs[i], st.ones(2), xs[i] * 2.0],), 2, 1, 0)
+      sgd_step_and_norm, lambda i: ([xs[i], st.ones(2), xs[i] * 2.0],), 4, 1, 0)
 adam_params = [st.ones(2, 3), st.ones(3)]
 adam_start = [p.clone() for p in adam_params]
 adam = Adam(adam_params)

@@ -970,3 +970,32 @@ def made_then_bumped(x):
 def _():
     for call in range(3):
         show("a constant tensor held twice at a break", made_then_bumped(st.ones(3) * call))
+
+
+# A dict keyed by the caller's tensors (an optimizer's state): the key read from its own
+# source per call. The parameters are swapped for new tensors (absent keys: the state is
+# made again), then one becomes an alias of the other (one state shared), then the dict is
+# read whole after its keys changed.
+class KeyedState:
+    def __init__(self, params):
+        self.params = params
+        self.state = {}
+
+    def step(self, g):
+        for p in self.params:
+            s = self.state.setdefault(p, {})
+            s["n"] = s.get("n", 0) + 1
+            p.add_(g * s["n"])
+        return [s["n"] for s in self.state.values()], len(self.state)
+
+
+@case("a dict keyed by tensors, the tensors swapped and aliased")
+def _():
+    opt = KeyedState([st.zeros(2), st.zeros(2)])
+    for call in range(8):
+        if call == 3:
+            opt.params = [st.zeros(2), st.zeros(2)]
+        if call == 5:
+            opt.params[1] = opt.params[0]
+        counts, n = opt.step(st.ones(2))
+        show("a dict keyed by tensors", (counts, n, [p.tolist() for p in opt.params]))

@@ -48,6 +48,9 @@ pub enum Check {
     /// the keys a loop over a caller's dict went through. The dict's key-set stamp makes a
     /// repeated check one load.
     Keys(Vec<String>),
+    /// A dict whose keys are exactly these objects, in this order, each by identity: an
+    /// optimizer's state keyed by its parameter tensors, read as a whole.
+    KeyObjects(Vec<Ident>),
     /// The same object as another source gives (the simulation saw one object through two
     /// paths, and relied on their being one).
     SameAs(Source),
@@ -83,6 +86,7 @@ impl Guard {
         self.source.idents_mut(f);
         match &mut self.check {
             Check::TypeIs(i) | Check::Is(i) => f(i),
+            Check::KeyObjects(keys) => keys.iter_mut().for_each(f),
             Check::Entries(e) => std::sync::Arc::make_mut(e).idents_mut(f),
             Check::SameAs(s) | Check::NotSameAs(s) => s.idents_mut(f),
             Check::Distinct(sources) => sources.iter_mut().for_each(|s| s.idents_mut(f)),
@@ -201,6 +205,10 @@ impl Check {
             Check::Keys(keys) => v
                 .downcast_ref::<PyDict>()
                 .is_some_and(|d| dict_has_keys(d, keys)),
+            Check::KeyObjects(keys) => v.downcast_ref::<PyDict>().is_some_and(|d| {
+                let now = d.keys_vec();
+                now.len() == keys.len() && now.iter().zip(keys).all(|(k, i)| i.is(k))
+            }),
             Check::TensorDims(dtype, dims) => {
                 v.downcast_ref_if_exact::<PyTensor>(vm).is_some_and(|t| {
                     let d = t.read();
@@ -332,6 +340,16 @@ impl fmt::Display for Guard {
             Check::Version(tag) => write!(f, "{s} unchanged (version {tag})"),
             Check::Entries(e) => write!(f, "{s} unchanged ({e})"),
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
+            Check::KeyObjects(keys) => {
+                let shown: Vec<String> = keys
+                    .iter()
+                    .map(|k| match k.get() {
+                        Some(o) => format!("<{} at {:#x}>", o.class().name(), k.addr()),
+                        None => format!("<collected at {:#x}>", k.addr()),
+                    })
+                    .collect();
+                write!(f, "{s} has exactly the keys [{}]", shown.join(", "))
+            }
             Check::SameAs(other) => write!(f, "{s} is {other}"),
             Check::NotSameAs(other) => write!(f, "{s} is not {other}"),
             Check::Distinct(others) => {

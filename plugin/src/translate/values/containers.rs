@@ -373,7 +373,7 @@ impl State<'_> {
                     return Ok(self
                         .lazy_dict_entries(o, source)?
                         .into_iter()
-                        .map(|(k, _)| Var::Obj(k))
+                        .map(|(k, _)| crate::translate::values::key_var(&k))
                         .collect());
                 }
                 if o.downcast_ref::<PyTensor>().is_some() {
@@ -425,11 +425,19 @@ impl State<'_> {
         }
         let stores = self.dict_stores(o, source)?;
         let d = o.downcast_ref::<PyDict>().expect("dict");
+        if stores.is_empty()
+            && let Some(entries) = self.identity_keyed_entries(d, source)
+        {
+            return Ok(entries);
+        }
         let mut out = Vec::new();
         let mut keys = Vec::new();
         for (k, val) in d {
             let Some(ks) = k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
-                return unsupported(Kind::Value, "a mapping with keys that are not strings");
+                return unsupported(
+                    Kind::Value,
+                    "a mapping with keys that are not all strings, nor all objects hashed by identity",
+                );
             };
             keys.push(ks.to_owned());
             out.push((k.clone(), Var::Lazy(val, source.clone().key(ks))));
@@ -452,6 +460,42 @@ impl State<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The entries of the caller's dict `d` (read from `source`, unchanged by the call) when
+    /// its keys are all objects hashed by identity (an optimizer's state keyed by its
+    /// parameters, `for p, s in self.state.items()`): the keys guarded to be these very
+    /// objects, in order; each value read through its key.
+    fn identity_keyed_entries(
+        &mut self,
+        d: &rustpython_vm::Py<PyDict>,
+        source: &crate::translate::source::Source,
+    ) -> Option<Vec<(PyObjectRef, Var)>> {
+        let ctx = &self.vm.ctx;
+        let keys = d.keys_vec();
+        let by_identity = |k: &PyObjectRef| {
+            matches!(crate::translate::values::key_var(k), Var::Lazy(..))
+                && crate::translate::source::identity_key(k, ctx).is_some()
+        };
+        if keys.is_empty() || !keys.iter().all(by_identity) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for k in &keys {
+            let value = d.inner_getitem_opt(&**k, self.vm).ok().flatten()?;
+            let at = source
+                .clone()
+                .id_key(crate::translate::source::Source::object(k.clone()));
+            out.push((k.clone(), Var::Lazy(value, at)));
+        }
+        let o: PyObjectRef = d.to_owned().into();
+        self.guard(source, Check::type_is(o.class().to_owned()));
+        let idents = keys
+            .into_iter()
+            .map(crate::translate::guards::ident::Ident::new)
+            .collect();
+        self.guard(source, Check::KeyObjects(idents));
+        Some(out)
     }
 
     /// The rows of a tensor (`for row in t`), each its own indexing op; how many there are

@@ -189,15 +189,33 @@ impl ViewKind {
     /// What the view gives for an entry.
     pub fn of(self, (k, v): &(PyObjectRef, Var)) -> Var {
         match self {
-            ViewKind::Keys => Var::Obj(k.clone()),
+            ViewKind::Keys => key_var(k),
             ViewKind::Values => v.clone(),
-            ViewKind::Items => Var::tuple(vec![Var::Obj(k.clone()), v.clone()]),
+            ViewKind::Items => Var::tuple(vec![key_var(k), v.clone()]),
         }
     }
 
     /// What the view gives for each entry of `dict` now.
     pub fn items(self, dict: &DictRef) -> Vec<Var> {
         dict.borrow().iter().map(|e| self.of(e)).collect()
+    }
+}
+
+/// A dict's key as the simulation holds it: an object of the caller's found by identity (a
+/// parameter tensor keying an optimizer's state) stays the caller's, read through itself, so
+/// that a tensor is a graph input and an update of it is written back; any other key is a
+/// plain value.
+pub fn key_var(k: &PyObjectRef) -> Var {
+    let ctx = rustpython_vm::Context::genesis();
+    let instance = k.downcast_ref::<PyTensor>().is_some()
+        || k.class()
+            .slots
+            .flags
+            .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE);
+    if instance && crate::translate::source::identity_key(k, ctx).is_some() {
+        Var::Lazy(k.clone(), Source::object(k.clone()))
+    } else {
+        Var::Obj(k.clone())
     }
 }
 
