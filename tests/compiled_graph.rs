@@ -248,11 +248,7 @@ fn set_graph(
     g: Graph,
     call: GraphCall,
 ) {
-    let compiled = CompiledGraph {
-        graph: Arc::new(g),
-        call: Arc::new(call),
-    }
-    .into_ref(&vm.ctx);
+    let compiled = CompiledGraph::new(Arc::new(g), Arc::new(call)).into_ref(&vm.ctx);
     scope
         .globals
         .set_item("graph", compiled.into(), vm)

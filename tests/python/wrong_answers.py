@@ -999,3 +999,35 @@ def _():
             opt.params[1] = opt.params[0]
         counts, n = opt.step(st.ones(2))
         show("a dict keyed by tensors", (counts, n, [p.tolist() for p in opt.params]))
+
+
+# An op of the graph that raises on the data (an index out of range): the side effects the
+# frame made before it (a log, a counter, a draw) were lost, as the replacement replays them
+# after the graph. The frame runs as written when its graph raises.
+raised_log = []
+
+
+def log_then_gather(x, i):
+    raised_log.append(len(raised_log))
+    noise = st.rand(2)
+    y = x * 2 + noise.sum()
+    return y.gather(0, i)
+
+
+def log_then_gather_then_break(x, i):
+    raised_log.append(-1)
+    y = x.gather(0, i) * 3
+    y.tolist()  # a graph break after the graph
+    return y
+
+
+@case("a graph that raises on its data, after side effects")
+def _():
+    for fn in (log_then_gather, log_then_gather_then_break):
+        st.manual_seed(7)
+        for index in ([0, 1], [1, 2], [0, 5], [2, 0], [-9, 0]):
+            try:
+                out = fn(st.ones(3), st.tensor(index)).tolist()
+            except IndexError as e:
+                out = f"IndexError: {e}"
+            show("a graph that raises on its data", (out, list(raised_log), st.rand(1).tolist()))

@@ -15,7 +15,7 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{
     EvalFrameHook, FrameDecision, FrameEntry, FrameView, request_code_extra_index,
 };
-use rustpython_vm::{Py, PyRef, PyResult, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObject, PyRef, PyResult, VirtualMachine};
 
 use self::backend::Backend;
 use self::dump::DumpDir;
@@ -144,6 +144,13 @@ impl EvalFrameHook for SymtraceHook {
     /// The translator says when a generator function runs as written.
     fn wants_generator_events(&self) -> bool {
         matches!(self.mode, Mode::Translate(_))
+    }
+
+    /// A replacement whose graph raised at run time returns this, having done nothing else
+    /// (`CompiledGraph::run`): the frame then runs as written.
+    fn runs_as_written(&self, result: &PyObject, vm: &VirtualMachine) -> bool {
+        matches!(self.mode, Mode::Translate(_))
+            && result.is(&crate::translate::CompiledGraph::as_written(vm))
     }
 
     fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {

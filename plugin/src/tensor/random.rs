@@ -9,6 +9,16 @@ pub fn manual_seed(seed: u64) {
     *STATE.lock().unwrap_or_else(|e| e.into_inner()) = seed;
 }
 
+/// The generator's state, to put back with [`restore`] (a compiled graph that drew and then
+/// raised: the frame runs again as written and draws as the program does).
+pub fn state() -> u64 {
+    *STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn restore(state: u64) {
+    manual_seed(state);
+}
+
 fn next_u64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;

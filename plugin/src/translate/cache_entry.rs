@@ -125,11 +125,8 @@ impl Entry {
             log::debug!(target: crate::log_targets::BYTECODE, "{}: original | replacement\n{}", super::cache::describe(frame.code()), crate::bytecode::dis::side_by_side(frame.code(), &t.code));
         }
         if !t.graph.outputs.is_empty() {
-            let callable = super::CompiledGraph {
-                graph: t.graph.clone(),
-                call: t.call.clone(),
-            }
-            .into_pyobject(vm);
+            let callable = super::CompiledGraph::for_replacement(t.graph.clone(), t.call.clone())
+                .into_pyobject(vm);
             let globals: &Py<PyDict> = frame.globals();
             globals
                 .set_item(name, callable, vm)

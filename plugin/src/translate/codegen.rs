@@ -55,14 +55,27 @@ impl Codegen<'_> {
         self.b.load_const(vm.ctx.new_int(i).into());
     }
 
-    /// Call the compiled graph named `g` in the globals with the roots of its inputs.
-    fn call_graph(&mut self, g: &str, call: &GraphCall) -> SimResult<()> {
+    /// Call the compiled graph named `g` in the globals with the roots of its inputs. Where
+    /// the graph raised (`CompiledGraph::as_written`), nothing is done yet that the program
+    /// could see: the replacement returns what the graph returned, and the frame runs as
+    /// written. A replacement that returns the graph's result as it is needs no test.
+    fn call_graph(&mut self, g: &str, call: &GraphCall, direct: bool) -> SimResult<()> {
         let i = self.b.name(g);
         self.b.emit(Opcode::LoadGlobal, (i << 1) | 1);
         for s in &call.roots {
             s.emit_load(&mut self.b)?;
         }
         self.b.emit(Opcode::Call, call.roots.len() as u32);
+        if !direct {
+            let ran = self.b.new_label();
+            self.b.emit(Opcode::Copy, 1);
+            self.b
+                .load_const(crate::translate::CompiledGraph::as_written(self.b.vm()));
+            self.b.emit(Opcode::IsOp, 0);
+            self.b.jump(Opcode::PopJumpIfFalse, 0, ran);
+            self.b.emit(Opcode::ReturnValue, 0);
+            self.b.place(ran);
+        }
         Ok(())
     }
 
@@ -401,7 +414,7 @@ pub fn generate(
     };
     e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
-        e.call_graph(g, call)?;
+        e.call_graph(g, call, direct)?;
         if direct {
             e.b.emit(Opcode::ReturnValue, 0);
             return generated(e.b.finish());
@@ -486,7 +499,7 @@ pub fn generate_break(
     };
     e.b.emit(Opcode::Resume, 0);
     if let Some((g, call, _)) = graph {
-        e.call_graph(g, call)?;
+        e.call_graph(g, call, false)?;
         let slot = e.slot(OUT)?;
         e.b.emit(Opcode::StoreFast, slot);
     }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use rustpython_vm::builtins::{PyFloat, PyInt};
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::types::{Callable, Representable};
-use rustpython_vm::{Py, PyObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
+use rustpython_vm::{
+    AsObject, Py, PyObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass,
+};
 use smallvec::SmallVec;
 
 use crate::graph::Graph;
@@ -20,6 +22,12 @@ use crate::translate::graph_call::GraphCall;
 pub struct CompiledGraph {
     pub graph: Arc<Graph>,
     pub call: Arc<GraphCall>,
+    /// Whether the graph draws random numbers (the generator's state is put back if it
+    /// raises).
+    pub draws: bool,
+    /// Called by replacement code, which tests for [`CompiledGraph::as_written`]: an error
+    /// of the graph's ops returns it rather than raising.
+    pub in_replacement: bool,
 }
 
 #[pyclass(with(Callable, Representable))]
@@ -49,8 +57,53 @@ impl CompiledGraph {
             }));
     }
 
+    /// The graph's result. Where it raises (an index out of range, found only in the data),
+    /// the replacement has done nothing yet that the program could see: it returns
+    /// [`CompiledGraph::as_written`], and the frame runs as written, raising where and after
+    /// what the program does (side effects before the failing op, which the replacement
+    /// replays only after the graph).
     fn run(&self, roots: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
-        run_graph(&self.graph, &self.call, roots, vm)
+        if !self.in_replacement {
+            return run_graph(&self.graph, &self.call, roots, vm);
+        }
+        let rng = self.draws.then(crate::tensor::random::state);
+        let mut held = SmallVec::new();
+        let objects = self.call.gather(roots, &mut held, vm)?;
+        run_on_inputs_or(&self.graph, self.call.returns_tuple, &objects, vm, |e| {
+            if let Some(state) = rng {
+                crate::tensor::random::restore(state);
+            }
+            log::info!(target: crate::log_targets::GRAPH_BREAKS, "a compiled graph raised {} at run time: the frame runs as written", e.class().name());
+            Ok(Self::as_written(vm))
+        })
+    }
+
+    /// A graph as a callable that raises what its ops raise.
+    pub fn new(graph: Arc<Graph>, call: Arc<GraphCall>) -> Self {
+        let draws = graph
+            .nodes
+            .iter()
+            .any(|n| crate::tensor::registry().draws(&n.op));
+        CompiledGraph {
+            graph,
+            call,
+            draws,
+            in_replacement: false,
+        }
+    }
+
+    /// A graph for replacement code to call (see `in_replacement`).
+    pub fn for_replacement(graph: Arc<Graph>, call: Arc<GraphCall>) -> Self {
+        CompiledGraph {
+            in_replacement: true,
+            ..Self::new(graph, call)
+        }
+    }
+
+    /// What a graph call returns, and its replacement then returns, for the frame to run as
+    /// written (`EvalFrameHook::runs_as_written`): the class itself, which no graph returns.
+    pub fn as_written(vm: &VirtualMachine) -> PyObjectRef {
+        Self::class(&vm.ctx).to_owned().into()
     }
 }
 
@@ -75,6 +128,17 @@ pub fn run_on_inputs(
     returns_tuple: bool,
     objects: &[&PyObject],
     vm: &VirtualMachine,
+) -> PyResult {
+    run_on_inputs_or(graph, returns_tuple, objects, vm, Err)
+}
+
+/// [`run_on_inputs`], with what an error of the graph's own ops (not of its inputs) becomes.
+fn run_on_inputs_or(
+    graph: &Graph,
+    returns_tuple: bool,
+    objects: &[&PyObject],
+    vm: &VirtualMachine,
+    failed: impl FnOnce(rustpython_vm::builtins::PyBaseExceptionRef) -> PyResult,
 ) -> PyResult {
     if objects.len() != graph.inputs.len() {
         return Err(vm.new_type_error(format!(
@@ -111,14 +175,16 @@ pub fn run_on_inputs(
             None => refs.push(next_number.next().expect("one per number input")),
         }
     }
-    let outs = crate::tensor::registry::guarded("a compiled graph", || {
+    let outs = match crate::tensor::registry::guarded("a compiled graph", || {
         if known {
             graph.run_checked(&refs)
         } else {
             graph.run(&refs)
         }
-    })
-    .map_err(|e| e.into_exception(vm))?;
+    }) {
+        Ok(outs) => outs,
+        Err(e) => return failed(e.into_exception(vm)),
+    };
     drop(refs);
     drop(locks);
     let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));

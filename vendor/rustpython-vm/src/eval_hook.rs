@@ -150,6 +150,22 @@ pub trait EvalFrameHook: Send + Sync + 'static {
     fn wants_generator_events(&self) -> bool {
         false
     }
+
+    /// Whether `result`, returned by a replacement, asks for the frame to run as written
+    /// instead: the replacement did nothing the program could observe before returning it
+    /// (a compiled graph that raised at run time, before any side effect was replayed). The
+    /// original frame then runs with the arguments it was given.
+    fn runs_as_written(&self, _result: &PyObject, _vm: &VirtualMachine) -> bool {
+        false
+    }
+}
+
+/// Whether the installed hook asks, by `result`, for the frame to run as written.
+fn asks_as_written(vm: &VirtualMachine, result: &PyResult) -> bool {
+    match result {
+        Ok(v) => current_hook(vm).is_some_and(|hook| hook.runs_as_written(v, vm)),
+        Err(_) => false,
+    }
 }
 
 /// A read-only view of a frame that has not started yet. It lives only for one call of the
@@ -632,12 +648,14 @@ fn closure_of(orig: &InterpreterFrame, map: &SlotMap) -> Vec<PyCellRef> {
         .collect()
 }
 
-/// Move every non-free slot of `orig` into the slot of the same name in `new`.
-fn move_locals(orig: &mut InterpreterFrame, new: &mut InterpreterFrame, map: &SlotMap) {
-    let src = orig.localsplus.fastlocals_mut();
+/// Copy every non-free slot of `orig` into the slot of the same name in `new`. The
+/// original keeps its arguments, so that it can still run as written if the replacement
+/// asks it to (`EvalFrameHook::runs_as_written`).
+fn copy_locals(orig: &InterpreterFrame, new: &mut InterpreterFrame, map: &SlotMap) {
+    let src = orig.localsplus.fastlocals();
     let dst = new.localsplus.fastlocals_mut();
     for &(i, j) in &map.moves {
-        dst[i] = src[j].take();
+        dst[i] = src[j].clone();
     }
 }
 
@@ -713,12 +731,15 @@ fn run_replacement_fast(vm: &VirtualMachine, orig: &mut InterpreterFrame, map: &
             vm,
         )
     };
-    move_locals(orig, new, map);
+    copy_locals(orig, new, map);
     let result = vm.run_frame_fast_default(new);
     unsafe {
         if let Some((base, size)) = new.release_datastack_frame() {
             vm.datastack_pop_frame(base, size);
         }
+    }
+    if asks_as_written(vm, &result) {
+        return vm.run_frame_fast_default(orig);
     }
     result
 }
@@ -762,9 +783,12 @@ fn run_replacement_heap(vm: &VirtualMachine, orig: &Py<FrameObject>, map: &SlotM
         vm,
     );
     // SAFETY: `new` was just made and has not started.
-    move_locals(orig_iframe, unsafe { new.iframe_mut() }, map);
+    copy_locals(orig_iframe, unsafe { new.iframe_mut() }, map);
     let result = vm.run_frame_default(new.clone());
     crate::frame::release_datastack_frame(&new, vm);
+    if asks_as_written(vm, &result) {
+        return vm.run_frame_default(orig.to_owned());
+    }
     result
 }
 
