@@ -15,7 +15,7 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::eval_hook::{
     EvalFrameHook, FrameDecision, FrameEntry, FrameView, request_code_extra_index,
 };
-use rustpython_vm::{AsObject, Py, PyObject, PyRef, PyResult, VirtualMachine};
+use rustpython_vm::{Py, PyObject, PyRef, PyResult, VirtualMachine};
 
 use self::backend::Backend;
 use self::dump::DumpDir;
@@ -148,9 +148,9 @@ impl EvalFrameHook for SymtraceHook {
 
     /// A replacement whose graph raised at run time returns this, having done nothing else
     /// (`CompiledGraph::run`): the frame then runs as written.
-    fn runs_as_written(&self, result: &PyObject, vm: &VirtualMachine) -> bool {
+    fn runs_as_written(&self, result: &PyObject, _vm: &VirtualMachine) -> bool {
         matches!(self.mode, Mode::Translate(_))
-            && result.is(&crate::translate::CompiledGraph::as_written(vm))
+            && crate::translate::CompiledGraph::is_as_written(result)
     }
 
     fn on_frame(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> PyResult<FrameDecision> {

@@ -105,6 +105,15 @@ impl CompiledGraph {
     pub fn as_written(vm: &VirtualMachine) -> PyObjectRef {
         Self::class(&vm.ctx).to_owned().into()
     }
+
+    /// Whether `result` is [`CompiledGraph::as_written`]: never before the class exists (no
+    /// graph was made in this process).
+    pub fn is_as_written(result: &PyObject) -> bool {
+        use rustpython_vm::class::StaticType;
+        Self::static_cell()
+            .get()
+            .is_some_and(|class| result.is(class.as_object()))
+    }
 }
 
 /// Run `graph` on the inputs under `roots` (what the replacement code passes, or what the

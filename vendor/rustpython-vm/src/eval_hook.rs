@@ -160,10 +160,13 @@ pub trait EvalFrameHook: Send + Sync + 'static {
     }
 }
 
-/// Whether the installed hook asks, by `result`, for the frame to run as written.
+/// Whether the installed hook asks, by `result`, for the frame to run as written (a plugin
+/// that panics here does not: the result stands).
 fn asks_as_written(vm: &VirtualMachine, result: &PyResult) -> bool {
     match result {
-        Ok(v) => current_hook(vm).is_some_and(|hook| hook.runs_as_written(v, vm)),
+        Ok(v) => current_hook(vm).is_some_and(|hook| {
+            catch_unwind(AssertUnwindSafe(|| hook.runs_as_written(v, vm))).unwrap_or(false)
+        }),
         Err(_) => false,
     }
 }
