@@ -1,5 +1,8 @@
-//! Subclasses of dict written in Python that read as dicts (`class AttrDict(dict)` with a
-//! `__getattr__`, a config node, an `EasyDict`): a caller's instance is read key by key,
+//! Dicts that are not exactly dicts but read as dicts: the native `defaultdict` (a missing
+//! key made by its factory and stored) and `OrderedDict` (by key only: its order is its own
+//! links), and classes written in Python on them that define none of the ways entries are
+//! read (`class AttrDict(dict)` with a `__getattr__`, a config node, an `EasyDict`, a
+//! `Counter`, whose own `__missing__` is inlined). A caller's instance is read key by key,
 //! iterated and measured as a caller's dict is (`caller_dicts`), and its attributes as an
 //! instance's of the object model, so that a model that reads its configuration through one
 //! (`cfg.hidden`, `cfg["dropout"]`, `cfg.get("bias", True)`) keeps its graph.
