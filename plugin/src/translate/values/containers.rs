@@ -471,12 +471,10 @@ impl State<'_> {
         d: &rustpython_vm::Py<PyDict>,
         source: &crate::translate::source::Source,
     ) -> Option<Vec<(PyObjectRef, Var)>> {
-        let ctx = &self.vm.ctx;
         let keys = d.keys_vec();
-        let by_identity = |k: &PyObjectRef| {
-            matches!(crate::translate::values::key_var(k), Var::Lazy(..))
-                && crate::translate::source::identity_key(k, ctx).is_some()
-        };
+        // `key_var` holds a key as the caller's object exactly when it is found by identity.
+        let by_identity =
+            |k: &PyObjectRef| matches!(crate::translate::values::key_var(k), Var::Lazy(..));
         if keys.is_empty() || !keys.iter().all(by_identity) {
             return None;
         }
