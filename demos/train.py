@@ -1,8 +1,8 @@
 """A training-style loop: a linear model fitted by gradient descent (gradients written out by
 hand), printing the loss at every step and stopping early when the loss, a tensor, falls under
 a tolerance. Under `--plugin symtrace`, `step` is captured with a graph break at `loss.item()`:
-its tensor work runs as one graph, the item() call and the print run as written, and the rest
-resumes after them. `train`'s loop is not split (see README: a break inside a loop): its body
+its tensor work runs as one graph, the item() call runs as written, and the rest resumes after
+it (the formatted loss printed by the resume function's replacement). `train`'s loop is not split (see README: a break inside a loop): its body
 breaks at the call to `step` with no tensor work of its own before it, so it runs as written
 and `step` is translated on its own.
 

@@ -26,6 +26,7 @@ opaque = st.disable(counted := Opaque())
 
 def print_break(x, w):
     y = st.relu(x @ w)
+    st.graph_break()
     print("  print_break sees", y.shape)
     return (y * 2.0).sum()
 
@@ -63,6 +64,7 @@ def opcode_break(x):
 
 def helper(y):
     z = y + 1.0
+    st.graph_break()
     print("  helper sees", z.shape)
     return st.tanh(z)
 
@@ -74,8 +76,10 @@ def nested_inline(x):
 
 def two_breaks(x):
     y = x * 2.0
+    st.graph_break()
     print("  first")
     z = y + 1.0
+    st.graph_break()
     print("  second")
     return z * z
 
@@ -85,6 +89,7 @@ def for_loop_break(x, n):
     for i in range(n):
         y = y + 1.0
         y = st.tanh(y * 0.5)
+        st.graph_break()
         print("  for_loop_break step", i)
         y = y - 0.25
     return y * 3.0
@@ -106,6 +111,7 @@ def loop_return_inside(x, ws):
         last = y * w
         last = st.exp(last - 1.0)
         y = last + 0.5
+        st.graph_break()
         print("  loop_return_inside")
         if last.sum().item() > 100.0:
             return last, "early"
@@ -116,6 +122,7 @@ def tiny_loop(x, n):
     y = x * 2.0
     for i in range(n):
         y = y + 1.0
+        st.graph_break()
         print("  tiny_loop", i)
     return y
 
@@ -298,38 +305,38 @@ def check(name, fn, args, graphs, breaks, break_id, line):
 st.manual_seed(0)
 x = st.randn(2, 4)
 w = st.randn(4, 3)
-check("a call to print", print_break, (x, w), 2, 1, "GB-CALL", 29)
-check("a call to an unsupported builtin", builtin_break, (x,), 2, 1, "GB-CALL", 35)
+check("a requested break (symtrace.graph_break)", print_break, (x, w), 2, 1, "GB-CALL", 29)
+check("a call to an unsupported builtin", builtin_break, (x,), 2, 1, "GB-CALL", 36)
 # Opaque.__call__ runs as written through st.disable: the translator does not follow it
 # (an instance called directly is simulated through its __call__).
-check("a call to an opaque object", opaque_break, (x,), 2, 1, "GB-CALL", 41)
+check("a call to an opaque object", opaque_break, (x,), 2, 1, "GB-CALL", 42)
 pos = x if st.disable(lambda: (x * 3.0).sum().item())() > 0 else -x
-check("a branch on t.item()", item_branch, (pos,), 2, 1, "GB-CALL", 47)
-check("a branch on t.item(), other side", item_branch, (-pos,), 2, 1, "GB-CALL", 47)
-check("the truth of a tensor", tensor_truth, (x,), 2, 1, "GB-BRANCH", 54)
+check("a branch on t.item()", item_branch, (pos,), 2, 1, "GB-CALL", 48)
+check("a branch on t.item(), other side", item_branch, (-pos,), 2, 1, "GB-CALL", 48)
+check("the truth of a tensor", tensor_truth, (x,), 2, 1, "GB-BRANCH", 55)
 # The comparison runs as written (it gives the bool), and the resume function takes the jump.
-check("a tensor comparison feeding a branch", compare_branch, (pos,), 2, 1, "GB-BRANCH", 228)
-check("a tensor comparison feeding a branch, other side", compare_branch, (-pos,), 2, 1, "GB-BRANCH", 228)
-check("an unsupported opcode", opcode_break, (x,), 2, 1, "GB-OPCODE", 60)
+check("a tensor comparison feeding a branch", compare_branch, (pos,), 2, 1, "GB-BRANCH", 235)
+check("a tensor comparison feeding a branch, other side", compare_branch, (-pos,), 2, 1, "GB-BRANCH", 235)
+check("an unsupported opcode", opcode_break, (x,), 2, 1, "GB-OPCODE", 61)
 # The caller breaks at the call; the callee, translated when it runs, breaks at its print:
 # graphs of the caller, the callee, and their two resume functions.
-check("a nested inlined call", nested_inline, (x,), 4, 2, "GB-CALL", 72)
-check("two breaks in a row", two_breaks, (x,), 3, 2, "GB-CALL", 77)
+check("a nested inlined call", nested_inline, (x,), 4, 2, "GB-CALL", 74)
+check("two breaks in a row", two_breaks, (x,), 3, 2, "GB-CALL", 79)
 # A loop whose body breaks is split: the loop runs as written, its body is a function
 # translated per iteration (with the break inside it), and the rest of the frame resumes
 # after the loop. Graphs: before the loop, the body before and after the break, after the loop.
-check("a break inside a for loop", for_loop_break, (x, 3), 4, 2, "GB-LOOP", 88)
+check("a break inside a for loop", for_loop_break, (x, 3), 4, 2, "GB-LOOP", 92)
 # The body's resume function has no tensor work (the comparison and the jump out): it runs as
 # written, with no graph and no break of its own.
-check("a break inside a while loop", while_loop_break, (x,), 3, 2, "GB-LOOP", 98)
+check("a break inside a while loop", while_loop_break, (x,), 3, 2, "GB-LOOP", 103)
 # `last` is first assigned inside the loop and read after it. Numbers that change per
 # iteration are guarded by value, so they stay out of the graphs here: the weights are tensors,
 # and after item() comes no tensor work (its value would be guarded: a recompile per
 # iteration). Graphs: before the loop, the body before the print and between the print and
 # item(); breaks: the loop, the print, the item().
 ws = [st.ones(2, 4) * 0.5, st.ones(2, 4) * 0.75, st.ones(2, 4)]
-check("a return inside a split loop", loop_return_inside, (x, ws), 3, 3, "GB-LOOP", 109)
-check("a return inside a split loop, taken", loop_return_inside, (x + 3.0, ws), 3, 3, "GB-LOOP", 109)
+check("a return inside a split loop", loop_return_inside, (x, ws), 3, 3, "GB-LOOP", 114)
+check("a return inside a split loop, taken", loop_return_inside, (x + 3.0, ws), 3, 3, "GB-LOOP", 114)
 
 @st.disable
 def check_handler(name, fn, args, graphs, breaks, line):
@@ -369,17 +376,17 @@ def check_handler(name, fn, args, graphs, breaks, line):
 
 # The call inside the try block runs as written between two graphs; when it raises, its
 # exception goes to the handler as written (the graph after the break never runs).
-check_handler("a break inside a try/except", try_except_break, (x, False), 2, 1, 158)
-check_handler("a break inside a try/except, the call raises", try_except_break, (x, True), 1, 1, 158)
+check_handler("a break inside a try/except", try_except_break, (x, False), 2, 1, 165)
+check_handler("a break inside a try/except, the call raises", try_except_break, (x, True), 1, 1, 165)
 # __enter__ and __exit__ are inlined into the graphs before and after the break.
-check_handler("a break inside a with-block", with_break, (x, Span(False), False), 2, 1, 172)
+check_handler("a break inside a with-block", with_break, (x, Span(False), False), 2, 1, 179)
 # __exit__ lets the exception out of the call: explain() raises it too, so there are no counts.
-check_handler("a break inside a with-block, the call raises", with_break, (x, Span(False), True), None, None, 172)
+check_handler("a break inside a with-block, the call raises", with_break, (x, Span(False), True), None, None, 179)
 # The handler calls Span.__exit__ as written; translated on its own, it has no tensor work
 # (`kind.__name__` of a builtin class is read natively): no second break.
-check_handler("a break inside a with-block, __exit__ suppresses", with_break, (x, Span(True), True), 1, 1, 172)
+check_handler("a break inside a with-block, __exit__ suppresses", with_break, (x, Span(True), True), 1, 1, 179)
 # A native context manager: its __enter__ and __exit__ calls are breaks of their own.
-check("a with-block over a native lock", with_native, (x,), 3, 2, "GB-CALL", 182)
+check("a with-block over a native lock", with_native, (x,), 3, 2, "GB-CALL", 189)
 if lock.locked():
     failures.append("the lock was left held")
 
@@ -387,27 +394,27 @@ if lock.locked():
 # handlers, which the compiler places after the function's code, copied into the body
 # function. Graphs: before the loop, the body before and after the break. When the call
 # raises, the except block runs as written, to the end of the iteration.
-check_handler("a break inside a try/except inside a split loop", loop_try_break, (x, [False, True, False]), 3, 2, 195)
+check_handler("a break inside a try/except inside a split loop", loop_try_break, (x, [False, True, False]), 3, 2, 202)
 # The second iteration's exception leaves the loop through __exit__: explain() raises it.
-check_handler("a break inside a with-block inside a split loop", loop_with_break, (x, [False, True], Span(False)), None, None, 210)
-check_handler("a break inside a with-block inside a split loop, no exception", loop_with_break, (x, [False, False], Span(False)), 3, 2, 210)
-check_handler("a break inside a comprehension's loop body", loop_comprehension_break, (x, [x, x * 2.0]), 3, 2, 221)
+check_handler("a break inside a with-block inside a split loop", loop_with_break, (x, [False, True], Span(False)), None, None, 217)
+check_handler("a break inside a with-block inside a split loop, no exception", loop_with_break, (x, [False, False], Span(False)), 3, 2, 217)
+check_handler("a break inside a comprehension's loop body", loop_comprehension_break, (x, [x, x * 2.0]), 3, 2, 228)
 
 # A loop inside a try or with block: in the body function, an exception for the block's
 # handler ends the iteration, and the driver raises it again under that handler, with the
 # iteration's locals (`y` after `y * 2.0`). The with cases iterate over a tuple: after
 # __enter__ appends to a list, a list of the caller could be that one (reading it breaks).
-check_handler("a split loop inside a try/except", loop_inside_try, (x, [False, False]), 3, 2, 240)
-check_handler("a split loop inside a try/except, the call raises", loop_inside_try, (x, [False, True]), 3, 2, 240)
-check_handler("a split loop inside a with-block", loop_inside_with, (x, (False, False), Span(False)), 3, 2, 255)
-check_handler("a split loop inside a with-block, the call raises", loop_inside_with, (x, (False, True), Span(False)), None, None, 255)
-check_handler("a split loop inside a with-block, __exit__ suppresses", loop_inside_with, (x, (False, True), Span(True)), 3, 2, 255)
+check_handler("a split loop inside a try/except", loop_inside_try, (x, [False, False]), 3, 2, 247)
+check_handler("a split loop inside a try/except, the call raises", loop_inside_try, (x, [False, True]), 3, 2, 247)
+check_handler("a split loop inside a with-block", loop_inside_with, (x, (False, False), Span(False)), 3, 2, 262)
+check_handler("a split loop inside a with-block, the call raises", loop_inside_with, (x, (False, True), Span(False)), None, None, 262)
+check_handler("a split loop inside a with-block, __exit__ suppresses", loop_inside_with, (x, (False, True), Span(True)), 3, 2, 262)
 
 # `break` in an except block jumps from the handler (placed after the function's code) to the
 # code after the loop: an exit of the body function, like a `break` in the body. Graphs:
 # before the loop, the body before and after the call, after the loop.
-check_handler("a break out of a split loop from its except block", except_leaves_loop, (x, (False, False)), 4, 2, 267)
-check_handler("a break out of a split loop from its except block, taken", except_leaves_loop, (x, (False, True, False)), 4, 2, 267)
+check_handler("a break out of a split loop from its except block", except_leaves_loop, (x, (False, False)), 4, 2, 274)
+check_handler("a break out of a split loop from its except block, taken", except_leaves_loop, (x, (False, True, False)), 4, 2, 274)
 
 
 @st.disable
@@ -446,8 +453,8 @@ def format_first(x, words):
 
 
 # Nothing captured before the break: the resume function captures what follows it.
-check("a break before any tensor work", cached_helper_first, (w.T,), 1, 1, "GB-CALL", 438)
-check("a break before any tensor work, a builtin", format_first, (x, ["a", "b", "a"]), 1, 1, "GB-CALL", 444)
+check("a break before any tensor work", cached_helper_first, (w.T,), 1, 1, "GB-CALL", 445)
+check("a break before any tensor work, a builtin", format_first, (x, ["a", "b", "a"]), 1, 1, "GB-CALL", 451)
 
 
 def counter_only(x, words):

@@ -54,6 +54,7 @@ def islice_across_a_break(x, ws):
     it = itertools.islice(itertools.chain(ws, [9.0]), 1, None)
     first = next(it)
     x = x * first
+    st.graph_break()
     print("a graph break with the iterator part-way")
     return x, list(it), type(it).__name__
 
@@ -219,6 +220,7 @@ def drop_path(x, drop_prob=0.25):
 
 def draws_around_a_break(x):
     a = x + st.rand(3)
+    st.graph_break()
     print("a graph break between two draws")
     return a * st.randn(3)
 
@@ -235,6 +237,7 @@ def updated_constants(x, n):
 
 def adds_then_breaks(t):
     t += 2.0
+    st.graph_break()
     print("a graph break inside an inlined call that updated a constant")
     return t
 

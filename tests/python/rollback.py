@@ -9,6 +9,7 @@ import symtrace as st
 def helper(y):
     z = y + 1.0
     w = st.exp(z)
+    st.graph_break()
     print("helper ran", w.shape)
     return w
 

@@ -78,6 +78,7 @@ def effects_then_break(x, log, m):
     y = x * 4.0
     log.append(y)
     m.tag = "set"
+    st.graph_break()
     print("  effects_then_break sees", log)
     return y + 1.0
 
@@ -288,6 +289,7 @@ def store_then_break(x, table):
     total = x * 2.0
     for k in table:
         total = (total * 1.5 + 1.0).relu()
+        st.graph_break()
         print("  store_then_break at", k)
     return total
 

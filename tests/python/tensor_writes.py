@@ -70,6 +70,7 @@ def two_names(a, b):
 
 def then_break(a):
     a *= 2.0
+    st.graph_break()
     print("a break")
     a += 1.0
     return a.sum()

@@ -870,6 +870,7 @@ def held_twice(x):
 def held_twice_across_a_break(x):
     l = [x + 1.0]
     h = Holder(l)
+    st.graph_break()
     print("held twice, a break")
     l.append(x * 3.0)
     return l, h

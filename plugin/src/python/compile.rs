@@ -497,6 +497,11 @@ pub(super) mod module {
             .collect()
     }
 
+    /// torch._dynamo.graph_break: run as written, nothing happens; traced, the graph ends
+    /// here and the rest of the frame is translated on its own (a resume function).
+    #[pyfunction]
+    fn graph_break() {}
+
     /// Drop every translation (and every skip); the counters start again from zero.
     #[pyfunction]
     fn reset(vm: &VirtualMachine) {

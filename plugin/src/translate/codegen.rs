@@ -231,6 +231,29 @@ impl Codegen<'_> {
                     self.b.load_const(vm.ctx.ellipsis.clone().into());
                     self.b.emit(Opcode::StoreSubscr, 0);
                 }
+                Effect::Print { args, kwargs } => {
+                    let vm = self.b.vm();
+                    let print = vm.builtins.get_attr("print", vm).map_err(|_| {
+                        Unsupported::new(Kind::Internal, "builtins.print is missing")
+                    })?;
+                    self.b.load_const(print);
+                    self.b.emit(Opcode::PushNull, 0);
+                    for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+                        self.build(a)?;
+                    }
+                    let n = (args.len() + kwargs.len()) as u32;
+                    if kwargs.is_empty() {
+                        self.b.emit(Opcode::Call, n);
+                    } else {
+                        let names = kwargs
+                            .iter()
+                            .map(|(k, _)| vm.ctx.new_str(k.as_str()).into())
+                            .collect();
+                        self.b.load_const(vm.ctx.new_tuple(names).into());
+                        self.b.emit(Opcode::CallKw, n);
+                    }
+                    self.b.emit(Opcode::PopTop, 0);
+                }
             }
         }
         Ok(())
@@ -291,6 +314,21 @@ impl Codegen<'_> {
                 self.build(a)?;
                 self.build(b)?;
                 self.b.emit(Opcode::BinaryOp, *op as u32);
+            }
+            Template::Text(parts) => {
+                for (p, spec) in parts {
+                    self.build(p)?;
+                    match spec.as_deref() {
+                        None => {}
+                        Some("") => self.b.emit(Opcode::FormatSimple, 0),
+                        Some(spec) => {
+                            let vm = self.b.vm();
+                            self.b.load_const(vm.ctx.new_str(spec).into());
+                            self.b.emit(Opcode::FormatWithSpec, 0);
+                        }
+                    }
+                }
+                self.b.emit(Opcode::BuildString, parts.len() as u32);
             }
             Template::New(class, args) => {
                 self.b.load_const(class.clone());

@@ -44,6 +44,12 @@ pub enum Effect<V = Var> {
     /// The caller's tensor at `target`, updated in place during the call: its value at the
     /// end of the graph copied into it (`target[...] = value`), so it stays the same object.
     WriteBack { target: Source, value: V },
+    /// `print(*args, **kwargs)` to a stream of the interpreter's own, which changes nothing
+    /// the simulation reads (see `values::deferred_print`).
+    Print {
+        args: Vec<V>,
+        kwargs: Vec<(String, V)>,
+    },
 }
 
 impl<V> Effect<V> {
@@ -106,6 +112,13 @@ impl<V> Effect<V> {
                 target: target.clone(),
                 value: f(value)?,
             },
+            Effect::Print { args, kwargs } => Effect::Print {
+                args: args.iter().map(&mut f).collect::<Result<_, _>>()?,
+                kwargs: kwargs
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), f(v)?)))
+                    .collect::<Result<_, _>>()?,
+            },
         })
     }
 
@@ -118,7 +131,7 @@ impl<V> Effect<V> {
             | Effect::DelItem { target, .. }
             | Effect::DelAttr { target, .. }
             | Effect::WriteBack { target, .. } => Some(target),
-            Effect::StoreGlobal { .. } | Effect::StoreCell { .. } => None,
+            Effect::StoreGlobal { .. } | Effect::StoreCell { .. } | Effect::Print { .. } => None,
         }
     }
 
@@ -133,6 +146,9 @@ impl<V> Effect<V> {
             | Effect::StoreCell { value, .. }
             | Effect::WriteBack { value, .. } => vec![value],
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
+            Effect::Print { args, kwargs } => {
+                args.iter().chain(kwargs.iter().map(|(_, v)| v)).collect()
+            }
         }
     }
 }
@@ -192,6 +208,8 @@ impl Effect {
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
             // The tensor's elements change; its shape, dtype and identity do not.
             Effect::WriteBack { .. } => false,
+            // It writes to a stream of the interpreter's own, read by nothing simulated.
+            Effect::Print { .. } => false,
         }
     }
 }

@@ -173,6 +173,13 @@ impl SideEffects {
         self.log.push(effect);
     }
 
+    /// Record an effect on the program's output (`Effect::Print`): it changes nothing the
+    /// simulation reads, so only its place among the others matters.
+    pub fn output(&mut self, effect: Effect) {
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
+        self.log.push(effect);
+    }
+
     /// Whether the call changed `obj` itself (found by identity).
     pub fn changed(&self, obj: &PyObject) -> bool {
         self.mutated.iter().any(|m| m.is(obj))

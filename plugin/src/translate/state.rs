@@ -523,6 +523,7 @@ impl<'vm> State<'vm> {
             Var::Obj(o) => o.clone(),
             Var::Num(n) => self.force_number(n)?,
             Var::SymSlice(parts) => self.forced_slice(parts)?,
+            Var::Text(parts) => self.forced_text(parts)?,
             Var::Tensor(t) => t.clone().into(),
             Var::Lazy(o, source) => {
                 if let Some(t) = o.downcast_ref::<PyTensor>() {

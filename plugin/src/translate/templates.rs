@@ -17,6 +17,7 @@ use crate::translate::iterator_templates::stepper_template;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::deferred_text::text_template;
 use crate::translate::values::numbers::{Num, NumExpr};
 use crate::translate::values::{Var, is_literal};
 
@@ -54,6 +55,9 @@ pub enum Template {
     /// A value made in the call and held more than once (`Templating::shared`, by
     /// position): built where it is first met, loaded again wherever it is met after.
     Shared(usize, Box<Template>),
+    /// A str formatted again (see `values::deferred_text`): each part built, then formatted
+    /// with its spec (`None`: a literal, as it is), then joined.
+    Text(Vec<(Template, Option<String>)>),
     /// `a op b`: a deferred number computed again (see `values::numbers`).
     BinOp(
         rustpython_vm::bytecode::BinaryOperator,
@@ -294,6 +298,9 @@ fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
             load_early(state, after, a);
             load_early(state, after, b);
         }
+        Template::Text(parts) => parts
+            .iter_mut()
+            .for_each(|(p, _)| load_early(state, after, p)),
         Template::Object(_, entries) | Template::Dict(entries) => entries
             .iter_mut()
             .for_each(|(_, v)| load_early(state, after, v)),
@@ -423,6 +430,7 @@ fn build_value(
     };
     Ok(match v {
         Var::Num(n) => number_template(state, n, outputs, index)?,
+        Var::Text(parts) => text_template(parts, vm, |v| build(state, v, outputs, index))?,
         Var::Lazy(_, s) => Template::Load(s.clone()),
         Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
         // A slice of plain values: immutable (STORE_SLICE's key).

@@ -28,6 +28,8 @@ pub enum Kind {
     Rebuild,
     /// Nothing to capture.
     EmptyGraph,
+    /// The program asked for a break (`symtrace.graph_break()`).
+    Requested,
     /// A limitation or a fault of the translator itself (malformed code, generated code
     /// rejected, a translation under way on this thread).
     Internal,
@@ -45,6 +47,7 @@ impl Kind {
             Kind::Limit => "limit",
             Kind::Rebuild => "rebuild",
             Kind::EmptyGraph => "empty graph",
+            Kind::Requested => "requested",
             Kind::Internal => "internal",
         }
     }
@@ -76,6 +79,9 @@ impl Kind {
             }
             Kind::Rebuild => "the replacement could not rebuild this value as the original made it",
             Kind::EmptyGraph => "no tensor work to capture: the frame runs as written",
+            Kind::Requested => {
+                "symtrace.graph_break() ends the graph here; remove it to capture on"
+            }
             Kind::Internal => "a limitation of the translator: the frame runs as written",
         }
     }

@@ -39,6 +39,10 @@ impl State<'_> {
 
     pub(super) fn build_string(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
         let parts = f.popn(x.arg as usize)?;
+        if let Some(text) = self.deferred_concat(&parts) {
+            f.push(text);
+            return Ok(Flow::Next);
+        }
         let mut s = String::new();
         for p in &parts {
             let o = self.obj(p)?;
@@ -187,6 +191,19 @@ impl State<'_> {
             None
         };
         let v = f.pop()?;
+        let spec_text = match &spec {
+            None => Some(String::new()),
+            Some(Var::Obj(s)) => s
+                .downcast_ref::<PyStr>()
+                .map(|s| s.to_string_lossy().into_owned()),
+            Some(_) => None,
+        };
+        if let Some(spec_text) = spec_text
+            && let Some(text) = self.deferred_format(&v, &spec_text)?
+        {
+            f.push(text);
+            return Ok(Flow::Next);
+        }
         let o = self.plain_obj(&v, "formatting")?;
         let spec = match spec {
             Some(s) => self

@@ -232,7 +232,10 @@ impl State<'_> {
             let r = self.native_result(r, false, &format!("{}.{name}", class.name()))?;
             return Ok(r);
         }
-        if !is_user_class(&class, vm) {
+        // `type` finds a class's attributes in the dicts of its MRO whatever the bases are (a
+        // named tuple's `tuple`, a class with `__slots__`): only a metaclass of its own can
+        // change that lookup.
+        if !class.class().is(vm.ctx.types.type_type) {
             if !crate::translate::values::objects::plain_metaclass_lookup(&class, name, vm) {
                 return unsupported(
                     Kind::Value,

@@ -322,6 +322,7 @@ impl State<'_> {
                 let o = self.builtins_obj(n)?;
                 self.plain_call(&o, args, kwargs, &format!("{n}()"))
             }
+            "print" => self.deferred_print(args, kwargs),
             n => unsupported(
                 Kind::Call,
                 format!("a call to builtin {n}() (not simulated)"),

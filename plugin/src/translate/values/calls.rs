@@ -168,6 +168,9 @@ impl State<'_> {
                     return self.builtin(&name, args, kwargs);
                 }
                 if let Some(name) = module_function_name(&o, vm) {
+                    if name == "graph_break" {
+                        return unsupported(Kind::Requested, "symtrace.graph_break()");
+                    }
                     match ModuleFunction::of(&name) {
                         ModuleFunction::Pure => {}
                         ModuleFunction::Random => {

@@ -16,6 +16,8 @@ pub mod class_stores;
 pub mod class_tests;
 pub mod container_methods;
 pub mod containers;
+pub mod deferred_print;
+pub mod deferred_text;
 pub mod dict_subclasses;
 pub mod exceptions;
 pub mod identity;
@@ -142,6 +144,9 @@ pub enum Var {
     /// A slice with a size that changes from call to call among its parts (`:T`), kept for a
     /// tensor's index (see `sizes`).
     SymSlice(Rc<[Var; 3]>),
+    /// A str formatted from numbers that change from call to call, which the replacement
+    /// formats again (see `deferred_text`).
+    Text(Rc<Vec<deferred_text::TextPart>>),
 }
 
 /// A partial application: called, it calls `func` with its arguments first.
@@ -288,6 +293,7 @@ impl Var {
             Var::Partial(_) => "functools.partial".into(),
             Var::Num(n) => n.value.class().name().to_string(),
             Var::SymSlice(_) => "slice".into(),
+            Var::Text(_) => "str".into(),
         }
     }
 }

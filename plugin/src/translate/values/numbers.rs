@@ -150,6 +150,9 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             // `n is None` / `if n is not None:`: a number is never None, whatever its value.
             | Opcode::PopJumpIfNone
             | Opcode::PopJumpIfNotNone
+            // An f-string formats it again when the replacement runs (`deferred_text`).
+            | Opcode::FormatSimple
+            | Opcode::FormatWithSpec
     )
 }
 
@@ -306,6 +309,13 @@ impl State<'_> {
         if keeps_numbers(op) || (op == Opcode::IsOp && stack[from..].iter().any(none)) {
             return Ok(());
         }
+        // `print(n)` prints it when the replacement runs (`deferred_print`).
+        if matches!(op, Opcode::Call | Opcode::CallKw)
+            && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
+            && self.builtin_name(f).as_deref() == Some("print")
+        {
+            return Ok(());
+        }
         let keeps = keeps_sizes(op);
         // STORE_SUBSCR stores its deepest operand, the value; it forces the key and container.
         let from = if op == Opcode::StoreSubscr {
@@ -313,7 +323,11 @@ impl State<'_> {
         } else {
             from
         };
-        for v in &mut stack[from..] {
+        // BUILD_MAP takes keys and values in turn: a key is a constant, a value is kept as
+        // a list's item is.
+        let map = op == Opcode::BuildMap;
+        for (k, v) in stack[from..].iter_mut().enumerate() {
+            let keeps = if map { k % 2 == 1 } else { keeps };
             if let Var::Num(n) = v
                 && !(keeps && (n.has_size() || n.dynamic_int(&self.spec).is_some()))
             {

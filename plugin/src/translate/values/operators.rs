@@ -422,6 +422,10 @@ impl State<'_> {
                 let o = self.force_number(n)?;
                 self.truth(&Var::Obj(o))
             }
+            Var::Text(parts) => {
+                let o = self.forced_text(parts)?;
+                self.truth(&Var::Obj(o))
+            }
             Var::Lazy(o, source) => {
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return unsupported(
