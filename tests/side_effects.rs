@@ -166,6 +166,7 @@ fn prints_are_replayed_with_what_they_would_have_printed() {
             "a tensor printed, then updated in place",
             "a caller's list printed, then appended to",
             "a print in an inlined call",
+            "a print in a generator consumed by a comprehension",
             "prints on both sides of a break",
             "f-strings of changing numbers, returned",
             "print(file=sys.stderr, flush=True)",

@@ -53,6 +53,17 @@ def inlined(x):
     return helper(x * 3.0) * 2.0
 
 
+def numbered(xs):
+    for i, x in enumerate(xs):
+        print(f"item {i}")
+        yield x * 2.0
+
+
+def consumed(x):
+    # A generator's and a comprehension's implicit handlers only pass an exception on.
+    return [y + 1.0 for y in numbered([x, x * 3.0])]
+
+
 def around_a_break(x):
     print("one")
     y = x + 1.0
@@ -63,7 +74,7 @@ def around_a_break(x):
 
 def labelled(x, epoch, lr):
     # Formatted again on each call: neither number is fixed by value.
-    return x * lr, f"epoch {epoch + 1:>3}: lr={lr:.2e} ({epoch / 10:.0%})"
+    return x * lr, f"epoch {epoch + 1:>3}: lr={lr:.2e} ({epoch / 10:.0%}) {lr!r}"
 
 
 def to_stderr(x):
@@ -166,6 +177,7 @@ check("a forward pass printing a counter, a list, a tensor", model.forward, lamb
 check("a tensor printed, then updated in place", tensor_then_updated, lambda i: (x,), 1, 0)
 check("a caller's list printed, then appended to", list_then_appended, lambda i: (x, []), 1, 0)
 check("a print in an inlined call", inlined, lambda i: (x,), 1, 0)
+check("a print in a generator consumed by a comprehension", consumed, lambda i: (x,), 1, 0)
 check("prints on both sides of a break", around_a_break, lambda i: (x,), 2, 1)
 check("f-strings of changing numbers, returned", labelled, lambda i: (x, i, 0.1 / (i + 1)), 1, 0,
       calls=5, most=2)

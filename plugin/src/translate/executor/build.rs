@@ -222,9 +222,17 @@ impl State<'_> {
     pub(super) fn convert_value(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
         let vm = self.vm;
         let v = f.pop()?;
-        let o = self.plain_obj(&v, "a conversion")?;
         let conv = ConvertValueOparg::try_from(x.arg)
             .map_err(|_| Unsupported::new(Kind::Internal, "bad conversion"))?;
+        // `!s`, `!r` and `!a` of an int or a float are its text with no spec: deferred as
+        // that (`deferred_text`) where the number changes from call to call.
+        if matches!(v, Var::Num(_) | Var::Lazy(..))
+            && let Some(text) = self.deferred_format(&v, "")?
+        {
+            f.push(text);
+            return Ok(Flow::Next);
+        }
+        let o = self.plain_obj(&v, "a conversion")?;
         let r = match conv {
             ConvertValueOparg::Str => o.str(vm).map(Into::into),
             ConvertValueOparg::Repr => o.repr(vm).map(Into::into),

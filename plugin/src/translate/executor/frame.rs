@@ -49,6 +49,28 @@ pub struct SimFrame {
 }
 
 impl SimFrame {
+    /// Whether the handler `h` can act on an exception a replayed effect would raise: not
+    /// one that only passes it on, as a generator's implicit handler does (CALL_INTRINSIC_1
+    /// INTRINSIC_STOPITERATION_ERROR, which changes only a StopIteration) and an inlined
+    /// comprehension's (its variable restored, SWAP/POP_TOP/STORE_FAST), each ending in
+    /// RERAISE with no handler of its own around it.
+    pub fn catches(&self, h: &crate::bytecode::decode::Handler) -> bool {
+        use rustpython_vm::bytecode::{IntrinsicFunction1, Opcode};
+        for i in self.instrs.iter().skip(self.body + h.target) {
+            if i.handler.is_some() {
+                return true;
+            }
+            match i.op {
+                Opcode::Reraise => return false,
+                Opcode::Swap | Opcode::PopTop | Opcode::StoreFast | Opcode::Nop => {}
+                Opcode::CallIntrinsic1
+                    if i.arg == IntrinsicFunction1::StopIterationError as u32 => {}
+                _ => return true,
+            }
+        }
+        true
+    }
+
     pub fn new(code: PyRef<PyCode>, globals: Globals, closure: Vec<CellRef>) -> SimResult<Self> {
         let decoded = decode(&code)
             .map_err(|e| Unsupported::new(Kind::Internal, format!("cannot decode: {e}")))?;

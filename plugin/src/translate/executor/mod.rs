@@ -256,7 +256,8 @@ impl State<'_> {
             return unsupported(Kind::Internal, "ran past the end of the code");
         };
         f.pc += 1;
-        self.under_handler = f.called_under_handler || x.handler.is_some();
+        self.under_handler =
+            f.called_under_handler || x.handler.as_ref().is_some_and(|h| f.catches(h));
         let popped = x.op.stack_effect_info(x.arg).popped() as usize;
         if f.stack[f.stack.len().saturating_sub(popped)..]
             .iter()

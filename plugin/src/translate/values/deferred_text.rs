@@ -4,7 +4,8 @@
 //! simulation already keeps deferred (`Var::Num`), or a float or changing int read from the
 //! frame (guarded by type only, as a number input is), the string stays a `Var::Text` of its
 //! parts, and the replacement formats it again from them (`Template::Text`: FORMAT_SIMPLE
-//! or FORMAT_WITH_SPEC, then BUILD_STRING), as the program does. Any other use of the string
+//! or FORMAT_WITH_SPEC, then BUILD_STRING), as the program does (`!s`, `!r` and `!a` of
+//! such a number are its text with no spec). Any other use of the string
 //! (a key, a comparison, a method) asks for its value (`State::obj`): the parts are forced
 //! then, with their guards, as an f-string always was.
 

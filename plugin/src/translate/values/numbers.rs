@@ -153,6 +153,7 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             // An f-string formats it again when the replacement runs (`deferred_text`).
             | Opcode::FormatSimple
             | Opcode::FormatWithSpec
+            | Opcode::ConvertValue
     )
 }
 
