@@ -311,7 +311,8 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// configuration read through a subclass of dict (`cfg.model.hidden`), a dict read
 /// by int keys (a logger's level cache), torch's `jit`, `compiler` and
 /// `utils.checkpoint`, random draws (dropout while training), a dataclass output whose field
-/// has a default factory (a default argument of the caller's: the dataclass's sentinel). Each is
+/// has a default factory (a default argument of the caller's: the dataclass's sentinel), a
+/// `heapq` of plain pairs (an empty heap's IndexError caught as Python raises it). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -357,6 +358,7 @@ fn library_idioms_stay_in_the_graph() {
             "an optimizer's state keyed by id() of its parameters",
             "an optimizer's state keyed by its parameter tensors (defaultdict, tied weights)",
             "Adam: setdefault(p, {}), a step counter per state, bias corrections of the step",
+            "heapq over plain (size, index) pairs; heappop of an empty heap caught",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

@@ -15,6 +15,7 @@ marks a failed one."""
 import collections
 import contextlib
 import dataclasses
+import heapq
 import itertools
 import logging
 import operator
@@ -534,6 +535,20 @@ class Adam:
             p.sub_(self.lr * m_hat / (v_hat.sqrt() + self.eps))
 
 
+def by_size(x, parts):
+    # A heap of plain (size, index) pairs: the tensors taken smallest first.
+    heap = []
+    for i, t in enumerate(parts):
+        heapq.heappush(heap, (t.shape[0], i))
+    first = heapq.heappop(heap)
+    rest = [parts[i] * (k + 2.0) for k, (_, i) in enumerate(sorted(heap))]
+    try:
+        heapq.heappop([])
+    except IndexError:
+        empty = "empty"
+    return x * first[0], rest, heap, empty
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -614,4 +629,6 @@ adam_start = [p.clone() for p in adam_params]
 adam = Adam(adam_params)
 check("Adam: setdefault(p, {}), a step counter per state, bias corrections of the step",
       adam.step, lambda i: ([xs[i], xs[i][0]],), 3, 1, 0)
+check("heapq over plain (size, index) pairs; heappop of an empty heap caught",
+      by_size, lambda i: (xs[i], [st.ones(3), st.ones(1), st.ones(2)]), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

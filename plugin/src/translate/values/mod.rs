@@ -20,6 +20,7 @@ pub mod deferred_print;
 pub mod deferred_text;
 pub mod dict_subclasses;
 pub mod exceptions;
+pub mod heap_queues;
 pub mod identity;
 pub mod identity_sets;
 pub mod input_writes;
