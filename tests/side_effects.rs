@@ -172,6 +172,7 @@ fn prints_are_replayed_with_what_they_would_have_printed() {
             "print(file=sys.stderr, flush=True)",
             "a stream written in Python breaks",
             "a print under a handler breaks",
+            "a print after random draws breaks",
             "a print after sys.stdout is rebound breaks",
             "a print to a closed stream raises when replayed",
         ],

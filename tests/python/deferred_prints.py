@@ -113,6 +113,14 @@ def under_handler(x):
     return y
 
 
+def draws_then_prints(x):
+    # Replayed after the graph, a print whose write failed would follow draws the program
+    # never makes: the frame is translated again with the print breaking.
+    y = x + st.rand(2, 2)
+    print("drew", y.shape)
+    return y * st.rand(2, 2)
+
+
 def rebinds_stdout(x):
     saved = sys.stdout
     sys.stdout = sys.stderr
@@ -185,6 +193,8 @@ check("print(file=sys.stderr, flush=True)", to_stderr, lambda i: (x,), 1, 0)
 check("a stream written in Python breaks", to_python_stream, lambda i: (x,), 1, 1,
       reset=lambda: setattr(loud, "writes", 0))
 check("a print under a handler breaks", under_handler, lambda i: (x,), 1, 1)
+check("a print after random draws breaks", draws_then_prints, lambda i: (x,), 2, 1,
+      reset=lambda: st.manual_seed(0))
 check("a print after sys.stdout is rebound breaks", rebinds_stdout, lambda i: (x,), 1, 2)
 
 

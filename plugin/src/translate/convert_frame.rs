@@ -86,6 +86,33 @@ pub fn translate(
     breaks: Option<&BreakPolicy<'_>>,
     spec: &Specialization,
 ) -> Result<Translation, Failure> {
+    UNSURE_PRINT.set(false);
+    let translated = translate_as(view, vm, graph_global, keep_empty, breaks, spec);
+    if translated.is_err() && UNSURE_PRINT.get() && !spec.prints_break {
+        let spec = Specialization {
+            prints_break: true,
+            ..spec.clone()
+        };
+        return translate_as(view, vm, graph_global, keep_empty, breaks, &spec);
+    }
+    translated
+}
+
+thread_local! {
+    /// A translation failed because a replayed print could fail after random draws or a
+    /// write-back (`draws_only_before_sure_replays`): tried again with prints breaking.
+    static UNSURE_PRINT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[allow(clippy::result_large_err)]
+fn translate_as(
+    view: &FrameView<'_>,
+    vm: &VirtualMachine,
+    graph_global: &str,
+    keep_empty: bool,
+    breaks: Option<&BreakPolicy<'_>>,
+    spec: &Specialization,
+) -> Result<Translation, Failure> {
     match (
         translate_whole(view, vm, graph_global, keep_empty, spec),
         breaks,
@@ -418,19 +445,23 @@ fn draws_only_before_sure_replays(graph: &Graph, replays: &[Replay]) -> SimResul
         return Ok(());
     };
     let registry = crate::tensor::registry();
-    if graph.nodes.iter().any(|n| registry.draws(&n.op)) {
+    let draws = graph.nodes.iter().any(|n| registry.draws(&n.op));
+    let written = replays[..first_unsure]
+        .iter()
+        .any(|r| matches!(r, Replay::WriteBack { .. }));
+    if (draws || written) && matches!(replays[first_unsure], Replay::Print { .. }) {
+        UNSURE_PRINT.set(true);
+    }
+    if draws {
         return Err(Unsupported::new(
             Kind::SideEffect,
-            "a graph that draws random numbers, with a deletion to replay after it that may fail",
+            "a graph that draws random numbers, with a deletion or a print to replay after it that may fail",
         ));
     }
-    if replays[..first_unsure]
-        .iter()
-        .any(|r| matches!(r, Replay::WriteBack { .. }))
-    {
+    if written {
         return Err(Unsupported::new(
             Kind::SideEffect,
-            "a tensor of the caller's written back before a deletion to replay that may fail",
+            "a tensor of the caller's written back before a deletion or a print to replay that may fail",
         ));
     }
     Ok(())

@@ -55,9 +55,12 @@ pub enum Effect<V = Var> {
 impl<V> Effect<V> {
     /// Whether replaying it may raise where the simulation did not: a deletion of a key or
     /// attribute that is gone by the time the replacement runs (nothing guards its presence;
-    /// the replay raises as the program would).
+    /// the replay raises as the program would), a print whose write fails.
     pub fn may_fail(&self) -> bool {
-        matches!(self, Effect::DelItem { .. } | Effect::DelAttr { .. })
+        matches!(
+            self,
+            Effect::DelItem { .. } | Effect::DelAttr { .. } | Effect::Print { .. }
+        )
     }
 
     /// The same effect with each value mapped by `f` (in the order they are replayed).

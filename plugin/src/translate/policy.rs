@@ -96,6 +96,9 @@ pub struct Specialization {
     pub changed: Vec<Source>,
     /// Dimensions of input tensors whose size made an entry miss: dynamic from then on.
     pub dims: Vec<(Source, usize)>,
+    /// `print` breaks instead of being replayed (`values::deferred_print`): a translation
+    /// where a replayed print could fail after random draws or a write-back is made again so.
+    pub prints_break: bool,
 }
 
 impl Specialization {

@@ -14,7 +14,9 @@
 //! and not rebound during the call; so writing to it runs none of the user's code. A write
 //! that fails raises from the replay as it would from the print, with the effects before it
 //! made and none after, so a print under a handler (`try`, `with`) is not deferred: the
-//! handler would not see the failure.
+//! handler would not see the failure. Nor where the graph draws random numbers or writes
+//! back a caller's tensor before it (`convert_frame::draws_only_before_sure_replays`): the
+//! frame is translated again with prints breaking (`Specialization::prints_break`).
 
 use rustpython_vm::builtins::PyStr;
 use rustpython_vm::types::PyTypeFlags;
@@ -41,6 +43,13 @@ impl State<'_> {
         // failure is raised after the graph, where no handler of the simulated code sees it.
         if self.under_handler {
             return unsupported(Kind::Call, "print() under an exception handler or `with`");
+        }
+        if self.spec.prints_break {
+            return unsupported(
+                Kind::Call,
+                "print() in a graph that draws random numbers or writes the caller's tensors \
+                 (a write that failed after them would leave what the program never does)",
+            );
         }
         let mut to_file = false;
         let mut kept_kwargs = Vec::with_capacity(kwargs.len());
