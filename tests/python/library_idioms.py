@@ -222,7 +222,6 @@ def drop_path(x, drop_prob=0.25):
 def draws_around_a_break(x):
     a = x + st.rand(3)
     st.graph_break()
-    print("a graph break between two draws")
     return a * st.randn(3)
 
 
