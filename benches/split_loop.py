@@ -11,29 +11,22 @@ import time
 import symtrace as st
 
 
-def run(x, w, n, out):
+def run(x, w, n, out, breaks=True):
     y = x * 1.0
     for i in range(n):
         h = st.tanh(y @ w)
         h = h * 0.5 + 0.1
         y = st.relu(h - 0.2) + y * 0.9
         y = y / 2.0
-        st.graph_break()
+        if breaks:
+            st.graph_break()
         print("step", i, file=out)
         y = y + 0.01
     return y
 
 
 def run_printing(x, w, n, out):
-    y = x * 1.0
-    for i in range(n):
-        h = st.tanh(y @ w)
-        h = h * 0.5 + 0.1
-        y = st.relu(h - 0.2) + y * 0.9
-        y = y / 2.0
-        print("step", i, file=out)
-        y = y + 0.01
-    return y
+    return run(x, w, n, out, breaks=False)
 
 
 def per_iteration(fn, x, w, n=50, runs=5):

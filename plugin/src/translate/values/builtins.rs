@@ -562,25 +562,10 @@ impl State<'_> {
         args: &[Var],
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
-        let vm = self.vm;
-        if !f.class().is(vm.ctx.types.builtin_function_or_method_type) {
-            return Ok(None);
-        }
-        let text = |name: &'static str| -> Option<String> {
-            f.get_attr(name, vm).ok().and_then(|n| {
-                n.downcast_ref::<PyStr>()
-                    .map(|s| s.to_string_lossy().into_owned())
-            })
-        };
-        let (Some(module), Some(name)) = (text("__module__"), text("__name__")) else {
+        let Some((module, name)) = crate::translate::loaded_modules::module_function(f, self.vm)
+        else {
             return Ok(None);
         };
-        // Only the module's own function of that name (not one of the same name elsewhere).
-        let own = crate::translate::loaded_modules::loaded_attr(module.as_str(), name.as_str(), vm)
-            .is_some_and(|g| g.is(f));
-        if !own {
-            return Ok(None);
-        }
         match module.as_str() {
             "math" => {
                 if kwargs.is_empty()

@@ -5,7 +5,7 @@
 //! (data-dependent), and a caller's list is changed only through `caller_lists`: neither is
 //! taken here, and the call runs as written.
 
-use rustpython_vm::builtins::{PyList, PyStr};
+use rustpython_vm::builtins::PyList;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
@@ -36,18 +36,10 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        if !f.class().is(vm.ctx.types.builtin_function_or_method_type) {
-            return Ok(None);
-        }
-        let Some(name) = f.get_attr("__name__", vm).ok().and_then(|n| {
-            n.downcast_ref::<PyStr>()
-                .map(|s| s.to_string_lossy().into_owned())
-        }) else {
+        let Some((module, name)) = crate::translate::loaded_modules::module_function(f, vm) else {
             return Ok(None);
         };
-        let own = crate::translate::loaded_modules::loaded_attr("_heapq", &name, vm)
-            .is_some_and(|g| g.is(f));
-        if !own || !IN_PLACE.contains(&name.as_str()) || !kwargs.is_empty() {
+        if module != "_heapq" || !IN_PLACE.contains(&name.as_str()) || !kwargs.is_empty() {
             return Ok(None);
         }
         let Some(Var::List(items)) = args.first() else {
