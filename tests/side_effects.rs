@@ -168,6 +168,7 @@ fn prints_are_replayed_with_what_they_would_have_printed() {
             "a print in an inlined call",
             "a print in a generator consumed by a comprehension",
             "prints on both sides of a break",
+            "named tuples and collections' dicts print as their class",
             "f-strings of changing numbers, returned",
             "print(file=sys.stderr, flush=True)",
             "a stream written in Python breaks",

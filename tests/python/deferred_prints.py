@@ -5,6 +5,7 @@ from call to call). Where that cannot be proven (a stream written in Python, a p
 a handler, sys.stdout rebound by the call) it breaks as before. For each case: the text
 printed and the results, eager and traced, are equal, and explain() counts the expected
 graphs and breaks. Prints one line per case; `FAIL` marks a failed one."""
+import collections
 import io
 import sys
 
@@ -62,6 +63,17 @@ def numbered(xs):
 def consumed(x):
     # A generator's and a comprehension's implicit handlers only pass an exception on.
     return [y + 1.0 for y in numbered([x, x * 3.0])]
+
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def printed_as_their_class(x, pair):
+    # A named tuple and the dicts of collections print with their class's name.
+    counts = collections.defaultdict(int)
+    counts["seen"] += 1
+    print(pair, counts, collections.OrderedDict(a=1), Pair(1, "b"))
+    return x + counts["seen"]
 
 
 def around_a_break(x):
@@ -165,7 +177,8 @@ def check(name, fn, args_of, graphs, breaks, calls=3, reset=None, most=None):
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = io.StringIO()
     try:
-        problems += count_problems(st.explain(fn, *args_of(calls)), graphs, breaks)
+        if graphs is not None:
+            problems += count_problems(st.explain(fn, *args_of(calls)), graphs, breaks)
     finally:
         sys.stdout, sys.stderr = saved
     report(name, problems, failures)
@@ -186,6 +199,8 @@ check("a tensor printed, then updated in place", tensor_then_updated, lambda i: 
 check("a caller's list printed, then appended to", list_then_appended, lambda i: (x, []), 1, 0)
 check("a print in an inlined call", inlined, lambda i: (x,), 1, 0)
 check("a print in a generator consumed by a comprehension", consumed, lambda i: (x,), 1, 0)
+check("named tuples and collections' dicts print as their class", printed_as_their_class,
+      lambda i: (x, Pair(i, "a")), None, None)
 check("prints on both sides of a break", around_a_break, lambda i: (x,), 2, 1)
 check("f-strings of changing numbers, returned", labelled, lambda i: (x, i, 0.1 / (i + 1)), 1, 0,
       calls=5, most=2)

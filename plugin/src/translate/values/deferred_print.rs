@@ -142,8 +142,11 @@ impl State<'_> {
                     self.guard(source, Check::type_is(c.to_owned()));
                     return Ok(v.clone());
                 }
-                let Some(items) = self.lazy_items(o, source)? else {
-                    return unsupported(Kind::Call, format!("print() of a {}", c.name()));
+                // Exactly a list or tuple: a named tuple prints through its class's
+                // `__repr__`, not as its items.
+                let items = match self.lazy_items(o, source)? {
+                    Some(items) if c.is(t.list_type) || c.is(t.tuple_type) => items,
+                    _ => return unsupported(Kind::Call, format!("print() of a {}", c.name())),
                 };
                 let items = self.printed_items(&items)?;
                 if c.is(t.list_type) {
@@ -156,6 +159,10 @@ impl State<'_> {
             Var::List(items) => {
                 let items = items.borrow().clone();
                 Var::list(self.printed_items(&items)?)
+            }
+            // A `defaultdict` or `OrderedDict` made here prints with its class's name.
+            Var::Dict(d) if self.dict_kind(d).is_some() => {
+                return unsupported(Kind::Call, "print() of a dict subclass made in the call");
             }
             Var::Dict(entries) => {
                 let entries = entries.borrow().clone();
