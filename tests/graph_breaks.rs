@@ -89,6 +89,47 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
     );
 }
 
+/// A frame with cells or free variables keeps its graphs at a break: the resume function is a
+/// closure over the frame's cells (tests/python/closure_breaks.py).
+#[test]
+fn frames_with_closures_break_and_resume_over_their_cells() {
+    let script = python_dir().join("closure_breaks.py");
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::graph_breaks=info"),
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_cases_ok(
+        &stdout,
+        &[
+            "a lambda over self, used on both sides of a break",
+            "a nonlocal counter across a break",
+            "a nested function with a free variable",
+            "a cell rebound on both sides of a break",
+            "a parameter that is a cell, changed before a break",
+            "functions made in the call, held at a break",
+            "a closure over a graph value, returned",
+            "a decorator's wrapper breaking after the call",
+            "an inlined closure sharing the frame's cell",
+            "an inlined closure with a cell of its own",
+        ],
+    );
+    // The frame breaks and resumes; it no longer runs as written.
+    assert!(
+        stderr.contains("Scaled.forward: graph break [GB-CALL] at")
+            && stderr.contains("counter.<locals>.step: graph break [GB-CALL] at")
+            && !stderr.contains("counter.<locals>.step (")
+            && !stderr.contains("Scaled.forward ("),
+        "{stderr}"
+    );
+}
+
 /// Runs `source` as a script under the plugin with `opts` and gives its standard output.
 fn run_script(name: &str, source: &str, opts: &[&str]) -> String {
     let dir = std::env::temp_dir().join(format!("symtrace-{name}-{}", std::process::id()));

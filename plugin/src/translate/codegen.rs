@@ -13,6 +13,8 @@ use rustpython_vm::{PyRef, VirtualMachine};
 
 use crate::bytecode::builder::{BuildError, Builder};
 use crate::bytecode::{CodeLayout, Handler, Instr, Position};
+use crate::translate::breaks::closure_cells::CellStore;
+use crate::translate::function_templates::CLOSURE;
 use crate::translate::graph_call::GraphCall;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
@@ -53,6 +55,39 @@ impl Codegen<'_> {
     fn load_int(&mut self, i: usize) {
         let vm = self.b.vm();
         self.b.load_const(vm.ctx.new_int(i).into());
+    }
+
+    /// Store into the replacement's own cells what the simulation left there. Every value is
+    /// loaded before the first store: a template may read a cell as it was.
+    fn store_cells(&mut self, stores: &[CellStore<Template>]) -> SimResult<()> {
+        for store in stores {
+            if let Some(t) = &store.value {
+                self.build(t)?;
+            }
+        }
+        for store in stores.iter().rev() {
+            let slot = self.slot(&store.name)?;
+            let op = match store.value {
+                Some(_) => Opcode::StoreDeref,
+                None => Opcode::DeleteDeref,
+            };
+            self.b.emit(op, slot);
+        }
+        Ok(())
+    }
+
+    /// The function of `code` with the replacement's own cells as its closure, in the order
+    /// of `code`'s free variables (each loaded as a cell, as LOAD_CLOSURE does).
+    fn make_closure(&mut self, code: &PyRef<PyCode>) -> SimResult<()> {
+        self.build(&Template::Function {
+            code: code.clone().into(),
+            closure: code
+                .freevars
+                .iter()
+                .map(|n| n.as_str().to_owned())
+                .collect(),
+            attributes: Vec::new(),
+        })
     }
 
     /// Call the compiled graph named `g` in the globals with the roots of its inputs. Where
@@ -345,10 +380,34 @@ impl Codegen<'_> {
                 }
                 self.b.emit(Opcode::BuildMap, entries.len() as u32);
             }
+            Template::Function {
+                code,
+                closure,
+                attributes,
+            } => {
+                for (_, a) in attributes {
+                    self.build(a)?;
+                }
+                if !closure.is_empty() {
+                    for name in closure {
+                        let slot = self.slot(name)?;
+                        self.b.emit(Opcode::LoadFast, slot);
+                    }
+                    self.b.emit(Opcode::BuildTuple, closure.len() as u32);
+                }
+                self.b.load_const(code.clone());
+                self.b.emit(Opcode::MakeFunction, 0);
+                if !closure.is_empty() {
+                    self.b.emit(Opcode::SetFunctionAttribute, CLOSURE);
+                }
+                for (flag, _) in attributes.iter().rev() {
+                    self.b.emit(Opcode::SetFunctionAttribute, *flag);
+                }
+            }
             Template::Object(class, entries) => {
                 let vm = self.b.vm();
                 self.b
-                    .load_const(crate::translate::templates::object_maker(vm));
+                    .load_const(crate::translate::object_templates::object_maker(vm));
                 self.b.emit(Opcode::PushNull, 0);
                 self.b.load_const(class.clone());
                 for (k, v) in entries {
@@ -463,6 +522,7 @@ pub fn generate(
     e.load_early()?;
     e.replay(effects)?;
     e.build(result)?;
+    e.store_cells(&templating.cell_stores)?;
     if raises {
         e.b.emit(Opcode::RaiseVarargs, 1);
     } else {
@@ -499,6 +559,9 @@ pub struct BreakPlan<'a> {
     /// Where an exception raised by the breaking instruction goes, when the original has a
     /// handler for it.
     pub handler: Option<HandlerPlan<'a>>,
+    /// In a frame with cells: the resume function's code, made a closure over the
+    /// replacement's cells (`breaks::closure_cells`).
+    pub closure: Option<PyRef<PyCode>>,
 }
 
 /// The landing pad of a breaking instruction under an exception handler (a `try` or `with`
@@ -543,8 +606,16 @@ pub fn generate_break(
     }
     e.load_early()?;
     e.replay(effects)?;
-    let r = e.b.name(plan.resume_global);
-    e.b.emit(Opcode::LoadGlobal, (r << 1) | 1);
+    match &plan.closure {
+        Some(code) => {
+            e.make_closure(code)?;
+            e.b.emit(Opcode::PushNull, 0);
+        }
+        None => {
+            let r = e.b.name(plan.resume_global);
+            e.b.emit(Opcode::LoadGlobal, (r << 1) | 1);
+        }
+    }
     let mut args = 0;
     for local in &plan.locals {
         match local {
@@ -577,6 +648,7 @@ pub fn generate_break(
         }
         None => None,
     };
+    e.store_cells(&templating.cell_stores)?;
     let x = &plan.replayed;
     e.b.position = x.position;
     e.b.emit(x.op, x.arg);

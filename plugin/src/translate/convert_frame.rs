@@ -370,6 +370,9 @@ fn translate_with_break(
         replayed,
         pushed,
         handler,
+        closure: resumes
+            .code_for(code, &shape)
+            .filter(|c| !c.freevars.is_empty()),
     };
     let graph_break = GraphBreak {
         after_nothing: graph
@@ -484,7 +487,7 @@ fn simulate(state: &mut State<'_>, view: &FrameView<'_>) -> SimResult<Simulated>
         TopOutcome::Returned(r) => r,
         TopOutcome::Stopped => return unsupported(Kind::Internal, "stopped"),
     };
-    let (template, replays) = returned_template(state, &returned.value, returned.raised)?;
+    let (template, replays) = returned_template(state, &returned.value, returned.raised, &frame)?;
     Ok(Simulated {
         template,
         raises: returned.raised,
@@ -507,12 +510,19 @@ pub(crate) fn initial_frame(state: &mut State<'_>, view: &FrameView<'_>) -> SimR
         .iter()
         .map(|name| {
             let source = Source::Free(name.as_str().to_owned());
-            let value = source.resolve(view, vm).map(|v| Var::Lazy(v, source));
-            Rc::new(RefCell::new(CellState {
+            let value = source
+                .resolve(view, vm)
+                .map(|v| Var::Lazy(v, source.clone()));
+            let cell = Rc::new(RefCell::new(CellState {
                 value,
                 existing: true,
                 home: Some(name.as_str().to_owned()),
-            }))
+            }));
+            if let Some(object) = Source::CellOf(Box::new(source)).resolve(view, vm) {
+                let name = name.as_str().to_owned();
+                state.free_cells.push((name, object, cell.clone()));
+            }
+            cell
         })
         .collect();
     let mut frame = SimFrame::new(code.clone(), globals, closure)?;

@@ -33,6 +33,7 @@ pub fn made_address(v: &Var) -> Option<usize> {
         Var::Dict(d) => Some(Rc::as_ptr(d) as usize),
         Var::Object(o) => Some(Rc::as_ptr(o) as usize),
         Var::Set(s) => Some(s.get_id()),
+        Var::Func(f) => Some(Rc::as_ptr(f) as usize),
         _ => None,
     }
 }
@@ -134,6 +135,15 @@ impl Walk {
                 Ok(())
             }
             Var::Set(s) => self.holder(s.get_id(), std::iter::empty()),
+            // A function made in the call: its closure is cells, made again as the
+            // replacement's own (`function_templates`), not values.
+            Var::Func(f) => self.holder(
+                Rc::as_ptr(f) as usize,
+                [&f.defaults, &f.kwdefaults]
+                    .into_iter()
+                    .flatten()
+                    .chain(f.annotations.iter().map(|(_, v)| v)),
+            ),
             Var::Iter(items) => {
                 self.exclusive(Rc::as_ptr(items) as usize)?;
                 items.borrow().iter().try_for_each(|x| self.value(x))

@@ -40,6 +40,9 @@ pub enum Source {
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
     Closure(Box<Source>, usize),
+    /// The cell itself that a `Free` or `Closure` source reads: what a guard compares where an
+    /// inlined closure and the frame may share a cell (`values::calls`).
+    CellOf(Box<Source>),
     /// An attribute read by a native getter, where `Attr` reads an instance's dictionary: a
     /// function's `__name__`, `__qualname__` or `__module__`, a slot of an instance of a class
     /// with `__slots__` (its member descriptor). No user code runs (see `native_getter`).
@@ -193,6 +196,7 @@ impl Source {
                 a.idents_mut(f);
                 b.idents_mut(f);
             }
+            Source::CellOf(c) => c.idents_mut(f),
             Source::Local(_)
             | Source::Global(_)
             | Source::Builtin(_)
@@ -230,6 +234,7 @@ impl Source {
             | Source::Free(_)
             | Source::Object(_)
             | Source::DefaultDType
+            | Source::CellOf(_)
             | Source::Arith(..) => None,
             Source::TypeOf(b) | Source::InstanceDict(b) | Source::IdKey(b, _) => Some(b),
             Source::Attr(b, _)
@@ -351,18 +356,36 @@ impl Source {
                 r.ok()
             }
             Source::Closure(_, index) => {
-                let obj = parent?;
-                obj.downcast_ref::<PyFunction>()?;
-                let closure = obj.get_attr("__closure__", vm).ok()?;
-                let cell = closure
-                    .downcast_ref::<PyTuple>()?
-                    .as_slice()
-                    .get(*index)?
-                    .clone();
+                let cell = closure_cell(parent?, *index, vm)?;
                 cell.get_attr("cell_contents", vm).ok()
             }
+            Source::CellOf(of) => match &**of {
+                Source::Free(name) => {
+                    let index = frame
+                        .code()
+                        .freevars
+                        .iter()
+                        .position(|f| f.as_str() == name)?;
+                    closure_cell(frame.function()?.as_object(), index, vm)
+                }
+                Source::Closure(f, index) => closure_cell(&*f.resolve(frame, vm)?, *index, vm),
+                _ => None,
+            },
         }
     }
+}
+
+/// `f.__closure__[index]`, of a Python function `f`.
+fn closure_cell(f: &PyObject, index: usize, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    f.downcast_ref::<PyFunction>()?;
+    let closure = f.get_attr("__closure__", vm).ok()?;
+    Some(
+        closure
+            .downcast_ref::<PyTuple>()?
+            .as_slice()
+            .get(index)?
+            .clone(),
+    )
 }
 
 /// The frame's builtins as a dictionary (a module's, when builtins is the module).
@@ -429,6 +452,7 @@ impl fmt::Display for Source {
             Source::IdKey(b, k) => write!(f, "{b}[{k}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
+            Source::CellOf(c) => write!(f, "the cell of {c}"),
             Source::TypeOf(b) => write!(f, "type({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
@@ -511,6 +535,7 @@ impl Source {
             Source::Object(_) => CompiledRead::Object,
             Source::Free(_)
             | Source::Closure(..)
+            | Source::CellOf(_)
             | Source::ConstKey(..)
             | Source::IdKey(..)
             | Source::NativeAttr(..)
@@ -582,6 +607,12 @@ impl Source {
                 let cc = b.name("cell_contents");
                 b.emit(Opcode::LoadAttr, cc << 1);
             }
+            Source::CellOf(_) => {
+                return Err(Unsupported::new(
+                    Kind::Internal,
+                    "a cell is compared by guards, never loaded",
+                ));
+            }
             Source::TypeOf(base) => {
                 b.load_const(vm.ctx.types.type_type.to_owned().into());
                 b.emit(Opcode::PushNull, 0);
@@ -635,6 +666,8 @@ pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()
                 | "__doc__"
                 | "__defaults__"
                 | "__kwdefaults__"
+                | "__code__"
+                | "__globals__"
         )
         .then_some(());
     }

@@ -86,8 +86,7 @@ pub struct State<'vm> {
     /// or of a frame that called it inline. A side effect replayed after the graph must not
     /// raise then (the handler would not see it), so what could make it raise is checked.
     pub under_handler: bool,
-    /// Functions simulated inline, by qualified name (what `explain` lists).
-    pub inlined: Vec<String>,
+    pub inlined: Vec<String>, // by qualified name, what `explain` lists
     pub rollbacks: usize,
     /// Mutations of what existed before the call, for the replacement to replay.
     pub effects: crate::translate::side_effects::SideEffects,
@@ -117,6 +116,8 @@ pub struct State<'vm> {
     pub versioned: Vec<(Source, PyTypeRef)>,
     /// The translated frame's globals (an inlined function that shares them reads `G[...]`).
     pub frame_globals: Option<PyRef<PyDict>>,
+    /// The translated frame's free variables: name, cell object, the simulation's cell.
+    pub free_cells: Vec<(String, PyObjectRef, crate::translate::values::CellRef)>,
     /// Dicts made during the simulation as instances of a subclass of dict (`OrderedDict`,
     /// `defaultdict` and its default factory), by their entries.
     pub dict_kinds: Vec<(crate::translate::values::DictRef, PyTypeRef, Option<Var>)>,
@@ -161,6 +162,7 @@ impl<'vm> State<'vm> {
             class_reads: Vec::new(),
             versioned: Vec::new(),
             frame_globals: None,
+            free_cells: Vec::new(),
             dict_kinds: Vec::new(),
             updates: Vec::new(),
             written: Vec::new(),

@@ -6,12 +6,14 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDictRef, PyTypeRef};
-use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
+use crate::translate::breaks::closure_cells::{CellStore, frame_cells, own_cell_stores};
+use crate::translate::exception_templates;
 use crate::translate::executor::{SimFrame, Slot};
+use crate::translate::function_templates::function_template;
 use crate::translate::held_once::held_once;
 use crate::translate::iterator_templates::stepper_template;
 use crate::translate::side_effects::Effect;
@@ -19,7 +21,7 @@ use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::deferred_text::text_template;
 use crate::translate::values::numbers::{Num, NumExpr};
-use crate::translate::values::{Var, is_literal};
+use crate::translate::values::{CellRef, Var, is_literal};
 
 /// What the replacement returns, built from the graph's outputs.
 #[derive(Clone, Debug)]
@@ -64,37 +66,14 @@ pub enum Template {
         Box<Template>,
         Box<Template>,
     ),
-}
-
-/// The function the replacement calls to remake an instance: `object.__new__(class)`, then
-/// its dictionary filled in, natively (no `__init__`, no `__setattr__` runs again).
-pub fn object_maker(vm: &VirtualMachine) -> PyObjectRef {
-    vm.new_function(
-        "__symtrace_make_object",
-        |class: PyTypeRef, attrs: PyDictRef, vm: &VirtualMachine| -> PyResult {
-            let new = vm
-                .ctx
-                .types
-                .object_type
-                .get_attr(vm.ctx.intern_str("__new__"))
-                .ok_or_else(|| vm.new_type_error("object.__new__ is missing".to_owned()))?;
-            let obj = new.call((class,), vm)?;
-            fill_attributes(&obj, &attrs, vm)?;
-            Ok(obj)
-        },
-    )
-    .into()
-}
-
-/// Fill a remade instance's dictionary with `attrs`, natively (no `__setattr__` runs).
-pub fn fill_attributes(obj: &PyObjectRef, attrs: &PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
-    let dict = obj
-        .dict()
-        .ok_or_else(|| vm.new_type_error("an instance without a __dict__".to_owned()))?;
-    for (k, v) in &**attrs {
-        dict.set_item(&*k, v, vm)?;
-    }
-    Ok(())
+    /// A function made in the call, made again (see `function_templates`): MAKE_FUNCTION of
+    /// `code`, its closure the replacement's cells of these names, then each attribute set
+    /// with SET_FUNCTION_ATTRIBUTE's flag (defaults, keyword defaults, annotations).
+    Function {
+        code: PyObjectRef,
+        closure: Vec<String>,
+        attributes: Vec<(u32, Template)>,
+    },
 }
 
 /// A side effect as the replacement replays it (see `side_effects`): targets are read from
@@ -118,6 +97,15 @@ pub struct Templating {
     /// again from: one held twice (a local and the argument of the breaking call) is one
     /// object, so that a call updating it in place updates what the other holder sees.
     pub constants: Vec<(rustpython_vm::PyObjectRef, Value)>,
+    /// The translated frame's cells and free variables, by name: what the closure of a
+    /// function made in the call is made of again (`function_templates`).
+    pub frame_cells: Vec<(String, CellRef)>,
+    /// A function made again closes over one of the frame's own cells: the replacement
+    /// stores what the simulation left in them before it returns.
+    pub closes_over_own_cells: bool,
+    /// What the replacement stores into its own cells before it leaves (returns, or calls the
+    /// resume function): what the simulation left there (`breaks::closure_cells`).
+    pub cell_stores: Vec<CellStore<Template>>,
 }
 
 /// The frame's state at a break, as templates: what the replacement passes on.
@@ -145,6 +133,8 @@ pub fn frame_state(
         ));
     }
     let n_effects = state.effects.log.len();
+    state.templating.frame_cells = frame_cells(frame);
+    let cell_stores = own_cell_stores(frame, nlocals);
     stored_values_held_once(
         state,
         frame
@@ -153,7 +143,8 @@ pub fn frame_state(
             .chain(frame.slots[..nlocals].iter().filter_map(|s| match s {
                 Slot::Val(v) => Some(v),
                 _ => None,
-            })),
+            }))
+            .chain(cell_stores.iter().filter_map(|c| c.value.as_ref())),
     )?;
     let mut outputs: Vec<Value> = Vec::new();
     let mut numbered: HashMap<Value, usize> = HashMap::new();
@@ -177,7 +168,8 @@ pub fn frame_state(
                 template(state, v)?
                     .ok_or_else(|| Unsupported::new(Kind::Internal, "a local holds NULL"))?,
             ),
-            Slot::Cell(_) => return Err(Unsupported::new(Kind::Internal, "a local is a cell")),
+            // A parameter that is a cell: the resume function reaches it in its closure.
+            Slot::Cell(_) => None,
         });
     }
     let stack = frame.stack.clone();
@@ -189,6 +181,7 @@ pub fn frame_state(
         .iter()
         .map(|v| template(state, v))
         .collect::<Result<Vec<_>, _>>()?;
+    cell_templates(state, cell_stores, &mut outputs, &mut numbered)?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok(FrameAtBreak {
         replays,
@@ -219,21 +212,60 @@ pub fn returned_template(
     state: &mut State<'_>,
     value: &Var,
     raised: bool,
+    frame: &SimFrame,
 ) -> SimResult<(Template, Vec<Replay>)> {
+    state.templating.frame_cells = frame_cells(frame);
+    let cell_stores = own_cell_stores(frame, frame.code.varnames.len());
     // Before any template is built: a value that holds itself is turned away here.
-    stored_values_held_once(state, [value].into_iter())?;
+    stored_values_held_once(
+        state,
+        [value]
+            .into_iter()
+            .chain(cell_stores.iter().filter_map(|c| c.value.as_ref())),
+    )?;
     let mut outputs: Vec<Value> = Vec::new();
     let mut index: HashMap<Value, usize> = HashMap::new();
     let replays = replays(state, &mut outputs, &mut index)?;
     state.templating.replay_point = state.effects.log.len();
     let mut template = if raised {
-        raised_template(state, value, &mut outputs, &mut index)?
+        exception_templates::raised_template(state, value, &mut outputs, &mut index)?
     } else {
         build(state, value, &mut outputs, &mut index)?
     };
     load_early(state, state.effects.log.len(), &mut template);
+    // A function returned (or stored) closes over the frame's cells: they hold what the
+    // simulation left there when it is called.
+    if state.templating.closes_over_own_cells {
+        cell_templates(state, cell_stores, &mut outputs, &mut index)?;
+    }
     recorder::with(|r| r.graph.outputs = outputs);
     Ok((template, replays))
+}
+
+/// `state.templating.cell_stores`: the templates of `stores`, built as the frame's state is
+/// (after the side effects).
+fn cell_templates(
+    state: &mut State<'_>,
+    stores: Vec<CellStore<Var>>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<()> {
+    let after = state.effects.log.len();
+    for c in stores {
+        let value = match &c.value {
+            Some(v) => {
+                let mut t = build(state, v, outputs, index)?;
+                load_early(state, after, &mut t);
+                Some(t)
+            }
+            None => None,
+        };
+        state.templating.cell_stores.push(CellStore {
+            name: c.name,
+            value,
+        });
+    }
+    Ok(())
 }
 
 /// The recorded side effects as the replacement replays them. Each value is built from what
@@ -302,6 +334,9 @@ fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
             .iter_mut()
             .for_each(|(p, _)| load_early(state, after, p)),
         Template::Object(_, entries) | Template::Dict(entries) => entries
+            .iter_mut()
+            .for_each(|(_, v)| load_early(state, after, v)),
+        Template::Function { attributes, .. } => attributes
             .iter_mut()
             .for_each(|(_, v)| load_early(state, after, v)),
         Template::Load(_)
@@ -466,7 +501,7 @@ fn build_value(
                     "an exception that was raised, kept (made again, it would lose its __traceback__)",
                 );
             }
-            exception_template(state, &made.clone(), outputs, index)?
+            exception_templates::exception_template(state, &made.clone(), outputs, index)?
         }
         // A tensor made from constants and then updated in place: a graph value now.
         Var::Obj(o)
@@ -648,45 +683,9 @@ fn build_value(
                 format!("returns a {} made during the call", class_name(o)),
             );
         }
+        Var::Func(f) => function_template(state, f, |state, v| build(state, v, outputs, index))?,
         other => return unsupported(Kind::Rebuild, format!("returns a {}", other.kind())),
     })
-}
-
-/// The template of the exception a frame raises out of itself (the replacement raises it,
-/// and the VM gives it its traceback).
-fn raised_template(
-    state: &mut State<'_>,
-    v: &Var,
-    outputs: &mut Vec<Value>,
-    index: &mut HashMap<Value, usize>,
-) -> SimResult<Template> {
-    match v {
-        Var::Obj(o) if let Some(made) = state.made_exception(o) => {
-            exception_template(state, &made.clone(), outputs, index)
-        }
-        other => build(state, other, outputs, index),
-    }
-}
-
-/// `class(*args)`, for an exception the simulation made.
-fn exception_template(
-    state: &mut State<'_>,
-    made: &crate::translate::values::exceptions::MadeException,
-    outputs: &mut Vec<Value>,
-    index: &mut HashMap<Value, usize>,
-) -> SimResult<Template> {
-    if made.chained {
-        return unsupported(
-            Kind::Rebuild,
-            "an exception raised while another was handled (made again, it would lose its __context__)",
-        );
-    }
-    let args = made
-        .args
-        .iter()
-        .map(|a| build(state, a, outputs, index))
-        .collect::<SimResult<_>>()?;
-    Ok(Template::New(made.class.clone().into(), args))
 }
 
 fn class_name(o: &PyObjectRef) -> String {

@@ -338,6 +338,8 @@ pub(crate) fn translate_loop_break(
         replayed: nop,
         pushed: Vec::new(),
         handler: None,
+        // Refused above: a frame with cells is not split.
+        closure: None,
     };
     let graph_break = GraphBreak {
         after_nothing: None,

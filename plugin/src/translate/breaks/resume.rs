@@ -8,6 +8,7 @@ use rustpython_vm::{Py, PyObjectRef, PyRef, VirtualMachine};
 
 use crate::bytecode::builder::{Builder, Label};
 use crate::bytecode::{CodeLayout, Handler, Instr};
+use crate::translate::breaks::closure_cells::{cells_made_free, renumbered};
 use crate::translate::state::{Kind, SimResult, Unsupported};
 
 /// The shape of the state a resume function takes: what decides its code.
@@ -50,14 +51,19 @@ pub fn resume_code(
         extra_locals: &[],
     };
     let nlocals = original.varnames.len();
-    let mut b = Builder::new(
-        resumed_layout(CodeLayout::of(original), shape, &made, vm),
-        position,
-        vm,
-    );
+    let layout = resumed_layout(CodeLayout::of(original), shape, &made, vm);
+    // Slots of cells and free variables move (see `closure_cells`); the others keep theirs.
+    let from = CodeLayout::of(original).localsplus_names();
+    let to = layout.localsplus_names();
+    let mut b = Builder::new(layout, position, vm);
     emit_prologue(&mut b, shape, nlocals, marker);
     for (i, x) in body.iter().enumerate() {
-        b.copy(i, x, x.target.map(Label::Original));
+        let copies = renumbered(x, &from, &to).ok_or_else(|| {
+            Unsupported::new(Kind::Internal, "a slot of the original has no name")
+        })?;
+        for (k, y) in copies.iter().enumerate() {
+            b.copy(i, y, x.target.filter(|_| k == 0).map(Label::Original));
+        }
         if i == 0 && x.op == Opcode::Resume {
             // Only the prologue's RESUME starts the function.
             let y = b.last_mut().expect("just copied");
@@ -78,13 +84,15 @@ pub struct Resumed<'a> {
 }
 
 /// The layout of a function that starts inside the body of `layout`'s code with the state of
-/// `shape` as its parameters: the original's locals, then the non-NULL stack values.
+/// `shape` as its parameters: the original's locals, then the non-NULL stack values; the
+/// original's cells are its free variables (`closure_cells`).
 pub fn resumed_layout(
     mut layout: CodeLayout,
     shape: &ResumeShape,
     made: &Resumed<'_>,
     vm: &VirtualMachine,
 ) -> CodeLayout {
+    cells_made_free(&mut layout, vm);
     let nlocals = layout.varnames.len();
     let passed = shape.stack.iter().filter(|null| !**null).count();
     for k in 0..passed {
@@ -317,6 +325,10 @@ impl ResumeCache {
             );
         }
         let m = &made[&key];
+        if !m.code.freevars.is_empty() {
+            // A closure over the frame's cells: the replacement makes it (`closure_cells`).
+            return Ok(m.name.clone());
+        }
         let bound = globals.get_item_opt(m.name.as_str(), vm).ok().flatten();
         let current = bound
             .as_ref()

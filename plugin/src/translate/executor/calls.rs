@@ -86,6 +86,7 @@ impl State<'_> {
             code,
             defaults: None,
             kwdefaults: None,
+            annotations: None,
             closure: Vec::new(),
             globals: f.globals.clone(),
         };
@@ -103,6 +104,7 @@ impl State<'_> {
             code: func.code.clone(),
             defaults: func.defaults.clone(),
             kwdefaults: func.kwdefaults.clone(),
+            annotations: func.annotations.clone(),
             closure: func.closure.clone(),
             globals: func.globals.clone(),
         };
@@ -119,8 +121,9 @@ impl State<'_> {
                     })
                     .collect::<SimResult<Vec<_>>>()?;
             }
-            // Annotations are not read by the simulation.
-            Ok(MakeFunctionFlag::Annotations | MakeFunctionFlag::Annotate) => {}
+            Ok(MakeFunctionFlag::Annotations | MakeFunctionFlag::Annotate) => {
+                new.annotations = Some((x.arg, value));
+            }
             _ => return unsupported(Kind::Opcode, "a function with type parameters"),
         }
         f.push(Var::Func(Rc::new(new)));

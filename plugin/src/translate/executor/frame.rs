@@ -103,6 +103,11 @@ impl SimFrame {
         !self.handling.is_empty()
     }
 
+    /// The name of slot `i` (a local, a cell or a free variable).
+    pub fn slot_name(&self, i: usize) -> Option<&str> {
+        self.names.get(i).map(String::as_str)
+    }
+
     pub fn slot_of(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|n| n == name)
     }

@@ -19,7 +19,7 @@ use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, u
 use crate::translate::values::tensor_functions::{
     ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name, native_operand,
 };
-use crate::translate::values::{CellRef, CellState, Globals, SimGen, Var, is_plain};
+use crate::translate::values::{CellRef, Globals, SimGen, Var, is_plain};
 
 /// A function to simulate inline, whatever made it.
 struct Callee {
@@ -107,7 +107,12 @@ impl State<'_> {
                         Var::Lazy(_, s) => Some(s.clone()),
                         _ => None,
                     };
-                    self.obj(callable)?; // its identity
+                    match &source {
+                        Some(s) if self.rely_on_nested_function(&o, s) => {}
+                        _ => {
+                            self.obj(callable)?; // its identity
+                        }
+                    }
                     let callee = self.python_callee(&o, source)?;
                     return self.inline(callee, args, kwargs);
                 }
@@ -398,20 +403,7 @@ impl State<'_> {
                 ));
             }
         }
-        let mut closure = Vec::new();
-        if let Ok(cells) = get("__closure__")?.downcast::<PyTuple>() {
-            for (i, cell) in cells.as_slice().iter().enumerate() {
-                let value = cell
-                    .get_attr("cell_contents", vm)
-                    .ok()
-                    .map(|v| Var::Lazy(v, Source::Closure(Box::new(through.clone()), i)));
-                closure.push(Rc::new(RefCell::new(CellState {
-                    value,
-                    existing: true,
-                    home: None,
-                })));
-            }
-        }
+        let closure = self.inlined_closure(&get("__closure__")?, &code, &through);
         Ok(Callee {
             code,
             globals,

@@ -228,7 +228,7 @@ pub fn dict_object_maker(vm: &VirtualMachine) -> PyObjectRef {
                 };
                 set.call((obj.clone(), k.clone(), v.clone()), vm)?;
             }
-            crate::translate::templates::fill_attributes(&obj, &attrs, vm)?;
+            crate::translate::object_templates::fill_attributes(&obj, &attrs, vm)?;
             Ok(obj)
         },
     )

@@ -30,6 +30,7 @@ pub mod keyed;
 pub mod keyword_positions;
 pub mod list_methods;
 pub mod made_dicts;
+pub mod nested_functions;
 pub mod numbers;
 pub mod objects;
 pub mod operators;
@@ -75,6 +76,9 @@ pub struct SimFunction {
     pub code: PyRef<PyCode>,
     pub defaults: Option<Var>,
     pub kwdefaults: Option<Var>,
+    /// `__annotations__` or `__annotate__`, as SET_FUNCTION_ATTRIBUTE's flag gave it: not read
+    /// by the simulation, kept to make the function again.
+    pub annotations: Option<(u32, Var)>,
     pub closure: Vec<CellRef>,
     /// The globals of the frame that made it.
     pub globals: Globals,
