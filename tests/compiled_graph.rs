@@ -215,7 +215,7 @@ fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
             "global root: same=True hits=2 direct=2",
             "side effect: same=True hits=2 direct=0",
             "effects replayed: 4",
-            "overflow raised in: times line 57",
+            "overflow raised in: times line 58",
             "overflow: hits 1 direct 0",
             "traceback entry as eager's: True ~~^~~",
             "list item replaced: same=True direct=1",

@@ -68,6 +68,31 @@ torch._dynamo.reset()
 check("compiler.disable as a decorator", torch.compile(lambda t: untraced(t) * 2)(x).tolist()
       == ((x + 1) * 2).tolist())
 
+frames_as_written = []
+
+
+def scaled(t):
+    return t * 3.0
+
+
+@torch._dynamo.disable(recursive=False)
+def checker(t):
+    frames_as_written.append(len(frames_as_written))  # as written: no replay to guard
+    return scaled(t) + 1.0
+
+
+def calls_checker(t):
+    return checker(t * 2.0) - 1.0
+
+
+torch._dynamo.reset()
+e = torch._dynamo.explain(calls_checker)(x)
+got = [torch.compile(calls_checker)(x).tolist() for _ in range(2)]
+check("_dynamo.disable(recursive=False): the frame as written, its callee traced",
+      got == [((x * 2.0) * 3.0 + 1.0 - 1.0).tolist()] * 2 and frames_as_written == [0, 1, 2]
+      and any("recursive=False" in b["reason"] for b in e.break_reasons)
+      and torch.stats()["translations"] >= 2, (got, frames_as_written, e.break_reasons))
+
 y = torch.randn(5, 4)
 torch._dynamo.mark_dynamic(y, 0)
 torch._dynamo.mark_static(y, 1)

@@ -389,10 +389,39 @@ pub(super) mod module {
         }
     }
 
-    /// `disable(fn)`: `fn` and what it calls run untraced.
+    #[derive(FromArgs)]
+    struct DisableArgs {
+        #[pyarg(any, default)]
+        r#fn: Option<PyObjectRef>,
+        #[pyarg(named, default = true)]
+        recursive: bool,
+    }
+
+    /// `disable(fn)`: `fn` and what it calls run untraced. `disable(fn, recursive=False)`
+    /// (torch's `torch._dynamo.disable(fn, recursive=False)`): `fn`'s own frames run as
+    /// written, what it calls is traced as usual; its code object is skipped by the hook and a
+    /// traced caller breaks at its call instead of inlining it. `disable(recursive=False)`
+    /// without `fn` is the decorator.
     #[pyfunction]
-    fn disable(func: PyObjectRef, vm: &VirtualMachine) -> PyObjectRef {
-        PyDisabledFunction { func }.into_pyobject(vm)
+    fn disable(args: DisableArgs, vm: &VirtualMachine) -> PyResult {
+        let Some(func) = args.r#fn else {
+            let partial = vm.import("functools", 0)?.get_attr("partial", vm)?;
+            let disable = vm.import("symtrace", 0)?.get_attr("disable", vm)?;
+            let kwargs = FuncArgs::new(
+                vec![disable],
+                rustpython_vm::function::KwArgs::new(
+                    [("recursive".into(), vm.ctx.new_bool(args.recursive).into())]
+                        .into_iter()
+                        .collect(),
+                ),
+            );
+            return partial.call(kwargs, vm);
+        };
+        if args.recursive {
+            return Ok(PyDisabledFunction { func }.into_pyobject(vm));
+        }
+        crate::translate::frame_disabled::disable_frames_of(&func, vm)?;
+        Ok(func)
     }
 
     /// What `set_stance` returns: the stance is set already; used as a context manager, the

@@ -43,7 +43,7 @@ def reset():
 
 def disable(fn=None, recursive=True, *, reason=None):
     import symtrace
-    return symtrace.disable if fn is None else symtrace.disable(fn)
+    return symtrace.disable(fn, recursive=recursive)
 
 
 def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):

@@ -13,6 +13,7 @@ pub(crate) mod effect;
 pub(crate) mod exception_templates;
 pub(crate) mod executor;
 pub(crate) mod explain;
+pub(crate) mod frame_disabled;
 pub(crate) mod function_templates;
 pub(crate) mod graph_call;
 pub(crate) mod guards;

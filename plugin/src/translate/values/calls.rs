@@ -103,6 +103,12 @@ impl State<'_> {
             Var::Lazy(o, _) | Var::Obj(o) => {
                 let o = o.clone();
                 if o.downcast_ref::<PyFunction>().is_some() {
+                    if crate::translate::frame_disabled::frames_disabled(&o, vm) {
+                        return unsupported(
+                            Kind::Call,
+                            "a function disabled with symtrace.disable(recursive=False)",
+                        );
+                    }
                     let source = match callable {
                         Var::Lazy(_, s) => Some(s.clone()),
                         _ => None,
