@@ -122,6 +122,36 @@ def made_functions():
 case("functions made in the call, held at a break", made_functions(), lambda i: (x, 1.5), 2, 1)
 
 
+def _raise_if(fail):
+    if fail:
+        raise ValueError("asked to")
+
+
+raise_if = st.disable(_raise_if)  # an opaque call: the graph breaks there
+
+
+def handled():
+    def run(x, fail):
+        scale = 2.0
+        act = lambda y: y * scale
+        try:
+            y = act(x)
+            raise_if(fail)  # breaks under the handler: the handler function is a closure too
+            scale = 3.0
+        except ValueError:
+            scale = 10.0  # stored into the cell by the handler, run as written
+            y = x + 1.0
+        return act(y), scale
+
+    return run
+
+
+# Translations: the frame, its resume function, and the lambda on its own (the handler
+# function runs as written and calls it).
+case("a break under a try/except, the call raising on the second call", handled(),
+     lambda i: (x, i == 1), 2, 1, most=3)
+
+
 def returns_closure():
     def run(x):
         s = x.sum() * 2.0

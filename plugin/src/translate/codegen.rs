@@ -426,7 +426,7 @@ impl Codegen<'_> {
     /// stack), the offset of the raising instruction when the handler wants it, and the
     /// exception. Call the handler's function with all but the first two, and return what it
     /// returns (or let what it raises out).
-    fn landing_pad(&mut self, h: &HandlerPlan<'_>, passed: usize) {
+    fn landing_pad(&mut self, h: &HandlerPlan<'_>, passed: usize) -> SimResult<()> {
         let b = &mut self.b;
         if h.push_lasti {
             // An offset in the replacement means nothing in the handler's function, where
@@ -444,12 +444,19 @@ impl Codegen<'_> {
         // (a NULL is never popped: POP_TOP takes an object)
         b.emit(Opcode::Swap, 3);
         b.emit(Opcode::PopTop, 0);
-        let f = b.name(h.handler_global);
-        b.emit(Opcode::LoadGlobal, f << 1);
+        match &h.closure {
+            Some(code) => self.make_closure(code)?,
+            None => {
+                let f = b.name(h.handler_global);
+                b.emit(Opcode::LoadGlobal, f << 1);
+            }
+        }
+        let b = &mut self.b;
         b.emit(Opcode::Swap, 3);
         b.emit(Opcode::PushNull, 0);
         b.emit(Opcode::CallFunctionEx, 0);
         b.emit(Opcode::ReturnValue, 0);
+        Ok(())
     }
 }
 
@@ -573,6 +580,9 @@ pub struct HandlerPlan<'a> {
     /// The handler's stack depth in the original.
     pub depth: usize,
     pub push_lasti: bool,
+    /// In a frame with cells: the function's code, made a closure over the replacement's
+    /// cells, as the resume function is.
+    pub closure: Option<PyRef<PyCode>>,
 }
 
 /// The replacement code for `original` that breaks: run the graph, load the resume function,
@@ -667,7 +677,7 @@ pub fn generate_break(
     e.b.emit(Opcode::ReturnValue, 0);
     if let (Some(h), Some(passed)) = (&plan.handler, passed) {
         e.b.place(pad);
-        e.landing_pad(h, passed);
+        e.landing_pad(h, passed)?;
     }
     generated(e.b.finish())
 }

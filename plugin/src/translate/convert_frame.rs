@@ -15,7 +15,7 @@ use crate::graph::recorder;
 use crate::graph::{Graph, Value};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::loop_split::translate_loop_break;
-use crate::translate::breaks::resume::handler_shape;
+use crate::translate::breaks::resume::{Purpose, handler_shape};
 use crate::translate::breaks::{
     AtFailure, BreakPolicy, GraphBreak, NotBreakable, ResumeShape, located_at, not_breakable,
     replayed, returns_right_after,
@@ -298,7 +298,7 @@ fn translate_with_break(
         .body_pc()
         .ok_or_else(|| Unsupported::new(Kind::Internal, "stopped in the prologue"))?;
     let body = frame.body().to_vec();
-    match not_breakable(code, &body, index) {
+    match not_breakable(&body, index) {
         None => {}
         Some(NotBreakable::InLoop(_)) => return Err(NoBreak::InLoop(index)),
         Some(why) => return Err(why.to_unsupported().into()),
@@ -350,18 +350,22 @@ fn translate_with_break(
         Some(h) => {
             let kept: Vec<bool> = saved.kept.iter().map(Option::is_none).collect();
             let shape = handler_shape(h, &kept, shape.unbound.clone())?;
-            Some((
-                h,
-                resumes.handler_function_for(code, &body, &shape, view.globals(), vm)?,
-            ))
+            let name = resumes.handler_function_for(code, &body, &shape, view.globals(), vm)?;
+            let closure = resumes
+                .made_code(code, Purpose::Handler(shape))
+                .filter(|c| !c.freevars.is_empty());
+            Some((h, name, closure))
         }
         None => None,
     };
-    let handler = handler_global.as_ref().map(|(h, name)| HandlerPlan {
-        handler_global: name,
-        depth: h.depth as usize,
-        push_lasti: h.push_lasti,
-    });
+    let handler = handler_global
+        .as_ref()
+        .map(|(h, name, closure)| HandlerPlan {
+            handler_global: name,
+            depth: h.depth as usize,
+            push_lasti: h.push_lasti,
+            closure: closure.clone(),
+        });
     let plan = BreakPlan {
         resume_global: &resume_global,
         locals: saved.locals,

@@ -11,8 +11,8 @@
 //! A break is taken only where it keeps tensor work; elsewhere the frame runs as written, as
 //! before. An instruction inside a loop is not broken here (resuming there would nest a call
 //! per iteration): `loop_split` splits the loop instead. In a frame with cells or free
-//! variables the resume function is a closure over the frame's cells (`closure_cells`); such
-//! a frame is not (yet) broken under an exception handler, nor its loops split.
+//! variables the resume and handler functions are closures over the frame's cells
+//! (`closure_cells`); such a frame's loops are not (yet) split.
 //!
 //! Under an exception handler (a `try` or `with` block), the resume function keeps the
 //! original's exception table, so what follows the break is covered as written; the breaking
@@ -118,9 +118,6 @@ pub fn branch_if_bool(x: &Instr) -> AtFailure {
 /// Why an instruction cannot be a break point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotBreakable {
-    /// A frame with cells or free variables, under an exception handler: the resume function
-    /// is a closure over the frame's cells (`closure_cells`), the handler function not (yet).
-    Cells,
     /// A jump, return or raise, or the frame's first instruction.
     ControlFlow,
     /// Inside a loop: resuming there would nest a call per iteration; the loop is split
@@ -133,9 +130,6 @@ pub enum NotBreakable {
 impl NotBreakable {
     pub fn to_unsupported(self) -> Unsupported {
         let message = match self {
-            NotBreakable::Cells => {
-                "under a handler, in a frame with cells or free variables".to_owned()
-            }
             NotBreakable::ControlFlow => "a jump, return or raise".to_owned(),
             NotBreakable::InLoop(_) => "inside a loop".to_owned(),
             NotBreakable::NotReplayable(op) => format!("{} cannot be replayed", opcode_name(op)),
@@ -145,12 +139,8 @@ impl NotBreakable {
 }
 
 /// Why the body instruction at `index` of `code` cannot be a break point, if it cannot.
-pub fn not_breakable(code: &PyCode, body: &[Instr], index: usize) -> Option<NotBreakable> {
+pub fn not_breakable(body: &[Instr], index: usize) -> Option<NotBreakable> {
     let x = body.get(index)?;
-    let has_cells = !code.cellvars.is_empty() || !code.freevars.is_empty();
-    if has_cells && x.handler.is_some() {
-        return Some(NotBreakable::Cells);
-    }
     if x.target.is_some() || x.op.is_no_fallthrough() || index == 0 {
         return Some(NotBreakable::ControlFlow);
     }

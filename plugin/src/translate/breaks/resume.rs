@@ -254,10 +254,12 @@ impl ResumeCache {
 
     /// The code of the resume function for `shape`, once made.
     pub fn code_for(&self, original: &Py<PyCode>, shape: &ResumeShape) -> Option<PyRef<PyCode>> {
-        let key = (
-            original as *const _ as usize,
-            Purpose::Resume(shape.clone()),
-        );
+        self.made_code(original, Purpose::Resume(shape.clone()))
+    }
+
+    /// The code of the function made for `purpose`, once made.
+    pub fn made_code(&self, original: &Py<PyCode>, purpose: Purpose) -> Option<PyRef<PyCode>> {
+        let key = (original as *const _ as usize, purpose);
         let made = self.made.lock().unwrap_or_else(|e| e.into_inner());
         made.get(&key).map(|m| m.code.clone())
     }
