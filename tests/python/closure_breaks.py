@@ -122,6 +122,19 @@ def made_functions():
 case("functions made in the call, held at a break", made_functions(), lambda i: (x, 1.5), 2, 1)
 
 
+def computed_default():
+    def run(x, s):
+        act = lambda y, k=s * 2.0: y * k  # a new defaults tuple on every call
+        a = act(x)
+        st.graph_break()
+        return act(a)
+
+    return run
+
+
+case("a lambda with a computed default, across a break", computed_default(), lambda i: (x + i, 1.5), 2, 1)
+
+
 def _raise_if(fail):
     if fail:
         raise ValueError("asked to")

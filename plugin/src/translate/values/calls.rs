@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyTuple, PyType};
+use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyType};
 use rustpython_vm::bytecode::CodeFlags;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
@@ -373,26 +373,7 @@ impl State<'_> {
             dict: globals,
             owner: (!own).then(|| through.clone()),
         };
-        let defaults = match get("__defaults__")?.downcast::<PyTuple>() {
-            Ok(t) => {
-                let all = Source::NativeAttr(Box::new(through.clone()), "__defaults__".into());
-                // A tuple never changes: which one the function holds fixes its plain
-                // defaults, until `f.__defaults__ = ...` swaps it.
-                self.guard(&all, Check::is(t.clone().into()));
-                let item = |i| Source::Item(Box::new(all.clone()), i);
-                let plain =
-                    |d: &PyObjectRef| is_plain(d, vm) || d.class().is(vm.ctx.types.object_type);
-                t.as_slice()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| match plain(d) {
-                        true => Var::Obj(d.clone()),
-                        false => Var::Lazy(d.clone(), item(i)),
-                    })
-                    .collect()
-            }
-            Err(_) => Vec::new(),
-        };
+        let defaults = self.inlined_defaults(get("__defaults__")?, &code, &through);
         // Keyword-only defaults live in a dict, which may change in place: each is read
         // through it, guarded where it is used.
         let mut kwdefaults = Vec::new();

@@ -15,7 +15,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::State;
-use crate::translate::values::{CellRef, CellState, Var};
+use crate::translate::values::{CellRef, CellState, Var, is_plain};
 
 impl State<'_> {
     /// Guard what a function defined inside another one (its qualified name says
@@ -29,10 +29,7 @@ impl State<'_> {
         else {
             return false;
         };
-        let nested = code
-            .downcast_ref::<PyCode>()
-            .is_some_and(|c| c.qualname.as_str().contains("<locals>"));
-        if !nested {
+        if !code.downcast_ref::<PyCode>().is_some_and(|c| is_nested(c)) {
             return false;
         }
         self.guard(source, Check::type_is(func.class().to_owned()));
@@ -96,4 +93,45 @@ impl State<'_> {
         }
         made
     }
+
+    /// The positional defaults of an inlined function (`defaults`, its `__defaults__`, read
+    /// through `through`). A tuple never changes: which one a function holds fixes its plain
+    /// defaults, until `f.__defaults__ = ...` swaps it. A nested function gets a new tuple
+    /// per call where a default is computed (`lambda y, s=scale: ...`): its length is
+    /// guarded, and each default read where it is used.
+    pub(super) fn inlined_defaults(
+        &mut self,
+        defaults: PyObjectRef,
+        code: &PyCode,
+        through: &Source,
+    ) -> Vec<Var> {
+        let vm = self.vm;
+        let all = Source::NativeAttr(Box::new(through.clone()), "__defaults__".into());
+        let Ok(t) = defaults.downcast::<PyTuple>() else {
+            if is_nested(code) {
+                self.guard(&all, Check::IsNone);
+            }
+            return Vec::new();
+        };
+        let item = |i| Source::Item(Box::new(all.clone()), i);
+        let items = t.as_slice().iter().enumerate();
+        if is_nested(code) {
+            self.guard(&all, Check::type_is(vm.ctx.types.tuple_type.to_owned()));
+            self.guard(&all, Check::Len(t.len()));
+            return items.map(|(i, d)| Var::Lazy(d.clone(), item(i))).collect();
+        }
+        self.guard(&all, Check::is(t.clone().into()));
+        let plain = |d: &PyObjectRef| is_plain(d, vm) || d.class().is(vm.ctx.types.object_type);
+        items
+            .map(|(i, d)| match plain(d) {
+                true => Var::Obj(d.clone()),
+                false => Var::Lazy(d.clone(), item(i)),
+            })
+            .collect()
+    }
+}
+
+/// A function defined inside another one: its enclosing function makes it on every call.
+fn is_nested(code: &PyCode) -> bool {
+    code.qualname.as_str().contains("<locals>")
 }
