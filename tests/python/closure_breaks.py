@@ -135,6 +135,33 @@ def computed_default():
 case("a lambda with a computed default, across a break", computed_default(), lambda i: (x + i, 1.5), 2, 1)
 
 
+def looped():
+    def run(x, n):
+        scale = 2.0
+        seen = 0
+
+        def act(y):
+            nonlocal seen
+            seen += 1
+            return st.relu(y * scale) + 1.0
+
+        for i in range(n):
+            x = act(x) * 0.5
+            x = x + 1.0
+            st.graph_break()  # the loop is split: body and driver are closures too
+            scale = scale + 1.0
+            if i == 5:
+                return x, -1
+        return act(x), scale, seen
+
+    return run
+
+
+# Graphs: the body before its break, and after the loop; breaks: the loop, the call in it.
+case("a break inside a loop, with closures over the frame's cells", looped(),
+     lambda i: (x, 2 + i % 2), 2, 2, most=4)
+
+
 def _raise_if(fail):
     if fail:
         raise ValueError("asked to")

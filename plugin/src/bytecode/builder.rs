@@ -74,6 +74,11 @@ impl<'vm> Builder<'vm> {
         }
     }
 
+    /// The layout of the code being built.
+    pub fn layout(&self) -> &CodeLayout {
+        &self.layout
+    }
+
     pub fn vm(&self) -> &'vm VirtualMachine {
         self.vm
     }

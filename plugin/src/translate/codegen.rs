@@ -13,7 +13,7 @@ use rustpython_vm::{PyRef, VirtualMachine};
 
 use crate::bytecode::builder::{BuildError, Builder};
 use crate::bytecode::{CodeLayout, Handler, Instr, Position};
-use crate::translate::breaks::closure_cells::CellStore;
+use crate::translate::breaks::closure_cells::{CellStore, emit_closure};
 use crate::translate::function_templates::CLOSURE;
 use crate::translate::graph_call::GraphCall;
 use crate::translate::side_effects::Effect;
@@ -79,15 +79,7 @@ impl Codegen<'_> {
     /// The function of `code` with the replacement's own cells as its closure, in the order
     /// of `code`'s free variables (each loaded as a cell, as LOAD_CLOSURE does).
     fn make_closure(&mut self, code: &PyRef<PyCode>) -> SimResult<()> {
-        self.build(&Template::Function {
-            code: code.clone().into(),
-            closure: code
-                .freevars
-                .iter()
-                .map(|n| n.as_str().to_owned())
-                .collect(),
-            attributes: Vec::new(),
-        })
+        emit_closure(&mut self.b, code)
     }
 
     /// Call the compiled graph named `g` in the globals with the roots of its inputs. Where

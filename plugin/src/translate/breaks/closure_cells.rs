@@ -6,15 +6,20 @@
 //! makes it with MAKE_FUNCTION from its own cells, after it stored into them what the
 //! simulation left there. The function is made on every call, as Python makes a nested
 //! function; its code is made once, so its translations are cached as any resume function's.
+//! So are the handler function of a break under a handler and a split loop's body and driver
+//! (the driver makes the body function and the functions after the loop from its cells).
 
-use rustpython_vm::VirtualMachine;
-use rustpython_vm::builtins::PyStrInterned;
+use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::bytecode::Opcode;
+use rustpython_vm::{PyRef, VirtualMachine};
 
+use crate::bytecode::builder::{Builder, Label};
 use crate::bytecode::opcodes::{local_slots, uses_cell_slot};
 use crate::bytecode::{CodeLayout, Instr};
 use crate::translate::executor::{SimFrame, Slot};
+use crate::translate::function_templates::CLOSURE;
 use crate::translate::source::Source;
+use crate::translate::state::{Kind, SimResult, Unsupported};
 use crate::translate::values::{CellRef, Var};
 
 /// The prefix of the name a parameter that was a cell keeps in a resume function: the slot
@@ -46,7 +51,7 @@ pub fn cells_made_free(layout: &mut CodeLayout, vm: &VirtualMachine) {
 /// `x`, copied from code whose slots are named `from`, with its slots renumbered by name for
 /// code whose slots are named `to`. A pair of locals packed in one oparg is split in two where
 /// a new number does not fit in its four bits. `None`: a slot has no name in `to`.
-pub fn renumbered(
+fn renumbered(
     x: &Instr,
     from: &[&'static PyStrInterned],
     to: &[&'static PyStrInterned],
@@ -138,4 +143,42 @@ pub fn frame_cells(frame: &SimFrame) -> Vec<(String, CellRef)> {
             _ => None,
         })
         .collect()
+}
+
+/// Copy the original's instruction `i` (`x`, slots named `from`) into `b`, its slots
+/// renumbered for `b`'s layout (see `renumbered`), its jump to `to`.
+pub fn copy_renumbered(
+    b: &mut Builder<'_>,
+    i: usize,
+    x: &Instr,
+    to: Option<Label>,
+    from: &[&'static PyStrInterned],
+) -> SimResult<()> {
+    let names = b.layout().localsplus_names();
+    let copies = renumbered(x, from, &names)
+        .ok_or_else(|| Unsupported::new(Kind::Internal, "a slot of the original has no name"))?;
+    for (k, y) in copies.iter().enumerate() {
+        b.copy(i, y, to.filter(|_| k == 0));
+    }
+    Ok(())
+}
+
+/// Push the function of `code` whose closure is the cells of `b`'s code of the same names
+/// (each loaded as a cell, as LOAD_CLOSURE does): a resume, handler, loop body or driver
+/// function made in a frame with cells.
+pub fn emit_closure(b: &mut Builder<'_>, code: &PyRef<PyCode>) -> SimResult<()> {
+    for name in code.freevars.iter() {
+        let slot = b.slot(name.as_str()).ok_or_else(|| {
+            Unsupported::new(
+                Kind::Internal,
+                format!("no cell {} to close over", name.as_str()),
+            )
+        })?;
+        b.emit(Opcode::LoadFast, slot);
+    }
+    b.emit(Opcode::BuildTuple, code.freevars.len() as u32);
+    b.load_const(code.clone().into());
+    b.emit(Opcode::MakeFunction, 0);
+    b.emit(Opcode::SetFunctionAttribute, CLOSURE);
+    Ok(())
 }

@@ -6,6 +6,7 @@ use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::{CodeFlags, Opcode};
 use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 
+use super::closure_cells::{cells_made_free, copy_renumbered, emit_closure};
 use super::loop_split::{Exit, Exits};
 use super::resume::{ResumeShape, Resumed, emit_prologue, resumed_layout};
 use crate::bytecode::analysis::Loop;
@@ -48,6 +49,8 @@ pub fn body_code(
     ));
     layout.obj_name = name;
     layout.qualname = name;
+    cells_made_free(&mut layout, vm);
+    let from = CodeLayout::of(original).localsplus_names();
 
     let mut b = Builder::new(layout, body[lp.start()].position, vm);
     b.emit(Opcode::Resume, 0);
@@ -94,7 +97,7 @@ pub fn body_code(
             t if lp.contains(t) || region.contains(&t) => Label::Original(t),
             t => own[exits.tag(Exit::Leave(t))],
         });
-        b.copy(i, x, to);
+        copy_renumbered(&mut b, i, x, to, &from)?;
         if let (Some(h), Some(outer)) = (x.handler, lp.outer)
             && h == outer
         {
@@ -128,12 +131,14 @@ pub fn body_code(
 
 /// What the driver needs besides the loop.
 pub struct Driver<'a> {
-    /// The body function's name in the globals.
+    /// The body function's name in the globals, or in a frame with cells its code, made a
+    /// closure over the driver's cells (`closure_cells`).
     pub body_global: &'a str,
+    pub body_closure: Option<PyRef<PyCode>>,
     /// Per exit out of the loop (and `None` for the `for` loop running out), the resume
     /// function the driver calls instead of running the rest of the frame as written, where
-    /// the stack is empty there.
-    pub after: Vec<(Option<usize>, String)>,
+    /// the stack is empty there (and its code, made a closure, in a frame with cells).
+    pub after: Vec<(Option<usize>, String, Option<PyRef<PyCode>>)>,
     /// Stack depth of the original at each of its instructions.
     pub depths: &'a [Option<i64>],
     /// Locals unbound at the head or deleted by the body: they may hold the marker.
@@ -176,12 +181,24 @@ pub fn driver_code(
         extra_locals: &["%item", "%tag", "%value"],
     };
     let layout = resumed_layout(CodeLayout::of(original), &shape, &made, vm);
+    let from = CodeLayout::of(original).localsplus_names();
     let mut b = Builder::new(layout, body[lp.head].position, vm);
     emit_prologue(&mut b, &shape, nlocals, d.marker);
     let mut pads = Vec::new();
-    let body_fn = b.name(d.body_global);
-    // Two exits may resume at the same place, through the same function.
-    let after: Vec<(Option<usize>, u32)> = d.after.iter().map(|(x, g)| (*x, b.name(g))).collect();
+    // The function and its NULL: a global, or a closure over the driver's cells.
+    let callee = |b: &mut Builder<'_>, global: &str, closure: &Option<PyRef<PyCode>>| {
+        match closure {
+            Some(code) => {
+                emit_closure(b, code)?;
+                b.emit(Opcode::PushNull, 0);
+            }
+            None => {
+                let g = b.name(global);
+                b.emit(Opcode::LoadGlobal, (g << 1) | 1);
+            }
+        }
+        SimResult::Ok(())
+    };
     // Delete the locals that still hold the marker (the rest of the frame runs here).
     let clear_marked = |b: &mut Builder<'_>| {
         for &slot in d.maybe_unbound {
@@ -195,9 +212,10 @@ pub fn driver_code(
         }
     };
     // Call the resume function for the rest of the frame, or run it here.
+    // Two exits may resume at the same place, through the same function.
     let leave = |b: &mut Builder<'_>, x: Option<usize>, to: Option<Label>| {
-        if let Some((_, g)) = after.iter().find(|(y, _)| *y == x) {
-            b.emit(Opcode::LoadGlobal, (g << 1) | 1);
+        if let Some((_, g, closure)) = d.after.iter().find(|(y, ..)| *y == x) {
+            callee(b, g, closure)?;
             for slot in 0..nlocals {
                 b.emit(Opcode::LoadFast, slot as u32);
             }
@@ -209,6 +227,7 @@ pub fn driver_code(
                 b.jump(Opcode::JumpForward, 0, to);
             }
         }
+        SimResult::Ok(())
     };
     for (i, x) in body.iter().enumerate() {
         if d.region.contains(&i) {
@@ -240,7 +259,7 @@ pub fn driver_code(
                 b.place(checked);
                 pads.push((slot, pad, checked));
             }
-            b.emit(Opcode::LoadGlobal, (body_fn << 1) | 1);
+            callee(&mut b, d.body_global, &d.body_closure)?;
             for slot in 0..nlocals {
                 b.emit(Opcode::LoadFast, slot as u32);
             }
@@ -285,7 +304,7 @@ pub fn driver_code(
                         for _ in there..head_depth {
                             b.emit(Opcode::PopTop, 0);
                         }
-                        leave(&mut b, Some(*t), Some(Label::Original(*t)));
+                        leave(&mut b, Some(*t), Some(Label::Original(*t)))?;
                     }
                     Exit::Raise => {
                         // Under the handler around the loop, with the iteration's locals.
@@ -306,7 +325,7 @@ pub fn driver_code(
             continue;
         }
         b.position = x.position;
-        b.copy(i, x, x.target.map(Label::Original));
+        copy_renumbered(&mut b, i, x, x.target.map(Label::Original), &from)?;
         if i == 0 && x.op == Opcode::Resume {
             // Only the prologue's RESUME starts the function.
             let y = b.last_mut().expect("just copied");
@@ -315,7 +334,7 @@ pub fn driver_code(
         }
         let ran_out = lp.is_for && body[lp.head].target.is_some_and(|e| i == e + 1);
         if ran_out {
-            leave(&mut b, None, None);
+            leave(&mut b, None, None)?;
         }
     }
     for (slot, pad, checked) in pads {

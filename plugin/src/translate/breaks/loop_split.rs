@@ -23,7 +23,6 @@
 //! again under the handler.
 
 use rustpython_vm::VirtualMachine;
-use rustpython_vm::builtins::PyCode;
 use rustpython_vm::bytecode::Opcode;
 use rustpython_vm::eval_hook::FrameView;
 
@@ -73,16 +72,7 @@ impl Exits {
 
 /// Why the loop cannot be split, if it cannot. `bound[slot]`: the local is bound at the head;
 /// `region`: the loop's handler blocks (`handler_region`).
-pub fn refusal(
-    code: &PyCode,
-    body: &[Instr],
-    lp: &Loop,
-    region: &[usize],
-    bound: &[bool],
-) -> Option<Unsupported> {
-    if !code.cellvars.is_empty() || !code.freevars.is_empty() {
-        return Some(refused("the frame has cells or free variables"));
-    }
+pub fn refusal(body: &[Instr], lp: &Loop, region: &[usize], bound: &[bool]) -> Option<Unsupported> {
     if lp.is_for {
         let exhausted = body[lp.head].target?;
         if body.get(exhausted).map(|x| x.op) != Some(Opcode::EndFor)
@@ -213,7 +203,7 @@ pub(crate) fn translate_loop_break(
     let head_depth = depths[lp.head]
         .ok_or_else(|| Unsupported::new(Kind::Internal, "the loop's head is unreachable"))?
         as usize;
-    if let Some(why) = refusal(code, &body, &lp, &region, &bound) {
+    if let Some(why) = refusal(&body, &lp, &region, &bound) {
         return Err(why);
     }
     if let Some(why) = uses_stack_below(&body, &lp, &region, head_depth) {
@@ -238,16 +228,19 @@ pub(crate) fn translate_loop_break(
     maybe_unbound.extend(deleted_slots(&body));
     maybe_unbound.sort_unstable();
     maybe_unbound.dedup();
-    let body_global = resumes.bound_function(
-        code,
-        Purpose::LoopBody {
-            head: lp.head,
-            bound: bound.clone(),
-        },
-        globals,
-        vm,
-        || body_code(code, &body, &lp, &region, head_depth, &exits, &marker, vm),
-    )?;
+    let body_purpose = Purpose::LoopBody {
+        head: lp.head,
+        bound: bound.clone(),
+    };
+    let body_global = resumes.bound_function(code, body_purpose.clone(), globals, vm, || {
+        body_code(code, &body, &lp, &region, head_depth, &exits, &marker, vm)
+    })?;
+    // In a frame with cells, each function is a closure over the frame's (`closure_cells`).
+    let closure = |purpose: Purpose| {
+        resumes
+            .made_code(code, purpose)
+            .filter(|c| !c.freevars.is_empty())
+    };
     // Where the stack is empty after the loop, the rest of the frame is a resume function.
     let mut leaves: Vec<(Option<usize>, usize)> = exits
         .kinds
@@ -274,10 +267,8 @@ pub(crate) fn translate_loop_break(
                 unbound: Vec::new(),
                 maybe_unbound: maybe_unbound.clone(),
             };
-            after.push((
-                exit,
-                resumes.function_for(code, &body, &shape, globals, vm)?,
-            ));
+            let name = resumes.function_for(code, &body, &shape, globals, vm)?;
+            after.push((exit, name, closure(Purpose::Resume(shape))));
         }
     }
     let stack: Vec<bool> = saved.kept.iter().map(Option::is_none).collect();
@@ -285,6 +276,7 @@ pub(crate) fn translate_loop_break(
     let driver_name = format!("loop_in_{}_at_{line}", code.obj_name.as_str());
     let driver = Driver {
         body_global: &body_global,
+        body_closure: closure(body_purpose),
         after,
         depths: &depths,
         maybe_unbound: &maybe_unbound,
@@ -292,16 +284,13 @@ pub(crate) fn translate_loop_break(
         marker: &marker,
         name: &driver_name,
     };
-    let driver_global = resumes.bound_function(
-        code,
-        Purpose::LoopDriver {
-            head: lp.head,
-            bound,
-            stack,
-        },
-        globals,
-        vm,
-        || {
+    let driver_purpose = Purpose::LoopDriver {
+        head: lp.head,
+        bound,
+        stack,
+    };
+    let driver_global =
+        resumes.bound_function(code, driver_purpose.clone(), globals, vm, || {
             driver_code(
                 code,
                 &body,
@@ -311,8 +300,7 @@ pub(crate) fn translate_loop_break(
                 &driver,
                 vm,
             )
-        },
-    )?;
+        })?;
 
     let mut graph = recording.finish();
     graph.prune();
@@ -338,8 +326,7 @@ pub(crate) fn translate_loop_break(
         replayed: nop,
         pushed: Vec::new(),
         handler: None,
-        // Refused above: a frame with cells is not split.
-        closure: None,
+        closure: closure(driver_purpose),
     };
     let graph_break = GraphBreak {
         after_nothing: None,

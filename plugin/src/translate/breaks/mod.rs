@@ -11,8 +11,8 @@
 //! A break is taken only where it keeps tensor work; elsewhere the frame runs as written, as
 //! before. An instruction inside a loop is not broken here (resuming there would nest a call
 //! per iteration): `loop_split` splits the loop instead. In a frame with cells or free
-//! variables the resume and handler functions are closures over the frame's cells
-//! (`closure_cells`); such a frame's loops are not (yet) split.
+//! variables every function made from it (resume, handler, loop body and driver) is a
+//! closure over the frame's cells (`closure_cells`).
 //!
 //! Under an exception handler (a `try` or `with` block), the resume function keeps the
 //! original's exception table, so what follows the break is covered as written; the breaking

@@ -8,7 +8,7 @@ use rustpython_vm::{Py, PyObjectRef, PyRef, VirtualMachine};
 
 use crate::bytecode::builder::{Builder, Label};
 use crate::bytecode::{CodeLayout, Handler, Instr};
-use crate::translate::breaks::closure_cells::{cells_made_free, renumbered};
+use crate::translate::breaks::closure_cells::{cells_made_free, copy_renumbered};
 use crate::translate::state::{Kind, SimResult, Unsupported};
 
 /// The shape of the state a resume function takes: what decides its code.
@@ -54,16 +54,10 @@ pub fn resume_code(
     let layout = resumed_layout(CodeLayout::of(original), shape, &made, vm);
     // Slots of cells and free variables move (see `closure_cells`); the others keep theirs.
     let from = CodeLayout::of(original).localsplus_names();
-    let to = layout.localsplus_names();
     let mut b = Builder::new(layout, position, vm);
     emit_prologue(&mut b, shape, nlocals, marker);
     for (i, x) in body.iter().enumerate() {
-        let copies = renumbered(x, &from, &to).ok_or_else(|| {
-            Unsupported::new(Kind::Internal, "a slot of the original has no name")
-        })?;
-        for (k, y) in copies.iter().enumerate() {
-            b.copy(i, y, x.target.filter(|_| k == 0).map(Label::Original));
-        }
+        copy_renumbered(&mut b, i, x, x.target.map(Label::Original), &from)?;
         if i == 0 && x.op == Opcode::Resume {
             // Only the prologue's RESUME starts the function.
             let y = b.last_mut().expect("just copied");
