@@ -109,6 +109,7 @@ fn frames_with_closures_break_and_resume_over_their_cells() {
         &stdout,
         &[
             "a lambda over self, used on both sides of a break",
+            "a method calling super() on both sides of a break",
             "a nonlocal counter across a break",
             "a nested function with a free variable",
             "a cell rebound on both sides of a break",
@@ -116,6 +117,7 @@ fn frames_with_closures_break_and_resume_over_their_cells() {
             "functions made in the call, held at a break",
             "a lambda with a computed default, across a break",
             "a break inside a loop, with closures over the frame's cells",
+            "lambdas over a loop variable of a split loop",
             "a break under a try/except, the call raising on the second call",
             "a closure over a graph value, returned",
             "a decorator's wrapper breaking after the call",

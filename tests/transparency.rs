@@ -90,7 +90,6 @@ const SCRIPTS: &[&str] = &[
     "demos/attention.py",
     "demos/train.py",
     "tests/python/graph_breaks.py",
-    "tests/python/closure_breaks.py",
     "tests/python/side_effects.py",
     "tests/python/generators.py",
     "tests/python/exceptions.py",

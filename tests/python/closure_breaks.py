@@ -40,6 +40,26 @@ model = Scaled()
 case("a lambda over self, used on both sides of a break", model, lambda i: (x * (i + 1),), 2, 2)
 
 
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return st.relu(self.lin(x))
+
+
+class Doubled(Plain):
+    def forward(self, x):
+        h = super().forward(x) * 2.0  # super() reads the free variable __class__
+        st.graph_break()
+        return super().forward(h)
+
+
+doubled = Doubled()
+case("a method calling super() on both sides of a break", doubled, lambda i: (x - i,), 2, 2)
+
+
 def counter():
     def step(x):
         total = 0
@@ -155,6 +175,22 @@ def looped():
         return act(x), scale, seen
 
     return run
+
+
+def late_binding():
+    def run(x, n):
+        fs = []
+        for i in range(n):
+            fs.append(lambda: i)  # one cell for every iteration: each lambda sees the last i
+            x = x * 2.0 + 1.0
+            x = x - 0.5
+            st.graph_break()
+        return x, [g() for g in fs]
+
+    return run
+
+
+case("lambdas over a loop variable of a split loop", late_binding(), lambda i: (x, 3), 1, 2, most=3)
 
 
 # Graphs: the body before its break, and after the loop; breaks: the loop, the call in it.
