@@ -116,6 +116,7 @@ fn frames_with_closures_break_and_resume_over_their_cells() {
             "a parameter that is a cell, changed before a break",
             "functions made in the call, held at a break",
             "a lambda with a computed default, across a break",
+            "closures of an inlined helper, sharing its cell across a break",
             "a break inside a loop, with closures over the frame's cells",
             "lambdas over a loop variable of a split loop",
             "a break under a try/except, the call raising on the second call",

@@ -198,6 +198,36 @@ case("a break inside a loop, with closures over the frame's cells", looped(),
      lambda i: (x, 2 + i % 2), 2, 2, most=4)
 
 
+def make_act(scale):
+    count = 0
+
+    def act(y):
+        nonlocal count
+        count += 1
+        return st.relu(y) * scale + count
+
+    def calls():
+        return count
+
+    return act, calls
+
+
+def helper_closures():
+    def run(x):
+        act, calls = make_act(2.0)  # inlined: its cells are made in the call, held by both
+        a = act(x)
+        st.graph_break()
+        return act(a), calls(), act(x), calls()
+
+    return run
+
+
+# After the break the two functions are made again over one new cell; the resume functions
+# then break at each of act's stores into it (a cell of a function they did not make).
+case("closures of an inlined helper, sharing its cell across a break", helper_closures(),
+     lambda i: (x,), 3, 3, most=5)
+
+
 def _raise_if(fail):
     if fail:
         raise ValueError("asked to")

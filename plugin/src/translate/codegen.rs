@@ -14,7 +14,7 @@ use rustpython_vm::{PyRef, VirtualMachine};
 use crate::bytecode::builder::{BuildError, Builder};
 use crate::bytecode::{CodeLayout, Handler, Instr, Position};
 use crate::translate::breaks::closure_cells::{CellStore, emit_closure};
-use crate::translate::function_templates::CLOSURE;
+use crate::translate::function_templates::{CLOSURE, ClosureCell};
 use crate::translate::graph_call::GraphCall;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
@@ -381,9 +381,14 @@ impl Codegen<'_> {
                     self.build(a)?;
                 }
                 if !closure.is_empty() {
-                    for name in closure {
-                        let slot = self.slot(name)?;
-                        self.b.emit(Opcode::LoadFast, slot);
+                    for cell in closure {
+                        match cell {
+                            ClosureCell::Frame(name) => {
+                                let slot = self.slot(name)?;
+                                self.b.emit(Opcode::LoadFast, slot);
+                            }
+                            ClosureCell::Made(t) => self.build(t)?,
+                        }
                     }
                     self.b.emit(Opcode::BuildTuple, closure.len() as u32);
                 }

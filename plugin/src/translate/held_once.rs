@@ -10,14 +10,20 @@ use std::rc::Rc;
 use rustpython_vm::AsObject;
 
 use crate::translate::state::{Kind, SimResult, Unsupported};
-use crate::translate::values::Var;
+use crate::translate::values::{CellRef, Var};
 
 /// The values made during the simulation (by address: of a tuple's or list's items, a dict's
 /// entries, an object, a set) that `values` (the frame's state, what side effects store)
 /// reach more than once, which the replacement builds once. Fails for a value that holds
 /// itself, and for an iterator or view held beside what it reads.
-pub fn held_once<'a>(values: impl Iterator<Item = &'a Var>) -> SimResult<Vec<usize>> {
-    let mut walk = Walk::default();
+pub fn held_once<'a>(
+    values: impl Iterator<Item = &'a Var>,
+    frame_cells: &[(String, CellRef)],
+) -> SimResult<Vec<usize>> {
+    let mut walk = Walk {
+        frame_cells: frame_cells.to_vec(),
+        ..Walk::default()
+    };
     values.into_iter().try_for_each(|v| walk.value(v))?;
     Ok(walk.shared)
 }
@@ -34,6 +40,7 @@ pub fn made_address(v: &Var) -> Option<usize> {
         Var::Object(o) => Some(Rc::as_ptr(o) as usize),
         Var::Set(s) => Some(s.get_id()),
         Var::Func(f) => Some(Rc::as_ptr(f) as usize),
+        Var::Cell(c) => Some(Rc::as_ptr(c) as usize),
         _ => None,
     }
 }
@@ -48,6 +55,8 @@ struct Walk {
     /// What an iterator or a view reads, and an object's attribute dictionary: reachable
     /// only through that one holder.
     exclusive: Vec<usize>,
+    /// The translated frame's cells: the replacement's own, not made again.
+    frame_cells: Vec<(String, CellRef)>,
 }
 
 fn refused(what: &str) -> Unsupported {
@@ -135,15 +144,29 @@ impl Walk {
                 Ok(())
             }
             Var::Set(s) => self.holder(s.get_id(), std::iter::empty()),
-            // A function made in the call: its closure is cells, made again as the
-            // replacement's own (`function_templates`), not values.
-            Var::Func(f) => self.holder(
-                Rc::as_ptr(f) as usize,
+            // A function made in the call: the frame's cells in its closure are the
+            // replacement's own (`function_templates`); a cell an inlined call made is made
+            // again with what it holds, once for every function holding it.
+            Var::Func(f) => {
+                let p = Rc::as_ptr(f) as usize;
+                if !self.first_time(p)? {
+                    return Ok(());
+                }
                 [&f.defaults, &f.kwdefaults]
                     .into_iter()
                     .flatten()
-                    .chain(f.annotations.iter().map(|(_, v)| v)),
-            ),
+                    .chain(f.annotations.iter().map(|(_, v)| v))
+                    .try_for_each(|x| self.value(x))?;
+                for cell in &f.closure {
+                    let c = cell.borrow();
+                    if !c.existing && !self.frame_cells.iter().any(|(_, k)| Rc::ptr_eq(k, cell)) {
+                        let held = c.value.iter();
+                        self.holder(Rc::as_ptr(cell) as usize, held)?;
+                    }
+                }
+                self.done(p);
+                Ok(())
+            }
             Var::Iter(items) => {
                 self.exclusive(Rc::as_ptr(items) as usize)?;
                 items.borrow().iter().try_for_each(|x| self.value(x))

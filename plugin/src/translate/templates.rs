@@ -13,7 +13,7 @@ use crate::tensor::PyTensor;
 use crate::translate::breaks::closure_cells::{CellStore, frame_cells, own_cell_stores};
 use crate::translate::exception_templates;
 use crate::translate::executor::{SimFrame, Slot};
-use crate::translate::function_templates::function_template;
+use crate::translate::function_templates::{ClosureCell, cell_templates, function_template};
 use crate::translate::held_once::held_once;
 use crate::translate::iterator_templates::stepper_template;
 use crate::translate::side_effects::Effect;
@@ -71,7 +71,7 @@ pub enum Template {
     /// with SET_FUNCTION_ATTRIBUTE's flag (defaults, keyword defaults, annotations).
     Function {
         code: PyObjectRef,
-        closure: Vec<String>,
+        closure: Vec<ClosureCell>,
         attributes: Vec<(u32, Template)>,
     },
 }
@@ -201,7 +201,7 @@ fn stored_values_held_once<'a>(
     for v in more {
         values.push(v);
     }
-    let shared = held_once(values.into_iter())?;
+    let shared = held_once(values.into_iter(), &state.templating.frame_cells)?;
     state.templating.shared = shared;
     Ok(())
 }
@@ -240,32 +240,6 @@ pub fn returned_template(
     }
     recorder::with(|r| r.graph.outputs = outputs);
     Ok((template, replays))
-}
-
-/// `state.templating.cell_stores`: the templates of `stores`, built as the frame's state is
-/// (after the side effects).
-fn cell_templates(
-    state: &mut State<'_>,
-    stores: Vec<CellStore<Var>>,
-    outputs: &mut Vec<Value>,
-    index: &mut HashMap<Value, usize>,
-) -> SimResult<()> {
-    let after = state.effects.log.len();
-    for c in stores {
-        let value = match &c.value {
-            Some(v) => {
-                let mut t = build(state, v, outputs, index)?;
-                load_early(state, after, &mut t);
-                Some(t)
-            }
-            None => None,
-        };
-        state.templating.cell_stores.push(CellStore {
-            name: c.name,
-            value,
-        });
-    }
-    Ok(())
 }
 
 /// The recorded side effects as the replacement replays them. Each value is built from what
@@ -308,7 +282,7 @@ fn replays(
 
 /// Makes each load in `t` of a value that one of the first `after` side effects changed (a
 /// value read before the effect and used after it) a load made before the effects.
-fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
+pub(super) fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
     match t {
         Template::Load(s) if state.effects.stale(after, s) => {
             let k = match state.templating.early.iter().position(|e| e == s) {
@@ -336,9 +310,21 @@ fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) {
         Template::Object(_, entries) | Template::Dict(entries) => entries
             .iter_mut()
             .for_each(|(_, v)| load_early(state, after, v)),
-        Template::Function { attributes, .. } => attributes
-            .iter_mut()
-            .for_each(|(_, v)| load_early(state, after, v)),
+        Template::Function {
+            attributes,
+            closure,
+            ..
+        } => {
+            let made = closure.iter_mut().filter_map(|c| match c {
+                ClosureCell::Made(t) => Some(t),
+                ClosureCell::Frame(_) => None,
+            });
+            attributes
+                .iter_mut()
+                .map(|(_, v)| v)
+                .chain(made)
+                .for_each(|v| load_early(state, after, v))
+        }
         Template::Load(_)
         | Template::Const(_)
         | Template::Out(_)
@@ -684,6 +670,15 @@ fn build_value(
             );
         }
         Var::Func(f) => function_template(state, f, |state, v| build(state, v, outputs, index))?,
+        // A cell an inlined call made, held by functions made again (`function_templates`).
+        Var::Cell(c) if !c.borrow().existing => {
+            let held = c.borrow().value.clone();
+            let content = match held {
+                Some(v) => vec![build(state, &v, outputs, index)?],
+                None => Vec::new(),
+            };
+            Template::New(vm.ctx.types.cell_type.to_owned().into(), content)
+        }
         other => return unsupported(Kind::Rebuild, format!("returns a {}", other.kind())),
     })
 }
