@@ -346,3 +346,15 @@ fn a_constant_tensor_held_twice_at_a_break_is_one_object() {
         "{plain}"
     );
 }
+
+#[test]
+fn an_inlined_closure_reads_the_frame_s_store_into_their_shared_cell() {
+    same_as_plain(&["a cell shared with an inlined closure"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains(
+            "a cell shared with an inlined closure: [[5.0, 5.0], [10.0, 10.0], [15.0, 15.0]]"
+        ),
+        "{plain}"
+    );
+}

@@ -1032,3 +1032,27 @@ def _():
             except IndexError as e:
                 out = f"IndexError: {e}"
             show("a graph that raises on its data", (out, list(raised_log), st.rand(1).tolist()))
+
+
+# 34. A closure inlined in a traced call that shares a cell with the traced frame (two
+# functions of one enclosing call, `nonlocal total` in one, `total` read by the other): the
+# inlined closure read the cell's value from before the call, not what the frame had stored
+# into it. The inlined closure's cell is the frame's own now, the sharing guarded.
+def shared_total():
+    total = 0
+
+    def read():
+        return total
+
+    def add_then_read(x):
+        nonlocal total
+        total = total + 5
+        return x * read()
+
+    return add_then_read
+
+
+@case("a cell shared with an inlined closure")
+def _():
+    f = shared_total()
+    show("a cell shared with an inlined closure", [f(st.ones(2)).tolist() for _ in range(3)])
