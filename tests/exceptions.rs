@@ -10,20 +10,8 @@ use common::*;
 
 #[test]
 fn raise_and_handlers_are_simulated() {
-    let script = python_dir().join("exceptions.py");
-    let out = run_ok(
-        rustpython()
-            .args(["--plugin", "symtrace", script.to_str().unwrap()])
-            .env("RUST_LOG", "symtrace::graph_breaks=info"),
-    );
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    println!("{stdout}");
-    assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    assert_cases_ok(
-        &stdout,
+    let (_, stderr) = case_script_passes(
+        "exceptions.py",
         &[
             "raise caught in the same frame (else, finally)",
             "raise caught in the same frame (except, finally)",

@@ -9,20 +9,8 @@ use common::*;
 
 #[test]
 fn generators_consumed_in_a_traced_function_are_simulated_with_it() {
-    let script = python_dir().join("generators.py");
-    let out = run_ok(
-        rustpython()
-            .args(["--plugin", "symtrace", script.to_str().unwrap()])
-            .env("RUST_LOG", "symtrace::graph_breaks=info"),
-    );
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    println!("{stdout}");
-    assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    assert_cases_ok(
-        &stdout,
+    let (_, stderr) = case_script_passes(
+        "generators.py",
         &[
             "a for loop over a user generator",
             "sum() of a generator expression",

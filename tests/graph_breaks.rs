@@ -10,20 +10,8 @@ use common::*;
 
 #[test]
 fn every_kind_of_break_keeps_its_graphs_and_resumes() {
-    let script = python_dir().join("graph_breaks.py");
-    let out = run_ok(
-        rustpython()
-            .args(["--plugin", "symtrace", script.to_str().unwrap()])
-            .env("RUST_LOG", "symtrace::graph_breaks=info"),
-    );
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    println!("{stdout}");
-    assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    assert_cases_ok(
-        &stdout,
+    let (stdout, stderr) = case_script_passes(
+        "graph_breaks.py",
         &[
             "a requested break (symtrace.graph_break)",
             "an unsupported builtin",
@@ -93,20 +81,8 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
 /// closure over the frame's cells (tests/python/closure_breaks.py).
 #[test]
 fn frames_with_closures_break_and_resume_over_their_cells() {
-    let script = python_dir().join("closure_breaks.py");
-    let out = run_ok(
-        rustpython()
-            .args(["--plugin", "symtrace", script.to_str().unwrap()])
-            .env("RUST_LOG", "symtrace::graph_breaks=info"),
-    );
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    println!("{stdout}");
-    assert!(stdout.contains("ALL OK 0"), "{stdout}");
-    assert_cases_ok(
-        &stdout,
+    let (_, stderr) = case_script_passes(
+        "closure_breaks.py",
         &[
             "a lambda over self, used on both sides of a break",
             "a method calling super() on both sides of a break",

@@ -146,3 +146,20 @@ pub fn assert_cases_ok(stdout: &str, cases: &[&str]) {
         );
     }
 }
+
+/// `tests/python/{script}`, a case script, run under `--plugin symtrace` with graph breaks
+/// logged: it printed `ALL OK 0` and an `ok` line for each of `cases`. Its stdout and stderr.
+pub fn case_script_passes(script: &str, cases: &[&str]) -> (String, String) {
+    let path = python_dir().join(script);
+    let out = run_ok(
+        rustpython()
+            .args(["--plugin", "symtrace", path.to_str().unwrap()])
+            .env("RUST_LOG", "symtrace::graph_breaks=info"),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_cases_ok(&stdout, cases);
+    (stdout, stderr)
+}
