@@ -108,6 +108,7 @@ fn programs_written_for_torch_compile_run() {
             "Module.compile: calls run traced, hooks around them",
             "compiler.disable as a decorator",
             "_dynamo.disable(recursive=False): the frame as written, its callee traced",
+            "_dynamo.disable(recursive=False) after a translation, then reset",
             "_dynamo.mark_dynamic",
             "_dynamo.explain",
             "_dynamo.config takes the settings programs write",

@@ -88,10 +88,23 @@ def calls_checker(t):
 torch._dynamo.reset()
 e = torch._dynamo.explain(calls_checker)(x)
 got = [torch.compile(calls_checker)(x).tolist() for _ in range(2)]
+torch._dynamo.reset()  # drops translations; the disabled frame stays as written
+got.append(torch.compile(calls_checker)(x).tolist())
 check("_dynamo.disable(recursive=False): the frame as written, its callee traced",
-      got == [((x * 2.0) * 3.0 + 1.0 - 1.0).tolist()] * 2 and frames_as_written == [0, 1, 2]
+      got == [((x * 2.0) * 3.0 + 1.0 - 1.0).tolist()] * 3 and frames_as_written == [0, 1, 2, 3]
       and any("recursive=False" in b["reason"] for b in e.break_reasons)
       and torch.stats()["translations"] >= 2, (got, frames_as_written, e.break_reasons))
+
+def late(t):
+    return t * 2.0 + 1.0
+
+
+torch.compile(late)(x)  # translated first, disabled after: reset() must not trace it again
+torch._dynamo.disable(late, recursive=False)
+torch._dynamo.reset()
+torch.compile(late)(x)
+check("_dynamo.disable(recursive=False) after a translation, then reset",
+      translations() == 0, torch.stats())
 
 y = torch.randn(5, 4)
 torch._dynamo.mark_dynamic(y, 0)

@@ -169,7 +169,9 @@ impl Translator {
         self.generation.fetch_add(1, Ordering::Relaxed);
         let codes = std::mem::take(&mut *self.touched.lock().unwrap_or_else(|e| e.into_inner()));
         for c in codes.iter().filter_map(upgrade_code) {
-            c.set_eval_hook_skipped(false);
+            if !crate::translate::frame_disabled::frames_of_code_disabled(&c) {
+                c.set_eval_hook_skipped(false);
+            }
             c.set_hook_extra(self.slot, None);
         }
         self.stats.reset();
