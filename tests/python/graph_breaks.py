@@ -479,6 +479,20 @@ def check_nothing_after():
     report("a break before nothing is dropped", problems, failures)
 
 
+def breaks_inside(x):
+    st.graph_break()  # requested inside a call inlined before any tensor work
+    return x
+
+
+def calls_a_breaking_helper_first(x):
+    y = breaks_inside(x)
+    return st.relu(y * 2.0) + 1.0
+
+
+# The caller breaks at the call (nothing captured before it) and resumes after it; the callee,
+# run as written there, breaks on its own: 2 breaks, the resume function's graph.
+check("a requested break in a call before any tensor work", calls_a_breaking_helper_first,
+      (x,), 1, 2, "GB-CALL", 488)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

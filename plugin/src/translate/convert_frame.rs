@@ -316,11 +316,12 @@ fn translate_with_break(
     graph.prune();
     // Before any tensor work, a break pays only where the instruction runs as written once
     // and what follows can be simulated: not where a value the simulation does not model
-    // (an empty tensor, a deque) would stop the resume function again at its next use.
+    // (an empty tensor, a deque) would stop the resume function again at its next use. A
+    // requested break (`graph_break()`, here or in a call inlined here) is such a call.
     let worth_it = policy.after_nothing
         && matches!(
             why.kind,
-            Kind::Call | Kind::SideEffect | Kind::Opcode | Kind::DataDependent
+            Kind::Call | Kind::SideEffect | Kind::Opcode | Kind::DataDependent | Kind::Requested
         )
         && !returns_right_after(&body, index);
     if graph.nodes.is_empty() && !worth_it {

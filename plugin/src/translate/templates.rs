@@ -67,8 +67,9 @@ pub enum Template {
         Box<Template>,
     ),
     /// A function made in the call, made again (see `function_templates`): MAKE_FUNCTION of
-    /// `code`, its closure the replacement's cells of these names, then each attribute set
-    /// with SET_FUNCTION_ATTRIBUTE's flag (defaults, keyword defaults, annotations).
+    /// `code`, its closure the replacement's own cells or cells made again, then each
+    /// attribute set with SET_FUNCTION_ATTRIBUTE's flag (defaults, keyword defaults,
+    /// annotations).
     Function {
         code: PyObjectRef,
         closure: Vec<ClosureCell>,
