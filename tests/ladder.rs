@@ -59,6 +59,10 @@ fn fstrings() {
     family("fstrings");
 }
 #[test]
+fn template_strings() {
+    family("tstrings");
+}
+#[test]
 fn jumps() {
     family("jumps");
 }

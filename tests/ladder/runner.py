@@ -5,6 +5,7 @@ fallback), a second call must hit the cache, and explain() must count the expect
 `changes` checks a guarded fact: after a first traced call, the fact changes; the next
 traced call must equal eager again (the guard failed, and the frame translated again)."""
 import sys
+from string.templatelib import Interpolation, Template
 import symtrace as st
 
 _failures = []
@@ -18,6 +19,12 @@ def same(a, b):
                 and a.shape == b.shape and a.tolist() == b.tolist())
     if type(a) is not type(b):
         return False
+    # Template strings compare by identity: compared by their parts.
+    if isinstance(a, Template):
+        return same(a.strings, b.strings) and same(a.interpolations, b.interpolations)
+    if isinstance(a, Interpolation):
+        return same((a.value, a.expression, a.conversion, a.format_spec),
+                    (b.value, b.expression, b.conversion, b.format_spec))
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):

@@ -33,7 +33,7 @@ def print_break(x, w):
 
 def builtin_break(x):
     y = x * 3.0
-    label = format(3.25, ".1f")  # format() is not simulated
+    label = eval("3.25")  # eval() is not simulated
     return y + 1.0, label
 
 
@@ -448,7 +448,7 @@ def cached_helper_first(x):
 
 
 def format_first(x, words):
-    count = int(format(len(words), "d"))  # format() is not simulated
+    count = eval("len(words)", {"words": words})  # eval() is not simulated
     return st.relu(x * count) + 1.0
 
 
@@ -493,6 +493,15 @@ def calls_a_breaking_helper_first(x):
 # run as written there, breaks on its own: 2 breaks, the resume function's graph.
 check("a requested break in a call before any tensor work", calls_a_breaking_helper_first,
       (x,), 1, 2, "GB-CALL", 488)
+def template_across_break(x, name):
+    y = x * 2.0
+    t = t"{name!r:>6}: {y}"
+    st.graph_break()
+    # Made again by the replacement, it holds the graph's output itself.
+    return y + 1.0, t.strings, t.values[0], t.values[1] is y, t.interpolations[0].format_spec
+
+
+check("a template string held across a break", template_across_break, (x, "y"), 2, 1, "GB-CALL", 499)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -315,6 +315,12 @@ impl Codegen<'_> {
                 };
                 self.b.emit(op, items.len() as u32);
             }
+            Template::Instr(op, arg, parts) => {
+                for p in parts {
+                    self.build(p)?;
+                }
+                self.b.emit(*op, *arg);
+            }
             Template::Iter(items) => {
                 self.build(items)?;
                 self.b.emit(Opcode::GetIter, 0);

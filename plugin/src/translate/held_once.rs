@@ -41,6 +41,7 @@ pub fn made_address(v: &Var) -> Option<usize> {
         Var::Set(s) => Some(s.get_id()),
         Var::Func(f) => Some(Rc::as_ptr(f) as usize),
         Var::Cell(c) => Some(Rc::as_ptr(c) as usize),
+        Var::TStr(t) => Some(Rc::as_ptr(t) as usize),
         _ => None,
     }
 }
@@ -144,6 +145,7 @@ impl Walk {
                 Ok(())
             }
             Var::Set(s) => self.holder(s.get_id(), std::iter::empty()),
+            Var::TStr(t) => self.holder(Rc::as_ptr(t) as usize, t.held().into_iter()),
             // A function made in the call: the frame's cells in its closure are the
             // replacement's own (`function_templates`); a cell an inlined call made is made
             // again with what it holds, once for every function holding it.

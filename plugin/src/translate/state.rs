@@ -651,7 +651,6 @@ impl<'vm> State<'vm> {
                 None => t.dict_type.to_owned().into(),
             },
             Var::Partial(_) => {
-                let vm = self.vm;
                 crate::translate::loaded_modules::loaded_attr("functools", "partial", vm)
                     .ok_or_else(|| Unsupported::new(Kind::Internal, "functools.partial"))?
             }
@@ -660,6 +659,7 @@ impl<'vm> State<'vm> {
             Var::NamedTuple(c, _) => c.clone().into(),
             Var::Bound(_) => t.bound_method_type.to_owned().into(),
             Var::Set(_) => t.set_type.to_owned().into(),
+            Var::TStr(s) => s.class(vm),
             other => return unsupported(Kind::Value, format!("type() of a {}", other.kind())),
         })
     }

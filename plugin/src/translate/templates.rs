@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use rustpython_vm::bytecode::Opcode;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::graph::{Value, recorder};
@@ -21,6 +22,7 @@ use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::deferred_text::text_template;
 use crate::translate::values::numbers::{Num, NumExpr};
+use crate::translate::values::template_strings::tstr_template;
 use crate::translate::values::{CellRef, Var, is_literal};
 
 /// What the replacement returns, built from the graph's outputs.
@@ -66,6 +68,9 @@ pub enum Template {
         Box<Template>,
         Box<Template>,
     ),
+    /// The values built in order, then one instruction (`op`, its argument) that makes the
+    /// value from them: a template string and its interpolations (`template_strings`).
+    Instr(Opcode, u32, Vec<Template>),
     /// A function made in the call, made again (see `function_templates`): MAKE_FUNCTION of
     /// `code`, its closure the replacement's own cells or cells made again, then each
     /// attribute set with SET_FUNCTION_ATTRIBUTE's flag (defaults, keyword defaults,
@@ -295,7 +300,10 @@ pub(super) fn load_early(state: &mut State<'_>, after: usize, t: &mut Template) 
             };
             *t = Template::Early(k);
         }
-        Template::Tuple(items) | Template::List(items) | Template::New(_, items) => {
+        Template::Tuple(items)
+        | Template::List(items)
+        | Template::New(_, items)
+        | Template::Instr(_, _, items) => {
             items.iter_mut().for_each(|i| load_early(state, after, i))
         }
         Template::Iter(item) | Template::Dim(item, _) | Template::Shared(_, item) => {
@@ -615,6 +623,7 @@ fn build_value(
             }
         }
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
+        Var::TStr(t) => tstr_template(t, |v| build(state, v, outputs, index))?,
         Var::Set(s) => {
             let items = vm
                 .extract_elements_with(s, Ok)

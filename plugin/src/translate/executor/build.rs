@@ -1,5 +1,5 @@
 //! Building values: tuples, lists, dicts, strings and slices, the appends and merges of
-//! comprehensions and calls, unpacking, formatting.
+//! comprehensions and calls, unpacking, formatting, template strings.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -52,6 +52,23 @@ impl State<'_> {
             }
         }
         f.push(Var::Obj(self.vm.ctx.new_str(s).into()));
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn build_interpolation(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
+        let spec = if x.arg & 1 != 0 { Some(f.pop()?) } else { None };
+        let expression = f.pop()?;
+        let value = f.pop()?;
+        let made = self.make_interpolation(value, expression, spec, x.arg >> 2)?;
+        f.push(made);
+        Ok(Flow::Next)
+    }
+
+    pub(super) fn build_template(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
+        let interpolations = f.pop()?;
+        let strings = f.pop()?;
+        let made = self.make_template(strings, interpolations)?;
+        f.push(made);
         Ok(Flow::Next)
     }
 

@@ -125,6 +125,8 @@ instruction_set! {
     UnpackEx => unpack_ex, opcode;
     FormatSimple | FormatWithSpec => format_value, opcode;
     ConvertValue => convert_value, opcode;
+    BuildInterpolation => build_interpolation, opcode;
+    BuildTemplate => build_template, opcode;
     // attrs.rs
     LoadAttr => load_attr, opcode;
     LoadSuperAttr => load_super_attr, opcode;

@@ -115,6 +115,9 @@ impl State<'_> {
         if let Some(v) = self.exception_attr(owner, name) {
             return Ok(v);
         }
+        if let Some(v) = self.tstr_attr(owner, name)? {
+            return Ok(v);
+        }
         if let Some(v) = self.enum_field(owner, name)? {
             return Ok(v);
         }

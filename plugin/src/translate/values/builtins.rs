@@ -274,6 +274,14 @@ impl State<'_> {
             {
                 shown
             }
+            // Of a number the replacement computes again: formatted again, as an f-string's.
+            "format"
+                if let ([v, Var::Obj(spec)], []) = (args.as_slice(), kwargs.as_slice())
+                    && let Some(spec) = spec.downcast_ref::<PyStr>()
+                    && let Some(r) = self.deferred_format(v, &spec.to_string_lossy())? =>
+            {
+                Ok(r)
+            }
             "sorted" if let Some(r) = self.sorted_entries(&args, &kwargs)? => Ok(r),
             "sorted" if let Some(r) = self.sorted_pairs(&args, &kwargs)? => Ok(r),
             "sorted" | "min" | "max"
@@ -661,11 +669,13 @@ impl State<'_> {
 const PURE_BUILTINS: &[&str] = &[
     "abs",
     "all",
+    "ascii",
     "any",
     "bool",
     "chr",
     "divmod",
     "float",
+    "format",
     "hash",
     "int",
     "max",

@@ -329,6 +329,7 @@ impl State<'_> {
                 Ok(entries.iter().map(|e| view.kind.of(e)).collect())
             }
             Var::NamedTuple(_, items) => Ok(items.to_vec()),
+            Var::TStr(t) => self.tstr_items(t),
             Var::Set(s) => Ok(plain_items(s, vm)?
                 .into_iter()
                 .map(|i| match i {

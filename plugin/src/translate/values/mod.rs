@@ -43,6 +43,7 @@ pub mod size_floats;
 pub mod size_reshapes;
 pub mod size_rounding;
 pub mod sizes;
+pub mod template_strings;
 pub mod tensor_functions;
 pub mod tensor_stores;
 use std::cell::RefCell;
@@ -152,6 +153,8 @@ pub enum Var {
     /// A str formatted from numbers that change from call to call, which the replacement
     /// formats again (see `deferred_text`).
     Text(Rc<Vec<deferred_text::TextPart>>),
+    /// A template string or one of its interpolations (see `template_strings`).
+    TStr(Rc<template_strings::TStr>),
 }
 
 /// A partial application: called, it calls `func` with its arguments first.
@@ -299,6 +302,7 @@ impl Var {
             Var::Num(n) => n.value.class().name().to_string(),
             Var::SymSlice(_) => "slice".into(),
             Var::Text(_) => "str".into(),
+            Var::TStr(t) => t.class_name().into(),
         }
     }
 }

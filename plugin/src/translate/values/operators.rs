@@ -244,6 +244,9 @@ impl State<'_> {
         if let Some(r) = self.sequence_binary(op, a, b)? {
             return Ok(r);
         }
+        if let Some(r) = self.tstr_binary(op, a, b)? {
+            return Ok(r);
+        }
         if is_inplace(op) && self.is_tensor(a) {
             return self.tensor_inplace(op, a, b);
         }
@@ -407,6 +410,7 @@ impl State<'_> {
             | Var::Partial(_)
             | Var::Gen(_)
             | Var::DictIter(_)
+            | Var::TStr(_)
             | Var::Bound(_) => Ok(true),
             Var::NamedTuple(_, items) => Ok(!items.is_empty()),
             Var::CallerView(_) => Ok(!self.items(v)?.is_empty()),
