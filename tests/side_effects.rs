@@ -97,6 +97,33 @@ fn updates_of_the_callers_tensors_are_written_back() {
     }
 }
 
+/// Stores into the closure cells of the caller's functions (tests/python/caller_cells.py): a
+/// factory's counter stored twice and read through another function holding the cell, two
+/// counters whose functions share a cell on some calls only, a store on both sides of a
+/// break, in a loop, and a decorator counting the calls of a module's forward: replayed into
+/// the same cells, equal to eager over five calls, in one graph per frame (the call no longer
+/// breaks), and recorded as stores into a closure cell.
+#[test]
+fn stores_into_the_callers_closure_cells_are_replayed() {
+    let (stdout, stderr) = traced_with_effects_logged("caller_cells.py");
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_cases_ok(
+        &stdout,
+        &[
+            "a factory's counter, stored twice, read through another function",
+            "two counters' functions, sharing a cell on some calls",
+            "a counter stored on both sides of a break",
+            "a counter stored in a loop",
+            "a decorator counting the calls of a module's forward",
+        ],
+    );
+    assert!(
+        stderr.contains("StoreClosureCell {"),
+        "no store into a closure cell recorded:\n{stderr}"
+    );
+}
+
 /// Stores into the caller's classes (tests/python/class_stores.py): a counter on a module's
 /// class, `type(self).count += 1`, a tensor kept on a class, `cls.seen += k` in a class
 /// method, a float on a class, replayed and followed, equal to eager over six calls, in one

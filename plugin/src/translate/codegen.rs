@@ -251,6 +251,21 @@ impl Codegen<'_> {
                     let slot = self.slot(name)?;
                     self.b.emit(Opcode::StoreDeref, slot);
                 }
+                Effect::StoreClosureCell {
+                    function,
+                    index,
+                    value,
+                } => {
+                    self.build(value)?;
+                    self.load_target(function)?;
+                    let closure = self.b.name("__closure__");
+                    self.b.emit(Opcode::LoadAttr, closure << 1);
+                    let vm = self.b.vm();
+                    self.b.load_const(vm.ctx.new_int(*index).into());
+                    self.b.emit(Opcode::BinaryOp, SUBSCR);
+                    let contents = self.b.name("cell_contents");
+                    self.b.emit(Opcode::StoreAttr, contents);
+                }
                 Effect::WriteBack { target, value } => {
                     self.build(value)?;
                     self.load_target(target)?;

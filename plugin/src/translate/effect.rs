@@ -41,6 +41,13 @@ pub enum Effect<V = Var> {
     },
     /// `nonlocal name; name = value`: a free variable of the translated frame.
     StoreCell { name: String, value: V },
+    /// `nonlocal name; name = value` in an inlined function of the caller's: cell `index` of
+    /// the closure of the function read from `function` (see `values::caller_cells`).
+    StoreClosureCell {
+        function: Source,
+        index: usize,
+        value: V,
+    },
     /// The caller's tensor at `target`, updated in place during the call: its value at the
     /// end of the graph copied into it (`target[...] = value`), so it stays the same object.
     WriteBack { target: Source, value: V },
@@ -111,6 +118,15 @@ impl<V> Effect<V> {
                 name: name.clone(),
                 value: f(value)?,
             },
+            Effect::StoreClosureCell {
+                function,
+                index,
+                value,
+            } => Effect::StoreClosureCell {
+                function: function.clone(),
+                index: *index,
+                value: f(value)?,
+            },
             Effect::WriteBack { target, value } => Effect::WriteBack {
                 target: target.clone(),
                 value: f(value)?,
@@ -134,6 +150,9 @@ impl<V> Effect<V> {
             | Effect::DelItem { target, .. }
             | Effect::DelAttr { target, .. }
             | Effect::WriteBack { target, .. } => Some(target),
+            // The function whose closure holds the cell: loaded before the effects if one
+            // of them rebinds it, as the simulation read it.
+            Effect::StoreClosureCell { function, .. } => Some(function),
             Effect::StoreGlobal { .. } | Effect::StoreCell { .. } | Effect::Print { .. } => None,
         }
     }
@@ -147,6 +166,7 @@ impl<V> Effect<V> {
             Effect::DelAttr { .. } => Vec::new(),
             Effect::SetAttr { value, .. }
             | Effect::StoreCell { value, .. }
+            | Effect::StoreClosureCell { value, .. }
             | Effect::WriteBack { value, .. } => vec![value],
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
             Effect::Print { args, kwargs } => {
@@ -176,6 +196,11 @@ impl Effect {
                 value: Some(value),
             } => Some((Source::global_in(owner.as_ref(), name), value)),
             Effect::StoreCell { name, value } => Some((Source::Free(name.clone()), value)),
+            Effect::StoreClosureCell {
+                function,
+                index,
+                value,
+            } => Some((Source::Closure(Box::new(function.clone()), *index), value)),
             _ => None,
         }
     }
@@ -209,6 +234,9 @@ impl Effect {
                 ..
             } => is_under_global_named(source, name),
             Effect::StoreCell { name, .. } => is_under_or_at(source, &Source::Free(name.clone())),
+            Effect::StoreClosureCell {
+                function, index, ..
+            } => is_under_or_at(source, &Source::Closure(Box::new(function.clone()), *index)),
             // The tensor's elements change; its shape, dtype and identity do not.
             Effect::WriteBack { .. } => false,
             // It writes to a stream of the interpreter's own, read by nothing simulated.

@@ -1,6 +1,7 @@
 //! Side effects: mutations the simulated code makes to what existed before the call (a dict
 //! of the caller: item stores and deletes, `dict.update`; a list of the caller; an attribute
-//! of an object, stored or deleted; a global; a closure cell). The simulation
+//! of an object, stored or deleted; a global; a closure cell, the frame's or a caller's
+//! function's). The simulation
 //! does not make them; it records them, in program order, and the replacement code replays
 //! them after the graph has run (and before the breaking instruction, when the frame breaks),
 //! so that they happen exactly once, as written.
@@ -35,6 +36,7 @@ pub use crate::translate::effect::Effect;
 use crate::translate::key_const::{StoreKey, store_key};
 use crate::translate::source::{KeyConst, Source};
 use crate::translate::state::{SimResult, Unsupported, unsupported};
+use crate::translate::values::caller_cells::CallerCell;
 use crate::translate::values::{ListRef, Var};
 
 /// Whether `obj` holds a dict's entries: a store or delete of one of its keys reaches here
@@ -69,6 +71,8 @@ pub struct SideEffects {
     /// Items appended to a caller's list, newest last, with the list and its source: what
     /// its shadow adds to its items, if one is made.
     appended: Vec<(PyObjectRef, Source, Var)>,
+    /// The caller's closure cells the call reached, by identity (see `caller_cells`).
+    pub cells: Vec<CallerCell>,
 }
 
 /// A caller's list the call changed: the list, the source it was first changed through, and
@@ -93,7 +97,7 @@ struct KeyedStore {
 
 /// How far the effects went, for a rollback.
 #[derive(Clone, Copy, Debug)]
-pub struct Mark([usize; 7]);
+pub struct Mark([usize; 8]);
 
 impl SideEffects {
     pub fn mark(&self) -> Mark {
@@ -105,11 +109,22 @@ impl SideEffects {
             self.keyed.len(),
             self.shadows.len(),
             self.appended.len(),
+            self.cells.len(),
         ])
     }
 
     pub fn rollback(&mut self, m: Mark) {
-        let [log, mutated, globals, sources, keyed, shadows, appended] = m.0;
+        let [
+            log,
+            mutated,
+            globals,
+            sources,
+            keyed,
+            shadows,
+            appended,
+            cells,
+        ] = m.0;
+        self.cells.truncate(cells);
         self.appended.truncate(appended);
         self.shadows.truncate(shadows);
         self.keyed.truncate(keyed);

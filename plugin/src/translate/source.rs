@@ -452,7 +452,10 @@ impl fmt::Display for Source {
             Source::IdKey(b, k) => write!(f, "{b}[{k}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
-            Source::CellOf(c) => write!(f, "the cell of {c}"),
+            Source::CellOf(c) => match &**c {
+                Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}]"),
+                other => write!(f, "the cell of {other}"),
+            },
             Source::TypeOf(b) => write!(f, "type({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),

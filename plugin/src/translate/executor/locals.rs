@@ -114,6 +114,7 @@ impl State<'_> {
         match (existing, home) {
             (false, _) => {}
             (true, Some(name)) => self.effects.store_cell(&name, v.clone()),
+            (true, None) if self.store_caller_cell(&c, &v)? => {}
             (true, None) => {
                 return unsupported(
                     Kind::SideEffect,

@@ -6,16 +6,13 @@
 //! closure contents are read through them, each guarded where it is used). And a cell such a
 //! function shares with the translated frame is the frame's own cell in the simulation.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use rustpython_vm::builtins::{PyCode, PyFunction, PyTuple};
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::State;
-use crate::translate::values::{CellRef, CellState, Var, is_plain};
+use crate::translate::values::{CellRef, Var, is_plain};
 
 impl State<'_> {
     /// Guard what a function defined inside another one (its qualified name says
@@ -81,15 +78,7 @@ impl State<'_> {
                 made.push(shared);
                 continue;
             }
-            let value = cell
-                .get_attr("cell_contents", self.vm)
-                .ok()
-                .map(|v| Var::Lazy(v, read));
-            made.push(Rc::new(RefCell::new(CellState {
-                value,
-                existing: true,
-                home: None,
-            })));
+            made.push(self.caller_cell(cell, through, i));
         }
         made
     }
