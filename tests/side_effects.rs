@@ -42,7 +42,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
             "a read of a mutated list",
             "a value read before its store",
             "two arguments that are one list",
-            "item and attribute deletes, dict.update",
+            "item and attribute deletes, dict.update and dict.pop",
             "slice stores and deletes",
             "a delete of a missing key raises when replayed",
             "a caller's list changed, then read",

@@ -361,6 +361,8 @@ fn library_idioms_stay_in_the_graph() {
             "an optimizer's state keyed by its parameter tensors (defaultdict, tied weights)",
             "Adam: setdefault(p, {}), a step counter per state, bias corrections of the step",
             "heapq over plain (size, index) pairs; heappop of an empty heap caught",
+            "an OrderedDict of the caller's read whole in its own order, reordered between calls",
+            "an OrderedDict made here, reordered with move_to_end",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

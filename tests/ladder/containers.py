@@ -23,11 +23,32 @@ def dict_ops(a):
     keys = list(d.keys())
     return d.get("m"), d.get("zz", 7), keys, [v for v in d.values() if not isinstance(v, int)]
 
+def forwarded(a, **kwargs):
+    mask = kwargs.pop("mask", None)
+    scale = kwargs.pop("scale")
+    return (a * scale if mask is None else a * mask), kwargs
+
+
+def dict_removals(a):
+    # pop of present and absent keys (a KeyError caught), popitem, clear: on dicts made here.
+    first, second = forwarded(a, scale=2.0, extra=1), forwarded(a, mask=a, scale=3.0)
+    d = {"a": a, "b": a * 2, "c": 3}
+    k, v = d.popitem()
+    try:
+        d.pop("missing")
+    except KeyError as e:
+        missing = e.args
+    kept = dict(d)
+    d.clear()
+    return first, second, k, v, missing, kept, d
+
+
 def comprehension(a):
     return [a * i for i in range(3)], {i: i * i for i in range(4)}
 
 case(build, x)
 case(list_ops, x)
 case(dict_ops, x)
+case(dict_removals, x)
 case(comprehension, x)
 finish()

@@ -194,6 +194,21 @@ layers = [Layer("c", 3.0), Layer("a", 1.0), Layer("bb", 1.0)]
 case(keyed, x, layers, [(1, "y"), (2, "x"), (3, "y")])
 changes(keyed, x, layers, [(1, "y")], change=lambda: setattr(layers[1], "width", 7.0))
 
+second = operator.itemgetter(1)
+
+
+def getters(t, layers, pairs):
+    """operator.itemgetter and attrgetter: made here (one item, several, a dotted name) and
+    a module's own, as sort keys and mapped."""
+    by_second = sorted(pairs, key=second)
+    firsts = list(map(operator.itemgetter(0), pairs))
+    ends = operator.itemgetter(0, -1)([t, 1, t * 2])
+    widths = [operator.attrgetter("width")(l) for l in layers]
+    named = operator.attrgetter("name", "width.real")(layers[0])
+    return by_second, firsts, ends, widths, named, max(layers, key=operator.attrgetter("width")).name
+
+
+case(getters, x, layers, [(1, "y"), (2, "x"), (3, "w")])
 original_ordered = collections.OrderedDict
 changes(ordered_and_default, x, change=rebind_ordered)
 collections.OrderedDict = original_ordered

@@ -630,4 +630,39 @@ check("Adam: setdefault(p, {}), a step counter per state, bias corrections of th
       adam.step, lambda i: ([xs[i], xs[i][0]],), 3, 1, 0)
 check("heapq over plain (size, index) pairs; heappop of an empty heap caught",
       by_size, lambda i: (xs[i], [st.ones(3), st.ones(1), st.ones(2)]), 1, 1, 0)
+stages = collections.OrderedDict()
+
+
+def reorder_stages(i):
+    # Each run starts from a, b, c; on the fourth call the caller moves "a" last.
+    if i == 0:
+        stages.clear()
+        stages.update(a=1.0, b=2.0, c=3.0)
+    if i == 3:
+        stages.move_to_end("a")
+
+
+def staged(x):
+    # A caller's OrderedDict read whole, in its own order (its links, not its dict's).
+    out = x
+    for name, scale in stages.items():
+        out = out * scale + len(name)
+    return out, list(stages), [k for k in stages.keys()], len(stages)
+
+
+def made_in_order(x):
+    # An OrderedDict made here and reordered: made again by the replacement in that order.
+    feats = collections.OrderedDict()
+    feats["low"] = x * 2.0
+    feats["mid"] = x + 1.0
+    feats["high"] = x.exp()
+    feats.move_to_end("low")
+    feats.move_to_end("high", last=False)
+    return type(feats).__name__, list(feats.items())
+
+
+# A second translation once the order changed (the keys are guarded in the dict's own order).
+check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
+      staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
+check("an OrderedDict made here, reordered with move_to_end", made_in_order, lambda i: (xs[i],), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -103,7 +103,7 @@ def aliased(x, a, b):
 
 
 def deletes_and_update(x, table, row, m):
-    y = x * 8.0
+    y = x * 8.0 * table.pop("scale", 1.0)
     del table["gone"]
     table.update({"y": y, "n": 2})
     del row[0]
@@ -321,7 +321,7 @@ check("a value read before its store", stale_value, lambda: (x, Model()), None, 
 check("two arguments that are one list", aliased, lambda: (lambda s: (x, s, s))([]), None, None)
 check("two distinct lists", aliased, lambda: (x, [], [9]), None, None)
 check("slice stores and deletes", slice_stores, lambda: (x, [0, 1, 2, 3]), 1, 0)
-check("item and attribute deletes, dict.update", deletes_and_update, lambda: (x, {"gone": 1, "keep": 2}, [0, 1, 2], Model()), 1, 0,
+check("item and attribute deletes, dict.update and dict.pop", deletes_and_update, lambda: (x, {"gone": 1, "keep": 2, "scale": 0.5}, [0, 1, 2], Model()), 1, 0,
       state_of=lambda args: args[1:])
 check("a caller's list changed, then read", history, lambda: (x, Holder([x, x + 1.0])), 1, 0)
 check("list methods on a caller's list", list_methods, lambda: (x, [1, 2, 3, 2]), 1, 0)

@@ -76,12 +76,6 @@ impl Codegen<'_> {
         Ok(())
     }
 
-    /// The function of `code` with the replacement's own cells as its closure, in the order
-    /// of `code`'s free variables (each loaded as a cell, as LOAD_CLOSURE does).
-    fn make_closure(&mut self, code: &PyRef<PyCode>) -> SimResult<()> {
-        emit_closure(&mut self.b, code)
-    }
-
     /// Call the compiled graph named `g` in the globals with the roots of its inputs. Where
     /// the graph raised (`CompiledGraph::as_written`), nothing is done yet that the program
     /// could see: the replacement returns what the graph returned, and the frame runs as
@@ -463,7 +457,7 @@ impl Codegen<'_> {
         b.emit(Opcode::Swap, 3);
         b.emit(Opcode::PopTop, 0);
         match &h.closure {
-            Some(code) => self.make_closure(code)?,
+            Some(code) => emit_closure(&mut self.b, code)?,
             None => {
                 let f = b.name(h.handler_global);
                 b.emit(Opcode::LoadGlobal, f << 1);
@@ -636,7 +630,7 @@ pub fn generate_break(
     e.replay(effects)?;
     match &plan.closure {
         Some(code) => {
-            e.make_closure(code)?;
+            emit_closure(&mut e.b, code)?;
             e.b.emit(Opcode::PushNull, 0);
         }
         None => {

@@ -5,8 +5,9 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyTypeRef};
+use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyType, PyTypeRef};
 use rustpython_vm::eval_hook::FrameView;
+use rustpython_vm::protocol::PyIterReturn;
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
@@ -48,6 +49,9 @@ pub enum Check {
     /// the keys a loop over a caller's dict went through. The dict's key-set stamp makes a
     /// repeated check one load.
     Keys(Vec<String>),
+    /// An `OrderedDict` with exactly these keys (str) in its own order: its links, which
+    /// `move_to_end` reorders and its dict's stamp does not see, walked natively.
+    OrderedKeys(Vec<String>),
     /// A dict whose keys are exactly these objects, in this order, each by identity: an
     /// optimizer's state keyed by its parameter tensors, read as a whole.
     KeyObjects(Vec<Ident>),
@@ -130,6 +134,28 @@ impl Guard {
     }
 }
 
+/// The keys of an `OrderedDict` (or of a class written in Python on it that leaves its
+/// iteration alone), all str, in its own order, read by its native iterator: no Python code
+/// runs. `None` for another object.
+pub fn ordered_keys(v: &PyObject, vm: &VirtualMachine) -> Option<Vec<String>> {
+    let ordered = crate::translate::loaded_modules::loaded_attr("_collections", "OrderedDict", vm)?;
+    let iter = vm.ctx.intern_str("__iter__");
+    let class = v.class();
+    let native = class.fast_issubclass(ordered.downcast_ref::<PyType>()?)
+        && class
+            .get_attr(iter)?
+            .is(&ordered.downcast_ref::<PyType>()?.get_attr(iter)?);
+    if !native {
+        return None;
+    }
+    let it = v.to_owned().get_iter(vm).ok()?;
+    let mut keys = Vec::new();
+    while let PyIterReturn::Return(k) = it.next(vm).ok()? {
+        keys.push(k.downcast_ref::<PyStr>()?.to_string_lossy().into_owned());
+    }
+    Some(keys)
+}
+
 /// Whether no two of `pointers` are equal.
 pub fn pairwise_distinct(mut pointers: Vec<*const PyObject>) -> bool {
     pointers.sort_unstable();
@@ -205,6 +231,7 @@ impl Check {
             Check::Keys(keys) => v
                 .downcast_ref::<PyDict>()
                 .is_some_and(|d| dict_has_keys(d, keys)),
+            Check::OrderedKeys(keys) => ordered_keys(v, vm).as_ref() == Some(keys),
             Check::KeyObjects(keys) => v.downcast_ref::<PyDict>().is_some_and(|d| {
                 let now = d.keys_vec();
                 now.len() == keys.len() && now.iter().zip(keys).all(|(k, i)| i.is(k))
@@ -273,6 +300,7 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
             None => format!("a {}", v.class().name()),
         },
         Check::Entries(e) => e.difference(v, vm),
+        Check::OrderedKeys(_) => format!("the keys {:?}", ordered_keys(v, vm).unwrap_or_default()),
         Check::Keys(_) => match v.downcast_ref::<PyDict>() {
             Some(d) => format!(
                 "the keys {:?}",
@@ -340,6 +368,9 @@ impl fmt::Display for Guard {
             Check::Version(tag) => write!(f, "{s} unchanged (version {tag})"),
             Check::Entries(e) => write!(f, "{s} unchanged ({e})"),
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
+            Check::OrderedKeys(keys) => {
+                write!(f, "{s} has exactly the keys {keys:?}, in its order")
+            }
             Check::KeyObjects(keys) => {
                 let shown: Vec<String> = keys
                     .iter()

@@ -496,7 +496,7 @@ impl State<'_> {
                 if crate::translate::state::is_dict(o, vm)
                     && matches!(
                         name,
-                        "update" | "keys" | "values" | "items" | "get" | "setdefault"
+                        "update" | "keys" | "values" | "items" | "get" | "setdefault" | "pop"
                     )
                     && crate::translate::values::dict_subclasses::dict_method_is_dicts(
                         o.class(),
@@ -583,6 +583,7 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
         "copy",
         "update",
         "setdefault",
+        "move_to_end",
         "add",
         "discard",
         "remove",
@@ -596,6 +597,7 @@ fn intern_method(name: &str) -> SimResult<&'static str> {
         "intersection_update",
         "difference_update",
         "clear",
+        "popitem",
         "reverse",
         "sort",
         "_replace",

@@ -160,6 +160,13 @@ impl State<'_> {
                     self.obj(callable)?;
                     return self.itertools_call(name, &args, &kwargs);
                 }
+                if let Some(r) = self.getter_made(&o, &args, &kwargs)? {
+                    self.obj(callable)?;
+                    return Ok(r);
+                }
+                if let Some(r) = self.getter_call(callable, &o, &args)? {
+                    return Ok(r);
+                }
                 if let Some(r) = self.collections_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;
                     return Ok(r);

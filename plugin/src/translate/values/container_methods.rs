@@ -10,7 +10,8 @@ use rustpython_vm::AsObject;
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, is_dict, unsupported};
-use crate::translate::values::{Var, ViewKind};
+use crate::translate::values::dict_subclasses::{DictLike, dict_like};
+use crate::translate::values::{DictRef, Var, ViewKind};
 
 impl State<'_> {
     pub(super) fn container_method(
@@ -58,6 +59,9 @@ impl State<'_> {
             && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name)
         {
             return self.caller_list_method(&o, &source, name, args, kwargs);
+        }
+        if let (Var::Dict(d), "move_to_end") = (owner, name) {
+            return self.move_to_end(d, args, kwargs);
         }
         if !kwargs.is_empty() {
             return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
@@ -167,10 +171,97 @@ impl State<'_> {
                     None => rest.first().cloned().unwrap_or_else(none),
                 })
             }
+            // `kwargs.pop("mask", None)`: the entry taken out, or the default.
+            (Var::Dict(d), "pop", [k, rest @ ..]) if rest.len() <= 1 => {
+                let key = self.key(k)?;
+                let at = d
+                    .borrow()
+                    .iter()
+                    .position(|(x, _)| vm.bool_eq(x, &key).unwrap_or(false));
+                match (at, rest.first()) {
+                    (Some(at), _) => Ok(d.borrow_mut().remove(at).1),
+                    (None, Some(default)) => Ok(default.clone()),
+                    (None, None) => self.missing_key(k, "dict.pop()"),
+                }
+            }
+            (Var::Dict(d), "popitem", []) => {
+                let last = d.borrow_mut().pop();
+                match last {
+                    Some((k, v)) => Ok(Var::tuple(vec![Var::Obj(k), v])),
+                    None => unsupported(Kind::Raises, "popitem() of an empty dict (KeyError)"),
+                }
+            }
+            (Var::Dict(d), "clear", []) => {
+                d.borrow_mut().clear();
+                Ok(none())
+            }
+            // Of a caller's dict: read as `get` reads it, then deleted (a side effect).
+            (Var::Lazy(o, source), "pop", [k, rest @ ..]) if is_dict(o, vm) && rest.len() <= 1 => {
+                let key = self.caller_key(k, "dict.pop")?;
+                match (self.caller_dict_read(o, source, &key)?, rest.first()) {
+                    (Some(v), _) => {
+                        self.del_item(owner, k)?;
+                        Ok(v)
+                    }
+                    (None, Some(default)) => Ok(default.clone()),
+                    (None, None) => self.missing_key(k, "dict.pop()"),
+                }
+            }
             _ => unsupported(
                 Kind::Call,
                 format!("{}.{name}() with these arguments", owner.kind()),
             ),
         }
+    }
+
+    /// A `KeyError(key)` raised where the program would raise it.
+    fn missing_key(&mut self, key: &Var, what: &str) -> SimResult<Var> {
+        self.raise_native(
+            self.vm.ctx.exceptions.key_error,
+            vec![key.clone()],
+            format!("{what} of a missing key (KeyError)"),
+        )
+    }
+
+    /// `d.move_to_end(key, last=True)` of an `OrderedDict` made here, whose entries are in its
+    /// order: the entry moved to the end, or to the front.
+    fn move_to_end(
+        &mut self,
+        d: &DictRef,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<Var> {
+        let vm = self.vm;
+        let ordered = self
+            .dict_kind(d)
+            .is_some_and(|(class, _)| dict_like(&class, vm) == Some(DictLike::Ordered));
+        let last = match (args.as_slice(), kwargs.as_slice()) {
+            ([_], []) => None,
+            ([_, last], []) => Some(last),
+            ([_], [(name, last)]) if name == "last" => Some(last),
+            _ => return unsupported(Kind::Call, "move_to_end() with these arguments"),
+        };
+        if !ordered {
+            return unsupported(Kind::Call, "method move_to_end of a dict made here");
+        }
+        let last = match last {
+            Some(v) => self.truth(v)?,
+            None => true,
+        };
+        let key = self.key(&args[0])?;
+        let at = d
+            .borrow()
+            .iter()
+            .position(|(k, _)| vm.bool_eq(k, &key).unwrap_or(false));
+        let Some(at) = at else {
+            return self.missing_key(&args[0], "move_to_end()");
+        };
+        let mut entries = d.borrow_mut();
+        let entry = entries.remove(at);
+        match last {
+            true => entries.push(entry),
+            false => entries.insert(0, entry),
+        }
+        Ok(Var::Obj(vm.ctx.none()))
     }
 }

@@ -7,7 +7,7 @@ use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
-use crate::translate::guards::guard::Check;
+use crate::translate::guards::guard::{Check, ordered_keys};
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::dict_subclasses::dict_method_is_dicts;
@@ -413,27 +413,31 @@ impl State<'_> {
         o: &PyObjectRef,
         source: &crate::translate::source::Source,
     ) -> SimResult<Vec<(PyObjectRef, Var)>> {
-        if crate::translate::values::dict_subclasses::dict_like(o.class(), self.vm)
-            .is_some_and(|k| !k.whole())
-        {
-            return unsupported(
-                Kind::Value,
-                format!(
-                    "the order of {source}, a {} (its own links)",
-                    o.class().name()
-                ),
-            );
-        }
+        let ordered = crate::translate::values::dict_subclasses::dict_like(o.class(), self.vm)
+            .is_some_and(|k| !k.in_dict_order());
         let stores = self.dict_stores(o, source)?;
         let d = o.downcast_ref::<PyDict>().expect("dict");
         if stores.is_empty()
+            && !ordered
             && let Some(entries) = self.identity_keyed_entries(d, source)
         {
             return Ok(entries);
         }
+        // An `OrderedDict` in its own order (its links), each value read from its dict.
+        let entries: Vec<(PyObjectRef, PyObjectRef)> = match ordered {
+            false => d.into_iter().collect(),
+            true => ordered_keys(o, self.vm)
+                .ok_or_else(|| Unsupported::new(Kind::Value, "an OrderedDict's keys"))?
+                .into_iter()
+                .filter_map(|k| {
+                    let v = d.get_item_opt(k.as_str(), self.vm).ok().flatten()?;
+                    Some((vm_str(self.vm, &k), v))
+                })
+                .collect(),
+        };
         let mut out = Vec::new();
         let mut keys = Vec::new();
-        for (k, val) in d {
+        for (k, val) in entries {
             let Some(ks) = k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
                 return unsupported(
                     Kind::Value,
@@ -444,7 +448,13 @@ impl State<'_> {
             out.push((k.clone(), Var::Lazy(val, source.clone().key(ks))));
         }
         self.guard(source, Check::type_is(o.class().to_owned()));
-        self.guard(source, Check::Keys(keys));
+        self.guard(
+            source,
+            match ordered {
+                true => Check::OrderedKeys(keys),
+                false => Check::Keys(keys),
+            },
+        );
         // What the call stored and deleted, as the dict does it: a key stored again keeps
         // its place, a new one (or one deleted and stored again) goes last.
         for (key, value) in stores {

@@ -1,5 +1,5 @@
 //! Dicts that are not exactly dicts but read as dicts: the native `defaultdict` (a missing
-//! key made by its factory and stored) and `OrderedDict` (by key only: its order is its own
+//! key made by its factory and stored) and `OrderedDict` (read whole in its own order: its
 //! links), and classes written in Python on them that define none of the ways entries are
 //! read (`class AttrDict(dict)` with a `__getattr__`, a config node, an `EasyDict`, a
 //! `Counter`, whose own `__missing__` is inlined). A caller's instance is read key by key,
@@ -107,8 +107,8 @@ const ENTRY_PROTOCOL: &[&str] = &[
 ];
 
 /// How a caller's dict-like object reads: as a dict in all (`dict`, a `defaultdict`, their
-/// subclasses written in Python), or key by key only (an `OrderedDict`, whose iteration
-/// follows its own links: `move_to_end` reorders them and not its dict).
+/// subclasses written in Python), or, read whole, in its own order (an `OrderedDict`, whose
+/// iteration follows its own links: `move_to_end` reorders them and not its dict).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DictLike {
     Plain,
@@ -119,8 +119,8 @@ pub enum DictLike {
 }
 
 impl DictLike {
-    /// Whether its entries may be read as a whole (iterated, viewed) in the dict's order.
-    pub fn whole(self) -> bool {
+    /// Whether its entries, read as a whole (iterated, viewed), come in the dict's order.
+    pub fn in_dict_order(self) -> bool {
         self != DictLike::Ordered
     }
 }
@@ -183,5 +183,9 @@ pub fn dict_method_is_dicts(class: &Py<PyType>, name: &str, vm: &VirtualMachine)
             || !c.attributes.contains(n)
             || (is_native_collection(c, "defaultdict", vm)
                 && !matches!(name, "__missing__" | "copy"))
+            // Its views read it in its own order, as `lazy_dict_entries` does; its updates
+            // are replayed by its own methods.
+            || (is_native_collection(c, "OrderedDict", vm)
+                && matches!(name, "keys" | "values" | "items" | "update" | "setdefault"))
     })
 }

@@ -34,6 +34,7 @@ pub mod made_dicts;
 pub mod nested_functions;
 pub mod numbers;
 pub mod objects;
+pub mod operator_getters;
 pub mod operators;
 pub mod protocols;
 pub mod sequence_ops;
