@@ -63,6 +63,10 @@ fn template_strings() {
     family("tstrings");
 }
 #[test]
+fn pattern_matching() {
+    family("patterns");
+}
+#[test]
 fn jumps() {
     family("jumps");
 }

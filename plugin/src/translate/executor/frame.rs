@@ -169,8 +169,8 @@ impl SimFrame {
     /// The value `depth` from the top (1: the top).
     pub(super) fn top(&self, depth: usize) -> SimResult<&Var> {
         match self.stack.len().checked_sub(depth) {
-            Some(i) => Ok(&self.stack[i]),
-            None => unsupported(Kind::Internal, "stack underflow"),
+            Some(i) if depth > 0 => Ok(&self.stack[i]),
+            _ => unsupported(Kind::Internal, "stack underflow"),
         }
     }
 

@@ -18,6 +18,7 @@ mod generators;
 mod imports;
 mod locals;
 mod operators;
+mod patterns;
 mod stack;
 
 use rustpython_vm::bytecode::Opcode;
@@ -127,6 +128,11 @@ instruction_set! {
     ConvertValue => convert_value, opcode;
     BuildInterpolation => build_interpolation, opcode;
     BuildTemplate => build_template, opcode;
+    // patterns.rs
+    MatchSequence | MatchMapping => match_collection, opcode;
+    GetLen => get_len, opcode;
+    MatchKeys => match_keys, opcode;
+    MatchClass => match_class, opcode;
     // attrs.rs
     LoadAttr => load_attr, opcode;
     LoadSuperAttr => load_super_attr, opcode;
