@@ -502,6 +502,22 @@ def template_across_break(x, name):
 
 
 check("a template string held across a break", template_across_break, (x, "y"), 2, 1, "GB-CALL", 499)
+def chunks(x, size, *, step=1):
+    for i in range(0, x.shape[0], size * step):
+        yield x[i:i + size]
+
+
+def loop_over_a_generator(x):
+    total = 0.0
+    for part in chunks(x, 2, step=1):  # not started before the loop: made again by its call
+        total = total + (part * 2.0).sum().item()
+    return total
+
+
+# The loop split at item(): the body's graph, the generator's frame as written (it is not
+# replaced), the body's break.
+check("a loop over a generator function's generator, split", loop_over_a_generator,
+      (st.arange(6.0).reshape(6, 1),), 1, 3, "GB-LOOP", 513)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -42,6 +42,7 @@ pub fn made_address(v: &Var) -> Option<usize> {
         Var::Func(f) => Some(Rc::as_ptr(f) as usize),
         Var::Cell(c) => Some(Rc::as_ptr(c) as usize),
         Var::TStr(t) => Some(Rc::as_ptr(t) as usize),
+        Var::Gen(g) => Some(Rc::as_ptr(g) as usize),
         _ => None,
     }
 }
@@ -146,6 +147,18 @@ impl Walk {
             }
             Var::Set(s) => self.holder(s.get_id(), std::iter::empty()),
             Var::TStr(t) => self.holder(Rc::as_ptr(t) as usize, t.held().into_iter()),
+            // A generator made again by the call that made it: its callable and arguments.
+            Var::Gen(g) => {
+                let g = g.borrow();
+                let held: Vec<&Var> = match &g.made_by {
+                    Some((f, args, kwargs)) => std::iter::once(f)
+                        .chain(args)
+                        .chain(kwargs.iter().map(|(_, v)| v))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                self.holder(made_address(v).expect("a generator"), held.into_iter())
+            }
             // A function made in the call: the frame's cells in its closure are the
             // replacement's own (`function_templates`); a cell an inlined call made is made
             // again with what it holds, once for every function holding it.

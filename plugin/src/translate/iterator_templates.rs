@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use rustpython_vm::bytecode::Opcode;
+
 use crate::graph::Value;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
 use crate::translate::templates::{Template, build};
@@ -189,4 +191,38 @@ fn itertool_template(
             new("accumulate", args)
         }
     }
+}
+
+/// A generator the simulation made and has not started, as the replacement makes it again:
+/// the call that made it, made again (a generator function's call runs none of its code), its
+/// callable loaded as the frame read it. One it started has a frame part-way: refused.
+pub(super) fn generator_template(
+    state: &mut State<'_>,
+    g: &Rc<std::cell::RefCell<crate::translate::values::SimGen>>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    let g = g.borrow();
+    let (false, Some((f, args, kwargs))) = (g.started, &g.made_by) else {
+        return unsupported(
+            Kind::Rebuild,
+            format!("holds the generator {} part-way", g.qualname),
+        );
+    };
+    let vm = state.vm;
+    let mut parts = vec![
+        build(state, f, outputs, index)?,
+        Template::Instr(Opcode::PushNull, 0, Vec::new()),
+    ];
+    for a in args {
+        parts.push(build(state, a, outputs, index)?);
+    }
+    let mut names = Vec::with_capacity(kwargs.len());
+    for (k, v) in kwargs {
+        parts.push(build(state, v, outputs, index)?);
+        names.push(vm.ctx.new_str(k.as_str()).into());
+    }
+    parts.push(Template::Const(vm.ctx.new_tuple(names).into()));
+    let argc = (args.len() + kwargs.len()) as u32;
+    Ok(Template::Instr(Opcode::CallKw, argc, parts))
 }

@@ -16,7 +16,7 @@ use crate::translate::exception_templates;
 use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::function_templates::{ClosureCell, cell_templates, function_template};
 use crate::translate::held_once::held_once;
-use crate::translate::iterator_templates::stepper_template;
+use crate::translate::iterator_templates::{generator_template, stepper_template};
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
@@ -623,6 +623,7 @@ fn build_value(
             }
         }
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
+        Var::Gen(g) => generator_template(state, g, outputs, index)?,
         Var::TStr(t) => tstr_template(t, |v| build(state, v, outputs, index))?,
         Var::Set(s) => {
             let items = vm

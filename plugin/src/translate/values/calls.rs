@@ -28,6 +28,8 @@ struct Callee {
     defaults: Vec<Var>,
     kwdefaults: Vec<(String, Var)>,
     closure: Vec<CellRef>,
+    /// The callable it was read as, which the replacement can load (see `SimGen::made_by`).
+    made_from: Option<Var>,
 }
 
 impl State<'_> {
@@ -80,6 +82,7 @@ impl State<'_> {
                     defaults,
                     kwdefaults,
                     closure: f.closure.clone(),
+                    made_from: Some(callable.clone()),
                 };
                 self.inline(callee, args, kwargs)
             }
@@ -119,7 +122,8 @@ impl State<'_> {
                             self.obj(callable)?; // its identity
                         }
                     }
-                    let callee = self.python_callee(&o, source)?;
+                    let mut callee = self.python_callee(&o, source)?;
+                    callee.made_from = Some(callable.clone());
                     return self.inline(callee, args, kwargs);
                 }
                 if let Some(inner) = crate::translate::traced_wrappers::wrapped(&o) {
@@ -404,6 +408,7 @@ impl State<'_> {
             defaults,
             kwdefaults,
             closure,
+            made_from: None,
         })
     }
 
@@ -450,6 +455,7 @@ impl State<'_> {
         }
         if code.flags.contains(CodeFlags::GENERATOR) {
             // The call only makes the generator: its frame runs as its consumer asks for items.
+            let made_by = (callee.made_from.clone()).map(|f| (f, args.clone(), kwargs.clone()));
             let frame = self.bind(&callee, args, kwargs)?;
             self.inlined.push(code.qualname.as_str().to_owned());
             let qualname = code.qualname.as_str().to_owned();
@@ -458,6 +464,7 @@ impl State<'_> {
                 started: false,
                 done: false,
                 qualname,
+                made_by,
             })))));
         }
         if self.depth >= MAX_INLINE_DEPTH {

@@ -264,6 +264,9 @@ pub struct SimGen {
     /// It has returned: it gives nothing more.
     pub done: bool,
     pub qualname: String,
+    /// The callable it was made by and the arguments of that call: not started, it is made
+    /// again by calling it so (`iterator_templates::generator_template`).
+    pub made_by: Option<(Var, Vec<Var>, Vec<(String, Var)>)>,
 }
 
 impl std::fmt::Debug for SimGen {
