@@ -20,6 +20,7 @@ def list_ops(a):
 def dict_ops(a):
     d = dict(k=a, j=2)
     d["m"] = a * 3
+    d.update({"q": 1}, r=a)
     keys = list(d.keys())
     return d.get("m"), d.get("zz", 7), keys, [v for v in d.values() if not isinstance(v, int)]
 

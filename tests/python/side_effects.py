@@ -105,7 +105,7 @@ def aliased(x, a, b):
 def deletes_and_update(x, table, row, m):
     y = x * 8.0 * table.pop("scale", 1.0)
     del table["gone"]
-    table.update({"y": y, "n": 2})
+    table.update({"y": y}, n=2)
     del row[0]
     del m.steps
     return y + 1.0

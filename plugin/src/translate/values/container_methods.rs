@@ -63,6 +63,23 @@ impl State<'_> {
         if let (Var::Dict(d), "move_to_end") = (owner, name) {
             return self.move_to_end(d, args, kwargs);
         }
+        if name == "update" && !kwargs.is_empty() && args.len() <= 1 {
+            // `d.update(m, k=v)`: the mapping's entries, then the keywords, as one mapping.
+            let mut entries = match args.first() {
+                Some(m) => self.dict_entries(m)?,
+                None => Vec::new(),
+            };
+            for (k, v) in kwargs {
+                crate::translate::values::dict_insert(
+                    &mut entries,
+                    vm.ctx.new_str(k).into(),
+                    v,
+                    vm,
+                )?;
+            }
+            let merged = Var::Dict(Rc::new(RefCell::new(entries)));
+            return self.container_method(owner, name, vec![merged], Vec::new());
+        }
         if !kwargs.is_empty() {
             return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
         }
@@ -83,7 +100,16 @@ impl State<'_> {
                 }
                 Ok(none())
             }
-            (Var::Lazy(o, source), "update", [other]) if o.class().is(vm.ctx.types.dict_type) => {
+            // Of a caller's dict (or `OrderedDict`, whose own `update` orders keys as dict's).
+            (Var::Lazy(o, source), "update", [other])
+                if o.class().is(vm.ctx.types.dict_type)
+                    || crate::translate::loaded_modules::loaded_attr(
+                        "_collections",
+                        "OrderedDict",
+                        vm,
+                    )
+                    .is_some_and(|c| c.is(o.class())) =>
+            {
                 // What update reads, checked readable now; keys of the caller's dict are strs.
                 if self
                     .dict_entries(other)?
