@@ -56,12 +56,8 @@ impl State<'_> {
     }
 
     /// `builtins.name(*args)`, simulated as a call of it.
-    fn builtin_named(&mut self, name: &'static str, args: Vec<Var>) -> SimResult<Var> {
-        let f = self
-            .vm
-            .builtins
-            .get_attr(name, self.vm)
-            .map_err(|_| Unsupported::new(Kind::Internal, format!("no builtin {name}")))?;
+    fn builtin_named(&mut self, name: &str, args: Vec<Var>) -> SimResult<Var> {
+        let f = self.builtins_obj(name)?;
         self.invoke(&Var::Obj(f), args, Vec::new())
     }
 

@@ -654,7 +654,7 @@ impl State<'_> {
         }
     }
 
-    pub(super) fn builtins_obj(&self, name: &str) -> SimResult<PyObjectRef> {
+    pub(crate) fn builtins_obj(&self, name: &str) -> SimResult<PyObjectRef> {
         self.vm
             .builtins
             .dict()
