@@ -1,6 +1,8 @@
 """What the case scripts (graph_breaks.py, side_effects.py, generators.py) share: comparing
 results, checking explain()'s counts, and printing one line per case (`FAIL` marks a failed
 one)."""
+import collections
+
 import symtrace as st
 
 
@@ -18,6 +20,8 @@ def plain(v):
         return ("tensor", v.tolist())
     if isinstance(v, (list, tuple)):
         return [plain(i) for i in v]
+    if isinstance(v, collections.deque):
+        return ("deque", v.maxlen, [plain(i) for i in v])
     return v
 
 

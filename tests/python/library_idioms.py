@@ -661,8 +661,49 @@ def made_in_order(x):
     return type(feats).__name__, list(feats.items())
 
 
+def deques(x):
+    # Deques made here: a bounded history (an append past maxlen drops the oldest), a
+    # breadth-first queue, an empty one's IndexError caught; returned, made again.
+    history = collections.deque(maxlen=3)
+    for k in range(5):
+        history.append(x + k)
+    history.appendleft(x * 2.0)
+    queue = collections.deque([(x, 0)])
+    leaves = []
+    while queue:
+        t, depth = queue.popleft()
+        if depth < 2:
+            queue.extend([(t * 0.5, depth + 1), (t + 1.0, depth + 1)])
+        else:
+            leaves.append(t)
+    ring = collections.deque(range(4))
+    ring.rotate(-1)
+    ring.extendleft([7, 8])
+    try:
+        collections.deque().pop()
+    except IndexError as e:
+        message = str(e)
+    mean = sum(history) / len(history)
+    return history, history[-1], mean, st.stack(leaves).sum(0), ring, message, history.maxlen
+
+
+def deque_across_a_break(x):
+    # A deque and an iterator over it part-way, at a graph break: made again as themselves
+    # (the iterator over the same deque, so that a change of it still raises); the resume
+    # function, handed that iterator, runs as written.
+    q = collections.deque([x, x * 2.0, x * 3.0], maxlen=4)
+    it = iter(q)
+    first = next(it)
+    st.graph_break()
+    rest = list(it)
+    q.append(first + 1.0)
+    return q, rest, [q, q][0] is q
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
 check("an OrderedDict made here, reordered with move_to_end", made_in_order, lambda i: (xs[i],), 1, 1, 0)
+check("deques made here: a bounded history, a breadth-first queue, rotate", deques, lambda i: (xs[i],), 1, 1, 0)
+check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -36,6 +36,7 @@ pub fn made_address(v: &Var) -> Option<usize> {
             Some(Rc::as_ptr(items) as usize)
         }
         Var::List(l) => Some(Rc::as_ptr(l) as usize),
+        Var::Deque(d) => Some(Rc::as_ptr(d) as usize),
         Var::Dict(d) => Some(Rc::as_ptr(d) as usize),
         Var::Object(o) => Some(Rc::as_ptr(o) as usize),
         Var::Set(s) => Some(s.get_id()),
@@ -119,6 +120,7 @@ impl Walk {
                 self.holder(Rc::as_ptr(items) as usize, items.iter())
             }
             Var::List(l) => self.holder(Rc::as_ptr(l) as usize, l.borrow().iter()),
+            Var::Deque(d) => self.holder(Rc::as_ptr(d) as usize, d.borrow().items.iter()),
             Var::Dict(d) => {
                 let entries = d.borrow();
                 self.holder(Rc::as_ptr(d) as usize, entries.iter().map(|(_, x)| x))
@@ -200,6 +202,7 @@ impl Walk {
                     Stepper::List { list, .. } | Stepper::ListReversed { list, .. } => {
                         self.exclusive(Rc::as_ptr(list) as usize)
                     }
+                    Stepper::Deque { deque, .. } => self.value(&Var::Deque(deque.clone())),
                     Stepper::Caller { items, .. } => items.iter().try_for_each(|x| self.value(x)),
                     Stepper::Enumerate { inner, .. } => self.value(inner),
                     Stepper::Zip { inners } => inners.iter().try_for_each(|x| self.value(x)),

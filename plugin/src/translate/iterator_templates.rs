@@ -48,6 +48,22 @@ pub(super) fn stepper_template(
             };
             list_of(state, rest, outputs, index)
         }
+        // The rest of a deque's items, through an iterator of the deque itself, which
+        // raises as the one it stands for would at a change.
+        Stepper::Deque { deque, next, .. } => {
+            let islice = crate::translate::loaded_modules::loaded_attr("itertools", "islice", vm)
+                .ok_or_else(|| {
+                Unsupported::new(Kind::Internal, "itertools.islice is missing")
+            })?;
+            Ok(Template::New(
+                islice,
+                vec![
+                    build(state, &Var::Deque(deque.clone()), outputs, index)?,
+                    Template::Const(vm.ctx.new_int(*next).into()),
+                    Template::Const(vm.ctx.none()),
+                ],
+            ))
+        }
         Stepper::Caller {
             origin: Some(source),
             consumed,

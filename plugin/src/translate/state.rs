@@ -576,6 +576,22 @@ impl<'vm> State<'vm> {
                 }
                 d.into()
             }
+            // A copy, as a list's: native code reads it.
+            Var::Deque(d) => {
+                let (items, maxlen) = {
+                    let q = d.borrow();
+                    (q.items.iter().cloned().collect::<Vec<_>>(), q.maxlen)
+                };
+                let objs = items
+                    .iter()
+                    .map(|i| self.obj(i))
+                    .collect::<SimResult<Vec<_>>>()?;
+                let class = crate::translate::values::deques::deque_class(vm)
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "collections.deque"))?;
+                class
+                    .call((vm.ctx.new_list(objs), maxlen), vm)
+                    .map_err(|_| Unsupported::new(Kind::Internal, "a deque made again"))?
+            }
             other => {
                 return unsupported(
                     Kind::Value,
@@ -629,39 +645,6 @@ impl<'vm> State<'vm> {
             Var::Lazy(o, _) | Var::Obj(o) => o.downcast_ref::<PyTensor>().is_some(),
             _ => false,
         }
-    }
-
-    /// The type of `v`, guarded when `v` is read from the frame.
-    pub fn type_of(&mut self, v: &Var) -> SimResult<PyObjectRef> {
-        let vm = self.vm;
-        let t = &vm.ctx.types;
-        Ok(match v {
-            Var::Lazy(o, source) => {
-                self.guard(source, Check::type_is(o.class().to_owned()));
-                o.class().to_owned().into()
-            }
-            Var::Obj(o) => o.class().to_owned().into(),
-            // The types of what it is computed from are guarded: its type follows from them.
-            Var::Num(n) => n.value.class().to_owned().into(),
-            Var::Tensor(_) => PyTensor::class(&vm.ctx).to_owned().into(),
-            Var::Tuple(_) => t.tuple_type.to_owned().into(),
-            Var::List(_) => t.list_type.to_owned().into(),
-            Var::Dict(d) => match self.dict_kind(d) {
-                Some((class, _)) => class.into(),
-                None => t.dict_type.to_owned().into(),
-            },
-            Var::Partial(_) => {
-                crate::translate::loaded_modules::loaded_attr("functools", "partial", vm)
-                    .ok_or_else(|| Unsupported::new(Kind::Internal, "functools.partial"))?
-            }
-            Var::Func(_) => t.function_type.to_owned().into(),
-            Var::Object(o) => o.class.clone().into(),
-            Var::NamedTuple(c, _) => c.clone().into(),
-            Var::Bound(_) => t.bound_method_type.to_owned().into(),
-            Var::Set(_) => t.set_type.to_owned().into(),
-            Var::TStr(s) => s.class(vm),
-            other => return unsupported(Kind::Value, format!("type() of a {}", other.kind())),
-        })
     }
 }
 

@@ -20,10 +20,10 @@ use crate::translate::iterator_templates::{generator_template, stepper_template}
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
-use crate::translate::values::deferred_text::text_template;
 use crate::translate::values::numbers::{Num, NumExpr};
 use crate::translate::values::template_strings::tstr_template;
 use crate::translate::values::{CellRef, Var, is_literal};
+use crate::translate::values::{deferred_text::text_template, deques::deque_template};
 
 /// What the replacement returns, built from the graph's outputs.
 #[derive(Clone, Debug)]
@@ -625,6 +625,7 @@ fn build_value(
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
         Var::Gen(g) => generator_template(state, g, outputs, index)?,
         Var::TStr(t) => tstr_template(t, |v| build(state, v, outputs, index))?,
+        Var::Deque(d) => deque_template(d, vm, |v| build(state, v, outputs, index))?,
         Var::Set(s) => {
             let items = vm
                 .extract_elements_with(s, Ok)

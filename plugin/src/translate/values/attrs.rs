@@ -125,6 +125,10 @@ impl State<'_> {
             // A method of a list, dict or set made here taken as a value (`key=d.get`):
             // what a call in method form would call.
             Var::List(_) | Var::Dict(_) | Var::Set(_) => Ok(self.method_of(owner, name)?.0),
+            Var::Deque(d) => match self.deque_attr(d, name) {
+                Some(v) => Ok(v),
+                None => Ok(self.method_of(owner, name)?.0),
+            },
             Var::Bound(b) => match name {
                 "__func__" => Ok(b.0.clone()),
                 "__self__" => Ok(b.1.clone()),
@@ -478,6 +482,15 @@ impl State<'_> {
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),
                     Var::Null,
                 ));
+            }
+            Var::Deque(_) => {
+                let name = crate::translate::values::deques::DEQUE_METHODS
+                    .iter()
+                    .find(|m| **m == name)
+                    .ok_or_else(|| {
+                        Unsupported::new(Kind::Value, format!("attribute {name} of a deque"))
+                    })?;
+                return Ok((Var::Method(Box::new(owner.clone()), name), Var::Null));
             }
             // A method of a caller's list: one that changes it is made to its shadow.
             Var::Lazy(o, _)

@@ -67,6 +67,7 @@ impl State<'_> {
                     | Var::View(..)
                     | Var::CallerView(_)
                     | Var::Set(_)
+                    | Var::Deque(_)
                     | Var::NamedTuple(..) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
                         if !self.dict_stores(o, s)?.is_empty() {

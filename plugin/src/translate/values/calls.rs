@@ -171,6 +171,10 @@ impl State<'_> {
                 if let Some(r) = self.getter_call(callable, &o, &args)? {
                     return Ok(r);
                 }
+                if let Some(r) = self.deque_call(&o, &args, &kwargs)? {
+                    self.obj(callable)?;
+                    return Ok(r);
+                }
                 if let Some(r) = self.collections_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;
                     return Ok(r);

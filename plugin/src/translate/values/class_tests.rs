@@ -164,3 +164,45 @@ fn class_items(cls: &PyObjectRef) -> Option<Vec<PyObjectRef>> {
     }
     cls.downcast_ref::<PyTuple>().map(|t| t.as_slice().to_vec())
 }
+
+impl State<'_> {
+    /// The type of `v`, guarded when `v` is read from the frame.
+    pub fn type_of(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        let vm = self.vm;
+        let t = &vm.ctx.types;
+        Ok(match v {
+            Var::Lazy(o, source) => {
+                self.guard(
+                    source,
+                    crate::translate::guards::Check::type_is(o.class().to_owned()),
+                );
+                o.class().to_owned().into()
+            }
+            Var::Obj(o) => o.class().to_owned().into(),
+            // The types of what it is computed from are guarded: its type follows from them.
+            Var::Num(n) => n.value.class().to_owned().into(),
+            Var::Tensor(_) => <crate::tensor::PyTensor as rustpython_vm::PyPayload>::class(&vm.ctx)
+                .to_owned()
+                .into(),
+            Var::Tuple(_) => t.tuple_type.to_owned().into(),
+            Var::List(_) => t.list_type.to_owned().into(),
+            Var::Dict(d) => match self.dict_kind(d) {
+                Some((class, _)) => class.into(),
+                None => t.dict_type.to_owned().into(),
+            },
+            Var::Partial(_) => {
+                crate::translate::loaded_modules::loaded_attr("functools", "partial", vm)
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "functools.partial"))?
+            }
+            Var::Func(_) => t.function_type.to_owned().into(),
+            Var::Object(o) => o.class.clone().into(),
+            Var::NamedTuple(c, _) => c.clone().into(),
+            Var::Bound(_) => t.bound_method_type.to_owned().into(),
+            Var::Set(_) => t.set_type.to_owned().into(),
+            Var::TStr(s) => s.class(vm),
+            Var::Deque(_) => crate::translate::values::deques::deque_class(vm)
+                .ok_or_else(|| Unsupported::new(Kind::Internal, "collections.deque"))?,
+            other => return unsupported(Kind::Value, format!("type() of a {}", other.kind())),
+        })
+    }
+}

@@ -25,6 +25,9 @@ impl State<'_> {
         if let Var::List(l) = owner {
             return self.list_method(l, name, args, kwargs);
         }
+        if let Var::Deque(d) = owner {
+            return self.deque_method(d, name, args, kwargs);
+        }
         if matches!(name, "_replace" | "_asdict")
             && let Some((class, mut items, fields)) = self.namedtuple_parts(owner)?
         {

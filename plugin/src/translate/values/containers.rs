@@ -48,6 +48,7 @@ impl State<'_> {
                     ),
                 }
             }
+            Var::Deque(d) => self.deque_item(d, b),
             Var::NamedTuple(_, items) => {
                 let key = self.plain_obj(b, "an index")?;
                 index_items(items, &key, false, vm)
@@ -308,6 +309,7 @@ impl State<'_> {
         match v {
             Var::Tuple(t) => Ok(t.to_vec()),
             Var::List(l) => Ok(l.borrow().clone()),
+            Var::Deque(d) => Ok(d.borrow().items.iter().cloned().collect()),
             Var::Dict(d) => Ok(d
                 .borrow()
                 .iter()

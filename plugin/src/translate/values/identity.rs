@@ -223,6 +223,7 @@ impl State<'_> {
             }
             (Var::Object(x), Var::Object(y)) => Rc::ptr_eq(x, y),
             (Var::List(x), Var::List(y)) => Rc::ptr_eq(x, y),
+            (Var::Deque(x), Var::Deque(y)) => Rc::ptr_eq(x, y),
             (Var::Dict(x), Var::Dict(y)) => Rc::ptr_eq(x, y),
             (Var::Tuple(x), Var::Tuple(y)) => Rc::ptr_eq(x, y),
             (Var::Func(x), Var::Func(y)) => Rc::ptr_eq(x, y),

@@ -44,6 +44,14 @@ pub enum Stepper {
         consumed: usize,
         origin: Option<Source>,
     },
+    /// Over a deque made during the simulation: the position of the next item, read at each
+    /// step, and the deque's count of changes when the iterator was made (a change since
+    /// makes the next step raise, as the interpreter's deque iterator does).
+    Deque {
+        deque: crate::translate::values::deques::DequeRef,
+        next: usize,
+        changes: u64,
+    },
     /// `reversed()` of a list made during the simulation: the position of the next item,
     /// counting down; read at each step, as Python's reverse list iterator reads it.
     ListReversed {
@@ -101,6 +109,11 @@ impl State<'_> {
             Var::List(l) => stepper(Stepper::List {
                 list: l.clone(),
                 next: 0,
+            }),
+            Var::Deque(d) => stepper(Stepper::Deque {
+                deque: d.clone(),
+                next: 0,
+                changes: d.borrow().changes,
             }),
             Var::CallerView(view) => {
                 let items = self.items(v)?;
@@ -270,6 +283,22 @@ impl State<'_> {
                 }
                 let item = items.pop_front();
                 *consumed += usize::from(item.is_some());
+                Next::Done(item)
+            }
+            Stepper::Deque {
+                deque,
+                next,
+                changes,
+            } => {
+                let q = deque.borrow();
+                if q.changes != *changes {
+                    return unsupported(
+                        Kind::Raises,
+                        "deque mutated during iteration (RuntimeError)",
+                    );
+                }
+                let item = q.items.get(*next).cloned();
+                *next += usize::from(item.is_some());
                 Next::Done(item)
             }
             Stepper::ListReversed { list, next } => {

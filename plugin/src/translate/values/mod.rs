@@ -19,6 +19,7 @@ pub mod container_methods;
 pub mod containers;
 pub mod deferred_print;
 pub mod deferred_text;
+pub mod deques;
 pub mod dict_subclasses;
 pub mod exceptions;
 pub mod heap_queues;
@@ -157,6 +158,8 @@ pub enum Var {
     Text(Rc<Vec<deferred_text::TextPart>>),
     /// A template string or one of its interpolations (see `template_strings`).
     TStr(Rc<template_strings::TStr>),
+    /// A `collections.deque` made during the simulation (see `deques`).
+    Deque(deques::DequeRef),
 }
 
 /// A partial application: called, it calls `func` with its arguments first.
@@ -308,6 +311,7 @@ impl Var {
             Var::SymSlice(_) => "slice".into(),
             Var::Text(_) => "str".into(),
             Var::TStr(t) => t.class_name().into(),
+            Var::Deque(_) => "deque".into(),
         }
     }
 }

@@ -193,7 +193,9 @@ impl State<'_> {
         let fresh_plain_list = matches!(v, Var::List(_) | Var::Lazy(..))
             && o.downcast_ref::<rustpython_vm::builtins::PyList>()
                 .is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
-        if !is_plain(&o, self.vm) && !fresh_plain_list {
+        // So is the copy `obj` makes of a deque made here, of plain values.
+        let fresh_plain_deque = matches!(v, Var::Deque(_)) && vm_iter_plain(&o, self.vm);
+        if !is_plain(&o, self.vm) && !fresh_plain_list && !fresh_plain_deque {
             return unsupported(Kind::Value, format!("{what} of a {}", o.class().name()));
         }
         Ok(o)
@@ -401,6 +403,7 @@ impl State<'_> {
             ),
             Var::Tuple(t) => Ok(!t.is_empty()),
             Var::List(l) => Ok(!l.borrow().is_empty()),
+            Var::Deque(d) => Ok(!d.borrow().items.is_empty()),
             Var::Dict(d) | Var::View(d, _) => Ok(!d.borrow().is_empty()),
             Var::SymSlice(_)
             | Var::Func(_)
@@ -583,4 +586,10 @@ fn int_compared(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
                     _ => false,
                 }
             })
+}
+
+/// Whether the items of `o`, an iterable the simulation made, are all plain values.
+fn vm_iter_plain(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    vm.extract_elements_with(o, Ok)
+        .is_ok_and(|items: Vec<PyObjectRef>| items.iter().all(|x| is_plain(x, vm)))
 }
