@@ -299,11 +299,15 @@ def caller_state():
             "ema": [p.tolist() for p in averaged.parameters()] if "averaged" in globals() else None,
             "torch_sgd": [p.tolist() for p in torch_sgd_params] if "torch_sgd_params" in globals() else None,
             "adam": [p.tolist() for p in adam_params] if "adam_params" in globals() else None,
-            "tallies": dict(tallies), "buckets": dict(buckets)}
+            "tallies": dict(tallies), "buckets": dict(buckets),
+            "frames": [t.tolist() for t in agent.frames] if "agent" in globals() else None}
 
 
 def reset():
     st.manual_seed(1234)
+    if "agent" in globals():
+        agent.frames.clear()
+        agent.frames.extend([st.zeros(1, 3), st.ones(1, 3)])
     if "rotary" in globals():
         rotary.seq_len_cached = 0  # its cache grows again in each run
     log.clear()
@@ -700,10 +704,25 @@ def deque_across_a_break(x):
     return q, rest, [q, q][0] is q
 
 
+class FrameStack:
+    # An agent's last observations in a deque of its own (a frame stack): read whole,
+    # indexed and measured, then the new observation appended (replayed after the graph).
+    def __init__(self):
+        self.frames = collections.deque(maxlen=3)
+
+    def __call__(self, obs):
+        stacked = st.cat(list(self.frames) + [obs], dim=0)
+        out = stacked.mean(0) + self.frames[-1] * len(self.frames)
+        self.frames.append(obs * 2.0)
+        return out
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
 check("an OrderedDict made here, reordered with move_to_end", made_in_order, lambda i: (xs[i],), 1, 1, 0)
 check("deques made here: a bounded history, a breadth-first queue, rotate", deques, lambda i: (xs[i],), 1, 1, 0)
+agent = FrameStack()
+check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -128,7 +128,7 @@ fn walk(
                 Some(x) => return walk(x, rest, held, vm),
                 None => None,
             },
-            None => item(v, *i),
+            None => item(v, *i, vm),
         },
         PathStep::Key(k) => {
             dict_storage(v, vm).and_then(|d| d.inner_getitem_opt(*k, vm).ok().flatten())

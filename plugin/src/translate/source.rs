@@ -292,7 +292,7 @@ impl Source {
                 .get_item_opt(name.as_str(), vm)
                 .ok()
                 .flatten(),
-            Source::Item(_, index) => item(parent?, *index),
+            Source::Item(_, index) => item(parent?, *index, vm),
             Source::Key(_, key) => dict_storage(parent?, vm)?
                 .inner_getitem_opt(key.as_str(), vm)
                 .ok()
@@ -397,10 +397,13 @@ pub fn builtins_dict(frame: &FrameView<'_>) -> Option<PyDictRef> {
     }
 }
 
-/// Element `index` of a tuple or list.
-pub fn item(obj: &PyObject, index: usize) -> Option<PyObjectRef> {
+/// Element `index` of a tuple, a list or a `collections.deque` (by its native indexing).
+pub fn item(obj: &PyObject, index: usize, vm: &VirtualMachine) -> Option<PyObjectRef> {
     if let Some(t) = obj.downcast_ref::<PyTuple>() {
         return t.as_slice().get(index).cloned();
+    }
+    if crate::translate::values::deques::is_native_deque(obj) {
+        return obj.get_item(&index, vm).ok();
     }
     obj.downcast_ref::<PyList>()?
         .borrow_vec()

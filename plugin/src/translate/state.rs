@@ -502,6 +502,11 @@ impl<'vm> State<'vm> {
                 .expect("list")
                 .borrow_vec()
                 .to_vec()
+        } else if crate::translate::values::deques::is_native_deque(obj) {
+            // A caller's deque, read as it was on entry (its changes are replayed after).
+            self.caller_deque_read(obj, source)?;
+            vm.extract_elements_with(obj, Ok)
+                .map_err(|_| Unsupported::new(Kind::Internal, "the items of a deque"))?
         } else {
             return Ok(None);
         };

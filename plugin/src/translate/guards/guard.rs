@@ -178,11 +178,14 @@ impl Check {
 
     /// The length of a tuple, list or dict (what `Len` checks).
     #[inline]
-    pub fn len_of(v: &PyObject) -> Option<usize> {
+    pub fn len_of(v: &PyObject, vm: &VirtualMachine) -> Option<usize> {
         if let Some(t) = v.downcast_ref::<PyTuple>() {
             Some(t.len())
         } else if let Some(l) = v.downcast_ref::<PyList>() {
             Some(l.borrow_vec().len())
+        } else if crate::translate::values::deques::is_native_deque(v) {
+            // The interpreter's own deque: its length is native.
+            v.length(vm).ok()
         } else {
             v.downcast_ref::<PyDict>().map(|d| d.__len__())
         }
@@ -221,7 +224,7 @@ impl Check {
             Check::EqStr(s) => v
                 .downcast_ref::<PyStr>()
                 .is_some_and(|x| x.to_string_lossy() == s.as_str()),
-            Check::Len(n) => Check::len_of(v) == Some(*n),
+            Check::Len(n) => Check::len_of(v, vm) == Some(*n),
             Check::Tensor(meta, id) => v
                 .downcast_ref_if_exact::<PyTensor>(vm)
                 .is_some_and(|t| t.has_meta(*id, meta)),
@@ -313,7 +316,7 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
             ),
             None => format!("a {}", v.class().name()),
         },
-        Check::Len(_) => match Check::len_of(v) {
+        Check::Len(_) => match Check::len_of(v, vm) {
             Some(n) => format!("length {n}"),
             None => format!("a {}", v.class().name()),
         },

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use rustpython_vm::builtins::{
-    PyCode, PyDict, PyFunction, PyInt, PyIntRef, PyList, PyStrInterned, PyTuple, PyType,
+    PyCode, PyDict, PyFunction, PyInt, PyIntRef, PyStrInterned, PyTuple, PyType,
 };
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyPayload, VirtualMachine};
@@ -224,7 +224,7 @@ impl Checks {
             && self
                 .len
                 .iter()
-                .all(|(n, len)| value(*n).is_some_and(|v| Check::len_of(v) == Some(*len)))
+                .all(|(n, len)| value(*n).is_some_and(|v| Check::len_of(v, vm) == Some(*len)))
             && self.absent.iter().all(|n| value(*n).is_none())
             && self.version.iter().all(|(n, tag)| {
                 value(*n)
@@ -574,10 +574,7 @@ impl Node {
             (CompiledRead::Attr(k), Some(_)) => self
                 .with_dict(parent, frame, vm, |d| self.dict_read(d, k, vm))
                 .flatten(),
-            (CompiledRead::Item(i), Some(p)) => match p.downcast_ref::<PyTuple>() {
-                Some(t) => t.as_slice().get(*i).cloned(),
-                None => p.downcast_ref::<PyList>()?.borrow_vec().get(*i).cloned(),
-            },
+            (CompiledRead::Item(i), Some(p)) => crate::translate::source::item(p, *i, vm),
             (CompiledRead::Key(k), Some(p)) => self.dict_read(dict_storage(p, vm)?, k, vm),
             (CompiledRead::FnGlobal(k), Some(p)) => {
                 self.dict_read(p.downcast_ref::<PyFunction>()?.globals_dict(), k, vm)

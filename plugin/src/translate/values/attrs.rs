@@ -492,6 +492,17 @@ impl State<'_> {
                     })?;
                 return Ok((Var::Method(Box::new(owner.clone()), name), Var::Null));
             }
+            // A change of a caller's deque, replayed (`deques`).
+            Var::Lazy(o, _)
+                if crate::translate::values::deques::is_native_deque(o)
+                    && crate::translate::values::deques::CALLER_DEQUE_CHANGES.contains(&name) =>
+            {
+                let name = crate::translate::values::deques::CALLER_DEQUE_CHANGES
+                    .iter()
+                    .find(|m| **m == name)
+                    .expect("listed");
+                return Ok((Var::Method(Box::new(owner.clone()), name), Var::Null));
+            }
             // A method of a caller's list: one that changes it is made to its shadow.
             Var::Lazy(o, _)
                 if o.class().is(vm.ctx.types.list_type)

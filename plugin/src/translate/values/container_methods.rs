@@ -28,6 +28,11 @@ impl State<'_> {
         if let Var::Deque(d) = owner {
             return self.deque_method(d, name, args, kwargs);
         }
+        if kwargs.is_empty()
+            && let Some(r) = self.caller_deque_method(owner, name, &args)?
+        {
+            return Ok(r);
+        }
         if matches!(name, "_replace" | "_asdict")
             && let Some((class, mut items, fields)) = self.namedtuple_parts(owner)?
         {

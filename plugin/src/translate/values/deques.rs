@@ -53,6 +53,13 @@ pub fn deque_class(vm: &VirtualMachine) -> Option<PyObjectRef> {
     crate::translate::loaded_modules::loaded_attr("collections", "deque", vm)
 }
 
+/// Whether `o` is exactly a `collections.deque`: the interpreter's own class (a class of the
+/// same name written in Python is a heap type), whose indexing and iteration run no Python.
+pub fn is_native_deque(o: &rustpython_vm::PyObject) -> bool {
+    let c = o.class();
+    c.heaptype_ext.is_none() && &*c.slot_name() == "collections.deque"
+}
+
 fn is_deque_class(f: &PyObjectRef, vm: &VirtualMachine) -> bool {
     deque_class(vm).is_some_and(|c| c.is(f))
 }
@@ -290,6 +297,72 @@ pub fn deque_template(
         vec![Template::List(items), Template::Const(maxlen)],
     ))
 }
+
+impl State<'_> {
+    /// `q.name(*args)` on a deque of the caller's (`self.history.append(x)`): recorded to be
+    /// replayed after the graph, as written, on the same deque. A later read of it in the
+    /// call breaks (it would read the deque as it was on entry); one before reads it as it
+    /// was, which the replay does not change. `None` for a method not replayed so.
+    pub(crate) fn caller_deque_method(
+        &mut self,
+        owner: &Var,
+        name: &'static str,
+        args: &[Var],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Var::Lazy(o, source) = owner else {
+            return Ok(None);
+        };
+        let replayed = match (name, args) {
+            ("append" | "appendleft", [_]) | ("clear", []) => true,
+            ("extend" | "extendleft", [Var::List(_) | Var::Tuple(_)]) => true,
+            _ => false,
+        };
+        if !is_native_deque(o) || !replayed {
+            return Ok(None);
+        }
+        self.guard(
+            source,
+            crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
+        );
+        self.effects.mutate(
+            o,
+            crate::translate::side_effects::Effect::Method {
+                target: source.clone(),
+                method: name,
+                args: args.to_vec(),
+            },
+        );
+        Ok(Some(Var::Obj(vm.ctx.none())))
+    }
+
+    /// Before a read of the caller's deque `o` from `source`: refused once the call changed
+    /// it; otherwise it is none of the deques the call changed, on later calls too.
+    pub(crate) fn caller_deque_read(
+        &mut self,
+        o: &PyObjectRef,
+        source: &crate::translate::source::Source,
+    ) -> SimResult<()> {
+        if self.effects.touched(o) {
+            return unsupported(
+                Kind::SideEffect,
+                "a deque of the caller's read after the call changed it",
+            );
+        }
+        for other in self.effects.others_changed_like(o) {
+            self.guard(
+                source,
+                crate::translate::guards::guard::Check::NotSameAs(other),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The methods of a deque of the caller's that the replacement replays (see
+/// `State::caller_deque_method`).
+pub const CALLER_DEQUE_CHANGES: &[&str] =
+    &["append", "appendleft", "extend", "extendleft", "clear"];
 
 /// The methods of a deque the simulation calls (see `State::deque_method`).
 pub const DEQUE_METHODS: &[&str] = &[

@@ -125,7 +125,11 @@ impl State<'_> {
                     origin: None,
                 })
             }
-            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+            Var::Lazy(o, source)
+                if is_dict(o, vm)
+                    || o.class().is(vm.ctx.types.list_type)
+                    || crate::translate::values::deques::is_native_deque(o) =>
+            {
                 let items = self.items(v)?;
                 stepper(Stepper::Caller {
                     items: items.into(),
