@@ -23,6 +23,7 @@ pub(crate) mod key_const;
 pub(crate) mod lazy_modules;
 pub(crate) mod loaded_modules;
 pub(crate) mod misses;
+pub mod native_reads;
 pub(crate) mod object_templates;
 pub(crate) mod policy;
 pub(crate) mod side_effects;

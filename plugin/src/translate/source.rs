@@ -7,14 +7,17 @@
 use std::fmt;
 
 use rustpython_vm::builtins::{PyCode, PyStrInterned};
-use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyTuple};
+use rustpython_vm::builtins::{PyDict, PyFunction, PyTuple};
 use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE, Opcode};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyObjectRef, VirtualMachine};
 
 use crate::bytecode::builder::Builder;
 use crate::translate::guards::ident::Ident;
 pub use crate::translate::key_const::KeyConst;
+pub use crate::translate::native_reads::{
+    builtins_dict, closure_cell, dict_storage, identity_key, item, native_getter,
+};
 use crate::translate::state::{Kind, SimResult, Unsupported};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -375,68 +378,6 @@ impl Source {
     }
 }
 
-/// `f.__closure__[index]`, of a Python function `f`.
-fn closure_cell(f: &PyObject, index: usize, vm: &VirtualMachine) -> Option<PyObjectRef> {
-    f.downcast_ref::<PyFunction>()?;
-    let closure = f.get_attr("__closure__", vm).ok()?;
-    Some(
-        closure
-            .downcast_ref::<PyTuple>()?
-            .as_slice()
-            .get(index)?
-            .clone(),
-    )
-}
-
-/// The frame's builtins as a dictionary (a module's, when builtins is the module).
-pub fn builtins_dict(frame: &FrameView<'_>) -> Option<PyDictRef> {
-    let b = frame.builtins();
-    match b.downcast_ref::<PyDict>() {
-        Some(_) => b.to_owned().downcast::<PyDict>().ok(),
-        None => b.dict(),
-    }
-}
-
-/// Element `index` of a tuple, a list or a `collections.deque` (by its native indexing).
-pub fn item(obj: &PyObject, index: usize, vm: &VirtualMachine) -> Option<PyObjectRef> {
-    if let Some(t) = obj.downcast_ref::<PyTuple>() {
-        return t.as_slice().get(index).cloned();
-    }
-    if crate::translate::values::deques::is_native_deque(obj) {
-        return obj.get_item(&index, vm).ok();
-    }
-    obj.downcast_ref::<PyList>()?
-        .borrow_vec()
-        .get(index)
-        .cloned()
-}
-
-/// The entries of `obj`, read without running Python code: a dict's, or those of an
-/// instance of a class that reads as one (`dict_like`: `defaultdict`, `OrderedDict`, a class
-/// written in Python on them that overrides none of the ways entries are read). Keys are
-/// read this way only under a source that the simulation read as a dict, whose type (and
-/// version) the guards check before these reads; a missing key is not made here
-/// (`__missing__`), the guard or the read fails.
-pub fn dict_storage<'a>(obj: &'a PyObject, vm: &VirtualMachine) -> Option<&'a Py<PyDict>> {
-    crate::translate::values::dict_subclasses::dict_like(obj.class(), vm)
-        .and_then(|_| obj.downcast_ref::<PyDict>())
-}
-
-/// Whether `key` is hashed by its identity and found by it in a dict: its class keeps
-/// `object`'s `__hash__` (a tensor, a module, a plain instance), so that two keys with one
-/// hash are one object and the dict never calls their `__eq__`. A class written in Python is
-/// guarded by its version where its type is.
-pub fn identity_key(key: &PyObject, ctx: &rustpython_vm::Context) -> Option<()> {
-    let hash = ctx.intern_str("__hash__");
-    match (
-        key.class().get_attr(hash),
-        ctx.types.object_type.get_attr(hash),
-    ) {
-        (Some(a), Some(b)) if a.is(&b) => Some(()),
-        _ => None,
-    }
-}
-
 /// TorchDynamo's notation: `L['x']`, `G['scale']`, `B['len']`, `F['k']`, `L['self'].w`,
 /// `L['xs'][1]`.
 impl fmt::Display for Source {
@@ -653,44 +594,4 @@ impl Source {
         }
         Ok(())
     }
-}
-
-/// Whether `o.name` is read by a native getter and nothing else can run: a function's names,
-/// or a slot's member descriptor on a class that neither overrides attribute lookup nor has a
-/// `__getattr__` (called when the slot is empty).
-pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()> {
-    // What a wrapper that runs a function traced wraps (`traced_wrappers`): fixed.
-    if name == "__wrapped__" && crate::translate::traced_wrappers::wrapped(o).is_some() {
-        return Some(());
-    }
-    if o.downcast_ref::<PyFunction>().is_some() {
-        return matches!(
-            name,
-            "__name__"
-                | "__qualname__"
-                | "__module__"
-                | "__doc__"
-                | "__defaults__"
-                | "__kwdefaults__"
-                | "__code__"
-                | "__globals__"
-        )
-        .then_some(());
-    }
-    let class = o.class();
-    let t = &vm.ctx.types;
-    let plain_lookup = match (
-        class.get_attr(vm.ctx.intern_str("__getattribute__")),
-        t.object_type
-            .get_attr(vm.ctx.intern_str("__getattribute__")),
-    ) {
-        (Some(a), Some(b)) => a.is(&b),
-        _ => false,
-    };
-    let member = class.get_attr(vm.ctx.intern_str(name)).is_some_and(|d| {
-        d.downcast_ref::<rustpython_vm::builtins::PyMemberDescriptor>()
-            .is_some()
-    });
-    (plain_lookup && member && class.get_attr(vm.ctx.intern_str("__getattr__")).is_none())
-        .then_some(())
 }
