@@ -316,7 +316,8 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// has a default factory (a default argument of the caller's: the dataclass's sentinel), a
 /// `heapq` of plain pairs (an empty heap's IndexError caught as Python raises it), deques
 /// made here (a bounded history, a breadth-first queue) and a caller's deque read whole and
-/// appended to (the append replayed). Each is
+/// appended to (the append replayed), numbers drawn from Python's `random` (drawn first by the
+/// replacement; a branch on one breaks; beside a graph that may raise they break). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -366,6 +367,9 @@ fn library_idioms_stay_in_the_graph() {
             "an OrderedDict of the caller's read whole in its own order, reordered between calls",
             "an OrderedDict made here, reordered with move_to_end",
             "deques made here: a bounded history, a breadth-first queue, rotate",
+            "numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop",
+            "a branch on a number drawn from random breaks there",
+            "draws from random beside a graph that may raise on its data break",
             "a deque of the caller's read whole and appended to (a frame stack)",
             "a deque and its iterator part-way at a graph break",
         ],

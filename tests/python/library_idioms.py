@@ -19,6 +19,7 @@ import heapq
 import itertools
 import logging
 import operator
+import random
 from collections import Counter, defaultdict, namedtuple
 
 import symtrace as st
@@ -300,11 +301,13 @@ def caller_state():
             "torch_sgd": [p.tolist() for p in torch_sgd_params] if "torch_sgd_params" in globals() else None,
             "adam": [p.tolist() for p in adam_params] if "adam_params" in globals() else None,
             "tallies": dict(tallies), "buckets": dict(buckets),
-            "frames": [t.tolist() for t in agent.frames] if "agent" in globals() else None}
+            "frames": [t.tolist() for t in agent.frames] if "agent" in globals() else None,
+            "random": hash(random.getstate())}
 
 
 def reset():
     st.manual_seed(1234)
+    random.seed(1234)
     if "agent" in globals():
         agent.frames.clear()
         agent.frames.extend([st.zeros(1, 3), st.ones(1, 3)])
@@ -717,11 +720,45 @@ class FrameStack:
         return out
 
 
+class Jittered(nn.Module):
+    # Numbers drawn from Python's random module: drawn first by the replacement, in the
+    # program's order, and given to the graph; one returned, one kept on the module.
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 3)
+
+    def forward(self, x):
+        scale = random.uniform(0.9, 1.1)
+        h = self.proj(x) * scale + random.gauss(0.0, 0.1)
+        for _ in range(2):
+            h = h * random.random() + 1.0
+        self.last_scale = scale
+        return h, scale, f"{scale:.3f}"
+
+
+def negated_at_random(x):
+    # A branch on a draw: its value is known only when the replacement runs, so it breaks
+    # there; the rest is a graph of its own.
+    y = x.exp()
+    if random.random() < 0.5:
+        y = -y
+    return y * 2.0 + random.random()
+
+
+def drawn_around_indexing(x, idx):
+    # A graph that may raise on its data (an index out of range runs the frame as written,
+    # which draws again): the draws break instead of being made first.
+    return x.index_select(0, idx) * random.random()
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
 check("an OrderedDict made here, reordered with move_to_end", made_in_order, lambda i: (xs[i],), 1, 1, 0)
 check("deques made here: a bounded history, a breadth-first queue, rotate", deques, lambda i: (xs[i],), 1, 1, 0)
+check("numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop", Jittered(), lambda i: (xs[i],), 1, 1, 0)
+check("a branch on a number drawn from random breaks there", negated_at_random, lambda i: (xs[i],), 3, 2, 1)
+check("draws from random beside a graph that may raise on its data break", drawn_around_indexing, lambda i: (xs[i], st.tensor([1, 0])), 2, 2, 1)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

@@ -1056,3 +1056,47 @@ def shared_total():
 def _():
     f = shared_total()
     show("a cell shared with an inlined closure", [f(st.ones(2)).tolist() for _ in range(3)])
+
+
+# 20. Numbers drawn from Python's random module: the replacement draws them first, so a frame
+# where the program might stop before a draw (a graph that raises on its data and then runs
+# as written, a print that fails) must not draw them first. The draws, results and the
+# generator's state after each call are the same as eagerly.
+import random
+
+
+def drawn_then_indexed(x, idx):
+    r = random.random()
+    picked = x.index_select(0, idx)
+    return picked * r + random.uniform(0.0, 1.0)
+
+
+def drawn_and_printed(x):
+    y = x * random.gauss(0.0, 1.0)
+    print("drawn and printed", y.shape)
+    return y * random.random()
+
+
+def drawn_branch(x, box):
+    box["p"] = random.random()
+    if box["p"] < 0.5:
+        return x * 2 + random.randint(1, 3)
+    return x - box["p"]
+
+
+@case("random draws")
+def _():
+    random.seed(11)
+    x = st.arange(6.0).reshape(3, 2)
+    box = {}
+    for idx in ([0, 2], [1, 1], [5, 0], [2, 0]):
+        try:
+            show("random draws, indexed", drawn_then_indexed(x, st.tensor(idx)))
+        except IndexError as e:
+            show("random draws, indexed raised", type(e).__name__)
+        show("random draws, state", random.getrandbits(16))
+    for _ in range(3):
+        show("random draws, printed", drawn_and_printed(x))
+        show("random draws, branch", drawn_branch(x, box))
+        show("random draws, box", round(box["p"], 12))
+    show("random draws, state at the end", random.getrandbits(32))

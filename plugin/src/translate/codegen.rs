@@ -529,6 +529,7 @@ pub fn generate(
         shared_built: vec![false; templating.shared.len()],
     };
     e.b.emit(Opcode::Resume, 0);
+    crate::translate::values::python_draws::emit_draws(&mut e.b, &templating.draws)?;
     if let Some((g, call, _)) = graph {
         e.call_graph(g, call, direct)?;
         if direct {
@@ -554,7 +555,8 @@ pub fn generate(
 fn add_slots(layout: &mut CodeLayout, templating: &Templating, vm: &VirtualMachine) {
     let early = (0..templating.early.len()).map(|k| format!("{EARLY}{k}"));
     let shared = (0..templating.shared.len()).map(|k| format!("{SHARED}{k}"));
-    for name in early.chain(shared) {
+    let draws = (0..templating.draws.len()).map(crate::translate::values::python_draws::draw_slot);
+    for name in early.chain(shared).chain(draws) {
         layout.varnames.push(vm.ctx.intern_str(name.as_str()));
     }
 }
@@ -621,6 +623,7 @@ pub fn generate_break(
         shared_built: vec![false; templating.shared.len()],
     };
     e.b.emit(Opcode::Resume, 0);
+    crate::translate::values::python_draws::emit_draws(&mut e.b, &templating.draws)?;
     if let Some((g, call, _)) = graph {
         e.call_graph(g, call, false)?;
         let slot = e.slot(OUT)?;

@@ -87,13 +87,18 @@ pub fn translate(
     spec: &Specialization,
 ) -> Result<Translation, Failure> {
     UNSURE_PRINT.set(false);
+    UNSURE_DRAWS.set(false);
     let translated = translate_as(view, vm, graph_global, keep_empty, breaks, spec);
-    if translated.is_err() && UNSURE_PRINT.get() && !spec.prints_break {
-        let spec = Specialization {
-            prints_break: true,
-            ..spec.clone()
-        };
-        return translate_as(view, vm, graph_global, keep_empty, breaks, &spec);
+    let again = Specialization {
+        prints_break: spec.prints_break || UNSURE_PRINT.get(),
+        python_draws_break: spec.python_draws_break || UNSURE_DRAWS.get(),
+        ..spec.clone()
+    };
+    if translated.is_err()
+        && (again.prints_break, again.python_draws_break)
+            != (spec.prints_break, spec.python_draws_break)
+    {
+        return translate(view, vm, graph_global, keep_empty, breaks, &again);
     }
     translated
 }
@@ -102,6 +107,10 @@ thread_local! {
     /// A translation failed because a replayed print could fail after random draws or a
     /// write-back (`draws_only_before_sure_replays`): tried again with prints breaking.
     static UNSURE_PRINT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// A translation failed because the numbers drawn from Python's `random` module first
+    /// could be draws the program never makes (`values::python_draws`): tried again with
+    /// the draws breaking.
+    static UNSURE_DRAWS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 #[allow(clippy::result_large_err)]
@@ -234,7 +243,8 @@ fn translate_whole(
         });
     }
     let has_graph = !graph.outputs.is_empty();
-    draws_only_before_sure_replays(&graph, &result.replays).map_err(|e| failure(e, false))?;
+    draws_only_before_sure_replays(&graph, &result.replays, !state.templating.draws.is_empty())
+        .map_err(|e| failure(e, false))?;
     state.finish_guards(&graph).map_err(|e| failure(e, false))?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let graph_call = has_graph.then_some((graph_global, &call, graph.outputs.len()));
@@ -417,7 +427,7 @@ pub(crate) fn break_translation(
     graph_break: GraphBreak,
     vm: &VirtualMachine,
 ) -> SimResult<Translation> {
-    draws_only_before_sure_replays(&graph, replays)?;
+    draws_only_before_sure_replays(&graph, replays, !state.templating.draws.is_empty())?;
     state.finish_guards(&graph)?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let run_graph =
@@ -448,8 +458,30 @@ pub(crate) fn break_translation(
 /// written back once, with its final value, where it was first written: before such a
 /// deletion, it would carry the writes the program makes after it, which raising there it
 /// never makes (`x.mul_(2); del data['a']; x[0] = 2`). Such a frame runs as written.
-fn draws_only_before_sure_replays(graph: &Graph, replays: &[Replay]) -> SimResult<()> {
-    let Some(first_unsure) = replays.iter().position(Replay::may_fail) else {
+fn draws_only_before_sure_replays(
+    graph: &Graph,
+    replays: &[Replay],
+    python_draws: bool,
+) -> SimResult<()> {
+    let first_unsure = replays.iter().position(Replay::may_fail);
+    if python_draws
+        && let Some(why) =
+            crate::translate::values::python_draws::draws_unsure(graph, first_unsure.is_some())
+    {
+        // Where a print alone is unsure, it breaks rather than the draws.
+        let print_alone = crate::translate::values::python_draws::draws_unsure(graph, false)
+            .is_none()
+            && first_unsure.is_some_and(|i| matches!(replays[i], Replay::Print { .. }));
+        match print_alone {
+            true => UNSURE_PRINT.set(true),
+            false => UNSURE_DRAWS.set(true),
+        }
+        return Err(Unsupported::new(
+            Kind::SideEffect,
+            format!("numbers drawn from the random module first, with {why} after them"),
+        ));
+    }
+    let Some(first_unsure) = first_unsure else {
         return Ok(());
     };
     let registry = crate::tensor::registry();

@@ -99,6 +99,10 @@ pub struct Specialization {
     /// `print` breaks instead of being replayed (`values::deferred_print`): a translation
     /// where a replayed print could fail after random draws or a write-back is made again so.
     pub prints_break: bool,
+    /// Draws from Python's `random` module break instead of being made first by the
+    /// replacement (`values::python_draws`): a translation where they could be draws the
+    /// program never makes is made again so.
+    pub python_draws_break: bool,
 }
 
 impl Specialization {
@@ -106,6 +110,10 @@ impl Specialization {
     /// input of the graph instead of a constant guarded by value: floats at once (as
     /// TorchDynamo treats them), ints once their value has caused a recompile.
     pub fn number_is_input(&self, source: &Source, is_float: bool) -> bool {
+        // A drawn number is known only when the replacement runs.
+        if source.has_draw() {
+            return true;
+        }
         match self.dynamic {
             Dynamic::Never => false,
             Dynamic::Always => true,

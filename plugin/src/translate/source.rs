@@ -71,6 +71,10 @@ pub enum Source {
     /// `/` and `**` may (a zero divisor, an overflow): a guard evaluates them first, failing
     /// where they would raise (`State::deferred_binary`).
     Arith(Arith, Box<Source>, Box<Source>),
+    /// The `k`th number the call draws from Python's `random` module, drawn by the
+    /// replacement before anything else into a local of its own (`values::python_draws`).
+    /// No guard reads it: guards run before it is drawn.
+    Draw(usize),
 }
 
 /// The operators of an [`Source::Arith`]: those of deferred numbers.
@@ -204,6 +208,7 @@ impl Source {
             | Source::Global(_)
             | Source::Builtin(_)
             | Source::Free(_)
+            | Source::Draw(_)
             | Source::DefaultDType => {}
             Source::TypeOf(b)
             | Source::InstanceDict(b)
@@ -238,6 +243,7 @@ impl Source {
             | Source::Object(_)
             | Source::DefaultDType
             | Source::CellOf(_)
+            | Source::Draw(_)
             | Source::Arith(..) => None,
             Source::TypeOf(b) | Source::InstanceDict(b) | Source::IdKey(b, _) => Some(b),
             Source::Attr(b, _)
@@ -358,6 +364,7 @@ impl Source {
                 };
                 r.ok()
             }
+            Source::Draw(_) => None,
             Source::Closure(_, index) => {
                 let cell = closure_cell(parent?, *index, vm)?;
                 cell.get_attr("cell_contents", vm).ok()
@@ -403,6 +410,7 @@ impl fmt::Display for Source {
             Source::TypeOf(b) => write!(f, "type({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
+            Source::Draw(k) => write!(f, "random draw #{k}"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
             Source::Object(o) => {
                 let Some(o) = o.0.get() else {
@@ -489,6 +497,16 @@ impl Source {
             | Source::ClassAttr(..)
             | Source::DefaultDType
             | Source::Arith(..) => CompiledRead::General,
+            Source::Draw(_) => CompiledRead::Unbound,
+        }
+    }
+
+    /// Whether a number drawn by the replacement is part of it (see `Source::Draw`).
+    pub fn has_draw(&self) -> bool {
+        match self {
+            Source::Draw(_) => true,
+            Source::Arith(_, a, b) | Source::IdKey(a, b) => a.has_draw() || b.has_draw(),
+            other => other.parent().is_some_and(Source::has_draw),
         }
     }
 
@@ -496,6 +514,13 @@ impl Source {
     pub fn emit_load(&self, b: &mut Builder<'_>) -> SimResult<()> {
         let vm = b.vm();
         match self {
+            Source::Draw(k) => {
+                let name = crate::translate::values::python_draws::draw_slot(*k);
+                let slot = b.slot(&name).ok_or_else(|| {
+                    Unsupported::new(Kind::Internal, "code generation: no slot for a draw")
+                })?;
+                b.emit(Opcode::LoadFast, slot);
+            }
             Source::Local(n) | Source::Free(n) => {
                 let slot = b.slot(n).ok_or_else(|| {
                     Unsupported::new(Kind::Internal, format!("code generation: no slot {n}"))

@@ -44,6 +44,7 @@ pub struct Checkpoint {
     identities: usize,
     updates: usize,
     written: usize,
+    draws: usize,
 }
 
 /// An instance of a user class that existed before the call, as the simulation met it: the
@@ -88,6 +89,8 @@ pub struct State<'vm> {
     pub under_handler: bool,
     pub inlined: Vec<String>, // by qualified name, what `explain` lists
     pub rollbacks: usize,
+    /// A guard was asked of a number drawn by the replacement (see `guard`).
+    pub guarded_draw: bool,
     /// Mutations of what existed before the call, for the replacement to replay.
     pub effects: crate::translate::side_effects::SideEffects,
     /// Every fake the simulation has seen, kept alive: fakes are known by the address of
@@ -151,6 +154,7 @@ impl<'vm> State<'vm> {
             depth: 0,
             inlined: Vec::new(),
             rollbacks: 0,
+            guarded_draw: false,
             effects: Default::default(),
             alive: Vec::new(),
             exceptions: Vec::new(),
@@ -182,6 +186,7 @@ impl<'vm> State<'vm> {
             identities: self.identities.len(),
             updates: self.updates.len(),
             written: self.written.len(),
+            draws: self.templating.draws.len(),
         }
     }
 
@@ -208,6 +213,7 @@ impl<'vm> State<'vm> {
         self.identities.truncate(cp.identities);
         self.written.truncate(cp.written);
         self.undo_updates(cp.updates);
+        self.templating.draws.truncate(cp.draws);
         self.rollbacks += 1;
     }
 
@@ -220,6 +226,12 @@ impl<'vm> State<'vm> {
     /// otherwise (their sizes went into it) they are guarded by their exact meta, and the ints
     /// sizes were computed from by their values.
     pub fn finish_guards(&mut self, graph: &crate::graph::Graph) -> SimResult<()> {
+        if self.guarded_draw {
+            return Err(Unsupported::new(
+                Kind::Internal,
+                "a guard on a number drawn from the random module",
+            ));
+        }
         if !graph.dynamic && !self.dynamic_inputs.is_empty() {
             for (source, meta) in std::mem::take(&mut self.dynamic_inputs) {
                 for g in self.guards.iter_mut() {
@@ -273,6 +285,13 @@ impl<'vm> State<'vm> {
     }
 
     pub fn guard(&mut self, source: &Source, check: Check) {
+        // No guard can read a number the replacement draws after the guards ran: a use that
+        // relies on one is refused where it is made; one missed fails the translation.
+        if source.has_draw() {
+            log::debug!(target: crate::log_targets::GUARDS, "refused: {}", Guard::new(source.clone(), check));
+            self.guarded_draw = true;
+            return;
+        }
         // A relation names its other source: two relations of one source are two guards.
         if let Check::SameAs(other) | Check::NotSameAs(other) = &check {
             let same = matches!(check, Check::SameAs(_));
@@ -397,8 +416,9 @@ impl<'vm> State<'vm> {
             .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
         let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
         self.keep_alive(&fake);
-        // A computed number's type follows from its operands', which are guarded.
-        if !matches!(source, Source::Arith(..)) {
+        // A computed number's type follows from its operands', which are guarded; a drawn
+        // one's from the draw.
+        if !matches!(source, Source::Arith(..) | Source::Draw(_)) {
             self.guard(source, Check::type_is(obj.class().to_owned()));
         }
         self.numbers
@@ -581,22 +601,7 @@ impl<'vm> State<'vm> {
                 }
                 d.into()
             }
-            // A copy, as a list's: native code reads it.
-            Var::Deque(d) => {
-                let (items, maxlen) = {
-                    let q = d.borrow();
-                    (q.items.iter().cloned().collect::<Vec<_>>(), q.maxlen)
-                };
-                let objs = items
-                    .iter()
-                    .map(|i| self.obj(i))
-                    .collect::<SimResult<Vec<_>>>()?;
-                let class = crate::translate::values::deques::deque_class(vm)
-                    .ok_or_else(|| Unsupported::new(Kind::Internal, "collections.deque"))?;
-                class
-                    .call((vm.ctx.new_list(objs), maxlen), vm)
-                    .map_err(|_| Unsupported::new(Kind::Internal, "a deque made again"))?
-            }
+            Var::Deque(d) => self.deque_obj(d)?,
             other => {
                 return unsupported(
                     Kind::Value,

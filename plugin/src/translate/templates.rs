@@ -112,6 +112,9 @@ pub struct Templating {
     /// What the replacement stores into its own cells before it leaves (returns, or calls the
     /// resume function): what the simulation left there (`breaks::closure_cells`).
     pub cell_stores: Vec<CellStore<Template>>,
+    /// Numbers drawn from Python's `random` module, in the program's order: the replacement
+    /// draws them first, each into a local of its own (`values::python_draws`).
+    pub draws: Vec<crate::translate::values::python_draws::DrawCall>,
 }
 
 /// The frame's state at a break, as templates: what the replacement passes on.
@@ -678,7 +681,7 @@ fn build_value(
         Var::Obj(o) => {
             return unsupported(
                 Kind::Rebuild,
-                format!("returns a {} made during the call", class_name(o)),
+                format!("returns a {} made during the call", o.class().name()),
             );
         }
         Var::Func(f) => function_template(state, f, |state, v| build(state, v, outputs, index))?,
@@ -693,8 +696,4 @@ fn build_value(
         }
         other => return unsupported(Kind::Rebuild, format!("returns a {}", other.kind())),
     })
-}
-
-fn class_name(o: &PyObjectRef) -> String {
-    o.class().name().to_string()
 }

@@ -105,6 +105,9 @@ impl State<'_> {
             Var::Object(_) => self.call_instance(callable, args, kwargs),
             Var::Lazy(o, _) | Var::Obj(o) => {
                 let o = o.clone();
+                if let Some(r) = self.python_draw(callable, &o, &args, &kwargs)? {
+                    return Ok(r);
+                }
                 if o.downcast_ref::<PyFunction>().is_some() {
                     if crate::translate::frame_disabled::frames_disabled(&o, vm) {
                         return unsupported(

@@ -262,6 +262,24 @@ impl State<'_> {
         }
     }
 
+    /// A copy of a deque made here, as a list's: what native code reads.
+    pub(crate) fn deque_obj(&mut self, d: &DequeRef) -> SimResult<PyObjectRef> {
+        let vm = self.vm;
+        let (items, maxlen) = {
+            let q = d.borrow();
+            (q.items.iter().cloned().collect::<Vec<_>>(), q.maxlen)
+        };
+        let objs = items
+            .iter()
+            .map(|i| self.obj(i))
+            .collect::<SimResult<Vec<_>>>()?;
+        let class =
+            deque_class(vm).ok_or_else(|| Unsupported::new(Kind::Internal, "collections.deque"))?;
+        class
+            .call((vm.ctx.new_list(objs), maxlen), vm)
+            .map_err(|_| Unsupported::new(Kind::Internal, "a deque made again"))
+    }
+
     /// An attribute of a deque made here that is not a method: its bound.
     pub(crate) fn deque_attr(&self, d: &DequeRef, name: &str) -> Option<Var> {
         let vm = self.vm;

@@ -38,6 +38,7 @@ pub mod objects;
 pub mod operator_getters;
 pub mod operators;
 pub mod protocols;
+pub mod python_draws;
 pub mod sequence_ops;
 pub mod sets;
 pub mod size_attrs;

@@ -84,6 +84,7 @@ impl Num {
         let int = |o: &PyObjectRef| o.downcast_ref::<PyInt>().is_some();
         (int(&self.value)
             && !leaves.is_empty()
+            && leaves.iter().all(|(_, s)| !s.has_draw())
             && leaves
                 .iter()
                 .all(|(o, s)| int(o) && spec.number_is_input(s, false)))
@@ -231,7 +232,10 @@ impl State<'_> {
             return Ok(None);
         };
         for n in [&x, &y] {
-            if let NumExpr::Read(o, s) = &n.expr {
+            // A drawn number's type is the draw's.
+            if let NumExpr::Read(o, s) = &n.expr
+                && !s.has_draw()
+            {
                 self.guard(s, Check::type_is(o.class().to_owned()));
             }
         }
@@ -243,7 +247,7 @@ impl State<'_> {
         // A call where it would raise (a zero divisor, an overflow) fails this guard, which
         // evaluates it, instead of raising in the replacement, out of the program's order.
         if may_raise {
-            let Some(source) = num.as_source() else {
+            let Some(source) = num.as_source().filter(|s| !s.has_draw()) else {
                 return Ok(None);
             };
             self.guard(&source, Check::type_is(num.value.class().to_owned()));
@@ -277,6 +281,9 @@ impl State<'_> {
     /// guarded by value.
     pub fn force_number(&mut self, n: &Num) -> SimResult<PyObjectRef> {
         match &n.expr {
+            NumExpr::Read(_, s) if s.has_draw() => {
+                return Err(crate::translate::values::python_draws::drawn_value_needed());
+            }
             NumExpr::Read(o, s) => {
                 let (o, s) = (o.clone(), s.clone());
                 self.obj(&Var::Lazy(o, s))?;
@@ -310,10 +317,20 @@ impl State<'_> {
         if keeps_numbers(op) || (op == Opcode::IsOp && stack[from..].iter().any(none)) {
             return Ok(());
         }
-        // `print(n)` prints it when the replacement runs (`deferred_print`).
+        // `print(n)` prints it when the replacement runs (`deferred_print`); `object.__setattr__`
+        // stores it as an attribute store does (a module's `__setattr__` ends in it), and
+        // `isinstance` needs only its type.
+        let object_setattr = |f: &PyObjectRef| {
+            let t = self.vm.ctx.types.object_type;
+            t.get_attr(self.vm.ctx.intern_str("__setattr__"))
+                .is_some_and(|s| s.is(f))
+        };
         if matches!(op, Opcode::Call | Opcode::CallKw)
             && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
-            && self.builtin_name(f).as_deref() == Some("print")
+            && (matches!(
+                self.builtin_name(f).as_deref(),
+                Some("print" | "isinstance")
+            ) || object_setattr(f))
         {
             return Ok(());
         }
@@ -431,6 +448,9 @@ impl State<'_> {
         let Some(source) = n.as_source() else {
             return Ok(None);
         };
+        if source.has_draw() {
+            return Err(crate::translate::values::python_draws::drawn_value_needed());
+        }
         let Ok(r) = n.value.rich_compare_bool(rhs, op, vm) else {
             return Ok(None);
         };
