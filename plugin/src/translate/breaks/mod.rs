@@ -71,7 +71,7 @@ impl BreakKind {
                 "the call runs as written between two graphs; move it out of the hot path, or wrap it in symtrace.disable if it is yours"
             }
             BreakKind::Branch => {
-                "the truth of a tensor is known only at run time; compute both branches with symtrace.where, or branch on a Python value"
+                "the condition is known only at run time (a tensor's truth, a number drawn from random); compute both branches with symtrace.where, or branch on a Python value"
             }
             BreakKind::Opcode => "this instruction runs as written between two graphs",
             BreakKind::Loop => {

@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyFloat, PyInt};
+use rustpython_vm::builtins::{PyFloat, PyFunction, PyInt};
 use rustpython_vm::bytecode::{BinaryOperator, Opcode};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef};
@@ -332,6 +332,15 @@ impl State<'_> {
                 Some("print" | "isinstance")
             ) || object_setattr(f))
         {
+            return Ok(());
+        }
+        // A function written in Python is simulated inline: its frame forces what it needs.
+        let python = |v: &Var| match v {
+            Var::Func(_) => true,
+            Var::Lazy(f, _) | Var::Obj(f) => f.downcast_ref::<PyFunction>().is_some(),
+            _ => false,
+        };
+        if matches!(op, Opcode::Call | Opcode::CallKw) && stack.get(from).is_some_and(python) {
             return Ok(());
         }
         let keeps = keeps_sizes(op);
