@@ -33,13 +33,12 @@ pub fn item(obj: &PyObject, index: usize, vm: &VirtualMachine) -> Option<PyObjec
     if let Some(t) = obj.downcast_ref::<PyTuple>() {
         return t.as_slice().get(index).cloned();
     }
-    if crate::translate::values::deques::is_native_deque(obj) {
-        return obj.get_item(&index, vm).ok();
+    if let Some(l) = obj.downcast_ref::<PyList>() {
+        return l.borrow_vec().get(index).cloned();
     }
-    obj.downcast_ref::<PyList>()?
-        .borrow_vec()
-        .get(index)
-        .cloned()
+    crate::translate::values::deques::is_native_deque(obj)
+        .then(|| obj.get_item(&index, vm).ok())
+        .flatten()
 }
 
 /// The entries of `obj`, read without running Python code: a dict's, or those of an

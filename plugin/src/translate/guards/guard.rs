@@ -183,11 +183,13 @@ impl Check {
             Some(t.len())
         } else if let Some(l) = v.downcast_ref::<PyList>() {
             Some(l.borrow_vec().len())
-        } else if crate::translate::values::deques::is_native_deque(v) {
-            // The interpreter's own deque: its length is native.
-            v.length(vm).ok()
+        } else if let Some(d) = v.downcast_ref::<PyDict>() {
+            Some(d.__len__())
         } else {
-            v.downcast_ref::<PyDict>().map(|d| d.__len__())
+            // The interpreter's own deque: its length is native.
+            crate::translate::values::deques::is_native_deque(v)
+                .then(|| v.length(vm).ok())
+                .flatten()
         }
     }
 
