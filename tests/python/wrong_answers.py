@@ -1077,6 +1077,13 @@ def drawn_and_printed(x):
     return y * random.random()
 
 
+def drawn_unused(x):
+    # A draw nothing reads: the replacement still draws it (a cache hit that only runs the
+    # graph would not).
+    random.random()
+    return x * 2
+
+
 def drawn_branch(x, box):
     box["p"] = random.random()
     if box["p"] < 0.5:
@@ -1096,6 +1103,8 @@ def _():
             show("random draws, indexed raised", type(e).__name__)
         show("random draws, state", random.getrandbits(16))
     for _ in range(3):
+        show("random draws, unused", drawn_unused(x))
+        show("random draws, state after an unused one", random.getrandbits(16))
         show("random draws, printed", drawn_and_printed(x))
         show("random draws, branch", drawn_branch(x, box))
         show("random draws, box", round(box["p"], 12))

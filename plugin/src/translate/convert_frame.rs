@@ -248,8 +248,10 @@ fn translate_whole(
     state.finish_guards(&graph).map_err(|e| failure(e, false))?;
     let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     let graph_call = has_graph.then_some((graph_global, &call, graph.outputs.len()));
+    // A cache hit that only runs the graph would skip the replacement's draws.
     let returns_graph_result =
-        returns_graph_result(graph_call, &result.replays, &result.template, result.raises);
+        returns_graph_result(graph_call, &result.replays, &result.template, result.raises)
+            && state.templating.draws.is_empty();
     let code = generate(
         view.code(),
         graph_call,

@@ -51,37 +51,14 @@ pub(super) fn stepper_template(
         // The rest of a deque's items, through an iterator of the deque itself, which
         // raises as the one it stands for would at a change.
         Stepper::Deque { deque, next, .. } => {
-            let islice = crate::translate::loaded_modules::loaded_attr("itertools", "islice", vm)
-                .ok_or_else(|| {
-                Unsupported::new(Kind::Internal, "itertools.islice is missing")
-            })?;
-            Ok(Template::New(
-                islice,
-                vec![
-                    build(state, &Var::Deque(deque.clone()), outputs, index)?,
-                    Template::Const(vm.ctx.new_int(*next).into()),
-                    Template::Const(vm.ctx.none()),
-                ],
-            ))
+            let over = build(state, &Var::Deque(deque.clone()), outputs, index)?;
+            islice_from(over, *next, vm)
         }
         Stepper::Caller {
             origin: Some(source),
             consumed,
             ..
-        } => {
-            let islice = crate::translate::loaded_modules::loaded_attr("itertools", "islice", vm)
-                .ok_or_else(|| {
-                Unsupported::new(Kind::Internal, "itertools.islice is missing")
-            })?;
-            Ok(Template::New(
-                islice,
-                vec![
-                    Template::Load(source.clone()),
-                    Template::Const(vm.ctx.new_int(*consumed).into()),
-                    Template::Const(vm.ctx.none()),
-                ],
-            ))
-        }
+        } => islice_from(Template::Load(source.clone()), *consumed, vm),
         Stepper::Caller { origin: None, .. } => unsupported(
             Kind::Rebuild,
             "an iterator over a view of a dict of the caller's, at a graph break",
@@ -241,4 +218,22 @@ pub(super) fn generator_template(
     parts.push(Template::Const(vm.ctx.new_tuple(names).into()));
     let argc = (args.len() + kwargs.len()) as u32;
     Ok(Template::Instr(Opcode::CallKw, argc, parts))
+}
+
+/// `itertools.islice(over, start, None)`: an iterator over what `over` builds, from `start`.
+fn islice_from(
+    over: Template,
+    start: usize,
+    vm: &rustpython_vm::VirtualMachine,
+) -> SimResult<Template> {
+    let islice = crate::translate::loaded_modules::loaded_attr("itertools", "islice", vm)
+        .ok_or_else(|| Unsupported::new(Kind::Internal, "itertools.islice is missing"))?;
+    Ok(Template::New(
+        islice,
+        vec![
+            over,
+            Template::Const(vm.ctx.new_int(start).into()),
+            Template::Const(vm.ctx.none()),
+        ],
+    ))
 }
