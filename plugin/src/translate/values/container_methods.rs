@@ -129,18 +129,7 @@ impl State<'_> {
                         "an update of a dict of the caller with a key that is not a str",
                     );
                 }
-                self.guard(
-                    source,
-                    crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
-                );
-                self.effects.mutate(
-                    o,
-                    crate::translate::side_effects::Effect::Method {
-                        target: source.clone(),
-                        method: name,
-                        args,
-                    },
-                );
+                self.replayed_method(o, source, name, args);
                 Ok(none())
             }
             // Live views: they read the dict when used.
@@ -297,5 +286,30 @@ impl State<'_> {
             false => entries.insert(0, entry),
         }
         Ok(Var::Obj(vm.ctx.none()))
+    }
+}
+
+impl State<'_> {
+    /// `o.method(*args)` on an object of the caller's, read from `source`, recorded to be
+    /// replayed as written after the graph (`Effect::Method`); `o`'s class is guarded, so
+    /// that the method replayed is the one simulated.
+    pub(crate) fn replayed_method(
+        &mut self,
+        o: &rustpython_vm::PyObjectRef,
+        source: &crate::translate::source::Source,
+        method: &'static str,
+        args: Vec<Var>,
+    ) {
+        self.guard(
+            source,
+            crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
+        );
+        let target = source.clone();
+        let effect = crate::translate::side_effects::Effect::Method {
+            target,
+            method,
+            args,
+        };
+        self.effects.mutate(o, effect);
     }
 }

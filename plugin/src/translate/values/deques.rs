@@ -339,18 +339,7 @@ impl State<'_> {
         if !is_native_deque(o) || !replayed {
             return Ok(None);
         }
-        self.guard(
-            source,
-            crate::translate::guards::guard::Check::type_is(o.class().to_owned()),
-        );
-        self.effects.mutate(
-            o,
-            crate::translate::side_effects::Effect::Method {
-                target: source.clone(),
-                method: name,
-                args: args.to_vec(),
-            },
-        );
+        self.replayed_method(o, source, name, args.to_vec());
         Ok(Some(Var::Obj(vm.ctx.none())))
     }
 
