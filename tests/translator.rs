@@ -170,6 +170,28 @@ fn dict_subclasses_made_in_the_call_keep_the_graph() {
     );
 }
 
+/// Operators on instances of classes written in Python (tests/python/user_operators.py):
+/// dual numbers, a vector's `+=` in place (on the caller's object too), `sum()` of losses,
+/// comparisons with `total_ordering` and a dataclass's `__eq__`, a subclass's reflected method
+/// first, `NotImplemented` passing the turn: each in one graph, equal to eager, plain and under
+/// the plugin; an operation that ends in a TypeError breaks and raises as written.
+#[test]
+fn operators_of_python_classes_are_inlined() {
+    cases_pass_in_each_mode(
+        "user_operators.py",
+        &[&[][..], &["--plugin", "symtrace"][..]],
+        &[
+            "dual numbers: a derivative through the arithmetic operators",
+            "a vector's += in place, on one made here and on the caller's",
+            "sum() of losses: 0 + a is a.__radd__(0)",
+            "comparisons: __lt__, total_ordering, a dataclass's __eq__, != through object.__ne__",
+            "a subclass's reflected method first; NotImplemented passes the turn",
+            "the order in which methods are tried, each giving way in turn",
+            "an operator that ends in a TypeError breaks, raised as written",
+        ],
+    );
+}
+
 #[test]
 fn a_failed_inline_call_leaves_nothing_behind() {
     let script = python_dir().join("rollback.py");
@@ -367,7 +389,7 @@ fn library_idioms_stay_in_the_graph() {
             "an OrderedDict of the caller's read whole in its own order, reordered between calls",
             "an OrderedDict made here, reordered with move_to_end",
             "deques made here: a bounded history, a breadth-first queue, rotate",
-            "numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop",
+            "numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw",
             "a branch on a number drawn from random breaks there",
             "draws from random beside a graph that may raise on its data break",
             "a deque of the caller's read whole and appended to (a frame stack)",

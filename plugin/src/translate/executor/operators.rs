@@ -81,8 +81,9 @@ impl State<'_> {
         }
         // `-n` of an int that may change from call to call (`x[:, -n:]`): `0 - n`, kept
         // symbolic as that is (an int has no negative zero); of a float computed from sizes
-        // (`-(T / 2)`), `y * -1.0`, which is `-y` to the sign of a zero.
-        if x.op == Opcode::UnaryNegative && self.is_symbolic(&a) {
+        // (`-(T / 2)`) or drawn (`-random.random()`), `y * -1.0`, which is `-y` to the sign
+        // of a zero.
+        if x.op == Opcode::UnaryNegative && (self.is_symbolic(&a) || matches!(a, Var::Num(_))) {
             let float = matches!(&a, Var::Num(n) if n.value.class().is(vm.ctx.types.float_type));
             let r = match float {
                 true => {
@@ -94,6 +95,14 @@ impl State<'_> {
                     self.binary(BinaryOperator::Subtract, &zero, &a)?
                 }
             };
+            f.push(r);
+            return Ok(Flow::Next);
+        }
+        let name = match x.op {
+            Opcode::UnaryNegative => "__neg__",
+            _ => "__invert__",
+        };
+        if let Some(r) = self.user_unary(name, &a)? {
             f.push(r);
             return Ok(Flow::Next);
         }
@@ -163,6 +172,10 @@ impl State<'_> {
         let r = match func {
             IntrinsicFunction1::ListToTuple => Var::tuple(self.items(&v)?),
             IntrinsicFunction1::UnaryPositive => {
+                if let Some(r) = self.user_unary("__pos__", &v)? {
+                    f.push(r);
+                    return Ok(Flow::Next);
+                }
                 let o = self.obj(&v)?;
                 self.native_result(self.vm._pos(&o), self.is_fake(&v), "unary +")?
             }

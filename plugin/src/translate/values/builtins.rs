@@ -264,6 +264,12 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "abs"
+                if let [a] = &args[..]
+                    && let Some(r) = self.user_unary("__abs__", a)? =>
+            {
+                Ok(r)
+            }
             "abs" if args.len() == 1 && self.is_tensor(&args[0]) => {
                 let o = self.obj(&args[0])?;
                 self.native_result(vm._abs(&o), true, "abs()")
@@ -376,50 +382,6 @@ impl State<'_> {
             crate::translate::values::dict_insert(&mut entries, vm.ctx.new_str(k).into(), v, vm)?;
         }
         Ok(entries)
-    }
-
-    /// `OrderedDict(...)`, `defaultdict(factory, ...)` and `functools.partial(f, ...)` made in
-    /// the frame: dicts of those classes (kept in `State::dict_kinds`) and a partial
-    /// application. `None` for another callable.
-    pub(super) fn collections_call(
-        &mut self,
-        f: &PyObjectRef,
-        args: &[Var],
-        kwargs: &[(String, Var)],
-    ) -> SimResult<Option<Var>> {
-        let vm = self.vm;
-        let named = |module: &str, name: &str| {
-            crate::translate::loaded_modules::loaded_attr(module, name, vm).is_some_and(|c| c.is(f))
-        };
-        if named("functools", "partial") {
-            let Some((func, rest)) = args.split_first() else {
-                return unsupported(Kind::Raises, "partial() needs a callable (TypeError)");
-            };
-            return Ok(Some(Var::Partial(Rc::new(
-                crate::translate::values::Partial {
-                    func: func.clone(),
-                    args: rest.to_vec(),
-                    kwargs: kwargs.to_vec(),
-                },
-            ))));
-        }
-        let (class, factory, rest) = if named("collections", "OrderedDict") {
-            (f.clone(), None, args)
-        } else if named("collections", "defaultdict") {
-            match args.split_first() {
-                Some((factory, rest)) => (f.clone(), Some(factory.clone()), rest),
-                None => (f.clone(), Some(Var::Obj(vm.ctx.none())), args),
-            }
-        } else {
-            return Ok(None);
-        };
-        let class = class
-            .downcast::<PyType>()
-            .map_err(|_| Unsupported::new(Kind::Internal, "a dict class"))?;
-        let entries = self.dict_arguments(rest, kwargs.to_vec())?;
-        let d = Rc::new(RefCell::new(entries));
-        self.dict_kinds.push((d.clone(), class, factory));
-        Ok(Some(Var::Dict(d)))
     }
 
     fn attr_name(&mut self, v: &Var, what: &str) -> SimResult<String> {

@@ -225,6 +225,9 @@ impl State<'_> {
         if let Some(r) = self.deferred_tensor_operand(op, a, b)? {
             return Ok(r);
         }
+        if let Some(r) = self.user_binary(op, a, b)? {
+            return Ok(r);
+        }
         // Any other operator uses a deferred number's value.
         let (a, b) = (&self.forced(a)?, &self.forced(b)?);
         if op == BinaryOperator::Subscr {
@@ -339,6 +342,9 @@ impl State<'_> {
 
     pub fn compare(&mut self, op: ComparisonOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let vm = self.vm;
+        if let Some(r) = self.user_compare(op, a, b)? {
+            return Ok(r);
+        }
         let is_list = |v: &Var| match v {
             Var::List(_) => true,
             Var::Lazy(o, _) => o.class().is(vm.ctx.types.list_type),
