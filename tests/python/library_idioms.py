@@ -732,6 +732,7 @@ class Jittered(nn.Module):
         h = self.proj(x) * scale + random.gauss(0.0, 0.1)
         for _ in range(2):
             h = h * random.random() + 1.0
+        h = h * -random.random()  # negated: `draw * -1.0`, drawn still
         self.last_scale = scale
         return h, scale, f"{scale:.3f}"
 
@@ -756,7 +757,7 @@ check("an OrderedDict of the caller's read whole in its own order, reordered bet
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
 check("an OrderedDict made here, reordered with move_to_end", made_in_order, lambda i: (xs[i],), 1, 1, 0)
 check("deques made here: a bounded history, a breadth-first queue, rotate", deques, lambda i: (xs[i],), 1, 1, 0)
-check("numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop", Jittered(), lambda i: (xs[i],), 1, 1, 0)
+check("numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw", Jittered(), lambda i: (xs[i],), 1, 1, 0)
 check("a branch on a number drawn from random breaks there", negated_at_random, lambda i: (xs[i],), 3, 2, 1)
 check("draws from random beside a graph that may raise on its data break", drawn_around_indexing, lambda i: (xs[i], st.tensor([1, 0])), 2, 2, 1)
 agent = FrameStack()

@@ -143,6 +143,8 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             | Opcode::StoreDeref
             | Opcode::StoreAttr
             | Opcode::BinaryOp
+            // `-n` is `0 - n` or `n * -1.0` (the executor's `unary`).
+            | Opcode::UnaryNegative
             | Opcode::BuildTuple
             | Opcode::ReturnValue
             // A generator simulated with its consumer hands it the number as it is
