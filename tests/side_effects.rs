@@ -37,6 +37,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
             "attribute stores",
             "global stores and deletes",
             "another module's globals stored by its functions, read as its attributes",
+            "stores into a module's attributes, read by its functions",
             "a closure cell store",
             "effects, then a graph break",
             "a read of a mutated list",

@@ -221,15 +221,25 @@ def other_module_globals(x):
     return x * n + steps.bump(2), before, after, kept, hasattr(steps, "LAST")
 
 
+def module_attribute_stores(x, k):
+    # Stores into the caller's module as attributes (a config's knobs): replayed, and seen by
+    # the reads after them, as attributes and as the globals of the module's functions.
+    steps.COUNT = k
+    steps.SCALE = 0.5
+    n = steps.bump()
+    return x * steps.SCALE * n, steps.COUNT, steps.LIMIT if hasattr(steps, "LIMIT") else None
+
+
 def global_state():
     return {"counter": counter, "doomed": globals().get("doomed", "<deleted>"),
-            "steps": (steps.COUNT, hasattr(steps, "LAST"))}
+            "steps": (steps.COUNT, hasattr(steps, "LAST"), getattr(steps, "SCALE", None))}
 
 
 def reset_globals():
     global counter, doomed
     counter, doomed = 0, "here"
     steps.COUNT = 0
+    steps.__dict__.pop("SCALE", None)
 
 
 @st.disable
@@ -315,6 +325,8 @@ print(("ok " if cell_ok else "FAIL ") + f"a closure cell store: {traced_totals} 
 if not cell_ok:
     failures.append("a closure cell store")
 # The print after the effects sees them: they are replayed before the breaking call runs.
+check("stores into a module's attributes, read by its functions", module_attribute_stores,
+      lambda: (x, 3), 1, 0, state_of=lambda args: None)
 check("effects, then a graph break", effects_then_break, lambda: (x, [], Model()), 2, 1)
 check("a read of a mutated list", read_after_mutation, lambda: (x, [1]), None, None)
 check("a value read before its store", stale_value, lambda: (x, Model()), None, None)

@@ -411,6 +411,27 @@ impl SideEffects {
         self.log.push(effect);
     }
 
+    /// Record `module.name = value` on a module of the caller's (`target`): replayed as an
+    /// attribute store, and seen as the global `name` of the module's functions.
+    pub fn store_module_attr(
+        &mut self,
+        module: &PyObjectRef,
+        dict: &Py<PyDict>,
+        target: Source,
+        name: &str,
+        value: Var,
+    ) {
+        self.globals
+            .push((dict.to_owned().into(), name.to_owned(), Some(value.clone())));
+        let effect = Effect::SetAttr {
+            target,
+            name: name.to_owned(),
+            value,
+            on_class: false,
+        };
+        self.mutate(module, effect);
+    }
+
     /// Record a store into a free variable of the translated frame.
     pub fn store_cell(&mut self, name: &str, value: Var) {
         let effect = Effect::StoreCell {

@@ -38,7 +38,8 @@ impl State<'_> {
         match self.instance(owner)? {
             Some(inst) => self.instance_setattr(owner, &inst, name, Some(value)),
             None if self.mark_unchanged(owner, name, &value)? => Ok(()),
-            None if self.class_store(owner, name, value)? => Ok(()),
+            None if self.class_store(owner, name, value.clone())? => Ok(()),
+            None if self.module_store(owner, name, value)? => Ok(()),
             None => unsupported(
                 Kind::SideEffect,
                 format!(

@@ -33,6 +33,7 @@ pub mod keyword_positions;
 pub mod library_constructors;
 pub mod list_methods;
 pub mod made_dicts;
+pub mod module_stores;
 pub mod nested_functions;
 pub mod numbers;
 pub mod objects;
