@@ -390,6 +390,7 @@ fn library_idioms_stay_in_the_graph() {
             "an OrderedDict made here, reordered with move_to_end",
             "deques made here: a bounded history, a breadth-first queue, rotate",
             "numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw",
+            "isinstance against an abstract base class (abc.ABC) the layers derive from",
             "a branch on a number drawn from random breaks there",
             "draws from random beside a graph that may raise on its data break",
             "a deque of the caller's read whole and appended to (a frame stack)",

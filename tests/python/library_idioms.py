@@ -12,6 +12,7 @@ state is reset again, and it runs `CALLS` times compiled; the results of every c
 state afterwards are equal. The compiled calls translate at most `most` times, and explain()
 of one more call counts the expected graphs and breaks. Prints one line per case; `FAIL`
 marks a failed one."""
+import abc
 import collections
 import contextlib
 import dataclasses
@@ -752,6 +753,35 @@ def drawn_around_indexing(x, idx):
     return x.index_select(0, idx) * random.random()
 
 
+class Activation(abc.ABC):
+    # An abstract base of the model's blocks: isinstance against it, as layers are sorted by
+    # kind in a forward pass; one not derived from it is a break (a registered virtual
+    # subclass would pass the test: the registry is `_abc`'s, native).
+    @abc.abstractmethod
+    def act(self, x):
+        ...
+
+    def __call__(self, x):
+        return self.act(x)
+
+
+class Swish(Activation):
+    def act(self, x):
+        return x * st.sigmoid(x)
+
+
+class Shifted(Swish):
+    def act(self, x):
+        return super().act(x) + 1.0
+
+
+def abstract_bases(x, layers):
+    for layer in layers:
+        if isinstance(layer, Activation):
+            x = layer(x)
+    return x, [issubclass(type(layer), Activation) for layer in layers]
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
@@ -760,6 +790,8 @@ check("deques made here: a bounded history, a breadth-first queue, rotate", dequ
 check("numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw", Jittered(), lambda i: (xs[i],), 1, 1, 0)
 check("a branch on a number drawn from random breaks there", negated_at_random, lambda i: (xs[i],), 3, 2, 1)
 check("draws from random beside a graph that may raise on its data break", drawn_around_indexing, lambda i: (xs[i], st.tensor([1, 0])), 2, 2, 1)
+check("isinstance against an abstract base class (abc.ABC) the layers derive from", abstract_bases,
+      lambda i: (xs[i], [Swish(), Shifted()]), 1, 1, 0)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

@@ -83,6 +83,9 @@ impl State<'_> {
         let Some(c) = cls.downcast_ref::<PyType>() else {
             return unsupported(Kind::Call, format!("{}() with a non-class", test.name()));
         };
+        if self.abc_subtype(test, t, c)? {
+            return Ok(true);
+        }
         if let Some(hook) = self.metaclass_hook(c, test)? {
             let r =
                 self.call_function(&hook, vec![Var::Obj(cls.clone()), subject.clone()], vec![])?;
@@ -127,6 +130,31 @@ impl State<'_> {
                 ),
             ),
         }
+    }
+
+    /// Whether `t` is a subtype of `c`, an abstract base class (metaclass exactly
+    /// `abc.ABCMeta`) whose `__subclasshook__` is `object`'s: ABCMeta's check then finds `c`
+    /// in `t`'s MRO whatever the registry and caches hold, as they only add subclasses. A
+    /// class not in the MRO is the hook's to answer (inlined, then refused at `_abc`'s native
+    /// check: a registered virtual subclass would be one).
+    fn abc_subtype(&mut self, test: ClassTest, t: &Py<PyType>, c: &Py<PyType>) -> SimResult<bool> {
+        let vm = self.vm;
+        let meta = c.class();
+        let abc_meta = crate::translate::loaded_modules::loaded_attr("abc", "ABCMeta", vm);
+        if !abc_meta.is_some_and(|m| meta.is(&m)) || !t.fast_issubclass(c) {
+            return Ok(false);
+        }
+        let hook = vm.ctx.intern_str("__subclasshook__");
+        match (c.get_attr(hook), vm.ctx.types.object_type.get_attr(hook)) {
+            (Some(a), Some(b)) if a.is(&b) => {}
+            _ => return Ok(false),
+        }
+        if matches!(test, ClassTest::Instance) {
+            self.class_attribute_is_the_type(t)?;
+        }
+        self.guard_class(Source::object(c.to_owned().into()).type_of(), meta)?;
+        self.guard_class(Source::object(c.to_owned().into()), c)?;
+        Ok(true)
     }
 
     /// A failed subtype test stands only if `inst.__class__` is its type, as the
