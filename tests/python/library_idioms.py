@@ -782,6 +782,17 @@ def abstract_bases(x, layers):
     return x, [issubclass(type(layer), Activation) for layer in layers]
 
 
+# A handler table keyed by classes: looked up with the class of a value (`v.__class__`,
+# `type(v)`), a constant of the translation that the dict finds by identity.
+HANDLERS = {list: lambda v: st.tensor(v), tuple: lambda v: st.tensor(list(v)), float: lambda v: v}
+
+
+def dispatched_on_class(x, extra):
+    h = HANDLERS.get(extra.__class__)
+    g = HANDLERS[type(extra)]
+    return x + h(extra) * 2.0 - g(extra), [1].__class__.__name__, extra.__class__ is list
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
@@ -792,6 +803,8 @@ check("a branch on a number drawn from random breaks there", negated_at_random, 
 check("draws from random beside a graph that may raise on its data break", drawn_around_indexing, lambda i: (xs[i], st.tensor([1, 0])), 2, 2, 1)
 check("isinstance against an abstract base class (abc.ABC) the layers derive from", abstract_bases,
       lambda i: (xs[i], [Swish(), Shifted()]), 1, 1, 0)
+check("a table keyed by classes, looked up with v.__class__ and type(v)", dispatched_on_class,
+      lambda i: (xs[i][0], [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0), 3.0][i % 3]), 3, 1, 0)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

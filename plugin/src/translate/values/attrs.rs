@@ -123,6 +123,25 @@ impl State<'_> {
             return Ok(v);
         }
         match owner {
+            // `v.__class__` of a container, function or number made here, or of the caller's
+            // object of a builtin class (`singledispatch` dispatches on it): its type, which a
+            // builtin class cannot override.
+            Var::List(_)
+            | Var::Tuple(_)
+            | Var::Dict(_)
+            | Var::Set(_)
+            | Var::Func(_)
+            | Var::Num(_)
+                if name == "__class__" =>
+            {
+                Ok(Var::Obj(self.type_of(owner)?))
+            }
+            Var::Lazy(o, _) | Var::Obj(o)
+                if name == "__class__"
+                    && !o.class().slots.flags.has_feature(PyTypeFlags::HEAPTYPE) =>
+            {
+                Ok(Var::Obj(self.type_of(owner)?))
+            }
             // A method of a list, dict or set made here taken as a value (`key=d.get`):
             // what a call in method form would call.
             Var::List(_) | Var::Dict(_) | Var::Set(_) => Ok(self.method_of(owner, name)?.0),

@@ -54,8 +54,19 @@ impl State<'_> {
     /// its class guarded (and its version, for a class written in Python, whose `__hash__`
     /// could be set later).
     pub fn identity_key(&mut self, key: &Var) -> SimResult<Option<(PyObjectRef, Source)>> {
-        let Var::Lazy(o, source) = key else {
-            return Ok(None);
+        let vm = self.vm;
+        let (o, source) = match key {
+            Var::Lazy(o, source) => (o, source),
+            // A class the call computed (`v.__class__`, `type(v)`), fixed by the guards on
+            // what it is the type of; its metaclass, `type`, hashes and compares by identity.
+            Var::Obj(o)
+                if o.downcast_ref::<rustpython_vm::builtins::PyType>()
+                    .is_some()
+                    && o.class().is(vm.ctx.types.type_type) =>
+            {
+                return Ok(Some((o.clone(), Source::object(o.clone()))));
+            }
+            _ => return Ok(None),
         };
         if identity_key(o, &self.vm.ctx).is_none() {
             return Ok(None);
