@@ -392,6 +392,7 @@ fn library_idioms_stay_in_the_graph() {
             "numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw",
             "isinstance against an abstract base class (abc.ABC) the layers derive from",
             "a table keyed by classes, looked up with v.__class__ and type(v)",
+            "iteration over a tensor computed in the call (its rows)",
             "a branch on a number drawn from random breaks there",
             "draws from random beside a graph that may raise on its data break",
             "a deque of the caller's read whole and appended to (a frame stack)",

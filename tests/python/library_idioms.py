@@ -793,6 +793,12 @@ def dispatched_on_class(x, extra):
     return x + h(extra) * 2.0 - g(extra), [1].__class__.__name__, extra.__class__ is list
 
 
+def rows_of_computed(x):
+    # Iterating a tensor the call computed: its rows, each an indexing op of the graph.
+    y = (x * 2.0).relu()
+    return [r.sum() for r in y], sum(r for r in y.t())
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
@@ -805,6 +811,7 @@ check("isinstance against an abstract base class (abc.ABC) the layers derive fro
       lambda i: (xs[i], [Swish(), Shifted()]), 1, 1, 0)
 check("a table keyed by classes, looked up with v.__class__ and type(v)", dispatched_on_class,
       lambda i: (xs[i][0], [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0), 3.0][i % 3]), 3, 1, 0)
+check("iteration over a tensor computed in the call (its rows)", rows_of_computed, lambda i: (xs[i],), 1, 1, 0)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

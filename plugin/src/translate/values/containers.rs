@@ -340,6 +340,8 @@ impl State<'_> {
                 })
                 .collect()),
             Var::Object(_) => Ok(self.instance_items(v)?.expect("an instance")),
+            // A tensor the call computed: its rows, as a caller's are read.
+            Var::Tensor(_) => self.tensor_rows(v),
             Var::View(d, kind) => Ok(kind.items(d)),
             Var::DictIter(_) => {
                 let mut items = Vec::new();
