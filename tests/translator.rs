@@ -393,6 +393,7 @@ fn library_idioms_stay_in_the_graph() {
             "isinstance against an abstract base class (abc.ABC) the layers derive from",
             "a table keyed by classes, looked up with v.__class__ and type(v)",
             "iteration over a tensor computed in the call (its rows)",
+            "a typing.NamedTuple's own methods and property, made here and the caller's",
             "a branch on a number drawn from random breaks there",
             "draws from random beside a graph that may raise on its data break",
             "a deque of the caller's read whole and appended to (a frame stack)",

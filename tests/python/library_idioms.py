@@ -21,6 +21,7 @@ import itertools
 import logging
 import operator
 import random
+import typing
 from collections import Counter, defaultdict, namedtuple
 
 import symtrace as st
@@ -799,6 +800,27 @@ def rows_of_computed(x):
     return [r.sum() for r in y], sum(r for r in y.t())
 
 
+class Span(typing.NamedTuple):
+    # A named tuple with methods and a property of its own: inlined with the tuple as self.
+    lo: st.Tensor
+    hi: st.Tensor
+
+    @property
+    def width(self):
+        return self.hi - self.lo
+
+    def center(self):
+        return (self.lo + self.hi) / 2.0
+
+    def scaled(self, k):
+        return Span(self.lo * k, self.hi * k)
+
+
+def named_tuple_methods(x, given):
+    made = Span(x, x + 1.0).scaled(2.0)
+    return made.width, made.center(), given.center(), given.width, len(made)
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
@@ -812,6 +834,8 @@ check("isinstance against an abstract base class (abc.ABC) the layers derive fro
 check("a table keyed by classes, looked up with v.__class__ and type(v)", dispatched_on_class,
       lambda i: (xs[i][0], [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0), 3.0][i % 3]), 3, 1, 0)
 check("iteration over a tensor computed in the call (its rows)", rows_of_computed, lambda i: (xs[i],), 1, 1, 0)
+check("a typing.NamedTuple's own methods and property, made here and the caller's", named_tuple_methods,
+      lambda i: (xs[i], Span(xs[i] * 0.0, xs[i] + 2.0)), 1, 1, 0)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

@@ -387,39 +387,6 @@ impl State<'_> {
         self.native_result(r, false, &what).map(Some)
     }
 
-    /// A named tuple's class, items and field names (its class guarded when it is the
-    /// caller's); `None` for any other value.
-    pub(super) fn namedtuple_parts(
-        &mut self,
-        owner: &Var,
-    ) -> SimResult<Option<(rustpython_vm::builtins::PyTypeRef, Vec<Var>, Vec<String>)>> {
-        let (class, items) = match owner {
-            Var::NamedTuple(c, items) => (c.clone(), items.to_vec()),
-            Var::Lazy(o, _) if self.namedtuple_fields(o.class()).is_some() => {
-                (o.class().to_owned(), self.items(owner)?)
-            }
-            _ => return Ok(None),
-        };
-        let Some(fields) = self.namedtuple_fields(&class) else {
-            return Ok(None);
-        };
-        if let Var::Lazy(_, source) = owner {
-            self.guard_class(source.clone().type_of(), &class)?;
-        }
-        Ok(Some((class, items, fields)))
-    }
-
-    /// `p.field` of a named tuple: its item.
-    fn namedtuple_attr(&mut self, owner: &Var, name: &str) -> SimResult<Option<Var>> {
-        let Some((_, items, fields)) = self.namedtuple_parts(owner)? else {
-            return Ok(None);
-        };
-        match fields.iter().position(|f| f == name) {
-            Some(i) if i < items.len() => Ok(Some(items[i].clone())),
-            _ => Ok(None),
-        }
-    }
-
     /// `__enter__` or `__exit__` of a context manager (LOAD_SPECIAL): looked up on its type,
     /// as `(function, self)`. A Python function is inlined when called; a method of a native
     /// type breaks the graph when called (both are constants of the replacement, fixed by the
@@ -564,6 +531,14 @@ impl State<'_> {
                     Var::Method(Box::new(owner.clone()), intern_method(name)?),
                     Var::Null,
                 ));
+            }
+            // A method written in Python on a named tuple's class (a `def` in the body of a
+            // `typing.NamedTuple`): inlined with the tuple as `self`.
+            Var::NamedTuple(..) | Var::Lazy(..)
+                if let Some((class, _, _)) = self.namedtuple_parts(owner)?
+                    && let Some(f) = python_method(&class, name, vm) =>
+            {
+                return Ok((Var::Obj(f), owner.clone()));
             }
             _ => {}
         }

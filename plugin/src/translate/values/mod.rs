@@ -34,6 +34,7 @@ pub mod library_constructors;
 pub mod list_methods;
 pub mod made_dicts;
 pub mod module_stores;
+pub mod named_tuples;
 pub mod nested_functions;
 pub mod numbers;
 pub mod objects;

@@ -6,8 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyStr, PyTuple, PyType, PyTypeRef};
-use rustpython_vm::types::PyTypeFlags;
+use rustpython_vm::builtins::{PyType, PyTypeRef};
 use rustpython_vm::{AsObject, Py};
 
 use crate::translate::breaks::reason::Kind;
@@ -311,30 +310,6 @@ impl State<'_> {
             return Ok(Some(Var::Obj(self.vm.ctx.new_bool(truth).into())));
         }
         Ok(Some(Var::Obj(self.vm.ctx.new_bool(true).into())))
-    }
-
-    /// A named tuple class (`collections.namedtuple`): a class written in Python on `tuple`
-    /// with its `_fields`, each a str.
-    pub fn namedtuple_fields(&self, class: &Py<PyType>) -> Option<Vec<String>> {
-        let vm = self.vm;
-        let mro = class.mro.read();
-        let on_tuple = class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
-            && mro.iter().all(|c| {
-                c.is(vm.ctx.types.object_type)
-                    || c.is(vm.ctx.types.tuple_type)
-                    || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
-            })
-            && mro.iter().any(|c| c.is(vm.ctx.types.tuple_type));
-        if !on_tuple {
-            return None;
-        }
-        let fields = class.get_attr(vm.ctx.intern_str("_fields"))?;
-        fields
-            .downcast_ref::<PyTuple>()?
-            .as_slice()
-            .iter()
-            .map(|f| f.downcast_ref::<PyStr>()?.to_str().map(str::to_owned))
-            .collect()
     }
 }
 
