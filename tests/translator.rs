@@ -394,6 +394,7 @@ fn library_idioms_stay_in_the_graph() {
             "a table keyed by classes, looked up with v.__class__ and type(v)",
             "iteration over a tensor computed in the call (its rows)",
             "a typing.NamedTuple's own methods and property, made here and the caller's",
+            "members of IntEnum and a float Enum in arithmetic, int() and float() of them",
             "a branch on a number drawn from random breaks there",
             "draws from random beside a graph that may raise on its data break",
             "a deque of the caller's read whole and appended to (a frame stack)",

@@ -16,6 +16,7 @@ import abc
 import collections
 import contextlib
 import dataclasses
+import enum
 import heapq
 import itertools
 import logging
@@ -821,6 +822,25 @@ def named_tuple_methods(x, given):
     return made.width, made.center(), given.center(), given.width, len(made)
 
 
+class Heads(enum.IntEnum):
+    # Members on int and float: arithmetic on their values, as the plain numbers compute.
+    ONE = 1
+    FOUR = 4
+
+
+class Temperature(float, enum.Enum):
+    COLD = 0.5
+    HOT = 2.0
+
+
+def enum_arithmetic(x, heads, temp):
+    per_head = x.shape[-1] // heads
+    y = x * temp + heads * 2 - Heads.ONE
+    steps = int(heads) + int(temp)
+    steps += heads
+    return y / temp, per_head, steps, float(temp) * 2
+
+
 # A second translation once the order changed (the keys are guarded in the dict's own order).
 check("an OrderedDict of the caller's read whole in its own order, reordered between calls",
       staged, lambda i: (xs[i],), 2, 1, 0, between=reorder_stages)
@@ -836,6 +856,8 @@ check("a table keyed by classes, looked up with v.__class__ and type(v)", dispat
 check("iteration over a tensor computed in the call (its rows)", rows_of_computed, lambda i: (xs[i],), 1, 1, 0)
 check("a typing.NamedTuple's own methods and property, made here and the caller's", named_tuple_methods,
       lambda i: (xs[i], Span(xs[i] * 0.0, xs[i] + 2.0)), 1, 1, 0)
+check("members of IntEnum and a float Enum in arithmetic, int() and float() of them", enum_arithmetic,
+      lambda i: (xs[i], [Heads.ONE, Heads.FOUR][i % 2], [Temperature.COLD, Temperature.HOT][i % 2]), 2, 1, 0)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

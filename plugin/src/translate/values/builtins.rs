@@ -321,7 +321,7 @@ impl State<'_> {
                 Ok(r)
             }
             n if PURE_BUILTINS.contains(&n) => {
-                let mut args = args;
+                let mut args = self.enum_conversion_args(n, args)?;
                 if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [Var::Dict(d)]) =
                     (n, args.as_slice())
                 {

@@ -228,6 +228,9 @@ impl State<'_> {
         if let Some(r) = self.user_binary(op, a, b)? {
             return Ok(r);
         }
+        if let Some(r) = self.enum_operands(op, a, b)? {
+            return Ok(r);
+        }
         // Any other operator uses a deferred number's value.
         let (a, b) = (&self.forced(a)?, &self.forced(b)?);
         if op == BinaryOperator::Subscr {

@@ -304,7 +304,7 @@ fn defined_in_python(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> boo
 }
 
 /// A binary operator's method, its reflected method and its in-place method.
-fn dunders(op: BinaryOperator) -> (&'static str, &'static str, &'static str) {
+pub(super) fn dunders(op: BinaryOperator) -> (&'static str, &'static str, &'static str) {
     use BinaryOperator as B;
     match op {
         B::Add => ("__add__", "__radd__", "__iadd__"),
