@@ -751,6 +751,17 @@ def partial_holding_itself(x):
     return x + 1.0, p
 
 
+def read_holding_itself(x):
+    # A list that holds itself read by native code, printed and measured (walking it to hand
+    # it over recursed without end: the interpreter died of a stack overflow, CPython's
+    # test_list.test_repr under the plugin once unittest's type-keyed lookups were simulated).
+    a = [x, 2]
+    a.append(a)
+    print("values that hold themselves, printed:", a[1], len(a), a[2][2][1])
+    print("values that hold themselves, printed whole:", a)
+    return x.reshape(a[1], -1) * len(a), a == a, repr(a)[-8:]
+
+
 @case("values that hold themselves")
 def _():
     for k in (1.0, 2.0, 3.0):
@@ -760,6 +771,8 @@ def _():
                                              child.children[0].parent is child, loop[1] is loop))
         z, p = partial_holding_itself(st.full((2,), k))
         show("values that hold themselves, partial", (z.tolist(), p(), p.args[0][0] is p))
+        r, same, text = read_holding_itself(st.full((2,), k))
+        show("values that hold themselves, read", (r.tolist(), same, text))
 
 
 # 26. A class entry shadowed by its metaclass's data descriptor: `type.__base__` and

@@ -24,6 +24,7 @@ pub(crate) mod lazy_modules;
 pub(crate) mod loaded_modules;
 pub(crate) mod misses;
 pub mod native_reads;
+pub(crate) mod nesting;
 pub(crate) mod object_templates;
 pub(crate) mod policy;
 pub(crate) mod side_effects;

@@ -545,7 +545,7 @@ impl<'vm> State<'vm> {
     /// A Python object to compute with, standing for `v` (tensors are their fakes); guards
     /// what the computation will rely on.
     pub fn obj(&mut self, v: &Var) -> SimResult<PyObjectRef> {
-        let vm = self.vm;
+        let (vm, _level) = (self.vm, crate::translate::nesting::Level::enter()?);
         Ok(match v {
             Var::Obj(o) => o.clone(),
             Var::Num(n) => self.force_number(n)?,

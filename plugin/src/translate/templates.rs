@@ -402,16 +402,6 @@ fn graph_value(
     })
 }
 
-/// How deep a template may nest. A value made in the call that holds itself (a tree's
-/// parent links) cannot be made again from templates, which make each value anew: `held_once`
-/// turns most such cycles away first, this bounds the rest (a partial or an exception that
-/// holds itself) and very deep values, which the recursion would take the stack for.
-const MOST_NESTED: usize = 64;
-
-thread_local! {
-    static NESTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 /// The template of a returned value; tensor outputs are numbered in `outputs`.
 pub(super) fn build(
     state: &mut State<'_>,
@@ -419,24 +409,11 @@ pub(super) fn build(
     outputs: &mut Vec<Value>,
     index: &mut HashMap<Value, usize>,
 ) -> SimResult<Template> {
-    let depth = NESTED.get();
-    if depth >= MOST_NESTED {
-        return unsupported(
-            Kind::Rebuild,
-            format!(
-                "a value made in the call nested more than {MOST_NESTED} deep, or holding itself"
-            ),
-        );
-    }
-    // Restored when dropped, also when a panic unwinds through (the plugin catches it).
-    struct Restore(usize);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            NESTED.set(self.0);
-        }
-    }
-    let _restore = Restore(depth);
-    NESTED.set(depth + 1);
+    // A value made in the call that holds itself (a tree's parent links) cannot be made again
+    // from templates, which make each value anew: `held_once` turns most such cycles away
+    // first; the bound on nesting stops the rest (a partial or an exception that holds
+    // itself) and very deep values.
+    let _level = crate::translate::nesting::Level::enter()?;
     let t = build_value(state, v, outputs, index)?;
     // Made in the call and held more than once: built once, the same object wherever held.
     let at = crate::translate::held_once::made_address(v);

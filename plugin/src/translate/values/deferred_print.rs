@@ -121,7 +121,7 @@ impl State<'_> {
 
     /// What `v` prints as, fixed at this point of the program (see the module's comment).
     fn printed(&mut self, v: &Var) -> SimResult<Var> {
-        let vm = self.vm;
+        let (vm, _level) = (self.vm, crate::translate::nesting::Level::enter()?);
         let t = &vm.ctx.types;
         Ok(match v {
             Var::Obj(o) if is_plain(o, vm) => v.clone(),

@@ -170,6 +170,10 @@ impl State<'_> {
     }
 
     pub(super) fn contains_symbolic(&self, v: &Var) -> bool {
+        // A list that holds itself is walked no further (and goes where `obj` refuses it).
+        let Ok(_level) = crate::translate::nesting::Level::enter() else {
+            return true;
+        };
         match v {
             Var::Tuple(items) => items.iter().any(|i| self.contains_symbolic(i)),
             Var::List(items) => items.borrow().iter().any(|i| self.contains_symbolic(i)),
