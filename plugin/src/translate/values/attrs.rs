@@ -533,9 +533,11 @@ impl State<'_> {
                 ));
             }
             // A method written in Python on a named tuple's class (a `def` in the body of a
-            // `typing.NamedTuple`): inlined with the tuple as `self`.
+            // `typing.NamedTuple`): inlined with the tuple as `self`. Only where instances
+            // have no `__dict__` (`__slots__ = ()`), which could hold an entry of that name.
             Var::NamedTuple(..) | Var::Lazy(..)
                 if let Some((class, _, _)) = self.namedtuple_parts(owner)?
+                    && !class.slots.flags.has_feature(PyTypeFlags::HAS_DICT)
                     && let Some(f) = python_method(&class, name, vm) =>
             {
                 return Ok((Var::Obj(f), owner.clone()));
