@@ -34,10 +34,8 @@ impl State<'_> {
     /// or not a class this handles (`false`).
     pub(super) fn class_store(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<bool> {
         let vm = self.vm;
-        let (o, source) = match owner {
-            Var::Lazy(o, s) => (o.clone(), s.clone()),
-            Var::Obj(o) => (o.clone(), Source::object(o.clone())),
-            _ => return Ok(false),
+        let Some((o, source)) = owner.object_and_source() else {
+            return Ok(false);
         };
         let Some(class) = o.downcast_ref::<PyType>() else {
             return Ok(false);

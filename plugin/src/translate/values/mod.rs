@@ -285,6 +285,15 @@ impl std::fmt::Debug for SimGen {
 }
 
 impl Var {
+    /// The object of a value that is one object (read from the frame, or known), with where
+    /// the replacement finds it: its source, or the object itself.
+    pub fn object_and_source(&self) -> Option<(PyObjectRef, Source)> {
+        match self {
+            Var::Lazy(o, s) => Some((o.clone(), s.clone())),
+            Var::Obj(o) => Some((o.clone(), Source::object(o.clone()))),
+            _ => None,
+        }
+    }
     pub fn tuple(items: Vec<Var>) -> Var {
         Var::Tuple(Rc::new(items))
     }

@@ -7,7 +7,6 @@
 use rustpython_vm::AsObject;
 
 use crate::translate::breaks::reason::Kind;
-use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
 
@@ -16,10 +15,8 @@ impl State<'_> {
     /// not a module (`false`).
     pub(super) fn module_store(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<bool> {
         let vm = self.vm;
-        let (o, source) = match owner {
-            Var::Lazy(o, s) => (o.clone(), s.clone()),
-            Var::Obj(o) => (o.clone(), Source::object(o.clone())),
-            _ => return Ok(false),
+        let Some((o, source)) = owner.object_and_source() else {
+            return Ok(false);
         };
         // Exactly a module: a subclass may define `__setattr__` or properties.
         if !o.class().is(vm.ctx.types.module_type) {

@@ -23,6 +23,15 @@ use crate::translate::values::Var;
 use crate::translate::values::objects::object_slot;
 use crate::translate::values::operators::{is_inplace, not_inplace};
 
+/// The order in which the interpreter tries the methods of two operands: `names` (the
+/// method and the reflected one), the right operand's reflected method first
+/// (`reflected_first`), and after the left's unless tried first (`reflected_after`).
+struct Order {
+    names: (&'static str, &'static str),
+    reflected_first: bool,
+    reflected_after: bool,
+}
+
 impl State<'_> {
     /// `a op b` (in place too) where an operand is an instance of a class written in
     /// Python; `None` where neither is.
@@ -46,26 +55,14 @@ impl State<'_> {
         }
         let (ca, cb) = (ca.as_ref(), cb.as_ref());
         let same_class = matches!((ca, cb), (Some(x), Some(y)) if x.is(y));
-        let mut reflected_tried = same_class;
-        if let (Some(x), Some(y)) = (ca, cb)
-            && !same_class
-            && y.fast_issubclass(x)
-            && overrides(x, y, reflected, self.vm)
-        {
-            reflected_tried = true;
-            if let Some(r) = self.dunder(y, reflected, b, a)? {
-                return Ok(Some(r));
-            }
-        }
-        if let Some(x) = ca
-            && let Some(r) = self.dunder(x, forward, a, b)?
-        {
-            return Ok(Some(r));
-        }
-        if !reflected_tried
-            && let Some(y) = cb
-            && let Some(r) = self.dunder(y, reflected, b, a)?
-        {
+        let subclass_first = matches!((ca, cb), (Some(x), Some(y))
+            if !same_class && y.fast_issubclass(x) && overrides(x, y, reflected, self.vm));
+        let order = Order {
+            names: (forward, reflected),
+            reflected_first: subclass_first,
+            reflected_after: !same_class,
+        };
+        if let Some(r) = self.in_order((a, ca), (b, cb), order, Self::dunder)? {
             return Ok(Some(r));
         }
         // What remains is a TypeError, or the right operand's native method.
@@ -125,22 +122,14 @@ impl State<'_> {
             self.gives_way(a, name)?;
         }
         let (ca, cb) = (ca.as_ref(), cb.as_ref());
-        let strict_subclass =
-            matches!((ca, cb), (Some(x), Some(y)) if !x.is(y) && y.fast_issubclass(x));
-        if strict_subclass && let Some(y) = cb {
-            if let Some(r) = self.rich(y, swapped, b, a)? {
-                return Ok(Some(r));
-            }
-        }
-        if let Some(x) = ca
-            && let Some(r) = self.rich(x, name, a, b)?
-        {
-            return Ok(Some(r));
-        }
-        if !strict_subclass
-            && let Some(y) = cb
-            && let Some(r) = self.rich(y, swapped, b, a)?
-        {
+        // Unlike a binary operator, a comparison tries the reflected method of an operand of
+        // the same class too, and that of a subclass first whether it overrides it or not.
+        let order = Order {
+            names: (name, swapped),
+            reflected_first: matches!((ca, cb), (Some(x), Some(y)) if !x.is(y) && y.fast_issubclass(x)),
+            reflected_after: true,
+        };
+        if let Some(r) = self.in_order((a, ca), (b, cb), order, Self::rich)? {
             return Ok(Some(r));
         }
         if cb.is_none() {
@@ -159,6 +148,38 @@ impl State<'_> {
             }
         };
         Ok(Some(Var::Obj(vm.ctx.new_bool(same).into())))
+    }
+
+    /// The methods of the two operands (each with its class, where it is a user instance)
+    /// tried in `order`, each by `call(class, name, owner, other)`: the first result that is
+    /// not `NotImplemented`, or `None`.
+    fn in_order(
+        &mut self,
+        (a, ca): (&Var, Option<&PyTypeRef>),
+        (b, cb): (&Var, Option<&PyTypeRef>),
+        order: Order,
+        call: impl Fn(&mut Self, &Py<PyType>, &str, &Var, &Var) -> SimResult<Option<Var>>,
+    ) -> SimResult<Option<Var>> {
+        let (forward, reflected) = order.names;
+        if order.reflected_first
+            && let Some(y) = cb
+            && let Some(r) = call(self, y, reflected, b, a)?
+        {
+            return Ok(Some(r));
+        }
+        if let Some(x) = ca
+            && let Some(r) = call(self, x, forward, a, b)?
+        {
+            return Ok(Some(r));
+        }
+        if !order.reflected_first
+            && order.reflected_after
+            && let Some(y) = cb
+            && let Some(r) = call(self, y, reflected, b, a)?
+        {
+            return Ok(Some(r));
+        }
+        Ok(None)
     }
 
     fn is_instance(&self, v: &Var) -> bool {
