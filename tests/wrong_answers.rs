@@ -251,7 +251,8 @@ fn values_that_hold_themselves_run_as_written() {
     assert!(
         plain.contains("values that hold themselves: ([6.0, 6.0], True, True, True)")
             && plain.contains("values that hold themselves, partial: ([4.0, 4.0], 1, True)")
-            && plain.contains("values that hold themselves, read: ([[9.0], [9.0]], True, ', [...]]')"),
+            && plain
+                .contains("values that hold themselves, read: ([[9.0], [9.0]], True, ', [...]]')"),
         "{plain}"
     );
 }
