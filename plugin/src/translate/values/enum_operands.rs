@@ -4,13 +4,14 @@
 //! computes on the member's value as it would on the plain number (`Act.TANH * 2` is `4`), so
 //! the simulation computes it with that value, the member's identity guarded.
 
-use rustpython_vm::builtins::{PyFloat, PyFunction, PyInt, PyStr};
+use rustpython_vm::builtins::{PyFloat, PyInt, PyStr};
 use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::identity::is_enum_member;
+use crate::translate::values::objects::python_method;
 use crate::translate::values::operators::not_inplace;
 use crate::translate::values::user_operators::dunders;
 
@@ -39,11 +40,9 @@ impl State<'_> {
             return Ok(None);
         }
         let in_python = |o: &PyObjectRef| {
-            [forward, reflected, in_place].iter().any(|name| {
-                o.class()
-                    .get_attr(vm.ctx.intern_str(*name))
-                    .is_some_and(|f| f.downcast_ref::<PyFunction>().is_some())
-            })
+            [forward, reflected, in_place]
+                .iter()
+                .any(|name| python_method(o.class(), name, vm).is_some())
         };
         if ma.iter().chain(mb.iter()).any(in_python) {
             return Ok(None);
@@ -78,11 +77,7 @@ impl State<'_> {
         let native = |o: &PyObjectRef| {
             ["__int__", "__float__", "__index__", "__trunc__"]
                 .iter()
-                .all(|n| {
-                    !o.class()
-                        .get_attr(vm.ctx.intern_str(*n))
-                        .is_some_and(|f| f.downcast_ref::<PyFunction>().is_some())
-                })
+                .all(|n| python_method(o.class(), n, vm).is_none())
         };
         args.into_iter()
             .map(|v| match &v {

@@ -20,7 +20,7 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
-use crate::translate::values::objects::object_slot;
+use crate::translate::values::objects::{object_slot, python_method};
 use crate::translate::values::operators::{is_inplace, not_inplace};
 
 /// The order in which the interpreter tries the methods of two operands: `names` (the
@@ -107,8 +107,8 @@ impl State<'_> {
         let (name, swapped) = rich_names(op);
         let vm = self.vm;
         let python = |v: &Var, name: &str| match v {
-            Var::Object(o) => defined_in_python(&o.class, name, vm),
-            Var::Lazy(o, _) => defined_in_python(o.class(), name, vm),
+            Var::Object(o) => python_method(&o.class, name, vm).is_some(),
+            Var::Lazy(o, _) => python_method(o.class(), name, vm).is_some(),
             _ => false,
         };
         let takes_part = |v: &Var| {
@@ -315,13 +315,6 @@ fn overrides(base: &Py<PyType>, sub: &Py<PyType>, name: &str, vm: &VirtualMachin
         (Some(_), None) => true,
         (None, _) => false,
     }
-}
-
-/// Whether `class`'s `name` is a function written in Python.
-fn defined_in_python(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
-    class
-        .get_attr(vm.ctx.intern_str(name))
-        .is_some_and(|f| f.downcast_ref::<PyFunction>().is_some())
 }
 
 /// A binary operator's method, its reflected method and its in-place method.
