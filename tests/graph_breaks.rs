@@ -48,6 +48,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
             "a split loop inside a with-block, the call raises",
             "a split loop inside a with-block, __exit__ suppresses",
             "a break out of a split loop from its except block",
+            "a break inside the arguments of a list's method",
             "a break out of a split loop from its except block, taken",
         ],
     );

@@ -518,6 +518,22 @@ def loop_over_a_generator(x):
 # replaced), the body's break.
 check("a loop over a generator function's generator, split", loop_over_a_generator,
       (st.arange(6.0).reshape(6, 1),), 1, 3, "GB-LOOP", 513)
+losses = []
+seen = {}
+
+
+def logs_inside_a_call(x):
+    y = st.relu(x * 2.0)
+    # The break is inside the arguments: the stack holds `losses.append` in the interpreter's
+    # method form (list.append, losses), and the resume function simulates the call again.
+    losses.append(y.mean().item())
+    seen.update(last=y.shape[0])
+    return y + 1.0
+
+
+check("a break inside the arguments of a list's method", logs_inside_a_call, (x,), 2, 1, "GB-CALL", 529)
+if len(losses) != 4 or seen != {"last": 2}:  # eager, explain, two traced calls
+    report("a list's method called across a break runs once a call", [f"{losses} {seen}"], failures)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -191,6 +191,7 @@ impl Walk {
             // A view or an iterator is of its dict: held with it, it is held twice.
             Var::View(d, _) => self.exclusive(Rc::as_ptr(d) as usize),
             Var::DictIter(it) => self.exclusive(Rc::as_ptr(&it.borrow().dict) as usize),
+            Var::Method(owner, _) => self.value(owner),
             Var::Bound(b) => {
                 self.value(&b.0)?;
                 self.value(&b.1)

@@ -5,6 +5,10 @@
 use rustpython_vm::builtins::{PyDictRef, PyTypeRef};
 use rustpython_vm::{PyObjectRef, PyResult, VirtualMachine};
 
+use crate::translate::state::{Kind, SimResult, Unsupported};
+use crate::translate::templates::Template;
+use crate::translate::values::{NewObject, Var, made_dicts};
+
 /// The function the replacement calls to remake an instance: `object.__new__(class)`, then
 /// its dictionary filled in, natively (no `__init__`, no `__setattr__` runs again).
 pub fn object_maker(vm: &VirtualMachine) -> PyObjectRef {
@@ -34,4 +38,38 @@ pub fn fill_attributes(obj: &PyObjectRef, attrs: &PyDictRef, vm: &VirtualMachine
         dict.set_item(&*k, v, vm)?;
     }
     Ok(())
+}
+
+/// The template of an instance made during the simulation: its attributes, and for a class
+/// written on dict its entries beside them (`made_dicts`).
+pub fn instance_template(
+    o: &NewObject,
+    vm: &VirtualMachine,
+    mut build: impl FnMut(&Var) -> SimResult<Template>,
+) -> SimResult<Template> {
+    let entries = o.dict.borrow().clone();
+    let mut t = Vec::with_capacity(entries.len());
+    for (k, val) in &entries {
+        t.push((k.clone(), build(val)?));
+    }
+    let Some(items) = &o.entries else {
+        return Ok(Template::Object(o.class.clone().into(), t));
+    };
+    let items = items.borrow().clone();
+    let mut pairs = Vec::with_capacity(items.len());
+    for (k, val) in &items {
+        let v = build(val)?;
+        pairs.push(Template::Tuple(vec![Template::Const(k.clone()), v]));
+    }
+    let base = made_dicts::native_dict_base(&o.class, vm)
+        .ok_or_else(|| Unsupported::new(Kind::Internal, "a dict's class"))?;
+    Ok(Template::New(
+        made_dicts::dict_object_maker(vm),
+        vec![
+            Template::Const(o.class.clone().into()),
+            Template::Const(base.into()),
+            Template::Tuple(pairs),
+            Template::Dict(t),
+        ],
+    ))
 }

@@ -17,6 +17,7 @@ use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::function_templates::{ClosureCell, cell_templates, function_template};
 use crate::translate::held_once::held_once;
 use crate::translate::iterator_templates::{generator_template, stepper_template};
+use crate::translate::object_templates::instance_template;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
@@ -181,7 +182,7 @@ pub fn frame_state(
             Slot::Cell(_) => None,
         });
     }
-    let stack = frame.stack.clone();
+    let stack = state.native_method_forms(frame.stack.clone());
     let kept = stack[..split]
         .iter()
         .map(|v| template(state, v))
@@ -572,36 +573,7 @@ fn build_value(
             }
             Template::Dict(t)
         }
-        Var::Object(o) => {
-            let entries = o.dict.borrow().clone();
-            let mut t = Vec::with_capacity(entries.len());
-            for (k, val) in &entries {
-                t.push((k.clone(), build(state, val, outputs, index)?));
-            }
-            match &o.entries {
-                None => Template::Object(o.class.clone().into(), t),
-                // An instance of a class written on dict: its entries beside its attributes.
-                Some(items) => {
-                    let items = items.borrow().clone();
-                    let mut pairs = Vec::with_capacity(items.len());
-                    for (k, val) in &items {
-                        let v = build(state, val, outputs, index)?;
-                        pairs.push(Template::Tuple(vec![Template::Const(k.clone()), v]));
-                    }
-                    let base = crate::translate::values::made_dicts::native_dict_base(&o.class, vm)
-                        .ok_or_else(|| Unsupported::new(Kind::Internal, "a dict's class"))?;
-                    Template::New(
-                        crate::translate::values::made_dicts::dict_object_maker(vm),
-                        vec![
-                            Template::Const(o.class.clone().into()),
-                            Template::Const(base.into()),
-                            Template::Tuple(pairs),
-                            Template::Dict(t),
-                        ],
-                    )
-                }
-            }
-        }
+        Var::Object(o) => instance_template(o, vm, |v| build(state, v, outputs, index))?,
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
         Var::Gen(g) => generator_template(state, g, outputs, index)?,
         Var::TStr(t) => tstr_template(t, |v| build(state, v, outputs, index))?,
@@ -629,6 +601,21 @@ fn build_value(
                 build(state, &b.1, outputs, index)?,
             ],
         ),
+        // A method of a list, dict, set or deque taken for a call (a break at an argument of
+        // `log.append(...)`): `getattr(owner, name)`, the bound method eager code holds.
+        Var::Method(owner, name) => {
+            let getattr = vm
+                .builtins
+                .get_attr("getattr", vm)
+                .map_err(|_| Unsupported::new(Kind::Internal, "builtins.getattr is missing"))?;
+            Template::New(
+                getattr,
+                vec![
+                    build(state, owner, outputs, index)?,
+                    Template::Const(vm.ctx.new_str(*name).into()),
+                ],
+            )
+        }
         Var::NamedTuple(class, items) => {
             let new = vm
                 .ctx

@@ -230,6 +230,9 @@ impl State<'_> {
                                 .map(|s| s.to_string_lossy().into_owned())
                         })
                         .unwrap_or_default();
+                    if let Some(r) = self.native_method_call(callable, &o, &args, &kwargs)? {
+                        return Ok(r);
+                    }
                     if args.first().is_some_and(|a| self.is_tensor(a)) {
                         if changes_its_tensor(&name) {
                             return self.tensor_changed_in_place(&name, &args, &kwargs);

@@ -36,6 +36,7 @@ pub mod list_methods;
 pub mod made_dicts;
 pub mod module_stores;
 pub mod named_tuples;
+pub mod native_method_forms;
 pub mod nested_functions;
 pub mod numbers;
 pub mod objects;
