@@ -111,6 +111,13 @@ def deletes_and_update(x, table, row, m):
     return y + 1.0
 
 
+def update_then_read(x, table, more):
+    # Each entry of an update is a store of its key, which the reads after it follow.
+    table.update(more, n=2)
+    table.update(y=x * table["n"])
+    return table["y"] + table.get("m", 0.5), table.get("n"), "keep" in table
+
+
 def slice_stores(x, row):
     y = x * 10.0
     row[1:3] = [y, "mid", "extra"]
@@ -334,6 +341,8 @@ check("two arguments that are one list", aliased, lambda: (lambda s: (x, s, s))(
 check("two distinct lists", aliased, lambda: (x, [], [9]), None, None)
 check("slice stores and deletes", slice_stores, lambda: (x, [0, 1, 2, 3]), 1, 0)
 check("item and attribute deletes, dict.update and dict.pop", deletes_and_update, lambda: (x, {"gone": 1, "keep": 2, "scale": 0.5}, [0, 1, 2], Model()), 1, 0,
+      state_of=lambda args: args[1:])
+check("a caller's dict updated, then read by key", update_then_read, lambda: (x, {"keep": 1, "n": 0}, {"m": 3.0}), 1, 0,
       state_of=lambda args: args[1:])
 check("a caller's list changed, then read", history, lambda: (x, Holder([x, x + 1.0])), 1, 0)
 check("list methods on a caller's list", list_methods, lambda: (x, [1, 2, 3, 2]), 1, 0)

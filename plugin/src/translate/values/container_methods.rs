@@ -109,7 +109,7 @@ impl State<'_> {
                 Ok(none())
             }
             // Of a caller's dict (or `OrderedDict`, whose own `update` orders keys as dict's).
-            (Var::Lazy(o, source), "update", [other])
+            (Var::Lazy(o, _), "update", [other])
                 if o.class().is(vm.ctx.types.dict_type)
                     || crate::translate::loaded_modules::loaded_attr(
                         "_collections",
@@ -118,9 +118,11 @@ impl State<'_> {
                     )
                     .is_some_and(|c| c.is(o.class())) =>
             {
-                // What update reads, checked readable now; keys of the caller's dict are strs.
-                if self
-                    .dict_entries(other)?
+                // What update reads, read now; keys of the caller's dict are strs. Each entry
+                // is a store of its key (dict's `update` stores as `d[k] = v` would, and
+                // `OrderedDict`'s calls `__setitem__`), which later reads follow.
+                let entries = self.dict_entries(other)?;
+                if entries
                     .iter()
                     .any(|(k, _)| !k.class().is(vm.ctx.types.str_type))
                 {
@@ -129,7 +131,9 @@ impl State<'_> {
                         "an update of a dict of the caller with a key that is not a str",
                     );
                 }
-                self.replayed_method(o, source, name, args);
+                for (k, v) in entries {
+                    self.set_item(owner, &Var::Obj(k), v)?;
+                }
                 Ok(none())
             }
             // Live views: they read the dict when used.
