@@ -378,6 +378,7 @@ fn library_idioms_stay_in_the_graph() {
             "a caller's Counter counted, defaultdict(list) appended to, OrderedDict read by key",
             "sorted() of a dict's items, tensors after unequal keys",
             "a tensor's __class__",
+            "a bool mask among other indices, a tensor (breaks) and a list of bools",
             "a dataclass output with a default factory, dataclasses.replace, a class in a frozenset",
             "methods of a dict, list and set made here as values (key=d.get, push = l.append)",
             "a tensor of the caller's list of ints; cat and stack given tensors by keyword",

@@ -858,6 +858,17 @@ check("a typing.NamedTuple's own methods and property, made here and the caller'
       lambda i: (xs[i], Span(xs[i] * 0.0, xs[i] + 2.0)), 1, 1, 0)
 check("members of IntEnum and a float Enum in arithmetic, int() and float() of them", enum_arithmetic,
       lambda i: (xs[i], [Heads.ONE, Heads.FOUR][i % 2], [Temperature.COLD, Temperature.HOT][i % 2]), 2, 1, 0)
+def masks_among_indices(x, keep):
+    # torch reads a bool mask among other indices as the indices of its true elements: a
+    # number of them known from the mask's values, where the frame breaks (and resumes); a
+    # list of bools is a constant mask, kept in the graph. (The part after the break runs at
+    # two sizes: translated twice.)
+    y = x * 2.0
+    return y[:, keep].sum(1) + 1.0, y[:, [True, False, True]] - 1.0
+
+
+check("a bool mask among other indices, a tensor (breaks) and a list of bools", masks_among_indices,
+      lambda i: (xs[i], st.tensor([[True, False, True], [False, False, True]][i % 2])), 3, 2, 1)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)

@@ -47,6 +47,15 @@ CASES = [
     ("fmod_scalar_method", "(f * -3.5).fmod(1.25)"),
     ("fmod_int", "F.fmod(i * 7 - 3, j + 5)"),
     # errors
+    # a bool mask among other indices: the indices of its true elements
+    ("index_mask_then_int", "a[T([True, False], 'bool'), 1]"),
+    ("index_slice_then_mask", "a[:, n]"),
+    ("index_ellipsis_then_mask", "x3[..., T([False, True], 'bool')]"),
+    ("index_2d_mask_then_int", "x3[m, 0]"),
+    ("index_bool_list", "a[:, [True, False, True]]"),
+    ("index_int_tensor_and_mask", "x3[T([1, 0], 'int64'), n]"),
+    ("index_mask_none_slice", "a[n[:2], None, 1:]"),
+    ("error_index_mask_shape", "a[:, T([True, False], 'bool')]"),
     ("error_hsplit_uneven", "F.hsplit(a, 2)"),
     ("error_vsplit_1d", "F.vsplit(b, 1)"),
     ("error_tensordot_sizes", "F.tensordot(a, a, dims=([1], [0]))"),
@@ -65,6 +74,8 @@ ASSIGNMENTS = [
     ("pow_clamp_min_", "z = F.clone(t) - 3.0; z.pow_(2); z.clamp_min_(2.0)", "z"),
     ("index_put_", "z = F.clone(b); z.index_put_((T([2, 0], 'int64'),), T([5., 6.], None))", "z"),
     ("fmod_remainder_", "z = F.clone(a) * -1.5; z.fmod_(2.5); y = F.clone(i); y.remainder_(4); z.add_(y[:, :3])", "z"),
+    ("mask_and_int_put", "z = F.clone(a); z[T([True, False], 'bool'), 1] = -1.0", "z"),
+    ("slice_and_mask_put", "z = F.clone(a); z[:, n] = T([7., 8.], None)", "z"),
     ("error_sqrt_int", "z = F.clone(j); z.sqrt_()", "z"),
     ("error_exp_bool", "z = F.clone(n); z.exp_()", "z"),
 ]

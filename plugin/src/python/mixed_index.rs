@@ -3,7 +3,9 @@
 //! apply first, an int removing its dimension (torch, unlike NumPy, never counts an int with
 //! the tensor indices); then the dimensions the tensor indices stand at are taken by them,
 //! the indices' broadcast shape in their place. Every step is a registry op, so a traced frame
-//! records it.
+//! records it. A bool mask among them (`x[:, keep]`, `vel[hit, 1]`) stands for the indices
+//! of its true elements, found from its values: a traced frame breaks before it (the count
+//! is data-dependent).
 
 use rustpython_vm::builtins::{PyList, PySlice};
 use rustpython_vm::common::lock::PyRwLockReadGuard;
@@ -13,6 +15,93 @@ use super::convert::data_of;
 use crate::tensor::index::{self, Index, Select};
 use crate::tensor::ops::select::{basic_index_shape, encode_index};
 use crate::tensor::{Attr, Attrs, DType, PyTensor, TensorData, registry, size_reads};
+
+/// The items with each bool mask among them (a bool tensor, or a list of bools) in torch's
+/// reading of it: the int64 indices of its true elements, one vector per dimension it spans
+/// (`x[m, 1]` is `x[m.nonzero(as_tuple=True) + (1,)]`). The mask's shape must be the shape
+/// of the dimensions it spans. A 0-d mask is left as it is (an error further on).
+fn masks_as_indices(
+    d: &TensorData,
+    items: &[PyObjectRef],
+    vm: &VirtualMachine,
+) -> PyResult<Vec<PyObjectRef>> {
+    let masks = items
+        .iter()
+        .map(|item| {
+            let mask = match item.downcast_ref::<PyTensor>() {
+                Some(t) => (t.read().dtype() == DType::Bool).then(|| t.read().clone()),
+                None if item.downcast_ref::<PyList>().is_some() => {
+                    Some(data_of(item, None, vm)?).filter(|m| m.dtype() == DType::Bool)
+                }
+                None => None,
+            };
+            Ok(mask.filter(|m| m.ndim() > 0))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    if masks.iter().all(Option::is_none) {
+        return Ok(items.to_vec());
+    }
+    // The dimension of `d` each item starts at: a mask spans its own number of dimensions.
+    let spans = |i: usize| match &masks[i] {
+        Some(m) => m.ndim(),
+        None if vm.is_none(&items[i]) || items[i].is(&vm.ctx.ellipsis) => 0,
+        None => 1,
+    };
+    let spanned: usize = (0..items.len()).map(spans).sum();
+    let mut out = Vec::with_capacity(items.len());
+    let mut dim = 0;
+    for (i, item) in items.iter().enumerate() {
+        if item.is(&vm.ctx.ellipsis) {
+            dim += d.ndim().saturating_sub(spanned);
+        }
+        let Some(mask) = &masks[i] else {
+            out.push(item.clone());
+            dim += spans(i);
+            continue;
+        };
+        let under = d.shape().get(dim..dim + mask.ndim());
+        if under != Some(mask.shape()) {
+            return Err(vm.new_index_error(format!(
+                "the shape of the mask {:?} at index {i} does not match the shape of the indexed tensor {:?}",
+                mask.shape(),
+                d.shape()
+            )));
+        }
+        out.extend(
+            true_positions(mask)
+                .into_iter()
+                .map(|p| PyTensor::new(p).into_pyobject(vm)),
+        );
+        dim += mask.ndim();
+    }
+    Ok(out)
+}
+
+/// The coordinates of a mask's true elements in row-major order, one int64 vector per
+/// dimension.
+fn true_positions(mask: &TensorData) -> Vec<TensorData> {
+    let shape = mask.shape().to_vec();
+    let mut coords: Vec<Vec<i64>> = vec![Vec::new(); shape.len()];
+    for (flat, v) in mask.to_scalars().into_iter().enumerate() {
+        if !v.as_bool() {
+            continue;
+        }
+        let mut rest = flat;
+        for (axis, &size) in shape.iter().enumerate().rev() {
+            coords[axis].push((rest % size) as i64);
+            rest /= size;
+        }
+    }
+    coords
+        .into_iter()
+        .map(|c| {
+            let n = c.len();
+            TensorData::Int64(
+                ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[n]), c).expect("a vector"),
+            )
+        })
+        .collect()
+}
 
 fn is_advanced(item: &PyObjectRef) -> bool {
     item.downcast_ref::<PyTensor>().is_some() || item.downcast_ref::<PyList>().is_some()
@@ -103,7 +192,8 @@ pub(super) fn getitem_mixed(
     items: &[PyObjectRef],
     vm: &VirtualMachine,
 ) -> PyResult<TensorData> {
-    let split = split(d, items, vm)?;
+    let items = masks_as_indices(d, items, vm)?;
+    let split = split(d, &items, vm)?;
     let sliced;
     let y = if spans_all(d, &split.basic) {
         // The sizes read to work out the slices made no difference.
@@ -188,7 +278,8 @@ pub(super) fn setitem_mixed(
     if targets_itself {
         return Err(vm.new_index_error("a tensor used as an index into itself while assigned"));
     }
-    let split = split(d, items, vm)?;
+    let items = masks_as_indices(d, items, vm)?;
+    let split = split(d, &items, vm)?;
     let attrs = Attrs::new().with("dims", Attr::Ints(split.dims));
     let mut rest: Vec<&TensorData> = vec![value];
     rest.extend(split.indices.iter().map(|i| &**i));

@@ -69,6 +69,12 @@ impl State<'_> {
             _ if let Some(r) = self.call_dunder(a, "__getitem__", vec![b.clone()])? => Ok(r),
             _ => {
                 let tensors = self.is_tensor(a) || self.is_tensor(b);
+                if self.is_tensor(a) && self.mask_among_indices(b) {
+                    return unsupported(
+                        Kind::DataDependent,
+                        "a bool mask among other indices selects a data-dependent set of elements",
+                    );
+                }
                 if self.is_tensor(a)
                     && self.is_fake(b)
                     && self.tensor_dtype(b) == Some(crate::tensor::DType::Bool)

@@ -12,6 +12,14 @@ use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
+    /// Whether `key` is a tuple index with a bool tensor among its items: the indices of
+    /// its true elements are read from its values (`mixed_index`), which a graph cannot
+    /// keep (a mask alone, `t[mask]`, is an op of its own).
+    pub(super) fn mask_among_indices(&self, key: &Var) -> bool {
+        matches!(key, Var::Tuple(items)
+            if items.iter().any(|i| self.tensor_dtype(i) == Some(DType::Bool)))
+    }
+
     /// `t[key] = value` on a fake: recorded as `index_put`, whose result takes `t`'s place
     /// (every name for `t` sees it, as every name for the tensor sees the eager store;
     /// symtrace's indexing copies, so no other tensor shares its elements). A tensor made
@@ -26,6 +34,12 @@ impl State<'_> {
         let vm = self.vm;
         if self.tensor_dtype(key) == Some(DType::Bool) {
             return self.masked_store(t, key, value);
+        }
+        if self.mask_among_indices(key) {
+            return unsupported(
+                Kind::DataDependent,
+                "a bool mask among other indices selects a data-dependent set of elements",
+            );
         }
         let fake = Var::Tensor(t.clone());
         // An index of sizes that may change (`cache[:, pos:pos + T] = k`): resolved per call.
