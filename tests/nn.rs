@@ -245,7 +245,8 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
     // Llama-style decoder layer (RMSNorm, rotary embeddings concatenated from a tuple,
     // grouped-query attention, `full(fill_value=)`, `softmax(dtype=)`) over changing lengths;
     // arguments given by keyword (`gather(dim=, index=)`, `narrow(dim=, start=, length=)`,
-    // `view(size=)`, `squeeze(dim=)`...) over changing lengths.
+    // `view(size=)`, `squeeze(dim=)`...) over changing lengths; torch.linalg's norms
+    // (clipping by the global norm, RMS normalisation, a matrix norm) over changing lengths.
     for model in [
         "",
         "tokens",
@@ -259,6 +260,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "tagger",
         "llama",
         "keywords",
+        "norms",
     ] {
         one_dynamic_graph(model);
     }
@@ -272,6 +274,7 @@ fn torch_spellings_run_the_same_and_stay_in_the_graph() {
         "quantized 5 4 ",
         "seq2seq 6 ",
         "tagger 5 ",
+        "norms 6 ",
         // Construction as torch code writes it: nn.init, apply, .data, to(dtype), zero_grad.
         "init: True True True True",
         "built: symtrace.float32 [0.0, 0.0] True",

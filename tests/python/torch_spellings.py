@@ -485,6 +485,33 @@ print("model keywords translations:", st.stats()["translations"])
 e = st.explain(keywords, st.ones(2, 3, 4), st.zeros(2, 3, 2, dtype=st.int64))
 print("model keywords graphs:", e.graph_count, "breaks:", e.graph_break_count)
 
+# torch.linalg's norms: gradient clipping by the global norm, an RMS normalisation, a
+# matrix norm; compositions that a traced call simulates, at changing lengths.
+class Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        h = h / st.linalg.norm(h, dim=-1, keepdim=True).clamp(min=1e-6)
+        parts = [h, x]
+        total = st.linalg.vector_norm(st.stack([st.linalg.vector_norm(p) for p in parts]))
+        coef = (1.0 / (total + 1e-6)).clamp(max=1.0)
+        return [p * coef for p in parts], st.linalg.matrix_norm(x, float("inf")), st.linalg.vector_norm(x, 1, dim=(0, 2))
+
+
+st.manual_seed(0)
+norms = Norms()
+st.reset()
+for n in (3, 4, 5, 6):
+    x = st.arange(2 * n * 4.0).reshape(2, n, 4).cos()
+    out, rows, ones = norms(x)
+    print("norms", n, [round(v, 6) for v in (out[0].sum().item(), out[1].sum().item(), *rows.tolist(), *ones.tolist())])
+print("model norms translations:", st.stats()["translations"])
+e = st.explain(norms, st.ones(2, 3, 4))
+print("model norms graphs:", e.graph_count, "breaks:", e.graph_break_count)
+
 # Model construction as torch code writes it: `nn.init` on parameters (in place, seeded),
 # `_init_weights` through `apply`, `.data`, `model.to(dtype)`, `zero_grad()`.
 import symtrace.nn.init as init

@@ -3,7 +3,7 @@
 //! (`assert_close`), `symtrace.amp` and `symtrace.cuda.amp` (`autocast`: off without CUDA,
 //! as torch's), a few top-level
 //! settings, `symtrace.utils`, `symtrace.utils.checkpoint` and `symtrace.utils.data`
-//! (`data.py`: datasets and a single-process loader):
+//! (`data.py`: datasets and a single-process loader), `symtrace.linalg` (`linalg.py`: norms):
 //! torch's small namespaces that model code asks around its tensor work, as symtrace answers
 //! them (`namespaces.py`, Python built into the binary: functions only, run when `symtrace`
 //! is imported), each registered in `sys.modules` so that `from torch.utils.checkpoint import
@@ -14,6 +14,8 @@ use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 const SOURCE: &str = include_str!("namespaces.py");
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/namespaces.py");
+const LINALG_SOURCE: &str = include_str!("linalg.py");
+const LINALG_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/linalg.py");
 const DATA_SOURCE: &str = include_str!("data.py");
 const DATA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/data.py");
 
@@ -40,21 +42,12 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     let checkpoint = module("symtrace.utils.checkpoint", "CHECKPOINT")?;
     let utils = vm.new_module("symtrace.utils", vm.ctx.new_dict(), None);
     utils.dict().set_item("checkpoint", checkpoint.into(), vm)?;
-    let data = vm.new_module("symtrace.utils.data", vm.ctx.new_dict(), None);
-    let data_namespace = super::run_builtin_source(
-        DATA_SOURCE,
-        DATA_PATH,
+    let data = module_of_source(
+        "symtrace.utils.data",
+        (DATA_SOURCE, DATA_PATH, "DATA"),
         &[("_st", symtrace.to_owned().into())],
         vm,
     )?;
-    let entries = data_namespace.get_item("DATA", vm)?;
-    let entries = entries
-        .downcast_ref::<PyDict>()
-        .ok_or_else(|| vm.new_runtime_error("DATA is not a dict"))?;
-    for (key, value) in entries {
-        data.dict().set_item(&*key.str(vm)?, value, vm)?;
-    }
-    sys_modules.set_item("symtrace.utils.data", data.clone().into(), vm)?;
     utils.dict().set_item("data", data.into(), vm)?;
     sys_modules.set_item("symtrace.utils", utils.clone().into(), vm)?;
     let cuda = module("symtrace.cuda", "CUDA")?;
@@ -73,6 +66,12 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
         backends.dict().set_item(name, m.into(), vm)?;
     }
     sys_modules.set_item("symtrace.backends", backends.clone().into(), vm)?;
+    let linalg = module_of_source(
+        "symtrace.linalg",
+        (LINALG_SOURCE, LINALG_PATH, "LINALG"),
+        &[],
+        vm,
+    )?;
     let top = namespace.get_item("TOP_LEVEL", vm)?;
     let top = top
         .downcast_ref::<PyDict>()
@@ -85,8 +84,32 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     symtrace.set_attr("amp", amp, vm)?;
     symtrace.set_attr("testing", testing, vm)?;
     symtrace.set_attr("backends", backends, vm)?;
+    symtrace.set_attr("linalg", linalg, vm)?;
     symtrace.set_attr("jit", jit, vm)?;
     symtrace.set_attr("compiler", compiler, vm)?;
     symtrace.set_attr("_dynamo", dynamo, vm)?;
     symtrace.set_attr("utils", utils, vm)
+}
+
+/// A module `name` made of the table `table` that the built-in Python `source` defines (run
+/// with `injected` among its globals), registered in `sys.modules`.
+fn module_of_source(
+    name: &str,
+    (source, path, table): (&str, &str, &str),
+    injected: &[(&str, rustpython_vm::PyObjectRef)],
+    vm: &VirtualMachine,
+) -> PyResult<PyRef<PyModule>> {
+    let module = vm.new_module(name, vm.ctx.new_dict(), None);
+    let namespace = super::run_builtin_source(source, path, injected, vm)?;
+    let entries = namespace.get_item(table, vm)?;
+    let entries = entries
+        .downcast_ref::<PyDict>()
+        .ok_or_else(|| vm.new_runtime_error(format!("{table} is not a dict")))?;
+    for (key, value) in entries {
+        module.dict().set_item(&*key.str(vm)?, value, vm)?;
+    }
+    vm.sys_module
+        .get_attr("modules", vm)?
+        .set_item(name, module.clone().into(), vm)?;
+    Ok(module)
 }
