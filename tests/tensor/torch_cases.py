@@ -56,6 +56,16 @@ CASES = [
     ("index_int_tensor_and_mask", "x3[T([1, 0], 'int64'), n]"),
     ("index_mask_none_slice", "a[n[:2], None, 1:]"),
     ("error_index_mask_shape", "a[:, T([True, False], 'bool')]"),
+    # clamp with tensor bounds; sum and mean with dtype=
+    ("clamp_tensor_min", "a.clamp(min=T([2., 2., 5.], None))"),
+    ("clamp_tensor_max_function", "F.clamp(a, max=T([[0.], [5.]], None))"),
+    ("clamp_number_and_tensor", "a.clamp(2, T(4., None))"),
+    ("clamp_min_over_max", "a.clamp(min=T([4., 4., 4.], None), max=T(3., None))"),
+    ("clamp_int_by_float_tensor", "i.clamp(min=T([0.5, 0.5, 0.5], None))"),
+    ("sum_dtype", "i.sum(dtype=F.float64)"),
+    ("sum_dim_dtype", "F.sum(n, 0, dtype=F.float32)"),
+    ("mean_dtype", "i.mean(dim=1, keepdim=True, dtype=F.float64)"),
+    ("sum_bool", "m.sum(1)"),
     # torch.linalg's norms
     ("linalg_vector_norm", "F.linalg.vector_norm(a)"),
     ("linalg_vector_norm_dims_ord", "F.linalg.vector_norm(x3, 3, dim=(0, 2), keepdim=True)"),

@@ -33,6 +33,28 @@ impl ReduceArgs {
     }
 }
 
+/// `sum` and `mean`: a reduction, and torch's `dtype=`, the type the input is cast to first.
+#[derive(FromArgs)]
+pub(super) struct ReduceToArgs {
+    #[pyarg(flatten)]
+    pub(super) reduce: ReduceArgs,
+    #[pyarg(named, optional)]
+    pub(super) dtype: OptionalArg<PyObjectRef>,
+}
+
+impl ReduceToArgs {
+    /// The reduction `op` of `x`, cast first to the dtype asked for.
+    pub(super) fn apply(&self, op: &str, x: &PyTensor, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        let attrs = self.reduce.attrs(vm)?;
+        match super::convert::opt_dtype(&self.dtype, vm)? {
+            Some(dtype) => x
+                .op("to", Attrs::new().with("dtype", Attr::DType(dtype)), vm)?
+                .op(op, attrs, vm),
+            None => x.op(op, attrs, vm),
+        }
+    }
+}
+
 /// `argsort(dim=-1, descending=False, stable=False)`: the sort is always stable.
 #[derive(FromArgs)]
 pub(super) struct ArgsortArgs {
@@ -201,17 +223,29 @@ pub(super) struct TransposeArgs {
 #[derive(FromArgs)]
 pub(super) struct ClampArgs {
     #[pyarg(any, default)]
-    pub(super) min: Option<ArgIntoFloat>,
+    pub(super) min: Option<PyObjectRef>,
     #[pyarg(any, default)]
-    pub(super) max: Option<ArgIntoFloat>,
+    pub(super) max: Option<PyObjectRef>,
 }
 
 impl ClampArgs {
-    pub(super) fn attrs(self) -> Attrs {
-        let bound = |b: Option<ArgIntoFloat>| b.map_or(Attr::None, |f| Attr::Float(f.into_float()));
-        Attrs::new()
-            .with("min", bound(self.min))
-            .with("max", bound(self.max))
+    /// The bounds as the op `clamp`'s attributes; `None` when either is a tensor (torch
+    /// takes one: then the larger of `x` and `min`, and the smaller of that and `max`).
+    pub(super) fn attrs(&self, vm: &VirtualMachine) -> PyResult<Option<Attrs>> {
+        let mut attrs = Attrs::new();
+        for (name, b) in [("min", &self.min), ("max", &self.max)] {
+            let attr = match b {
+                None => Attr::None,
+                Some(o) if vm.is_none(o) => Attr::None,
+                Some(o) if o.downcast_ref::<PyTensor>().is_some() => return Ok(None),
+                Some(o) => Attr::Float(
+                    <ArgIntoFloat as rustpython_vm::TryFromObject>::try_from_object(vm, o.clone())?
+                        .into_float(),
+                ),
+            };
+            attrs = attrs.with(name, attr);
+        }
+        Ok(Some(attrs))
     }
 }
 

@@ -10,8 +10,8 @@ pub(super) mod module {
 
     use super::super::args::{
         ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, DimIndexArgs, FlattenArgs, FullArgs,
-        JoinArgs, MaskedFillArgs, NarrowArgs, ReduceArgs, SplitArgs, SqueezeArgs, TransposeArgs,
-        VarArgs,
+        JoinArgs, MaskedFillArgs, NarrowArgs, ReduceArgs, ReduceToArgs, SplitArgs, SqueezeArgs,
+        TransposeArgs, VarArgs,
     };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
@@ -518,8 +518,8 @@ pub(super) mod module {
     }
 
     #[pyfunction]
-    fn clamp(x: PyObjectRef, args: ClampArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("clamp", &x, args.attrs(), vm)
+    fn clamp(x: PyObjectRef, args: ClampArgs, vm: &VirtualMachine) -> PyResult {
+        crate::python::tensor_protocols::clamp(&x, args, vm)
     }
     #[pyfunction]
     fn cumsum(x: PyObjectRef, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -545,12 +545,26 @@ pub(super) mod module {
         )
     }
     #[pyfunction]
-    fn sum(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("sum", &x, args.attrs(vm)?, vm)
+    fn sum(x: PyObjectRef, args: ReduceToArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        reduce_to("sum", &x, args, vm)
     }
     #[pyfunction]
-    fn mean(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        unary_fn("mean", &x, args.attrs(vm)?, vm)
+    fn mean(x: PyObjectRef, args: ReduceToArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        reduce_to("mean", &x, args, vm)
+    }
+
+    /// `sum(x, ..., dtype=)` of a tensor (read in place: a traced one is known by its data)
+    /// or of numbers (a tensor made of them first).
+    fn reduce_to(
+        name: &str,
+        x: &PyObject,
+        args: ReduceToArgs,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        match x.downcast_ref::<PyTensor>() {
+            Some(t) => args.apply(name, t, vm),
+            None => args.apply(name, &unary_fn("clone", x, Attrs::new(), vm)?, vm),
+        }
     }
     #[pyfunction]
     fn max(x: PyObjectRef, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {

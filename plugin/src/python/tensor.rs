@@ -11,8 +11,8 @@ use rustpython_vm::{
 
 use super::args::{
     ArgsortArgs, ChunkArgs, ClampArgs, DiagonalArg, DimArg, DimIndexArgs, FlattenArgs,
-    MaskedFillArgs, NarrowArgs, ReduceArgs, SplitArgs, SqueezeArgs, TransposeArgs, VarArgs,
-    ints_or_keyword,
+    MaskedFillArgs, NarrowArgs, ReduceArgs, ReduceToArgs, SplitArgs, SqueezeArgs, TransposeArgs,
+    VarArgs, ints_or_keyword,
 };
 use super::convert::{ints_of, to_py, tolist};
 use super::dtype::dtype_object;
@@ -326,12 +326,12 @@ impl PyTensor {
         zelf.op("squeeze", Attrs::new().with("dim", dim), vm)
     }
     #[pymethod]
-    fn sum(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("sum", args.attrs(vm)?, vm)
+    fn sum(zelf: &Py<Self>, args: ReduceToArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        args.apply("sum", zelf, vm)
     }
     #[pymethod]
-    fn mean(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("mean", args.attrs(vm)?, vm)
+    fn mean(zelf: &Py<Self>, args: ReduceToArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        args.apply("mean", zelf, vm)
     }
     #[pymethod]
     fn max(zelf: &Py<Self>, args: ReduceArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -370,8 +370,8 @@ impl PyTensor {
         )
     }
     #[pymethod]
-    fn clamp(zelf: &Py<Self>, args: ClampArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("clamp", args.attrs(), vm)
+    fn clamp(zelf: &Py<Self>, args: ClampArgs, vm: &VirtualMachine) -> PyResult {
+        super::tensor_protocols::clamp(zelf.as_object(), args, vm)
     }
     #[pymethod]
     fn exp(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {

@@ -402,6 +402,26 @@ pub(super) fn binary_fn(
     Ok(r)
 }
 
+/// `clamp(x, min, max)`: the op `clamp` for number bounds; with a tensor among them, the
+/// larger of `x` and `min`, then the smaller of that and `max` (torch's order: where `min`
+/// exceeds `max`, `max`).
+pub(super) fn clamp(x: &PyObject, bounds: super::args::ClampArgs, vm: &VirtualMachine) -> PyResult {
+    if let Some(attrs) = bounds.attrs(vm)? {
+        let d = super::convert::operand(x, None, vm)?.ok_or_else(|| {
+            vm.new_type_error(format!("clamp() needs a tensor, not {}", x.class().name()))
+        })?;
+        return Ok(PyTensor::wrap(registry().call("clamp", &[&d], &attrs), vm)?.into_pyobject(vm));
+    }
+    let mut r = x.to_owned();
+    if let Some(min) = bounds.min.filter(|b| !vm.is_none(b)) {
+        r = binary_fn("maximum", &r, &min, vm)?;
+    }
+    if let Some(max) = bounds.max.filter(|b| !vm.is_none(b)) {
+        r = binary_fn("minimum", &r, &max, vm)?;
+    }
+    Ok(r)
+}
+
 /// torch's `where(cond, a, b)`: `a` where `cond`, else `b`. A number takes the type of the
 /// tensor beside it (weakly); the condition is converted alone.
 pub(super) fn where_select(
