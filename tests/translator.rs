@@ -362,7 +362,7 @@ fn library_idioms_stay_in_the_graph() {
             "the truth of a dict of the caller's, empty or not",
             "the truth of **kwargs",
             "a dict by int keys, a logger below its level",
-            "jit, compiler and checkpoint namespaces",
+            "jit, compiler and checkpoint namespaces, _assert",
             "a named tuple's _replace and _asdict",
             "dropout while training, at changing sizes",
             "random draws, one never read",

@@ -170,6 +170,7 @@ class Block(nn.Module):
     def forward(self, x):
         if st.jit.is_scripting() or st.compiler.is_compiling():
             return x
+        st._assert(x.dim() == 2, "a batch of rows")
         if self.checkpointing:
             return st.utils.checkpoint.checkpoint(self.lin, x, use_reentrant=False)
         return self.lin(x)
@@ -577,7 +578,7 @@ check("forward hooks and pre-hooks", forward_hooks, lambda i: (xs[i],), 1, 1, 0)
 check("the truth of a dict of the caller's, empty or not", with_options, lambda i: (xs[i], {"shift": 1.0} if i % 2 else {}), 2, 1, 0)
 check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
 check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
-check("jit, compiler and checkpoint namespaces", Block(), lambda i: (xs[i],), 1, 1, 0)
+check("jit, compiler and checkpoint namespaces, _assert", Block(), lambda i: (xs[i],), 1, 1, 0)
 masks = MaskCache()
 check("a cache keyed by a shape (a tuple of ints)", masks, lambda i: (xs[i] if i % 3 else xs[i][:1],), 4, 1, 0,
       between=lambda i: masks.masks.clear() if i == 0 else None)

@@ -264,7 +264,15 @@ BACKENDS_MPS = {"is_available": _false, "is_built": _false}
 BACKENDS_CUDA_MATMUL = {"allow_tf32": False, "allow_fp16_reduced_precision_reduction": True}
 AMP = {"autocast": autocast}
 CUDA_AMP = {"autocast": _cuda_autocast}
+def _assert(condition, message):
+    """torch._assert: an assert that a traced program keeps (FX's symbolic tracing could not
+    see a Python assert); here the same as one."""
+    if not condition:
+        raise AssertionError(message)
+
+
 TOP_LEVEL = {
+    "_assert": _assert,
     "autocast": autocast,
     "set_float32_matmul_precision": set_float32_matmul_precision,
     "get_float32_matmul_precision": get_float32_matmul_precision,
