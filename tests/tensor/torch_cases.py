@@ -66,6 +66,12 @@ CASES = [
     ("sum_dim_dtype", "F.sum(n, 0, dtype=F.float32)"),
     ("mean_dtype", "i.mean(dim=1, keepdim=True, dtype=F.float64)"),
     ("sum_bool", "m.sum(1)"),
+    ("aminmax", "a.aminmax().max"),
+    ("aminmax_dim", "F.aminmax(x3, dim=1, keepdim=True).min"),
+    ("aminmax_all_keepdim", "a.aminmax(keepdim=True)[0]"),
+    ("split_with_sizes", "a.split_with_sizes([1, 2], 1)[1]"),
+    ("split_with_sizes_function", "F.split_with_sizes(x3, [1, 1], dim=0)[0]"),
+    ("error_split_with_sizes_sum", "a.split_with_sizes([1, 1], 1)"),
     # torch.linalg's norms
     ("linalg_vector_norm", "F.linalg.vector_norm(a)"),
     ("linalg_vector_norm_dims_ord", "F.linalg.vector_norm(x3, 3, dim=(0, 2), keepdim=True)"),

@@ -243,6 +243,17 @@ def _triangle_indices(row, col, offset, upper):
     return _st.stack([rows[keep], cols[keep]])
 
 
+_AminmaxResult = namedtuple("aminmax", ["min", "max"])
+
+
+def _aminmax(self, *, dim=None, keepdim=False):
+    """torch's aminmax: the smallest and the largest element, over `dim` or every element."""
+    dims = tuple(range(self.ndim)) if dim is None else dim
+    if not self.ndim:
+        return _AminmaxResult(self.amin(), self.amax())
+    return _AminmaxResult(self.amin(dims, keepdim=keepdim), self.amax(dims, keepdim=keepdim))
+
+
 _KthResult = namedtuple("kthvalue", ["values", "indices"])
 _MedianResult = namedtuple("median", ["values", "indices"])
 
@@ -1165,6 +1176,8 @@ METHODS = {
     "sinc": lambda self: _st.where(self == 0, 1.0, (self * 3.141592653589793).sin() / (self * 3.141592653589793)),
     "heaviside": lambda self, values: _st.where(self == 0, values, (self > 0).to(self.dtype)),
     "msort": lambda self: _sort(self, 0).values,
+    "aminmax": _aminmax,
+    "split_with_sizes": lambda self, split_sizes, dim=0: self.split(list(split_sizes), dim),
 }
 
 # Functions only (torch has no method of these names).
@@ -1238,5 +1251,5 @@ FUNCTIONS = [
     "xlogy", "logit", "deg2rad", "rad2deg", "fliplr", "flipud", "ravel", "moveaxis",
     "take_along_dim", "tensor_split", "kthvalue", "median", "quantile", "rot90", "cross",
     "diag_embed", "equal", "mv", "inner", "signbit", "isposinf", "isneginf", "sinc",
-    "heaviside", "msort",
+    "heaviside", "msort", "aminmax", "split_with_sizes",
 ]
