@@ -22,18 +22,7 @@ const DATA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/data.py
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
     let namespace = super::run_builtin_source(SOURCE, PATH, &[], vm)?;
     let sys_modules = vm.sys_module.get_attr("modules", vm)?;
-    let module = |name: &str, table: &str| -> PyResult<PyRef<PyModule>> {
-        let module = vm.new_module(name, vm.ctx.new_dict(), None);
-        let entries = namespace.get_item(table, vm)?;
-        let entries = entries
-            .downcast_ref::<PyDict>()
-            .ok_or_else(|| vm.new_runtime_error(format!("{table} is not a dict")))?;
-        for (key, value) in entries {
-            module.dict().set_item(&*key.str(vm)?, value, vm)?;
-        }
-        sys_modules.set_item(name, module.clone().into(), vm)?;
-        Ok(module)
-    };
+    let module = |name: &str, table: &str| module_of_table(name, &namespace, table, vm);
     let jit = module("symtrace.jit", "JIT")?;
     let compiler = module("symtrace.compiler", "COMPILER")?;
     let dynamo = module("symtrace._dynamo", "DYNAMO")?;
@@ -99,8 +88,18 @@ fn module_of_source(
     injected: &[(&str, rustpython_vm::PyObjectRef)],
     vm: &VirtualMachine,
 ) -> PyResult<PyRef<PyModule>> {
-    let module = vm.new_module(name, vm.ctx.new_dict(), None);
     let namespace = super::run_builtin_source(source, path, injected, vm)?;
+    module_of_table(name, &namespace, table, vm)
+}
+
+/// A module `name` made of the dict `table` of `namespace`, registered in `sys.modules`.
+fn module_of_table(
+    name: &str,
+    namespace: &rustpython_vm::builtins::PyDictRef,
+    table: &str,
+    vm: &VirtualMachine,
+) -> PyResult<PyRef<PyModule>> {
+    let module = vm.new_module(name, vm.ctx.new_dict(), None);
     let entries = namespace.get_item(table, vm)?;
     let entries = entries
         .downcast_ref::<PyDict>()

@@ -22,6 +22,7 @@ pub(crate) mod iterator_templates;
 pub(crate) mod key_const;
 pub(crate) mod lazy_modules;
 pub(crate) mod loaded_modules;
+pub(crate) mod math_functions;
 pub(crate) mod misses;
 pub mod native_reads;
 pub(crate) mod nesting;

@@ -36,6 +36,10 @@ pub(super) fn sized_number(
             f.function(state.vm)?,
             vec![sized_number(state, a, outputs, index)?],
         ),
+        NumExpr::Math(f, a) => Template::New(
+            f.function(state.vm)?,
+            vec![sized_number(state, a, outputs, index)?],
+        ),
     })
 }
 

@@ -71,6 +71,10 @@ pub enum Source {
     /// `/` and `**` may (a zero divisor, an overflow): a guard evaluates them first, failing
     /// where they would raise (`State::deferred_binary`).
     Arith(Arith, Box<Source>, Box<Source>),
+    /// `math.<f>(source)` of a deferred number (a schedule's `math.cos(pi * step / total)`),
+    /// computed per call as `Arith` is; it raises on a domain error or an overflow, so a
+    /// guard evaluates it first (`State::deferred_math`).
+    Math(crate::translate::math_functions::MathFn, Box<Source>),
     /// The `k`th number the call draws from Python's `random` module, drawn by the
     /// replacement before anything else into a local of its own (`values::python_draws`).
     /// No guard reads it: guards run before it is drawn.
@@ -203,7 +207,7 @@ impl Source {
                 a.idents_mut(f);
                 b.idents_mut(f);
             }
-            Source::CellOf(c) => c.idents_mut(f),
+            Source::CellOf(c) | Source::Math(_, c) => c.idents_mut(f),
             Source::Local(_)
             | Source::Global(_)
             | Source::Builtin(_)
@@ -244,7 +248,8 @@ impl Source {
             | Source::DefaultDType
             | Source::CellOf(_)
             | Source::Draw(_)
-            | Source::Arith(..) => None,
+            | Source::Arith(..)
+            | Source::Math(..) => None,
             Source::TypeOf(b) | Source::InstanceDict(b) | Source::IdKey(b, _) => Some(b),
             Source::Attr(b, _)
             | Source::Item(b, _)
@@ -364,6 +369,7 @@ impl Source {
                 };
                 r.ok()
             }
+            Source::Math(function, x) => function.apply(&x.resolve(frame, vm)?, vm),
             Source::Draw(_) => None,
             Source::Closure(_, index) => {
                 let cell = closure_cell(parent?, *index, vm)?;
@@ -412,6 +418,7 @@ impl fmt::Display for Source {
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
             Source::Draw(k) => write!(f, "random draw #{k}"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
+            Source::Math(function, a) => write!(f, "math.{}({a})", function.name()),
             Source::Object(o) => {
                 let Some(o) = o.0.get() else {
                     return write!(f, "{:?}", o.0);
@@ -496,7 +503,8 @@ impl Source {
             | Source::NativeAttr(..)
             | Source::ClassAttr(..)
             | Source::DefaultDType
-            | Source::Arith(..) => CompiledRead::General,
+            | Source::Arith(..)
+            | Source::Math(..) => CompiledRead::General,
             Source::Draw(_) => CompiledRead::Unbound,
         }
     }
@@ -506,6 +514,7 @@ impl Source {
         match self {
             Source::Draw(_) => true,
             Source::Arith(_, a, b) | Source::IdKey(a, b) => a.has_draw() || b.has_draw(),
+            Source::Math(_, a) => a.has_draw(),
             other => other.parent().is_some_and(Source::has_draw),
         }
     }
@@ -609,6 +618,15 @@ impl Source {
                 x.emit_load(b)?;
                 y.emit_load(b)?;
                 b.emit(Opcode::BinaryOp, op.operator() as u32);
+            }
+            Source::Math(function, x) => {
+                let f = function
+                    .function(b.vm())
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "math is not loaded"))?;
+                b.load_const(f);
+                b.emit(Opcode::PushNull, 0);
+                x.emit_load(b)?;
+                b.emit(Opcode::Call, 1);
             }
             Source::DefaultDType => {
                 return Err(Unsupported::new(

@@ -418,7 +418,10 @@ impl<'vm> State<'vm> {
         self.keep_alive(&fake);
         // A computed number's type follows from its operands', which are guarded; a drawn
         // one's from the draw.
-        if !matches!(source, Source::Arith(..) | Source::Draw(_)) {
+        if !matches!(
+            source,
+            Source::Arith(..) | Source::Math(..) | Source::Draw(_)
+        ) {
             self.guard(source, Check::type_is(obj.class().to_owned()));
         }
         self.numbers

@@ -375,15 +375,21 @@ fn number_template(
         );
     }
     // What a replayed effect changed since is loaded before the effects (`load_early`).
-    fn expr(n: &Num) -> Template {
-        match &n.expr {
+    fn expr(n: &Num, vm: &rustpython_vm::VirtualMachine) -> Option<Template> {
+        Some(match &n.expr {
             NumExpr::Read(_, s) => Template::Load(s.clone()),
             NumExpr::Const(o) => Template::Const(o.clone()),
-            NumExpr::Op(op, a, b) => Template::BinOp(*op, Box::new(expr(a)), Box::new(expr(b))),
+            NumExpr::Op(op, a, b) => {
+                Template::BinOp(*op, Box::new(expr(a, vm)?), Box::new(expr(b, vm)?))
+            }
+            NumExpr::Math(f, a) => Template::New(f.function(vm)?, vec![expr(a, vm)?]),
             NumExpr::Size(_) | NumExpr::Apply(..) => unreachable!("sizes are forced above"),
-        }
+        })
     }
-    Ok(expr(n))
+    match expr(n, state.vm) {
+        Some(t) => Ok(t),
+        None => Ok(Template::Const(state.force_number(n)?)),
+    }
 }
 
 /// The template of the value the fake `t` stands for in the graph.

@@ -1,8 +1,11 @@
 """Numbers that cause no recompile: a float that changes per call is a graph input; a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
 replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
-(`step % every == 0`) guards the condition; a loop split by a break whose body adds its counter recompiles once, not per
+(`step % every == 0`) guards the condition, as `min`/`max` of it does, and `math.cos`, `exp`, `log`... of it are
+called again by the replacement; a loop split by a break whose body adds its counter recompiles once, not per
 iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
+import math
+
 import symtrace as st
 
 x = st.tensor([1.0, -2.0, 3.0])
@@ -267,6 +270,57 @@ def powers_and_quotients():
         assert a == b and h.d == eager.d, (a, b)
 
 
+class Cosine:
+    """A learning-rate schedule as training code writes it: a linear warm-up taken with
+    `min`, then a cosine decay with `math.cos` of the step; and an EMA whose decay warms up
+    with `min(0.999, (1 + step) / (10 + step))`. The functions are called again by the
+    replacement on each call's step."""
+
+    def __init__(self, total):
+        self.step = 0
+        self.total = total
+        self.ema = 0.0
+
+    def __call__(self, x):
+        self.step += 1
+        warm = min(1.0, self.step / 5)
+        lr = warm * 0.5 * (1 + math.cos(math.pi * self.step / self.total))
+        decay = min(0.999, (1 + self.step) / (10 + self.step))
+        self.ema = self.ema * decay + lr * (1 - decay)
+        return x * lr + math.exp(-self.step / 50) + math.sqrt(self.step), self.ema
+
+
+class Shrinking:
+    def __init__(self):
+        self.v = 3.0
+
+    def __call__(self, x):
+        self.v -= 1.0
+        return x * math.log(self.v)
+
+
+def math_of_counters():
+    s, eager = Cosine(100), Cosine(100)
+    f = st.compile(s)
+    for _ in range(100):
+        (a, e), (b, g) = f(x32), eager(x32)
+        assert e == g and a.dtype == b.dtype and a.tolist() == b.tolist(), (a, b)
+    # `math.log` of a number that reaches zero: the call raises ValueError where the
+    # program does, as written (the guard that computes it fails instead of raising).
+    h, eager = Shrinking(), Shrinking()
+    f = st.compile(h)
+    for _ in range(4):
+        try:
+            a = f(x).tolist()
+        except ValueError as exc:
+            a = str(exc)
+        try:
+            b = eager(x).tolist()
+        except ValueError as exc:
+            b = str(exc)
+        assert a == b and h.v == eager.v, (a, b)
+
+
 count("floats", floats)
 count("branches", branches)
 count("counters", counters)
@@ -278,4 +332,5 @@ count("long_counter", long_counter)
 count("schedule", schedule)
 count("windows", windows)
 count("powers_and_quotients", powers_and_quotients)
+count("math_of_counters", math_of_counters)
 print("NUMBERS OK", st.stats())

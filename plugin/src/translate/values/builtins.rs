@@ -302,6 +302,12 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "min" | "max"
+                if kwargs.is_empty()
+                    && let Some(r) = self.deferred_extreme(name, &args)? =>
+            {
+                Ok(r)
+            }
             "float"
                 if kwargs.is_empty()
                     && let Some(r) = self.size_float_call(FloatFn::Float, &args)? =>
@@ -541,6 +547,11 @@ impl State<'_> {
             "math" => {
                 if kwargs.is_empty()
                     && let Some(r) = self.size_math(&name, args)?
+                {
+                    return Ok(Some(r));
+                }
+                if kwargs.is_empty()
+                    && let Some(r) = self.deferred_math(&name, args)?
                 {
                     return Ok(Some(r));
                 }

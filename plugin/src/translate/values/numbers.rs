@@ -14,6 +14,7 @@ use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::guards::guard::Check;
+use crate::translate::math_functions::MathFn;
 use crate::translate::policy::Dynamic;
 use crate::translate::source::{Arith, Source};
 use crate::translate::state::{SimResult, State};
@@ -45,6 +46,9 @@ pub enum NumExpr {
     Size(crate::graph::sizes::SizeExpr),
     /// `float(n)` or `math.sqrt(n)` of a number computed from sizes (see `size_floats`).
     Apply(crate::translate::values::size_floats::FloatFn, Rc<Num>),
+    /// `math.cos(n)`... of a number computed from the frame's (never from sizes): the
+    /// replacement calls the function again (`deferred_math`).
+    Math(MathFn, Rc<Num>),
 }
 
 impl Num {
@@ -57,7 +61,7 @@ impl Num {
                 a.leaves(out);
                 b.leaves(out);
             }
-            NumExpr::Apply(_, a) => a.leaves(out),
+            NumExpr::Apply(_, a) | NumExpr::Math(_, a) => a.leaves(out),
         }
     }
 
@@ -67,6 +71,7 @@ impl Num {
             NumExpr::Read(_, s) => s.clone(),
             NumExpr::Const(o) => Source::object(o.clone()),
             NumExpr::Size(_) | NumExpr::Apply(..) => return None,
+            NumExpr::Math(f, a) => Source::Math(*f, Box::new(a.as_source()?)),
             NumExpr::Op(op, a, b) => Source::Arith(
                 Arith::of(*op)?,
                 Box::new(a.as_source()?),
@@ -105,7 +110,7 @@ impl Num {
         match &self.expr {
             NumExpr::Size(_) => true,
             NumExpr::Op(_, a, b) => a.has_size() || b.has_size(),
-            NumExpr::Apply(_, a) => a.has_size(),
+            NumExpr::Apply(_, a) | NumExpr::Math(_, a) => a.has_size(),
             _ => false,
         }
     }
@@ -257,6 +262,44 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(num))))
     }
 
+    /// `math.<name>(v)` of a number computed from the frame's as a deferred number (`None`:
+    /// not such a call; the number is forced). Where the function would raise on some call,
+    /// a guard that evaluates it fails on that call instead (the frame then runs as written
+    /// and raises in its own order).
+    pub fn deferred_math(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
+        let (Some(f), [arg]) = (MathFn::of(name), args) else {
+            return Ok(None);
+        };
+        if self.spec.dynamic == Dynamic::Never {
+            return Ok(None);
+        }
+        let Some(x) = self.num_operand(arg) else {
+            return Ok(None);
+        };
+        // Of a number that has not changed from call to call yet, the value folds (guarded),
+        // as before it changed: the replacement calls nothing for it.
+        if matches!(x.expr, NumExpr::Const(_)) || x.depth >= MAX_DEPTH || !self.varies_per_call(&x)
+        {
+            return Ok(None);
+        }
+        let Some(value) = f.apply(&x.value, self.vm) else {
+            return Ok(None);
+        };
+        let num = Num {
+            value,
+            expr: NumExpr::Math(f, x.clone()),
+            depth: x.depth + 1,
+        };
+        let Some(source) = num.as_source().filter(|s| !s.has_draw()) else {
+            return Ok(None);
+        };
+        if let NumExpr::Read(o, s) = &x.expr {
+            self.guard(s, Check::type_is(o.class().to_owned()));
+        }
+        self.guard(&source, Check::type_is(num.value.class().to_owned()));
+        Ok(Some(Var::Num(Rc::new(num))))
+    }
+
     /// `v` as an operand of a deferred number: an int or a float (exactly, not a subclass,
     /// not a bool), read from the frame, deferred already, or a constant.
     fn num_operand(&self, v: &Var) -> Option<Rc<Num>> {
@@ -296,7 +339,7 @@ impl State<'_> {
                 self.force_number(a)?;
                 self.force_number(b)?;
             }
-            NumExpr::Apply(_, a) => {
+            NumExpr::Apply(_, a) | NumExpr::Math(_, a) => {
                 self.force_number(a)?;
             }
         }
@@ -331,8 +374,9 @@ impl State<'_> {
             && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
             && (matches!(
                 self.builtin_name(f).as_deref(),
-                Some("print" | "isinstance")
-            ) || object_setattr(f))
+                Some("print" | "isinstance" | "min" | "max")
+            ) || object_setattr(f)
+                || math_function(f, self.vm).is_some())
         {
             return Ok(());
         }
@@ -425,6 +469,33 @@ impl State<'_> {
         self.guard(&source, Check::type_is(value.class().to_owned()));
         self.guard(&source, Check::Compare(op, rhs, r));
         Ok(Some(r))
+    }
+
+    /// `min(a, b, ...)` or `max(...)` of numbers among which one that may change per call:
+    /// chosen as Python chooses (an item replaces the one kept when it is strictly less, or
+    /// greater), each comparison's outcome guarded, not the numbers' values (`min(0.999,
+    /// (1 + step) / (10 + step))`, an EMA's warm-up). `None`: not such a call.
+    pub fn deferred_extreme(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
+        let op = match name {
+            "min" => PyComparisonOp::Lt,
+            _ => PyComparisonOp::Gt,
+        };
+        if args.len() < 2
+            || !args
+                .iter()
+                .any(|a| matches!(a, Var::Num(n) if !n.has_size()))
+        {
+            return Ok(None);
+        }
+        let mut kept = args[0].clone();
+        for item in &args[1..] {
+            match self.number_condition(op, item, &kept)? {
+                Some(true) => kept = item.clone(),
+                Some(false) => {}
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(kept))
     }
 
     /// Whether the deferred number is computed from a number read from the frame that may
@@ -586,4 +657,10 @@ impl State<'_> {
         let (o, source) = (o.clone(), source.clone());
         Ok(Some(self.number_input(&o, &source, dtype)?.into()))
     }
+}
+
+/// The function of `math` that a deferred number may be made by that `f` is, if any.
+fn math_function(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> Option<MathFn> {
+    let (module, name) = crate::translate::loaded_modules::module_function(f, vm)?;
+    (module == "math").then(|| MathFn::of(&name)).flatten()
 }

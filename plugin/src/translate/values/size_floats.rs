@@ -206,7 +206,7 @@ impl State<'_> {
                 Some(x) => self.tensor_method(&x, "sqrt", Vec::new())?,
                 None => return Ok(None),
             },
-            NumExpr::Read(..) => return Ok(None),
+            NumExpr::Read(..) | NumExpr::Math(..) => return Ok(None),
         }))
     }
 

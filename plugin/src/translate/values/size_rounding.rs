@@ -159,7 +159,7 @@ fn size_float(n: &Num, vm: &VirtualMachine) -> Option<(SizeFloat, f64)> {
             let (x, xv) = size_float(a, vm)?;
             (SizeFloat::Sqrt(Box::new(x)), size_floats::sqrt(xv)?)
         }
-        NumExpr::Const(_) | NumExpr::Read(..) => return None,
+        NumExpr::Const(_) | NumExpr::Read(..) | NumExpr::Math(..) => return None,
     };
     checked(n, x, value)
 }

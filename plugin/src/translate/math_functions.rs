@@ -1,0 +1,65 @@
+//! The functions of `math` that a deferred number may be made by (`math.cos(pi * step /
+//! total)` of a counter: a learning-rate schedule's cosine). The replacement calls the same
+//! function on the same number, so the value is Python's own; where Python would raise (a
+//! domain error, an overflow) a guard that evaluates it first fails instead, and the frame
+//! runs as written.
+
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
+
+/// One of `math`'s functions of one float.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Exp,
+    Log,
+    Cos,
+    Sin,
+    Tan,
+    Tanh,
+    Atan,
+}
+
+impl MathFn {
+    const ALL: [MathFn; 8] = [
+        MathFn::Sqrt,
+        MathFn::Exp,
+        MathFn::Log,
+        MathFn::Cos,
+        MathFn::Sin,
+        MathFn::Tan,
+        MathFn::Tanh,
+        MathFn::Atan,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFn::Sqrt => "sqrt",
+            MathFn::Exp => "exp",
+            MathFn::Log => "log",
+            MathFn::Cos => "cos",
+            MathFn::Sin => "sin",
+            MathFn::Tan => "tan",
+            MathFn::Tanh => "tanh",
+            MathFn::Atan => "atan",
+        }
+    }
+
+    pub fn of(name: &str) -> Option<MathFn> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// `math.<name>`, once `math` is loaded.
+    pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        crate::translate::loaded_modules::loaded_attr("math", self.name(), vm)
+    }
+
+    /// `math.<name>(x)` of an int or a float (exactly), as Python computes it; `None` where
+    /// it raises. Only the interpreter's own function runs.
+    pub fn apply(self, x: &PyObjectRef, vm: &VirtualMachine) -> Option<PyObjectRef> {
+        let t = &vm.ctx.types;
+        if !(x.class().is(t.int_type) || x.class().is(t.float_type)) {
+            return None;
+        }
+        self.function(vm)?.call((x.clone(),), vm).ok()
+    }
+}
