@@ -280,6 +280,7 @@ class Cosine:
         self.step = 0
         self.total = total
         self.ema = 0.0
+        self.history = []
 
     def __call__(self, x):
         self.step += 1
@@ -287,7 +288,8 @@ class Cosine:
         lr = warm * 0.5 * (1 + math.cos(math.pi * self.step / self.total))
         decay = min(0.999, (1 + self.step) / (10 + self.step))
         self.ema = self.ema * decay + lr * (1 - decay)
-        return x * lr + math.exp(-self.step / 50) + math.sqrt(self.step), self.ema
+        self.history.append(lr)  # kept as the list's item, made again per call
+        return x * lr + math.exp(-self.step / 50) + math.sqrt(self.step), [self.ema, decay]
 
 
 class Shrinking:
@@ -305,6 +307,7 @@ def math_of_counters():
     for _ in range(100):
         (a, e), (b, g) = f(x32), eager(x32)
         assert e == g and a.dtype == b.dtype and a.tolist() == b.tolist(), (a, b)
+    assert s.history == eager.history and len(s.history) == 100
     # `math.log` of a number that reaches zero: the call raises ValueError where the
     # program does, as written (the guard that computes it fails instead of raising).
     h, eager = Shrinking(), Shrinking()

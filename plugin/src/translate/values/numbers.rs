@@ -151,6 +151,9 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             // `-n` is `0 - n` or `n * -1.0` (the executor's `unary`).
             | Opcode::UnaryNegative
             | Opcode::BuildTuple
+            // A list's items are forced where they are used (`obj` forces), as a tuple's.
+            | Opcode::BuildList
+            | Opcode::ListAppend
             | Opcode::ReturnValue
             // A generator simulated with its consumer hands it the number as it is
             // (`tuple(d for d in x.shape)`).
@@ -377,6 +380,14 @@ impl State<'_> {
                 Some("print" | "isinstance" | "min" | "max")
             ) || object_setattr(f)
                 || math_function(f, self.vm).is_some())
+        {
+            return Ok(());
+        }
+        // `items.append(n)`, `items.insert(k, n)` on a list: kept as its item.
+        if op == Opcode::Call
+            && let Some(Var::Method(owner, "append" | "insert")) = stack.get(from)
+            && (matches!(**owner, Var::List(_))
+                || matches!(&**owner, Var::Lazy(o, _) if o.class().is(self.vm.ctx.types.list_type)))
         {
             return Ok(());
         }
