@@ -79,7 +79,7 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // then `1 / d` down to a zero divisor: specialized once, deferred, then the call that
     // raises runs as the program does.
     assert!(translations(&out, "powers_and_quotients") <= 4, "{out}");
-    // A cosine schedule (`math.cos`, `math.exp`, `math.sqrt` of the step, warm-ups taken
+    // A cosine schedule (`float`, `math.cos`, `math.exp`, `math.sqrt` of the step, warm-ups taken
     // with `min`) over 100 steps: specialized once, then graph inputs, once more where the
     // warm-up's `min` changes sides (3); then `math.log` down to a domain error, raised
     // where the program raises it. Specialized on the step, it was a translation per step.

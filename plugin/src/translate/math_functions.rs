@@ -1,14 +1,17 @@
 //! The functions of `math` that a deferred number may be made by (`math.cos(pi * step /
-//! total)` of a counter: a learning-rate schedule's cosine). The replacement calls the same
+//! total)` of a counter: a learning-rate schedule's cosine), and `float` (`float(step) /
+//! warmup`, as schedules written for torch spell it). The replacement calls the same
 //! function on the same number, so the value is Python's own; where Python would raise (a
 //! domain error, an overflow) a guard that evaluates it first fails instead, and the frame
 //! runs as written.
 
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
-/// One of `math`'s functions of one float.
+/// One of `math`'s functions of one float, or the builtin `float`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
+    /// `float(n)`: raises OverflowError for an int too large for a float.
+    Float,
     Sqrt,
     Exp,
     Log,
@@ -33,6 +36,7 @@ impl MathFn {
 
     pub fn name(self) -> &'static str {
         match self {
+            MathFn::Float => "float",
             MathFn::Sqrt => "sqrt",
             MathFn::Exp => "exp",
             MathFn::Log => "log",
@@ -44,13 +48,25 @@ impl MathFn {
         }
     }
 
+    /// The function of `math` named `name`.
     pub fn of(name: &str) -> Option<MathFn> {
         Self::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// `math.<name>`, once `math` is loaded.
+    /// `math.<name>` (once `math` is loaded), or the builtin `float`.
     pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
-        crate::translate::loaded_modules::loaded_attr("math", self.name(), vm)
+        match self {
+            MathFn::Float => Some(vm.ctx.types.float_type.to_owned().into()),
+            _ => crate::translate::loaded_modules::loaded_attr("math", self.name(), vm),
+        }
+    }
+
+    /// How a source shows the call: `math.cos(...)`, `float(...)`.
+    pub fn shown(self) -> String {
+        match self {
+            MathFn::Float => "float".to_owned(),
+            f => format!("math.{}", f.name()),
+        }
     }
 
     /// `math.<name>(x)` of an int or a float (exactly), as Python computes it; `None` where

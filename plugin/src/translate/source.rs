@@ -418,7 +418,7 @@ impl fmt::Display for Source {
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
             Source::Draw(k) => write!(f, "random draw #{k}"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
-            Source::Math(function, a) => write!(f, "math.{}({a})", function.name()),
+            Source::Math(function, a) => write!(f, "{}({a})", function.shown()),
             Source::Object(o) => {
                 let Some(o) = o.0.get() else {
                     return write!(f, "{:?}", o.0);

@@ -272,8 +272,9 @@ def powers_and_quotients():
 
 class Cosine:
     """A learning-rate schedule as training code writes it: a linear warm-up taken with
-    `min`, then a cosine decay with `math.cos` of the step; and an EMA whose decay warms up
-    with `min(0.999, (1 + step) / (10 + step))`. The functions are called again by the
+    `min` of `float(step)` (as schedules written for torch spell it), then a cosine decay
+    with `math.cos` of the step, logged into a list; and an EMA whose decay warms up with
+    `min(0.999, (1 + step) / (10 + step))`. The functions are called again by the
     replacement on each call's step."""
 
     def __init__(self, total):
@@ -284,7 +285,7 @@ class Cosine:
 
     def __call__(self, x):
         self.step += 1
-        warm = min(1.0, self.step / 5)
+        warm = min(1.0, float(self.step) / float(max(1, 5)))
         lr = warm * 0.5 * (1 + math.cos(math.pi * self.step / self.total))
         decay = min(0.999, (1 + self.step) / (10 + self.step))
         self.ema = self.ema * decay + lr * (1 - decay)

@@ -14,6 +14,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
+use crate::translate::math_functions::MathFn;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::{Var, ViewKind, is_plain};
@@ -314,6 +315,12 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "float"
+                if kwargs.is_empty()
+                    && let Some(r) = self.deferred_math(MathFn::Float, &args)? =>
+            {
+                Ok(r)
+            }
             "int"
                 if kwargs.is_empty()
                     && let Some(r) = self.size_rounded(Rounding::Trunc, &args)? =>
@@ -551,7 +558,8 @@ impl State<'_> {
                     return Ok(Some(r));
                 }
                 if kwargs.is_empty()
-                    && let Some(r) = self.deferred_math(&name, args)?
+                    && let Some(f) = MathFn::of(&name)
+                    && let Some(r) = self.deferred_math(f, args)?
                 {
                     return Ok(Some(r));
                 }

@@ -269,8 +269,8 @@ impl State<'_> {
     /// not such a call; the number is forced). Where the function would raise on some call,
     /// a guard that evaluates it fails on that call instead (the frame then runs as written
     /// and raises in its own order).
-    pub fn deferred_math(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
-        let (Some(f), [arg]) = (MathFn::of(name), args) else {
+    pub fn deferred_math(&mut self, f: MathFn, args: &[Var]) -> SimResult<Option<Var>> {
+        let [arg] = args else {
             return Ok(None);
         };
         if self.spec.dynamic == Dynamic::Never {
@@ -377,7 +377,7 @@ impl State<'_> {
             && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
             && (matches!(
                 self.builtin_name(f).as_deref(),
-                Some("print" | "isinstance" | "min" | "max")
+                Some("print" | "isinstance" | "min" | "max" | "float")
             ) || object_setattr(f)
                 || math_function(f, self.vm).is_some())
         {
