@@ -50,6 +50,10 @@ fn every_kind_of_change_recompiles_and_results_stay_right() {
             "int-keyed entry deleted",
             "int-keyed entry back",
             "unchanged call hits the cache",
+            "partial attribute: unchanged hits",
+            "partial attribute replaced",
+            "bound method attribute: unchanged hits",
+            "bound method's object changed",
         ],
     );
     // Each recompile names the guard that failed; past the limit, the frame runs as written.

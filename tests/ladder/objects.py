@@ -341,9 +341,10 @@ def call_stored(t, fns):
     return fns[0](t) + apply_later(fns[1], t)
 
 
-# A bound method held in a caller's list, replaced by another object's.
+# A bound method held in a caller's list, replaced by a method of another class (another
+# object of the same class changes only numbers that the graph reads per call).
 methods = [Scale(0.5).apply, Scale.shift]
-changes(call_stored, x, methods, change=lambda: methods.__setitem__(0, Scale(3.0).apply))
+changes(call_stored, x, methods, change=lambda: methods.__setitem__(0, Child(3.0).apply))
 
 
 def child_apply(t, c):

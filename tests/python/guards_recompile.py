@@ -157,6 +157,41 @@ check("int-keyed entry deleted", b(a, 1), a)
 BY_LEVEL[1] = 7
 check("int-keyed entry back, an int", b(a, 1), a * 7)
 
+# A partial or a bound method held by an object: its parts are read through their native
+# getters, so an unchanged call hits the cache and a new partial or method recompiles.
+import functools
+
+
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, v):
+        return v * self.k
+
+
+class Holder:
+    def __init__(self):
+        self.act = functools.partial(st.clamp, min=0.0)
+
+    def run(self, x):
+        return self.act(x) + 1
+
+
+st.reset()
+holder = Holder()
+hr = st.compile(holder.run)
+check("partial attribute: first", hr(a), st.clamp(a, min=0.0) + 1, recompiles=0, hits=0)
+check("partial attribute: unchanged hits", hr(a), st.clamp(a, min=0.0) + 1, recompiles=0, hits=1)
+holder.act = functools.partial(st.clamp, min=0.5)
+check("partial attribute replaced", hr(a), st.clamp(a, min=0.5) + 1, recompiles=1)
+scale = Scale(2.0)
+holder.act = scale.apply
+check("bound method attribute", hr(a), a * 2.0 + 1, recompiles=2)
+check("bound method attribute: unchanged hits", hr(a), a * 2.0 + 1, recompiles=2, hits=2)
+scale.k = 3.0
+check("bound method's object changed", hr(a), a * 3.0 + 1)
+
 # An index is guarded by value, whatever the dynamic policy: each new one translates again.
 WEIGHTS = [0.5 * k for k in range(12)]
 

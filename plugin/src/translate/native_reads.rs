@@ -69,7 +69,8 @@ pub fn identity_key(key: &PyObject, ctx: &rustpython_vm::Context) -> Option<()> 
 
 /// Whether `o.name` is read by a native getter and nothing else can run: a function's names,
 /// or a slot's member descriptor on a class that neither overrides attribute lookup nor has a
-/// `__getattr__` (called when the slot is empty).
+/// `__getattr__` (called when the slot is empty), or the parts of an exact bound method or
+/// `functools.partial` (read-only native getters).
 pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()> {
     // What a wrapper that runs a function traced wraps (`traced_wrappers`): fixed.
     if name == "__wrapped__" && crate::translate::traced_wrappers::wrapped(o).is_some() {
@@ -90,6 +91,13 @@ pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()
         .then_some(());
     }
     let class = o.class();
+    if class.is(vm.ctx.types.bound_method_type) {
+        return matches!(name, "__func__" | "__self__").then_some(());
+    }
+    if matches!(name, "func" | "args" | "keywords") && &*class.name() == "partial" {
+        let partial = crate::translate::loaded_modules::loaded_attr("functools", "partial", vm);
+        return partial.is_some_and(|p| class.is(&p)).then_some(());
+    }
     let t = &vm.ctx.types;
     let plain_lookup = match (
         class.get_attr(vm.ctx.intern_str("__getattribute__")),

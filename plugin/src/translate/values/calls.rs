@@ -279,7 +279,8 @@ impl State<'_> {
             let v = o
                 .get_attr(name, vm)
                 .map_err(|_| Unsupported::new(Kind::Value, format!("{name} of a callable")))?;
-            Ok(Var::Lazy(v, source.clone().attr(name)))
+            let read = Source::NativeAttr(Box::new(source.clone()), name.to_owned());
+            Ok(Var::Lazy(v, read))
         };
         if !is_partial {
             return Ok(Some(Var::Bound(Rc::new((
