@@ -50,6 +50,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
             "a break out of a split loop from its except block",
             "a break inside the arguments of a list's method",
             "a break out of a split loop from its except block, taken",
+            "a break in a small loop keeps the work before it",
         ],
     );
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.
@@ -151,6 +152,18 @@ fn min_graph_size_decides_whether_a_small_loop_body_is_split() {
     assert!(
         whole.contains("counts 0 1 ['GB-FRAME']") && whole.contains("same True"),
         "{whole}"
+    );
+    // Three ops before the loop are worth a graph: it ends at the loop's head, and the loop
+    // and what follows run as written (the resume function's frame).
+    let before = run_script(
+        "tiny-loop-work-before",
+        &TINY_LOOP.replace("y = x * 2.0", "y = (x * 2.0).exp().sin()"),
+        &[],
+    );
+    assert!(
+        before.contains("counts 1 2 ['GB-BEFORE-LOOP', 'GB-FRAME']")
+            && before.contains("same True"),
+        "{before}"
     );
     // min_graph_size=1: split; graphs before the loop, in the body, after the loop.
     let split = run_script("tiny-loop-split", TINY_LOOP, &["min_graph_size=1"]);

@@ -534,6 +534,33 @@ def logs_inside_a_call(x):
 check("a break inside the arguments of a list's method", logs_inside_a_call, (x,), 2, 1, "GB-CALL", 529)
 if len(losses) != 4 or seen != {"last": 2}:  # eager, explain, two traced calls
     report("a list's method called across a break runs once a call", [f"{losses} {seen}"], failures)
+
+
+class Router:
+    """Experts in a ModuleList, each given the rows routed to it: `nonzero` of a mask computed
+    in the graph has a data-dependent size."""
+
+    def __init__(self):
+        st.manual_seed(3)
+        self.gate = st.nn.Linear(4, 3)
+        self.experts = st.nn.ModuleList([st.nn.Linear(4, 4) for _ in range(3)])
+
+    def route(self, x):
+        choice = st.softmax(self.gate(x), dim=-1).argmax(-1)
+        out = st.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            rows = (choice == e).nonzero().flatten()
+            out[rows] = expert(x[rows])
+        return out * 2.0
+
+
+# The loop's body captures one op before its break, too little to be split per iteration: the
+# graph keeps the gate's work before the loop, and the loop runs as written from its head (its
+# iterator, over the ModuleList's dict, made again where it had got to). Graphs: before the
+# loop, and in each expert and in `nonzero`'s frames, which the loop calls; breaks: before the
+# loop, the resume function as written, `nonzero`'s own.
+check("a break in a small loop keeps the work before it", Router().route, (st.randn(5, 4),), 6, 3,
+      "GB-BEFORE-LOOP", 552)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -59,6 +59,18 @@ pub fn innermost(body: &[Instr], index: usize) -> Option<Loop> {
     })
 }
 
+/// Whether the loop `lp` is inside another loop: a backward jump reached without an
+/// exception goes from after it to before its head.
+pub fn inside_another_loop(body: &[Instr], lp: &Loop) -> bool {
+    let normal = normally_reached(body);
+    body.iter().enumerate().any(|(j, x)| {
+        normal[j]
+            && x.op == Opcode::JumpBackward
+            && j > lp.end
+            && x.target.is_some_and(|t| t < lp.head)
+    })
+}
+
 /// Instructions reached from the first without an exception: through fallthroughs and jumps.
 fn normally_reached(body: &[Instr]) -> Vec<bool> {
     let mut seen = vec![false; body.len()];

@@ -137,7 +137,11 @@ impl Entry {
                 || super::cache::describe(frame.code()),
                 |l| format!("{}:{}", l.file, l.line),
             );
-            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: graph break [{}] at {location}: {}; resumes after it (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.message, b.kind.hint());
+            let resumes = match b.kind {
+                super::breaks::BreakKind::BeforeLoop => "resumes at the loop's head",
+                _ => "resumes after it",
+            };
+            log::info!(target: crate::log_targets::GRAPH_BREAKS, "{}: graph break [{}] at {location}: {}; {resumes} (hint: {})", frame.code().qualname.as_str(), b.kind.id(), b.reason.message, b.kind.hint());
             explain::record_break(|| BreakRecord {
                 function: frame.code().qualname.as_str().to_owned(),
                 reason: b.reason.message.clone(),

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use rustpython_vm::AsObject;
 use rustpython_vm::bytecode::Opcode;
 
 use crate::graph::Value;
@@ -55,13 +56,54 @@ pub(super) fn stepper_template(
             islice_from(over, *next, vm)
         }
         Stepper::Caller {
-            origin: Some(source),
+            origin: Some(origin),
             consumed,
+            watch,
+            stores,
             ..
-        } => islice_from(Template::Load(source.clone()), *consumed, vm),
+        } => {
+            use crate::translate::values::iterators::CallerOrigin;
+            // Made again after the replayed stores: only where none came after the original
+            // was made (it would raise, or give what a fresh one does not).
+            let changed = watch
+                .iter()
+                .zip(stores)
+                .any(|((o, _), stored)| state.changed_since(o, *stored));
+            let list = watch
+                .first()
+                .is_some_and(|(o, _)| o.class().is(vm.ctx.types.list_type));
+            // A list's iterator reads it by position, as the one made again does.
+            if changed && !(list && matches!(origin, CallerOrigin::Direct(_))) {
+                return unsupported(
+                    Kind::Rebuild,
+                    "an iterator over a dict or a reversed list of the caller's that the call \
+                     changed, at a graph break",
+                );
+            }
+            let over = match origin {
+                CallerOrigin::Direct(source) => Template::Load(source.clone()),
+                // `type(d).values(d)`: the class's own method (a dict-like's reads are the
+                // dict's), not one an instance could shadow.
+                CallerOrigin::View(source, kind) => {
+                    let (dict, _) = watch
+                        .first()
+                        .ok_or_else(|| Unsupported::new(Kind::Internal, "a view's dict"))?;
+                    let method = dict
+                        .class()
+                        .get_attr(vm.ctx.intern_str(kind.method()))
+                        .ok_or_else(|| Unsupported::new(Kind::Internal, "a dict view's method"))?;
+                    Template::New(method, vec![Template::Load(source.clone())])
+                }
+                CallerOrigin::Reversed(source) => Template::New(
+                    vm.ctx.types.reverse_iter_type.to_owned().into(),
+                    vec![Template::Load(source.clone())],
+                ),
+            };
+            islice_from(over, *consumed, vm)
+        }
         Stepper::Caller { origin: None, .. } => unsupported(
             Kind::Rebuild,
-            "an iterator over a view of a dict of the caller's, at a graph break",
+            "an iterator over containers of the caller's, at a graph break",
         ),
         Stepper::Enumerate { inner, count } => Ok(Template::New(
             vm.ctx.types.enumerate_type.to_owned().into(),

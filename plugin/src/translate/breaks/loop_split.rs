@@ -184,16 +184,6 @@ pub(crate) fn translate_loop_break(
         }
     }
     let in_body = ops_at_failure.saturating_sub(recorder::with(|r| r.graph.nodes.len()));
-    if in_body < policy.min_graph_size {
-        return Err(Unsupported::new(
-            Kind::Limit,
-            format!(
-                "the loop's body captures {in_body} ops before the break, fewer than \
-                 min_graph_size ({})",
-                policy.min_graph_size
-            ),
-        ));
-    }
     let code = view.code();
     let saved = frame_state(&mut state, &frame, frame.stack.len(), code.varnames.len())?;
     let bound: Vec<bool> = saved.locals.iter().map(Option::is_some).collect();
@@ -203,17 +193,38 @@ pub(crate) fn translate_loop_break(
     let head_depth = depths[lp.head]
         .ok_or_else(|| Unsupported::new(Kind::Internal, "the loop's head is unreachable"))?
         as usize;
-    if let Some(why) = refusal(&body, &lp, &region, &bound) {
-        return Err(why);
-    }
-    if let Some(why) = uses_stack_below(&body, &lp, &region, head_depth) {
-        return Err(Unsupported::new(Kind::Internal, why));
-    }
     if head_depth != frame.stack.len() {
         return Err(Unsupported::new(
             Kind::Internal,
             "the stack at the loop's head is not what the simulation found",
         ));
+    }
+    let not_split = if in_body < policy.min_graph_size {
+        Some(Unsupported::new(
+            Kind::Limit,
+            format!(
+                "the loop's body captures {in_body} ops before the break, fewer than \
+                 min_graph_size ({})",
+                policy.min_graph_size
+            ),
+        ))
+    } else {
+        refusal(&body, &lp, &region, &bound).or_else(|| {
+            uses_stack_below(&body, &lp, &region, head_depth)
+                .map(|why| Unsupported::new(Kind::Internal, why))
+        })
+    };
+    if let Some(not_split) = not_split {
+        let before = BeforeLoop {
+            view,
+            graph_global,
+            body: &body,
+            lp: &lp,
+            index,
+            why,
+            policy,
+        };
+        return break_before_loop(before, state, recording, saved, not_split);
     }
     let exits = exits(&body, &lp, &region);
     let resumes = policy.resumes;
@@ -333,6 +344,105 @@ pub(crate) fn translate_loop_break(
         kind: BreakKind::Loop,
         reason: located_at(why, code, &body[index]),
     };
+    break_translation(
+        code,
+        state,
+        graph,
+        graph_global,
+        &saved.replays,
+        &plan,
+        position,
+        graph_break,
+        vm,
+    )
+}
+
+/// A loop that is not split, and the frame around it.
+struct BeforeLoop<'a, 'v> {
+    view: &'a FrameView<'v>,
+    graph_global: &'a str,
+    body: &'a [Instr],
+    lp: &'a Loop,
+    /// The instruction that failed inside the loop, and why.
+    index: usize,
+    why: Unsupported,
+    policy: &'a BreakPolicy<'a>,
+}
+
+/// Where the loop is not split (its body is too small to be worth a function per iteration,
+/// or cannot be one), the graph still keeps the tensor work before it (at least
+/// `min_graph_size` ops): the replacement runs
+/// it, then a resume function from the loop's head runs the loop and what follows as written
+/// (that function's own translation stops at the same loop, with nothing before it). Not for
+/// a loop inside another one, whose head is met once per outer iteration.
+fn break_before_loop(
+    at: BeforeLoop<'_, '_>,
+    state: State<'_>,
+    recording: recorder::RecordingGuard,
+    saved: crate::translate::templates::FrameAtBreak,
+    not_split: Unsupported,
+) -> SimResult<Translation> {
+    let BeforeLoop {
+        view,
+        graph_global,
+        body,
+        lp,
+        index,
+        why,
+        policy,
+    } = at;
+    if crate::bytecode::analysis::inside_another_loop(body, lp) {
+        return Err(not_split);
+    }
+    let mut graph = recording.finish();
+    graph.prune();
+    // As small a graph as the body's is not worth the break either.
+    if graph.nodes.len() < policy.min_graph_size {
+        return Err(not_split);
+    }
+    let vm = state.vm;
+    let code = view.code();
+    let shape = ResumeShape {
+        resume_at: lp.head,
+        stack: saved.kept.iter().map(Option::is_none).collect(),
+        unbound: saved
+            .locals
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_none())
+            .map(|(i, _)| i)
+            .collect(),
+        maybe_unbound: Vec::new(),
+    };
+    let resumes = policy.resumes;
+    let resume_global = resumes.function_for(code, body, &shape, view.globals(), vm)?;
+    let position = body[lp.head].position;
+    let nop = Instr {
+        op: Opcode::Nop,
+        arg: 0,
+        target: None,
+        handler: None,
+        position,
+        offset: 0,
+    };
+    let plan = BreakPlan {
+        resume_global: &resume_global,
+        locals: saved.locals,
+        kept: saved.kept,
+        consumed: Vec::new(),
+        replayed: nop,
+        pushed: Vec::new(),
+        handler: None,
+        closure: resumes
+            .code_for(code, &shape)
+            .filter(|c| !c.freevars.is_empty()),
+    };
+    let graph_break = GraphBreak {
+        after_nothing: None,
+        kind: BreakKind::BeforeLoop,
+        reason: located_at(why, code, &body[index]),
+    };
+    log::debug!(target: crate::log_targets::GRAPH_BREAKS, "{}: the loop at line {} is not split: {not_split}", code.qualname.as_str(), position.line.unwrap_or(0));
     break_translation(
         code,
         state,

@@ -53,6 +53,9 @@ pub enum BreakKind {
     /// A break inside a loop: the loop runs as written and its body, made a function, is
     /// translated per iteration with the break inside it (`loop_split`).
     Loop,
+    /// A break inside a loop that is not split: the graph ends at the loop's head, and the
+    /// loop and what follows run as written (`loop_split::break_before_loop`).
+    BeforeLoop,
 }
 
 impl BreakKind {
@@ -62,6 +65,7 @@ impl BreakKind {
             BreakKind::Branch => "GB-BRANCH",
             BreakKind::Opcode => "GB-OPCODE",
             BreakKind::Loop => "GB-LOOP",
+            BreakKind::BeforeLoop => "GB-BEFORE-LOOP",
         }
     }
 
@@ -76,6 +80,9 @@ impl BreakKind {
             BreakKind::Opcode => "this instruction runs as written between two graphs",
             BreakKind::Loop => {
                 "the loop runs as written and its body is translated per iteration, split at the break; raise min_graph_size to keep small bodies whole"
+            }
+            BreakKind::BeforeLoop => {
+                "the graph ends before the loop, which runs as written with what follows: its body captures too little before the break to be split per iteration (min_graph_size), or cannot be"
             }
         }
     }

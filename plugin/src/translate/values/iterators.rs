@@ -33,8 +33,8 @@ pub enum Stepper {
         next: usize,
     },
     /// Over containers of the caller's, read at once: valid while none of `watch` (each with
-    /// its source) changes. `origin`, when it iterates one list or dict directly, remakes it
-    /// at a graph break.
+    /// its source) changes. `origin`, when it iterates one container, remakes it at a graph
+    /// break.
     Caller {
         items: VecDeque<Var>,
         watch: Vec<(PyObjectRef, Source)>,
@@ -42,7 +42,7 @@ pub enum Stepper {
         /// items include them; one more is a change while it is iterated.
         stores: Vec<usize>,
         consumed: usize,
-        origin: Option<Source>,
+        origin: Option<CallerOrigin>,
     },
     /// Over a deque made during the simulation: the position of the next item, read at each
     /// step, and the deque's count of changes when the iterator was made (a change since
@@ -78,6 +78,15 @@ pub enum Stepper {
     },
     /// A lazy iterator of `itertools` (`values/itertools.rs`).
     Tool(Itertool),
+}
+
+/// What an iterator over a container of the caller's iterates, as the replacement makes it
+/// again: the container itself (a list, a dict), one of a dict's views, or `reversed()` of it.
+#[derive(Debug)]
+pub enum CallerOrigin {
+    Direct(Source),
+    View(Source, ViewKind),
+    Reversed(Source),
 }
 
 /// `keys()`, `values()` or `items()` of a dict of the caller's.
@@ -122,7 +131,7 @@ impl State<'_> {
                     watch: vec![(view.dict.clone(), view.source.clone())],
                     stores: vec![self.effects.keyed_count(&view.dict)],
                     consumed: 0,
-                    origin: None,
+                    origin: Some(CallerOrigin::View(view.source.clone(), view.kind)),
                 })
             }
             Var::Lazy(o, source)
@@ -136,7 +145,7 @@ impl State<'_> {
                     watch: vec![(o.clone(), source.clone())],
                     stores: vec![self.effects.keyed_count(o)],
                     consumed: 0,
-                    origin: Some(source.clone()),
+                    origin: Some(CallerOrigin::Direct(source.clone())),
                 })
             }
             other => match self.call_dunder(other, "__iter__", Vec::new())? {
@@ -216,7 +225,7 @@ impl State<'_> {
                     watch: vec![(o.clone(), source.clone())],
                     stores: vec![self.effects.keyed_count(o)],
                     consumed: 0,
-                    origin: None,
+                    origin: Some(CallerOrigin::Reversed(source.clone())),
                 })
             }
             _ => {
@@ -225,6 +234,16 @@ impl State<'_> {
                 Var::Iter(Rc::new(RefCell::new(items.into())))
             }
         })
+    }
+
+    /// Whether the call changed the caller's container `o` since an iterator over it was
+    /// made, when the call had stored `stored` keys into it (a dict), or at all (a list).
+    pub fn changed_since(&self, o: &PyObjectRef, stored: usize) -> bool {
+        if is_dict(o, self.vm) {
+            self.effects.changed_whole(o) || self.effects.keyed_count(o) != stored
+        } else {
+            self.effects.touched(o)
+        }
     }
 
     /// The next item of a stepper, `None` when it is exhausted.
@@ -258,7 +277,8 @@ impl State<'_> {
             } => {
                 // A list's iterator reads the list at its position at each step: once the
                 // call changed the list, from the list's shadow.
-                if let ([(list, _)], Some(source)) = (watch.as_slice(), origin.as_ref())
+                if let ([(list, _)], Some(CallerOrigin::Direct(source))) =
+                    (watch.as_slice(), origin.as_ref())
                     && list.class().is(vm.ctx.types.list_type)
                     && let Some(shadow) = self.list_shadow(list, source)?
                 {
@@ -267,12 +287,7 @@ impl State<'_> {
                     return Ok(item);
                 }
                 for ((o, source), stored) in watch.iter().zip(stores.iter()) {
-                    let changed = if is_dict(o, vm) {
-                        self.effects.changed_whole(o) || self.effects.keyed_count(o) != *stored
-                    } else {
-                        self.effects.touched(o)
-                    };
-                    if changed {
+                    if self.changed_since(o, *stored) {
                         return unsupported(
                             Kind::SideEffect,
                             "a list or dict of the caller's changed while it was iterated",

@@ -211,6 +211,15 @@ impl ViewKind {
         }
     }
 
+    /// The dict method that makes the view.
+    pub fn method(self) -> &'static str {
+        match self {
+            ViewKind::Keys => "keys",
+            ViewKind::Values => "values",
+            ViewKind::Items => "items",
+        }
+    }
+
     /// What the view gives for an entry.
     pub fn of(self, (k, v): &(PyObjectRef, Var)) -> Var {
         match self {
