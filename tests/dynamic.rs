@@ -84,6 +84,10 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // warm-up's `min` changes sides (3); then `math.log` down to a domain error, raised
     // where the program raises it. Specialized on the step, it was a translation per step.
     assert!(translations(&out, "math_of_counters") <= 5, "{out}");
+    // The epoch in the milestones, a decay from the epoch compared with a constant, `alpha=`
+    // of it, over 10 epochs: specialized once, then once per outcome that changes (the
+    // milestones 3 and 6, the decay's cap at 8). Forced, each was one per epoch.
+    assert!(translations(&out, "conditions_of_counters") <= 6, "{out}");
 }
 
 #[test]

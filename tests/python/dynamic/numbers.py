@@ -2,7 +2,8 @@
 read, incremented and stored back (global, attribute, dict item) is computed again by the
 replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
 (`step % every == 0`) guards the condition, as `min`/`max` of it does, and `math.cos`, `exp`, `log`... of it are
-called again by the replacement; a loop split by a break whose body adds its counter recompiles once, not per
+called again by the replacement; a float computed from it compared with a constant or looked up in a list of
+numbers guards the outcome; a loop split by a break whose body adds its counter recompiles once, not per
 iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
 import math
 
@@ -325,6 +326,32 @@ def math_of_counters():
         assert a == b and h.v == eager.v, (a, b)
 
 
+class MultiStep:
+    """torch's MultiStepLR and an EMA whose decay warms up: a float computed from the step
+    compared with a constant, the step looked up in a list, and a float from the step given
+    as a keyword (`alpha=`, compared with 1 inside `add`)."""
+
+    def __init__(self):
+        self.epoch, self.lr, self.milestones = 0, 0.1, [3, 6]
+
+    def __call__(self, w, g):
+        self.epoch += 1
+        if self.epoch in self.milestones:
+            self.lr *= 0.1
+        decay = 0.9 * (1.0 - math.exp(-self.epoch / 10.0))
+        if self.epoch / 10.0 > 0.75:
+            decay = 0.99
+        return (w - self.lr * g).add(g, alpha=1.0 - decay)
+
+
+def conditions_of_counters():
+    s, eager = MultiStep(), MultiStep()
+    f = st.compile(s)
+    for _ in range(10):
+        a, b = f(x, x * 0.5), eager(x, x * 0.5)
+        assert a.tolist() == b.tolist() and s.lr == eager.lr, (a, b)
+
+
 count("floats", floats)
 count("branches", branches)
 count("counters", counters)
@@ -337,4 +364,5 @@ count("schedule", schedule)
 count("windows", windows)
 count("powers_and_quotients", powers_and_quotients)
 count("math_of_counters", math_of_counters)
+count("conditions_of_counters", conditions_of_counters)
 print("NUMBERS OK", st.stats())

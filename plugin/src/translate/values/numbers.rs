@@ -412,8 +412,12 @@ impl State<'_> {
         let map = op == Opcode::BuildMap;
         for (k, v) in stack[from..].iter_mut().enumerate() {
             let keeps = if map { k % 2 == 1 } else { keeps };
+            // A comparison or membership test of a number that changes per call guards its
+            // outcome (`number_condition`), whatever the number's type.
+            let condition = matches!(op, Opcode::CompareOp | Opcode::ContainsOp);
             if let Var::Num(n) = v
                 && !(keeps && (n.has_size() || n.dynamic_int(&self.spec).is_some()))
+                && !(condition && self.varies_per_call(n))
             {
                 let n = n.clone();
                 *v = Var::Obj(self.force_number(&n)?);

@@ -507,6 +507,9 @@ impl State<'_> {
             let k = self.caller_key(needle, "a membership test")?;
             return Ok(self.caller_dict_read(o, source, &k)?.is_some());
         }
+        if let Some(found) = self.deferred_membership(haystack, needle)? {
+            return Ok(found);
+        }
         let n = self.plain_obj(needle, "a membership test")?;
         match haystack {
             // As Python compares keys and items: identity first, then equality.
@@ -545,6 +548,35 @@ impl State<'_> {
 }
 
 impl State<'_> {
+    /// `n in items` for a deferred number `n` (`self.epoch in self.milestones`) and a tuple
+    /// or list of numbers: each item's equality tested in turn as Python tests it, each
+    /// outcome guarded (`number_condition`), not the number's value. A number computed in the
+    /// call is never one of the items, so identity finds nothing equality would not.
+    fn deferred_membership(&mut self, haystack: &Var, needle: &Var) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        if !matches!(needle, Var::Num(_)) {
+            return Ok(None);
+        }
+        let sequence = match haystack {
+            Var::Tuple(_) | Var::List(_) => true,
+            Var::Obj(o) | Var::Lazy(o, _) => {
+                o.class().is(vm.ctx.types.tuple_type) || o.class().is(vm.ctx.types.list_type)
+            }
+            _ => false,
+        };
+        if !sequence {
+            return Ok(None);
+        }
+        for item in self.items(haystack)? {
+            match self.number_condition(PyComparisonOp::Eq, needle, &item)? {
+                Some(true) => return Ok(Some(true)),
+                Some(false) => {}
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(false))
+    }
+
     /// `v` when it is a class whose metaclass is exactly `type` (hashed and compared by
     /// identity), relied upon.
     fn exact_class(&mut self, v: &Var) -> SimResult<Option<PyObjectRef>> {
