@@ -561,6 +561,18 @@ class Router:
 # loop, the resume function as written, `nonzero`'s own.
 check("a break in a small loop keeps the work before it", Router().route, (st.randn(5, 4),), 6, 3,
       "GB-BEFORE-LOOP", 552)
+
+
+def iterators_across_a_break(x, d, xs):
+    y = x.exp() * 2.0
+    values, backwards = iter(d.values()), reversed(xs)
+    first, last = next(values), next(backwards)
+    print("  iterators_across_a_break", y.sum().item() > 0)  # the iterators are made again
+    return y * first + last, next(values), list(backwards)
+
+
+check("iterators over a caller's dict view and reversed list, across a break",
+      iterators_across_a_break, (x, {"a": 1.0, "b": 2.0}, [1.0, 2.0, 3.0]), 2, 3, "GB-CALL", 570)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

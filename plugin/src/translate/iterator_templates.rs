@@ -94,10 +94,12 @@ pub(super) fn stepper_template(
                         .ok_or_else(|| Unsupported::new(Kind::Internal, "a dict view's method"))?;
                     Template::New(method, vec![Template::Load(source.clone())])
                 }
-                CallerOrigin::Reversed(source) => Template::New(
-                    vm.ctx.types.reverse_iter_type.to_owned().into(),
-                    vec![Template::Load(source.clone())],
-                ),
+                CallerOrigin::Reversed(source) => {
+                    let reversed = vm.builtins.get_attr("reversed", vm).map_err(|_| {
+                        Unsupported::new(Kind::Internal, "builtins.reversed is missing")
+                    })?;
+                    Template::New(reversed, vec![Template::Load(source.clone())])
+                }
             };
             islice_from(over, *consumed, vm)
         }
