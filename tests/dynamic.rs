@@ -88,6 +88,10 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // of it, over 10 epochs: specialized once, then once per outcome that changes (the
     // milestones 3 and 6, the decay's cap at 8). Forced, each was one per epoch.
     assert!(translations(&out, "conditions_of_counters") <= 6, "{out}");
+    // A counter as the index of a tensor store (`buf[pos % n] = v`) and in `min(pos, n)` as a
+    // slice bound, over 10 pushes: specialized once, then resolved per call, once more where
+    // `min` changes sides. Forced, each push translated again.
+    assert!(translations(&out, "ring_buffer") <= 4, "{out}");
 }
 
 #[test]

@@ -352,6 +352,28 @@ def conditions_of_counters():
         assert a.tolist() == b.tolist() and s.lr == eager.lr, (a, b)
 
 
+class Ring:
+    """A ring buffer written at `pos % n`, read back up to `min(pos, n)`: the counter is an
+    index of a tensor store and a slice bound."""
+
+    def __init__(self, n=4):
+        self.pos, self.n, self.buf = 0, n, st.zeros(n, 2)
+
+    def push(self, v):
+        self.buf[self.pos % self.n] = v
+        self.pos += 1
+        return self.buf[: min(self.pos, self.n)].mean(0)
+
+
+def ring_buffer():
+    r, eager = Ring(), Ring()
+    f = st.compile(r.push)
+    for i in range(10):
+        v = st.full((2,), float(i))
+        a, b = f(v), eager.push(v)
+        assert a.tolist() == b.tolist() and r.buf.tolist() == eager.buf.tolist(), (i, a, b)
+
+
 count("floats", floats)
 count("branches", branches)
 count("counters", counters)
@@ -365,4 +387,5 @@ count("windows", windows)
 count("powers_and_quotients", powers_and_quotients)
 count("math_of_counters", math_of_counters)
 count("conditions_of_counters", conditions_of_counters)
+count("ring_buffer", ring_buffer)
 print("NUMBERS OK", st.stats())

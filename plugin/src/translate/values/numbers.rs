@@ -400,8 +400,10 @@ impl State<'_> {
         if matches!(op, Opcode::Call | Opcode::CallKw) && stack.get(from).is_some_and(python) {
             return Ok(());
         }
-        let keeps = keeps_sizes(op);
-        // STORE_SUBSCR stores its deepest operand, the value; it forces the key and container.
+        // STORE_SUBSCR stores its deepest operand, the value, and keeps an int key that may
+        // change per call (`buf[self.pos % n] = v`): a tensor's store resolves it per call
+        // (`symbolic_key`), any other container forces it.
+        let keeps = keeps_sizes(op) || op == Opcode::StoreSubscr;
         let from = if op == Opcode::StoreSubscr {
             (from + 1).min(stack.len())
         } else {
@@ -495,11 +497,19 @@ impl State<'_> {
             "min" => PyComparisonOp::Lt,
             _ => PyComparisonOp::Gt,
         };
-        if args.len() < 2
-            || !args
-                .iter()
-                .any(|a| matches!(a, Var::Num(n) if !n.has_size()))
-        {
+        let vm = self.vm;
+        let t = &vm.ctx.types;
+        // A number that may change per call: computed in the call, or read from the frame
+        // (`min(pos, n)` with an int argument `pos`).
+        let varies = |a: &Var| match a {
+            Var::Num(n) => !n.has_size(),
+            Var::Lazy(o, s) => {
+                (o.class().is(t.int_type) || o.class().is(t.float_type))
+                    && self.spec.number_is_input(s, o.class().is(t.float_type))
+            }
+            _ => false,
+        };
+        if args.len() < 2 || !args.iter().any(varies) {
             return Ok(None);
         }
         let mut kept = args[0].clone();
