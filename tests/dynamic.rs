@@ -84,10 +84,11 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // warm-up's `min` changes sides (3); then `math.log` down to a domain error, raised
     // where the program raises it. Specialized on the step, it was a translation per step.
     assert!(translations(&out, "math_of_counters") <= 5, "{out}");
-    // The epoch in the milestones, a decay from the epoch compared with a constant, `alpha=`
-    // of it, over 10 epochs: specialized once, then once per outcome that changes (the
-    // milestones 3 and 6, the decay's cap at 8). Forced, each was one per epoch.
-    assert!(translations(&out, "conditions_of_counters") <= 6, "{out}");
+    // The epoch in the milestones, a decay from the epoch compared with a constant, the
+    // truth of `(epoch + 1) % 4`, `alpha=` of a float from it, over 10 epochs: specialized
+    // once, then once per combination of outcomes met (6 here). Forced, each epoch
+    // translated again (the limit of 8, then the frame as written).
+    assert!(translations(&out, "conditions_of_counters") <= 7, "{out}");
     // A counter as the index of a tensor store (`buf[pos % n] = v`) and in `min(pos, n)` as a
     // slice bound, over 10 pushes: specialized once, then resolved per call, once more where
     // `min` changes sides. Forced, each push translated again.

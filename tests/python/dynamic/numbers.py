@@ -338,6 +338,9 @@ class MultiStep:
         self.epoch += 1
         if self.epoch in self.milestones:
             self.lr *= 0.1
+        # The truth of a number computed from the epoch: `k != 0` guarded.
+        if not (self.epoch + 1) % 4:
+            g = g * 0.5
         decay = 0.9 * (1.0 - math.exp(-self.epoch / 10.0))
         if self.epoch / 10.0 > 0.75:
             decay = 0.99

@@ -416,7 +416,14 @@ impl State<'_> {
             let keeps = if map { k % 2 == 1 } else { keeps };
             // A comparison or membership test of a number that changes per call guards its
             // outcome (`number_condition`), whatever the number's type.
-            let condition = matches!(op, Opcode::CompareOp | Opcode::ContainsOp);
+            let condition = matches!(
+                op,
+                Opcode::CompareOp
+                    | Opcode::ContainsOp
+                    | Opcode::ToBool
+                    | Opcode::PopJumpIfFalse
+                    | Opcode::PopJumpIfTrue
+            );
             if let Var::Num(n) = v
                 && !(keeps && (n.has_size() || n.dynamic_int(&self.spec).is_some()))
                 && !(condition && self.varies_per_call(n))

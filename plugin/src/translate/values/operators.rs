@@ -434,7 +434,13 @@ impl State<'_> {
                 let t = self.instance_truth(v)?.expect("an instance");
                 self.truth(&t)
             }
+            // `if k:` of a number that changes per call is `k != 0` (for a float too: NaN is
+            // true, -0.0 false), its outcome guarded.
             Var::Num(n) => {
+                let zero = Var::Obj(vm.ctx.new_int(0).into());
+                if let Some(r) = self.number_condition(PyComparisonOp::Ne, v, &zero)? {
+                    return Ok(r);
+                }
                 let o = self.force_number(n)?;
                 self.truth(&Var::Obj(o))
             }
