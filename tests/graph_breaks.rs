@@ -52,6 +52,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
             "a break out of a split loop from its except block, taken",
             "a break in a small loop keeps the work before it",
             "iterators over a caller's dict view and reversed list, across a break",
+            "a break in nested small loops keeps the work before the outer one",
         ],
     );
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.

@@ -573,6 +573,20 @@ def iterators_across_a_break(x, d, xs):
 
 check("iterators over a caller's dict view and reversed list, across a break",
       iterators_across_a_break, (x, {"a": 1.0, "b": 2.0}, [1.0, 2.0, 3.0]), 2, 3, "GB-CALL", 570)
+
+
+def nested_small_loops(x, rows):
+    y = x.exp().sin().cos()
+    for row in rows:
+        for v in row:
+            y = y + v * (y.sum().item() > -100.0)
+    return y
+
+
+# The inner loop's body is too small to split, and its head is met once per outer iteration:
+# the graph ends at the outer loop's head.
+check("a break in nested small loops keeps the work before the outer one", nested_small_loops,
+      (x, [[1.0, 2.0], [3.0]]), 1, 2, "GB-BEFORE-LOOP", 582)
 check_nothing_after()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -59,16 +59,17 @@ pub fn innermost(body: &[Instr], index: usize) -> Option<Loop> {
     })
 }
 
-/// Whether the loop `lp` is inside another loop: a backward jump reached without an
-/// exception goes from after it to before its head.
-pub fn inside_another_loop(body: &[Instr], lp: &Loop) -> bool {
-    let normal = normally_reached(body);
-    body.iter().enumerate().any(|(j, x)| {
-        normal[j]
-            && x.op == Opcode::JumpBackward
-            && j > lp.end
-            && x.target.is_some_and(|t| t < lp.head)
-    })
+/// The outermost loop around instruction `index`: the one whose head comes first among
+/// those `innermost` would find at any depth.
+pub fn outermost(body: &[Instr], index: usize) -> Option<Loop> {
+    let mut lp = innermost(body, index)?;
+    while let Some(outer) = lp.head.checked_sub(1).and_then(|h| innermost(body, h)) {
+        if !outer.contains(lp.end) {
+            break;
+        }
+        lp = outer;
+    }
+    Some(lp)
 }
 
 /// Instructions reached from the first without an exception: through fallthroughs and jumps.

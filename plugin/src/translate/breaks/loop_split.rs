@@ -215,16 +215,18 @@ pub(crate) fn translate_loop_break(
         })
     };
     if let Some(not_split) = not_split {
+        // Simulated again, to the head of the outermost loop.
+        drop((saved, state, recording));
         let before = BeforeLoop {
             view,
             graph_global,
-            body: &body,
-            lp: &lp,
             index,
             why,
             policy,
+            spec,
+            vm,
         };
-        return break_before_loop(before, state, recording, saved, not_split);
+        return break_before_loop(before, not_split);
     }
     let exits = exits(&body, &lp, &region);
     let resumes = policy.resumes;
@@ -361,39 +363,51 @@ pub(crate) fn translate_loop_break(
 struct BeforeLoop<'a, 'v> {
     view: &'a FrameView<'v>,
     graph_global: &'a str,
-    body: &'a [Instr],
-    lp: &'a Loop,
     /// The instruction that failed inside the loop, and why.
     index: usize,
     why: Unsupported,
     policy: &'a BreakPolicy<'a>,
+    spec: &'a crate::translate::policy::Specialization,
+    vm: &'a VirtualMachine,
 }
 
 /// Where the loop is not split (its body is too small to be worth a function per iteration,
 /// or cannot be one), the graph still keeps the tensor work before it (at least
-/// `min_graph_size` ops): the replacement runs
-/// it, then a resume function from the loop's head runs the loop and what follows as written
-/// (that function's own translation stops at the same loop, with nothing before it). Not for
-/// a loop inside another one, whose head is met once per outer iteration.
-fn break_before_loop(
-    at: BeforeLoop<'_, '_>,
-    state: State<'_>,
-    recording: recorder::RecordingGuard,
-    saved: crate::translate::templates::FrameAtBreak,
-    not_split: Unsupported,
-) -> SimResult<Translation> {
+/// `min_graph_size` ops): the replacement runs it, then a resume function from the head of
+/// the outermost loop around the failing instruction runs the loops and what follows as
+/// written (that function's own translation stops at the same loop, with nothing before it).
+fn break_before_loop(at: BeforeLoop<'_, '_>, not_split: Unsupported) -> SimResult<Translation> {
     let BeforeLoop {
         view,
         graph_global,
-        body,
-        lp,
         index,
         why,
         policy,
+        spec,
+        vm,
     } = at;
-    if crate::bytecode::analysis::inside_another_loop(body, lp) {
+    let Some(recording) = recorder::start() else {
+        return Err(not_split);
+    };
+    let mut state = State::new(vm, spec.clone());
+    let mut frame = initial_frame(&mut state, view)?;
+    let body = frame.body().to_vec();
+    let Some(lp) = crate::bytecode::analysis::outermost(&body, index) else {
+        return Err(not_split);
+    };
+    if !matches!(
+        state.run_top(&mut frame, Stop::AtFirst(lp.head)),
+        Ok(TopOutcome::Stopped)
+    ) {
         return Err(not_split);
     }
+    let code = view.code();
+    let depths = crate::bytecode::verify::stack_depths(&body)
+        .map_err(|e| Unsupported::new(Kind::Internal, e.to_string()))?;
+    if depths.get(lp.head).copied().flatten() != Some(frame.stack.len() as i64) {
+        return Err(not_split);
+    }
+    let saved = frame_state(&mut state, &frame, frame.stack.len(), code.varnames.len())?;
     let mut graph = recording.finish();
     graph.prune();
     // As small a graph as the body's is not worth the break either.
@@ -415,7 +429,7 @@ fn break_before_loop(
         maybe_unbound: Vec::new(),
     };
     let resumes = policy.resumes;
-    let resume_global = resumes.function_for(code, body, &shape, view.globals(), vm)?;
+    let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
     let position = body[lp.head].position;
     let nop = Instr {
         op: Opcode::Nop,

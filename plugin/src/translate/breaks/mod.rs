@@ -53,8 +53,9 @@ pub enum BreakKind {
     /// A break inside a loop: the loop runs as written and its body, made a function, is
     /// translated per iteration with the break inside it (`loop_split`).
     Loop,
-    /// A break inside a loop that is not split: the graph ends at the loop's head, and the
-    /// loop and what follows run as written (`loop_split::break_before_loop`).
+    /// A break inside a loop that is not split: the graph ends at the head of the outermost
+    /// loop around it, and the loops and what follows run as written
+    /// (`loop_split::break_before_loop`).
     BeforeLoop,
 }
 
