@@ -35,6 +35,21 @@ pub struct Instr {
     pub offset: usize,
 }
 
+impl Instr {
+    /// A NOP at `position`: what a break replays where nothing runs as written between the
+    /// graph and the resume function (a loop split at its head, a graph ending before a loop).
+    pub fn nop_at(position: Position) -> Instr {
+        Instr {
+            op: Opcode::Nop,
+            arg: 0,
+            target: None,
+            handler: None,
+            position,
+            offset: 0,
+        }
+    }
+}
+
 /// A code object's instructions, after the prologue the assembler re-creates from the code's
 /// flags and cells (MAKE_CELL, COPY_FREE_VARS, RETURN_GENERATOR + POP_TOP).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -349,13 +349,7 @@ fn translate_with_break(
             .map(Option::is_none)
             .chain(pushed.iter().copied())
             .collect(),
-        unbound: saved
-            .locals
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.is_none())
-            .map(|(i, _)| i)
-            .collect(),
+        unbound: saved.unbound_slots(),
         maybe_unbound: Vec::new(),
     };
     let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;

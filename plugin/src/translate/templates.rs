@@ -128,6 +128,18 @@ pub struct FrameAtBreak {
     pub consumed: Vec<Option<Template>>,
 }
 
+impl FrameAtBreak {
+    /// Slots of the locals unbound at the break.
+    pub fn unbound_slots(&self) -> Vec<usize> {
+        self.locals
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_none())
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
 /// Templates of the frame's locals and stack (split at `split`) and of the recorded side
 /// effects; the tensors among them become the graph's outputs.
 pub fn frame_state(

@@ -318,14 +318,7 @@ pub(crate) fn translate_loop_break(
     let mut graph = recording.finish();
     graph.prune();
     let position = body[lp.head].position;
-    let nop = Instr {
-        op: Opcode::Nop,
-        arg: 0,
-        target: None,
-        handler: None,
-        position,
-        offset: 0,
-    };
+    let nop = Instr::nop_at(position);
     let locals = saved
         .locals
         .into_iter()
@@ -419,26 +412,13 @@ fn break_before_loop(at: BeforeLoop<'_, '_>, not_split: Unsupported) -> SimResul
     let shape = ResumeShape {
         resume_at: lp.head,
         stack: saved.kept.iter().map(Option::is_none).collect(),
-        unbound: saved
-            .locals
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.is_none())
-            .map(|(i, _)| i)
-            .collect(),
+        unbound: saved.unbound_slots(),
         maybe_unbound: Vec::new(),
     };
     let resumes = policy.resumes;
     let resume_global = resumes.function_for(code, &body, &shape, view.globals(), vm)?;
     let position = body[lp.head].position;
-    let nop = Instr {
-        op: Opcode::Nop,
-        arg: 0,
-        target: None,
-        handler: None,
-        position,
-        offset: 0,
-    };
+    let nop = Instr::nop_at(position);
     let plan = BreakPlan {
         resume_global: &resume_global,
         locals: saved.locals,
