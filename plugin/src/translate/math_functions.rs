@@ -1,6 +1,7 @@
 //! The functions of `math` that a deferred number may be made by (`math.cos(pi * step /
-//! total)` of a counter: a learning-rate schedule's cosine), and `float` (`float(step) /
-//! warmup`, as schedules written for torch spell it). The replacement calls the same
+//! total)` of a counter: a learning-rate schedule's cosine), `float` (`float(step) /
+//! warmup`, as schedules written for torch spell it) and `round` to a constant number of
+//! digits (`round(lr, 6)`, as a log line keeps it). The replacement calls the same
 //! function on the same number, so the value is Python's own; where Python would raise (a
 //! domain error, an overflow) a guard that evaluates it first fails instead, and the frame
 //! runs as written.
@@ -12,6 +13,8 @@ use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 pub enum MathFn {
     /// `float(n)`: raises OverflowError for an int too large for a float.
     Float,
+    /// `round(n, ndigits)` with a constant int `ndigits`.
+    Round(i64),
     Sqrt,
     Exp,
     Log,
@@ -37,6 +40,7 @@ impl MathFn {
     pub fn name(self) -> &'static str {
         match self {
             MathFn::Float => "float",
+            MathFn::Round(_) => "round",
             MathFn::Sqrt => "sqrt",
             MathFn::Exp => "exp",
             MathFn::Log => "log",
@@ -53,11 +57,20 @@ impl MathFn {
         Self::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// `math.<name>` (once `math` is loaded), or the builtin `float`.
+    /// `math.<name>` (once `math` is loaded), or the builtin `float` or `round`.
     pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match self {
             MathFn::Float => Some(vm.ctx.types.float_type.to_owned().into()),
+            MathFn::Round(_) => vm.builtins.get_attr("round", vm).ok(),
             _ => crate::translate::loaded_modules::loaded_attr("math", self.name(), vm),
+        }
+    }
+
+    /// The constant arguments after the number (`round`'s digits).
+    pub fn constants(self, vm: &VirtualMachine) -> Vec<PyObjectRef> {
+        match self {
+            MathFn::Round(digits) => vec![vm.ctx.new_int(digits).into()],
+            _ => Vec::new(),
         }
     }
 
@@ -65,6 +78,7 @@ impl MathFn {
     pub fn shown(self) -> String {
         match self {
             MathFn::Float => "float".to_owned(),
+            MathFn::Round(digits) => format!("round[{digits}]"),
             f => format!("math.{}", f.name()),
         }
     }
@@ -76,6 +90,20 @@ impl MathFn {
         if !(x.class().is(t.int_type) || x.class().is(t.float_type)) {
             return None;
         }
-        self.function(vm)?.call((x.clone(),), vm).ok()
+        let mut args = vec![x.clone()];
+        args.extend(self.constants(vm));
+        self.function(vm)?.call(args, vm).ok()
+    }
+
+    /// The call of this function on `x` as a template: the number, then the constants.
+    pub fn template(
+        self,
+        x: crate::translate::templates::Template,
+        vm: &VirtualMachine,
+    ) -> Option<crate::translate::templates::Template> {
+        use crate::translate::templates::Template;
+        let mut args = vec![x];
+        args.extend(self.constants(vm).into_iter().map(Template::Const));
+        Some(Template::New(self.function(vm)?, args))
     }
 }

@@ -36,10 +36,7 @@ pub(super) fn sized_number(
             f.function(state.vm)?,
             vec![sized_number(state, a, outputs, index)?],
         ),
-        NumExpr::Math(f, a) => Template::New(
-            f.function(state.vm)?,
-            vec![sized_number(state, a, outputs, index)?],
-        ),
+        NumExpr::Math(f, a) => f.template(sized_number(state, a, outputs, index)?, state.vm)?,
     })
 }
 

@@ -626,7 +626,12 @@ impl Source {
                 b.load_const(f);
                 b.emit(Opcode::PushNull, 0);
                 x.emit_load(b)?;
-                b.emit(Opcode::Call, 1);
+                let constants = function.constants(b.vm());
+                let argc = 1 + constants.len() as u32;
+                for c in constants {
+                    b.load_const(c);
+                }
+                b.emit(Opcode::Call, argc);
             }
             Source::DefaultDType => {
                 return Err(Unsupported::new(

@@ -394,7 +394,7 @@ fn number_template(
             NumExpr::Op(op, a, b) => {
                 Template::BinOp(*op, Box::new(expr(a, vm)?), Box::new(expr(b, vm)?))
             }
-            NumExpr::Math(f, a) => Template::New(f.function(vm)?, vec![expr(a, vm)?]),
+            NumExpr::Math(f, a) => f.template(expr(a, vm)?, vm)?,
             NumExpr::Size(_) | NumExpr::Apply(..) => unreachable!("sizes are forced above"),
         })
     }

@@ -274,7 +274,7 @@ def powers_and_quotients():
 class Cosine:
     """A learning-rate schedule as training code writes it: a linear warm-up taken with
     `min` of `float(step)` (as schedules written for torch spell it), then a cosine decay
-    with `math.cos` of the step, logged into a list; and an EMA whose decay warms up with
+    with `math.cos` of the step, logged into a list (and rounded); and an EMA whose decay warms up with
     `min(0.999, (1 + step) / (10 + step))`. The functions are called again by the
     replacement on each call's step."""
 
@@ -290,7 +290,8 @@ class Cosine:
         lr = warm * 0.5 * (1 + math.cos(math.pi * self.step / self.total))
         decay = min(0.999, (1 + self.step) / (10 + self.step))
         self.ema = self.ema * decay + lr * (1 - decay)
-        self.history.append(lr)  # kept as the list's item, made again per call
+        # kept as the list's items, made again per call (`round` to constant digits too)
+        self.history.append((lr, round(lr, 4)))
         return x * lr + math.exp(-self.step / 50) + math.sqrt(self.step), [self.ema, decay]
 
 

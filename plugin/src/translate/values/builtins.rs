@@ -333,6 +333,15 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "round"
+                if kwargs.is_empty()
+                    && let [x, Var::Obj(digits)] = args.as_slice()
+                    && digits.class().is(vm.ctx.types.int_type)
+                    && let Ok(digits) = digits.try_to_value::<i64>(vm)
+                    && let Some(r) = self.deferred_math(MathFn::Round(digits), &[x.clone()])? =>
+            {
+                Ok(r)
+            }
             n if PURE_BUILTINS.contains(&n) => {
                 let mut args = self.enum_conversion_args(n, args)?;
                 if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [Var::Dict(d)]) =

@@ -377,7 +377,7 @@ impl State<'_> {
             && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
             && (matches!(
                 self.builtin_name(f).as_deref(),
-                Some("print" | "isinstance" | "min" | "max" | "float")
+                Some("print" | "isinstance" | "min" | "max" | "float" | "round")
             ) || object_setattr(f)
                 || math_function(f, self.vm).is_some())
         {
