@@ -57,6 +57,12 @@ impl MathFn {
         Self::ALL.into_iter().find(|f| f.name() == name)
     }
 
+    /// The function of `math` that a deferred number may be made by that `f` is, if any.
+    pub fn of_function(f: &PyObjectRef, vm: &VirtualMachine) -> Option<MathFn> {
+        let (module, name) = crate::translate::loaded_modules::module_function(f, vm)?;
+        (module == "math").then(|| MathFn::of(&name)).flatten()
+    }
+
     /// `math.<name>` (once `math` is loaded), or the builtin `float` or `round`.
     pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match self {

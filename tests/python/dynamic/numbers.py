@@ -1,4 +1,5 @@
-"""Numbers that cause no recompile: a float that changes per call is a graph input; a counter
+"""Numbers that cause no recompile: a float that changes per call is a graph input (in arithmetic, and as
+the scalar of `where`, `clamp` and `masked_fill`); a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
 replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
 (`step % every == 0`) guards the condition, as `min`/`max` of it does, and `math.cos`, `exp`, `log`... of it are
@@ -32,14 +33,22 @@ def weak(x, s):
     return x * s + s
 
 
+def bounded(x, t):
+    # The float where a 0-d tensor of the tensor's dtype takes its place exactly.
+    return st.where(x > 0, x, t), x.clamp(-t, t), x.masked_fill(x < -1, t * 2)
+
+
 def floats():
-    c1, c2, c3 = st.compile(sgd), st.compile(temperature), st.compile(weak)
+    c1, c2, c3, c4 = st.compile(sgd), st.compile(temperature), st.compile(weak), st.compile(bounded)
     for i in range(100):
         lr, wd, t = 0.1 / (i + 1), 1e-3 * i, 0.5 + i / 37
         assert c1(x, -x, lr, wd).tolist() == sgd(x, -x, lr, wd).tolist()
         assert c2(x, t).tolist() == temperature(x, t).tolist()
         a, b = c3(x32, t), weak(x32, t)
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        for xs in (x, x32):
+            a, b = c4(xs, t), bounded(xs, t)
+            assert [(v.dtype, v.tolist()) for v in a] == [(v.dtype, v.tolist()) for v in b]
 
 
 def clipped(x, lr, step):

@@ -82,9 +82,14 @@ impl State<'_> {
         // `-n` of an int that may change from call to call (`x[:, -n:]`): `0 - n`, kept
         // symbolic as that is (an int has no negative zero); of a float computed from sizes
         // (`-(T / 2)`) or drawn (`-random.random()`), `y * -1.0`, which is `-y` to the sign
-        // of a zero.
-        if x.op == Opcode::UnaryNegative && (self.is_symbolic(&a) || matches!(a, Var::Num(_))) {
-            let float = matches!(&a, Var::Num(n) if n.value.class().is(vm.ctx.types.float_type));
+        // of a zero; so is a float read from the frame that is a graph input (`-lr`, `-t`).
+        let float_input = matches!(&a, Var::Lazy(o, s)
+            if o.class().is(vm.ctx.types.float_type) && self.spec.number_is_input(s, true));
+        if x.op == Opcode::UnaryNegative
+            && (self.is_symbolic(&a) || matches!(a, Var::Num(_)) || float_input)
+        {
+            let float = float_input
+                || matches!(&a, Var::Num(n) if n.value.class().is(vm.ctx.types.float_type));
             let r = match float {
                 true => {
                     let minus_one = Var::Obj(vm.ctx.new_float(-1.0).into());

@@ -632,6 +632,7 @@ impl State<'_> {
         what: &str,
         meta_only: bool,
     ) -> SimResult<Var> {
+        let (args, kwargs) = self.scalars_as_inputs(what, args, kwargs)?;
         if let Some(r) = self.symbolic_call(what, f, &args, &kwargs)? {
             return Ok(r);
         }

@@ -44,6 +44,7 @@ pub mod operator_getters;
 pub mod operators;
 pub mod protocols;
 pub mod python_draws;
+pub mod scalar_inputs;
 pub mod sequence_ops;
 pub mod sets;
 pub mod size_attrs;

@@ -66,7 +66,7 @@ impl Num {
     }
 
     /// The source that computes it from the frame's values on entry.
-    fn as_source(&self) -> Option<Source> {
+    pub(crate) fn as_source(&self) -> Option<Source> {
         Some(match &self.expr {
             NumExpr::Read(_, s) => s.clone(),
             NumExpr::Const(o) => Source::object(o.clone()),
@@ -379,7 +379,8 @@ impl State<'_> {
                 self.builtin_name(f).as_deref(),
                 Some("print" | "isinstance" | "min" | "max" | "float" | "round")
             ) || object_setattr(f)
-                || math_function(f, self.vm).is_some())
+                || MathFn::of_function(f, self.vm).is_some()
+                || crate::translate::values::scalar_inputs::takes_scalars(f, self.vm))
         {
             return Ok(());
         }
@@ -533,7 +534,7 @@ impl State<'_> {
     /// Whether the deferred number is computed from a number read from the frame that may
     /// change per call (see `Specialization::number_is_input`): `step / T` with a counter
     /// `step`, whatever `T` does (the replacement reads both).
-    fn varies_per_call(&self, n: &Num) -> bool {
+    pub(crate) fn varies_per_call(&self, n: &Num) -> bool {
         let mut leaves = Vec::new();
         n.leaves(&mut leaves);
         let float = |o: &PyObjectRef| o.class().is(self.vm.ctx.types.float_type);
@@ -689,10 +690,4 @@ impl State<'_> {
         let (o, source) = (o.clone(), source.clone());
         Ok(Some(self.number_input(&o, &source, dtype)?.into()))
     }
-}
-
-/// The function of `math` that a deferred number may be made by that `f` is, if any.
-fn math_function(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> Option<MathFn> {
-    let (module, name) = crate::translate::loaded_modules::module_function(f, vm)?;
-    (module == "math").then(|| MathFn::of(&name)).flatten()
 }

@@ -1,0 +1,141 @@
+//! A number that changes per call, given to a tensor op where a 0-d tensor of the other
+//! operand's dtype takes its place exactly (`where(c, x, t)`, `x.clamp(-t, t)`,
+//! `x.masked_fill(m, t)`, with `t` a simulated time or a schedule's value): the number
+//! becomes a 0-d input of the graph, made from it on each call as the op would convert it
+//! (`State::number_input`), instead of a constant guarded by value. Only where the tensor is
+//! a float tensor whose dtype the number keeps (torch's weak scalar rule), so that the op's
+//! result dtype and values are the scalar's.
+
+use rustpython_vm::{AsObject, PyObjectRef};
+
+use crate::tensor::{DType, Scalar};
+use crate::translate::source::Source;
+use crate::translate::state::{SimResult, State};
+use crate::translate::values::Var;
+
+/// The ops, by the name the simulation gives them, and where they take such a scalar: by
+/// position (counting the tensor a method is called on) and by keyword.
+const SCALAR_PARAMS: &[(&str, &[usize], &[&str])] = &[
+    ("symtrace.where", &[1, 2], &[]),
+    ("symtrace.clamp", &[1, 2], &["min", "max"]),
+    ("symtrace.clip", &[1, 2], &["min", "max"]),
+    ("Tensor.clamp", &[1, 2], &["min", "max"]),
+    ("Tensor.clip", &[1, 2], &["min", "max"]),
+    ("Tensor.masked_fill", &[2], &["value"]),
+];
+
+/// Whether `f`, about to be called, is one of these ops (`symtrace.where`, the tensor
+/// method `clamp`...): the numbers among its arguments are not forced before the call.
+pub fn takes_scalars(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    use crate::tensor::PyTensor;
+    use rustpython_vm::PyPayload;
+    let Some(name) = f.get_attr("__name__", vm).ok().and_then(|n| {
+        n.downcast_ref::<rustpython_vm::builtins::PyStr>()
+            .map(|s| s.to_string_lossy().into_owned())
+    }) else {
+        return false;
+    };
+    let ours = |owner: &str| {
+        let what = format!("{owner}.{name}");
+        SCALAR_PARAMS.iter().any(|(w, _, _)| *w == what)
+    };
+    let is = |o: Option<PyObjectRef>| o.is_some_and(|o| o.is(f));
+    (ours("Tensor") && is(PyTensor::class(&vm.ctx).get_attr(vm.ctx.intern_str(name.as_str()))))
+        || (ours("symtrace") && native_of_symtrace(f, vm))
+}
+
+/// Whether `f` is a native function of the `symtrace` module (`symtrace.where` may be a
+/// wrapper written in Python that calls it).
+fn native_of_symtrace(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    f.class().is(vm.ctx.types.builtin_function_or_method_type)
+        && f.get_attr("__module__", vm).ok().is_some_and(|m| {
+            m.downcast_ref::<rustpython_vm::builtins::PyStr>()
+                .is_some_and(|m| m.to_string_lossy() == "symtrace")
+        })
+}
+
+impl State<'_> {
+    /// `args` and `kwargs` of the op `what` with each number that changes per call, at a
+    /// scalar parameter, replaced by a 0-d graph input (see the module). Unchanged where the
+    /// op takes none.
+    pub(super) fn scalars_as_inputs(
+        &mut self,
+        what: &str,
+        args: Vec<Var>,
+        kwargs: Vec<(String, Var)>,
+    ) -> SimResult<(Vec<Var>, Vec<(String, Var)>)> {
+        let Some((_, positions, names)) = SCALAR_PARAMS.iter().find(|(w, _, _)| *w == what) else {
+            return Ok((args, kwargs));
+        };
+        // The float tensor whose dtype the inputs take: the first fake among the arguments
+        // that is not a mask.
+        let dtype = args
+            .iter()
+            .chain(kwargs.iter().map(|(_, v)| v))
+            .filter_map(|a| self.is_fake(a).then(|| self.tensor_dtype(a)).flatten())
+            .find(|d| d.is_float());
+        let Some(dtype) = dtype else {
+            return Ok((args, kwargs));
+        };
+        let mut args = args;
+        for &p in positions.iter() {
+            if let Some(a) = args.get(p).cloned()
+                && let Some(t) = self.scalar_input(&a, dtype)?
+            {
+                args[p] = t;
+            }
+        }
+        let mut kwargs = kwargs;
+        for (k, v) in kwargs.iter_mut() {
+            if names.contains(&k.as_str())
+                && let Some(t) = self.scalar_input(v, dtype)?
+            {
+                *v = t;
+            }
+        }
+        Ok((args, kwargs))
+    }
+
+    /// `v` as a 0-d graph input of `dtype`, when it is a number that changes per call which
+    /// `dtype` keeps (an int or a float next to a float tensor).
+    fn scalar_input(&mut self, v: &Var, dtype: DType) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let t = &vm.ctx.types;
+        let number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+        let (value, source): (PyObjectRef, Source) = match v {
+            Var::Num(n) if !n.has_size() && self.varies_per_call(n) => match n.as_source() {
+                Some(s) if !s.has_draw() => (n.value.clone(), s),
+                _ => return Ok(None),
+            },
+            Var::Lazy(o, s)
+                if number(o) && self.spec.number_is_input(s, o.class().is(t.float_type)) =>
+            {
+                (o.clone(), s.clone())
+            }
+            _ => return Ok(None),
+        };
+        let scalar = if let Some(f) = value.downcast_ref::<rustpython_vm::builtins::PyFloat>() {
+            Scalar::Float(f.to_f64())
+        } else {
+            match value
+                .downcast_ref::<rustpython_vm::builtins::PyInt>()
+                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+            {
+                Some(i) => Scalar::Int(i),
+                None => return Ok(None),
+            }
+        };
+        if crate::tensor::dtype::weak_scalar_dtype(scalar, dtype) != dtype {
+            return Ok(None);
+        }
+        if let Scalar::Int(i) = scalar
+            && i.unsigned_abs() > (1u64 << 24)
+        {
+            // Exactly representable in any float dtype, as the op's own conversion is.
+            return Ok(None);
+        }
+        Ok(Some(Var::Tensor(
+            self.number_input(&value, &source, dtype)?,
+        )))
+    }
+}
