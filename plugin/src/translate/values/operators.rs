@@ -380,6 +380,7 @@ impl State<'_> {
             let r = same == matches!(op, ComparisonOperator::Equal);
             return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
         }
+        let (a, b) = &self.compared_scalars(a, b)?;
         let (x, y) = self.operands(a, b, tensors)?;
         let ok = if tensors {
             operand_ok(&x, vm) && operand_ok(&y, vm)

@@ -1,6 +1,6 @@
 //! A number that changes per call, given to a tensor op where a 0-d tensor of the other
 //! operand's dtype takes its place exactly (`where(c, x, t)`, `x.clamp(-t, t)`,
-//! `x.masked_fill(m, t)`, with `t` a simulated time or a schedule's value): the number
+//! `x.masked_fill(m, t)`, `x > t`, with `t` a simulated time or a schedule's value): the number
 //! becomes a 0-d input of the graph, made from it on each call as the op would convert it
 //! (`State::number_input`), instead of a constant guarded by value. Only where the tensor is
 //! a float tensor whose dtype the number keeps (torch's weak scalar rule), so that the op's
@@ -94,6 +94,32 @@ impl State<'_> {
             }
         }
         Ok((args, kwargs))
+    }
+
+    /// `a op b` of a float tensor and a deferred number (`x > self.t` after `self.t += dt`):
+    /// the number as a 0-d graph input of the tensor's dtype, as eager compares them (the
+    /// number rounded to that dtype first). A number read from the frame is such an input
+    /// already (`number_operand`).
+    pub(crate) fn compared_scalars(&mut self, a: &Var, b: &Var) -> SimResult<(Var, Var)> {
+        let float_fake = |s: &Self, v: &Var| {
+            s.is_fake(v)
+                .then(|| s.tensor_dtype(v))
+                .flatten()
+                .filter(|d| d.is_float())
+        };
+        if matches!(b, Var::Num(_))
+            && let Some(dtype) = float_fake(self, a)
+            && let Some(t) = self.scalar_input(b, dtype)?
+        {
+            return Ok((a.clone(), t));
+        }
+        if matches!(a, Var::Num(_))
+            && let Some(dtype) = float_fake(self, b)
+            && let Some(t) = self.scalar_input(a, dtype)?
+        {
+            return Ok((t, b.clone()));
+        }
+        Ok((a.clone(), b.clone()))
     }
 
     /// `v` as a 0-d graph input of `dtype`, when it is a number that changes per call which
