@@ -362,7 +362,11 @@ impl State<'_> {
     pub fn force_popped(&mut self, op: Opcode, stack: &mut [Var], popped: usize) -> SimResult<()> {
         let none = |v: &Var| matches!(v, Var::Obj(o) if self.vm.is_none(o));
         let from = stack.len().saturating_sub(popped);
-        if keeps_numbers(op) || (op == Opcode::IsOp && stack[from..].iter().any(none)) {
+        // Only deferred numbers are forced: the checks below (a callee's name read on each
+        // call) are for instructions that pop one.
+        let no_number = !stack[from..].iter().any(|v| matches!(v, Var::Num(_)));
+        if no_number || keeps_numbers(op) || (op == Opcode::IsOp && stack[from..].iter().any(none))
+        {
             return Ok(());
         }
         // `print(n)` prints it when the replacement runs (`deferred_print`); `object.__setattr__`
