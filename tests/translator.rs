@@ -374,6 +374,7 @@ fn library_idioms_stay_in_the_graph() {
             "sampling tokens with multinomial in a generate loop",
             "stochastic depth (drop_path), bernoulli, randperm, normal",
             "a rotary cache grown with the sequence (type_as of a changing arange)",
+            "a cache keyed by a size and a dtype, measured and trimmed",
             "attention masks at changing lengths (a size tested against None)",
             "in-place updates of tensors made from constants",
             "a constant updated, then a break in an inlined call",

@@ -161,6 +161,22 @@ class MaskCache(nn.Module):
         return x.masked_fill(self.masks[key] == 0, 0.0) + self.masks.get((0, "none"), 1.0)
 
 
+class TypedTables(nn.Module):
+    # Tables made once per (length, dtype), as a rotary embedding keeps them: the dict is
+    # read, measured, trimmed and grown by keys of ints, None and dtypes.
+    def __init__(self):
+        super().__init__()
+        self.tables = {}
+
+    def forward(self, x):
+        key = (x.shape[-1], x.dtype)
+        if key not in self.tables:
+            if len(self.tables) >= 2:
+                del self.tables[next(iter(self.tables))]
+            self.tables[key] = st.arange(x.shape[-1]).to(x.dtype)
+        return x * self.tables[key] + len(self.tables) + bool(self.tables.get((None, key[1])))
+
+
 class Block(nn.Module):
     def __init__(self):
         super().__init__()
@@ -579,6 +595,10 @@ check("the truth of a dict of the caller's, empty or not", with_options, lambda 
 check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
 check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
 check("jit, compiler and checkpoint namespaces, _assert", Block(), lambda i: (xs[i],), 1, 1, 0)
+typed = TypedTables()
+check("a cache keyed by a size and a dtype, measured and trimmed", typed,
+      lambda i: (st.ones(2, [3, 3, 4, 3, 3, 3, 3][i], dtype=([st.float64] * 3 + [st.float32] + [st.float64] * 3)[i]),),
+      6, 1, 0, between=lambda i: typed.tables.clear() if i == 0 else None)
 masks = MaskCache()
 check("a cache keyed by a shape (a tuple of ints)", masks, lambda i: (xs[i] if i % 3 else xs[i][:1],), 4, 1, 0,
       between=lambda i: masks.masks.clear() if i == 0 else None)

@@ -1,12 +1,13 @@
 //! `symtrace.dtype` and the module's dtype objects (`float32`, `float64`, `int64`, `bool`).
 
+use rustpython_vm::common::hash::PyHash;
 use rustpython_vm::function::PyComparisonValue;
-use rustpython_vm::types::{Comparable, PyComparisonOp, Representable};
+use rustpython_vm::types::{Comparable, Hashable, PyComparisonOp, Representable};
 use rustpython_vm::{Py, PyObject, PyResult, VirtualMachine, pyclass};
 
 use crate::tensor::{DType, PyDType};
 
-#[pyclass(with(Representable, Comparable))]
+#[pyclass(with(Representable, Comparable, Hashable))]
 impl PyDType {
     #[pygetset]
     fn name(zelf: &Py<Self>) -> &'static str {
@@ -42,10 +43,17 @@ impl Comparable for PyDType {
     }
 }
 
+/// Hashed by value, as it compares: two dtype objects that are equal are one key of a dict
+/// (and a dict keyed by dtypes can be read by the translator without running user code).
+impl Hashable for PyDType {
+    fn hash(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<PyHash> {
+        Ok(0x5d7e_0000 + zelf.dtype as PyHash)
+    }
+}
+
 /// The module's own dtype object, so that `t.dtype is symtrace.float32`.
 pub(super) fn dtype_object(d: DType, vm: &VirtualMachine) -> PyResult {
-    let module = vm.import("symtrace", 0)?;
-    module.get_attr(d.name(), vm)
+    Ok(crate::tensor::dtype_object(d, vm))
 }
 
 #[rustpython_vm::pymodule(sub, name = "symtrace")]

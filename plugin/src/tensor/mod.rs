@@ -18,7 +18,7 @@ pub mod size_reads;
 pub use data::{Scalar, TensorData};
 pub use dtype::DType;
 pub use error::{ErrorKind, TResult, TensorError};
-pub use object::{PyDType, PyDevice, PyTensor};
+pub use object::{PyDType, PyDevice, PyTensor, dtype_object};
 pub use registry::{Arity, Attr, Attrs, Meta, OpDef, OpRegistry, registry};
 
 #[cfg(test)]

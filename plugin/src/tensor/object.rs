@@ -113,6 +113,14 @@ pub struct PyDType {
     pub dtype: DType,
 }
 
+/// The module's own object for `d` (`symtrace.float32`), so that `t.dtype is symtrace.float32`
+/// wherever the dtype object is made; a fresh one where the module cannot be imported.
+pub fn dtype_object(d: DType, vm: &rustpython_vm::VirtualMachine) -> rustpython_vm::PyObjectRef {
+    vm.import("symtrace", 0)
+        .and_then(|m| m.get_attr(d.name(), vm))
+        .unwrap_or_else(|_| PyDType { dtype: d }.into_pyobject(vm))
+}
+
 /// torch's `device`, of the one device symtrace computes on (the CPU): immutable, one object
 /// (`symtrace.device("cpu")` gives it), what `Tensor.device` is.
 #[pyclass(module = "symtrace", name = "device")]

@@ -1,20 +1,27 @@
-//! The keys by which a caller's dict is read and followed: exactly an int, a str, or a tuple
-//! of such keys (a cache keyed by a shape), which the interpreter hashes and compares
-//! natively, so that no user code runs where a guard or a replayed store uses one.
+//! The keys by which a caller's dict is read and followed: exactly an int, a str, `None`, a
+//! dtype, or a tuple of such keys (a cache keyed by a shape and a dtype), which the
+//! interpreter hashes and compares natively, so that no user code runs where a guard or a
+//! replayed store uses one. Bools and floats are left out: `True == 1` and `1.0 == 1` are
+//! one key to a dict and would be two here.
 
 use rustpython_vm::builtins::PyTuple;
 use rustpython_vm::{AsObject, Context, PyObject, PyObjectRef, VirtualMachine};
 use std::fmt;
 
+use crate::tensor::{DType, PyDType, dtype_object};
 use crate::translate::source::{Source, identity_key};
 use crate::translate::values::Var;
 
-/// A dictionary key a source reads by: exactly an int, a str, or a tuple of such keys
-/// (hashed and compared natively, no user code runs).
+/// A dictionary key a source reads by: exactly an int, a str, `None`, a dtype, or a tuple of
+/// such keys (hashed and compared natively, no user code runs; no two variants are equal
+/// in Python).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeyConst {
     Int(i64),
     Str(String),
+    None,
+    /// Hashed and compared by value (`python/dtype.rs`), made as the module's object.
+    Dtype(DType),
     Tuple(Vec<KeyConst>),
 }
 
@@ -30,6 +37,12 @@ impl KeyConst {
         if o.class().is(t.str_type) {
             let s = o.downcast_ref::<rustpython_vm::builtins::PyStr>()?;
             return s.to_str().map(|s| KeyConst::Str(s.to_owned()));
+        }
+        if o.class().is(t.none_type) {
+            return Some(KeyConst::None);
+        }
+        if let Some(d) = o.downcast_ref::<PyDType>() {
+            return Some(KeyConst::Dtype(d.dtype));
         }
         if o.class().is(t.tuple_type) {
             let items = o.downcast_ref::<PyTuple>()?;
@@ -48,6 +61,8 @@ impl KeyConst {
         match self {
             KeyConst::Int(i) => vm.ctx.new_int(*i).into(),
             KeyConst::Str(s) => vm.ctx.new_str(s.as_str()).into(),
+            KeyConst::None => vm.ctx.none(),
+            KeyConst::Dtype(d) => dtype_object(*d, vm),
             KeyConst::Tuple(items) => vm
                 .ctx
                 .new_tuple(items.iter().map(|i| i.object(vm)).collect())
@@ -61,6 +76,8 @@ impl fmt::Display for KeyConst {
         match self {
             KeyConst::Int(i) => write!(f, "{i}"),
             KeyConst::Str(s) => write!(f, "{s:?}"),
+            KeyConst::None => write!(f, "None"),
+            KeyConst::Dtype(d) => write!(f, "symtrace.{}", d.name()),
             KeyConst::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
             KeyConst::Tuple(items) => {
                 let shown: Vec<String> = items.iter().map(|i| i.to_string()).collect();

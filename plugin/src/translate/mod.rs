@@ -7,6 +7,7 @@ pub(crate) mod cache;
 pub(crate) mod cache_entry;
 pub(crate) mod codegen;
 pub(crate) mod compiled_graph;
+pub(crate) mod constant_templates;
 pub(crate) mod convert_frame;
 pub(crate) mod direct_call;
 pub(crate) mod effect;

@@ -35,7 +35,7 @@ use crate::translate::breaks::reason::Kind;
 pub use crate::translate::effect::Effect;
 use crate::translate::key_const::{StoreKey, store_key};
 use crate::translate::source::{KeyConst, Source};
-use crate::translate::state::{SimResult, Unsupported, unsupported};
+use crate::translate::state::{SimResult, unsupported};
 use crate::translate::values::caller_cells::CallerCell;
 use crate::translate::values::{ListRef, Var};
 
@@ -356,7 +356,7 @@ impl SideEffects {
         &self,
         obj: &PyObject,
         source: &Source,
-    ) -> SimResult<(Vec<(String, Option<Var>)>, Vec<Relation>)> {
+    ) -> SimResult<(Vec<(StoreKey, Option<Var>)>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         let mut relations = Vec::new();
         let mut stores = Vec::new();
@@ -370,13 +370,7 @@ impl SideEffects {
                 relations.push(r);
             }
             if same {
-                let StoreKey::Const(KeyConst::Str(key)) = &w.key else {
-                    return Err(Unsupported::new(
-                        Kind::Value,
-                        "a read of the whole of a dict the call stored a key that is not a str into",
-                    ));
-                };
-                stores.push((key.clone(), w.value.clone()));
+                stores.push((w.key.clone(), w.value.clone()));
             }
         }
         Ok((stores, relations))

@@ -12,6 +12,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::graph::{Value, recorder};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::closure_cells::{CellStore, frame_cells, own_cell_stores};
+use crate::translate::constant_templates::constant_template;
 use crate::translate::exception_templates;
 use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::function_templates::{ClosureCell, cell_templates, function_template};
@@ -461,33 +462,7 @@ fn build_value(
         Var::Num(n) => number_template(state, n, outputs, index)?,
         Var::Text(parts) => text_template(parts, vm, |v| build(state, v, outputs, index))?,
         Var::Lazy(_, s) => Template::Load(s.clone()),
-        Var::Obj(o) if is_literal(o, vm) => Template::Const(o.clone()),
-        // A slice of plain values: immutable (STORE_SLICE's key).
-        Var::Obj(o)
-            if o.downcast_ref::<rustpython_vm::builtins::PySlice>()
-                .is_some()
-                && crate::translate::values::is_plain(o, vm) =>
-        {
-            Template::Const(o.clone())
-        }
-        // A bare `object()`: a sentinel with no saved (the simulation never makes one).
-        Var::Obj(o) if o.class().is(vm.ctx.types.object_type) => Template::Const(o.clone()),
-        // A method or function of a native type (`Tensor.item` taken for a call): immutable,
-        // the same object on every call, held as a constant.
-        Var::Obj(o)
-            if o.class().is(vm.ctx.types.method_descriptor_type)
-                || o.class().is(vm.ctx.types.builtin_function_or_method_type) =>
-        {
-            Template::Const(o.clone())
-        }
-        // A Python function found on a class (a method, `__exit__` on a `with` block's stack):
-        // it existed before the call, and the constant is that object.
-        Var::Obj(o)
-            if o.downcast_ref::<rustpython_vm::builtins::PyFunction>()
-                .is_some() =>
-        {
-            Template::Const(o.clone())
-        }
+        Var::Obj(o) if let Some(t) = constant_template(o, vm) => t,
         Var::Obj(o) if let Some(made) = state.made_exception(o) => {
             if made.raised {
                 return unsupported(

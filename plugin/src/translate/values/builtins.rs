@@ -7,7 +7,7 @@ use crate::translate::values::size_floats::FloatFn;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyStr, PyType};
+use rustpython_vm::builtins::{PyStr, PyType};
 use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::{AsObject, PyObjectRef};
 
@@ -71,15 +71,7 @@ impl State<'_> {
                     | Var::Deque(_)
                     | Var::NamedTuple(..) => self.items(&args[0])?.len(),
                     Var::Lazy(o, s) if crate::translate::state::is_dict(o, vm) => {
-                        if !self.dict_stores(o, s)?.is_empty() {
-                            // Changed by the call: its entries now, its keys guarded.
-                            self.lazy_dict_entries(o, s)?.len()
-                        } else {
-                            let n = o.downcast_ref::<PyDict>().expect("dict").__len__();
-                            self.guard(s, Check::type_is(o.class().to_owned()));
-                            self.guard(s, Check::Len(n));
-                            n
-                        }
+                        self.caller_dict_len(o, s)?
                     }
                     // Tuples, lists and named tuples: the items lazy_items guards.
                     Var::Lazy(o, s) if self.lazy_items(o, s)?.is_some() => {
@@ -341,6 +333,11 @@ impl State<'_> {
                     && let Some(r) = self.deferred_math(MathFn::Round(digits), &[x.clone()])? =>
             {
                 Ok(r)
+            }
+            // `bool(x)` is the truth `if x:` takes (of a caller's dict, an instance, a counter).
+            "bool" if kwargs.is_empty() && args.len() == 1 && !self.is_tensor(&args[0]) => {
+                let truth = self.truth(&args[0])?;
+                Ok(Var::Obj(vm.ctx.new_bool(truth).into()))
             }
             n if PURE_BUILTINS.contains(&n) => {
                 let mut args = self.enum_conversion_args(n, args)?;

@@ -161,7 +161,7 @@ impl State<'_> {
         &mut self,
         o: &PyObjectRef,
         source: &Source,
-    ) -> SimResult<Vec<(String, Option<Var>)>> {
+    ) -> SimResult<Vec<(StoreKey, Option<Var>)>> {
         if !crate::translate::state::is_dict(o, self.vm) {
             self.check_readable(o, source)?;
             return Ok(Vec::new());
@@ -175,14 +175,38 @@ impl State<'_> {
     /// entries once the call's own stores and deletes are applied. Untouched by the call,
     /// its length is guarded (an entry added later is a miss), not its keys.
     pub fn caller_dict_truth(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<bool> {
+        Ok(self.caller_dict_len(o, source)? > 0)
+    }
+
+    /// The length of the caller's dict `o` (`len(self.cache)`) once the call's own stores
+    /// and deletes are applied: its length before the call guarded, and for each key the
+    /// call stored or deleted, whether the dict had it (its entry's type, or its absence).
+    pub fn caller_dict_len(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<usize> {
         let stores = self.dict_stores(o, source)?;
-        if !stores.is_empty() {
-            return Ok(!self.lazy_dict_entries(o, source)?.is_empty());
-        }
-        let n = o.downcast_ref::<PyDict>().expect("a dict").__len__();
+        let d = o.downcast_ref::<PyDict>().expect("a dict");
+        let mut n = d.__len__();
         self.guard(source, Check::type_is(o.class().to_owned()));
         self.guard(source, Check::Len(n));
-        Ok(n > 0)
+        // Each key the call touched, and whether the dict holds it now.
+        let mut holds: Vec<(StoreKey, bool)> = Vec::new();
+        for (key, value) in stores {
+            let had = match holds.iter().position(|(k, _)| k.same(&key)) {
+                Some(i) => holds.remove(i).1,
+                None => {
+                    let (at, object) = match &key {
+                        StoreKey::Const(k) => {
+                            (source.clone().const_key(k.clone()), k.object(self.vm))
+                        }
+                        StoreKey::Object(k, at) => (source.clone().id_key(at.clone()), k.clone()),
+                    };
+                    self.caller_dict_entry(o, at, &object).is_some()
+                }
+            };
+            let has = value.is_some();
+            n = n + usize::from(has) - usize::from(had);
+            holds.push((key, has));
+        }
+        Ok(n)
     }
 
     /// Guard each source to be (`true`), or not to be, the object its other source gives.

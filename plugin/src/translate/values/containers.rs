@@ -8,8 +8,10 @@ use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::{Check, ordered_keys};
+use crate::translate::key_const::{KeyConst, StoreKey};
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
+use crate::translate::values::caller_dicts::CallerKey;
 use crate::translate::values::dict_subclasses::dict_method_is_dicts;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
 use crate::translate::values::{Var, is_plain};
@@ -255,46 +257,32 @@ impl State<'_> {
             Var::Lazy(o, source)
                 if is_dict(o, vm) && dict_method_is_dicts(o.class(), "__delitem__", vm) =>
             {
-                let k = self.plain_obj(key, "a key")?;
+                // A str, an int, `None`, a dtype or a tuple of them, or an object of the
+                // caller's hashed by identity: followed key by key, as stores are.
+                let ck = self.caller_key(key, "a delete from a dict of the caller")?;
                 // Replayed after the graph, a delete raises where the replacement replays it:
                 // as it would, where no handler covers it. Under a handler it must not raise
-                // there (the handler would not see it): what it deletes is checked now, and
-                // guarded.
-                if let Some(ks) = k.downcast_ref::<PyStr>()
-                    && k.class().is(vm.ctx.types.str_type)
-                {
-                    if self.under_handler {
-                        self.check_readable(o, source)?;
-                        let ks = ks.to_string_lossy().into_owned();
-                        let present = o
-                            .downcast_ref::<PyDict>()
-                            .expect("dict")
-                            .inner_getitem_opt(ks.as_str(), vm)
-                            .ok()
-                            .flatten();
-                        let Some(v) = present else {
-                            return unsupported(
-                                Kind::Raises,
-                                format!("del of {source}[{ks:?}], which is missing (KeyError)"),
-                            );
-                        };
-                        self.guard(
-                            &source.clone().key(&ks),
-                            Check::type_is(v.class().to_owned()),
-                        );
-                    }
-                } else {
+                // there (the handler would not see it): that the key is there, after the
+                // call's own stores and deletes, is checked now, and guarded.
+                if self.under_handler && self.caller_dict_read(o, source, &ck)?.is_none() {
                     return unsupported(
-                        Kind::Value,
-                        "a delete from a dict of the caller with a key that is not a str",
+                        Kind::Raises,
+                        format!(
+                            "del of {source}[{}], which is missing (KeyError)",
+                            ck.shown()
+                        ),
                     );
                 }
+                let k = match ck {
+                    CallerKey::Object(..) => key.clone(),
+                    _ => Var::Obj(self.plain_obj(key, "a key")?),
+                };
                 self.guard(source, Check::type_is(o.class().to_owned()));
                 self.effects.mutate(
                     o,
                     Effect::DelItem {
                         target: source.clone(),
-                        key: Var::Obj(k),
+                        key: k,
                     },
                 );
                 Ok(())
@@ -468,6 +456,12 @@ impl State<'_> {
         // What the call stored and deleted, as the dict does it: a key stored again keeps
         // its place, a new one (or one deleted and stored again) goes last.
         for (key, value) in stores {
+            let StoreKey::Const(KeyConst::Str(key)) = key else {
+                return unsupported(
+                    Kind::Value,
+                    "a read of the whole of a dict the call stored a key that is not a str into",
+                );
+            };
             let at = out.iter().position(|(k, _)| {
                 k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) == Some(&key)
             });

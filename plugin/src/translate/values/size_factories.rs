@@ -215,7 +215,7 @@ impl State<'_> {
             .cloned()
             .collect();
         if !kwargs.iter().any(|(k, _)| k == "dtype") {
-            let dtype = crate::tensor::PyDType { dtype }.into_pyobject(vm);
+            let dtype = crate::tensor::dtype_object(dtype, vm);
             kwargs.push(("dtype".to_owned(), Var::Obj(dtype)));
         }
         let shape = Var::Tuple(std::rc::Rc::new(sizes));

@@ -316,5 +316,5 @@ fn number(o: &PyObjectRef) -> Option<f64> {
 }
 
 fn dtype_object(dtype: DType, vm: &VirtualMachine) -> PyObjectRef {
-    crate::tensor::PyDType { dtype }.into_pyobject(vm)
+    crate::tensor::dtype_object(dtype, vm)
 }
