@@ -201,7 +201,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, zeros/ones/full, min/max, chunks, split sections, int indices, pad
+    // Slices, views, narrow, arange, zeros/ones/full, min/max (of shapes too), math.prod, chunks, split sections, int indices, pad
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
     // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
     // `math.floor` and `int` of a size divided by an int, ints of other floats computed from
@@ -225,6 +225,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "rounded",
         "rounded_floats",
         "rounded_returned",
+        "extremes",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

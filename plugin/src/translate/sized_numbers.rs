@@ -15,7 +15,7 @@ use crate::translate::values::numbers::{Num, NumExpr};
 
 /// A number computed from sizes of the graph, as the replacement computes it again: each
 /// dimension read from its tensor (an input as the frame holds it, or a node's value, which
-/// the graph then also returns), the arithmetic redone. `None` for `min`/`max` of sizes, an
+/// the graph then also returns), the arithmetic redone. `None` for an
 /// int the graph computed, a dimension of a constant.
 pub(super) fn sized_number(
     state: &State<'_>,
@@ -71,6 +71,18 @@ fn size_template(
                 Rounding::Ceil => loaded_attr("math", "ceil", vm)?,
             };
             Template::New(f, vec![float_template(state, x, outputs, index)?])
+        }
+        // The builtin itself, held as a constant (a global `max` of the module's own does
+        // not change it).
+        SizeExpr::Bin(op @ (SizeOp::Min | SizeOp::Max), a, b) => {
+            let name = if *op == SizeOp::Min { "min" } else { "max" };
+            Template::New(
+                state.vm.builtins.get_attr(name, state.vm).ok()?,
+                vec![
+                    size_template(state, a, outputs, index)?,
+                    size_template(state, b, outputs, index)?,
+                ],
+            )
         }
         SizeExpr::Bin(op, a, b) => {
             let op = match op {

@@ -172,6 +172,14 @@ def sections(x):
     return head * 2.0 + tail, rest.sum(0) - body.mean(0)
 
 
+def extremes(x):
+    # `math.prod`, `max` and `min` of a shape, of a list and of several sizes: sizes worked
+    # out per call, and returned as the replacement computes them again.
+    flat = x.reshape(math.prod(x.shape))
+    return flat * 2.0, max(x.shape), min(x.shape), max(len(x), 3, x.shape[1] + 2), \
+        min([len(x), 4]), math.prod(x.shape[:1]) * 2
+
+
 def index_int(x):
     return x[len(x) - 1] + x[-1] + x[1]
 
@@ -218,7 +226,7 @@ def stored(x, h):
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
 cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
-         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, index_int, halves, past_the_end, narrow_past, inlined, printed]
+         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
 def same(a, b):

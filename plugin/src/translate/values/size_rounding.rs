@@ -33,6 +33,16 @@ impl State<'_> {
             "floor" => self.size_rounded(Rounding::Floor, args),
             "ceil" => self.size_rounded(Rounding::Ceil, args),
             "trunc" => self.size_rounded(Rounding::Trunc, args),
+            // `math.prod(x.shape[1:])`: `1 * a * b ...`, as Python multiplies.
+            "prod" => {
+                let items = match args {
+                    [Var::Tuple(items)] => items.to_vec(),
+                    [Var::List(items)] => items.borrow().clone(),
+                    _ => return Ok(None),
+                };
+                let one = self.int_var(1);
+                self.size_fold(SizeOp::Mul, Some(one), &items)
+            }
             _ => Ok(None),
         }
     }

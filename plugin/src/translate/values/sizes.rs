@@ -244,19 +244,51 @@ impl State<'_> {
         }))
     }
 
-    /// `-a`, `min(a, b)` or `max(a, b)` with a size that may change (`None`: not such a
-    /// call).
+    /// `-a`, `min(a, b, ...)` or `max(...)` of numbers or of a tuple or list of them
+    /// (`max(x.shape)`), with a size that may change (`None`: not such a call).
     pub(crate) fn size_function(&mut self, name: &str, args: &[Var]) -> SimResult<Option<Var>> {
-        if !args.iter().any(Self::is_size) {
-            return Ok(None);
-        }
-        let (op, a, b) = match (name, args) {
-            ("neg", [a]) => (SizeOp::Sub, self.int_var(0), a.clone()),
-            ("min", [a, b]) => (SizeOp::Min, a.clone(), b.clone()),
-            ("max", [a, b]) => (SizeOp::Max, a.clone(), b.clone()),
+        let op = match name {
+            "neg" => {
+                let [a] = args else { return Ok(None) };
+                if !Self::is_size(a) {
+                    return Ok(None);
+                }
+                return self.size_op(SizeOp::Sub, &self.int_var(0), a);
+            }
+            "min" => SizeOp::Min,
+            "max" => SizeOp::Max,
             _ => return Ok(None),
         };
-        self.size_op(op, &a, &b)
+        match args {
+            [Var::Tuple(items)] => self.size_fold(op, None, items),
+            [Var::List(items)] => self.size_fold(op, None, &items.borrow().clone()),
+            [_, _, ..] => self.size_fold(op, None, args),
+            _ => Ok(None),
+        }
+    }
+
+    /// `start op items[0] op items[1] ...` (the first item without `start`), where one of
+    /// them is a size that may change (`None`: none is, or a step is not arithmetic of sizes).
+    pub(crate) fn size_fold(
+        &mut self,
+        op: SizeOp,
+        start: Option<Var>,
+        items: &[Var],
+    ) -> SimResult<Option<Var>> {
+        if !items.iter().any(Self::is_size) {
+            return Ok(None);
+        }
+        let mut rest = items.iter();
+        let Some(mut acc) = start.or_else(|| rest.next().cloned()) else {
+            return Ok(None);
+        };
+        for item in rest {
+            match self.size_op(op, &acc, item)? {
+                Some(v) => acc = v,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(acc))
     }
 
     /// `a op b` with a size that may change: its outcome is checked before each call, not
