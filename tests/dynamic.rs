@@ -52,9 +52,11 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     let (out, _) = run("numbers.py", &[]);
     println!("{out}");
     assert!(out.contains("NUMBERS OK"), "{out}");
-    // Four functions of a float over 100 calls: one translation each, the fourth's once
-    // per dtype of its tensor (`where`, `clamp`, `masked_fill` of the float).
-    assert_eq!(translations(&out, "floats"), 5, "{out}");
+    // Five functions of a float over 100 calls: one translation each, the fourth's once
+    // per dtype of its tensor (`where`, `clamp`, `masked_fill` of the float), the fifth's
+    // (`full_like`, `new_full`, `full` of it, `lerp` by it) twice per dtype: `lerp`'s
+    // `abs(weight) < 0.5` changes once, its outcome guarded.
+    assert_eq!(translations(&out, "floats"), 9, "{out}");
     // Over 100 calls: `lr > 0.05` true, then false (its condition is guarded); `step == 0`
     // recompiles once on the int, which is then compared by condition too.
     assert!(translations(&out, "branches") <= 4, "{out}");

@@ -15,6 +15,8 @@ pub enum MathFn {
     Float,
     /// `round(n, ndigits)` with a constant int `ndigits`.
     Round(i64),
+    /// `abs(n)` (`if abs(weight) < 0.5`).
+    Abs,
     Sqrt,
     Exp,
     Log,
@@ -41,6 +43,7 @@ impl MathFn {
         match self {
             MathFn::Float => "float",
             MathFn::Round(_) => "round",
+            MathFn::Abs => "abs",
             MathFn::Sqrt => "sqrt",
             MathFn::Exp => "exp",
             MathFn::Log => "log",
@@ -63,11 +66,12 @@ impl MathFn {
         (module == "math").then(|| MathFn::of(&name)).flatten()
     }
 
-    /// `math.<name>` (once `math` is loaded), or the builtin `float` or `round`.
+    /// `math.<name>` (once `math` is loaded), or the builtin `float`, `round` or `abs`.
     pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match self {
             MathFn::Float => Some(vm.ctx.types.float_type.to_owned().into()),
             MathFn::Round(_) => vm.builtins.get_attr("round", vm).ok(),
+            MathFn::Abs => vm.builtins.get_attr("abs", vm).ok(),
             _ => crate::translate::loaded_modules::loaded_attr("math", self.name(), vm),
         }
     }
@@ -84,6 +88,7 @@ impl MathFn {
     pub fn shown(self) -> String {
         match self {
             MathFn::Float => "float".to_owned(),
+            MathFn::Abs => "abs".to_owned(),
             MathFn::Round(digits) => format!("round[{digits}]"),
             f => format!("math.{}", f.name()),
         }

@@ -1,5 +1,5 @@
-"""Numbers that cause no recompile: a float that changes per call is a graph input (in arithmetic, and as
-the scalar of `where`, `clamp` and `masked_fill`); a counter
+"""Numbers that cause no recompile: a float that changes per call is a graph input (in arithmetic, as
+the scalar of `where`, `clamp` and `masked_fill`, and the fill of `full`, `full_like`, `new_full`); a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
 replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
 (`step % every == 0`) guards the condition, as `min`/`max` of it does, and `math.cos`, `exp`, `log`... of it are
@@ -38,8 +38,16 @@ def bounded(x, t):
     return st.where(x > 0, x, t), x.clamp(-t, t), x.masked_fill(x < -1, t * 2)
 
 
+def filled(x, t):
+    # Tensors filled with the float (made with the fill 1, times the float as an input), and
+    # `lerp` by it, whose side `abs(weight) < 0.5` picks is guarded, not the weight.
+    return st.full_like(x, t), x.new_full((2,), -t), st.full((3,), t, dtype=st.float32), \
+        st.ones_like(x) * t, x.lerp(x * 2.0, t / 4)
+
+
 def floats():
     c1, c2, c3, c4 = st.compile(sgd), st.compile(temperature), st.compile(weak), st.compile(bounded)
+    c5 = st.compile(filled)
     for i in range(100):
         lr, wd, t = 0.1 / (i + 1), 1e-3 * i, 0.5 + i / 37
         assert c1(x, -x, lr, wd).tolist() == sgd(x, -x, lr, wd).tolist()
@@ -48,6 +56,8 @@ def floats():
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
         for xs in (x, x32):
             a, b = c4(xs, t), bounded(xs, t)
+            assert [(v.dtype, v.tolist()) for v in a] == [(v.dtype, v.tolist()) for v in b]
+            a, b = c5(xs, t), filled(xs, t)
             assert [(v.dtype, v.tolist()) for v in a] == [(v.dtype, v.tolist()) for v in b]
 
 

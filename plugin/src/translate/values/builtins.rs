@@ -319,6 +319,12 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "abs"
+                if kwargs.is_empty()
+                    && let Some(r) = self.deferred_math(MathFn::Abs, &args)? =>
+            {
+                Ok(r)
+            }
             "round"
                 if kwargs.is_empty()
                     && let Some(r) = self.size_rounded(Rounding::HalfEven, &args)? =>

@@ -633,6 +633,9 @@ impl State<'_> {
         meta_only: bool,
     ) -> SimResult<Var> {
         let (args, kwargs) = self.scalars_as_inputs(what, args, kwargs)?;
+        if let Some(r) = self.full_of_input(what, f, &args, &kwargs)? {
+            return Ok(r);
+        }
         if let Some(r) = self.symbolic_call(what, f, &args, &kwargs)? {
             return Ok(r);
         }

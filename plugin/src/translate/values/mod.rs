@@ -38,6 +38,7 @@ pub mod module_stores;
 pub mod named_tuples;
 pub mod native_method_forms;
 pub mod nested_functions;
+pub mod number_operands;
 pub mod numbers;
 pub mod objects;
 pub mod operator_getters;

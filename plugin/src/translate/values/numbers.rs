@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyFloat, PyFunction, PyInt};
+use rustpython_vm::builtins::{PyFunction, PyInt};
 use rustpython_vm::bytecode::{BinaryOperator, Opcode};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef};
@@ -381,7 +381,7 @@ impl State<'_> {
             && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
             && (matches!(
                 self.builtin_name(f).as_deref(),
-                Some("print" | "isinstance" | "min" | "max" | "float" | "round")
+                Some("print" | "isinstance" | "min" | "max" | "float" | "round" | "abs")
             ) || object_setattr(f)
                 || MathFn::of_function(f, self.vm).is_some()
                 || crate::translate::values::scalar_inputs::takes_scalars(f, self.vm))
@@ -575,123 +575,5 @@ impl State<'_> {
         };
         self.guard(&source, Check::Compare(op, rhs.clone(), r));
         Ok(Some(r))
-    }
-
-    /// `a op b` for a deferred number and a traced tensor (`x * self.t` after
-    /// `self.t += 1`): when the numbers it is computed from may change per call (see
-    /// `Specialization::number_is_input`), the number is a graph input that the replacement
-    /// computes on each call as the frame would, from the same values; so a counter that
-    /// scales a tensor changes no graph. Only `+ - * /`, whose eager form converts the
-    /// number to the tensor's float type before computing, as the graph's input does.
-    pub(crate) fn deferred_tensor_operand(
-        &mut self,
-        op: BinaryOperator,
-        a: &Var,
-        b: &Var,
-    ) -> SimResult<Option<Var>> {
-        use crate::tensor::Scalar;
-        use BinaryOperator as B;
-        if !matches!(
-            op,
-            B::Add
-                | B::Subtract
-                | B::Multiply
-                | B::TrueDivide
-                | B::InplaceAdd
-                | B::InplaceSubtract
-                | B::InplaceMultiply
-                | B::InplaceTrueDivide
-        ) {
-            return Ok(None);
-        }
-        let (n, other, number_first) = match (a, b) {
-            (Var::Num(n), t) if self.is_fake(t) => (n.clone(), t, true),
-            (t, Var::Num(n)) if self.is_fake(t) => (n.clone(), t, false),
-            _ => return Ok(None),
-        };
-        let vm = self.vm;
-        if let NumExpr::Size(expr) = &n.expr {
-            return self.size_tensor_operand(op, expr, &n.value, other, number_first);
-        }
-        if n.has_size() {
-            return self.size_float_tensor_operand(op, &n, other, number_first);
-        }
-        if !self.varies_per_call(&n) {
-            return Ok(None);
-        }
-        let float = |o: &PyObjectRef| o.class().is(vm.ctx.types.float_type);
-        let scalar = if float(&n.value) {
-            Scalar::Float(n.value.downcast_ref::<PyFloat>().expect("float").to_f64())
-        } else {
-            match n
-                .value
-                .downcast_ref::<PyInt>()
-                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
-            {
-                Some(i) => Scalar::Int(i),
-                None => return Ok(None),
-            }
-        };
-        let Some(tensor_dtype) = self.tensor_dtype(other) else {
-            return Ok(None);
-        };
-        let dtype = crate::tensor::dtype::weak_scalar_dtype(scalar, tensor_dtype);
-        let Some(source) = n.as_source() else {
-            return Ok(None);
-        };
-        if !dtype.is_float() {
-            return Ok(None);
-        }
-        let fake = Var::Tensor(self.number_input(&n.value, &source, dtype)?);
-        let (x, y) = if number_first {
-            (fake, other.clone())
-        } else {
-            (other.clone(), fake)
-        };
-        self.binary(op, &x, &y).map(Some)
-    }
-
-    /// `v`, a number read from the frame, as a graph input next to the traced tensor `other`:
-    /// a 0-d tensor of the type eager arithmetic converts it to (it is weakly typed), when
-    /// that type is a float type (an int tensor's integer arithmetic stays specialized).
-    pub(crate) fn number_operand(
-        &mut self,
-        v: &Var,
-        other: &Var,
-    ) -> SimResult<Option<PyObjectRef>> {
-        use crate::tensor::Scalar;
-        let vm = self.vm;
-        let Var::Lazy(o, source) = v else {
-            return Ok(None);
-        };
-        let scalar = if o.class().is(vm.ctx.types.float_type) {
-            Scalar::Float(o.downcast_ref::<PyFloat>().expect("float").to_f64())
-        } else if o.class().is(vm.ctx.types.int_type) {
-            match o
-                .downcast_ref::<PyInt>()
-                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
-            {
-                Some(i) => Scalar::Int(i),
-                None => return Ok(None),
-            }
-        } else {
-            return Ok(None);
-        };
-        if !self.is_fake(other) {
-            return Ok(None);
-        }
-        let is_float = matches!(scalar, Scalar::Float(_));
-        if !self.spec.number_is_input(source, is_float) {
-            return Ok(None);
-        }
-        let Some(tensor_dtype) = self.tensor_dtype(other) else {
-            return Ok(None);
-        };
-        let dtype = crate::tensor::dtype::weak_scalar_dtype(scalar, tensor_dtype);
-        if !dtype.is_float() {
-            return Ok(None);
-        }
-        let (o, source) = (o.clone(), source.clone());
-        Ok(Some(self.number_input(&o, &source, dtype)?.into()))
     }
 }

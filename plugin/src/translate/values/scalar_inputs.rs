@@ -24,6 +24,14 @@ const SCALAR_PARAMS: &[(&str, &[usize], &[&str])] = &[
     ("Tensor.masked_fill", &[2], &["value"]),
 ];
 
+/// The ops that fill a tensor with a number, and the position of the fill (see
+/// `State::full_of_input`).
+const FILLS: &[(&str, usize)] = &[
+    ("symtrace.full", 1),
+    ("symtrace.full_like", 1),
+    ("Tensor.new_full", 2),
+];
+
 /// Whether `f`, about to be called, is one of these ops (`symtrace.where`, the tensor
 /// method `clamp`...): the numbers among its arguments are not forced before the call.
 pub fn takes_scalars(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
@@ -37,7 +45,7 @@ pub fn takes_scalars(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> boo
     };
     let ours = |owner: &str| {
         let what = format!("{owner}.{name}");
-        SCALAR_PARAMS.iter().any(|(w, _, _)| *w == what)
+        SCALAR_PARAMS.iter().any(|(w, _, _)| *w == what) || FILLS.iter().any(|(w, _)| *w == what)
     };
     let is = |o: Option<PyObjectRef>| o.is_some_and(|o| o.is(f));
     (ours("Tensor") && is(PyTensor::class(&vm.ctx).get_attr(vm.ctx.intern_str(name.as_str()))))
@@ -94,6 +102,94 @@ impl State<'_> {
             }
         }
         Ok((args, kwargs))
+    }
+
+    /// `full_like(x, v)`, `x.new_full(size, v)` or `full(size, v)` with a number `v` that
+    /// changes per call and that the result's dtype keeps: the tensor made with the fill 1,
+    /// times `v` as a 0-d input of that dtype (exact: `1 * v` is `v`, NaN, the infinities
+    /// and -0.0 too). `None`: not such a call.
+    pub(super) fn full_of_input(
+        &mut self,
+        what: &str,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(&(_, at)) = FILLS.iter().find(|(w, _)| *w == what) else {
+            return Ok(None);
+        };
+        if kwargs
+            .iter()
+            .any(|(k, _)| !matches!(k.as_str(), "dtype" | "device" | "fill_value"))
+        {
+            return Ok(None);
+        }
+        let by_keyword = kwargs.iter().position(|(k, _)| k == "fill_value");
+        let fill = match (args.get(at), by_keyword) {
+            (Some(v), None) => v.clone(),
+            (None, Some(i)) if args.len() == at => kwargs[i].1.clone(),
+            _ => return Ok(None),
+        };
+        let value = match &fill {
+            Var::Num(n) if !n.has_size() => n.value.clone(),
+            Var::Lazy(o, _) => o.clone(),
+            _ => return Ok(None),
+        };
+        let t = &vm.ctx.types;
+        let one: PyObjectRef = if value.class().is(t.float_type) {
+            vm.ctx.new_float(1.0).into()
+        } else if value.class().is(t.int_type) {
+            vm.ctx.new_int(1).into()
+        } else {
+            return Ok(None);
+        };
+        // The result's dtype: given, the tensor's, or the fill's (the default float type
+        // for a float, read and so guarded by the call below).
+        let given = kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v);
+        let dtype = match given {
+            Some(Var::Obj(d)) if vm.is_none(d) => None,
+            Some(Var::Obj(d) | Var::Lazy(d, _)) => match d.downcast_ref::<crate::tensor::PyDType>()
+            {
+                Some(d) => Some(d.dtype),
+                None => return Ok(None),
+            },
+            Some(_) => return Ok(None),
+            None => None,
+        };
+        let dtype = match (dtype, what) {
+            (Some(d), _) => d,
+            (None, "symtrace.full") if value.class().is(t.float_type) => {
+                crate::tensor::dtype::default_float()
+            }
+            (None, "symtrace.full") => DType::Int64,
+            (None, _) => match args.first().and_then(|a| self.tensor_dtype(a)) {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+        };
+        let Some(scalar) = self.scalar_input(&fill, dtype)? else {
+            return Ok(None);
+        };
+        let mut args = args.to_vec();
+        let mut kwargs = kwargs.to_vec();
+        match by_keyword {
+            Some(i) => kwargs[i].1 = Var::Obj(one),
+            None => args[at] = Var::Obj(one),
+        }
+        let ones = match self.symbolic_call(what, f, &args, &kwargs)? {
+            Some(ones) => ones,
+            None => self.native_call_as_is(f, args, kwargs, what, false)?,
+        };
+        if self.tensor_dtype(&ones) != Some(dtype) {
+            return Ok(None);
+        }
+        self.binary(
+            rustpython_vm::bytecode::BinaryOperator::Multiply,
+            &ones,
+            &scalar,
+        )
+        .map(Some)
     }
 
     /// `a op b` of a float tensor and a deferred number (`x > self.t` after `self.t += dt`):
