@@ -1,8 +1,9 @@
 //! Exceptions in traced code under `--plugin symtrace` (tests/python/exceptions.py): `raise`
 //! and the exception table's handlers are simulated, so a frame that raises and handles an
 //! exception is one graph; an exception that leaves the frame is raised by the replacement
-//! after its graph and side effects; what cannot be made again (a chained exception) runs as
-//! written and says why.
+//! after its graph and side effects; one that leaves an inlined call goes to the handler of
+//! its caller (or of a caller further out); what cannot be made again (a chained exception,
+//! one raised out of an inlined call and then out of the frame) runs as written and says why.
 
 mod common;
 
@@ -21,6 +22,11 @@ fn raise_and_handlers_are_simulated() {
             "the same frame, not raising",
             "a bare raise in the handler",
             "an exception leaving an inlined call",
+            "raised from None in an inlined call, caught by its caller's caller",
+            "an exception from an inlined call that no clause matches",
+            "an exception from an inlined call under no handler",
+            "bool() of a __bool__ that returns itself",
+            "bool() of a negative __len__",
             "an exception raised while another is handled runs as written",
         ],
     );
@@ -32,6 +38,10 @@ fn raise_and_handlers_are_simulated() {
         stderr.contains(
             "ValueError raised out of helper_raises (an exception leaving an inlined call)"
         ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("its traceback would lack the call"),
         "{stderr}"
     );
 }

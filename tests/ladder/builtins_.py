@@ -15,7 +15,25 @@ def tensor_builtins(a, xs):
 def sequences(a):
     return tuple([a, 1]), list((a,)), sorted([3, 1, 2]), list(reversed([1, 2, 3]))
 
+class Flag:
+    def __init__(self, on):
+        self.on = on
+
+    def __bool__(self):
+        return self.on
+
+
+class Box:
+    def __len__(self):
+        return 0
+
+
+def truths(a, d, flag):
+    # `bool()` is the truth `if` takes: a caller's dict, `__bool__`, `__len__`, a number.
+    return a * 2.0 if bool(d) and bool(flag) and not bool(Box()) and bool(len(d)) else a
+
 case(sizes, x, [1, 2, 3], graphs=0)
+case(truths, x, {"k": 1}, Flag(True))
 case(numbers, 7, 2.56, graphs=0)
 case(tensor_builtins, x, [x, x, x])
 case(sequences, x, graphs=0)

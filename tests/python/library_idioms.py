@@ -21,7 +21,9 @@ import heapq
 import itertools
 import logging
 import operator
+import os
 import random
+import sys
 import typing
 from collections import Counter, defaultdict, namedtuple
 
@@ -175,6 +177,26 @@ class TypedTables(nn.Module):
                 del self.tables[next(iter(self.tables))]
             self.tables[key] = st.arange(x.shape[-1]).to(x.dtype)
         return x * self.tables[key] + len(self.tables) + bool(self.tables.get((None, key[1])))
+
+
+def environment_and_version(x):
+    # `os.environ.get` (an unset name: `_Environ.__getitem__` raises KeyError from None into
+    # `Mapping.get`'s handler) and `sys.version_info` compared as the tuple it is.
+    if os.environ.get("SYMTRACE_TEST_UNSET_FLAG", "0") == "1":
+        x = x * 2.0
+    if sys.version_info >= (3, 8) and os.environ.get("PATH") is not None:
+        x = x + 1.0
+    return x
+
+
+def first_call_without_work(x, m=None):
+    # The first call does nothing with x: what later calls (with `m`) do is captured still.
+    return x if m is None else x * m
+
+
+def rows_of_a_constant(x):
+    i, j = st.tril_indices(3, 3)
+    return x[..., i, j], [r.sum() for r in st.eye(2, dtype=st.int64)]
 
 
 class Block(nn.Module):
@@ -595,6 +617,11 @@ check("the truth of a dict of the caller's, empty or not", with_options, lambda 
 check("the truth of **kwargs", lambda x: with_keywords(x) + with_keywords(x, shift=2.0), lambda i: (xs[i],), 1, 1, 0)
 check("a dict by int keys, a logger below its level", int_keys_and_logging, lambda i: (xs[i], 1 + i % 2), 2, 1, 0)
 check("jit, compiler and checkpoint namespaces, _assert", Block(), lambda i: (xs[i],), 1, 1, 0)
+check("os.environ.get and sys.version_info", environment_and_version, lambda i: (xs[i],), 1, 1, 0)
+check("a frame that does no tensor work on its first call", first_call_without_work,
+      lambda i: (xs[i],) if i == 0 else (xs[i], xs[i - 1]), 1, 1, 0)
+check("the rows of tensors made from constants, unpacked and iterated", rows_of_a_constant,
+      lambda i: (st.ones(2, 3, 3) * i,), 1, 1, 0)
 typed = TypedTables()
 check("a cache keyed by a size and a dtype, measured and trimmed", typed,
       lambda i: (st.ones(2, [3, 3, 4, 3, 3, 3, 3][i], dtype=([st.float64] * 3 + [st.float32] + [st.float64] * 3)[i]),),

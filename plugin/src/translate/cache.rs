@@ -508,7 +508,8 @@ impl Translator {
                 }
                 // A frame given no tensor that met none has nothing to capture, strict or
                 // not (a decorator, a helper that returns a function it made).
-                let nothing = f.tensorless && !crate::translate::convert_frame::holds_tensor(frame);
+                let holds_tensor = crate::translate::convert_frame::holds_tensor(frame);
+                let nothing = f.tensorless && !holds_tensor;
                 if (self.options.strict || wants_fullgraph(code)) && !nothing {
                     return Err(vm.new_runtime_error(format!(
                         "symtrace: {} cannot be captured whole: {} ({location})",
@@ -516,9 +517,23 @@ impl Translator {
                         f.why.message
                     )));
                 }
+                // A frame given a tensor that it did no work on under these guards (`return
+                // x if m is None else x * m`, first called with None) may capture something
+                // under others: calls that fit them run as written, the code is not skipped.
+                if f.empty
+                    && holds_tensor
+                    && !f.guards.is_empty()
+                    && state.as_written.len() < self.options.recompile_limit
+                {
+                    log::info!(target: crate::log_targets::RECOMPILES, "{what}: calls that fit the guards of this translation (nothing to capture) run as written from now on");
+                    let mut failed = GuardSet::new(f.guards);
+                    failed.weaken(vm);
+                    state.as_written.push(failed);
+                    return Ok(FrameDecision::run_default());
+                }
                 // A call that met no tensor at all (no input, no op) is not worth a second
                 // look: its code is skipped at once, as Dynamo skips a frame without tensors.
-                state.calls_without_graph += match f.tensorless {
+                state.calls_without_graph += match f.tensorless && !holds_tensor {
                     true => self.options.skip_after,
                     false => 1,
                 };

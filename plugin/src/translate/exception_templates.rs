@@ -37,6 +37,18 @@ pub(super) fn exception_template(
             "an exception raised while another was handled (made again, it would lose its __context__)",
         );
     }
+    if made.caused {
+        return unsupported(
+            Kind::Rebuild,
+            "an exception raised from a cause (made again, it would lose its __cause__)",
+        );
+    }
+    if made.crossed {
+        return unsupported(
+            Kind::Rebuild,
+            "an exception raised out of an inlined call (made again, its traceback would lack the call)",
+        );
+    }
     let args = made
         .args
         .iter()

@@ -1,5 +1,5 @@
-//! The keys by which a caller's dict is read and followed: exactly an int, a str, `None`, a
-//! dtype, or a tuple of such keys (a cache keyed by a shape and a dtype), which the
+//! The keys by which a caller's dict is read and followed: exactly an int, a str, bytes,
+//! `None`, a dtype, or a tuple of such keys (a cache keyed by a shape and a dtype), which the
 //! interpreter hashes and compares natively, so that no user code runs where a guard or a
 //! replayed store uses one. Bools and floats are left out: `True == 1` and `1.0 == 1` are
 //! one key to a dict and would be two here.
@@ -19,6 +19,8 @@ use crate::translate::values::Var;
 pub enum KeyConst {
     Int(i64),
     Str(String),
+    /// `os.environ` keys its entries by the encoded name.
+    Bytes(Vec<u8>),
     None,
     /// Hashed and compared by value (`python/dtype.rs`), made as the module's object.
     Dtype(DType),
@@ -37,6 +39,10 @@ impl KeyConst {
         if o.class().is(t.str_type) {
             let s = o.downcast_ref::<rustpython_vm::builtins::PyStr>()?;
             return s.to_str().map(|s| KeyConst::Str(s.to_owned()));
+        }
+        if o.class().is(t.bytes_type) {
+            let b = o.downcast_ref::<rustpython_vm::builtins::PyBytes>()?;
+            return Some(KeyConst::Bytes(b.as_bytes().to_vec()));
         }
         if o.class().is(t.none_type) {
             return Some(KeyConst::None);
@@ -61,6 +67,7 @@ impl KeyConst {
         match self {
             KeyConst::Int(i) => vm.ctx.new_int(*i).into(),
             KeyConst::Str(s) => vm.ctx.new_str(s.as_str()).into(),
+            KeyConst::Bytes(b) => vm.ctx.new_bytes(b.clone()).into(),
             KeyConst::None => vm.ctx.none(),
             KeyConst::Dtype(d) => dtype_object(*d, vm),
             KeyConst::Tuple(items) => vm
@@ -76,6 +83,7 @@ impl fmt::Display for KeyConst {
         match self {
             KeyConst::Int(i) => write!(f, "{i}"),
             KeyConst::Str(s) => write!(f, "{s:?}"),
+            KeyConst::Bytes(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
             KeyConst::None => write!(f, "None"),
             KeyConst::Dtype(d) => write!(f, "symtrace.{}", d.name()),
             KeyConst::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),

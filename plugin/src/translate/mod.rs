@@ -22,6 +22,7 @@ pub(crate) mod held_once;
 pub(crate) mod iterator_templates;
 pub(crate) mod key_const;
 pub(crate) mod lazy_modules;
+pub(crate) mod leaf_guards;
 pub(crate) mod loaded_modules;
 pub(crate) mod math_functions;
 pub(crate) mod misses;

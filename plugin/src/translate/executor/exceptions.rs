@@ -20,7 +20,30 @@ impl State<'_> {
                 let e = f.pop()?;
                 self.exception_to_raise(&e)?
             }
-            _ => return unsupported(Kind::Opcode, "raise ... from ..."),
+            // `raise e from cause`: the cause matters only to an exception kept or raised out
+            // of the frame, which is then not made again (`exception_template`).
+            _ => {
+                let cause = f.pop()?;
+                let e = f.pop()?;
+                let none = matches!(&cause, Var::Obj(c) if self.vm.is_none(c));
+                let exception = |o: &rustpython_vm::PyObjectRef| {
+                    o.class()
+                        .fast_issubclass(self.vm.ctx.exceptions.base_exception_type)
+                        || o.downcast_ref::<rustpython_vm::builtins::PyType>()
+                            .is_some_and(|t| {
+                                t.fast_issubclass(self.vm.ctx.exceptions.base_exception_type)
+                            })
+                };
+                if !none && !matches!(&cause, Var::Obj(c) | Var::Lazy(c, _) if exception(c)) {
+                    return unsupported(
+                        Kind::Raises,
+                        "raise ... from a cause that is no exception",
+                    );
+                }
+                let exc = self.exception_to_raise(&e)?;
+                self.note_caused(&exc);
+                exc
+            }
         };
         self.note_raised(&exc, f.handling.last());
         Ok(self.throw(f, exc, x))

@@ -275,22 +275,38 @@ impl State<'_> {
         }
         self.pending_raise = None;
         let result = self.dispatch(f, &x);
-        // An operation raised what Python raises there, under a handler of this frame: the
-        // handler gets it, as the VM's would. Out of the frame it is not followed (an
-        // inlined call that raises is rolled back, its guards with it): the raise is
-        // dropped here, so that no caller takes it for its own.
+        // An operation (or an inlined call) raised what Python raises there, under a handler
+        // of this frame: the handler gets it, as the VM's would; under one of a frame
+        // further out, this frame raises it on to its caller. Under none it is not followed
+        // (the inlined calls that raise are rolled back, their guards with them): the raise
+        // is dropped here, so that no caller takes it for its own.
         let raised = match &result {
             Err(e) => self.take_raise(e),
             Ok(_) => None,
         };
         match result {
+            // Under a handler of a frame further out, this inlined frame raises it on.
             Err(_)
-                if x.handler.is_some()
-                    && let Some(r) = raised =>
+                if let Some(r) = raised
+                    && (x.handler.is_some() || f.called_under_handler) =>
             {
-                let exc = self.new_exception(r.class, r.args)?;
-                self.note_raised(&exc, f.handling.last());
-                Ok(self.throw(f, exc, &x))
+                let exc = match r.made {
+                    Some(exc) => exc,
+                    None => {
+                        let exc = self.new_exception(r.class, r.args)?;
+                        self.note_raised(&exc, f.handling.last());
+                        exc
+                    }
+                };
+                if x.handler.is_some() {
+                    return Ok(self.throw(f, exc, &x));
+                }
+                Ok(Flow::Return(Returned {
+                    value: exc,
+                    position: x.position,
+                    yielded: false,
+                    raised: true,
+                }))
             }
             result => result.map_err(|mut e| {
                 if e.location.is_none() {

@@ -255,9 +255,12 @@ impl Check {
                 })
             }
             Check::Compare(op, rhs, expected) => {
-                // Only Python's own numbers are compared: no user `__lt__` runs in a guard.
+                // Only Python's own numbers (and bytes, `os.environ`'s values) are compared:
+                // no user `__lt__` runs in a guard.
                 let t = &vm.ctx.types;
-                (v.class().is(t.int_type) || v.class().is(t.float_type))
+                (v.class().is(t.int_type)
+                    || v.class().is(t.float_type)
+                    || v.class().is(t.bytes_type))
                     && v.rich_compare_bool(rhs, *op, vm).ok() == Some(*expected)
             }
             // Relations between two sources are checked by `Guard::holds` and the program.
@@ -271,6 +274,8 @@ fn number_text(v: &PyObject) -> String {
         i.as_bigint().to_string()
     } else if let Some(x) = v.downcast_ref::<PyFloat>() {
         format!("{:?}", x.to_f64())
+    } else if let Some(b) = v.downcast_ref::<rustpython_vm::builtins::PyBytes>() {
+        format!("b{:?}", String::from_utf8_lossy(b.as_bytes()))
     } else {
         format!("<{}>", v.class().name())
     }

@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyStr, PyType};
 use rustpython_vm::bytecode::CodeFlags;
-use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyRef};
 
 use crate::translate::breaks::reason::Kind;
@@ -17,7 +16,7 @@ use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::tensor_functions::{
-    ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name, native_operand,
+    ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name,
 };
 use crate::translate::values::{CellRef, Globals, SimGen, Var, is_plain};
 
@@ -430,9 +429,11 @@ impl State<'_> {
         args: Vec<Var>,
         kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
-        match self.inline_catching(callee, args, kwargs, false)? {
+        // Under a handler (of this frame or one further out), what the call raises goes there.
+        let qualname = callee.code.qualname.as_str().to_owned();
+        match self.inline_catching(callee, args, kwargs, self.under_handler)? {
             Ok(v) => Ok(v),
-            Err(_) => unsupported(Kind::Internal, "an uncaught exception was returned"),
+            Err(exc) => self.raise_from_call(exc, &qualname),
         }
     }
 
@@ -598,82 +599,6 @@ impl State<'_> {
             frame.slots[next] = Slot::Val(Var::Dict(Rc::new(RefCell::new(extra_kw))));
         }
         Ok(frame)
-    }
-
-    /// Run native `f` on plain values.
-    pub(super) fn plain_call(
-        &mut self,
-        f: &PyObjectRef,
-        args: Vec<Var>,
-        kwargs: Vec<(String, Var)>,
-        what: &str,
-    ) -> SimResult<Var> {
-        let vm = self.vm;
-        let mut pos = Vec::new();
-        for a in &args {
-            pos.push(self.plain_obj(a, what)?);
-        }
-        let mut kw = Vec::new();
-        for (k, v) in &kwargs {
-            kw.push((k.clone(), self.plain_obj(v, what)?));
-        }
-        let kw: rustpython_vm::function::KwArgs = kw.into_iter().collect();
-        let r = f.call(FuncArgs::new(pos, kw), vm);
-        self.native_result(r, false, what)
-    }
-
-    /// Run a tensor function or method on fakes and plain values; with sizes that change
-    /// from call to call, as `sizes` says.
-    pub(super) fn native_call(
-        &mut self,
-        f: &PyObjectRef,
-        args: Vec<Var>,
-        kwargs: Vec<(String, Var)>,
-        what: &str,
-        meta_only: bool,
-    ) -> SimResult<Var> {
-        let (args, kwargs) = self.scalars_as_inputs(what, args, kwargs)?;
-        if let Some(r) = self.full_of_input(what, f, &args, &kwargs)? {
-            return Ok(r);
-        }
-        if let Some(r) = self.symbolic_call(what, f, &args, &kwargs)? {
-            return Ok(r);
-        }
-        self.native_call_as_is(f, args, kwargs, what, meta_only)
-    }
-
-    /// Run a tensor function or method on fakes and plain values (sizes forced).
-    pub(super) fn native_call_as_is(
-        &mut self,
-        f: &PyObjectRef,
-        args: Vec<Var>,
-        kwargs: Vec<(String, Var)>,
-        what: &str,
-        meta_only: bool,
-    ) -> SimResult<Var> {
-        let vm = self.vm;
-        let mut from_fakes = false;
-        let mut pos = Vec::new();
-        for a in &args {
-            let o = self.obj(a)?;
-            from_fakes |= self.holds_fake(&o);
-            if !native_operand(&o, vm) {
-                return unsupported(Kind::Value, format!("{what} on a {}", o.class().name()));
-            }
-            pos.push(o);
-        }
-        let mut kw = Vec::new();
-        for (k, v) in &kwargs {
-            let o = self.obj(v)?;
-            from_fakes |= self.holds_fake(&o);
-            kw.push((k.clone(), o));
-        }
-        let kw: rustpython_vm::function::KwArgs = kw.into_iter().collect();
-        let r = f.call(FuncArgs::new(pos, kw), vm);
-        if meta_only {
-            return self.native_result(r, false, what);
-        }
-        self.native_result(r, from_fakes, what)
     }
 }
 

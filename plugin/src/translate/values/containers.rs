@@ -385,6 +385,10 @@ impl State<'_> {
                 if o.class().is(vm.ctx.types.range_type) || is_plain(o, vm) {
                     return plain_items(o, vm);
                 }
+                // A tensor made from constants (`i, j = tril_indices(3, 3)`): its rows.
+                if o.downcast_ref::<PyTensor>().is_some() {
+                    return self.tensor_rows(v);
+                }
                 unsupported(
                     Kind::Value,
                     format!("iteration over a {}", o.class().name()),

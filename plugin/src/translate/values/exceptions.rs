@@ -30,6 +30,11 @@ pub struct MadeException {
     /// Raised while another exception was being handled: the VM would have chained that one
     /// as its `__context__`, which a new instance would not have.
     pub chained: bool,
+    /// Raised `from` a cause (or `from None`): the VM would have set its `__cause__` and
+    /// `__suppress_context__`, which a new instance would not have.
+    pub caused: bool,
+    /// Raised out of an inlined call into a handler of its caller's.
+    pub crossed: bool,
     /// Raised: the VM would have given it a `__traceback__`. Made again, only the exception
     /// the frame raises out of itself gets one (when the replacement raises it).
     pub raised: bool,
@@ -42,6 +47,9 @@ pub struct MadeException {
 pub struct NativeRaise {
     pub class: PyRef<PyType>,
     pub args: Vec<Var>,
+    /// The exception itself, when an inlined call raised it out of its frame (`None`: made
+    /// as `class(*args)` where it is raised).
+    pub made: Option<Var>,
     /// The failure's message, which names this raise (another failure is not it).
     pub message: String,
 }
@@ -90,6 +98,8 @@ impl State<'_> {
             class,
             args,
             chained: false,
+            caused: false,
+            crossed: false,
             raised: false,
         });
         Ok(Var::Obj(object))
@@ -105,6 +115,32 @@ impl State<'_> {
         self.pending_raise = Some(NativeRaise {
             class: class.to_owned(),
             args,
+            made: None,
+            message: message.clone(),
+        });
+        unsupported(Kind::Raises, message)
+    }
+
+    /// Fail as the call whose inlined frame raised `exc` out of itself: a handler of the
+    /// calling frame gets it (or, under a handler of a frame further out, the calling frame
+    /// raises it on). Kept or raised out of the translated frame, it is not made again: its
+    /// traceback would lack the call's frames.
+    pub fn raise_from_call<T>(&mut self, exc: Var, callee: &str) -> SimResult<T> {
+        let Var::Obj(e) = &exc else {
+            return unsupported(Kind::Internal, "an exception that is no object");
+        };
+        let class = e.class().to_owned();
+        if let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(e)) {
+            m.crossed = true;
+        }
+        let message = format!(
+            "{} raised out of {callee} (an exception leaving an inlined call)",
+            class.name()
+        );
+        self.pending_raise = Some(NativeRaise {
+            class,
+            args: Vec::new(),
+            made: Some(exc),
             message: message.clone(),
         });
         unsupported(Kind::Raises, message)
@@ -125,6 +161,14 @@ impl State<'_> {
         if let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(e)) {
             m.raised = true;
             m.chained |= chained;
+        }
+    }
+
+    /// `exc` is raised `from` a cause: kept or raised out of the frame, it is not made again.
+    pub fn note_caused(&mut self, exc: &Var) {
+        let Var::Obj(e) = exc else { return };
+        if let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(e)) {
+            m.caused = true;
         }
     }
 

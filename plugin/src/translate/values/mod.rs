@@ -36,6 +36,7 @@ pub mod list_methods;
 pub mod made_dicts;
 pub mod module_stores;
 pub mod named_tuples;
+pub mod native_calls;
 pub mod native_method_forms;
 pub mod nested_functions;
 pub mod number_operands;
@@ -364,7 +365,14 @@ pub fn is_plain(obj: &PyObject, vm: &VirtualMachine) -> bool {
     {
         return true;
     }
-    if c.is(t.tuple_type) {
+    // A tuple, or a native subclass of it (`sys.version_info`, a struct sequence), which
+    // compares and hashes as a tuple does.
+    let native_tuple = c.fast_issubclass(t.tuple_type)
+        && !c
+            .slots
+            .flags
+            .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE);
+    if native_tuple {
         return obj
             .downcast_ref::<PyTuple>()
             .is_some_and(|tu| tu.as_slice().iter().all(|x| is_plain(x, vm)));

@@ -300,13 +300,31 @@ impl State<'_> {
             return Ok(None);
         }
         if let Some(v) = self.call_dunder(owner, "__bool__", Vec::new())? {
+            // Exactly a bool, or Python raises (a `__bool__` that returns `self` must not
+            // send the simulation round again).
+            let is_bool =
+                |o: &rustpython_vm::PyObjectRef| o.class().is(self.vm.ctx.types.bool_type);
+            if !matches!(&v, Var::Obj(o) | Var::Lazy(o, _) if is_bool(o)) {
+                return Err(Unsupported::new(
+                    Kind::Raises,
+                    "__bool__ should return bool (TypeError)",
+                ));
+            }
             return Ok(Some(v));
         }
         if let Some(n) = self.call_dunder(owner, "__len__", Vec::new())? {
             let n = self.plain_obj(&n, "__len__()")?;
-            let truth = n.try_to_bool(self.vm).map_err(|_| {
-                Unsupported::new(Kind::Raises, "__len__() should return an int (TypeError)")
-            })?;
+            // An int of at least 0, or Python raises (TypeError, ValueError).
+            let len = n
+                .downcast_ref::<rustpython_vm::builtins::PyInt>()
+                .filter(|i| !num_traits::Signed::is_negative(i.as_bigint()));
+            let Some(len) = len else {
+                return Err(Unsupported::new(
+                    Kind::Raises,
+                    "__len__() should return an int >= 0 (TypeError, ValueError)",
+                ));
+            };
+            let truth = !num_traits::Zero::is_zero(len.as_bigint());
             return Ok(Some(Var::Obj(self.vm.ctx.new_bool(truth).into())));
         }
         Ok(Some(Var::Obj(self.vm.ctx.new_bool(true).into())))
