@@ -57,6 +57,9 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // (`full_like`, `new_full`, `full` of it, `lerp` by it) twice per dtype: `lerp`'s
     // `abs(weight) < 0.5` changes once, its outcome guarded.
     assert_eq!(translations(&out, "floats"), 9, "{out}");
+    // A position counter compared with, added to and multiplied into int64 tensors over 12
+    // calls: specialized once, then a 0-d int64 input.
+    assert_eq!(translations(&out, "int_positions"), 2, "{out}");
     // Over 100 calls: `lr > 0.05` true, then false (its condition is guarded); `step == 0`
     // recompiles once on the int, which is then compared by condition too.
     assert!(translations(&out, "branches") <= 4, "{out}");

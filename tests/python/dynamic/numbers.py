@@ -399,7 +399,28 @@ def ring_buffer():
         assert a.tolist() == b.tolist() and r.buf.tolist() == eager.buf.tolist(), (i, a, b)
 
 
+class Positions:
+    # A decoding step's position against int tensors: a mask of the positions filled so far
+    # (`arange(n) < pos`), positions shifted and scaled by it; exact in int64.
+    def __init__(self):
+        self.pos = 0
+
+    def __call__(self, ids):
+        self.pos += 1
+        return st.arange(6) < self.pos, ids + self.pos, self.pos * ids - 1, ids == self.pos
+
+
+def int_positions():
+    traced, eager = Positions(), Positions()
+    f = st.compile(traced)
+    ids = st.tensor([0, 3, -2, 7])
+    for _ in range(12):
+        a, b = f(ids), eager(ids)
+        assert [(v.dtype, v.tolist()) for v in a] == [(v.dtype, v.tolist()) for v in b]
+
+
 count("floats", floats)
+count("int_positions", int_positions)
 count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)

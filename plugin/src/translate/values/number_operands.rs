@@ -81,7 +81,7 @@ impl State<'_> {
         let Some(source) = n.as_source() else {
             return Ok(None);
         };
-        if !dtype.is_float() {
+        if !(dtype.is_float() || exact_int_op(op, dtype, &scalar)) {
             return Ok(None);
         }
         let fake = Var::Tensor(self.number_input(&n.value, &source, dtype)?);
@@ -98,6 +98,7 @@ impl State<'_> {
     /// that type is a float type (an int tensor's integer arithmetic stays specialized).
     pub(crate) fn number_operand(
         &mut self,
+        op: Option<BinaryOperator>,
         v: &Var,
         other: &Var,
     ) -> SimResult<Option<PyObjectRef>> {
@@ -130,7 +131,12 @@ impl State<'_> {
             return Ok(None);
         };
         let dtype = crate::tensor::dtype::weak_scalar_dtype(scalar, tensor_dtype);
-        if !dtype.is_float() {
+        // A comparison (`op` None) of an int tensor with an int is exact in int64 too.
+        let exact_int = match op {
+            Some(op) => exact_int_op(op, dtype, &scalar),
+            None => exact_int_op(BinaryOperator::Add, dtype, &scalar),
+        };
+        if !(dtype.is_float() || exact_int) {
             return Ok(None);
         }
         let (o, source) = (o.clone(), source.clone());
@@ -141,4 +147,26 @@ impl State<'_> {
 /// Whether `v` is a tensor made during the call from constants (not a graph value).
 fn constant_tensor(v: &Var) -> bool {
     matches!(v, Var::Obj(o) if o.downcast_ref::<crate::tensor::PyTensor>().is_some())
+}
+
+/// Whether `op` of an int64 tensor and the int `scalar` computes the same with the int as a
+/// 0-d int64 input: `+ - *` (and comparisons), the int small enough that no conversion of
+/// it differs (`scalar_input`'s bound).
+fn exact_int_op(
+    op: BinaryOperator,
+    dtype: crate::tensor::DType,
+    scalar: &crate::tensor::Scalar,
+) -> bool {
+    use BinaryOperator as B;
+    dtype == crate::tensor::DType::Int64
+        && matches!(scalar, crate::tensor::Scalar::Int(i) if i.unsigned_abs() <= 1 << 24)
+        && matches!(
+            op,
+            B::Add
+                | B::Subtract
+                | B::Multiply
+                | B::InplaceAdd
+                | B::InplaceSubtract
+                | B::InplaceMultiply
+        )
 }

@@ -259,7 +259,7 @@ impl State<'_> {
             return self.tensor_inplace(op, a, b);
         }
         let tensors = self.is_tensor(a) || self.is_tensor(b);
-        let (x, y) = self.operands(a, b, tensors)?;
+        let (x, y) = self.operands(Some(op), a, b, tensors)?;
         if !tensors
             && not_inplace(op) == BinaryOperator::Or
             && union_operand(&x, vm)
@@ -308,15 +308,16 @@ impl State<'_> {
     /// changes no graph.
     fn operands(
         &mut self,
+        op: Option<BinaryOperator>,
         a: &Var,
         b: &Var,
         tensors: bool,
     ) -> SimResult<(PyObjectRef, PyObjectRef)> {
         if tensors {
-            if let Some(n) = self.number_operand(a, b)? {
+            if let Some(n) = self.number_operand(op, a, b)? {
                 return Ok((n, self.obj(b)?));
             }
-            if let Some(n) = self.number_operand(b, a)? {
+            if let Some(n) = self.number_operand(op, b, a)? {
                 return Ok((self.obj(a)?, n));
             }
         }
@@ -381,7 +382,7 @@ impl State<'_> {
             return Ok(Var::Obj(vm.ctx.new_bool(r).into()));
         }
         let (a, b) = &self.compared_scalars(a, b)?;
-        let (x, y) = self.operands(a, b, tensors)?;
+        let (x, y) = self.operands(None, a, b, tensors)?;
         let ok = if tensors {
             operand_ok(&x, vm) && operand_ok(&y, vm)
         } else {

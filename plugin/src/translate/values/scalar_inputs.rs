@@ -192,16 +192,20 @@ impl State<'_> {
         .map(Some)
     }
 
-    /// `a op b` of a float tensor and a deferred number (`x > self.t` after `self.t += dt`):
-    /// the number as a 0-d graph input of the tensor's dtype, as eager compares them (the
-    /// number rounded to that dtype first). A number read from the frame is such an input
-    /// already (`number_operand`).
+    /// `a op b` of a float tensor and a deferred number (`x > self.t` after `self.t += dt`),
+    /// or of an int64 tensor and a deferred int: the number as a 0-d graph input of the
+    /// tensor's dtype, as eager compares them (the number rounded to that dtype first). A
+    /// number read from the frame is such an input already (`number_operand`).
     pub(crate) fn compared_scalars(&mut self, a: &Var, b: &Var) -> SimResult<(Var, Var)> {
+        // A float tensor, or an int64 one beside an int (`arange(n) < self.pos`: exact in
+        // int64), traced or made from constants.
         let float_fake = |s: &Self, v: &Var| {
-            s.is_fake(v)
+            let constant =
+                matches!(v, Var::Obj(o) if o.downcast_ref::<crate::tensor::PyTensor>().is_some());
+            (s.is_fake(v) || constant)
                 .then(|| s.tensor_dtype(v))
                 .flatten()
-                .filter(|d| d.is_float())
+                .filter(|d| d.is_float() || *d == DType::Int64)
         };
         if matches!(b, Var::Num(_))
             && let Some(dtype) = float_fake(self, a)
