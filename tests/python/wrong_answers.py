@@ -3,6 +3,9 @@ computes. tests/wrong_answers.rs runs this script plain, under `--plugin symtrac
 `trace_all=1` and with `backend=roundtrip`, and requires the same output from every run: the
 program behaves exactly as without the plugin. Each case calls its function several times,
 changing what a translation relied on between calls; a case that raises prints what."""
+import collections
+import operator
+
 import symtrace as st
 
 
@@ -1122,3 +1125,64 @@ def _():
         show("random draws, branch", drawn_branch(x, box))
         show("random draws, box", round(box["p"], 12))
     show("random draws, state at the end", random.getrandbits(32))
+
+
+# 35. A set made in the call and changed while a loop iterates it: Python raises
+# RuntimeError; the simulation iterated a copy of its items and returned a result. A set's
+# iterator held at the end was made again over a tuple of its items (another type, blind to
+# a later change of the set: CPython's test_iterlen), and a deque's over `islice` of it
+# (reporting no length left).
+def set_grown_in_loop(x):
+    s = {1, 2, 3}
+    for v in s:
+        x = x + v
+        if v == 1:
+            s.add(10)
+    return x
+
+
+def set_shrunk_between_steps(x):
+    s = {1, 2, 3}
+    it = iter(s)
+    next(it)
+    s.discard(3)
+    return x + next(it)
+
+
+def set_iterator_kept(x):
+    s = {1, 2, 3}
+    return x * 2, iter(s), s.pop
+
+
+def deque_iterator_kept(x):
+    d = collections.deque(range(5))
+    it = iter(d)
+    next(it)
+    return x * 2, it, d.pop
+
+
+@case("sets changed while iterated")
+def _():
+    for _ in range(2):
+        for fn in (set_grown_in_loop, set_shrunk_between_steps):
+            try:
+                show(f"{fn.__name__}", fn(st.ones(2)))
+            except RuntimeError as e:
+                show(f"{fn.__name__} raised", e)
+        y, it, pop = set_iterator_kept(st.ones(2))
+        show("set iterator kept, type", type(it).__name__)
+        show("set iterator kept, first", next(it))
+        pop()
+        try:
+            next(it)
+            show("set iterator kept", "no error")
+        except RuntimeError as e:
+            show("set iterator kept raised", e)
+        y, it, pop = deque_iterator_kept(st.ones(2))
+        show("deque iterator kept", (type(it).__name__, operator.length_hint(it), next(it)))
+        pop()
+        try:
+            next(it)
+            show("deque iterator kept", "no error")
+        except RuntimeError as e:
+            show("deque iterator kept raised", e)

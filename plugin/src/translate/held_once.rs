@@ -204,6 +204,7 @@ impl Walk {
                         self.exclusive(Rc::as_ptr(list) as usize)
                     }
                     Stepper::Deque { deque, .. } => self.value(&Var::Deque(deque.clone())),
+                    Stepper::Set { set, .. } => self.value(&Var::Set(set.clone())),
                     Stepper::Caller { items, .. } => items.iter().try_for_each(|x| self.value(x)),
                     Stepper::Enumerate { inner, .. } => self.value(inner),
                     Stepper::Zip { inners } => inners.iter().try_for_each(|x| self.value(x)),

@@ -49,11 +49,53 @@ pub(super) fn stepper_template(
             };
             list_of(state, rest, outputs, index)
         }
-        // The rest of a deque's items, through an iterator of the deque itself, which
-        // raises as the one it stands for would at a change.
-        Stepper::Deque { deque, next, .. } => {
+        // The deque's own iterator at the position reached (`type(iter(d))(d, next)`, the
+        // constructor its pickling uses): it reports the length left and raises at a change
+        // of the deque, as the one it stands for does. Changed since that one was made, the
+        // deque made again would not make its next step raise.
+        Stepper::Deque {
+            deque,
+            next,
+            changes,
+        } => {
+            if deque.borrow().changes != *changes {
+                return unsupported(
+                    Kind::Rebuild,
+                    "an iterator over a deque that changed since, at a graph break",
+                );
+            }
             let over = build(state, &Var::Deque(deque.clone()), outputs, index)?;
-            islice_from(over, *next, vm)
+            let iterator_type =
+                crate::translate::loaded_modules::loaded_attr("collections", "deque", vm)
+                    .and_then(|d| d.call((), vm).ok())
+                    .and_then(|d| d.get_iter(vm).ok())
+                    .map(|i| i.class().to_owned())
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "the deque iterator type"))?;
+            Ok(Template::New(
+                iterator_type.into(),
+                vec![over, Template::Const(vm.ctx.new_int(*next).into())],
+            ))
+        }
+        // The set's own iterator, made again where the one it stands for has yielded
+        // nothing and its set is as it was then (its hint, which any change of the set
+        // sets to 0, is the same; an empty set's says nothing).
+        Stepper::Set {
+            native,
+            set,
+            hint,
+            next,
+        } => {
+            let unchanged = *hint > 0
+                && crate::translate::values::iterators::length_hint(native, vm) == Some(*hint);
+            if *next > 0 || !unchanged {
+                return unsupported(
+                    Kind::Rebuild,
+                    "an iterator over a set made in the call, stepped or the set changed since \
+                     or empty, at a graph break",
+                );
+            }
+            let set = build(state, &Var::Set(set.clone()), outputs, index)?;
+            Ok(Template::Iter(Box::new(set)))
         }
         Stepper::Caller {
             origin: Some(origin),

@@ -20,7 +20,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::source::Source;
-use crate::translate::state::{SimResult, State, is_dict, unsupported};
+use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::itertools::Itertool;
 use crate::translate::values::{DictIter, Var, ViewKind};
 
@@ -51,6 +51,16 @@ pub enum Stepper {
         deque: crate::translate::values::deques::DequeRef,
         next: usize,
         changes: u64,
+    },
+    /// Over a set made during the simulation: the interpreter's own iterator of it, stepped
+    /// natively, so that a change of the set makes the next step raise as when run (any
+    /// change, not only of its size), and the count of items it yielded. `hint`: its
+    /// `__length_hint__` when it was made, which stays the same while the set does.
+    Set {
+        native: PyObjectRef,
+        set: PyObjectRef,
+        hint: usize,
+        next: usize,
     },
     /// `reversed()` of a list made during the simulation: the position of the next item,
     /// counting down; read at each step, as Python's reverse list iterator reads it.
@@ -124,6 +134,29 @@ impl State<'_> {
                 next: 0,
                 changes: d.borrow().changes,
             }),
+            Var::Set(set) => {
+                if set.length(vm).unwrap_or(usize::MAX) > crate::translate::state::MAX_UNROLL {
+                    return unsupported(
+                        Kind::Limit,
+                        format!(
+                            "a loop of more than {} iterations",
+                            crate::translate::state::MAX_UNROLL
+                        ),
+                    );
+                }
+                let native: PyObjectRef = set
+                    .get_iter(vm)
+                    .map_err(|_| Unsupported::new(Kind::Internal, "the iterator of a set"))?
+                    .into();
+                let hint = length_hint(&native, vm)
+                    .ok_or_else(|| Unsupported::new(Kind::Internal, "a set iterator's hint"))?;
+                stepper(Stepper::Set {
+                    native,
+                    set: set.clone(),
+                    hint,
+                    next: 0,
+                })
+            }
             Var::CallerView(view) => {
                 let items = self.items(v)?;
                 stepper(Stepper::Caller {
@@ -320,6 +353,22 @@ impl State<'_> {
                 *next += usize::from(item.is_some());
                 Next::Done(item)
             }
+            Stepper::Set { native, next, .. } => {
+                use rustpython_vm::protocol::{PyIter, PyIterReturn};
+                match PyIter::new(native.clone()).next(vm) {
+                    Ok(PyIterReturn::Return(o)) => {
+                        *next += 1;
+                        Next::Done(Some(self.set_member(o)))
+                    }
+                    Ok(PyIterReturn::StopIteration(_)) => Next::Done(None),
+                    Err(_) => {
+                        return unsupported(
+                            Kind::Raises,
+                            "Set changed size during iteration (RuntimeError)",
+                        );
+                    }
+                }
+            }
             Stepper::ListReversed { list, next } => {
                 let item = next.and_then(|i| list.borrow().get(i).cloned());
                 *next = match (item.is_some(), *next) {
@@ -381,4 +430,12 @@ impl State<'_> {
             }
         }
     }
+}
+
+/// `it.__length_hint__()` of a native iterator.
+pub fn length_hint(it: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> Option<usize> {
+    vm.call_method(it, "__length_hint__", ())
+        .ok()?
+        .try_into_value::<usize>(vm)
+        .ok()
 }
