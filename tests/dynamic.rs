@@ -60,6 +60,8 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // A position counter compared with, added to and multiplied into int64 tensors over 12
     // calls: specialized once, then a 0-d int64 input.
     assert_eq!(translations(&out, "int_positions"), 2, "{out}");
+    // The first call fixes the step; from the second, every item is read per call.
+    assert_eq!(translations(&out, "indexed_items"), 2, "{out}");
     // Over 100 calls: `lr > 0.05` true, then false (its condition is guarded); `step == 0`
     // recompiles once on the int, which is then compared by condition too.
     assert!(translations(&out, "branches") <= 4, "{out}");

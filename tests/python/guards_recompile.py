@@ -193,8 +193,10 @@ check("bound method attribute: unchanged hits", hr(a), a * 2.0 + 1, recompiles=2
 scale.k = 3.0
 check("bound method's object changed", hr(a), a * 3.0 + 1)
 
-# An index is guarded by value, whatever the dynamic policy: each new one translates again.
-WEIGHTS = [0.5 * k for k in range(12)]
+# A dict's key is guarded by value, whatever the dynamic policy: each new one translates
+# again. (A list's item at an int that changes per call is read per call instead:
+# tests/python/dynamic/numbers.py.)
+WEIGHTS = {k: 0.5 * k for k in range(12)}
 
 
 def weighted(x, n):

@@ -117,7 +117,23 @@ impl Specialization {
         match self.dynamic {
             Dynamic::Never => false,
             Dynamic::Always => true,
-            Dynamic::Auto => is_float || self.changed.contains(source),
+            // An item at an index that changes per call changes with it.
+            Dynamic::Auto => {
+                is_float
+                    || self.changed.contains(source)
+                    || matches!(source, Source::At(_, index) if self.computed_from_input(index))
+            }
+        }
+    }
+
+    /// Whether an int computed from the frame's numbers (`self.step + 1`) changes per call:
+    /// one of them does.
+    fn computed_from_input(&self, source: &Source) -> bool {
+        match source {
+            Source::Arith(_, a, b) => self.computed_from_input(a) || self.computed_from_input(b),
+            Source::Math(_, a) => self.computed_from_input(a),
+            Source::Object(_) => false,
+            other => self.number_is_input(other, false),
         }
     }
 

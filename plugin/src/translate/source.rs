@@ -7,7 +7,7 @@
 use std::fmt;
 
 use rustpython_vm::builtins::{PyCode, PyStrInterned};
-use rustpython_vm::builtins::{PyDict, PyFunction, PyTuple};
+use rustpython_vm::builtins::{PyDict, PyFunction, PyInt, PyList, PyTuple};
 use rustpython_vm::bytecode::{CO_FAST_CELL, CO_FAST_FREE, Opcode};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObjectRef, VirtualMachine};
@@ -39,6 +39,10 @@ pub enum Source {
     /// The value of a dictionary under an object hashed by its identity (an optimizer's state
     /// keyed by a parameter tensor), the key read from its own source per call.
     IdKey(Box<Source>, Box<Source>),
+    /// An element of a list or tuple at an index computed per call (a schedule's
+    /// `self.sigmas[self.step]`, the step a counter): read only from a sequence the call does
+    /// not change, the index an exact int, negative from the end as Python's.
+    At(Box<Source>, Box<Source>),
     /// A global of a function (read from its `__globals__`): an inlined function's globals.
     FnGlobal(Box<Source>, String),
     /// The content of a function's closure cell (`fn.__closure__[i].cell_contents`).
@@ -189,6 +193,10 @@ impl Source {
         Source::IdKey(Box::new(self), Box::new(key))
     }
 
+    pub fn at(self, index: Source) -> Source {
+        Source::At(Box::new(self), Box::new(index))
+    }
+
     /// The value this source names in `frame`, read without running Python code: attributes
     /// come from the instance dictionary only (a guard must not call `__getattr__`).
     pub fn resolve(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Option<PyObjectRef> {
@@ -203,7 +211,7 @@ impl Source {
     pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
         match self {
             Source::Object(o) => f(&mut o.0),
-            Source::Arith(_, a, b) | Source::IdKey(a, b) => {
+            Source::Arith(_, a, b) | Source::IdKey(a, b) | Source::At(a, b) => {
                 a.idents_mut(f);
                 b.idents_mut(f);
             }
@@ -250,7 +258,10 @@ impl Source {
             | Source::Draw(_)
             | Source::Arith(..)
             | Source::Math(..) => None,
-            Source::TypeOf(b) | Source::InstanceDict(b) | Source::IdKey(b, _) => Some(b),
+            Source::TypeOf(b)
+            | Source::InstanceDict(b)
+            | Source::IdKey(b, _)
+            | Source::At(b, _) => Some(b),
             Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
@@ -323,6 +334,27 @@ impl Source {
                 dict_storage(parent?, vm)?
                     .inner_getitem_opt(&*key, vm)
                     .ok()
+                    .flatten()
+            }
+            Source::At(_, index) => {
+                let sequence = parent?;
+                let index = index.resolve(frame, vm)?;
+                if !index.class().is(vm.ctx.types.int_type) {
+                    return None;
+                }
+                let index =
+                    num_traits::ToPrimitive::to_i64(index.downcast_ref::<PyInt>()?.as_bigint())?;
+                let len = match sequence.downcast_ref::<PyTuple>() {
+                    Some(t) if sequence.class().is(vm.ctx.types.tuple_type) => t.len(),
+                    _ if sequence.class().is(vm.ctx.types.list_type) => {
+                        sequence.downcast_ref::<PyList>()?.borrow_vec().len()
+                    }
+                    _ => return None,
+                } as i64;
+                let position = if index < 0 { index + len } else { index };
+                (0..len)
+                    .contains(&position)
+                    .then(|| item(&sequence, position as usize, vm))
                     .flatten()
             }
             Source::FnGlobal(_, name) => {
@@ -406,7 +438,7 @@ impl fmt::Display for Source {
             Source::Item(b, i) => write!(f, "{b}[{i}]"),
             Source::Key(b, k) => write!(f, "{b}[{k:?}]"),
             Source::ConstKey(b, k) => write!(f, "{b}[{k}]"),
-            Source::IdKey(b, k) => write!(f, "{b}[{k}]"),
+            Source::IdKey(b, k) | Source::At(b, k) => write!(f, "{b}[{k}]"),
             Source::FnGlobal(b, n) => write!(f, "{b}.__globals__['{n}']"),
             Source::Closure(b, i) => write!(f, "{b}.__closure__[{i}].cell_contents"),
             Source::CellOf(c) => match &**c {
@@ -500,6 +532,7 @@ impl Source {
             | Source::CellOf(_)
             | Source::ConstKey(..)
             | Source::IdKey(..)
+            | Source::At(..)
             | Source::NativeAttr(..)
             | Source::ClassAttr(..)
             | Source::DefaultDType
@@ -513,7 +546,9 @@ impl Source {
     pub fn has_draw(&self) -> bool {
         match self {
             Source::Draw(_) => true,
-            Source::Arith(_, a, b) | Source::IdKey(a, b) => a.has_draw() || b.has_draw(),
+            Source::Arith(_, a, b) | Source::IdKey(a, b) | Source::At(a, b) => {
+                a.has_draw() || b.has_draw()
+            }
             Source::Math(_, a) => a.has_draw(),
             other => other.parent().is_some_and(Source::has_draw),
         }
@@ -567,7 +602,7 @@ impl Source {
                 b.load_const(k.object(vm));
                 b.emit(Opcode::BinaryOp, SUBSCR);
             }
-            Source::IdKey(base, k) => {
+            Source::IdKey(base, k) | Source::At(base, k) => {
                 base.emit_load(b)?;
                 k.emit_load(b)?;
                 b.emit(Opcode::BinaryOp, SUBSCR);

@@ -4,7 +4,8 @@ read, incremented and stored back (global, attribute, dict item) is computed aga
 replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
 (`step % every == 0`) guards the condition, as `min`/`max` of it does, and `math.cos`, `exp`, `log`... of it are
 called again by the replacement; a float computed from it compared with a constant or looked up in a list of
-numbers guards the outcome; a loop split by a break whose body adds its counter recompiles once, not per
+numbers guards the outcome; an item of a list or tuple at a counter (a schedule's `sigmas[step]`, a ring
+of buffers' `bufs[step % n]`) is read per call; a loop split by a break whose body adds its counter recompiles once, not per
 iteration. Every result equals eager. Prints `translations <name> <n>` per case."""
 import math
 
@@ -419,8 +420,43 @@ def int_positions():
         assert [(v.dtype, v.tolist()) for v in a] == [(v.dtype, v.tolist()) for v in b]
 
 
+class Sampler:
+    # A sampler's schedule read at its step (a list of floats, the next one too), a ring of
+    # buffers read at the step modulo its length, a tuple of ints read from the end.
+    def __init__(self):
+        self.step = 0
+        self.sigmas = [10.0 * 0.8**k for k in range(12)]
+        self.bufs = [st.full((3,), float(k)) for k in range(3)]
+        self.ts = tuple(range(900, 0, -100))
+
+    def __call__(self, x):
+        s, s_next = self.sigmas[self.step], self.sigmas[self.step + 1]
+        b = self.bufs[self.step % 3]
+        t = self.ts[-1 - self.step]
+        self.step += 1
+        return x + (x / s) * (s_next - s) + b * (t / 1000.0)
+
+
+def indexed_items():
+    traced, eager = Sampler(), Sampler()
+    f = st.compile(traced)
+    for _ in range(9):
+        assert f(x).tolist() == eager(x).tolist()
+    # Past the end of the schedule: IndexError, as written.
+    for sampler in (traced, eager):
+        sampler.step = 11
+    errors = []
+    for call in (f, eager):
+        try:
+            call(x)
+        except IndexError as e:
+            errors.append(str(e))
+    assert errors == ["list index out of range"] * 2, errors
+
+
 count("floats", floats)
 count("int_positions", int_positions)
+count("indexed_items", indexed_items)
 count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)

@@ -26,6 +26,7 @@ pub mod exceptions;
 pub mod heap_queues;
 pub mod identity;
 pub mod identity_sets;
+pub mod indexed_items;
 pub mod input_writes;
 pub mod iterators;
 pub mod itertools;

@@ -305,7 +305,7 @@ impl State<'_> {
 
     /// `v` as an operand of a deferred number: an int or a float (exactly, not a subclass,
     /// not a bool), read from the frame, deferred already, or a constant.
-    fn num_operand(&self, v: &Var) -> Option<Rc<Num>> {
+    pub(crate) fn num_operand(&self, v: &Var) -> Option<Rc<Num>> {
         let t = &self.vm.ctx.types;
         let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         match v {

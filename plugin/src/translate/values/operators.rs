@@ -231,6 +231,13 @@ impl State<'_> {
         if let Some(r) = self.enum_operands(op, a, b)? {
             return Ok(r);
         }
+        // The caller's list read at an index that changes per call, as the replacement reads it.
+        if op == BinaryOperator::Subscr
+            && let Var::Lazy(o, source) = a
+            && let Some(v) = self.item_at_changing_index(o, source, b)?
+        {
+            return Ok(v);
+        }
         // Any other operator uses a deferred number's value.
         let (a, b) = (&self.forced(a)?, &self.forced(b)?);
         if op == BinaryOperator::Subscr {
