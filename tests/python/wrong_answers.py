@@ -1131,7 +1131,8 @@ def _():
 # RuntimeError; the simulation iterated a copy of its items and returned a result. A set's
 # iterator held at the end was made again over a tuple of its items (another type, blind to
 # a later change of the set: CPython's test_iterlen), and a deque's over `islice` of it
-# (reporting no length left).
+# (reporting no length left); a deque's reversed, over a tuple of its items, and stepped
+# in a loop over a copy (blind to the deque growing).
 def set_grown_in_loop(x):
     s = {1, 2, 3}
     for v in s:
@@ -1161,10 +1162,26 @@ def deque_iterator_kept(x):
     return x * 2, it, d.pop
 
 
+def deque_grown_in_reversed_loop(x):
+    d = collections.deque([1, 2, 3])
+    for v in reversed(d):
+        x = x + v
+        if v == 2:
+            d.append(9)
+    return x
+
+
+def reversed_deque_kept(x):
+    d = collections.deque(range(5))
+    it = reversed(d)
+    next(it)
+    return x * 2, it, d.pop
+
+
 @case("sets changed while iterated")
 def _():
     for _ in range(2):
-        for fn in (set_grown_in_loop, set_shrunk_between_steps):
+        for fn in (set_grown_in_loop, set_shrunk_between_steps, deque_grown_in_reversed_loop):
             try:
                 show(f"{fn.__name__}", fn(st.ones(2)))
             except RuntimeError as e:
@@ -1186,3 +1203,11 @@ def _():
             show("deque iterator kept", "no error")
         except RuntimeError as e:
             show("deque iterator kept raised", e)
+        y, it, pop = reversed_deque_kept(st.ones(2))
+        show("reversed deque kept", (type(it).__name__, operator.length_hint(it), next(it)))
+        pop()
+        try:
+            next(it)
+            show("reversed deque kept", "no error")
+        except RuntimeError as e:
+            show("reversed deque kept raised", e)

@@ -49,14 +49,15 @@ pub(super) fn stepper_template(
             };
             list_of(state, rest, outputs, index)
         }
-        // The deque's own iterator at the position reached (`type(iter(d))(d, next)`, the
-        // constructor its pickling uses): it reports the length left and raises at a change
-        // of the deque, as the one it stands for does. Changed since that one was made, the
-        // deque made again would not make its next step raise.
+        // The deque's own iterator (or reverse iterator) at the position reached
+        // (`type(iter(d))(d, next)`, the constructor its pickling uses): it reports the length
+        // left and raises at a change of the deque, as the one it stands for does. Changed
+        // since that one was made, the deque made again would not make its next step raise.
         Stepper::Deque {
             deque,
             next,
             changes,
+            reversed,
         } => {
             if deque.borrow().changes != *changes {
                 return unsupported(
@@ -68,7 +69,10 @@ pub(super) fn stepper_template(
             let iterator_type =
                 crate::translate::loaded_modules::loaded_attr("collections", "deque", vm)
                     .and_then(|d| d.call((), vm).ok())
-                    .and_then(|d| d.get_iter(vm).ok())
+                    .and_then(|d| match reversed {
+                        true => vm.call_method(&d, "__reversed__", ()).ok(),
+                        false => d.get_iter(vm).ok().map(Into::into),
+                    })
                     .map(|i| i.class().to_owned())
                     .ok_or_else(|| Unsupported::new(Kind::Internal, "the deque iterator type"))?;
             Ok(Template::New(

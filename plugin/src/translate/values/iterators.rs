@@ -51,6 +51,8 @@ pub enum Stepper {
         deque: crate::translate::values::deques::DequeRef,
         next: usize,
         changes: u64,
+        /// `reversed(d)`: the position counts from the end.
+        reversed: bool,
     },
     /// Over a set made during the simulation: the interpreter's own iterator of it, stepped
     /// natively, so that a change of the set makes the next step raise as when run (any
@@ -133,6 +135,7 @@ impl State<'_> {
                 deque: d.clone(),
                 next: 0,
                 changes: d.borrow().changes,
+                reversed: false,
             }),
             Var::Set(set) => {
                 if set.length(vm).unwrap_or(usize::MAX) > crate::translate::state::MAX_UNROLL {
@@ -250,7 +253,17 @@ impl State<'_> {
                     next: n.checked_sub(1),
                 })
             }
-            Var::Lazy(o, source) if is_dict(o, vm) || o.class().is(vm.ctx.types.list_type) => {
+            Var::Deque(d) => stepper(Stepper::Deque {
+                deque: d.clone(),
+                next: 0,
+                changes: d.borrow().changes,
+                reversed: true,
+            }),
+            Var::Lazy(o, source)
+                if is_dict(o, vm)
+                    || o.class().is(vm.ctx.types.list_type)
+                    || crate::translate::values::deques::is_native_deque(o) =>
+            {
                 let mut items = self.items(v)?;
                 items.reverse();
                 stepper(Stepper::Caller {
@@ -341,6 +354,7 @@ impl State<'_> {
                 deque,
                 next,
                 changes,
+                reversed,
             } => {
                 let q = deque.borrow();
                 if q.changes != *changes {
@@ -349,7 +363,11 @@ impl State<'_> {
                         "deque mutated during iteration (RuntimeError)",
                     );
                 }
-                let item = q.items.get(*next).cloned();
+                let at = match reversed {
+                    true => q.items.len().checked_sub(*next + 1),
+                    false => Some(*next),
+                };
+                let item = at.and_then(|i| q.items.get(i).cloned());
                 *next += usize::from(item.is_some());
                 Next::Done(item)
             }
