@@ -124,6 +124,31 @@ def missing_key_not_caught(x, table):
     return y * scale
 
 
+def missing_attribute(x, cfg):
+    y = x * 2.0
+    try:
+        scale = cfg.scale
+    except AttributeError as e:
+        # The VM's AttributeError: its name, its object, its message.
+        events.append((e.name, e.obj is cfg, str(e), e.args))
+        scale = 0.5
+    return y * scale
+
+
+def index_past_the_end(x, items):
+    y = x + 1.0
+    try:
+        first_extra = items[3]
+    except IndexError as e:
+        events.append(repr(e))
+        first_extra = 0.0
+    return y * first_extra
+
+
+class Config:
+    pass
+
+
 def read_scale(table):
     return table["scale"]
 
@@ -268,6 +293,12 @@ check_equal("an exception from an inlined call under no handler", no_handler_for
 check("a missing key caught as KeyError", missing_key, (x, {}), 1, 0)
 check("the same frame, the key present", missing_key, (x, {"scale": 3.0}), 1, 0)
 check("a missing key that no handler catches", missing_key_not_caught, (x, {}), None, None)
+# So do a read of a missing attribute of the caller's object (AttributeError, with its name
+# and obj) and of an index past the end of a list or tuple (IndexError).
+check("a missing attribute caught as AttributeError", missing_attribute, (x, Config()), 1, 0)
+check("an index past the end caught as IndexError", index_past_the_end, (x, [1.0, 2.0]), 1, 0)
+check("the same frame, a tuple", index_past_the_end, (x, (1.0,)), 1, 0)
+check("the same frame, the index in range", index_past_the_end, (x, [1.0, 2.0, 3.0, 4.0]), 1, 0)
 
 
 @st.disable

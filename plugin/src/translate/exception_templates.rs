@@ -43,6 +43,12 @@ pub(super) fn exception_template(
             "an exception raised from a cause (made again, it would lose its __cause__)",
         );
     }
+    if !made.attributes.is_empty() {
+        return unsupported(
+            Kind::Rebuild,
+            "an exception the VM sets attributes on (made again, an AttributeError would lack its name and obj)",
+        );
+    }
     if made.crossed {
         return unsupported(
             Kind::Rebuild,

@@ -293,7 +293,7 @@ impl State<'_> {
                 let exc = match r.made {
                     Some(exc) => exc,
                     None => {
-                        let exc = self.new_exception(r.class, r.args)?;
+                        let exc = self.new_exception_with(r.class, r.args, r.attributes)?;
                         self.note_raised(&exc, f.handling.last());
                         exc
                     }

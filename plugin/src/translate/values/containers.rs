@@ -23,7 +23,7 @@ impl State<'_> {
             Var::Tuple(_) | Var::List(_) => {
                 let items = self.items(a)?;
                 let key = self.plain_obj(b, "an index")?;
-                index_items(&items, &key, matches!(a, Var::List(_)), vm)
+                self.item_of(&items, &key, matches!(a, Var::List(_)))
             }
             Var::Dict(d) => {
                 let key = self.key(b)?;
@@ -53,7 +53,7 @@ impl State<'_> {
             Var::Deque(d) => self.deque_item(d, b),
             Var::NamedTuple(_, items) => {
                 let key = self.plain_obj(b, "an index")?;
-                index_items(items, &key, false, vm)
+                self.item_of(items, &key, false)
             }
             Var::Lazy(o, source) if is_dict(o, vm) => {
                 let k = self.caller_key(b, "a dictionary read")?;
@@ -66,7 +66,7 @@ impl State<'_> {
             Var::Lazy(o, source) if self.lazy_items(o, source)?.is_some() => {
                 let items = self.lazy_items(o, source)?.expect("a sequence");
                 let key = self.plain_obj(b, "an index")?;
-                index_items(&items, &key, o.class().is(vm.ctx.types.list_type), vm)
+                self.item_of(&items, &key, o.class().is(vm.ctx.types.list_type))
             }
             _ if let Some(r) = self.call_dunder(a, "__getitem__", vec![b.clone()])? => Ok(r),
             _ => {
@@ -96,6 +96,25 @@ impl State<'_> {
                 }
                 self.native_result(x.get_item(&*y, vm), fakes, "indexing")
             }
+        }
+    }
+
+    /// `items[key]` of a list's or a tuple's items; an int out of range raises IndexError as
+    /// Python's does (a handler of the frame may catch it: `try: y = xs[3] except IndexError:`).
+    fn item_of(&mut self, items: &[Var], key: &PyObjectRef, list: bool) -> SimResult<Var> {
+        let r = index_items(items, key, list, self.vm);
+        match &r {
+            Err(e) if e.kind == Kind::Raises && key.downcast_ref::<PyInt>().is_some() => {
+                let what = if list { "list" } else { "tuple" };
+                let message = format!("{what} index out of range");
+                let arg = Var::Obj(self.vm.ctx.new_str(message.as_str()).into());
+                self.raise_native(
+                    self.vm.ctx.exceptions.index_error,
+                    vec![arg],
+                    format!("{message} (IndexError)"),
+                )
+            }
+            _ => r,
         }
     }
 

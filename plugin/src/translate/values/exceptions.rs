@@ -18,7 +18,7 @@ use rustpython_vm::builtins::PyType;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef};
 
 use crate::translate::breaks::reason::Kind;
-use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::Var;
 
 /// An exception made during the simulation: its class and arguments, to make it again.
@@ -35,6 +35,9 @@ pub struct MadeException {
     pub caused: bool,
     /// Raised out of an inlined call into a handler of its caller's.
     pub crossed: bool,
+    /// Attributes the VM sets on it beyond its arguments (an AttributeError's `name` and
+    /// `obj`, the caller's object with its source), which `class(*args)` would not have.
+    pub attributes: Vec<(&'static str, Var)>,
     /// Raised: the VM would have given it a `__traceback__`. Made again, only the exception
     /// the frame raises out of itself gets one (when the replacement raises it).
     pub raised: bool,
@@ -50,6 +53,8 @@ pub struct NativeRaise {
     /// The exception itself, when an inlined call raised it out of its frame (`None`: made
     /// as `class(*args)` where it is raised).
     pub made: Option<Var>,
+    /// Attributes set on it once made, as the VM sets them (an AttributeError's `name`, `obj`).
+    pub attributes: Vec<(&'static str, Var)>,
     /// The failure's message, which names this raise (another failure is not it).
     pub message: String,
 }
@@ -81,6 +86,33 @@ impl State<'_> {
 
     /// `class(*args)` for an exception class (see `exception_class`): made natively from plain
     /// arguments, and remembered.
+    /// `class(*args)` with `attributes` set on it, as the VM makes an exception it raises.
+    pub fn new_exception_with(
+        &mut self,
+        class: PyRef<PyType>,
+        args: Vec<Var>,
+        attributes: Vec<(&'static str, Var)>,
+    ) -> SimResult<Var> {
+        let exc = self.new_exception(class, args)?;
+        if attributes.is_empty() {
+            return Ok(exc);
+        }
+        let Var::Obj(o) = &exc else {
+            return unsupported(Kind::Internal, "an exception that is no object");
+        };
+        for (name, value) in &attributes {
+            let (Var::Obj(value) | Var::Lazy(value, _)) = value else {
+                return unsupported(Kind::Internal, "an exception's attribute");
+            };
+            o.set_attr(*name, value.clone(), self.vm)
+                .map_err(|_| Unsupported::new(Kind::Internal, "an exception's attribute"))?;
+        }
+        if let Some(m) = self.exceptions.iter_mut().find(|m| m.object.is(o)) {
+            m.attributes = attributes;
+        }
+        Ok(exc)
+    }
+
     pub fn new_exception(&mut self, class: PyRef<PyType>, args: Vec<Var>) -> SimResult<Var> {
         let vm = self.vm;
         let mut plain = Vec::with_capacity(args.len());
@@ -100,6 +132,7 @@ impl State<'_> {
             chained: false,
             caused: false,
             crossed: false,
+            attributes: Vec::new(),
             raised: false,
         });
         Ok(Var::Obj(object))
@@ -112,10 +145,22 @@ impl State<'_> {
         args: Vec<Var>,
         message: String,
     ) -> SimResult<T> {
+        self.raise_native_with(class, args, Vec::new(), message)
+    }
+
+    /// [`Self::raise_native`], the exception made with `attributes` set (see `NativeRaise`).
+    pub fn raise_native_with<T>(
+        &mut self,
+        class: &'static rustpython_vm::Py<PyType>,
+        args: Vec<Var>,
+        attributes: Vec<(&'static str, Var)>,
+        message: String,
+    ) -> SimResult<T> {
         self.pending_raise = Some(NativeRaise {
             class: class.to_owned(),
             args,
             made: None,
+            attributes,
             message: message.clone(),
         });
         unsupported(Kind::Raises, message)
@@ -141,6 +186,7 @@ impl State<'_> {
             class,
             args: Vec::new(),
             made: Some(exc),
+            attributes: Vec::new(),
             message: message.clone(),
         });
         unsupported(Kind::Raises, message)
@@ -216,10 +262,14 @@ impl State<'_> {
     }
 
     /// `e.args` of an exception the simulation made: the arguments it was made from, where
-    /// the exception kept them all (`OSError` keeps only the first two of more).
+    /// the exception kept them all (`OSError` keeps only the first two of more); an
+    /// attribute the VM set on it (an AttributeError's `obj`, read from its source).
     pub fn exception_attr(&self, e: &Var, name: &str) -> Option<Var> {
         let Var::Obj(o) = e else { return None };
         let made = self.made_exception(o)?;
+        if let Some((_, v)) = made.attributes.iter().find(|(n, _)| *n == name) {
+            return Some(v.clone());
+        }
         if name != "args" {
             return None;
         }

@@ -385,15 +385,33 @@ impl State<'_> {
 
     /// `owner.name` for an instance, in Python's order.
     pub fn instance_attr(&mut self, owner: &Var, inst: &Inst, name: &str) -> SimResult<Var> {
-        match self.lookup_attr(owner, inst, name, false)? {
-            Some(v) => Ok(v),
-            None => unsupported(
-                Kind::Raises,
-                format!(
-                    "'{}' object has no attribute '{name}' (AttributeError)",
-                    self.inst_class(inst).name()
-                ),
-            ),
+        if let Some(v) = self.lookup_attr(owner, inst, name, false)? {
+            return Ok(v);
+        }
+        let message = format!(
+            "'{}' object has no attribute '{name}'",
+            self.inst_class(inst).name()
+        );
+        match inst {
+            // The VM's AttributeError, with its `name` and `obj` (a handler of the frame may
+            // catch it: `try: m = self.mask except AttributeError:`).
+            Inst::Existing(i) => {
+                let vm = self.vm;
+                let t = &self.objects[*i];
+                let attributes = vec![
+                    ("name", Var::Obj(vm.ctx.new_str(name).into())),
+                    ("obj", Var::Lazy(t.obj.clone(), t.source.clone())),
+                ];
+                let arg = Var::Obj(vm.ctx.new_str(message.as_str()).into());
+                self.raise_native_with(
+                    vm.ctx.exceptions.attribute_error,
+                    vec![arg],
+                    attributes,
+                    format!("{message} (AttributeError)"),
+                )
+            }
+            // Its `obj` would be an instance the simulation made: not one to hand a handler.
+            Inst::New(_) => unsupported(Kind::Raises, format!("{message} (AttributeError)")),
         }
     }
 
