@@ -62,6 +62,8 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     assert_eq!(translations(&out, "int_positions"), 2, "{out}");
     // The first call fixes the step; from the second, every item is read per call.
     assert_eq!(translations(&out, "indexed_items"), 2, "{out}");
+    // A position both a slice store's bound and compared with `arange(16)`, over 10 steps.
+    assert_eq!(translations(&out, "cache_positions"), 2, "{out}");
     // Over 100 calls: `lr > 0.05` true, then false (its condition is guarded); `step == 0`
     // recompiles once on the int, which is then compared by condition too.
     assert!(translations(&out, "branches") <= 4, "{out}");
@@ -80,7 +82,7 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // not one per step.
     assert!(translations(&out, "schedule") <= 7, "{out}");
     assert!(out.contains("fallbacks schedule 0"), "{out}");
-    // Ints in slices (`x[:, -n:]`), narrow and a slice store, over 8 values: specialized
+    // Ints in slices (`x[:, -n:]`, `x[:, pos:pos + w]`), narrow and a slice store, over 8 values: specialized
     // once, then one dynamic graph.
     assert_eq!(translations(&out, "windows"), 2, "{out}");
     // `step / warmup`, `beta ** step` over 100 steps: specialized once, then graph inputs;

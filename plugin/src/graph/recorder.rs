@@ -152,12 +152,11 @@ impl RecordingGuard {
                             .iter()
                             .filter_map(|addr| r.by_address.get(addr).map(|e| e.0))
                             .collect();
-                        let ints = r.int_inputs.iter().filter_map(|(v, _)| match v {
-                            Value::Input(i) => Some(*i),
-                            _ => None,
-                        });
-                        let dynamic: Vec<usize> =
-                            r.dynamic_inputs.iter().map(|d| d.0).chain(ints).collect();
+                        // Sizes vary with the inputs whose sizes do, and with the nodes that
+                        // work theirs out from int inputs (their symbolic attributes); an int
+                        // input's own shape is `[]` at every call, and a value computed from
+                        // it alone (`arange(n) < pos`) keeps its shape.
+                        let dynamic: Vec<usize> = r.dynamic_inputs.iter().map(|d| d.0).collect();
                         match super::dynamic::size_leak(&mut g, &dynamic, &read)
                             .or_else(|| pinned_input_size(&g, &r.dynamic_inputs))
                         {

@@ -227,20 +227,44 @@ def schedule():
     print("fallbacks schedule", st.stats()["fallbacks"] - before)
 
 
-def window(x, n, pos):
-    # An int that changes per call, in a slice of a tensor (negated, as `-n`), a narrow and
-    # the start of an item store: one dynamic graph after the first recompile.
+def window(x, n, pos, w):
+    # An int that changes per call, in a slice of a tensor (negated, as `-n`; beside an int
+    # that does not change, `pos + w`), a narrow and the start of an item store: one dynamic
+    # graph after the first recompile.
     cache = x * 0.0
     cache[:, pos:pos + 2] = x[:, :2]
-    return x[:, -n:].sum(-1), x.narrow(1, n, 2), cache
+    return x[:, -n:].sum(-1), x.narrow(1, n, 2), cache, x[:, pos:pos + w]
 
 
 def windows():
     f = st.compile(window)
     xs = st.arange(24.0).reshape(2, 12)
     for n in range(1, 9):
-        a, b = f(xs, n, 9 - n), window(xs, n, 9 - n)
+        a, b = f(xs, n, 9 - n, 3), window(xs, n, 9 - n, 3)
         assert all(p.tolist() == q.tolist() for p, q in zip(a, b)), (a, b)
+
+
+class Decoder:
+    # A KV cache written at a position and masked up to it: the counter is a slice store's
+    # bound and an operand of a comparison with an int tensor in one graph.
+    def __init__(self):
+        self.k, self.pos = st.zeros(1, 16, 2), 0
+
+    def __call__(self, new):
+        T = new.shape[1]
+        self.k[:, self.pos:self.pos + T] = new
+        self.pos += T
+        mask = st.arange(16) < self.pos
+        return (self.k * mask[None, :, None]).sum(1)
+
+
+def cache_positions():
+    traced, eager = Decoder(), Decoder()
+    f = st.compile(traced)
+    for i in range(10):
+        new = st.full((1, 1, 2), float(i))
+        assert f(new).tolist() == eager(new).tolist()
+        assert traced.k.tolist() == eager.k.tolist()
 
 
 class Decay:
@@ -457,6 +481,7 @@ def indexed_items():
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
+count("cache_positions", cache_positions)
 count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)

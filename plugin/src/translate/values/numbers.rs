@@ -80,19 +80,18 @@ impl Num {
         })
     }
 
-    /// The source that computes it, when it is an int computed from ints of the frame's
-    /// that may change from call to call (per `spec`): sizes may be computed from it.
+    /// The source that computes it, when it is an int computed from ints of the frame's, one
+    /// of which at least may change from call to call (per `spec`): sizes may be computed
+    /// from it. The others (`start + length`, the length never changed) are computed again
+    /// with it from their sources, their types guarded, as it is.
     pub fn dynamic_int(&self, spec: &crate::translate::policy::Specialization) -> Option<Source> {
         let mut leaves = Vec::new();
         self.leaves(&mut leaves);
         // Leaves are exact ints or floats (`num_operand`), so an int result is an exact int.
         let int = |o: &PyObjectRef| o.downcast_ref::<PyInt>().is_some();
         (int(&self.value)
-            && !leaves.is_empty()
-            && leaves.iter().all(|(_, s)| !s.has_draw())
-            && leaves
-                .iter()
-                .all(|(o, s)| int(o) && spec.number_is_input(s, false)))
+            && leaves.iter().all(|(o, s)| int(o) && !s.has_draw())
+            && leaves.iter().any(|(_, s)| spec.number_is_input(s, false)))
         .then(|| self.as_source())
         .flatten()
     }
