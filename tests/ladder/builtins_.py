@@ -32,7 +32,17 @@ def truths(a, d, flag):
     # `bool()` is the truth `if` takes: a caller's dict, `__bool__`, `__len__`, a number.
     return a * 2.0 if bool(d) and bool(flag) and not bool(Box()) and bool(len(d)) else a
 
+def callables(a, act, scale, module):
+    # `callable()` of a function, a number, None, a module, a method, a lambda made here.
+    out = act(a) if callable(act) else a
+    out = out * (scale() if callable(scale) else scale)
+    if callable(None) or not callable(module) or not callable(a.sum):
+        return out
+    return module(out) if callable(lambda: 0) else out
+
+
 case(sizes, x, [1, 2, 3], graphs=0)
+case(callables, x, st.relu, 2.0, st.nn.Identity())
 case(truths, x, {"k": 1}, Flag(True))
 case(numbers, 7, 2.56, graphs=0)
 case(tensor_builtins, x, [x, x, x])

@@ -96,6 +96,12 @@ impl State<'_> {
                 };
                 Ok(Var::Obj(vm.ctx.new_int(n).into()))
             }
+            "callable" => {
+                only_pos(1)?;
+                Ok(Var::Obj(
+                    vm.ctx.new_bool(self.callable_of(&args[0])?).into(),
+                ))
+            }
             "isinstance" => {
                 only_pos(2)?;
                 let hit = self.isinstance(&args[0], &args[1])?;

@@ -9,6 +9,7 @@
 
 pub mod attrs;
 pub mod builtins;
+pub mod callables;
 pub mod caller_cells;
 pub mod caller_dicts;
 pub mod caller_lists;
