@@ -199,6 +199,21 @@ def rows_of_a_constant(x):
     return x[..., i, j], [r.sum() for r in st.eye(2, dtype=st.int64)]
 
 
+LAYER_WEIGHTS = {0: 1.0, 2: 0.5, 5: 0.25}
+SCALE_BY_DTYPE = {st.float32: 2.0, st.float64: 3.0}
+EDGES = {(0, 1): 1.0, (1, 2): -1.0}
+
+
+def tables_read_whole(x):
+    # Dicts keyed by ints, dtypes and tuples, iterated whole: their keys guarded in order,
+    # each value read through its key.
+    out = x * 0.0
+    for layer, w in LAYER_WEIGHTS.items():
+        out = out + x * (w * layer)
+    dtypes = [str(d) for d in SCALE_BY_DTYPE]
+    return out + sum(x[:, a:b] * v for (a, b), v in EDGES.items() if b > a), dtypes, len(EDGES)
+
+
 class Block(nn.Module):
     def __init__(self):
         super().__init__()
@@ -622,6 +637,7 @@ check("a frame that does no tensor work on its first call", first_call_without_w
       lambda i: (xs[i],) if i == 0 else (xs[i], xs[i - 1]), 1, 1, 0)
 check("the rows of tensors made from constants, unpacked and iterated", rows_of_a_constant,
       lambda i: (st.ones(2, 3, 3) * i,), 1, 1, 0)
+check("dicts keyed by ints, dtypes and tuples read whole", tables_read_whole, lambda i: (xs[i],), 1, 1, 0)
 typed = TypedTables()
 check("a cache keyed by a size and a dtype, measured and trimmed", typed,
       lambda i: (st.ones(2, [3, 3, 4, 3, 3, 3, 3][i], dtype=([st.float64] * 3 + [st.float32] + [st.float64] * 3)[i]),),

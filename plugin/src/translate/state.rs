@@ -616,7 +616,7 @@ fn check_kind(c: &Check) -> u8 {
         Check::Len(_) => 1,
         Check::Absent => 2,
         Check::Version(_) | Check::Entries(_) => 4,
-        Check::Keys(_) | Check::KeyObjects(_) | Check::OrderedKeys(_) => 5,
+        Check::Keys(_) | Check::KeyObjects(_) | Check::OrderedKeys(_) | Check::ConstKeys(_) => 5,
         // Besides a tensor's dtype and shape (kind 3).
         Check::RequiresGrad(_) => 6,
         _ => 3,

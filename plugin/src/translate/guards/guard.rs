@@ -52,6 +52,9 @@ pub enum Check {
     /// An `OrderedDict` with exactly these keys (str) in its own order: its links, which
     /// `move_to_end` reorders and its dict's stamp does not see, walked natively.
     OrderedKeys(Vec<String>),
+    /// A dict with exactly these keys, in this order, each an int, a tuple, a dtype, bytes or
+    /// `None` (`KeyConst`): a table keyed by ints or dtypes read as a whole.
+    ConstKeys(Vec<crate::translate::key_const::KeyConst>),
     /// A dict whose keys are exactly these objects, in this order, each by identity: an
     /// optimizer's state keyed by its parameter tensors, read as a whole.
     KeyObjects(Vec<Ident>),
@@ -237,6 +240,13 @@ impl Check {
                 .downcast_ref::<PyDict>()
                 .is_some_and(|d| dict_has_keys(d, keys)),
             Check::OrderedKeys(keys) => ordered_keys(v, vm).as_ref() == Some(keys),
+            Check::ConstKeys(keys) => v.downcast_ref::<PyDict>().is_some_and(|d| {
+                let now = d.keys_vec();
+                now.len() == keys.len()
+                    && now.iter().zip(keys).all(|(k, want)| {
+                        crate::translate::key_const::KeyConst::of(k, &vm.ctx).as_ref() == Some(want)
+                    })
+            }),
             Check::KeyObjects(keys) => v.downcast_ref::<PyDict>().is_some_and(|d| {
                 let now = d.keys_vec();
                 now.len() == keys.len() && now.iter().zip(keys).all(|(k, i)| i.is(k))
@@ -380,6 +390,10 @@ impl fmt::Display for Guard {
             Check::Keys(keys) => write!(f, "{s} has exactly the keys {keys:?}"),
             Check::OrderedKeys(keys) => {
                 write!(f, "{s} has exactly the keys {keys:?}, in its order")
+            }
+            Check::ConstKeys(keys) => {
+                let shown: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+                write!(f, "{s} has exactly the keys [{}]", shown.join(", "))
             }
             Check::KeyObjects(keys) => {
                 let shown: Vec<String> = keys

@@ -456,6 +456,12 @@ impl State<'_> {
                 })
                 .collect(),
         };
+        if stores.is_empty()
+            && !ordered
+            && let Some(entries) = self.const_keyed_entries(d, source)
+        {
+            return Ok(entries);
+        }
         let mut out = Vec::new();
         let mut keys = Vec::new();
         for (k, val) in entries {
@@ -498,6 +504,38 @@ impl State<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The entries of the caller's dict `d` (read from `source`, unchanged by the call) when
+    /// its keys are ints, tuples, dtypes, bytes or `None`, one a str at most (`KeyConst`: a
+    /// table keyed by layer numbers or dtypes, `for i, w in self.weights.items()`): the keys
+    /// guarded, in order; each value read through its key.
+    fn const_keyed_entries(
+        &mut self,
+        d: &rustpython_vm::Py<PyDict>,
+        source: &crate::translate::source::Source,
+    ) -> Option<Vec<(PyObjectRef, Var)>> {
+        let vm = self.vm;
+        let keys = d.keys_vec();
+        let consts: Vec<KeyConst> = keys
+            .iter()
+            .map(|k| KeyConst::of(k, &vm.ctx))
+            .collect::<Option<_>>()?;
+        // All str keys take the path of str keys (`Check::Keys`, a stamp).
+        if consts.iter().all(|k| matches!(k, KeyConst::Str(_))) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(keys.len());
+        for (k, c) in keys.iter().zip(&consts) {
+            let val = d.get_item_opt(&**k, vm).ok().flatten()?;
+            out.push((
+                k.clone(),
+                Var::Lazy(val, source.clone().const_key(c.clone())),
+            ));
+        }
+        self.guard(source, Check::type_is(d.class().to_owned()));
+        self.guard(source, Check::ConstKeys(consts));
+        Some(out)
     }
 
     /// The entries of the caller's dict `d` (read from `source`, unchanged by the call) when
