@@ -210,7 +210,7 @@ def tables_read_whole(x):
     out = x * 0.0
     for layer, w in LAYER_WEIGHTS.items():
         out = out + x * (w * layer)
-    dtypes = [str(d) for d in SCALE_BY_DTYPE]
+    dtypes = [str(d) for d in SCALE_BY_DTYPE], sorted(LAYER_WEIGHTS), max(LAYER_WEIGHTS)
     return out + sum(x[:, a:b] * v for (a, b), v in EDGES.items() if b > a), dtypes, len(EDGES)
 
 

@@ -360,9 +360,11 @@ impl State<'_> {
                     args = vec![Var::View(d.clone(), ViewKind::Keys)];
                 } else if let ("sorted" | "min" | "max" | "any" | "all" | "frozenset", [o]) =
                     (n, args.as_slice())
-                    && matches!(o, Var::Object(_))
+                    && (matches!(o, Var::Object(_))
+                        || matches!(o, Var::Lazy(d, _) if crate::translate::state::is_dict(d, vm)))
                 {
-                    // An instance made here: what its iteration gives (`__iter__` inlined).
+                    // An instance made here: what its iteration gives (`__iter__` inlined); a
+                    // caller's dict: its keys, guarded.
                     args = vec![Var::list(self.items(o)?)];
                 }
                 let o = self.builtins_obj(n)?;
