@@ -346,7 +346,13 @@ class Gen:
                                      f"Child.hits = Child.hits + k; {t} = {t} * Child.hits",
                                      "type(obj).seen += n; acc.append(obj.seen)",
                                      f"Model.last = {t}; acc.append(Model.last)",
-                                     f"Child.scaled_by = Child.scaled_by * 0.5; {t} = Child.make(n).forward({t})"]))
+                                     f"Child.scaled_by = Child.scaled_by * 0.5; {t} = Child.make(n).forward({t})",
+                                     # items read at an index that changes per call, a set
+                                     # iterated, a dict keyed by ints read whole
+                                     f"{t} = {t} * SIGMAS[obj.count % 4] + SIGMAS[-n]",
+                                     f"{t} = {t} + log[n % 3] * SIGMAS[n]",
+                                     f"for v in {{n, k, 3}}: {t} = {t} + v",
+                                     f"for key, w in TABLE.items(): {t} = {t} * w; acc.append(key)"]))
         elif kind == 23:
             # itertools, a context manager of contextlib, grad modes, a module's hooks, a
             # caller's dict by an int key or by its truth, the newer tensor ops
@@ -461,6 +467,8 @@ def helper(a, b=1.0, *args, mode="a", **kw):
 
 
 SCALE = 1.5
+SIGMAS = [1.5, 0.75, -0.25, 2.0]
+TABLE = {0: 0.5, 3: -1.0, (1, 2): 2.0}
 
 
 def checked(t, m):
