@@ -1178,6 +1178,15 @@ def reversed_deque_kept(x):
     return x * 2, it, d.pop
 
 
+def step_after_a_change(it, change, name):
+    change()
+    try:
+        next(it)
+        show(name, "no error")
+    except RuntimeError as e:
+        show(f"{name} raised", e)
+
+
 @case("sets changed while iterated")
 def _():
     for _ in range(2):
@@ -1189,25 +1198,8 @@ def _():
         y, it, pop = set_iterator_kept(st.ones(2))
         show("set iterator kept, type", type(it).__name__)
         show("set iterator kept, first", next(it))
-        pop()
-        try:
-            next(it)
-            show("set iterator kept", "no error")
-        except RuntimeError as e:
-            show("set iterator kept raised", e)
-        y, it, pop = deque_iterator_kept(st.ones(2))
-        show("deque iterator kept", (type(it).__name__, operator.length_hint(it), next(it)))
-        pop()
-        try:
-            next(it)
-            show("deque iterator kept", "no error")
-        except RuntimeError as e:
-            show("deque iterator kept raised", e)
-        y, it, pop = reversed_deque_kept(st.ones(2))
-        show("reversed deque kept", (type(it).__name__, operator.length_hint(it), next(it)))
-        pop()
-        try:
-            next(it)
-            show("reversed deque kept", "no error")
-        except RuntimeError as e:
-            show("reversed deque kept raised", e)
+        step_after_a_change(it, pop, "set iterator kept")
+        for name, kept in (("deque iterator kept", deque_iterator_kept), ("reversed deque kept", reversed_deque_kept)):
+            y, it, pop = kept(st.ones(2))
+            show(name, (type(it).__name__, operator.length_hint(it), next(it)))
+            step_after_a_change(it, pop, name)
