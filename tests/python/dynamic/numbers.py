@@ -244,6 +244,19 @@ def windows():
         assert all(p.tolist() == q.tolist() for p, q in zip(a, b)), (a, b)
 
 
+def scaled_by_methods(x, t):
+    # The methods that are an operator take a float that changes per call as it does.
+    return x.mul(t).div(t + 1.0).add(t).sub(t * 2.0), x.multiply(t).true_divide(2.0)
+
+
+def method_operators():
+    f = st.compile(scaled_by_methods)
+    for i in range(50):
+        t = 0.1 * i + 0.05
+        a, b = f(x, t), scaled_by_methods(x, t)
+        assert all(p.tolist() == q.tolist() for p, q in zip(a, b)), (t, a, b)
+
+
 class Decoder:
     # A KV cache written at a position and masked up to it: the counter is a slice store's
     # bound and an operand of a comparison with an int tensor in one graph.
@@ -482,6 +495,7 @@ count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
 count("cache_positions", cache_positions)
+count("method_operators", method_operators)
 count("branches", branches)
 count("counters", counters)
 count("counter_returned", counter_returned)

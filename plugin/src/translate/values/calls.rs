@@ -107,6 +107,11 @@ impl State<'_> {
                 if let Some(r) = self.python_draw(callable, &o, &args, &kwargs)? {
                     return Ok(r);
                 }
+                if let [owner, rest @ ..] = args.as_slice()
+                    && let Some(r) = self.tensor_method_operator(callable, owner, rest, &kwargs)?
+                {
+                    return Ok(r);
+                }
                 if o.downcast_ref::<PyFunction>().is_some() {
                     if crate::translate::frame_disabled::frames_disabled(&o, vm) {
                         return unsupported(

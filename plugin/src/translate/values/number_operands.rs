@@ -170,3 +170,62 @@ fn exact_int_op(
                 | B::InplaceMultiply
         )
 }
+
+/// The operator a native method of `Tensor` of one number is (`t.mul(n)` is `t * n`).
+pub(crate) fn method_operator(
+    method: &PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<BinaryOperator> {
+    use rustpython_vm::PyPayload;
+    let class = crate::tensor::PyTensor::class(&vm.ctx);
+    let is = |name: &str| {
+        class
+            .get_attr(vm.ctx.intern_str(name))
+            .is_some_and(|m| m.is(method))
+    };
+    [
+        ("add", BinaryOperator::Add),
+        ("sub", BinaryOperator::Subtract),
+        ("subtract", BinaryOperator::Subtract),
+        ("mul", BinaryOperator::Multiply),
+        ("multiply", BinaryOperator::Multiply),
+        ("div", BinaryOperator::TrueDivide),
+        ("divide", BinaryOperator::TrueDivide),
+        ("true_divide", BinaryOperator::TrueDivide),
+    ]
+    .into_iter()
+    .find(|(name, _)| is(name))
+    .map(|(_, op)| op)
+}
+
+impl State<'_> {
+    /// `t.add(n)`, `t.sub(n)`, `t.mul(n)`, `t.div(n)` (and their long names) of a tensor
+    /// and a number, without keywords (`alpha=`, `rounding_mode=`): the operator they are, so
+    /// that a number that changes per call (`logits.div(temperature)`) is a graph input, as
+    /// beside the operator (`None`: not such a call).
+    pub(crate) fn tensor_method_operator(
+        &mut self,
+        method: &Var,
+        owner: &Var,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let Var::Obj(method) = method else {
+            return Ok(None);
+        };
+        let (Some(op), [arg], true) = (method_operator(method, self.vm), args, kwargs.is_empty())
+        else {
+            return Ok(None);
+        };
+        let t = &self.vm.ctx.types;
+        let number = match arg {
+            Var::Num(_) => true,
+            Var::Lazy(o, _) => o.class().is(t.float_type) || o.class().is(t.int_type),
+            _ => false,
+        };
+        if !number || !self.is_tensor(owner) {
+            return Ok(None);
+        }
+        self.binary(op, owner, arg).map(Some)
+    }
+}

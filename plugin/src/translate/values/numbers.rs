@@ -387,6 +387,13 @@ impl State<'_> {
         {
             return Ok(());
         }
+        // `t.mul(n)` and the other methods that are an operator: kept, as by the operator.
+        if op == Opcode::Call
+            && let Some(Var::Obj(method)) = stack.get(from)
+            && crate::translate::values::number_operands::method_operator(method, self.vm).is_some()
+        {
+            return Ok(());
+        }
         // `items.append(n)`, `items.insert(k, n)` on a list: kept as its item.
         if op == Opcode::Call
             && let Some(Var::Method(owner, "append" | "insert")) = stack.get(from)
