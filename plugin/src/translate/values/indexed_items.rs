@@ -56,7 +56,9 @@ impl State<'_> {
         };
         let item = items[position as usize].clone();
         let number = item.class().is(t.int_type) || item.class().is(t.float_type);
-        let tensor = item.class().is(PyTensor::class(&vm.ctx));
+        // (A tensor's class exists: asked only of a tensor, before symtrace is imported too.)
+        let tensor =
+            item.downcast_ref::<PyTensor>().is_some() && item.class().is(PyTensor::class(&vm.ctx));
         if !number && !tensor {
             return Ok(None);
         }

@@ -176,8 +176,9 @@ pub(crate) fn method_operator(
     method: &PyObjectRef,
     vm: &rustpython_vm::VirtualMachine,
 ) -> Option<BinaryOperator> {
-    use rustpython_vm::PyPayload;
-    let class = crate::tensor::PyTensor::class(&vm.ctx);
+    use rustpython_vm::class::StaticType;
+    // No `Tensor` class before symtrace is imported: no method of it either.
+    let class = crate::tensor::PyTensor::static_cell().get()?;
     let is = |name: &str| {
         class
             .get_attr(vm.ctx.intern_str(name))
