@@ -1203,3 +1203,27 @@ def _():
             y, it, pop = kept(st.ones(2))
             show(name, (type(it).__name__, operator.length_hint(it), next(it)))
             step_after_a_change(it, pop, name)
+
+
+# 36. An item of a list read at a counter that the call then increments (an iterator class's
+# `__next__`): the replacement read the item after replaying the increment, at the next
+# index (IndexError at the end; CPython's test_itertools under trace_all=1).
+class Stepping:
+    def __init__(self, items):
+        self.items, self.i = items, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.items):
+            raise StopIteration
+        v = self.items[self.i]
+        self.i += 1
+        return v
+
+
+@case("an item read at a counter, then the counter incremented")
+def _():
+    show("stepping", list(Stepping([1, 2, 3, 4, 5])))
+    show("stepping, scaled", [st.ones(1) * v for v in Stepping([0.5, 1.5, 2.5])])

@@ -208,6 +208,11 @@ impl Effect {
     /// Whether loading `source` after this effect would read something it changed: a value
     /// under a mutated object (the object itself is the same object), or a rebound name.
     pub(crate) fn changes(&self, source: &Source) -> bool {
+        // What the source computes its step with (an item's changing index, `self.i` in
+        // `L['self'].seqn[L['self'].i]`) is read when it is loaded, too.
+        if source.operands().iter().any(|s| self.changes(s)) {
+            return true;
+        }
         match self {
             // Setting one attribute of an instance leaves its other attributes as they were.
             Effect::SetAttr { target, name, .. } | Effect::DelAttr { target, name } => {

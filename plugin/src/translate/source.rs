@@ -542,6 +542,22 @@ impl Source {
         }
     }
 
+    /// The sources that it and its parents read besides their parents: an item's index
+    /// (`At`), a key read from its own source (`IdKey`), a computed number's operands.
+    pub fn operands(&self) -> Vec<&Source> {
+        let mut out = Vec::new();
+        let mut s = Some(self);
+        while let Some(at) = s {
+            match at {
+                Source::At(_, i) | Source::IdKey(_, i) | Source::Math(_, i) => out.push(&**i),
+                Source::Arith(_, a, b) => out.extend([&**a, &**b]),
+                _ => {}
+            }
+            s = at.parent();
+        }
+        out
+    }
+
     /// Whether a number drawn by the replacement is part of it (see `Source::Draw`).
     pub fn has_draw(&self) -> bool {
         match self {
