@@ -3,7 +3,6 @@
 //! `d() if callable(d) else d`). The answer follows from the type alone: the type is guarded,
 //! and a class written in Python by its version too (it could gain a `__call__`).
 
-use rustpython_vm::AsObject;
 use rustpython_vm::builtins::PyType;
 
 use crate::translate::state::{Kind, SimResult, State, Unsupported};
