@@ -105,6 +105,11 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // slice bound, over 10 pushes: specialized once, then resolved per call, once more where
     // `min` changes sides. Forced, each push translated again.
     assert!(translations(&out, "ring_buffer") <= 4, "{out}");
+    // An EMA whose decay is `min(self.decay, (1 + n) / (10 + n))` of a counter, over 12
+    // updates: specialized once, then the counter an input and the attribute a constant
+    // (the comparison's outcome guarded); once more for the decay the program changes.
+    // Both compared by value, each update translated again.
+    assert_eq!(translations(&out, "weight_averages"), 3, "{out}");
 }
 
 #[test]
@@ -224,6 +229,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "narrowed",
         "ranges",
         "factories",
+        "constant_masks",
         "later_node",
         "chunks",
         "sections",
@@ -254,9 +260,10 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     // per size.
     assert_eq!(translations_of(&out, "number"), 1, "{out}");
     assert!(translations_of(&out, "forced") >= 7, "{out}");
-    // A size returned (`len(x), x.shape`) or stored (`h.n = len(x)`): read again from the
-    // tensor it is a dimension of (`t.shape[d]`, the arithmetic redone), one graph.
-    for case in ["returned", "stored"] {
+    // A size returned (`len(x), x.shape`) or stored (`h.n = len(x)`, `self.seen += len(x)`):
+    // read again from the tensor it is a dimension of (`t.shape[d]`, the arithmetic redone
+    // with the numbers it was added to), one graph.
+    for case in ["returned", "stored", "counted"] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }
     // An int argument: its first change makes it an input the sizes are computed from.

@@ -491,6 +491,39 @@ def indexed_items():
     assert errors == ["list index out of range"] * 2, errors
 
 
+class WeightAverage:
+    """An EMA of weights as training code keeps one: the decay an attribute, warmed up by
+    `min(self.decay, (1 + n) / (10 + n))` of a counter, applied in place over a dict of
+    shadow tensors."""
+
+    def __init__(self, params, decay=0.999):
+        self.decay = decay
+        self.n = 0
+        self.shadow = {k: v.clone() for k, v in params.items()}
+
+    def update(self, params):
+        self.n += 1
+        d = min(self.decay, (1 + self.n) / (10 + self.n))
+        for k, v in params.items():
+            self.shadow[k].mul_(d).add_(v * (1 - d))
+        return self.shadow["w"].sum()
+
+
+def weight_averages():
+    start = {"w": st.ones(3, 3), "b": st.zeros(3)}
+    traced, eager = WeightAverage(start), WeightAverage(start)
+    f = st.compile(traced.update)
+    for i in range(12):
+        p = {"w": x32.reshape(3, 1) * i, "b": x32 * i}
+        a, b = f(p), eager.update(p)
+        assert a.tolist() == b.tolist(), (a, b)
+    assert all(traced.shadow[k].tolist() == eager.shadow[k].tolist() for k in start)
+    # The decay changed by the program: guarded, so the next call sees it.
+    traced.decay = eager.decay = 0.5
+    p = {"w": x32.reshape(3, 1), "b": x32}
+    assert f(p).tolist() == eager.update(p).tolist()
+
+
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
@@ -509,4 +542,5 @@ count("powers_and_quotients", powers_and_quotients)
 count("math_of_counters", math_of_counters)
 count("conditions_of_counters", conditions_of_counters)
 count("ring_buffer", ring_buffer)
+count("weight_averages", weight_averages)
 print("NUMBERS OK", st.stats())

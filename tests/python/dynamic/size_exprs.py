@@ -40,6 +40,15 @@ def factories(x):
         st.where(x > 0, x, st.zeros_like(x)), st.ones_like(x, dtype=st.int64)
 
 
+def constant_masks(x):
+    # A causal mask made of constants in the call, sliced by the size as a forward slices
+    # it (`tril(ones(32, 32))[:n, :n]`): a constant node the graph slices per call.
+    n = len(x)
+    mask = st.tril(st.ones(32, 32))
+    att = (x @ x.transpose(0, 1)).masked_fill(mask[:n, :n] == 0, float("-inf"))
+    return att.softmax(-1), mask[n - 1, :n], st.eye(32)[1 : n + 1]
+
+
 def branches(x):
     n = x.shape[0]
     if n > 6:
@@ -225,7 +234,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, narrowed, ranges, factories, constant_masks, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 
@@ -257,6 +266,38 @@ for f in cases + [stored]:
         if f is stored:
             assert h_traced.n == h_eager.n, (n, h_traced.n, h_eager.n)
     print(f.__name__, st.stats()["translations"])
+
+# Numbers of the caller's added to a size: a count of the rows seen, a running total, a
+# log of them; an offset that never changes used in a slice, in a tensor's arithmetic and
+# in a float with the size. The sums are computed again by the replacement from each call's
+# size: one translation for every size, not one per call.
+class Seen:
+    def __init__(self):
+        self.seen = 0
+        self.total = 0
+        self.off = 1
+        self.log = []
+
+    def __call__(self, x):
+        n = len(x)
+        self.seen += x.shape[0]
+        self.total = self.total + n * 2 - 1
+        self.log.append(self.seen + n)
+        y = x[: self.off + n - 2] * (self.off + n) / ((self.off + n) / 2)
+        return y, self.seen, [n + self.off]
+
+
+st.reset()
+seen_traced, seen_eager = Seen(), Seen()
+counted = st.compile(seen_traced)
+for n in order:
+    x = st.randn(n, 3)
+    st.mark_dynamic(x, 0)
+    got, want = counted(x), seen_eager(x)
+    assert same(got, want), (n, got, want)
+    assert vars(seen_traced) == vars(seen_eager), (vars(seen_traced), vars(seen_eager))
+print("counted", st.stats()["translations"])
+
 
 # Ints of the caller's that sizes are computed from: after the first recompile on an int's
 # value, the int is a graph input and the sizes are worked out from it per call; where the

@@ -42,6 +42,7 @@ impl State<'_> {
         }
         // A tensor made from constants (`ones_like(x) * t`) computes in the graph too, so
         // that the number stays an input; updated in place it stays the constant it is.
+        let (a, b) = (&self.sized(a)?, &self.sized(b)?);
         let operand = |s: &Self, t: &Var| s.is_fake(t) || (!is_inplace(op) && constant_tensor(t));
         let (n, other, number_first) = match (a, b) {
             (Var::Num(n), t) if operand(self, t) => (n.clone(), t, true),

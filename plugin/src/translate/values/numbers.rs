@@ -463,12 +463,11 @@ impl State<'_> {
         let vm = self.vm;
         let t = &vm.ctx.types;
         let is_number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
-        // A number read from the frame that does not change per call, compared with one
-        // that does (`self.step > self.warmup`), is a constant of the translation.
-        let fixed = |v: &Var| {
-            matches!(v, Var::Lazy(o, s)
-                if is_number(o) && !self.spec.number_is_input(s, o.class().is(t.float_type)))
-        };
+        // A number read from the frame that has not changed from call to call yet, compared
+        // with one that does (`self.step > self.warmup`, `min(self.decay, (1 + n) / (10 +
+        // n))`), is a constant of the translation: a float too, as an attribute's is to
+        // TorchDynamo, though a float is an input of the graph where it meets tensors.
+        let fixed = |v: &Var| matches!(v, Var::Lazy(o, s) if is_number(o) && !self.spec.number_is_input(s, false));
         let varies = |v: &Var| {
             matches!(v, Var::Num(n) if !n.has_size())
                 || (matches!(v, Var::Lazy(o, _) if is_number(o)) && !fixed(v))

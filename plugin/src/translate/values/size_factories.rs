@@ -310,7 +310,7 @@ impl State<'_> {
     /// `v` as an object at this call's values: a size that may change as its value now,
     /// without checking it (the node made with it works it out per call).
     fn now(&mut self, v: &Var) -> SimResult<PyObjectRef> {
-        match v {
+        match &self.sized(v)? {
             Var::Num(n)
                 if matches!(n.expr, crate::translate::values::numbers::NumExpr::Size(_)) =>
             {

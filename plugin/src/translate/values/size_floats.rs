@@ -229,6 +229,7 @@ impl State<'_> {
     /// int or float (exactly), or a number read from the frame or computed from such
     /// numbers (then guarded by value).
     fn float_operand(&mut self, v: &Var) -> SimResult<Option<Rc<Num>>> {
+        let v = &self.sized(v)?;
         let t = &self.vm.ctx.types;
         let plain = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         Ok(match v {

@@ -51,7 +51,10 @@ impl State<'_> {
     /// that may change: a size worked out per call. `None`: not such a call; the number is
     /// forced.
     pub(crate) fn size_rounded(&mut self, r: Rounding, args: &[Var]) -> SimResult<Option<Var>> {
-        let [Var::Num(n)] = args else {
+        let [arg @ Var::Num(_)] = args else {
+            return Ok(None);
+        };
+        let Var::Num(n) = &self.sized(arg)? else {
             return Ok(None);
         };
         // Of a size, an int already (`int(x.shape[0])`): the size itself.

@@ -8,13 +8,13 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyInt, PySlice, PyTuple};
+use rustpython_vm::builtins::PyInt;
 use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef};
 
 use crate::graph::recorder;
-use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SizeOp, SymAttr, SymIndex};
+use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SizeOp, SymAttr};
 use crate::tensor::{PyTensor, size_reads};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported};
@@ -122,6 +122,7 @@ impl State<'_> {
         Ok(match v {
             Var::Num(n) => match &n.expr {
                 NumExpr::Size(e) => int(&n.value).map(|h| (e.clone(), h)),
+                _ if n.has_size() => self.counted_size(n)?,
                 _ => match (n.dynamic_int(&self.spec), int(&n.value)) {
                     (Some(source), Some(h)) => self.int_item(v, &n.value, &source, h)?,
                     _ => None,
@@ -182,8 +183,11 @@ impl State<'_> {
     }
 
     /// Whether `v` is a size that may change from call to call.
+    /// An int computed from such a size and numbers read from the frame (`self.seen +
+    /// len(x)`, see `size_counters`) counts as one: where a size is needed, its numbers are
+    /// fixed by value.
     pub(crate) fn is_size(v: &Var) -> bool {
-        matches!(v, Var::Num(n) if matches!(n.expr, NumExpr::Size(_)))
+        matches!(v, Var::Num(n) if n.has_size() && n.value.downcast_ref::<PyInt>().is_some())
     }
 
     /// `a op b` on sizes (`+ - * // %`), when one of them is a size that may change.
@@ -196,6 +200,9 @@ impl State<'_> {
         use BinaryOperator as B;
         if !Self::is_size(a) && !Self::is_size(b) {
             return Ok(None);
+        }
+        if let Some(n) = self.size_counter_binary(op, a, b)? {
+            return Ok(Some(n));
         }
         let op = match op {
             B::Add | B::InplaceAdd => SizeOp::Add,
@@ -458,7 +465,7 @@ impl State<'_> {
     /// `t` as a value of the graph: a tensor made here from constants stands for a constant
     /// node (a new fake; `t` is left as it is), so that a view of it by sizes that change is
     /// a node that takes them (`st.ones(1, C).expand(B, C)`); whether it was lifted so.
-    fn in_graph(&mut self, t: &Var) -> SimResult<(Var, bool)> {
+    pub(super) fn in_graph(&mut self, t: &Var) -> SimResult<(Var, bool)> {
         let p = match t {
             Var::Tensor(p) => p.clone(),
             Var::Obj(o) => match o.clone().downcast::<PyTensor>() {
@@ -536,144 +543,6 @@ impl State<'_> {
             }
         }
         Ok(attached)
-    }
-
-    /// `t[key]` with sizes that may change in a basic index (`x[:T]`, `x[:, T - 1]`), or of a
-    /// tensor whose sizes may: its node resolves the index against each call's sizes, as
-    /// `slice.indices` does (`None`: not such an index).
-    pub(crate) fn symbolic_getitem(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
-        let Some((index, key_obj, items)) = self.symbolic_key(t, key)? else {
-            return Ok(None);
-        };
-        let reads = size_reads::mark();
-        let fake = self.obj(t)?;
-        let r = self.native_result(fake.get_item(&*key_obj, self.vm), true, "indexing")?;
-        if self.attach_more(&r, SymAttr::Index(index), &items)? {
-            size_reads::forget_since(reads);
-        }
-        Ok(Some(r))
-    }
-
-    /// A basic index of the fake `t` that its node must resolve against each call's sizes
-    /// (see `symbolic_getitem`): the symbolic index, the index at this call's sizes, and the
-    /// values it was made from (`None`: the recorded index holds at every call).
-    pub(super) fn symbolic_key(
-        &mut self,
-        t: &Var,
-        key: &Var,
-    ) -> SimResult<Option<(Vec<SymIndex>, PyObjectRef, Vec<Var>)>> {
-        let vm = self.vm;
-        if !self.is_fake(t) {
-            return Ok(None);
-        }
-        let (items, tuple) = match key {
-            Var::Tuple(items) => (items.to_vec(), true),
-            // A constant tuple (`x[:, 0]`).
-            Var::Obj(o) if o.class().is(vm.ctx.types.tuple_type) => {
-                let t = o.downcast_ref::<PyTuple>().expect("tuple");
-                (t.as_slice().iter().cloned().map(Var::Obj).collect(), true)
-            }
-            other => (vec![other.clone()], false),
-        };
-        let symbolic = items.iter().any(|i| self.is_symbolic(i));
-        if !symbolic && self.varying_fake(t)?.is_none() {
-            return Ok(None);
-        }
-        let mut index = Vec::with_capacity(items.len());
-        let mut hint = Vec::with_capacity(items.len());
-        let none = || -> PyObjectRef { vm.ctx.none() };
-        for item in &items {
-            let (i, h) = match item {
-                Var::Obj(o) if vm.is_none(o) => (SymIndex::NewAxis, none()),
-                Var::Obj(o) if o.is(&vm.ctx.ellipsis) => {
-                    (SymIndex::Ellipsis, vm.ctx.ellipsis.clone().into())
-                }
-                Var::Obj(o) if o.downcast_ref::<PySlice>().is_some() => {
-                    let s = o.downcast_ref::<PySlice>().expect("slice");
-                    let parts = [
-                        s.start.clone().map_or(Var::Obj(none()), Var::Obj),
-                        Var::Obj(s.stop.clone()),
-                        s.step.clone().map_or(Var::Obj(none()), Var::Obj),
-                    ];
-                    match self.slice_parts(&parts)? {
-                        Some(p) => p,
-                        None => return Ok(None),
-                    }
-                }
-                Var::SymSlice(parts) => match self.slice_parts(&parts[..])? {
-                    Some(p) => p,
-                    None => return Ok(None),
-                },
-                other => match self.size_operand(other)? {
-                    Some((e, h)) => (SymIndex::Int(e), self.vm.ctx.new_int(h).into()),
-                    None => return Ok(None),
-                },
-            };
-            index.push(i);
-            hint.push(h);
-        }
-        let key_obj: PyObjectRef = if tuple {
-            vm.ctx.new_tuple(hint).into()
-        } else {
-            hint.pop().expect("one item")
-        };
-        Ok(Some((index, key_obj, items)))
-    }
-
-    /// A slice's parts (None, ints or sizes) as a symbolic slice and the slice of their values.
-    fn slice_parts(&mut self, parts: &[Var]) -> SimResult<Option<(SymIndex, PyObjectRef)>> {
-        let vm = self.vm;
-        let mut exprs: [Option<SizeExpr>; 3] = [None, None, None];
-        let mut values: [Option<PyObjectRef>; 3] = [None, None, None];
-        for (k, p) in parts.iter().enumerate().take(3) {
-            if matches!(p, Var::Obj(o) if vm.is_none(o)) {
-                continue;
-            }
-            match self.size_operand(p)? {
-                Some((e, h)) => {
-                    exprs[k] = Some(e);
-                    values[k] = Some(vm.ctx.new_int(h).into());
-                }
-                None => return Ok(None),
-            }
-        }
-        let [a, b, c] = values;
-        let slice = PySlice {
-            start: a,
-            stop: b.unwrap_or_else(|| vm.ctx.none()),
-            step: c,
-        };
-        Ok(Some((SymIndex::Slice(exprs), slice.into_pyobject(vm))))
-    }
-
-    /// A slice built with sizes that may change (`:T`): kept symbolic for a tensor's index.
-    pub(crate) fn symbolic_slice(&mut self, parts: Vec<Var>) -> Option<Var> {
-        if !parts.iter().any(|p| self.is_symbolic(p)) {
-            return None;
-        }
-        let mut p = parts.into_iter();
-        let none = || Var::Obj(self.vm.ctx.none());
-        let (a, b, c) = (
-            p.next().unwrap_or_else(none),
-            p.next().unwrap_or_else(none),
-            p.next().unwrap_or_else(none),
-        );
-        Some(Var::SymSlice(Rc::new([a, b, c])))
-    }
-
-    /// The slice a symbolic slice is, its sizes forced.
-    pub(crate) fn forced_slice(&mut self, parts: &[Var; 3]) -> SimResult<PyObjectRef> {
-        let mut objs = Vec::with_capacity(3);
-        for p in parts {
-            objs.push(self.obj(p)?);
-        }
-        let vm = self.vm;
-        let slice = PySlice {
-            start: Some(objs[0].clone()),
-            stop: objs[1].clone(),
-            step: Some(objs[2].clone()),
-        };
-        Ok(slice.into_pyobject(vm))
     }
 }
 
