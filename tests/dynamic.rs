@@ -64,7 +64,8 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     assert_eq!(translations(&out, "indexed_items"), 2, "{out}");
     // A position both a slice store's bound and compared with `arange(16)`, over 10 steps.
     assert_eq!(translations(&out, "cache_positions"), 2, "{out}");
-    // `x.mul(t)`, `div`, `add`, `sub`, `multiply`, `true_divide` of a float over 50 values.
+    // `x.mul(t)`, `div`, `add`, `sub`, `multiply`, `true_divide` of a float over 50 values,
+    // and `st.add(x, t)`... (the function form was specialized per value).
     assert_eq!(translations(&out, "method_operators"), 1, "{out}");
     // Over 100 calls: `lr > 0.05` true, then false (its condition is guarded); `step == 0`
     // recompiles once on the int, which is then compared by condition too.

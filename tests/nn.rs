@@ -300,3 +300,17 @@ fn module_walks_in_forward_are_one_graph_and_shared_modules_are_told_apart() {
     assert!(text.contains("ALL OK 0"), "{text}");
     assert_eq!(text.matches("\nok ").count() + 1, 4, "{text}");
 }
+
+/// Layers compared with `==` (`layer == self.layer0`, `object`'s identity) are one graph,
+/// and the relation is guarded: another layer made the first gives its own answer.
+#[test]
+fn modules_compared_by_equality_are_captured_and_guarded() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("compared graphs: 1 breaks: 0"), "{text}");
+    assert!(
+        text.contains("compared equal: [True, True, True, True]"),
+        "{text}"
+    );
+}

@@ -85,3 +85,46 @@ print("state hot calls: fallbacks", after["fallbacks"] - before["fallbacks"],
       "translations", after["translations"] - before["translations"])
 print("state equal:", warm + hot == eager, counted.calls == reference.calls == 13,
       counted.last.tolist() == reference.last.tolist())
+
+
+class Compared(nn.Module):
+    """Layers compared with `==` (a module has `object`'s, identity): which layer is the
+    first told by the relation of the two attributes, guarded, not by pinning each module
+    (the frame ran as written: a Linear cannot be specialized on)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer0 = nn.Linear(4, 4)
+        self.layer1 = nn.Linear(4, 4)
+        self.first = self.layer0
+
+    @property
+    def encoder_layers(self):
+        return [self.layer0, self.layer1]
+
+    def forward(self, x):
+        outs = []
+        for layer in self.encoder_layers:
+            y = layer(x)
+            outs.append(nn.functional.relu6(y) if layer == self.first else y * 2.0)
+            outs.append(layer != self.first)
+        return outs
+
+
+def plain(outs):
+    return [o if isinstance(o, bool) else o.tolist() for o in outs]
+
+
+st.reset()
+st.manual_seed(0)
+compared = Compared()
+cx = st.randn(2, 4)
+results = []
+for i in range(4):
+    if i == 2:
+        # Another layer is the first from now on: the relation's guard sees it.
+        compared.first = compared.layer1
+    results.append(plain(compared(cx)) == plain(st.disable(compared)(cx)))
+e = st.explain(Compared(), cx)
+print("compared graphs:", e.graph_count, "breaks:", e.graph_break_count)
+print("compared equal:", results)

@@ -245,8 +245,10 @@ def windows():
 
 
 def scaled_by_methods(x, t):
-    # The methods that are an operator take a float that changes per call as it does.
-    return x.mul(t).div(t + 1.0).add(t).sub(t * 2.0), x.multiply(t).true_divide(2.0)
+    # The methods that are an operator take a float that changes per call as it does, and
+    # so do their function forms (`st.add` is `Tensor.add`).
+    return x.mul(t).div(t + 1.0).add(t).sub(t * 2.0), x.multiply(t).true_divide(2.0), \
+        st.add(x, t), st.sub(st.div(x, t), t), st.multiply(x, t)
 
 
 def method_operators():

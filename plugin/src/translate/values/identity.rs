@@ -77,9 +77,8 @@ impl State<'_> {
         Ok(Some(Var::Lazy(v, source.attr(field))))
     }
 
-    /// `a == b` of two objects whose classes compare as `object` does (an enum's members):
-    /// whether they are one object, each object pinned by the guards (its class's version
-    /// too, which keeps `__eq__` as it is). `None` for anything else.
+    /// `a == b` of two objects whose classes compare as `object` does (an enum's members,
+    /// modules): whether they are one object. `None` for anything else.
     pub(super) fn identity_equality(&mut self, a: &Var, b: &Var) -> SimResult<Option<bool>> {
         let vm = self.vm;
         let object_eq = vm
@@ -104,12 +103,21 @@ impl State<'_> {
         if !(compares_as_object(a) && compares_as_object(b)) {
             return Ok(None);
         }
-        let (x, y) = (self.obj(a)?, self.obj(b)?);
-        for o in [&x, &y] {
+        // Each one's class pinned (its version keeps `__eq__` as it is), then identity as
+        // `is` tells it: two of the caller's modules (`layer == self.layer0`) by the
+        // relation of their sources, not by pinning each.
+        for v in [a, b] {
+            let (Var::Lazy(o, _) | Var::Obj(o)) = v else {
+                unreachable!("compares_as_object")
+            };
             let class = o.class().to_owned();
-            self.guard_class(Source::object(class.clone().into()), &class)?;
+            let source = match v {
+                Var::Lazy(_, s) => s.clone().type_of(),
+                _ => Source::object(class.clone().into()),
+            };
+            self.guard_class(source, &class)?;
         }
-        Ok(Some(x.is(&y)))
+        self.is(a, b).map(Some)
     }
 }
 

@@ -212,10 +212,12 @@ impl State<'_> {
         args: &[Var],
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
-        let Var::Obj(method) = method else {
+        // The function form too (`st.add(x, n)`: `symtrace.add` is `Tensor.add`), read from
+        // a module, pinned by identity once it is one of them.
+        let (Var::Obj(function) | Var::Lazy(function, _)) = method else {
             return Ok(None);
         };
-        let (Some(op), [arg], true) = (method_operator(method, self.vm), args, kwargs.is_empty())
+        let (Some(op), [arg], true) = (method_operator(function, self.vm), args, kwargs.is_empty())
         else {
             return Ok(None);
         };
@@ -228,6 +230,7 @@ impl State<'_> {
         if !number || !self.is_tensor(owner) {
             return Ok(None);
         }
+        self.obj(method)?;
         self.binary(op, owner, arg).map(Some)
     }
 }

@@ -389,7 +389,7 @@ impl State<'_> {
         }
         // `t.mul(n)` and the other methods that are an operator: kept, as by the operator.
         if op == Opcode::Call
-            && let Some(Var::Obj(method)) = stack.get(from)
+            && let Some(Var::Obj(method) | Var::Lazy(method, _)) = stack.get(from)
             && crate::translate::values::number_operands::method_operator(method, self.vm).is_some()
         {
             return Ok(());
