@@ -111,6 +111,9 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // (the comparison's outcome guarded); once more for the decay the program changes.
     // Both compared by value, each update translated again.
     assert_eq!(translations(&out, "weight_averages"), 3, "{out}");
+    // `st.tensor(step)`, of a list of them, `as_tensor`, `new_tensor` over 12 calls:
+    // specialized once, then 0-d inputs (each call was translated again).
+    assert_eq!(translations(&out, "tensors_of_numbers"), 2, "{out}");
 }
 
 #[test]

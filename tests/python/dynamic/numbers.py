@@ -526,6 +526,34 @@ def weight_averages():
     assert f(p).tolist() == eager.update(p).tolist()
 
 
+class Stepper:
+    """Tensors made of numbers that change per call: `st.tensor(self.step)`, of a float
+    with a dtype, of a list (`st.tensor([h, w])`), `as_tensor`, `x.new_tensor(lr)`; one
+    updated in place afterwards (a tensor of its own, not the number's input)."""
+
+    def __init__(self):
+        self.step = 0
+        self.lr = 0.5
+        self.dtype = st.float32
+
+    def __call__(self, x):
+        self.step += 1
+        self.lr = self.lr * 0.9
+        t = st.tensor(self.step)
+        t += 1
+        return (x + t, t, st.tensor(self.lr, dtype=self.dtype), st.tensor([self.step, 7]),
+                st.tensor((self.lr, 2, self.step)), st.as_tensor(self.step * 3),
+                x.new_tensor(self.lr), st.tensor(2 ** 40 + self.step))
+
+
+def tensors_of_numbers():
+    traced, eager = Stepper(), Stepper()
+    f = st.compile(traced)
+    for _ in range(12):
+        a, b = f(x), eager(x)
+        assert all(p.dtype == q.dtype and p.tolist() == q.tolist() for p, q in zip(a, b)), (a, b)
+
+
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
@@ -545,4 +573,5 @@ count("math_of_counters", math_of_counters)
 count("conditions_of_counters", conditions_of_counters)
 count("ring_buffer", ring_buffer)
 count("weight_averages", weight_averages)
+count("tensors_of_numbers", tensors_of_numbers)
 print("NUMBERS OK", st.stats())

@@ -46,6 +46,9 @@ impl State<'_> {
         if let Some(r) = self.full_of_input(what, f, &args, &kwargs)? {
             return Ok(r);
         }
+        if let Some(r) = self.tensor_of_input(what, &args, &kwargs)? {
+            return Ok(r);
+        }
         if let Some(r) = self.symbolic_call(what, f, &args, &kwargs)? {
             return Ok(r);
         }

@@ -32,6 +32,11 @@ const FILLS: &[(&str, usize)] = &[
     ("Tensor.new_full", 2),
 ];
 
+/// The factory of a tensor from data (`as_tensor` and `Tensor.new_tensor` call it): of one
+/// number that changes per call (`st.tensor(self.step)`, `x.new_tensor(lr)`), a 0-d input
+/// (see `State::tensor_of_input`).
+const TENSOR_OF_NUMBER: &str = "symtrace.tensor";
+
 /// Whether `f`, about to be called, is one of these ops (`symtrace.where`, the tensor
 /// method `clamp`...): the numbers among its arguments are not forced before the call.
 pub fn takes_scalars(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
@@ -45,7 +50,9 @@ pub fn takes_scalars(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> boo
     };
     let ours = |owner: &str| {
         let what = format!("{owner}.{name}");
-        SCALAR_PARAMS.iter().any(|(w, _, _)| *w == what) || FILLS.iter().any(|(w, _)| *w == what)
+        SCALAR_PARAMS.iter().any(|(w, _, _)| *w == what)
+            || FILLS.iter().any(|(w, _)| *w == what)
+            || what == TENSOR_OF_NUMBER
     };
     let is = |o: Option<PyObjectRef>| o.is_some_and(|o| o.is(f));
     (ours("Tensor") && is(PyTensor::class(&vm.ctx).get_attr(vm.ctx.intern_str(name.as_str()))))
@@ -192,6 +199,124 @@ impl State<'_> {
         .map(Some)
     }
 
+    /// `st.tensor(v)` (`dtype=` given or not) of a number `v` that changes per call: a 0-d
+    /// input of the dtype the factory gives it (an int's int64, a float's the default float
+    /// type, or the one given where it keeps the value: an int or float into a float type,
+    /// an int into int64), times 1 so that the tensor is one of its own, not the input. Of a
+    /// list or tuple of numbers among which such a one (`st.tensor([h, w])`), the stack of
+    /// their 0-d tensors. `None`: not such a call.
+    pub(super) fn tensor_of_input(
+        &mut self,
+        what: &str,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let (TENSOR_OF_NUMBER, [data]) = (what, args) else {
+            return Ok(None);
+        };
+        if kwargs
+            .iter()
+            .any(|(k, _)| !matches!(k.as_str(), "dtype" | "device"))
+        {
+            return Ok(None);
+        }
+        let (items, stacked) = match data {
+            Var::List(l) => (l.borrow().clone(), true),
+            Var::Tuple(t) => (t.to_vec(), true),
+            other => (vec![other.clone()], false),
+        };
+        let t = &vm.ctx.types;
+        let number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+        let mut values = Vec::with_capacity(items.len());
+        for item in &items {
+            match item {
+                Var::Num(n) if !n.has_size() => values.push(n.value.clone()),
+                Var::Lazy(o, _) | Var::Obj(o) if number(o) => values.push(o.clone()),
+                _ => return Ok(None),
+            }
+        }
+        if values.is_empty() {
+            return Ok(None);
+        }
+        let given = kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v);
+        let dtype = match given {
+            Some(Var::Obj(d)) if vm.is_none(d) => None,
+            Some(Var::Obj(d) | Var::Lazy(d, _)) => match d.downcast_ref::<crate::tensor::PyDType>()
+            {
+                Some(d) => Some(d.dtype),
+                None => return Ok(None),
+            },
+            Some(_) => return Ok(None),
+            None => None,
+        };
+        let dtype = match dtype {
+            Some(d) => d,
+            None if values.iter().any(|v| v.class().is(t.float_type)) => {
+                crate::tensor::dtype::default_float()
+            }
+            None => DType::Int64,
+        };
+        if !(dtype.is_float() || dtype == DType::Int64) {
+            return Ok(None);
+        }
+        let mut scalars = Vec::with_capacity(items.len());
+        let mut varying = false;
+        for item in &items {
+            match self.scalar_input(item, dtype)? {
+                Some(s) => {
+                    varying = true;
+                    scalars.push(Some(s));
+                }
+                None => scalars.push(None),
+            }
+        }
+        if !varying {
+            return Ok(None);
+        }
+        if let Some(Var::Lazy(d, s)) = given {
+            self.guard(s, crate::translate::guards::guard::Check::is(d.clone()));
+        }
+        let one = Var::Obj(vm.ctx.new_int(1).into());
+        let Some(factory) = crate::translate::loaded_modules::loaded_attr("symtrace", "tensor", vm)
+        else {
+            return Ok(None);
+        };
+        let mut parts = Vec::with_capacity(items.len());
+        for (item, scalar) in items.iter().zip(scalars) {
+            let part = match scalar {
+                Some(s) => s,
+                // A number that does not change per call: a constant of the graph.
+                None => {
+                    let o = self.obj(item)?;
+                    let dtype = Var::Obj(crate::tensor::dtype_object(dtype, vm));
+                    let kw = vec![("dtype".to_owned(), dtype)];
+                    self.native_call_as_is(&factory, vec![Var::Obj(o)], kw, what, false)?
+                }
+            };
+            parts.push(self.binary(
+                rustpython_vm::bytecode::BinaryOperator::Multiply,
+                &part,
+                &one,
+            )?);
+        }
+        if !stacked {
+            return Ok(parts.pop());
+        }
+        let Some(stack) = crate::translate::loaded_modules::loaded_attr("symtrace", "stack", vm)
+        else {
+            return Ok(None);
+        };
+        self.native_call_as_is(
+            &stack,
+            vec![Var::tuple(parts)],
+            Vec::new(),
+            "symtrace.stack",
+            false,
+        )
+        .map(Some)
+    }
+
     /// `a op b` of a float tensor and a deferred number (`x > self.t` after `self.t += dt`),
     /// or of an int64 tensor and a deferred int: the number as a 0-d graph input of the
     /// tensor's dtype, as eager compares them (the number rounded to that dtype first). A
@@ -255,6 +380,7 @@ impl State<'_> {
             return Ok(None);
         }
         if let Scalar::Int(i) = scalar
+            && dtype.is_float()
             && i.unsigned_abs() > (1u64 << 24)
         {
             // Exactly representable in any float dtype, as the op's own conversion is.
