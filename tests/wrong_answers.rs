@@ -360,3 +360,13 @@ fn an_inlined_closure_reads_the_frame_s_store_into_their_shared_cell() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_caller_s_deque_read_after_appends_sees_them() {
+    same_as_plain(&["histories"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("histories: (tensor([10., 10.]), 2, tensor([6., 6.]))"),
+        "{plain}"
+    );
+}

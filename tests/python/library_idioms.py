@@ -368,6 +368,10 @@ def reset():
     if "agent" in globals():
         agent.frames.clear()
         agent.frames.extend([st.zeros(1, 3), st.ones(1, 3)])
+    if "smoothed" in globals():
+        smoothed.frames.clear()
+        smoothed.window.clear()
+        smoothed.window.append(0.0)
     if "rotary" in globals():
         rotary.seq_len_cached = 0  # its cache grows again in each run
     log.clear()
@@ -787,6 +791,21 @@ class FrameStack:
         return out
 
 
+class Smoothed:
+    # Deques of the caller's appended to first and read back after (a frame stack, a moving
+    # average of the last sums): a read sees the appends (the items on entry, then the changes
+    # the replacement replays after the graph, dropped past `maxlen` as the deque drops them).
+    def __init__(self):
+        self.frames = collections.deque(maxlen=3)
+        self.window = collections.deque([0.0], maxlen=4)
+
+    def __call__(self, obs):
+        self.frames.append(obs * 2.0)
+        self.window.appendleft(obs.sum())
+        stacked = st.cat(list(self.frames), dim=0)
+        return stacked.mean(0) + self.frames[-1] * len(self.frames), sum(self.window) / len(self.window)
+
+
 class Jittered(nn.Module):
     # Numbers drawn from Python's random module: drawn first by the replacement, in the
     # program's order, and given to the graph; one returned, one kept on the module.
@@ -935,5 +954,7 @@ check("a bool mask among other indices, a tensor (breaks) and a list of bools", 
       lambda i: (xs[i], st.tensor([[True, False, True], [False, False, True]][i % 2])), 3, 2, 1)
 agent = FrameStack()
 check("a deque of the caller's read whole and appended to (a frame stack)", agent, lambda i: (xs[i][:1],), 2, 1, 0)
+smoothed = Smoothed()
+check("deques of the caller's appended to, then read back", smoothed, lambda i: (xs[i][:1],), 5, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

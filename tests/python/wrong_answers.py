@@ -1227,3 +1227,29 @@ class Stepping:
 def _():
     show("stepping", list(Stepping([1, 2, 3, 4, 5])))
     show("stepping, scaled", [st.ones(1) * v for v in Stepping([0.5, 1.5, 2.5])])
+
+
+# 37. A caller's deque appended to, then read back in the same call: the read sees the
+# appends (the deque on entry, then the replayed changes, past `maxlen` dropped), and read
+# through another name, it is the changed deque only while the two names are one deque.
+class Histories:
+    def __init__(self):
+        self.a = collections.deque(maxlen=2)
+        self.b = self.a
+
+    def __call__(self, x):
+        self.a.append(x * 2)
+        self.b.appendleft(x + 1)
+        return st.stack(list(self.b)).sum(0), len(self.a), self.a[0]
+
+
+@case("a caller's deque appended to, then read back")
+def _():
+    h = Histories()
+    for i in range(6):
+        if i == 3:
+            h.b = collections.deque([st.ones(2)], maxlen=4)
+        if i == 5:
+            h.b = h.a
+        show("histories", h(st.ones(2) * i))
+    show("histories after", (list(h.a), list(h.b)))

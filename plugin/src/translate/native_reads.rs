@@ -91,6 +91,10 @@ pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()
         .then_some(());
     }
     let class = o.class();
+    // A native deque's bound, fixed when it is made.
+    if name == "maxlen" && crate::translate::values::deques::is_native_deque(o) {
+        return Some(());
+    }
     if class.is(vm.ctx.types.bound_method_type) {
         return matches!(name, "__func__" | "__self__").then_some(());
     }

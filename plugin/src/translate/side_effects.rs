@@ -378,6 +378,17 @@ impl SideEffects {
 
     /// The sources of the objects the call changed that are of `obj`'s exact class and are
     /// not `obj`: what a read of `obj` as unchanged relies on not being `obj` on a later call.
+    /// The sources the call changed `obj` through (by identity), first first.
+    pub fn sources_of(&self, obj: &PyObject) -> Vec<Source> {
+        let mut out: Vec<Source> = Vec::new();
+        for (m, s) in &self.mutated_sources {
+            if m.is(obj) && !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
+
     pub fn others_changed_like(&self, obj: &PyObject) -> Vec<Source> {
         self.mutated_sources
             .iter()

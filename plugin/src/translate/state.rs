@@ -475,10 +475,8 @@ impl<'vm> State<'vm> {
                 .borrow_vec()
                 .to_vec()
         } else if crate::translate::values::deques::is_native_deque(obj) {
-            // A caller's deque, read as it was on entry (its changes are replayed after).
-            self.caller_deque_read(obj, source)?;
-            vm.extract_elements_with(obj, Ok)
-                .map_err(|_| Unsupported::new(Kind::Internal, "the items of a deque"))?
+            // A caller's deque, with the changes the call made to it so far (replayed after).
+            return self.caller_deque_items(obj, source).map(Some);
         } else {
             return Ok(None);
         };

@@ -14,6 +14,9 @@ use rustpython_vm::builtins::PyInt;
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
+use crate::translate::guards::guard::Check;
+use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::templates::Template;
 use crate::translate::values::Var;
@@ -319,8 +322,9 @@ pub fn deque_template(
 impl State<'_> {
     /// `q.name(*args)` on a deque of the caller's (`self.history.append(x)`): recorded to be
     /// replayed after the graph, as written, on the same deque. A later read of it in the
-    /// call breaks (it would read the deque as it was on entry); one before reads it as it
-    /// was, which the replay does not change. `None` for a method not replayed so.
+    /// call applies the changes to the items it had on entry (`caller_deque_items`); one
+    /// before reads it as it was, which the replay does not change. `None` for a method not
+    /// replayed so.
     pub(crate) fn caller_deque_method(
         &mut self,
         owner: &Var,
@@ -343,26 +347,98 @@ impl State<'_> {
         Ok(Some(Var::Obj(vm.ctx.none())))
     }
 
-    /// Before a read of the caller's deque `o` from `source`: refused once the call changed
-    /// it; otherwise it is none of the deques the call changed, on later calls too.
-    pub(crate) fn caller_deque_read(
+    /// The items of the caller's deque `o` read from `source`, as they are at this point of
+    /// the call: as it was on entry (its length guarded, each item read from its index), and,
+    /// once the call changed it (a history appended to, then stacked: `frames.append(obs);
+    /// st.cat(list(frames))`), with the changes the replacement replays after the graph
+    /// applied to them, its `maxlen` guarded and honoured. Read from another source than the
+    /// one it was changed through, it is that deque only while the guards say so; otherwise
+    /// it is none of the deques the call changed, on later calls too.
+    pub(crate) fn caller_deque_items(
         &mut self,
         o: &PyObjectRef,
-        source: &crate::translate::source::Source,
-    ) -> SimResult<()> {
-        if self.effects.touched(o) {
-            return unsupported(
-                Kind::SideEffect,
-                "a deque of the caller's read after the call changed it",
-            );
-        }
+        source: &Source,
+    ) -> SimResult<Vec<Var>> {
+        let vm = self.vm;
+        let entry: Vec<PyObjectRef> = vm
+            .extract_elements_with(o, Ok)
+            .map_err(|_| Unsupported::new(Kind::Internal, "the items of a deque"))?;
+        self.guard(source, Check::type_is(o.class().to_owned()));
+        self.guard(source, Check::Len(entry.len()));
+        let mut items: VecDeque<Var> = entry
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| Var::Lazy(x, source.clone().item(i)))
+            .collect();
+        // Another deque the call changed is not this one, on later calls too.
         for other in self.effects.others_changed_like(o) {
-            self.guard(
-                source,
-                crate::translate::guards::guard::Check::NotSameAs(other),
-            );
+            self.guard(source, Check::NotSameAs(other));
         }
-        Ok(())
+        let targets = self.effects.sources_of(o);
+        if targets.is_empty() {
+            return Ok(items.into());
+        }
+        for target in &targets {
+            if target != source {
+                self.guard(source, Check::SameAs(target.clone()));
+            }
+        }
+        let maxlen = o
+            .get_attr("maxlen", vm)
+            .map_err(|_| Unsupported::new(Kind::Internal, "a deque's maxlen"))?;
+        let bound = Source::NativeAttr(Box::new(source.clone()), "maxlen".to_owned());
+        self.rely_leaf(&maxlen, &bound)?;
+        let maxlen = match maxlen.downcast_ref::<PyInt>() {
+            Some(m) => Some(
+                m.try_to_primitive::<usize>(vm)
+                    .map_err(|_| Unsupported::new(Kind::Internal, "a deque's maxlen"))?,
+            ),
+            None => None,
+        };
+        let mut shadow = SimDeque {
+            items: VecDeque::new(),
+            maxlen,
+            changes: 0,
+        };
+        // Entry items past the bound cannot be (a deque never holds more).
+        shadow.items = std::mem::take(&mut items);
+        let changes: Vec<(&'static str, Vec<Var>)> = self
+            .effects
+            .log
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Method {
+                    target,
+                    method,
+                    args,
+                } if targets.contains(target) => Some((*method, args.clone())),
+                _ => None,
+            })
+            .collect();
+        for (method, args) in changes {
+            match (method, args.as_slice()) {
+                ("append", [x]) => shadow.push_back(x.clone()),
+                ("appendleft", [x]) => shadow.push_front(x.clone()),
+                ("extend", [xs]) => {
+                    for x in self.items(xs)? {
+                        shadow.push_back(x);
+                    }
+                }
+                ("extendleft", [xs]) => {
+                    for x in self.items(xs)? {
+                        shadow.push_front(x);
+                    }
+                }
+                ("clear", []) => shadow.items.clear(),
+                _ => {
+                    return unsupported(
+                        Kind::SideEffect,
+                        format!("a deque of the caller's read after deque.{method}()"),
+                    );
+                }
+            }
+        }
+        Ok(shadow.items.into())
     }
 }
 
