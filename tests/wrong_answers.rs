@@ -370,3 +370,13 @@ fn a_caller_s_deque_read_after_appends_sees_them() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_read_from_a_container_is_not_loaded_after_a_change_of_the_same_one() {
+    same_as_plain(&["aliased"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("aliased: (tensor([10., 10.]), tensor([14., 14.]), tensor([4., 4.]))"),
+        "{plain}"
+    );
+}

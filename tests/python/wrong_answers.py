@@ -1253,3 +1253,29 @@ def _():
             h.b = h.a
         show("histories", h(st.ones(2) * i))
     show("histories after", (list(h.a), list(h.b)))
+
+
+# 38. A value read from a container of the caller's, then another container changed, which
+# is the same one on a later call (`v = self.m[0]; self.l.insert(0, x)` once `self.m is
+# self.l`): the replacement loaded the value after replaying the change, reading the item
+# the change put there. A read from a container is loaded before the effects once a
+# container changes.
+class Aliased:
+    def __init__(self):
+        self.l, self.m = [st.zeros(2)], [st.ones(2)]
+        self.d, self.e = {"k": st.zeros(2)}, {"k": st.ones(2)}
+
+    def __call__(self, x):
+        v, w = self.m[0], self.e["k"]
+        self.l.insert(0, x * 5)
+        self.d["k"] = x * 7
+        return v, w, x + 1
+
+
+@case("a container read, then another changed that is the same one")
+def _():
+    a = Aliased()
+    for i in range(5):
+        if i == 3:
+            a.m, a.e = a.l, a.d
+        show("aliased", a(st.ones(2) * i))

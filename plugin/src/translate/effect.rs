@@ -222,11 +222,14 @@ impl Effect {
             Effect::SetItem { target, key, .. } | Effect::DelItem { target, key }
                 if let Some(k) = str_key(key) =>
             {
-                is_strictly_under(source, target) && !under_other_key(source, target, k)
+                (is_strictly_under(source, target) && !under_other_key(source, target, k))
+                    || reads_an_element(source, Some(k))
             }
             Effect::Method { target, .. }
             | Effect::SetItem { target, .. }
-            | Effect::DelItem { target, .. } => is_strictly_under(source, target),
+            | Effect::DelItem { target, .. } => {
+                is_strictly_under(source, target) || reads_an_element(source, None)
+            }
             Effect::StoreGlobal {
                 owner: None, name, ..
             } => is_under_or_at(source, &Source::Global(name.clone())),
@@ -256,6 +259,29 @@ fn is_under_global_named(source: &Source, name: &str) -> bool {
     let mut s = Some(source);
     while let Some(at) = s {
         if matches!(at, Source::FnGlobal(_, n) | Source::Attr(_, n) if n == name) {
+            return true;
+        }
+        s = at.parent();
+    }
+    false
+}
+
+/// Whether `source` reads an element of a container on its way (an item, a key; under a
+/// str key, only that key): a change of a container may change it though it is read through
+/// another name, since the guards need not tell the two containers apart when the read came
+/// first (`v = self.m[0]; self.l[0] = x` with `self.m is self.l` on a later call). Loaded
+/// before the effects, it is the value the simulation read.
+fn reads_an_element(source: &Source, key: Option<&str>) -> bool {
+    let mut s = Some(source);
+    while let Some(at) = s {
+        let element = match at {
+            Source::Key(_, k) => key.is_none_or(|want| want == k),
+            Source::Item(..) | Source::At(..) | Source::ConstKey(..) | Source::IdKey(..) => {
+                key.is_none()
+            }
+            _ => false,
+        };
+        if element {
             return true;
         }
         s = at.parent();
