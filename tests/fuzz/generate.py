@@ -352,7 +352,14 @@ class Gen:
                                      f"{t} = {t} * SIGMAS[obj.count % 4] + SIGMAS[-n]",
                                      f"{t} = {t} + log[n % 3] * SIGMAS[n]",
                                      f"for v in {{n, k, 3}}: {t} = {t} + v",
-                                     f"for key, w in TABLE.items(): {t} = {t} * w; acc.append(key)"]))
+                                     f"for key, w in TABLE.items(): {t} = {t} * w; acc.append(key)",
+                                     # a caller's deque appended to and read back; a value
+                                     # read from a container, then a container changed that
+                                     # is the same one from the third call on
+                                     f"obj.hist.append({t}.sum()); acc.append(len(obj.hist)); {t} = {t} + obj.hist[0]",
+                                     f"obj.hist.appendleft(n); acc.append(list(obj.hist))",
+                                     "v0 = obj.mirror[0]; log.insert(0, n); acc.append(v0)",
+                                     "v0 = obj.mirror[-1]; log[0] = k; acc.append((v0, obj.mirror[0]))"]))
         elif kind == 23:
             # itertools, a context manager of contextlib, grad modes, a module's hooks, a
             # caller's dict by an int key or by its truth, the newer tensor ops
@@ -649,6 +656,8 @@ class Model:
     def __init__(self, w):
         self.w = w
         self.count = 0
+        self.hist = collections.deque(maxlen=3)
+        self.mirror = [0.25]
 
     def step(self, t):
         self.count += 1
@@ -676,6 +685,7 @@ def main(shapes, dtypes, seed):
         if call == 2:
             Base.forward = lambda self, t: t - self.n
             SPARE = obj
+            obj.mirror = log
         dtype = getattr(st, dtypes[call])
         x = st.randn(*shapes[call], dtype=dtype)
         y = st.rand(*shapes[call], dtype=dtype)
@@ -686,7 +696,7 @@ def main(shapes, dtypes, seed):
                 print(call, i, "->", show(r))
             except Exception as e:
                 print(call, i, "raised", type(e).__name__, e)
-            print("   state", calls, obj.count, show(obj.w), show(data), show(log))
+            print("   state", calls, obj.count, show(obj.w), show(data), show(log), show(list(obj.hist)))
             print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,
                   show(Model.__dict__.get("last")))
 
