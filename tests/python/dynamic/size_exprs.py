@@ -7,6 +7,7 @@ import math
 
 import symtrace as st
 import symtrace.nn.functional as F
+from symtrace.nn.utils.rnn import pad_sequence
 
 
 def slices(x):
@@ -47,6 +48,16 @@ def constant_masks(x):
     mask = st.tril(st.ones(32, 32))
     att = (x @ x.transpose(0, 1)).masked_fill(mask[:n, :n] == 0, float("-inf"))
     return att.softmax(-1), mask[n - 1, :n], st.eye(32)[1 : n + 1]
+
+
+def padded_sequences(x):
+    # Sequences of changing lengths padded into one batch (`pad_sequence`, the longest found
+    # by `max` of a generator), their lengths as a tensor and a mask made from them.
+    seqs = [x, x[: len(x) // 2 + 1], x[1:]]
+    lengths = st.tensor([len(s) for s in seqs])
+    batch = pad_sequence(seqs, batch_first=True)
+    mask = st.arange(batch.shape[1])[None, :] < lengths[:, None]
+    return batch * mask[..., None], lengths, max(s.shape[0] for s in seqs)
 
 
 def branches(x):
@@ -234,7 +245,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, constant_masks, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, narrowed, ranges, factories, constant_masks, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

@@ -12,10 +12,14 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
-    padded = []
-    for s in sequences:
-        fill = st.full((longest - s.shape[0],) + tuple(s.shape[1:]), padding_value,
-                       dtype=s.dtype)
-        padded.append(st.cat([s, fill] if padding_side == "right" else [fill, s]))
-    out = st.stack(padded)
+    first = sequences[0]
+    # Filled, then each sequence stored at its rows: no fill of no rows is made for the
+    # longest (an empty tensor a traced graph cannot hold), and the lengths stay sizes.
+    out = st.full((len(sequences), longest) + tuple(first.shape[1:]), padding_value,
+                  dtype=first.dtype)
+    for i, s in enumerate(sequences):
+        if padding_side == "right":
+            out[i, : s.shape[0]] = s
+        else:
+            out[i, longest - s.shape[0]:] = s
     return out if batch_first else out.transpose(0, 1)

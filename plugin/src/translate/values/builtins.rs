@@ -49,6 +49,14 @@ impl State<'_> {
         kwargs: Vec<(String, Var)>,
     ) -> SimResult<Var> {
         let vm = self.vm;
+        // `max(s.shape[0] for s in seqs)`: `min` and `max` iterate a generator to its end,
+        // as the list of what it yields would be iterated (sizes among them kept as sizes).
+        let args = match (name, args.as_slice()) {
+            ("min" | "max", [g @ Var::Gen(_)]) if kwargs.is_empty() => {
+                vec![Var::list(self.items(g)?)]
+            }
+            _ => args,
+        };
         let only_pos = |n: usize| -> SimResult<()> {
             if !kwargs.is_empty() || args.len() != n {
                 return unsupported(Kind::Call, format!("{name}() with these arguments"));
@@ -376,45 +384,6 @@ impl State<'_> {
                 format!("a call to builtin {n}() (not simulated)"),
             ),
         }
-    }
-
-    /// The entries `dict(*args, **kwargs)` makes: from a mapping, or from an iterable of
-    /// pairs, then the keywords.
-    pub(super) fn dict_arguments(
-        &mut self,
-        args: &[Var],
-        kwargs: Vec<(String, Var)>,
-    ) -> SimResult<Vec<(PyObjectRef, Var)>> {
-        let vm = self.vm;
-        let mut entries = Vec::new();
-        match args {
-            [] => {}
-            [m @ Var::Dict(_)] => entries = self.dict_entries(m)?,
-            [m @ Var::Lazy(o, _)] if crate::translate::state::is_dict(o, vm) => {
-                entries = self.dict_entries(m)?
-            }
-            [pairs] => {
-                for pair in self.items(pairs)? {
-                    match self.items(&pair)?.as_slice() {
-                        [k, v] => {
-                            let k = self.key(k)?;
-                            crate::translate::values::dict_insert(&mut entries, k, v.clone(), vm)?;
-                        }
-                        _ => {
-                            return unsupported(
-                                Kind::Raises,
-                                "dictionary update sequence element has the wrong length (ValueError)",
-                            );
-                        }
-                    }
-                }
-            }
-            _ => return unsupported(Kind::Call, "dict() with these arguments"),
-        }
-        for (k, v) in kwargs {
-            crate::translate::values::dict_insert(&mut entries, vm.ctx.new_str(k).into(), v, vm)?;
-        }
-        Ok(entries)
     }
 
     fn attr_name(&mut self, v: &Var, what: &str) -> SimResult<String> {

@@ -21,6 +21,7 @@ pub mod containers;
 pub mod deferred_print;
 pub mod deferred_text;
 pub mod deques;
+pub mod dict_arguments;
 pub mod dict_subclasses;
 pub mod enum_operands;
 pub mod exceptions;

@@ -8,10 +8,12 @@
 
 use rustpython_vm::{AsObject, PyObjectRef};
 
-use crate::tensor::{DType, Scalar};
+use crate::graph::sizes::SymAttr;
+use crate::tensor::{Attr, Attrs, DType, Scalar};
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
+use crate::translate::values::numbers::NumExpr;
 
 /// The ops, by the name the simulation gives them, and where they take such a scalar: by
 /// position (counting the tensor a method is called on) and by keyword.
@@ -231,7 +233,7 @@ impl State<'_> {
         let mut values = Vec::with_capacity(items.len());
         for item in &items {
             match item {
-                Var::Num(n) if !n.has_size() => values.push(n.value.clone()),
+                Var::Num(n) if !n.has_size() || Self::is_size(item) => values.push(n.value.clone()),
                 Var::Lazy(o, _) | Var::Obj(o) if number(o) => values.push(o.clone()),
                 _ => return Ok(None),
             }
@@ -263,6 +265,24 @@ impl State<'_> {
         let mut scalars = Vec::with_capacity(items.len());
         let mut varying = false;
         for item in &items {
+            // A size that changes per call (`st.tensor([len(s) for s in seqs])`): a 0-d
+            // tensor the graph makes at each call's sizes.
+            if let Var::Num(n) = &self.sized(item)?
+                && let NumExpr::Size(e) = &n.expr
+                && let Some(hint) = n
+                    .value
+                    .downcast_ref::<rustpython_vm::builtins::PyInt>()
+                    .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+            {
+                let attrs = Attrs::new()
+                    .with("shape", Attr::Ints(Vec::new()))
+                    .with("value", Attr::Int(hint))
+                    .with("dtype", Attr::DType(dtype));
+                let sym = vec![SymAttr::Int("value".into(), e.clone())];
+                scalars.push(Some(self.factory_var("full", attrs, sym)?));
+                varying = true;
+                continue;
+            }
             match self.scalar_input(item, dtype)? {
                 Some(s) => {
                     varying = true;
