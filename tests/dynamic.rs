@@ -114,6 +114,8 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // `st.tensor(step)`, of a list of them, `as_tensor`, `new_tensor` over 12 calls:
     // specialized once, then 0-d inputs (each call was translated again).
     assert_eq!(translations(&out, "tensors_of_numbers"), 2, "{out}");
+    // `st.tensor(lengths)` of a caller's list of ints over 8 calls: specialized once.
+    assert_eq!(translations(&out, "tensors_of_caller_lists"), 2, "{out}");
 }
 
 #[test]

@@ -554,6 +554,19 @@ def tensors_of_numbers():
         assert all(p.dtype == q.dtype and p.tolist() == q.tolist() for p, q in zip(a, b)), (a, b)
 
 
+def scaled_by_lengths(x, lengths):
+    # A caller's list of ints made a tensor (`st.tensor(lengths)`), as a mask's lengths are.
+    return x[:2] * st.tensor(lengths), st.arange(4)[None, :] < st.tensor(lengths)[:, None]
+
+
+def tensors_of_caller_lists():
+    f = st.compile(scaled_by_lengths)
+    for i in range(8):
+        lengths = [i % 4, (i + 1) % 4]
+        (a, m), (b, n) = f(x, lengths), scaled_by_lengths(x, lengths)
+        assert a.tolist() == b.tolist() and m.tolist() == n.tolist(), (lengths, a, b)
+
+
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
@@ -574,4 +587,5 @@ count("conditions_of_counters", conditions_of_counters)
 count("ring_buffer", ring_buffer)
 count("weight_averages", weight_averages)
 count("tensors_of_numbers", tensors_of_numbers)
+count("tensors_of_caller_lists", tensors_of_caller_lists)
 print("NUMBERS OK", st.stats())

@@ -226,6 +226,17 @@ impl State<'_> {
         let (items, stacked) = match data {
             Var::List(l) => (l.borrow().clone(), true),
             Var::Tuple(t) => (t.to_vec(), true),
+            // A caller's list or tuple of numbers (`st.tensor(lengths)`): its items as read
+            // one by one, its type and length guarded.
+            Var::Lazy(o, source)
+                if o.class().is(vm.ctx.types.list_type)
+                    || o.class().is(vm.ctx.types.tuple_type) =>
+            {
+                match self.lazy_items(o, source)? {
+                    Some(items) => (items, true),
+                    None => return Ok(None),
+                }
+            }
             other => (vec![other.clone()], false),
         };
         let t = &vm.ctx.types;
