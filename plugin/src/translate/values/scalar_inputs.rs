@@ -61,6 +61,22 @@ pub fn takes_scalars(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> boo
         || (ours("symtrace") && native_of_symtrace(f, vm))
 }
 
+/// The `dtype=` among `kwargs`: `Some(None)` where none is given (or `None` is), `None`
+/// where what is given is not a dtype.
+fn given_dtype(
+    kwargs: &[(String, Var)],
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<Option<DType>> {
+    match kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v) {
+        Some(Var::Obj(d)) if vm.is_none(d) => Some(None),
+        Some(Var::Obj(d) | Var::Lazy(d, _)) => {
+            Some(Some(d.downcast_ref::<crate::tensor::PyDType>()?.dtype))
+        }
+        Some(_) => None,
+        None => Some(None),
+    }
+}
+
 /// Whether `f` is a native function of the `symtrace` module (`symtrace.where` may be a
 /// wrapper written in Python that calls it).
 fn native_of_symtrace(f: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
@@ -155,16 +171,8 @@ impl State<'_> {
         };
         // The result's dtype: given, the tensor's, or the fill's (the default float type
         // for a float, read and so guarded by the call below).
-        let given = kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v);
-        let dtype = match given {
-            Some(Var::Obj(d)) if vm.is_none(d) => None,
-            Some(Var::Obj(d) | Var::Lazy(d, _)) => match d.downcast_ref::<crate::tensor::PyDType>()
-            {
-                Some(d) => Some(d.dtype),
-                None => return Ok(None),
-            },
-            Some(_) => return Ok(None),
-            None => None,
+        let Some(dtype) = given_dtype(kwargs, vm) else {
+            return Ok(None);
         };
         let dtype = match (dtype, what) {
             (Some(d), _) => d,
@@ -253,15 +261,8 @@ impl State<'_> {
             return Ok(None);
         }
         let given = kwargs.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v);
-        let dtype = match given {
-            Some(Var::Obj(d)) if vm.is_none(d) => None,
-            Some(Var::Obj(d) | Var::Lazy(d, _)) => match d.downcast_ref::<crate::tensor::PyDType>()
-            {
-                Some(d) => Some(d.dtype),
-                None => return Ok(None),
-            },
-            Some(_) => return Ok(None),
-            None => None,
+        let Some(dtype) = given_dtype(kwargs, vm) else {
+            return Ok(None);
         };
         let dtype = match dtype {
             Some(d) => d,
