@@ -179,6 +179,37 @@ fn stores_into_classes_are_replayed_without_a_translation_per_call() {
     assert!(guards.contains("Counter with its"), "{guards}");
 }
 
+/// `warnings.warn` in traced code (tests/python/deferred_warnings.py) is replayed after the
+/// graph, as TorchDynamo replays a constant warning: the warnings made (text, category, file,
+/// line) and the text written to stderr are eager's under every filter, with stacklevel
+/// naming the caller or, from an inlined call, the translated frame. A warning naming an
+/// inlined function's own frame, under a handler, or with `showwarning` replaced breaks.
+#[test]
+fn warnings_are_replayed_naming_the_lines_the_program_names() {
+    let (stdout, stderr) = traced_with_effects_logged("deferred_warnings.py");
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_cases_ok(
+        &stdout,
+        &[
+            "a forward pass warning under a flag, with a category",
+            "a warning naming the caller's line (stacklevel=2)",
+            "a warning naming the caller's line, traced alone",
+            "a warning in an inlined call naming the translated frame's line",
+            "the 'default' filter acts as when run",
+            "the 'once' filter acts as when run",
+            "the 'module' filter acts as when run",
+            "the 'ignore' filter acts as when run",
+            "the 'error' filter acts as when run",
+            "a warning naming an inlined function's own frame breaks the caller",
+            "a warning under a handler breaks",
+            "an error filter raises from the replay, the effects before it made",
+            "a warning with showwarning replaced breaks",
+        ],
+    );
+    assert!(stderr.contains("recorded Output { call: Warn"), "{stderr}");
+}
+
 /// `print` in traced code (tests/python/deferred_prints.py) is replayed after the graph, in
 /// program order with the other effects, with what it would have printed there: no graph
 /// break, and the text equal to eager's. f-strings of changing numbers are formatted again
@@ -208,5 +239,5 @@ fn prints_are_replayed_with_what_they_would_have_printed() {
             "a print to a closed stream raises when replayed",
         ],
     );
-    assert!(stderr.contains("recorded Print {"), "{stderr}");
+    assert!(stderr.contains("recorded Output { call: Print"), "{stderr}");
 }

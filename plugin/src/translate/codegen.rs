@@ -28,6 +28,8 @@ const EARLY: &str = "%early";
 const SHARED: &str = "%shared";
 const SUBSCR: u32 = 26; // BinaryOperator::Subscr
 
+mod output_calls;
+
 /// The replacement's bytecode as it is written: values loaded from sources, rebuilt from
 /// templates, side effects replayed.
 struct Codegen<'vm> {
@@ -267,29 +269,7 @@ impl Codegen<'_> {
                     self.b.load_const(vm.ctx.ellipsis.clone().into());
                     self.b.emit(Opcode::StoreSubscr, 0);
                 }
-                Effect::Print { args, kwargs } => {
-                    let vm = self.b.vm();
-                    let print = vm.builtins.get_attr("print", vm).map_err(|_| {
-                        Unsupported::new(Kind::Internal, "builtins.print is missing")
-                    })?;
-                    self.b.load_const(print);
-                    self.b.emit(Opcode::PushNull, 0);
-                    for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
-                        self.build(a)?;
-                    }
-                    let n = (args.len() + kwargs.len()) as u32;
-                    if kwargs.is_empty() {
-                        self.b.emit(Opcode::Call, n);
-                    } else {
-                        let names = kwargs
-                            .iter()
-                            .map(|(k, _)| vm.ctx.new_str(k.as_str()).into())
-                            .collect();
-                        self.b.load_const(vm.ctx.new_tuple(names).into());
-                        self.b.emit(Opcode::CallKw, n);
-                    }
-                    self.b.emit(Opcode::PopTop, 0);
-                }
+                Effect::Output { call, args, kwargs } => self.output(call, args, kwargs)?,
             }
         }
         Ok(())

@@ -467,7 +467,7 @@ fn draws_only_before_sure_replays(
         // Where a print alone is unsure, it breaks rather than the draws.
         let print_alone = crate::translate::values::python_draws::draws_unsure(graph, false)
             .is_none()
-            && first_unsure.is_some_and(|i| matches!(replays[i], Replay::Print { .. }));
+            && first_unsure.is_some_and(|i| matches!(replays[i], Replay::Output { .. }));
         match print_alone {
             true => UNSURE_PRINT.set(true),
             false => UNSURE_DRAWS.set(true),
@@ -485,7 +485,7 @@ fn draws_only_before_sure_replays(
     let written = replays[..first_unsure]
         .iter()
         .any(|r| matches!(r, Replay::WriteBack { .. }));
-    if (draws || written) && matches!(replays[first_unsure], Replay::Print { .. }) {
+    if (draws || written) && matches!(replays[first_unsure], Replay::Output { .. }) {
         UNSURE_PRINT.set(true);
     }
     if draws {

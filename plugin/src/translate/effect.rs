@@ -51,22 +51,39 @@ pub enum Effect<V = Var> {
     /// The caller's tensor at `target`, updated in place during the call: its value at the
     /// end of the graph copied into it (`target[...] = value`), so it stays the same object.
     WriteBack { target: Source, value: V },
-    /// `print(*args, **kwargs)` to a stream of the interpreter's own, which changes nothing
-    /// the simulation reads (see `values::deferred_print`).
-    Print {
+    /// Output to a stream of the interpreter's own, which changes nothing the simulation
+    /// reads: `print(*args, **kwargs)` (see `values::deferred_print`) or
+    /// `warnings.warn(*args, **kwargs)` (see `values::deferred_warning`).
+    Output {
+        call: OutputCall,
         args: Vec<V>,
         kwargs: Vec<(String, V)>,
+    },
+}
+
+/// The function an [`Effect::Output`] calls.
+#[derive(Clone, Debug)]
+pub enum OutputCall {
+    /// `builtins.print`.
+    Print,
+    /// `warnings.warn`, the function the program called, replayed at `position`: that of
+    /// the translated frame's instruction that warned (itself, or by calling the inlined
+    /// function that did), so that the warning names the line the program's names.
+    Warn {
+        function: rustpython_vm::PyObjectRef,
+        position: crate::bytecode::Position,
     },
 }
 
 impl<V> Effect<V> {
     /// Whether replaying it may raise where the simulation did not: a deletion of a key or
     /// attribute that is gone by the time the replacement runs (nothing guards its presence;
-    /// the replay raises as the program would), a print whose write fails.
+    /// the replay raises as the program would), a print whose write fails, a warning the
+    /// filters make an error.
     pub fn may_fail(&self) -> bool {
         matches!(
             self,
-            Effect::DelItem { .. } | Effect::DelAttr { .. } | Effect::Print { .. }
+            Effect::DelItem { .. } | Effect::DelAttr { .. } | Effect::Output { .. }
         )
     }
 
@@ -131,7 +148,8 @@ impl<V> Effect<V> {
                 target: target.clone(),
                 value: f(value)?,
             },
-            Effect::Print { args, kwargs } => Effect::Print {
+            Effect::Output { call, args, kwargs } => Effect::Output {
+                call: call.clone(),
                 args: args.iter().map(&mut f).collect::<Result<_, _>>()?,
                 kwargs: kwargs
                     .iter()
@@ -153,7 +171,7 @@ impl<V> Effect<V> {
             // The function whose closure holds the cell: loaded before the effects if one
             // of them rebinds it, as the simulation read it.
             Effect::StoreClosureCell { function, .. } => Some(function),
-            Effect::StoreGlobal { .. } | Effect::StoreCell { .. } | Effect::Print { .. } => None,
+            Effect::StoreGlobal { .. } | Effect::StoreCell { .. } | Effect::Output { .. } => None,
         }
     }
 
@@ -169,7 +187,7 @@ impl<V> Effect<V> {
             | Effect::StoreClosureCell { value, .. }
             | Effect::WriteBack { value, .. } => vec![value],
             Effect::StoreGlobal { value, .. } => value.iter().collect(),
-            Effect::Print { args, kwargs } => {
+            Effect::Output { args, kwargs, .. } => {
                 args.iter().chain(kwargs.iter().map(|(_, v)| v)).collect()
             }
         }
@@ -248,7 +266,7 @@ impl Effect {
             // The tensor's elements change; its shape, dtype and identity do not.
             Effect::WriteBack { .. } => false,
             // It writes to a stream of the interpreter's own, read by nothing simulated.
-            Effect::Print { .. } => false,
+            Effect::Output { .. } => false,
         }
     }
 }

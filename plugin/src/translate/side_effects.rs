@@ -188,7 +188,7 @@ impl SideEffects {
         self.log.push(effect);
     }
 
-    /// Record an effect on the program's output (`Effect::Print`): it changes nothing the
+    /// Record an effect on the program's output (`Effect::Output`): it changes nothing the
     /// simulation reads, so only its place among the others matters.
     pub fn output(&mut self, effect: Effect) {
         log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");

@@ -80,6 +80,9 @@ pub struct State<'vm> {
     pub needs_tensors: bool,
     /// Instructions of the translated frame itself started so far (see `run_top`).
     pub top_steps: usize,
+    /// Where the translated frame's instruction being simulated comes from (an inlined
+    /// call's instructions run within its caller's CALL).
+    pub top_position: crate::bytecode::Position,
     pub depth: usize,
     /// The instruction being simulated is covered by an exception handler: of its own frame,
     /// or of a frame that called it inline. A side effect replayed after the graph must not
@@ -148,6 +151,7 @@ impl<'vm> State<'vm> {
             templating: Default::default(),
             steps: 0,
             top_steps: 0,
+            top_position: Default::default(),
             under_handler: false,
             depth: 0,
             inlined: Vec::new(),

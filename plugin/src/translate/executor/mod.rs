@@ -202,6 +202,9 @@ impl State<'_> {
                 return Ok(TopOutcome::Stopped);
             }
             self.top_steps += 1;
+            if let Some(x) = f.instrs.get(f.pc) {
+                self.top_position = x.position;
+            }
             if let Flow::Return(r) = self.step(f)? {
                 return Ok(TopOutcome::Returned(r));
             }

@@ -599,6 +599,9 @@ impl State<'_> {
                 let [a, b] = args else { return Ok(None) };
                 self.binary(op, a, b).map(Some)
             }
+            "_warnings" | "warnings" if name == "warn" => {
+                self.deferred_warning(f, args, kwargs).map(Some)
+            }
             "_functools" | "functools" if name == "reduce" => {
                 if !kwargs.is_empty() || !(2..=3).contains(&args.len()) {
                     return unsupported(Kind::Call, "functools.reduce with these arguments");

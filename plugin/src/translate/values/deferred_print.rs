@@ -25,6 +25,7 @@ use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 use crate::graph::recorder;
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
+use crate::translate::effect::OutputCall;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
@@ -69,31 +70,33 @@ impl State<'_> {
             kept_kwargs.push((name, v));
         }
         if !to_file {
-            self.stdout_is_native()?;
+            self.sys_stream_is_native("stdout")?;
         }
         let args = args
             .iter()
             .map(|a| self.printed(a))
             .collect::<SimResult<Vec<_>>>()?;
-        self.effects.output(Effect::Print {
+        self.effects.output(Effect::Output {
+            call: OutputCall::Print,
             args,
             kwargs: kept_kwargs,
         });
         Ok(Var::Obj(vm.ctx.none()))
     }
 
-    /// `sys.stdout` at entry is of a native class, and the call did not rebind it.
-    fn stdout_is_native(&mut self) -> SimResult<()> {
+    /// `sys.<name>` (`stdout`, `stderr`) at entry is of a native class, and the call did
+    /// not rebind it.
+    pub(super) fn sys_stream_is_native(&mut self, name: &'static str) -> SimResult<()> {
         let vm = self.vm;
         let sys = vm.sys_module.clone();
         if self.effects.touched(sys.dict().as_object()) || self.effects.touched(sys.as_object()) {
-            return unsupported(Kind::Call, "print() after the call changed sys");
+            return unsupported(Kind::Call, "an output after the call changed sys");
         }
-        let stdout = sys
-            .get_attr("stdout", vm)
-            .map_err(|_| Unsupported::new(Kind::Call, "print() without sys.stdout"))?;
-        let source = Source::object(sys.into()).attr("stdout");
-        self.native_class(&stdout, &source)
+        let stream = sys
+            .get_attr(name, vm)
+            .map_err(|_| Unsupported::new(Kind::Call, format!("an output without sys.{name}")))?;
+        let source = Source::object(sys.into()).attr(name);
+        self.native_class(&stream, &source)
     }
 
     /// A `file=` argument: a stream of a native class read from the frame.
@@ -112,7 +115,7 @@ impl State<'_> {
         if class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
             return unsupported(
                 Kind::Call,
-                format!("print() to a {} (a class written in Python)", class.name()),
+                format!("output to a {} (a class written in Python)", class.name()),
             );
         }
         self.guard(source, Check::type_is(class.to_owned()));

@@ -20,6 +20,7 @@ pub mod container_methods;
 pub mod containers;
 pub mod deferred_print;
 pub mod deferred_text;
+pub mod deferred_warning;
 pub mod deques;
 pub mod dict_arguments;
 pub mod dict_subclasses;
