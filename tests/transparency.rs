@@ -81,6 +81,8 @@ const MODULES: &[&str] = &[
     // A second sweep: iterators held past the frame that made them (a set's and a deque's,
     // made again by the replacement, must be the set's or deque's own).
     "test_iterlen",
+    // Warnings are replayed after the graph, naming the lines the program names.
+    "test_warnings",
 ];
 
 /// Script-style tests: programs whose whole output is the test. Their stdout, stderr and exit
