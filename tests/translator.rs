@@ -332,6 +332,31 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Functions wrapped by `functools.lru_cache` (tests/python/cached_functions.py): followed
+/// inline with the cache ignored, as TorchDynamo does, where their arguments and result are
+/// values and they read no data that may have changed since the cache was filled; the
+/// wrapper called again by the replacement, so each cache's hits, misses and size are
+/// eager's. A cached function reading a global or a class's data changed since (its cached
+/// answer stale), printing, or returning a tensor runs as written.
+#[test]
+fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
+    let script = python_dir().join("cached_functions.py");
+    let (out, err) = stdout_of(&["--plugin", "symtrace", script.to_str().unwrap()], &[]);
+    println!("{out}");
+    assert!(out.contains("ALL OK 0"), "{out}\n{err}");
+    assert_cases_ok(
+        &out,
+        &[
+            "a helper of sizes (head dims) cached by lru_cache",
+            "functools.cache with keywords, one cached function calling another",
+            "a cached function reading a global changed since (runs as written)",
+            "a cached function reading a class's data changed since (runs as written)",
+            "a cached function that prints (runs as written)",
+            "a cached function returning a tensor (runs as written)",
+        ],
+    );
+}
+
 /// What model code takes from Python's library and torch's API around its tensor work
 /// (tests/python/library_idioms.py): itertools made whole and stepped lazily (one part-way
 /// at a graph break made again as itself), `contextlib.contextmanager`, the grad modes as

@@ -51,8 +51,7 @@ pub enum Effect<V = Var> {
     /// The caller's tensor at `target`, updated in place during the call: its value at the
     /// end of the graph copied into it (`target[...] = value`), so it stays the same object.
     WriteBack { target: Source, value: V },
-    /// Output to a stream of the interpreter's own, which changes nothing the simulation
-    /// reads: `print(*args, **kwargs)` (see `values::deferred_print`) or
+    /// A call for what it writes, which changes nothing the simulation reads: `print(*args, **kwargs)` (see `values::deferred_print`) or
     /// `warnings.warn(*args, **kwargs)` (see `values::deferred_warning`).
     Output {
         call: OutputCall,
@@ -73,6 +72,10 @@ pub enum OutputCall {
         function: rustpython_vm::PyObjectRef,
         position: crate::bytecode::Position,
     },
+    /// An `lru_cache` wrapper called again with the arguments the simulation followed the
+    /// wrapped function with (see `values::cached_calls`), its result dropped: the cache's
+    /// contents and statistics as the program leaves them.
+    CacheLookup(rustpython_vm::PyObjectRef),
 }
 
 impl<V> Effect<V> {
@@ -81,10 +84,12 @@ impl<V> Effect<V> {
     /// the replay raises as the program would), a print whose write fails, a warning the
     /// filters make an error.
     pub fn may_fail(&self) -> bool {
-        matches!(
-            self,
-            Effect::DelItem { .. } | Effect::DelAttr { .. } | Effect::Output { .. }
-        )
+        match self {
+            Effect::DelItem { .. } | Effect::DelAttr { .. } => true,
+            // A cache lookup of values, whose function the simulation ran to its end.
+            Effect::Output { call, .. } => !matches!(call, OutputCall::CacheLookup(_)),
+            _ => false,
+        }
     }
 
     /// The same effect with each value mapped by `f` (in the order they are replayed).

@@ -96,7 +96,7 @@ struct KeyedStore {
 }
 
 /// How far the effects went, for a rollback.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mark([usize; 8]);
 
 impl SideEffects {
@@ -111,6 +111,22 @@ impl SideEffects {
             self.appended.len(),
             self.cells.len(),
         ])
+    }
+
+    /// Whether all that was recorded since `m` is cache lookups (see `values::cached_calls`).
+    pub fn only_cache_lookups_since(&self, m: Mark) -> bool {
+        let mut now = self.mark();
+        now.0[0] = m.0[0];
+        now == m
+            && self.log[m.0[0]..].iter().all(|e| {
+                matches!(
+                    e,
+                    Effect::Output {
+                        call: crate::translate::effect::OutputCall::CacheLookup(_),
+                        ..
+                    }
+                )
+            })
     }
 
     pub fn rollback(&mut self, m: Mark) {

@@ -1,4 +1,4 @@
-//! The replay of an output the simulation deferred: a `print`, or a warning.
+//! The replay of a call the simulation deferred: a `print`, a warning, a cache lookup.
 
 use rustpython_vm::bytecode::Opcode;
 
@@ -25,6 +25,7 @@ impl Codegen<'_> {
                 (print, self.b.position)
             }
             OutputCall::Warn { function, position } => (function.clone(), *position),
+            OutputCall::CacheLookup(wrapper) => (wrapper.clone(), self.b.position),
         };
         self.b.load_const(function);
         self.b.emit(Opcode::PushNull, 0);

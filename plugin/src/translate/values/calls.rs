@@ -260,6 +260,12 @@ impl State<'_> {
                     self.obj(callable)?;
                     return Ok(r);
                 }
+                if let Some(r) = self.cached_call(&o, &args, &kwargs)? {
+                    if let Var::Lazy(_, source) = callable {
+                        self.guard(source, Check::is(o.clone()));
+                    }
+                    return Ok(r);
+                }
                 unsupported(
                     Kind::Call,
                     format!("a call to {} (not simulated)", describe(&o, vm)),

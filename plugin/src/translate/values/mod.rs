@@ -9,6 +9,7 @@
 
 pub mod attrs;
 pub mod builtins;
+pub mod cached_calls;
 pub mod callables;
 pub mod caller_cells;
 pub mod caller_dicts;

@@ -1,0 +1,296 @@
+//! A call to a function wrapped by `functools.lru_cache` (or `cache`): TorchDynamo traces
+//! the wrapped function and ignores the cache; so does the simulation, where that cannot
+//! change the answer.
+//!
+//! The cache hands back what the function returned when it was first called with equal
+//! arguments; computing it again gives the same answer if the function's result depends on
+//! its arguments alone and the call changes nothing. So the call is followed only when:
+//! - its arguments are values (numbers, sizes, strings, `None`, dtypes, tuples of them),
+//!   which the cache keys by value: not objects keyed by identity whose state may change;
+//! - the function reads no name whose value may have changed since the cache was filled:
+//!   every global it (or a function it calls, found the same way) names is a module, a
+//!   function, a class or a builtin, no attribute it names is data of a module or class
+//!   written in Python, and it has no free variables (`fixed_names`);
+//! - the simulated call made no side effect, drew no random number and wrote no caller's
+//!   tensor, and returned a value of the same kinds (a tensor would be one object shared by
+//!   every caller, which the program may update in place).
+//!
+//! Otherwise the call runs as written (a break). The replacement calls the wrapper again
+//! with the same arguments where the program called it, its result dropped
+//! (`OutputCall::CacheLookup`): a hit, or on a miss the pure function, so that the cache's
+//! contents and `cache_info()` are the program's.
+
+use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyModule, PyStr, PyTuple, PyType};
+use rustpython_vm::types::PyTypeFlags;
+use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
+
+use crate::translate::breaks::reason::Kind;
+use crate::translate::effect::OutputCall;
+use crate::translate::side_effects::Effect;
+use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::values::Var;
+
+/// How deep `fixed_names` follows the functions a cached function names.
+const DEPTH: usize = 4;
+
+impl State<'_> {
+    /// `wrapper(*args, **kwargs)` for an `lru_cache` wrapper: the wrapped function inlined,
+    /// where the cache cannot tell (see the module's comment); `None` for any other callable.
+    pub(super) fn cached_call(
+        &mut self,
+        wrapper: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(wrapped) = cache_wrapped(wrapper, vm) else {
+            return Ok(None);
+        };
+        let what = describe_cached(&wrapped, vm);
+        for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+            if !self.is_cache_value(a) {
+                return unsupported(
+                    Kind::Call,
+                    format!(
+                        "{what} with a {} argument (the cache keys it by identity)",
+                        a.kind()
+                    ),
+                );
+            }
+        }
+        if let Err(why) = fixed_names(&wrapped, DEPTH, &mut Vec::new(), None, vm) {
+            return unsupported(Kind::Call, format!("{what}: {why}"));
+        }
+        let checkpoint = self.checkpoint();
+        let effects = self.effects.mark();
+        let (written, draws) = (self.written.len(), self.templating.draws.len());
+        let drawn = graph_draws();
+        let result = self.invoke(&Var::Obj(wrapped), args.to_vec(), kwargs.to_vec())?;
+        // The lookups of the caches it calls are the call's own to make: on a hit, none.
+        if self.effects.mark() != effects && self.effects.only_cache_lookups_since(effects) {
+            self.effects.rollback(effects);
+        }
+        let why = if self.effects.mark() != effects {
+            Some("changes what existed before the call")
+        } else if self.written.len() != written || self.templating.draws.len() != draws {
+            Some("writes a caller's tensor or draws a random number")
+        } else if graph_draws() != drawn {
+            Some("draws random numbers")
+        } else if !self.is_cache_value(&result) {
+            Some("returns a value the cache would share between calls")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            self.rollback(checkpoint);
+            return unsupported(Kind::Call, format!("{what} {why}"));
+        }
+        self.effects.output(Effect::Output {
+            call: OutputCall::CacheLookup(wrapper.clone()),
+            args: args.to_vec(),
+            kwargs: kwargs.to_vec(),
+        });
+        Ok(Some(result))
+    }
+
+    /// A value an `lru_cache` keys by value and no one can change: a number, a size, a str,
+    /// `None`, a bool, a dtype, or a tuple of them.
+    fn is_cache_value(&self, v: &Var) -> bool {
+        let vm = self.vm;
+        match v {
+            Var::Num(_) | Var::Text(_) => true,
+            Var::Tuple(items) => items.iter().all(|i| self.is_cache_value(i)),
+            Var::Obj(o) | Var::Lazy(o, _) => is_value_object(o, vm),
+            _ => false,
+        }
+    }
+}
+
+fn is_value_object(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    let t = &vm.ctx.types;
+    let c = o.class();
+    if [
+        t.int_type,
+        t.float_type,
+        t.str_type,
+        t.bool_type,
+        t.none_type,
+        t.bytes_type,
+    ]
+    .iter()
+    .any(|k| c.is(*k))
+        || o.downcast_ref::<crate::tensor::object::PyDType>().is_some()
+    {
+        return true;
+    }
+    c.is(t.tuple_type)
+        && o.downcast_ref::<PyTuple>()
+            .is_some_and(|items| items.iter().all(|i| is_value_object(i, vm)))
+}
+
+/// The function an `lru_cache` wrapper calls (its `__wrapped__`, which `update_wrapper`
+/// sets), read from its dict; `None` for anything else.
+fn cache_wrapped(v: &PyObjectRef, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    let class = v.class();
+    if class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+        || class.name().to_string() != "_lru_cache_wrapper"
+    {
+        return None;
+    }
+    v.dict()?.get_item_opt("__wrapped__", vm).ok().flatten()
+}
+
+fn graph_draws() -> usize {
+    let registry = crate::tensor::registry();
+    crate::graph::recorder::with(|r| {
+        r.graph
+            .nodes
+            .iter()
+            .filter(|n| registry.draws(&n.op))
+            .count()
+    })
+}
+
+fn describe_cached(f: &PyObjectRef, vm: &VirtualMachine) -> String {
+    let name = f
+        .get_attr("__qualname__", vm)
+        .ok()
+        .and_then(|n| {
+            n.downcast_ref::<PyStr>()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "?".to_owned());
+    format!("the lru_cache-wrapped {name}")
+}
+
+/// Whether `f` (a Python function) reads only names whose values are fixed (see the
+/// module's comment), following the functions it names `depth` deep; why not otherwise.
+/// `within`: the class `f` was found in, whose attributes it may read through `cls`.
+fn fixed_names(
+    f: &PyObjectRef,
+    depth: usize,
+    seen: &mut Vec<usize>,
+    within: Option<&PyObjectRef>,
+    vm: &VirtualMachine,
+) -> Result<(), String> {
+    if f.downcast_ref::<PyFunction>().is_none() {
+        return Err(format!("wraps a {}", f.class().name()));
+    }
+    if seen.contains(&(f.get_id())) {
+        return Ok(());
+    }
+    seen.push(f.get_id());
+    if depth == 0 {
+        return Err("calls functions nested too deep to check".to_owned());
+    }
+    let code = f
+        .get_attr("__code__", vm)
+        .ok()
+        .and_then(|c| c.downcast::<PyCode>().ok())
+        .ok_or("a function without code")?;
+    if !code.freevars.is_empty() {
+        return Err("reads free variables, which may change".to_owned());
+    }
+    let globals: PyRef<PyDict> = f
+        .get_attr("__globals__", vm)
+        .ok()
+        .and_then(|g| g.downcast::<PyDict>().ok())
+        .ok_or("a function without globals")?;
+    let mut codes = Vec::new();
+    crate::bytecode::corpus::nested_codes(code, &mut codes);
+    let mut owners: Vec<PyObjectRef> = within.into_iter().cloned().collect();
+    let mut names: Vec<String> = Vec::new();
+    for c in &codes {
+        for name in c.names.iter() {
+            let name = name.as_str().to_owned();
+            match globals.get_item_opt(name.as_str(), vm).ok().flatten() {
+                Some(v) => {
+                    fixed_value(&v, &name, depth, seen, None, vm)?;
+                    owners.push(v);
+                }
+                None => names.push(name),
+            }
+        }
+    }
+    // The other names are attributes (or builtins): each that a module or class written in
+    // Python holds is fixed too (looked up in their dicts, which runs no code).
+    for owner in &owners {
+        let class = owner.downcast_ref::<PyType>().is_some().then_some(owner);
+        for name in &names {
+            if let Some(v) = python_entry(owner, name, vm) {
+                fixed_value(&v, name, depth, seen, class, vm)
+                    .map_err(|why| format!("{why}, of {}", describe_owner(owner, vm)))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `v`, bound to `name`: a binding programs make once, the functions among them followed
+/// (`class`: the class it was found in).
+fn fixed_value(
+    v: &PyObjectRef,
+    name: &str,
+    depth: usize,
+    seen: &mut Vec<usize>,
+    class: Option<&PyObjectRef>,
+    vm: &VirtualMachine,
+) -> Result<(), String> {
+    let t = &vm.ctx.types;
+    let c = v.class();
+    if v.downcast_ref::<PyFunction>().is_some() {
+        return fixed_names(v, depth - 1, seen, class, vm);
+    }
+    if let Some(wrapped) = cache_wrapped(v, vm) {
+        return fixed_names(&wrapped, depth - 1, seen, None, vm);
+    }
+    let inner = if c.is(t.staticmethod_type) || c.is(t.classmethod_type) {
+        Some("__func__")
+    } else if c.is(t.property_type) {
+        Some("fget")
+    } else {
+        None
+    };
+    if let Some(inner) = inner {
+        return match v.get_attr(inner, vm) {
+            Ok(f) if vm.is_none(&f) => Ok(()),
+            Ok(f) => fixed_value(&f, name, depth, seen, class, vm),
+            Err(_) => Err(format!("reads {name}, a {} without {inner}", c.name())),
+        };
+    }
+    let fixed = v.downcast_ref::<PyModule>().is_some()
+        || v.downcast_ref::<PyType>().is_some()
+        || c.is(t.builtin_function_or_method_type)
+        || c.is(t.method_descriptor_type);
+    match fixed {
+        true => Ok(()),
+        false => Err(format!("reads {name}, a {}", c.name())),
+    }
+}
+
+/// `owner.name` where `owner` is a module or class written in Python, from its dicts.
+fn python_entry(owner: &PyObjectRef, name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    if let Some(m) = owner.downcast_ref::<PyModule>() {
+        let dict = m.dict();
+        dict.get_item_opt("__file__", vm).ok().flatten()?;
+        return dict.get_item_opt(name, vm).ok().flatten();
+    }
+    let c = owner.downcast_ref::<PyType>()?;
+    if !c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
+        return None;
+    }
+    let key = vm.ctx.intern_str(name);
+    c.mro_map_collect(|c| c.to_owned())
+        .iter()
+        .find_map(|c| c.get_direct_attr(key))
+}
+
+fn describe_owner(o: &PyObjectRef, vm: &VirtualMachine) -> String {
+    o.get_attr("__name__", vm)
+        .ok()
+        .and_then(|n| {
+            n.downcast_ref::<PyStr>()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| o.class().name().to_string())
+}

@@ -1,0 +1,133 @@
+"""Functions wrapped by functools.lru_cache (or cache), called in traced code: the wrapped
+function is simulated inline and the cache ignored, as TorchDynamo does, where that cannot
+change the answer: arguments and result are values (numbers, sizes, strings, tuples), the
+function reads no global or class data that may have changed since the cache was filled,
+and the call changes nothing. Otherwise the call runs as written: a cache filled before a
+global changed keeps its stale answer, a print in the function shows once per key, a tensor
+it returns stays one object. The replacement calls the wrapper again where the program
+did, its result dropped, so that the caches are left as the program leaves them. For each
+case: the results over six calls and each cache's hits, misses and size afterwards, eager
+and traced, are equal, and explain() counts the expected graphs
+and breaks. Prints one line per case; `FAIL` marks a failed one."""
+import functools
+import math
+
+import symtrace as st
+from case_report import eager_then_traced
+
+failures = []
+CALLS = 6
+
+
+@functools.lru_cache(maxsize=None)
+def head_dims(width, heads):
+    return width // heads, heads
+
+
+@functools.cache
+def padding(kernel, stride=1, dilation=1):
+    return ((stride - 1) + dilation * (kernel - 1)) // 2
+
+
+@functools.lru_cache(maxsize=8)
+def window(kernel, name):
+    # One cached function calling another, a math function and a str method.
+    pad = padding(kernel, dilation=1)
+    return pad + len(name.upper()), math.sqrt(kernel)
+
+
+def split_heads(x):
+    hd, h = head_dims(x.shape[-1], 2)
+    return x.reshape(x.shape[0], h, hd).softmax(-1)
+
+
+def windowed(x, k):
+    pad, scale = window(k, "conv")
+    return x * pad + scale
+
+
+SCALE = 2.0
+
+
+@functools.lru_cache
+def scaled(n):
+    return n * SCALE
+
+
+def stale_global(x, n):
+    return x * scaled(n)
+
+
+class Config:
+    factor = 3
+
+
+@functools.lru_cache
+def configured(n):
+    return n * Config.factor
+
+
+def stale_class_data(x, n):
+    return x + configured(n)
+
+
+@functools.lru_cache
+def announced(n):
+    print("computing", n)
+    return n + 1
+
+
+def prints_once_per_key(x, n):
+    return x * announced(n)
+
+
+@functools.lru_cache
+def causal(n):
+    return st.ones(n, n).tril()
+
+
+def shared_tensor(x):
+    return x @ causal(x.shape[0])
+
+
+CACHED = [head_dims, padding, window, scaled, configured, announced, causal]
+
+
+def reset():
+    global SCALE
+    SCALE = 2.0
+    Config.factor = 3
+    for f in CACHED:
+        f.cache_clear()
+
+
+def state():
+    return [tuple(f.cache_info()) for f in CACHED]
+
+
+def change_globals(i):
+    # After the caches were filled: a cached answer is stale from here on.
+    global SCALE
+    if i == 3:
+        SCALE = 5.0
+        Config.factor = 7
+
+
+def check(name, fn, make_args, most, graphs, breaks):
+    eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
+                      state=state, failures=failures, between=change_globals)
+
+
+xs = [st.randn(3, 8) for _ in range(CALLS + 1)]
+check("a helper of sizes (head dims) cached by lru_cache", split_heads, lambda i: (xs[i],), 1, 1, 0)
+check("functools.cache with keywords, one cached function calling another", windowed,
+      lambda i: (xs[i], 3 + 2 * (i % 2)), 2, 1, 0)
+check("a cached function reading a global changed since (runs as written)", stale_global,
+      lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
+check("a cached function reading a class's data changed since (runs as written)",
+      stale_class_data, lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
+check("a cached function that prints (runs as written)", prints_once_per_key,
+      lambda i: (xs[i], i % 2), 3, 1, 1)
+check("a cached function returning a tensor (runs as written)", shared_tensor,
+      lambda i: (st.ones(3, 3) * i,), 3, 1, 1)
+print("ALL OK" if not failures else f"FAILED {failures}", len(failures))
