@@ -223,7 +223,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, zeros/ones/full, min/max (of shapes and generators too), math.prod, chunks, split sections, int indices, pad_sequence, pad
+    // Slices, views, narrow, arange, zeros/ones/full, tril/triu by a diagonal of sizes, min/max (of shapes and generators too), math.prod, chunks, split sections, int indices, pad_sequence, pad
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
     // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
     // `math.floor` and `int` of a size divided by an int, ints of other floats computed from
@@ -236,6 +236,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "ranges",
         "factories",
         "constant_masks",
+        "diagonal_masks",
         "padded_sequences",
         "later_node",
         "chunks",

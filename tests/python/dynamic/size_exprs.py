@@ -50,6 +50,16 @@ def constant_masks(x):
     return att.softmax(-1), mask[n - 1, :n], st.eye(32)[1 : n + 1]
 
 
+def diagonal_masks(x):
+    # Masks shifted by sizes: the last t queries of n keys (`tril(n - t)`, of a tensor made
+    # from the sizes and of one made from constants), the diagonal worked out per call.
+    n = len(x)
+    t = n // 2 + 1
+    m = st.ones(t, n).tril(n - t)
+    u = st.ones(32, 32).triu(diagonal=1 - t)[:t, :n]
+    return (x[:t] @ x.transpose(0, 1)).masked_fill(m == 0, float("-inf")).softmax(-1), u
+
+
 def padded_sequences(x):
     # Sequences of changing lengths padded into one batch (`pad_sequence`, the longest found
     # by `max` of a generator), their lengths as a tensor and a mask made from them.
@@ -245,7 +255,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, constant_masks, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, narrowed, ranges, factories, constant_masks, diagonal_masks, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

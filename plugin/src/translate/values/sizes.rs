@@ -452,6 +452,29 @@ impl State<'_> {
                 self.symbolic_like(name, t, kwargs)
             }
             ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
+            ("tril" | "triu", [t, rest @ ..]) if self.is_tensor(t) => {
+                // A mask shifted by sizes (`tril(S - T)`: the last T queries of S keys).
+                let d = match (rest, kwargs) {
+                    ([d], []) => d.clone(),
+                    ([], [(k, d)]) if k == "diagonal" => d.clone(),
+                    _ => return Ok(None),
+                };
+                if !self.contains_symbolic(&d) {
+                    return Ok(None);
+                }
+                let Some((expr, hint)) = self.size_operand(&d)? else {
+                    return Ok(None);
+                };
+                let (t, lifted) = self.in_graph(t)?;
+                let call = (vec![t, self.int_var(hint)], Vec::new());
+                let sym = SymAttr::Int("diagonal".into(), expr);
+                let used = [d];
+                match lifted {
+                    true => recorder::unfolded(|| self.run_symbolic(f, call, what, sym, &used)),
+                    false => self.run_symbolic(f, call, what, sym, &used),
+                }
+                .map(Some)
+            }
             ("call_op", _)
                 if what.starts_with("symtrace.")
                     && kwargs.iter().any(|(_, v)| self.contains_symbolic(v)) =>
