@@ -256,6 +256,8 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     }
     // Two branches on sizes: one translation per outcome, not per size.
     assert_eq!(translations_of(&out, "branches"), 4, "{out}");
+    // The truth of sizes (`if k:` in `roll`, `if n % 4:`): one translation per outcome.
+    assert_eq!(translations_of(&out, "rolled"), 2, "{out}");
     // chunk(2) and split(4) along the size that changes: one translation per number of
     // pieces of the split (1, 2, 3, 4 and 8 over the sizes called), not per size.
     assert_eq!(translations_of(&out, "chunked_rows"), 5, "{out}");

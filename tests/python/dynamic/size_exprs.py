@@ -60,6 +60,16 @@ def diagonal_masks(x):
     return (x[:t] @ x.transpose(0, 1)).masked_fill(m == 0, float("-inf")).softmax(-1), u
 
 
+def rolled(x):
+    # The truth of a size (`if k:` in `roll`, `if n % 4:`): its outcome checked per call,
+    # one translation for each outcome, not one per size.
+    n = len(x)
+    y = x.roll(n // 2, 0)
+    if n % 4:
+        y = y[: n - n % 4 + 1]
+    return y
+
+
 def padded_sequences(x):
     # Sequences of changing lengths padded into one batch (`pad_sequence`, the longest found
     # by `max` of a generator), their lengths as a tensor and a mask made from them.
@@ -255,7 +265,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, constant_masks, diagonal_masks, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

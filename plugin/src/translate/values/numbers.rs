@@ -435,9 +435,15 @@ impl State<'_> {
                     | Opcode::PopJumpIfFalse
                     | Opcode::PopJumpIfTrue
             );
+            // The truth of a size (`if T % k:`) is its outcome checked per call, as `!= 0`.
+            let truth = matches!(
+                op,
+                Opcode::ToBool | Opcode::PopJumpIfFalse | Opcode::PopJumpIfTrue
+            );
             if let Var::Num(n) = v
                 && !(keeps && (n.has_size() || n.dynamic_int(&self.spec).is_some()))
                 && !(condition && self.varies_per_call(n))
+                && !(truth && n.has_size())
             {
                 let n = n.clone();
                 *v = Var::Obj(self.force_number(&n)?);

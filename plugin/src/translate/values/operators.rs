@@ -450,6 +450,10 @@ impl State<'_> {
                 if let Some(r) = self.number_condition(PyComparisonOp::Ne, v, &zero)? {
                     return Ok(r);
                 }
+                // A size (`if T % k:`): its outcome checked per call, not its value.
+                if let Some(r) = self.size_compare(PyComparisonOp::Ne, v, &zero)? {
+                    return Ok(r);
+                }
                 let o = self.force_number(n)?;
                 self.truth(&Var::Obj(o))
             }
