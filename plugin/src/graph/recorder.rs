@@ -45,6 +45,14 @@ pub struct Recorder {
 
 thread_local! {
     static ACTIVE: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+    /// A fake of an empty tensor was refused since `refused_empty` was last asked: the
+    /// failure it caused is a limit of the tracer, not an error of the program.
+    static REFUSED_EMPTY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a fake of an empty tensor was refused since the last time this was asked.
+pub fn refused_empty() -> bool {
+    REFUSED_EMPTY.replace(false)
 }
 
 /// The address that identifies a tensor's data.
@@ -104,6 +112,7 @@ fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
 fn fakeable(meta: &Meta) -> Result<(), TensorError> {
     if meta.shape.iter().product::<usize>() == 0 {
         // All empty arrays share an address; they cannot be told apart.
+        REFUSED_EMPTY.set(true);
         return Err(TensorError::value(
             "an empty tensor cannot be traced".to_owned(),
         ));
@@ -123,6 +132,7 @@ fn retire(old: TensorData) {
 /// Start recording on this thread; `None` if a recording is already under way.
 pub fn start() -> Option<RecordingGuard> {
     crate::tensor::registry::install_interceptor(intercept, retire);
+    REFUSED_EMPTY.set(false);
     ACTIVE.with(|a| {
         let mut a = a.borrow_mut();
         if a.is_some() {
