@@ -237,6 +237,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "factories",
         "constant_masks",
         "diagonal_masks",
+        "running",
         "padded_sequences",
         "later_node",
         "chunks",

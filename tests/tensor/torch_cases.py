@@ -95,6 +95,21 @@ CASES = [
     ("error_vsplit_1d", "F.vsplit(b, 1)"),
     ("error_tensordot_sizes", "F.tensordot(a, a, dims=([1], [0]))"),
     ("error_vdot_2d", "F.vdot(a, a)"),
+    # running extremes (a tie takes the later index, a NaN is taken and kept) and log-sum-exp
+    # (their reference values added from torch 2.5.1; the cases above were made earlier)
+    ("cummax_values_nan", "F.cummax(T([[1., 3., 3., 2., float('nan'), 5., float('nan'), 0.5], [-1., -1., -2., 4., 4., 1., 6., 6.]], None), 1).values"),
+    ("cummax_indices_nan", "F.cummax(T([[1., 3., 3., 2., float('nan'), 5., float('nan'), 0.5], [-1., -1., -2., 4., 4., 1., 6., 6.]], None), 1).indices"),
+    ("cummin_values", "t.cummin(dim=0).values"),
+    ("cummin_indices_ties", "T([2, 1, 1, 3, 1], 'int64').cummin(0).indices"),
+    ("cummax_bool", "m.cummax(1).values"),
+    ("cummax_float32_indices", "f.cummax(0)[1]"),
+    ("cummax_0d", "s.cummax(0).indices"),
+    ("logcumsumexp", "x3.logcumsumexp(1)"),
+    ("logcumsumexp_float32", "F.logcumsumexp(f, dim=0)"),
+    ("logcumsumexp_infinities", "T([float('-inf'), float('-inf'), 0.0, float('inf'), 1.0], None).logcumsumexp(0)"),
+    ("logcumsumexp_nan", "T([1.0, float('nan'), 2.0], None).logcumsumexp(0)"),
+    ("error_logcumsumexp_int", "i.logcumsumexp(1)"),
+    ("error_cummax_dim", "a.cummax(2)"),
 ]
 
 # In-place spellings: statement, then the tensor to compare.

@@ -4,9 +4,11 @@ into the tensor, refused where torch refuses to cast it), splitting and stacking
 name (`hsplit`, `vsplit`, `dsplit`, `column_stack`, `dstack`, `atleast_1d/2d/3d`), products
 (`tensordot`, `kron`, `vdot`, `cartesian_prod`, `combinations`), and small spellings
 (`bitwise_and`..., `take`, `float_power`, `randint_like`, `x.type()`, `x.get_device()`,
-`index_put`, `where` of a condition alone). Being Python, a traced frame simulates them op by op like the user's own
+`index_put`, `where` of a condition alone), and the running extremes (`cummax`, `cummin`:
+values and indices, as torch's named tuple) and `logcumsumexp`, two ops of the registry. Being Python, a traced frame simulates them op by op like the user's own
 code. Run after `tensor_methods.py`; `_st` is `symtrace`."""
 import itertools as _itertools
+from collections import namedtuple as _namedtuple
 
 # Unary ops whose in-place spelling stores the result into the tensor.
 _IN_PLACE_UNARY = [
@@ -217,6 +219,17 @@ def _where(condition, input=None, other=None):
     return _select(condition, input, other)
 
 
+def _running(name):
+    """`x.cummax(dim)` / `x.cummin(dim)`: the running extreme along `dim` and the index each
+    value came from."""
+    result = _namedtuple(name, ["values", "indices"])
+
+    def running(self, dim):
+        return result(_st.call_op(name + "_values", self, dim=dim), _st.call_op(name + "_indices", self, dim=dim))
+
+    return running
+
+
 # Those not already the tensor's own.
 METHODS = {name + "_": _in_place(name) for name in _IN_PLACE_UNARY if not hasattr(_st.Tensor, name + "_")}
 METHODS.update({
@@ -235,6 +248,9 @@ METHODS.update({
     "get_device": lambda self: -1,
     "index_put_": _index_put_,
     "index_put": _index_put,
+    "cummax": _running("cummax"),
+    "cummin": _running("cummin"),
+    "logcumsumexp": lambda self, dim: _st.call_op("logcumsumexp", self, dim=dim),
 })
 
 # Functions only (torch has no method of these names).
@@ -253,5 +269,5 @@ MODULE_ONLY = {
 
 FUNCTIONS = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "hsplit", "vsplit", "dsplit",
-    "kron", "vdot", "take", "float_power", "index_put",
+    "kron", "vdot", "take", "float_power", "index_put", "cummax", "cummin", "logcumsumexp",
 ]

@@ -70,6 +70,13 @@ def rolled(x):
     return y
 
 
+def running(x):
+    # Running extremes and log-sum-exp along the size that changes: ops of the graph whose
+    # shape is their input's.
+    v, i = x.cummax(0)
+    return v + i, x.cummin(1).indices, x.logcumsumexp(0)
+
+
 def padded_sequences(x):
     # Sequences of changing lengths padded into one batch (`pad_sequence`, the longest found
     # by `max` of a generator), their lengths as a tensor and a mask made from them.
@@ -265,7 +272,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

@@ -13,6 +13,7 @@ pub mod parallel;
 pub mod pool;
 pub mod product;
 pub mod reduce;
+pub mod running;
 pub mod sampling;
 pub mod scan;
 pub mod scatter;
@@ -34,6 +35,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(select::ops());
     ops.extend(factories::ops());
     ops.extend(scan::ops());
+    ops.extend(running::ops());
     ops.extend(scatter::ops());
     ops.extend(sort::ops());
     ops.extend(conv::ops());
@@ -82,6 +84,11 @@ const SIZE_FREE: &[&str] = &[
     "clone",
     "cumsum",
     "cumprod",
+    "cummax_values",
+    "cummax_indices",
+    "cummin_values",
+    "cummin_indices",
+    "logcumsumexp",
     "prod",
     "scatter",
     "scatter_add",
