@@ -110,6 +110,27 @@ CASES = [
     ("logcumsumexp_nan", "T([1.0, float('nan'), 2.0], None).logcumsumexp(0)"),
     ("error_logcumsumexp_int", "i.logcumsumexp(1)"),
     ("error_cummax_dim", "a.cummax(2)"),
+    # statistics, windows and small matrices (reference values from torch 2.5.1)
+    ("cov", "F.cov(a)"),
+    ("cov_vector_correction", "F.cov(b, correction=0)"),
+    ("cov_method", "t.cov()"),
+    ("corrcoef", "F.corrcoef(T([[1., 2., 4.], [0.5, -1., 3.], [2., 2.5, -1.]], None))"),
+    ("corrcoef_vector", "b.corrcoef()"),
+    ("error_cov_3d", "F.cov(x3)"),
+    ("trapezoid", "F.trapezoid(a)"),
+    ("trapezoid_dx_dim", "F.trapezoid(x3, dx=0.5, dim=1)"),
+    ("trapezoid_points", "F.trapezoid(a, T([0., 1., 3.], None))"),
+    ("trapz", "F.trapz(b)"),
+    ("vander", "F.vander(j, N=4)"),
+    ("vander_increasing", "F.vander(v, increasing=True)"),
+    ("vander_float32", "F.vander(f[0])"),
+    ("diagflat", "F.diagflat(a)"),
+    ("diagflat_offset", "b.diagflat(-1)"),
+    ("hann_window", "F.hann_window(5, dtype=F.float64)"),
+    ("hann_window_symmetric", "F.hann_window(6, periodic=False, dtype=F.float64)"),
+    ("hann_window_one", "F.hann_window(1, dtype=F.float64)"),
+    ("hamming_window", "F.hamming_window(7, dtype=F.float64)"),
+    ("hamming_window_float32", "F.hamming_window(4, periodic=False, dtype=F.float32)"),
 ]
 
 # In-place spellings: statement, then the tensor to compare.
@@ -128,4 +149,9 @@ ASSIGNMENTS = [
     ("slice_and_mask_put", "z = F.clone(a); z[:, n] = T([7., 8.], None)", "z"),
     ("error_sqrt_int", "z = F.clone(j); z.sqrt_()", "z"),
     ("error_exp_bool", "z = F.clone(n); z.exp_()", "z"),
+    ("fill_diagonal_", "z = F.zeros(3, 4, dtype=F.float64); z.fill_diagonal_(2.0)", "z"),
+    ("fill_diagonal_wrap", "z = F.zeros(7, 3, dtype=F.float64); z.fill_diagonal_(5.0, wrap=True)", "z"),
+    ("fill_diagonal_tall", "z = F.zeros(7, 3, dtype=F.float64); z.fill_diagonal_(5.0)", "z"),
+    ("fill_diagonal_cube", "z = F.zeros(2, 2, 2, dtype=F.float64); z.fill_diagonal_(1.0)", "z"),
+    ("error_fill_diagonal_1d", "z = F.clone(b); z.fill_diagonal_(1.0)", "z"),
 ]

@@ -5,9 +5,12 @@ name (`hsplit`, `vsplit`, `dsplit`, `column_stack`, `dstack`, `atleast_1d/2d/3d`
 (`tensordot`, `kron`, `vdot`, `cartesian_prod`, `combinations`), and small spellings
 (`bitwise_and`..., `take`, `float_power`, `randint_like`, `x.type()`, `x.get_device()`,
 `index_put`, `where` of a condition alone), and the running extremes (`cummax`, `cummin`:
-values and indices, as torch's named tuple) and `logcumsumexp`, two ops of the registry. Being Python, a traced frame simulates them op by op like the user's own
+values and indices, as torch's named tuple) and `logcumsumexp`, two ops of the registry;
+statistics (`cov`, `corrcoef`, `trapezoid`), `vander`, `diagflat`, `fill_diagonal_` and
+the cosine windows (`hann_window`, `hamming_window`). Being Python, a traced frame simulates them op by op like the user's own
 code. Run after `tensor_methods.py`; `_st` is `symtrace`."""
 import itertools as _itertools
+import math as _math
 from collections import namedtuple as _namedtuple
 
 # Unary ops whose in-place spelling stores the result into the tensor.
@@ -230,6 +233,103 @@ def _running(name):
     return running
 
 
+def _float_of(x):
+    return x if x.is_floating_point() else x.to(_st.get_default_dtype())
+
+
+def _cov(input, *, correction=1, fweights=None, aweights=None):
+    """torch's `cov`: rows are variables, columns observations (a vector: one variable)."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov: fweights and aweights are not supported by symtrace")
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions")
+    x = _float_of(input)
+    x = x.reshape(1, -1) if x.ndim < 2 else x
+    n = x.shape[1]
+    centered = x - x.mean(1, keepdim=True)
+    c = (centered @ centered.T) / max(n - correction, 0)
+    return c.reshape(()) if input.ndim < 2 else c
+
+
+def _corrcoef(input):
+    c = _cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    c = c / std[:, None]
+    c = c / std[None, :]
+    return c.clamp(-1, 1)
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """torch's `fill_diagonal_`: the main diagonal (of a matrix; of a cube of equal sides),
+    for a tall matrix with `wrap` again every `cols + 1` rows."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and any(d != self.shape[0] for d in self.shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self.ndim == 2:
+        rows, cols = self.shape
+        stop = rows * cols if wrap else min(rows, cols) * cols
+        flat = _st.arange(0, stop, cols + 1)
+        self[flat // cols, flat % cols] = fill_value
+        return self
+    k = _st.arange(self.shape[0])
+    self[(k,) * self.ndim] = fill_value
+    return self
+
+
+def _vander(x, N=None, increasing=False):
+    """torch's `vander`: the powers of a vector's elements, highest first unless `increasing`."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = x.dtype if x.dtype != _st.bool else _st.int64
+    result = _st.ones(x.shape[0], max(n, 1), dtype=dtype)
+    if n > 1:
+        result[:, 1:] = x[:, None].to(dtype)
+        result = result.cumprod(1)
+    result = result[:, :n]
+    return result if increasing else result.flip(1)
+
+
+def _trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal rule along `dim`: spacing `dx` (1 when neither is given) or the
+    sample points `x`."""
+    n = y.shape[dim]
+    if x is None:
+        step = 1 if dx is None else dx
+        if n == 0:
+            return y.sum(dim) * 0
+        return (y.sum(dim) - (y.narrow(dim, 0, 1) + y.narrow(dim, n - 1, 1)).squeeze(dim) * 0.5) * step
+    if dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments: x and dx")
+    gaps = x.diff(dim=-1 if x.ndim == 1 else dim)
+    if x.ndim == 1 and y.ndim > 1:
+        shape = [1] * y.ndim
+        shape[dim] = n - 1
+        gaps = gaps.reshape(shape)
+    return ((y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * gaps).sum(dim) / 2
+
+
+def _window(alpha, beta):
+    """torch's `hamming_window` family, `alpha - beta * cos(2 pi n / (N - 1))`; periodic:
+    of N + 1 points, the last dropped."""
+    def window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+        dtype = dtype or _st.get_default_dtype()
+        if window_length == 0:
+            return _st.zeros(0, dtype=dtype)
+        if window_length == 1:
+            return _st.ones(1, dtype=dtype)
+        n = window_length + 1 if periodic else window_length
+        w = _st.arange(n, dtype=_st.float64) * (_math.pi * 2.0 / (n - 1))
+        w = (w.cos() * -beta + alpha).to(dtype)
+        return w[:window_length]
+    return window
+
+
 # Those not already the tensor's own.
 METHODS = {name + "_": _in_place(name) for name in _IN_PLACE_UNARY if not hasattr(_st.Tensor, name + "_")}
 METHODS.update({
@@ -251,6 +351,10 @@ METHODS.update({
     "cummax": _running("cummax"),
     "cummin": _running("cummin"),
     "logcumsumexp": lambda self, dim: _st.call_op("logcumsumexp", self, dim=dim),
+    "cov": _cov,
+    "corrcoef": _corrcoef,
+    "fill_diagonal_": _fill_diagonal_,
+    "diagflat": lambda self, offset=0: _st.diag(self.flatten(), offset),
 })
 
 # Functions only (torch has no method of these names).
@@ -265,9 +369,15 @@ MODULE_ONLY = {
     "randint_like": _randint_like,
     "tensordot": _tensordot,
     "where": _where,
+    "vander": _vander,
+    "trapezoid": _trapezoid,
+    "trapz": _trapezoid,
+    "hann_window": _window(0.5, 0.5),
+    "hamming_window": _window(0.54, 0.46),
 }
 
 FUNCTIONS = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "hsplit", "vsplit", "dsplit",
     "kron", "vdot", "take", "float_power", "index_put", "cummax", "cummin", "logcumsumexp",
+    "cov", "corrcoef", "diagflat",
 ]
