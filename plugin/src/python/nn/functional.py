@@ -1072,3 +1072,62 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         frac = frac.reshape((out_sizes[d],) + (1,) * (out.ndim - 1 - dim))
         out = out.index_select(dim, low) * (1.0 - frac) + out.index_select(dim, high) * frac
     return out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Each element over `(k + alpha * mean of the squares of `size` neighbouring channels)
+    ** beta`, the window zero-padded (`size // 2` channels before, `(size - 1) // 2` after),
+    as torch computes it."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    channels = input.shape[1]
+    padded = pad(input * input, (0, 0) * (dim - 2) + (size // 2, (size - 1) // 2))
+    div = padded.narrow(1, 0, channels)
+    for i in range(1, size):
+        div = div + padded.narrow(1, i, channels)
+    return input / ((div / size) * alpha + k) ** beta
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """`log(1 + exp(-y * x))`."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduced((-input * target).exp().log1p(), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """The negative log-likelihood of `target` under a Poisson of rate `input` (its log,
+    with `log_input`); `full` adds Stirling's term where the target is above 1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduced(loss, reduction)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """`y[..., o] = sum_ij x1[..., i] * W[o, i, j] * x2[..., j] + b[o]`."""
+    out, n1, n2 = weight.shape
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, n1)
+    x2 = input2.reshape(-1, n2)
+    y = ((x1 @ weight.permute(1, 0, 2).reshape(n1, out * n2)).reshape(-1, out, n2) * x2[:, None, :]).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(tuple(lead) + (out,))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose slope is drawn from U(lower, upper) per element while training, their
+    mean otherwise."""
+    if training:
+        slope = st.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
+        return _in_place(input, st.where(input >= 0, input, input * slope), inplace)
+    return _in_place(input, st.where(input >= 0, input, input * ((lower + upper) / 2)), inplace)
