@@ -232,10 +232,11 @@ pub(super) mod module {
         let m = m.unwrap_or(n);
         check_size(&[n, m], vm)?;
         let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
-        let values: Vec<Scalar> = (0..n * m)
-            .map(|k| Scalar::Int(i64::from(k / m == k % m)))
-            .collect();
-        new_tensor(TensorData::from_scalars(&[n, m], &values, dt), vm)
+        let attrs = Attrs::new()
+            .with("n", Attr::Int(n as i64))
+            .with("m", Attr::Int(m as i64))
+            .with("dtype", Attr::DType(dt));
+        new_tensor(registry().call("eye", &[], &attrs), vm)
     }
 
     /// torch's `set_default_dtype`: the float type of new tensors and of float results

@@ -51,13 +51,14 @@ def constant_masks(x):
 
 
 def diagonal_masks(x):
-    # Masks shifted by sizes: the last t queries of n keys (`tril(n - t)`, of a tensor made
+    # Masks shifted by sizes, and identities of them (`eye(t, n)`): the last t queries of n keys (`tril(n - t)`, of a tensor made
     # from the sizes and of one made from constants), the diagonal worked out per call.
     n = len(x)
     t = n // 2 + 1
     m = st.ones(t, n).tril(n - t)
     u = st.ones(32, 32).triu(diagonal=1 - t)[:t, :n]
-    return (x[:t] @ x.transpose(0, 1)).masked_fill(m == 0, float("-inf")).softmax(-1), u
+    eye = st.eye(t, n, dtype=st.float32) + st.eye(n)[:t]
+    return (x[:t] @ x.transpose(0, 1)).masked_fill(m == 0, float("-inf")).softmax(-1), u, eye
 
 
 def rolled(x):

@@ -150,5 +150,36 @@ pub fn ops() -> Vec<OpDef> {
                 TensorData::from_scalars(&[n], &values, dtype_of(a))
             },
         ),
+        // `eye(n, m)`: ones where the row is the column (of sizes that may change, in a graph).
+        OpDef::new(
+            "eye",
+            Arity::Exactly(0),
+            |_: &[Meta], a: &Attrs| {
+                Ok(Meta {
+                    shape: eye_shape(a)?.to_vec(),
+                    dtype: dtype_of(a),
+                })
+            },
+            |_: &[&TensorData], a: &Attrs| {
+                let [n, m] = eye_shape(a)?;
+                let values: Vec<Scalar> = (0..n * m)
+                    .map(|k| Scalar::Int(i64::from(k / m == k % m)))
+                    .collect();
+                TensorData::from_scalars(&[n, m], &values, dtype_of(a))
+            },
+        ),
     ]
+}
+
+/// The rows and columns of `eye`, checked as a shape.
+fn eye_shape(a: &Attrs) -> TResult<[usize; 2]> {
+    let size = |name: &str| {
+        let n = a.int(name)?;
+        usize::try_from(n).map_err(|_| {
+            TensorError::runtime(format!("{name} must be greater or equal to 0, got {n}"))
+        })
+    };
+    let shape = [size("n")?, size("m")?];
+    crate::tensor::shape::check_size(&shape)?;
+    Ok(shape)
 }

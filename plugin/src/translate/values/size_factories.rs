@@ -148,6 +148,46 @@ impl State<'_> {
 }
 
 impl State<'_> {
+    /// `eye(n, m=n, dtype=)` of sizes that may change: a node making it per call.
+    pub(super) fn symbolic_eye(
+        &mut self,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        if !(1..=2).contains(&args.len())
+            || kwargs.iter().any(|(k, _)| k != "dtype" && k != "device")
+        {
+            return Ok(None);
+        }
+        let Some(exprs) = self.size_operands(args)? else {
+            return Ok(None);
+        };
+        let hints: Vec<PyObjectRef> = exprs
+            .iter()
+            .map(|(_, h)| vm.ctx.new_int(*h).into())
+            .collect();
+        let mut named = Vec::new();
+        for (k, v) in kwargs {
+            named.push((k.clone(), self.obj(v)?));
+        }
+        let named: KwArgs = named.into_iter().collect();
+        let Some(dtype) = dtype_made(f, FuncArgs::new(hints, named), vm) else {
+            return Ok(None);
+        };
+        let (n, m) = (
+            exprs[0].clone(),
+            exprs.get(1).cloned().unwrap_or_else(|| exprs[0].clone()),
+        );
+        let attrs = Attrs::new()
+            .with("n", Attr::Int(n.1))
+            .with("m", Attr::Int(m.1))
+            .with("dtype", Attr::DType(dtype));
+        let sym = vec![SymAttr::Int("n".into(), n.0), SymAttr::Int("m".into(), m.0)];
+        self.factory_var("eye", attrs, sym).map(Some)
+    }
+
     /// A size that changes from call to call as an operand of a tensor's arithmetic
     /// (`loss.sum() / x.shape[0]`, `t * (T - 1)`): a 0-d tensor that the graph makes per call
     /// from the size, of the type the number computes in next to the tensor (a float

@@ -452,6 +452,7 @@ impl State<'_> {
                 self.symbolic_like(name, t, kwargs)
             }
             ("split" | "chunk", [t, ..]) if varying => self.split_along(what, f, args, kwargs),
+            ("eye", _) if what == "symtrace.eye" => self.symbolic_eye(f, args, kwargs),
             ("tril" | "triu", [t, rest @ ..]) if self.is_tensor(t) => {
                 // A mask shifted by sizes (`tril(S - T)`: the last T queries of S keys).
                 let d = match (rest, kwargs) {
