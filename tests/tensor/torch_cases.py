@@ -131,6 +131,9 @@ CASES = [
     ("hann_window_one", "F.hann_window(1, dtype=F.float64)"),
     ("hamming_window", "F.hamming_window(7, dtype=F.float64)"),
     ("hamming_window_float32", "F.hamming_window(4, periodic=False, dtype=F.float32)"),
+    ("eye", "F.eye(3, dtype=F.float64)"),
+    ("eye_rectangle_int", "F.eye(2, 4, dtype=F.int64)"),
+    ("eye_tall_bool", "F.eye(4, 2, dtype=F.bool)"),
 ]
 
 # In-place spellings: statement, then the tensor to compare.
