@@ -351,6 +351,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
             "functools.cache with keywords, one cached function calling another",
             "a cached function reading a global changed since (runs as written)",
             "a cached function reading a class's data changed since (runs as written)",
+            "a cached function reading a default list changed since (runs as written)",
+            "a cached function reading sys.argv changed since (runs as written)",
             "a cached function that prints (runs as written)",
             "a cached function returning a tensor (runs as written)",
         ],

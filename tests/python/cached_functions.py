@@ -11,6 +11,7 @@ and traced, are equal, and explain() counts the expected graphs
 and breaks. Prints one line per case; `FAIL` marks a failed one."""
 import functools
 import math
+import sys
 
 import symtrace as st
 from case_report import eager_then_traced
@@ -82,6 +83,24 @@ def prints_once_per_key(x, n):
 
 
 @functools.lru_cache
+def from_default(n, table=[1, 2, 3]):
+    return table[n % 3] * n
+
+
+def mutable_default(x, n):
+    return x * from_default(n)
+
+
+@functools.lru_cache
+def from_argv(n):
+    return len(sys.argv) + n
+
+
+def native_module_list(x, n):
+    return x * from_argv(n)
+
+
+@functools.lru_cache
 def causal(n):
     return st.ones(n, n).tril()
 
@@ -90,13 +109,16 @@ def shared_tensor(x):
     return x @ causal(x.shape[0])
 
 
-CACHED = [head_dims, padding, window, scaled, configured, announced, causal]
+CACHED = [head_dims, padding, window, scaled, configured, announced, from_default, from_argv, causal]
 
 
 def reset():
     global SCALE
     SCALE = 2.0
     Config.factor = 3
+    from_default.__wrapped__.__defaults__[0][1] = 2
+    while sys.argv[-1] == "--more":
+        sys.argv.pop()
     for f in CACHED:
         f.cache_clear()
 
@@ -111,6 +133,8 @@ def change_globals(i):
     if i == 3:
         SCALE = 5.0
         Config.factor = 7
+        from_default.__wrapped__.__defaults__[0][1] = 10
+        sys.argv.append("--more")
 
 
 def check(name, fn, make_args, most, graphs, breaks):
@@ -126,6 +150,10 @@ check("a cached function reading a global changed since (runs as written)", stal
       lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
 check("a cached function reading a class's data changed since (runs as written)",
       stale_class_data, lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
+check("a cached function reading a default list changed since (runs as written)",
+      mutable_default, lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
+check("a cached function reading sys.argv changed since (runs as written)",
+      native_module_list, lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
 check("a cached function that prints (runs as written)", prints_once_per_key,
       lambda i: (xs[i], i % 2), 3, 1, 1)
 check("a cached function returning a tensor (runs as written)", shared_tensor,

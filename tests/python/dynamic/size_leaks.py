@@ -1,7 +1,7 @@
 """Dynamic sizes: each function runs over batch sizes that change per call. A size the
 program reads and computes with (`len(x) // 2`) and gives to a slice, a reshape or a tensor
-made in its shape (`st.ones(x.shape[0], 3)`) is worked out per call; one used as a plain
-number (`st.eye(n)`), or rows iterated, fix the size; a shape read from a value made from
+made in its shape (`st.ones(x.shape[0], 3)`) or an identity (`st.eye(n)`) is worked out per
+call; one used as a plain number (`[1.0] * n`), or rows iterated, fix the size; a shape read from a value made from
 the input (an update in place reads it) is checked per call, as is each dimension a squeeze
 may drop; results equal eager everywhere. Prints `<function> <translations>`."""
 import symtrace as st
@@ -12,8 +12,10 @@ def flat(x):          # reshape to -1: worked out by the op per call
     return x.reshape(-1) + 1.0
 def like(x):          # a tensor made in x's shape: worked out per call
     return x + st.ones(x.shape[0], 3)
-def eye_of(x):        # a size given where it is a plain number: st.eye's
+def eye_of(x):        # identities of sizes: worked out per call
     return x @ st.eye(x.shape[1]) + st.eye(x.shape[0]).sum()
+def numbered(x):      # a size given where it is a plain number: a list's repeat
+    return x + st.tensor([1.0] * x.shape[0])[:, None]
 def rows(x):          # iterating rows
     return sum([r * 1.0 for r in x], st.zeros(3))
 def fine(x, w):       # nothing reads a size
@@ -47,7 +49,7 @@ def residual(x):      # an update in place of a value made from the input: that 
     out *= x.mean(0)
     return out.relu()
 w = st.randn(3, 4)
-for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (rows, ()), (fine, (w,)), (cat, ()),
+for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (numbered, ()), (rows, ()), (fine, (w,)), (cat, ()),
                 (stats, ()), (fits_or_not, ()), (head, (w,)), (squeeze_all, ()), (squeeze_batch, ()),
                 (residual, ())]:
     st.reset()

@@ -191,6 +191,20 @@ fn fixed_names(
     if !code.freevars.is_empty() {
         return Err("reads free variables, which may change".to_owned());
     }
+    // A default the function reads may be an object changed since (`table=[]`).
+    for defaults in ["__defaults__", "__kwdefaults__"] {
+        let Ok(d) = f.get_attr(defaults, vm) else {
+            continue;
+        };
+        let values: Vec<PyObjectRef> = match d.downcast_ref::<PyDict>() {
+            Some(d) => d.values_vec(),
+            None if vm.is_none(&d) => Vec::new(),
+            None => vec![d],
+        };
+        if !values.iter().all(|v| is_value_object(v, vm)) {
+            return Err("has a default that is not a value".to_owned());
+        }
+    }
     let globals: PyRef<PyDict> = f
         .get_attr("__globals__", vm)
         .ok()
@@ -268,12 +282,14 @@ fn fixed_value(
     }
 }
 
-/// `owner.name` where `owner` is a module or class written in Python, from its dicts.
+/// `owner.name` where `owner` is a module, or a class written in Python, from its dicts; of
+/// a module written in Rust, only what may change (not a number, str or tuple of them).
 fn python_entry(owner: &PyObjectRef, name: &str, vm: &VirtualMachine) -> Option<PyObjectRef> {
     if let Some(m) = owner.downcast_ref::<PyModule>() {
         let dict = m.dict();
-        dict.get_item_opt("__file__", vm).ok().flatten()?;
-        return dict.get_item_opt(name, vm).ok().flatten();
+        let native = dict.get_item_opt("__file__", vm).ok().flatten().is_none();
+        let v = dict.get_item_opt(name, vm).ok().flatten()?;
+        return (!native || !is_value_object(&v, vm)).then_some(v);
     }
     let c = owner.downcast_ref::<PyType>()?;
     if !c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
