@@ -127,12 +127,7 @@ impl State<'_> {
         let Some(fill) = fill else {
             return Ok(None);
         };
-        let mut named = Vec::new();
-        for (k, v) in kwargs {
-            named.push((k.clone(), self.obj(v)?));
-        }
-        let named: KwArgs = named.into_iter().collect();
-        let Some(dtype) = dtype_made(f, FuncArgs::new(positional, named), vm) else {
+        let Some(dtype) = self.dtype_made(f, positional, kwargs)? else {
             return Ok(None);
         };
         let attrs = Attrs::new()
@@ -168,12 +163,7 @@ impl State<'_> {
             .iter()
             .map(|(_, h)| vm.ctx.new_int(*h).into())
             .collect();
-        let mut named = Vec::new();
-        for (k, v) in kwargs {
-            named.push((k.clone(), self.obj(v)?));
-        }
-        let named: KwArgs = named.into_iter().collect();
-        let Some(dtype) = dtype_made(f, FuncArgs::new(hints, named), vm) else {
+        let Some(dtype) = self.dtype_made(f, hints, kwargs)? else {
             return Ok(None);
         };
         let (n, m) = (
@@ -319,7 +309,7 @@ impl State<'_> {
             named.push((k.clone(), self.now(v)?));
         }
         let named = named.into_iter().collect::<KwArgs>();
-        let Some(dtype) = dtype_made(f, FuncArgs::new(positional, named), vm) else {
+        let Some(dtype) = called_dtype(f, FuncArgs::new(positional, named), vm) else {
             return Ok(None);
         };
         let attrs = Attrs::new()
@@ -361,10 +351,27 @@ impl State<'_> {
     }
 }
 
-/// The dtype of the tensor the factory `f` makes from this call's values (`None`: it made
-/// none, or raised): the dtype its node then makes at every call's sizes, as the function
-/// works it out (a default dtype read, a fill's type).
-fn dtype_made(
+impl State<'_> {
+    /// The dtype of the tensor the factory `f` makes from this call's values (`None`: it
+    /// made none, or raised): the dtype its node then makes at every call's sizes, as the
+    /// function works it out (a default dtype read, a fill's type).
+    fn dtype_made(
+        &mut self,
+        f: &PyObjectRef,
+        positional: Vec<PyObjectRef>,
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<crate::tensor::DType>> {
+        let mut named = Vec::new();
+        for (k, v) in kwargs {
+            named.push((k.clone(), self.obj(v)?));
+        }
+        let named: KwArgs = named.into_iter().collect();
+        Ok(called_dtype(f, FuncArgs::new(positional, named), self.vm))
+    }
+}
+
+/// The dtype of the tensor `f(*args)` returns (`None`: none, or it raised).
+fn called_dtype(
     f: &PyObjectRef,
     args: FuncArgs,
     vm: &rustpython_vm::VirtualMachine,
