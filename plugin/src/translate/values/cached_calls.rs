@@ -10,7 +10,9 @@
 //! - the function reads no name whose value may have changed since the cache was filled:
 //!   every global it (or a function it calls, found the same way) names is a module, a
 //!   function, a class or a builtin, no attribute it names is data of a module or class
-//!   written in Python, and it has no free variables (`fixed_names`);
+//!   written in Python (of a module written in Rust, anything but a number, a str or a
+//!   tuple of them: `sys.argv` changes), its defaults are values, and it has no free
+//!   variables (`fixed_names`);
 //! - the simulated call made no side effect, drew no random number and wrote no caller's
 //!   tensor, and returned a value of the same kinds (a tensor would be one object shared by
 //!   every caller, which the program may update in place).
