@@ -202,6 +202,7 @@ fn warnings_are_replayed_naming_the_lines_the_program_names() {
             "the 'ignore' filter acts as when run",
             "the 'error' filter acts as when run",
             "a warning naming an inlined function's own frame breaks the caller",
+            "a warning after a graph break naming the caller's line",
             "a warning under a handler breaks",
             "an error filter raises from the replay, the effects before it made",
             "a warning with showwarning replaced breaks",

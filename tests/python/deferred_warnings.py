@@ -1,7 +1,8 @@
 """warnings.warn() in traced code stays in the graph: the replacement warns after the graph,
 in program order with the other side effects, naming the line the program's warning names
 (of the translated frame, of its caller through stacklevel=2, of the translated frame's call
-into an inlined function that warns with stacklevel=2), through the filters in force then.
+into an inlined function that warns with stacklevel=2, of the caller from a resume function
+after a graph break), through the filters in force then.
 Where that cannot be proven (a warning naming an inlined function's own frame, under a
 handler, with showwarning replaced, to a stderr written in Python) it breaks. For each case:
 the results and the warnings (text, category, file, line), eager and traced, are equal,
@@ -54,6 +55,15 @@ def calls_one_warning_itself(x, n):
     y = x * 3.0
     y = warns_in_own_frame(y, n)
     return y.exp()
+
+
+def warns_after_a_break(x, n):
+    # The warning is in the resume function, which the replacement calls: one frame more
+    # between it and the caller it names than in the program.
+    y = x * 2.0
+    st.graph_break()
+    warnings.warn(f"after a break {n}", stacklevel=2)
+    return y + n
 
 
 def under_handler(x, n):
@@ -146,6 +156,8 @@ for mode in ["default", "once", "module", "ignore", "error"]:
           1, 0, mode=mode)
 check("a warning naming an inlined function's own frame breaks the caller",
       calls_one_warning_itself, lambda i: (x, i), 3, 1)
+check("a warning after a graph break naming the caller's line", warns_after_a_break,
+      lambda i: (x, i), 2, 1)
 check("a warning under a handler breaks", under_handler, lambda i: (x, i), 1, 1)
 check("an error filter raises from the replay, the effects before it made",
       error_between_effects, lambda i: (x, []), 1, 0, mode="error")

@@ -455,6 +455,7 @@ impl Translator {
         if state.spec.dynamic != self.options.dynamic {
             state.spec.dynamic = self.options.dynamic;
         }
+        state.spec.frames_between = self.resumes.frames_between(code);
         match translate(
             frame,
             vm,

@@ -103,6 +103,11 @@ pub struct Specialization {
     /// replacement (`values::python_draws`): a translation where they could be draws the
     /// program never makes is made again so.
     pub python_draws_break: bool,
+    /// The frame's code is a function made for a break: it runs below the replacement of
+    /// the frame it continues, so a frame counted out from it (a warning's `stacklevel`) is
+    /// further away than in the program, by `frames_between` (a resume function or a
+    /// handler; `None`: a loop's body or driver, not counted).
+    pub frames_between: Option<usize>,
 }
 
 impl Specialization {

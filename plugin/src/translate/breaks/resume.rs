@@ -246,6 +246,26 @@ impl ResumeCache {
         )
     }
 
+    /// How many frames stand between the frame of `code` and the caller of the user's frame
+    /// it continues: 0 for a user's code; for a resume function or a handler, the replacement
+    /// that calls it and those of the functions that one continues; `None` for a function
+    /// made for a loop.
+    pub fn frames_between(&self, code: &Py<PyCode>) -> Option<usize> {
+        let made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut at, mut between) = (code as *const Py<PyCode> as usize, 0);
+        while let Some(((original, purpose), _)) = made
+            .iter()
+            .find(|(_, m)| &*m.code as *const Py<PyCode> as usize == at)
+        {
+            match purpose {
+                Purpose::Resume(_) | Purpose::Handler(_) => between += 1,
+                Purpose::LoopBody { .. } | Purpose::LoopDriver { .. } => return None,
+            }
+            at = *original;
+        }
+        Some(between)
+    }
+
     /// The code of the resume function for `shape`, once made.
     pub fn code_for(&self, original: &Py<PyCode>, shape: &ResumeShape) -> Option<PyRef<PyCode>> {
         self.made_code(original, Purpose::Resume(shape.clone()))

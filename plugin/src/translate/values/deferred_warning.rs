@@ -109,8 +109,19 @@ impl State<'_> {
                 ),
             );
         }
+        // Above the frame: in a function made for a break, the replacements that call it.
+        let above = match (level - inlined >= 2, self.spec.frames_between) {
+            (false, _) => 0,
+            (true, Some(n)) => n as i64,
+            (true, None) => {
+                return unsupported(
+                    Kind::Call,
+                    "warnings.warn() naming a frame above a loop's function (made for a break)",
+                );
+            }
+        };
         if level > 1 || inlined > 0 {
-            let replayed_level = vm.ctx.new_int(level - inlined).into();
+            let replayed_level = vm.ctx.new_int(level - inlined + above).into();
             replayed.push(("stacklevel".to_owned(), Var::Obj(replayed_level)));
         }
         self.standard_warning_hooks()?;
