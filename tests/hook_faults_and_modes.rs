@@ -375,16 +375,21 @@ fn threads_start_in_the_default_mode() {
 /// a hook installed while another thread is between two calls is still the one its next
 /// frame consults, and the previous hook is let go of, on the installing thread at once and
 /// on the other when it ends.
+/// The threads meet through native locks, whose acquire and release start no frame: with an
+/// `Event` the worker's frames of `set` and `wait` raced the install and could consult the
+/// first hook after the count was read.
 #[test]
 fn a_replaced_hook_is_consulted_from_the_next_frame_on_every_thread() {
     with_vm(|vm| {
         let scope = exec(
             vm,
-            "import threading\n\
+            "import threading, _thread\n\
              def target():\n    return 1\n\
-             go = threading.Event()\n\
-             called = threading.Event()\n\
-             def worker():\n    target()\n    called.set()\n    go.wait()\n    target()\n",
+             go = _thread.allocate_lock()\n\
+             called = _thread.allocate_lock()\n\
+             go.acquire()\n\
+             called.acquire()\n\
+             def worker():\n    target()\n    called.release()\n    go.acquire()\n    target()\n",
             "prog.py",
         );
         let run = |_: &FrameView<'_>, _: &VirtualMachine| Ok(FrameDecision::run_default());
@@ -399,13 +404,13 @@ fn a_replaced_hook_is_consulted_from_the_next_frame_on_every_thread() {
         exec_in(
             vm,
             &scope,
-            "t = threading.Thread(target=worker)\nt.start()\ncalled.wait()\n",
+            "t = threading.Thread(target=worker)\nt.start()\ncalled.acquire()\n",
             "driver.py",
         )
         .unwrap();
         vm.set_eval_frame_hook(Some(second.clone()));
         let seen_by_first = first.seen.lock().unwrap().len();
-        exec_in(vm, &scope, "go.set()\nt.join()\n", "driver.py").unwrap();
+        exec_in(vm, &scope, "go.release()\nt.join()\n", "driver.py").unwrap();
         vm.set_eval_hook_mode(EvalHookMode::Disabled);
         vm.set_eval_hook_thread_default(EvalHookMode::Disabled);
         assert_eq!(targets(&first.seen), 1, "the worker's first call");
