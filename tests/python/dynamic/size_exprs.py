@@ -21,6 +21,13 @@ def views(x):
     return y.reshape(-1, x.shape[-1] * 2 // 2).sum(0), x.view(x.numel())
 
 
+def split_heads(x, heads=3):
+    # The sizes inside a tuple, with a number of the frame's worked out beside them.
+    y = x.view(*x.shape[:-1], heads, x.shape[-1] // heads)
+    per_head = x.shape[-1] // heads
+    return y.sum(-1), x.reshape((x.shape[0], heads, per_head)), y.view(*(len(x), per_head * heads))
+
+
 def narrowed(x):
     n = x.size(0)
     return st.narrow(x, 0, 1, n - 2) + 1.0, x.narrow(0, n // 2, n - n // 2)
@@ -273,7 +280,7 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
-cases = [slices, views, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
 
 

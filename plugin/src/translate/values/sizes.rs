@@ -125,6 +125,13 @@ impl State<'_> {
                 _ if n.has_size() => self.counted_size(n)?,
                 _ => match (n.dynamic_int(&self.spec), int(&n.value)) {
                     (Some(source), Some(h)) => self.int_item(v, &n.value, &source, h)?,
+                    // Fixed by its value, as a call's own arguments are before the call
+                    // (`force_popped`); inside a tuple of sizes (`view(*x.shape[:-1], h, d
+                    // // h)`) it is met here first.
+                    (None, Some(h)) => {
+                        self.force_number(n)?;
+                        Some((SizeExpr::Const(h), h))
+                    }
                     _ => None,
                 },
             },
