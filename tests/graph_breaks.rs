@@ -289,6 +289,35 @@ fn strict_mode_refuses_to_break() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `symtrace::graph_breaks=info` says what broke a graph: a helper without tensor work (and
+/// the package's own, run at import) broke nothing and is said only at debug level.
+#[test]
+fn frames_without_tensor_work_are_not_reported_as_breaks() {
+    let dir = std::env::temp_dir().join(format!("symtrace-quiet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("quiet.py");
+    std::fs::write(&script, "import symtrace as st\ndef helper(n):\n    return n + 1\ndef f(x):\n    y = x * 2.0\n    st.graph_break()\n    return y + 2.0\nprint(f(st.ones(2)).tolist(), helper(1))\n").unwrap();
+    let run = |level: &str| {
+        let out = rustpython()
+            .args(["--plugin", "symtrace", script.to_str().unwrap()])
+            .env("RUST_LOG", format!("symtrace::graph_breaks={level}"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[4.0, 4.0] 2");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let info = run("info");
+    assert!(info.contains("symtrace.graph_break()"), "{info}");
+    assert!(!info.contains("empty graph"), "{info}");
+    assert_eq!(info.matches(": runs as written:").count(), 0, "{info}");
+    let debug = run("debug");
+    assert!(
+        debug.contains("helper (") && debug.contains("empty graph"),
+        "{debug}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn the_training_demo_breaks_at_item_and_equals_eager() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -222,10 +222,10 @@ def _where(condition, input=None, other=None):
     return _select(condition, input, other)
 
 
-def _running(name):
+def _running(name, result):
     """`x.cummax(dim)` / `x.cummin(dim)`: the running extreme along `dim` and the index each
-    value came from."""
-    result = _namedtuple(name, ["values", "indices"])
+    value came from, as the named tuple `result` (made by the module's own code, which is
+    not traced: this factory then has nothing to report under the plugin)."""
 
     def running(self, dim):
         return result(_st.call_op(name + "_values", self, dim=dim), _st.call_op(name + "_indices", self, dim=dim))
@@ -348,8 +348,8 @@ METHODS.update({
     "get_device": lambda self: -1,
     "index_put_": _index_put_,
     "index_put": _index_put,
-    "cummax": _running("cummax"),
-    "cummin": _running("cummin"),
+    "cummax": _running("cummax", _namedtuple("cummax", ["values", "indices"])),
+    "cummin": _running("cummin", _namedtuple("cummin", ["values", "indices"])),
     "logcumsumexp": lambda self, dim: _st.call_op("logcumsumexp", self, dim=dim),
     "cov": _cov,
     "corrcoef": _corrcoef,

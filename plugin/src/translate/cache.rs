@@ -492,8 +492,13 @@ impl Translator {
                     .location
                     .as_ref()
                     .map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
-                log::info!(target: crate::log_targets::GRAPH_BREAKS, "{what}: runs as written: {} at {location}", f.why.message);
-                // A frame without tensor work broke nothing.
+                // A frame without tensor work broke nothing: said at debug level, so that
+                // the breaks a user looks for are not lost among every helper that ran.
+                let level = match f.empty {
+                    true => log::Level::Debug,
+                    false => log::Level::Info,
+                };
+                log::log!(target: crate::log_targets::GRAPH_BREAKS, level, "{what}: runs as written: {} at {location}", f.why.message);
                 if !f.empty {
                     explain::record_break(|| BreakRecord {
                         function: code.qualname.as_str().to_owned(),
