@@ -439,3 +439,28 @@ fn library_idioms_stay_in_the_graph() {
     );
     assert!(!err.contains("plugin panicked"), "{err}");
 }
+
+/// Empty tensors (tests/python/empty_tensors.py): a KV cache that starts with no positions,
+/// a slice of no rows, an empty argument reduced, multiplied, reshaped and written to, an
+/// index that picks nothing, pads of no width: each captured in one graph, with eager's
+/// results (dtype, shape, NaN of a mean of nothing) and state; max of an empty tensor raises
+/// as eager does.
+#[test]
+fn empty_tensors_are_captured_like_any_other() {
+    let script = python_dir().join("empty_tensors.py");
+    let (out, err) = stdout_of(&["--plugin", "symtrace", script.to_str().unwrap()], &[]);
+    println!("{out}");
+    assert!(out.contains("EMPTY TENSORS OK"), "{out}\n{err}");
+    assert_cases_ok(
+        &out,
+        &[
+            "a KV cache that starts empty",
+            "a slice of no rows, then of some",
+            "reductions and products of an empty argument",
+            "an int tensor grown from empty, an index picking nothing",
+            "max of an empty tensor raises as eager",
+            "pads of no width",
+            "in-place writes to an empty argument",
+        ],
+    );
+}

@@ -590,24 +590,5 @@ check("a break in nested small loops keeps the work before the outer one", neste
 check_nothing_after()
 
 
-def empty_rows(x, n):
-    y = x[:n]
-    return y.sum(0) * 2.0
-
-
-def check_empty():
-    # A slice of no rows: an empty tensor has no fake, so the frame runs as written, and
-    # the reason says so (a limit of the tracer, not an exception of the program's).
-    e = st.explain(empty_rows, x, 0)
-    problems = count_problems(e, 0, 1)
-    first = e.break_reasons[0] if e.break_reasons else {}
-    if first.get("kind") != "value" or "empty tensor" not in first.get("reason", ""):
-        problems.append(f"break {first}")
-    if not same(st.compile(empty_rows)(x, 0), st.disable(empty_rows)(x, 0)):
-        problems.append("result differs")
-    report("an empty tensor runs as written, said so", problems, failures)
-
-
-check_empty()
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -45,14 +45,6 @@ pub struct Recorder {
 
 thread_local! {
     static ACTIVE: RefCell<Option<Recorder>> = const { RefCell::new(None) };
-    /// A fake of an empty tensor was refused since `refused_empty` was last asked: the
-    /// failure it caused is a limit of the tracer, not an error of the program.
-    static REFUSED_EMPTY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether a fake of an empty tensor was refused since the last time this was asked.
-pub fn refused_empty() -> bool {
-    REFUSED_EMPTY.replace(false)
 }
 
 /// The address that identifies a tensor's data.
@@ -64,8 +56,12 @@ pub fn address(t: &TensorData) -> usize {
 /// the tensor API may drop the fake results of its inner ops while the recording goes on,
 /// and the allocator hands the address out again): its first element holds a mark no
 /// program computes (a NaN payload, an int near 2**62), and a lookup checks it with the
-/// address and the meta. A bool fake's mark is only `true`.
+/// address and the meta. A bool fake's mark is only `true`; an empty fake has no element
+/// to hold one (its mark is 0, and its value is fixed by its meta whatever it is taken for).
 fn mark_fake(t: &mut TensorData, n: u64) -> u64 {
+    if crate::each_dtype!(t, a => a.is_empty()) {
+        return 0;
+    }
     match t {
         TensorData::Bool(a) => {
             a.iter_mut().take(1).for_each(|x| *x = true);
@@ -104,20 +100,28 @@ fn mark_of(t: &TensorData) -> u64 {
 /// a large one costs address space, not memory or time, until something reads it; an owned
 /// ndarray array cannot alias one element to every index instead.
 fn fake_of(meta: &Meta) -> Result<TensorData, TensorError> {
-    fakeable(meta)?;
+    crate::tensor::shape::check_size(&meta.shape)?;
+    if meta.shape.contains(&0) {
+        return Ok(empty_fake(meta));
+    }
     Ok(TensorData::full(&meta.shape, Scalar::Int(0), meta.dtype))
 }
 
-/// Whether a tensor of `meta` can have a fake.
-fn fakeable(meta: &Meta) -> Result<(), TensorError> {
-    if meta.shape.iter().product::<usize>() == 0 {
-        // All empty arrays share an address; they cannot be told apart.
-        REFUSED_EMPTY.set(true);
-        return Err(TensorError::value(
-            "an empty tensor cannot be traced".to_owned(),
-        ));
+/// An empty stand-in with an address of its own: every empty array made the usual way
+/// shares one dangling address, so its data is a vector with room for one element, which
+/// the allocator gives a place no other live allocation has.
+fn empty_fake(meta: &Meta) -> TensorData {
+    use ndarray::{ArrayD, IxDyn};
+    fn with_room<T>(shape: &[usize]) -> ArrayD<T> {
+        ArrayD::from_shape_vec(IxDyn(shape), Vec::with_capacity(1))
+            .expect("no element fills a shape with a 0")
     }
-    crate::tensor::shape::check_size(&meta.shape)
+    match meta.dtype {
+        crate::tensor::DType::Bool => TensorData::Bool(with_room(&meta.shape)),
+        crate::tensor::DType::Int64 => TensorData::Int64(with_room(&meta.shape)),
+        crate::tensor::DType::Float32 => TensorData::Float32(with_room(&meta.shape)),
+        crate::tensor::DType::Float64 => TensorData::Float64(with_room(&meta.shape)),
+    }
 }
 
 /// Keep the data a recorded in-place update replaced (see `Recorder::keep`).
@@ -132,7 +136,6 @@ fn retire(old: TensorData) {
 /// Start recording on this thread; `None` if a recording is already under way.
 pub fn start() -> Option<RecordingGuard> {
     crate::tensor::registry::install_interceptor(intercept, retire);
-    REFUSED_EMPTY.set(false);
     ACTIVE.with(|a| {
         let mut a = a.borrow_mut();
         if a.is_some() {
@@ -229,7 +232,7 @@ pub fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> R {
 impl Recorder {
     /// A fake for a new graph input.
     pub fn input(&mut self, meta: Meta) -> Result<TensorData, TensorError> {
-        fakeable(&meta)?; // before the input is added
+        crate::tensor::shape::check_size(&meta.shape)?; // before the input is added
         let v = self.graph.input(meta);
         self.fake(v)
     }

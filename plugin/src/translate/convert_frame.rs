@@ -328,7 +328,7 @@ fn translate_with_break(
     graph.prune();
     // Before any tensor work, a break pays only where the instruction runs as written once
     // and what follows can be simulated: not where a value the simulation does not model
-    // (an empty tensor, a deque) would stop the resume function again at its next use. A
+    // (a deque) would stop the resume function again at its next use. A
     // requested break (`graph_break()`, here or in a call inlined here) is such a call.
     let worth_it = policy.after_nothing
         && matches!(

@@ -13,8 +13,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
     first = sequences[0]
-    # Filled, then each sequence stored at its rows: no fill of no rows is made for the
-    # longest (an empty tensor a traced graph cannot hold), and the lengths stay sizes.
+    # Filled, then each sequence stored at its rows: one op per sequence, no fill of no
+    # rows made for the longest, and the lengths stay sizes.
     out = st.full((len(sequences), longest) + tuple(first.shape[1:]), padding_value,
                   dtype=first.dtype)
     for i, s in enumerate(sequences):

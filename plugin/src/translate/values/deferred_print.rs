@@ -198,7 +198,10 @@ impl State<'_> {
             }
         };
         let Some(now) = recorder::with(|r| r.stand_in(value)) else {
-            return unsupported(Kind::Value, "print() of an empty tensor");
+            return unsupported(
+                Kind::Internal,
+                "print() of a tensor that cannot have a stand-in",
+            );
         };
         let fake = PyTensor::new(now).into_ref(&self.vm.ctx);
         self.keep_alive(&fake);

@@ -42,7 +42,10 @@ impl State<'_> {
                 r.stand_in(c)
             });
             let Some(stand_in) = stand_in else {
-                return unsupported(Kind::Value, "an in-place update of an empty tensor");
+                return unsupported(
+                    Kind::Internal,
+                    "an in-place update of a tensor that cannot have a stand-in",
+                );
             };
             let old = std::mem::replace(&mut *t.write(), stand_in);
             recorder::with(|r| r.keep(old));

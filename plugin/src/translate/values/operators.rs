@@ -82,12 +82,6 @@ impl State<'_> {
     pub fn native_result(&mut self, r: PyResult, from_fakes: bool, what: &str) -> SimResult<Var> {
         let vm = self.vm;
         let r = r.map_err(|e| {
-            if crate::graph::recorder::refused_empty() {
-                return Unsupported::new(
-                    Kind::Value,
-                    format!("{what} makes an empty tensor, which is not traced (a size of 0)"),
-                );
-            }
             let msg = e
                 .as_object()
                 .str(vm)
