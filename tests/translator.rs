@@ -464,3 +464,28 @@ fn empty_tensors_are_captured_like_any_other() {
         ],
     );
 }
+
+/// Asserts on a tensor's truth (tests/python/asserted_truths.py): `assert not
+/// x.isnan().any()`, `assert total > 0, f"..."`, `if isnan(loss): raise ValueError(...)`,
+/// `torch._assert`, an assert in an inlined submodule and one under a handler are checked by
+/// the graph, the frame captured whole; where the truth does not hold the frame runs as
+/// written, raising the program's exception with its message from its own line and function,
+/// after its prints and appends. An assert on a tensor of many elements raises as eager.
+#[test]
+fn asserts_on_tensor_truths_are_checked_by_the_graph() {
+    let script = python_dir().join("asserted_truths.py");
+    let (out, err) = stdout_of(&["--plugin", "symtrace", script.to_str().unwrap()], &[]);
+    println!("{out}");
+    assert!(out.contains("ASSERTED TRUTHS OK"), "{out}\n{err}");
+    assert_cases_ok(
+        &out,
+        &[
+            "assert not isnan(y).any(), and assert (y > 0).all()",
+            "an assert's message made only when it fails, after a print",
+            "if isnan(loss): raise ValueError, then torch._assert",
+            "an assert in an inlined submodule",
+            "an assert on a tensor of many elements raises as eager",
+            "an assert under a handler in the same frame",
+        ],
+    );
+}

@@ -1,6 +1,6 @@
-//! Which nodes a captured graph keeps: those its outputs and size checks depend on, and
-//! every draw from the random number generator (the program draws it whether or not it reads
-//! it, and later draws depend on it).
+//! Which nodes a captured graph keeps: those its outputs and size checks depend on, every
+//! draw from the random number generator (the program draws it whether or not it reads it,
+//! and later draws depend on it), and every check of an asserted truth.
 
 use super::ir::{Graph, Value};
 use crate::tensor::registry;
@@ -9,13 +9,13 @@ impl Graph {
     /// Nodes no output depends on are dropped (the simulation may compute values it never uses),
     /// but for those that draw random numbers: the program draws them whether or not it reads
     /// them, and later draws depend on it, so such a node nothing reads becomes an output (the
-    /// replacement leaves it unread; the graph, called, draws it).
+    /// replacement leaves it unread; the graph, called, draws it); so does an asserted truth.
     pub fn prune(&mut self) {
         let unread: Vec<Value> = self
             .live_nodes()
             .iter()
             .enumerate()
-            .filter(|&(i, live)| !live && registry().draws(&self.nodes[i].op))
+            .filter(|&(i, live)| !live && registry().kept(&self.nodes[i].op))
             .map(|(i, _)| Value::Node(i))
             .collect();
         self.outputs.extend(unread);

@@ -129,6 +129,9 @@ pub struct OpDef {
     /// a graph runs it once per call, in program order, whether or not its result is read,
     /// and never folds it into a constant.
     pub draws: bool,
+    /// It raises on its data where the program raises (an asserted truth): run once per
+    /// call whether or not its result is read, never pruned.
+    pub checks: bool,
 }
 
 impl std::fmt::Debug for OpDef {
@@ -150,6 +153,12 @@ impl OpDef {
         self
     }
 
+    /// Mark it as a check of the data (see `checks`).
+    pub fn checks(mut self) -> Self {
+        self.checks = true;
+        self
+    }
+
     pub fn new(
         name: &str,
         arity: Arity,
@@ -163,6 +172,7 @@ impl OpDef {
             kernel: Arc::new(kernel),
             size_free: false,
             draws: false,
+            checks: false,
         }
     }
 }
@@ -196,6 +206,12 @@ impl OpRegistry {
     /// pruned.
     pub fn draws(&self, name: &str) -> bool {
         self.get(name).is_some_and(|d| d.draws)
+    }
+
+    /// Whether the op `name` runs once per call whether or not its result is read: it
+    /// draws, or checks the data (see `OpDef::checks`).
+    pub fn kept(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|d| d.draws || d.checks)
     }
 
     pub fn names(&self) -> Vec<String> {

@@ -1,5 +1,6 @@
 //! symtrace's own ops, registered in [`crate::tensor::registry()`].
 
+pub mod checks;
 pub mod conv;
 pub mod elementwise;
 pub mod factories;
@@ -43,6 +44,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(pad::ops());
     ops.extend(index_dims::ops());
     ops.extend(sampling::ops());
+    ops.extend(checks::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()

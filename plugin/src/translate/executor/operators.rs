@@ -9,8 +9,9 @@ use rustpython_vm::{AsObject, PyPayload};
 
 use super::{Flow, Handler, SimFrame};
 use crate::bytecode::decode::Instr;
-use crate::translate::state::{Kind, State, Unsupported, unsupported};
+use crate::translate::state::{Kind, SimResult, State, Unsupported, unsupported};
 use crate::translate::values::Var;
+use crate::translate::values::asserted_truths::asserted;
 
 impl State<'_> {
     pub(super) fn binary_op(&mut self, f: &mut SimFrame, x: &Instr) -> Handler {
@@ -129,9 +130,20 @@ impl State<'_> {
         Ok(Flow::Next)
     }
 
+    /// The truth of `v` that the jump after this instruction takes: of a tensor asserted
+    /// (`assert cond`), the truth asserted, checked by the graph (`asserted_truths`).
+    fn branch_truth(&mut self, f: &SimFrame, v: &Var) -> SimResult<bool> {
+        if let Some(expect) = asserted(f.instrs.get(f.pc..).unwrap_or_default())
+            && self.assert_truth(v, expect)?
+        {
+            return Ok(expect);
+        }
+        self.truth(v)
+    }
+
     pub(super) fn to_bool(&mut self, f: &mut SimFrame, _x: &Instr) -> Handler {
         let a = f.pop()?;
-        let t = self.truth(&a)?;
+        let t = self.branch_truth(f, &a)?;
         f.push(Var::Obj(self.vm.ctx.new_bool(t).into()));
         Ok(Flow::Next)
     }
@@ -146,7 +158,7 @@ impl State<'_> {
         // branch on its value. It breaks here (the comparison, run as written, gives the
         // bool), not at the jump, which cannot be a break point.
         let r = if x.arg & COMPARE_OP_BOOL_MASK != 0 {
-            Var::Obj(self.vm.ctx.new_bool(self.truth(&r)?).into())
+            Var::Obj(self.vm.ctx.new_bool(self.branch_truth(f, &r)?).into())
         } else {
             r
         };

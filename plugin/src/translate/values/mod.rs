@@ -7,6 +7,7 @@
 //! `calls` (calls: inlined user functions, tensor functions), `builtins` (the builtins the
 //! simulation models), `exceptions` (exceptions made natively and raised).
 
+pub mod asserted_truths;
 pub mod attrs;
 pub mod builtins;
 pub mod cached_calls;
