@@ -28,6 +28,7 @@ fn raise_and_handlers_are_simulated() {
             "bool() of a __bool__ that returns itself",
             "bool() of a negative __len__",
             "an exception raised while another is handled runs as written",
+            "code after a break names the program's function in tracebacks and logs",
         ],
     );
     assert!(

@@ -330,4 +330,57 @@ def check_chained():
 
 
 check_chained()
+
+
+class Names(__import__("logging").Handler):
+    """The function each log record names (`%(funcName)s`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def emit(self, record):
+        self.names.append(record.funcName)
+
+
+names = Names()
+logger = __import__("logging").getLogger("symtrace-test-names")
+logger.addHandler(names)
+logger.setLevel("INFO")
+
+
+def after_a_break(x, fail):
+    y = x * 2.0
+    st.graph_break()
+    logger.info("after the break")
+    y = y + 1.0
+    if fail:
+        raise ValueError("raised after the break")
+    return y
+
+
+@st.disable
+def check_named_after_a_break():
+    # Code after a break runs in a resume function, whose co_name is the program's: a
+    # traceback's innermost entry and a log record name the program's function.
+    import traceback
+
+    def run(fn):
+        names.names.clear()
+        try:
+            fn(x, True)
+            raised = None
+        except ValueError as e:
+            entry = traceback.extract_tb(e.__traceback__)[-1]
+            raised = (entry.name, entry.lineno, entry.line)
+        return raised, list(names.names), same(fn(x, False), after_a_break(x, False))
+
+    eager = run(st.disable(after_a_break))
+    traced = run(st.compile(after_a_break))
+    problems = [] if traced == eager else [f"{traced} != {eager}"]
+    report("code after a break names the program's function in tracebacks and logs", problems,
+           failures)
+
+
+check_named_after_a_break()
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

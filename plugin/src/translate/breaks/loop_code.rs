@@ -47,7 +47,7 @@ pub fn body_code(
         "loop_body_in_{}_at_{line}",
         original.obj_name.as_str()
     ));
-    layout.obj_name = name;
+    // `co_name` the original's, as a resume function's (`resumed_layout`).
     layout.qualname = name;
     cells_made_free(&mut layout, vm);
     let from = CodeLayout::of(original).localsplus_names();

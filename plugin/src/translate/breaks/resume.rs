@@ -104,9 +104,9 @@ pub fn resumed_layout(
     for extra in made.extra_locals {
         layout.varnames.push(vm.ctx.intern_str(*extra));
     }
-    let name: &'static PyStrInterned = vm.ctx.intern_str(made.name);
-    layout.obj_name = name;
-    layout.qualname = name;
+    // Its `co_name` is the original's, which tracebacks, `logging`'s `funcName` and
+    // `f_code.co_name` show for code that runs on in it; its qualname says what it is.
+    layout.qualname = vm.ctx.intern_str(made.name);
     layout
 }
 
