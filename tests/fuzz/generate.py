@@ -186,7 +186,17 @@ class Gen:
                                      f"{t}[{t} > {r.number()}] = {r.number()}",
                                      f"{t}[..., [0, -1]] = {r.number()}"]))
         elif kind < 86:
-            self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)"]))
+            # Raises, by a call or by an assert on a tensor's truth (checked by the graph).
+            t = r.pick(names)
+            self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)",
+                                     f"assert {t}.sum() > {r.number()}, f'sum of {t} at {{n}}'",
+                                     f"assert not {t}.isnan().any()",
+                                     f"if ({t} > {r.number()}).all(): raise ValueError('all above')"]))
+        elif kind < 87:
+            # Slices that may hold no row: empty tensors.
+            t = r.pick(names)
+            self.emit(depth, r.pick([f"acc.append({t}[:n - 1].sum())", f"acc.append({t}[:k].shape)",
+                                     f"acc.append(st.cat([{t}[:k], {t}]).mean())"]))
         elif kind < 95 and depth < 3:
             self.more(depth, names, in_loop)
         else:
