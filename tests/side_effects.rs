@@ -208,7 +208,39 @@ fn warnings_are_replayed_naming_the_lines_the_program_names() {
             "a warning with showwarning replaced breaks",
         ],
     );
-    assert!(stderr.contains("recorded Output { call: Warn"), "{stderr}");
+    assert!(
+        stderr.contains("recorded Output { call: Located"),
+        "{stderr}"
+    );
+}
+
+/// Log records in traced code (tests/python/deferred_logs.py) are replayed after the graph
+/// through the standard library's `Logger._log`, at the position of the call: the text each
+/// handler writes (level, function, line, message) is eager's, with a tensor's value as it
+/// was at the call, stacklevel=2 from an inlined helper, the root logger, a record after a
+/// graph break, and levels changed between calls. A record naming an inlined function's own
+/// frame, under a handler or with exc_info runs as written.
+#[test]
+fn log_records_are_replayed_naming_the_lines_the_program_names() {
+    let (stdout, stderr) = traced_with_effects_logged("deferred_logs.py");
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    assert_cases_ok(
+        &stdout,
+        &[
+            "logger.info and warning with a tensor's value, debug disabled",
+            "a helper logging its caller's line (stacklevel=2), the root logger",
+            "a record after a graph break names the program's function",
+            "levels changed between calls",
+            "a record naming an inlined function's own line (runs as written)",
+            "a record under a handler (runs as written)",
+            "a record with exc_info (runs as written)",
+        ],
+    );
+    assert!(
+        stderr.contains("a log record deferred to the replacement"),
+        "{stderr}"
+    );
 }
 
 /// `print` in traced code (tests/python/deferred_prints.py) is replayed after the graph, in

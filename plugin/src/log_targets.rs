@@ -10,7 +10,8 @@ pub const FRAMES: &str = "symtrace::frames";
 /// Each captured graph (debug); a graph that runs op by op, and why (debug).
 pub const GRAPH: &str = "symtrace::graph";
 /// Each graph break with its id, file:line and hint, and each frame that runs as written (info);
-/// each frame that ran as written with nothing to capture (debug).
+/// each frame that ran as written with nothing to capture or given no tensor and meeting
+/// none before it stopped (debug).
 pub const GRAPH_BREAKS: &str = "symtrace::graph_breaks";
 /// Each translation's guards (debug), each guard as it is made (trace).
 pub const GUARDS: &str = "symtrace::guards";

@@ -150,7 +150,10 @@ class Gen:
         elif kind < 67:
             self.emit(depth, r.pick([f"print('  at', n, {r.pick(names)}.shape)",
                                      f"print('  value', round({r.pick(names)}.sum().item(), 6))",
-                                     "print('  calls', calls)"]))
+                                     "print('  calls', calls)",
+                                     f"LOGGER.info('at %d %s', n, {r.pick(names)}.sum())",
+                                     f"LOGGER.warning('shape %s of %s', {r.pick(names)}.shape, k)",
+                                     "LOGGER.debug('hidden %s', n)"]))
         elif kind < 71:
             t = r.pick(names)
             self.emit(depth, r.pick([f"{t} = helper({t}, {r.number()})",
@@ -459,12 +462,19 @@ import contextlib
 import dataclasses
 import functools
 import itertools
+import logging
+import sys
 from collections import namedtuple
 
 import symtrace as st
 import symtrace.nn as nn
 
 calls = 0
+LOGGER = logging.getLogger("fuzz")
+LOGGER.addHandler(logging.StreamHandler(sys.stdout))
+LOGGER.handlers[0].setFormatter(logging.Formatter("  log %(levelname)s %(funcName)s:%(lineno)d %(message)s"))
+LOGGER.setLevel(logging.INFO)
+LOGGER.propagate = False
 
 
 def show(v):

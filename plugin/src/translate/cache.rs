@@ -492,9 +492,12 @@ impl Translator {
                     .location
                     .as_ref()
                     .map_or_else(|| what.clone(), |l| format!("{}:{}", l.file, l.line));
-                // A frame without tensor work broke nothing: said at debug level, so that
-                // the breaks a user looks for are not lost among every helper that ran.
-                let level = match f.empty {
+                // A frame without tensor work broke nothing, nor did one given no tensor
+                // that stopped before meeting any (a class's generated `__init__`, a
+                // decorator): said at debug level, so that the breaks a user looks for are
+                // not lost among every helper that ran (`explain` still lists the latter).
+                let holds_tensor = crate::translate::convert_frame::holds_tensor(frame);
+                let level = match f.empty || (f.tensorless && !holds_tensor) {
                     true => log::Level::Debug,
                     false => log::Level::Info,
                 };
@@ -514,7 +517,6 @@ impl Translator {
                 }
                 // A frame given no tensor that met none has nothing to capture, strict or
                 // not (a decorator, a helper that returns a function it made).
-                let holds_tensor = crate::translate::convert_frame::holds_tensor(frame);
                 let nothing = f.tensorless && !holds_tensor;
                 if (self.options.strict || wants_fullgraph(code)) && !nothing {
                     return Err(vm.new_runtime_error(format!(

@@ -65,10 +65,11 @@ pub enum Effect<V = Var> {
 pub enum OutputCall {
     /// `builtins.print`.
     Print,
-    /// `warnings.warn`, the function the program called, replayed at `position`: that of
-    /// the translated frame's instruction that warned (itself, or by calling the inlined
-    /// function that did), so that the warning names the line the program's names.
-    Warn {
+    /// A function that names its caller's frame (`warnings.warn`, a logger's `_log`), the
+    /// one the program called, replayed at `position`: that of the translated frame's
+    /// instruction that called it (itself, or by calling the inlined function that did), so
+    /// that the warning or the log record names the line the program's names.
+    Located {
         function: rustpython_vm::PyObjectRef,
         position: crate::bytecode::Position,
     },
@@ -82,7 +83,7 @@ impl<V> Effect<V> {
     /// Whether replaying it may raise where the simulation did not: a deletion of a key or
     /// attribute that is gone by the time the replacement runs (nothing guards its presence;
     /// the replay raises as the program would), a print whose write fails, a warning the
-    /// filters make an error.
+    /// filters make an error, a log record a filter raises on.
     pub fn may_fail(&self) -> bool {
         match self {
             Effect::DelItem { .. } | Effect::DelAttr { .. } => true,

@@ -84,6 +84,8 @@ pub struct State<'vm> {
     /// call's instructions run within its caller's CALL).
     pub top_position: crate::bytecode::Position,
     pub depth: usize,
+    /// The source file of each frame inlined now, outermost first (`depth` of them).
+    pub inlined_files: Vec<&'static rustpython_vm::builtins::PyStrInterned>,
     /// The instruction being simulated is covered by an exception handler: of its own frame,
     /// or of a frame that called it inline. A side effect replayed after the graph must not
     /// raise then (the handler would not see it), so what could make it raise is checked.
@@ -154,6 +156,7 @@ impl<'vm> State<'vm> {
             top_position: Default::default(),
             under_handler: false,
             depth: 0,
+            inlined_files: Vec::new(),
             inlined: Vec::new(),
             rollbacks: 0,
             guarded_draw: false,

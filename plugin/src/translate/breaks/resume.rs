@@ -2,7 +2,7 @@
 //! at an exception handler) with the frame's state passed as arguments, made once per
 //! (code, purpose) and bound in the frame's globals.
 
-use rustpython_vm::builtins::{PyCode, PyDict, PyStrInterned};
+use rustpython_vm::builtins::{PyCode, PyDict};
 use rustpython_vm::bytecode::{CodeFlags, Opcode};
 use rustpython_vm::{Py, PyObjectRef, PyRef, VirtualMachine};
 

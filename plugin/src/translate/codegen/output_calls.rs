@@ -24,7 +24,7 @@ impl Codegen<'_> {
                     .map_err(|_| Unsupported::new(Kind::Internal, "builtins.print is missing"))?;
                 (print, self.b.position)
             }
-            OutputCall::Warn { function, position } => (function.clone(), *position),
+            OutputCall::Located { function, position } => (function.clone(), *position),
             OutputCall::CacheLookup(wrapper) => (wrapper.clone(), self.b.position),
         };
         self.b.load_const(function);

@@ -113,6 +113,9 @@ impl State<'_> {
                     return Ok(r);
                 }
                 if o.downcast_ref::<PyFunction>().is_some() {
+                    if let Some(r) = self.deferred_log(&o, &args, &kwargs)? {
+                        return Ok(r);
+                    }
                     if crate::translate::frame_disabled::frames_disabled(&o, vm) {
                         return unsupported(
                             Kind::Call,
@@ -498,11 +501,13 @@ impl State<'_> {
         }
         let checkpoint = self.checkpoint();
         self.depth += 1;
+        self.inlined_files.push(code.source_path());
         let outer = self.under_handler;
         let result = self
             .bind(&callee, args, kwargs)
             .and_then(|mut frame| self.run_to_end(&mut frame, catch));
         self.under_handler = outer;
+        self.inlined_files.pop();
         self.depth -= 1;
         match result {
             Ok(r) => {

@@ -123,7 +123,7 @@ impl State<'_> {
     }
 
     /// What `v` prints as, fixed at this point of the program (see the module's comment).
-    fn printed(&mut self, v: &Var) -> SimResult<Var> {
+    pub(super) fn printed(&mut self, v: &Var) -> SimResult<Var> {
         let (vm, _level) = (self.vm, crate::translate::nesting::Level::enter()?);
         let t = &vm.ctx.types;
         Ok(match v {

@@ -100,34 +100,15 @@ impl State<'_> {
             }
         };
         let inlined = self.depth as i64;
-        if level < 1 || level <= inlined {
-            return unsupported(
-                Kind::Call,
-                format!(
-                    "warnings.warn() naming the frame of an inlined call (stacklevel {level}, \
-                     {inlined} inlined calls deep)"
-                ),
-            );
-        }
-        // Above the frame: in a function made for a break, the replacements that call it.
-        let above = match (level - inlined >= 2, self.spec.frames_between) {
-            (false, _) => 0,
-            (true, Some(n)) => n as i64,
-            (true, None) => {
-                return unsupported(
-                    Kind::Call,
-                    "warnings.warn() naming a frame above a loop's function (made for a break)",
-                );
-            }
-        };
+        let replayed_level = self.replayed_stacklevel(level, inlined, "warnings.warn()")?;
         if level > 1 || inlined > 0 {
-            let replayed_level = vm.ctx.new_int(level - inlined + above).into();
+            let replayed_level = vm.ctx.new_int(replayed_level).into();
             replayed.push(("stacklevel".to_owned(), Var::Obj(replayed_level)));
         }
         self.standard_warning_hooks()?;
         self.sys_stream_is_native("stderr")?;
         self.effects.output(Effect::Output {
-            call: OutputCall::Warn {
+            call: OutputCall::Located {
                 function: warn.clone(),
                 position: self.top_position,
             },
