@@ -369,8 +369,9 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// has a default factory (a default argument of the caller's: the dataclass's sentinel), a
 /// `heapq` of plain pairs (an empty heap's IndexError caught as Python raises it), deques
 /// made here (a bounded history, a breadth-first queue) and a caller's deque read whole and
-/// appended to (the append replayed), numbers drawn from Python's `random` (drawn first by the
-/// replacement; a branch on one breaks; beside a graph that may raise they break). Each is
+/// appended to (the append replayed), numbers drawn from Python's `random` or from a
+/// `random.Random` of a module's own (drawn first by the replacement; a branch on one
+/// breaks; beside a graph that may raise they break). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -433,6 +434,7 @@ fn library_idioms_stay_in_the_graph() {
             "members of IntEnum and a float Enum in arithmetic, int() and float() of them",
             "a branch on a number drawn from random breaks there",
             "draws from random beside a graph that may raise on its data break",
+            "draws from a random.Random of the module's own",
             "a deque of the caller's read whole and appended to (a frame stack)",
             "a deque and its iterator part-way at a graph break",
         ],

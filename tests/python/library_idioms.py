@@ -359,12 +359,14 @@ def caller_state():
             "adam": [p.tolist() for p in adam_params] if "adam_params" in globals() else None,
             "tallies": dict(tallies), "buckets": dict(buckets),
             "frames": [t.tolist() for t in agent.frames] if "agent" in globals() else None,
-            "random": hash(random.getstate())}
+            "random": hash(random.getstate()), "own_rng": hash(own_generator.rng.getstate()) if "own_generator" in globals() else None}
 
 
 def reset():
     st.manual_seed(1234)
     random.seed(1234)
+    if "own_generator" in globals():
+        own_generator.rng.seed(3)
     if "agent" in globals():
         agent.frames.clear()
         agent.frames.extend([st.zeros(1, 3), st.ones(1, 3)])
@@ -823,6 +825,22 @@ class Jittered(nn.Module):
         return h, scale, f"{scale:.3f}"
 
 
+class OwnGenerator(nn.Module):
+    # Draws from a `random.Random` of the module's own: made first by the replacement too,
+    # from the generator read where the program reads it (its state compared afterwards).
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 3)
+        self.rng = random.Random(3)
+
+    def forward(self, x):
+        h = self.proj(x) * self.rng.uniform(0.5, 1.5) + self.rng.randint(1, 4)
+        return h, self.rng.gauss(0.0, 1.0)
+
+
+own_generator = OwnGenerator()
+
+
 def negated_at_random(x):
     # A branch on a draw: its value is known only when the replacement runs, so it breaks
     # there; the rest is a graph of its own.
@@ -931,6 +949,7 @@ check("an OrderedDict made here, reordered with move_to_end", made_in_order, lam
 check("deques made here: a bounded history, a breadth-first queue, rotate", deques, lambda i: (xs[i],), 1, 1, 0)
 check("numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw", Jittered(), lambda i: (xs[i],), 1, 1, 0)
 check("a branch on a number drawn from random breaks there", negated_at_random, lambda i: (xs[i],), 3, 2, 1)
+check("draws from a random.Random of the module's own", own_generator, lambda i: (xs[i],), 1, 1, 0)
 check("draws from random beside a graph that may raise on its data break", drawn_around_indexing, lambda i: (xs[i], st.tensor([1, 0])), 2, 2, 1)
 check("isinstance against an abstract base class (abc.ABC) the layers derive from", abstract_bases,
       lambda i: (xs[i], [Swish(), Shifted()]), 1, 1, 0)

@@ -54,6 +54,11 @@ impl State<'_> {
     pub fn attr_of(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
         let vm = self.vm;
         if let Var::Lazy(o, source) = owner
+            && let Some(method) = self.generator_method(o, source, name)?
+        {
+            return Ok(method);
+        }
+        if let Var::Lazy(o, source) = owner
             && o.class().is(vm.ctx.types.module_type)
         {
             // Exactly a module: a subclass may define `__getattribute__`.

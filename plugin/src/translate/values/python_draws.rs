@@ -1,11 +1,12 @@
 //! Numbers drawn from Python's `random` module (`random.random()`, `random.uniform(a, b)`,
-//! `random.randint(a, b)`...): a layer dropped at random, a scale jittered per call. As
+//! `random.randint(a, b)`...) or from a `random.Random` of the program's (`rng.gauss(1.0,
+//! 0.1)`): a layer dropped at random, a scale jittered per call. As
 //! TorchDynamo does, the replacement makes the draws itself, first, in the program's order,
 //! each into a local of its own (`Source::Draw`); the simulation holds each as a deferred
 //! number of unknown value (`Var::Num`), which tensor arithmetic takes as a graph input. A use
 //! that needs its value (a branch, an index, a size) breaks there: no guard can read a number
-//! drawn after the guards have run. Nothing else moves the module's generator between the
-//! draws and the graph, so drawing them first draws the same numbers.
+//! drawn after the guards have run. Nothing else moves the generator between the draws and
+//! the graph, so drawing them first draws the same numbers.
 //!
 //! Drawn first, they are drawn even where the program would have stopped before drawing
 //! them: a graph whose ops may raise on the data (an index out of range: the frame then runs
@@ -187,10 +188,25 @@ impl State<'_> {
         let Var::Lazy(_, source) = callable else {
             return Ok(None);
         };
-        let Some((name, int)) = DRAWS.iter().copied().find(|(name, _)| {
+        // A function of the module (a method of its hidden generator), or a method of a
+        // `random.Random` of the program's, read by `generator_method` (its guards made).
+        let module_draw = DRAWS.iter().copied().find(|(name, _)| {
             crate::translate::loaded_modules::loaded_attr("random", name, vm)
                 .is_some_and(|d| d.is(f))
-        }) else {
+        });
+        let own_draw = match source {
+            Source::Attr(owner, name) if module_draw.is_none() => {
+                let generator = f.get_attr("__self__", vm).ok();
+                DRAWS
+                    .iter()
+                    .copied()
+                    .find(|(n, _)| n == name)
+                    .filter(|_| generator.is_some_and(|g| is_generator(&g, vm)))
+                    .map(|d| (d, owner))
+            }
+            _ => None,
+        };
+        let Some((name, int)) = module_draw.or(own_draw.map(|(d, _)| d)) else {
             return Ok(None);
         };
         if self.spec.python_draws_break {
@@ -220,7 +236,9 @@ impl State<'_> {
             }
             plain.push(o);
         }
-        self.guard(source, Check::is(f.clone()));
+        if own_draw.is_none() {
+            self.guard(source, Check::is(f.clone()));
+        }
         let k = self.templating.draws.len();
         self.templating.draws.push(DrawCall {
             function: source.clone(),
@@ -243,6 +261,40 @@ impl State<'_> {
             depth: 0,
         }))))
     }
+}
+
+impl State<'_> {
+    /// `rng.random` and the other draws of a `random.Random` the program made (exactly that
+    /// class, its methods not replaced on the instance): a bound method read from the
+    /// instance where the replacement reads it again, which `python_draw` takes as a draw of
+    /// that generator (`None`: not such a read).
+    pub(crate) fn generator_method(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+        name: &str,
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let replaced = o
+            .dict()
+            .is_some_and(|d| d.get_item_opt(name, vm).ok().flatten().is_some());
+        if !DRAWS.iter().any(|(n, _)| *n == name) || !is_generator(o, vm) || replaced {
+            return Ok(None);
+        }
+        let Ok(method) = o.get_attr(&vm.ctx.new_str(name), vm) else {
+            return Ok(None);
+        };
+        self.guard(source, Check::type_is(o.class().to_owned()));
+        // An attribute of the instance of that name would be what the program calls.
+        self.guard(&source.clone().instance_dict().key(name), Check::Absent);
+        Ok(Some(Var::Lazy(method, source.clone().attr(name))))
+    }
+}
+
+/// Whether `o` is exactly a `random.Random` (not a subclass, which may draw otherwise).
+fn is_generator(o: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> bool {
+    crate::translate::loaded_modules::loaded_attr("random", "Random", vm)
+        .is_some_and(|class| o.class().is(&class))
 }
 
 /// Why a use of a drawn number is refused.
