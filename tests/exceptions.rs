@@ -29,6 +29,7 @@ fn raise_and_handlers_are_simulated() {
             "bool() of a negative __len__",
             "an exception raised while another is handled runs as written",
             "code after a break names the program's function in tracebacks and logs",
+            "a cell read unbound after a break raises UnboundLocalError",
         ],
     );
     assert!(

@@ -383,4 +383,38 @@ def check_named_after_a_break():
 
 
 check_named_after_a_break()
+
+
+def unbound_cell_after_a_break(x, early):
+    y = x * 2.0
+    st.graph_break()
+    if early:
+        y = y + late  # a cell, read before it is bound: UnboundLocalError
+    late = y * 3.0
+
+    def later():
+        return late
+    return later()
+
+
+@st.disable
+def check_unbound_cell():
+    # After a break the frame's cells are the resume function's free variables: one read
+    # unbound raises what the program raises (UnboundLocalError, not NameError).
+    def run(fn):
+        out = []
+        for early in (False, True, False):
+            try:
+                out.append(fn(x, early).tolist())
+            except Exception as e:
+                out.append((type(e).__name__, str(e)))
+        return out
+
+    eager = run(st.disable(unbound_cell_after_a_break))
+    traced = run(st.compile(unbound_cell_after_a_break))
+    problems = [] if traced == eager else [f"{traced} != {eager}"]
+    report("a cell read unbound after a break raises UnboundLocalError", problems, failures)
+
+
+check_unbound_cell()
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

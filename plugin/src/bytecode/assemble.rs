@@ -11,7 +11,8 @@ use rustpython_codegen::ir::{CodeUnitMetadata, ConstantPool, InstructionSequence
 use rustpython_compiler_core::OneIndexed;
 use rustpython_vm::builtins::{PyCode, PyStrInterned};
 use rustpython_vm::bytecode::{
-    CO_FAST_HIDDEN, CodeFlags, CodeObject, ConstantData, Opcode, PseudoOpcode,
+    CO_FAST_CELL, CO_FAST_FREE, CO_FAST_HIDDEN, CodeFlags, CodeObject, ConstantData, Opcode,
+    PseudoOpcode,
 };
 use rustpython_vm::{PyObjectRef, PyRef, VirtualMachine};
 
@@ -41,6 +42,10 @@ pub struct CodeLayout {
     pub freevars: Vec<&'static PyStrInterned>,
     /// Local variables marked hidden (the inlined comprehension's iteration variables).
     pub hidden: Vec<&'static PyStrInterned>,
+    /// Free variables that stand for cells of the frame this code continues (a function
+    /// made for a break): marked cell too, so that one read unbound raises
+    /// `UnboundLocalError`, as in that frame, not `NameError`.
+    pub cell_frees: Vec<&'static PyStrInterned>,
 }
 
 impl CodeLayout {
@@ -70,6 +75,13 @@ impl CodeLayout {
             cellvars: code.cellvars.to_vec(),
             freevars: code.freevars.to_vec(),
             hidden,
+            cell_frees: code
+                .freevars
+                .iter()
+                .zip(&code.localspluskinds[code.localspluskinds.len() - code.freevars.len()..])
+                .filter(|(_, kind)| *kind & CO_FAST_CELL != 0)
+                .map(|(name, _)| *name)
+                .collect(),
         }
     }
 
@@ -235,6 +247,21 @@ fn metadata(layout: &CodeLayout) -> Result<CodeUnitMetadata, AssembleError> {
     Ok(md)
 }
 
+/// `kinds` with the free variables of `layout.cell_frees` marked cell too.
+fn cells_marked(layout: &CodeLayout, mut kinds: Box<[u8]>) -> Box<[u8]> {
+    let first_free = kinds.len() - layout.freevars.len();
+    for (i, name) in layout.freevars.iter().enumerate() {
+        if layout
+            .cell_frees
+            .iter()
+            .any(|c| c.as_str() == name.as_str())
+        {
+            kinds[first_free + i] |= CO_FAST_FREE | CO_FAST_CELL;
+        }
+    }
+    kinds
+}
+
 fn into_vm_code(
     layout: &CodeLayout,
     out: CodeObject<ConstantData>,
@@ -269,7 +296,7 @@ fn into_vm_code(
         varnames: layout.varnames.clone().into_boxed_slice(),
         cellvars: cellvars.into_boxed_slice(),
         freevars: layout.freevars.clone().into_boxed_slice(),
-        localspluskinds: out.localspluskinds,
+        localspluskinds: cells_marked(layout, out.localspluskinds),
         linetable: out.linetable,
         exceptiontable: out.exceptiontable,
     })

@@ -4217,14 +4217,17 @@ impl ExecutingFrame<'_> {
         localsplus_idx: usize,
         vm: &VirtualMachine,
     ) -> PyBaseExceptionRef {
-        use rustpython_compiler_core::bytecode::CO_FAST_FREE;
+        use rustpython_compiler_core::bytecode::{CO_FAST_CELL, CO_FAST_FREE};
         let kind = self
             .code
             .localspluskinds
             .get(localsplus_idx)
             .copied()
             .unwrap_or(0);
-        if kind & CO_FAST_FREE != 0 {
+        // symtrace fork: a free variable also marked cell (which compiled code never has)
+        // stands for a cell of the frame a replacement continues: unbound, it raises what
+        // that frame raises.
+        if kind & CO_FAST_FREE != 0 && kind & CO_FAST_CELL == 0 {
             let name = self.localsplus_name(localsplus_idx);
             vm.new_name_error(
                 format!("cannot access free variable '{name}' where it is not associated with a value in enclosing scope"),

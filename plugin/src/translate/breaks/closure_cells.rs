@@ -2,7 +2,9 @@
 //! cells themselves, not copies of their values: a closure made before the break (a lambda
 //! over `self`, a helper that counts with `nonlocal`) holds those cells and reads or writes
 //! them after it. So the resume function is made a closure over them: its code has every cell
-//! and free variable of the original as a free variable (none of its own), and the replacement
+//! and free variable of the original as a free variable (none of its own; the original's
+//! cells marked cell too, `CodeLayout::cell_frees`, so that one read unbound raises what the
+//! original raises), and the replacement
 //! makes it with MAKE_FUNCTION from its own cells, after it stored into them what the
 //! simulation left there. The function is made on every call, as Python makes a nested
 //! function; its code is made once, so its translations are cached as any resume function's.
@@ -34,6 +36,7 @@ pub fn cells_made_free(layout: &mut CodeLayout, vm: &VirtualMachine) {
         return;
     }
     let mut free: Vec<&'static PyStrInterned> = Vec::new();
+    layout.cell_frees.extend(layout.cellvars.iter().copied());
     for cell in std::mem::take(&mut layout.cellvars) {
         if let Some(i) = layout
             .varnames
