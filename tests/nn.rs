@@ -85,6 +85,15 @@ fn state_dict_round_trips_and_reports_what_does_not_fit() {
     }
 }
 
+#[test]
+fn sequential_and_module_list_edit_like_lists_as_pytorch_numbers_them() {
+    // containers.expected is what `python3 containers.py torch` printed with PyTorch 2.5.1.
+    let out = run_ok(rustpython().arg(nn_dir().join("containers.py")));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected = std::fs::read_to_string(nn_dir().join("containers.expected")).unwrap();
+    assert_eq!(text, expected);
+}
+
 /// The output of `script` run plain, then under `--plugin symtrace`.
 fn without_and_with_the_plugin(script: &Path) -> Vec<(bool, String)> {
     [false, true]

@@ -2162,9 +2162,55 @@ class Sequential(Module):
             raise IndexError(f"index {idx} is out of range")
         return values[idx]
 
+    def _key(self, idx):
+        keys = list(self._modules)
+        if not -len(keys) <= idx < len(keys):
+            raise IndexError(f"index {idx} is out of range")
+        return keys[idx]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for key in list(self._modules)[idx]:
+                del self._modules[key]
+        else:
+            del self._modules[self._key(idx)]
+        # Positions stay numbered from 0, as torch's Sequential keeps them.
+        modules = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(modules):
+            self._modules[str(i)] = module
+
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self._modules[str(i)] = m
+        return self
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
 
     def forward(self, input):
         for module in self._modules.values():
@@ -2199,6 +2245,34 @@ class _Listed(Module):
 
     def __setitem__(self, idx, value):
         self._register(self._index(idx), value)
+
+    def __delitem__(self, idx):
+        entries = self._entries()
+        if isinstance(idx, slice):
+            for key in list(entries)[idx]:
+                del entries[key]
+        else:
+            del entries[self._index(idx)]
+        self._renumber(list(entries.values()))
+
+    def _renumber(self, values):
+        # Positions stay numbered from 0, as torch's lists keep them.
+        entries = self._entries()
+        entries.clear()
+        for i, value in enumerate(values):
+            entries[str(i)] = value
+
+    def insert(self, index, value):
+        values = list(self._entries().values())
+        values.insert(index, value)
+        self._entries().clear()
+        for i, v in enumerate(values):
+            self._register(str(i), v)
+
+    def pop(self, idx=-1):
+        value = self[idx]
+        del self[idx]
+        return value
 
     def __len__(self):
         return len(self._entries())
