@@ -72,6 +72,23 @@ fn every_torch_case_matches_torch() {
     );
 }
 
+/// torch.linalg's solves, inverses, determinants, Cholesky and QR (tests/tensor/linalg_cases.py)
+/// print what PyTorch 2.5.1 printed (linalg_cases.expected), values, shapes and errors,
+/// plain and under the plugin (where the cases run in graphs, and a singular matrix fails
+/// the graph and runs as written).
+#[test]
+fn linalg_factorizations_print_what_torch_prints() {
+    let expected = std::fs::read_to_string(tensor_dir().join("linalg_cases.expected")).unwrap();
+    for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
+        let out = run_ok(
+            rustpython()
+                .args(plugin)
+                .arg(tensor_dir().join("linalg_cases.py")),
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{plugin:?}");
+    }
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

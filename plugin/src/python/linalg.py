@@ -1,8 +1,13 @@
 """`symtrace.linalg`: the norms of torch.linalg that model code takes (gradient clipping,
 RMS and weight normalisation, distances), as compositions of tensor methods, so that a traced
-call simulates them like the user's code. What needs a factorisation (inverses, solves,
-determinants, SVD, eigenvalues, and the matrix norms `2`, `-2`, `'nuc'` built on them) is not
-here: an AttributeError or a NotImplementedError, never an approximation."""
+call simulates them like the user's code; and the solves, inverses, determinants and the
+Cholesky and QR factorizations, through the ops of `tensor/ops/factorize.rs` (LAPACK's
+algorithms, in the tensor's own float type), broadcast over batches here as torch does. What
+needs eigenvalues or an SVD (`eigh`, `svd`, `pinv`, `lstsq`, the matrix norms `2`, `-2`,
+`'nuc'`) is not here: an AttributeError or a NotImplementedError, never an approximation.
+`_st` is the `symtrace` module, given by the loader (`namespaces.rs`)."""
+
+from collections import namedtuple
 
 _INF = float("inf")
 
@@ -75,4 +80,133 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     raise RuntimeError(f"linalg.norm: if dim is not given but ord is, the input must be 1-D or 2-D, not {A.ndim}-D")
 
 
-LINALG = {"vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": norm}
+_SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+_QRResult = namedtuple("linalg_qr", ["Q", "R"])
+
+
+def _as_system(A, B):
+    """A and B of `A X = B` broadcast over their batches, B as a column where torch takes it
+    for a vector (1-D, or A's batch of vectors), and whether it was."""
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if vector:
+        B = B.unsqueeze(-1)
+    if A.ndim >= 2 and B.ndim >= 2:
+        batch = _st.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+        A = A.expand(*batch, *A.shape[-2:])
+        B = B.expand(*batch, *B.shape[-2:])
+    return A, B, vector
+
+
+def solve(A, B, *, left=True):
+    """The X of `A X = B` (`X A = B` with left=False), by LU with partial pivoting."""
+    if not left:
+        if B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1])):
+            n = A.shape[-1]
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation XA = B ({n}x{n} and {B.shape[-1]}x1)")
+        return solve(A.mT, B.mT).mT
+    A, B, vector = _as_system(A, B)
+    X = _st.call_op("linalg_solve", A, B)
+    return X.squeeze(-1) if vector else X
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """The X of `A X = B` (`X A = B` with left=False) for triangular A, by substitution."""
+    if not left:
+        return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+    if B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    batch = _st.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    A = A.expand(*batch, *A.shape[-2:])
+    B = B.expand(*batch, *B.shape[-2:])
+    return _st.call_op("linalg_solve_triangular", A, B, upper=bool(upper), unitriangular=bool(unitriangular))
+
+
+def inv(A):
+    return _st.call_op("linalg_inv", A)
+
+
+def det(A):
+    return _st.call_op("linalg_det", A)
+
+
+def slogdet(A):
+    both = _st.call_op("linalg_det", A, log=True)
+    return _SlogdetResult(both[..., 0], both[..., 1])
+
+
+def logdet(A):
+    """torch.logdet: the log of the determinant, NaN where it is negative."""
+    sign, logabsdet = slogdet(A)
+    return logabsdet.masked_fill(sign < 0, float("nan"))
+
+
+def cholesky(A, upper=False):
+    return _st.call_op("linalg_cholesky", A, upper=bool(upper))
+
+
+def qr(A, mode="reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
+    complete = mode == "complete"
+    R = _st.call_op("linalg_qr", A, r=True, complete=complete)
+    Q = _st.zeros(0, dtype=A.dtype) if mode == "r" else _st.call_op("linalg_qr", A, complete=complete)
+    return _QRResult(Q, R)
+
+
+def matrix_power(A, n):
+    """A to the integer power n (an inverse's power for n < 0), by squaring, in torch's order
+    of products."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
+    if n == 0:
+        return _st.eye(A.shape[-1], dtype=A.dtype).expand(*A.shape).clone()
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return A.clone()
+    if n == 2:
+        return A @ A
+    if n == 3:
+        return (A @ A) @ A
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else z @ z
+        if bit:
+            result = z if result is None else result @ z
+    return result
+
+
+def multi_dot(tensors):
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first_vector, last_vector = tensors[0].ndim == 1, tensors[-1].ndim == 1
+    out = tensors[0].unsqueeze(0) if first_vector else tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        out = out @ (t.unsqueeze(-1) if i == len(tensors) - 1 and last_vector else t)
+    if last_vector:
+        out = out.squeeze(-1)
+    if first_vector:
+        out = out.squeeze(0)
+    return out
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x * y).sum(dim)
+
+
+LINALG = {
+    "vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": norm, "solve": solve,
+    "solve_triangular": solve_triangular, "inv": inv, "det": det, "slogdet": slogdet,
+    "cholesky": cholesky, "qr": qr, "matrix_power": matrix_power, "multi_dot": multi_dot,
+    "vecdot": vecdot,
+}
+
+# The names torch also has at its top level and as tensor methods.
+TOP_LEVEL = {
+    "inverse": inv, "det": det, "logdet": logdet, "slogdet": slogdet, "cholesky": cholesky,
+    "qr": qr, "matrix_power": matrix_power,
+}

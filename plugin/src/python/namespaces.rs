@@ -55,17 +55,25 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
         backends.dict().set_item(name, m.into(), vm)?;
     }
     sys_modules.set_item("symtrace.backends", backends.clone().into(), vm)?;
-    let linalg = module_of_source(
-        "symtrace.linalg",
-        (LINALG_SOURCE, LINALG_PATH, "LINALG"),
-        &[],
+    let linalg_namespace = super::run_builtin_source(
+        LINALG_SOURCE,
+        LINALG_PATH,
+        &[("_st", symtrace.to_owned().into())],
         vm,
     )?;
+    let linalg = module_of_table("symtrace.linalg", &linalg_namespace, "LINALG", vm)?;
     let top = namespace.get_item("TOP_LEVEL", vm)?;
     let top = top
         .downcast_ref::<PyDict>()
         .ok_or_else(|| vm.new_runtime_error("TOP_LEVEL is not a dict"))?;
     for (key, value) in top {
+        symtrace.as_object().set_attr(&key.str(vm)?, value, vm)?;
+    }
+    let linalg_top = linalg_namespace.get_item("TOP_LEVEL", vm)?;
+    let linalg_top = linalg_top
+        .downcast_ref::<PyDict>()
+        .ok_or_else(|| vm.new_runtime_error("linalg's TOP_LEVEL is not a dict"))?;
+    for (key, value) in linalg_top {
         symtrace.as_object().set_attr(&key.str(vm)?, value, vm)?;
     }
     let symtrace = symtrace.as_object();

@@ -4,6 +4,7 @@ pub mod checks;
 pub mod conv;
 pub mod elementwise;
 pub mod factories;
+pub mod factorize;
 pub mod float64_math;
 pub mod index_dims;
 mod lane_sums;
@@ -45,6 +46,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(index_dims::ops());
     ops.extend(sampling::ops());
     ops.extend(checks::ops());
+    ops.extend(factorize::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()

@@ -1,0 +1,85 @@
+"""torch.linalg's solves, inverses, determinants and the Cholesky and QR factorizations, and
+their errors, printed (values to 10 decimals) so that PyTorch's output can be compared line
+by line: `python3 linalg_cases.py torch` printed linalg_cases.expected with PyTorch 2.5.1
+(tests/tensor_api.rs compares the fork's output, plain and under the plugin, with it)."""
+import sys
+
+if sys.argv[1:] == ["torch"]:
+    import torch as st
+else:
+    import symtrace as st
+def show(*vals):
+    out = []
+    for v in vals:
+        if hasattr(v, "tolist"): v = [round(x, 10) if isinstance(x, float) else x for x in st.as_tensor(v).flatten().tolist()] if v.numel() else []
+        out.append(v)
+    print(out)
+def t(f):
+    try:
+        r = f()
+        show(*r) if isinstance(r, tuple) else show(r)
+    except Exception as e:
+        # torch raises its LinAlgError, a subclass of RuntimeError, where a matrix is singular
+        # or not positive-definite; symtrace raises RuntimeError with the same message.
+        name = "RuntimeError" if type(e).__name__ == "_LinAlgError" else type(e).__name__
+        print(name, "|", str(e).split("\n")[0])
+A = st.tensor([[4., 1, 2], [1, 3, 0.5], [2, 0.5, 5]], dtype=st.float64)
+S = st.tensor([[1., 2, 3], [2, 4, 6], [1, 0, 1]], dtype=st.float64)
+b = st.tensor([1., 2, 3], dtype=st.float64)
+Bb = st.stack([A, A * 2 + st.eye(3, dtype=st.float64)])
+t(lambda: st.linalg.inv(A))
+t(lambda: st.linalg.inv(S))
+t(lambda: st.linalg.inv(st.stack([A, S])))
+t(lambda: st.inverse(Bb))
+t(lambda: st.linalg.solve(A, b))
+t(lambda: st.linalg.solve(A, st.stack([b, b * 2], 1)))
+t(lambda: st.linalg.solve(Bb, b))
+t(lambda: st.linalg.solve(Bb, st.stack([b, b])))
+t(lambda: st.linalg.solve(S, b))
+t(lambda: st.linalg.solve(A, b, left=False))
+t(lambda: st.linalg.det(A))
+t(lambda: st.linalg.det(S))
+t(lambda: st.det(Bb))
+t(lambda: A.det())
+t(lambda: st.linalg.slogdet(-A))
+t(lambda: st.linalg.slogdet(S))
+t(lambda: st.logdet(-A))
+t(lambda: st.logdet(Bb))
+t(lambda: st.linalg.cholesky(A))
+t(lambda: st.linalg.cholesky(A, upper=True))
+t(lambda: st.cholesky(Bb))
+t(lambda: st.linalg.cholesky(S))
+t(lambda: st.linalg.cholesky(st.stack([A, S])))
+M = st.tensor([[1., 2], [3, 4], [5, 6]], dtype=st.float64)
+t(lambda: tuple(st.linalg.qr(M)))
+t(lambda: tuple(st.linalg.qr(M, mode="complete")))
+t(lambda: tuple(st.linalg.qr(M, mode="r")))
+t(lambda: tuple(st.linalg.qr(M.T)))
+t(lambda: tuple(st.linalg.qr(st.stack([A, -A]))))
+t(lambda: tuple(st.linalg.qr(st.zeros(3, 2, dtype=st.float64))))
+t(lambda: st.linalg.qr(M, mode="bad"))
+t(lambda: st.linalg.qr(b))
+L = st.linalg.cholesky(A)
+t(lambda: st.linalg.solve_triangular(L, st.stack([b, b], 1), upper=False))
+t(lambda: st.linalg.solve_triangular(L.T, st.stack([b, b], 1), upper=True, unitriangular=True))
+t(lambda: st.linalg.solve_triangular(L, st.stack([b, b]), upper=False, left=False))
+t(lambda: st.linalg.solve_triangular(L, b, upper=False))
+t(lambda: st.linalg.matrix_power(A, 5))
+t(lambda: st.linalg.matrix_power(A, -2))
+t(lambda: st.linalg.matrix_power(A, 0))
+t(lambda: A.matrix_power(7))
+t(lambda: st.linalg.matrix_power(st.tensor([[1, 1], [0, 1]]), 3))
+t(lambda: st.linalg.matrix_power(A, 1.5))
+t(lambda: st.linalg.multi_dot([b, A, A, b]))
+t(lambda: st.linalg.multi_dot([A]))
+t(lambda: st.linalg.vecdot(A, b))
+t(lambda: st.linalg.inv(st.ones(2, 2, dtype=st.int64)))
+t(lambda: st.linalg.inv(st.zeros(2, 3)))
+t(lambda: st.linalg.solve(st.eye(3, dtype=st.float64), st.ones(4, dtype=st.float64)))
+t(lambda: st.linalg.solve(st.ones(2, 2, 2, dtype=st.float64), st.ones(3, 2, dtype=st.float64)))
+A32 = A.float()
+t(lambda: st.linalg.inv(A32).dtype == st.float32)
+t(lambda: st.linalg.solve(A32, b.float()))
+t(lambda: st.linalg.det(A32))
+t(lambda: st.linalg.cholesky(A32))
+t(lambda: st.linalg.solve(A32, b))
