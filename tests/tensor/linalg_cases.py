@@ -6,8 +6,10 @@ import sys
 
 if sys.argv[1:] == ["torch"]:
     import torch as st
+    import torch.nn  # noqa: F401  (st.nn.init)
 else:
     import symtrace as st
+    import symtrace.nn  # noqa: F401
 def show(*vals):
     out = []
     for v in vals:
@@ -83,3 +85,9 @@ t(lambda: st.linalg.solve(A32, b.float()))
 t(lambda: st.linalg.det(A32))
 t(lambda: st.linalg.cholesky(A32))
 t(lambda: st.linalg.solve(A32, b))
+# nn.init.orthogonal_ (QR of a normal sample): orthonormal rows or columns, times the gain
+init = st.nn.init
+for shape in [(3, 5), (5, 3), (4, 2, 3)]:
+    w = init.orthogonal_(st.empty(*shape, dtype=st.float64), gain=2.0).reshape(shape[0], -1)
+    g = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
+    print("orthogonal_", shape, bool((g - 4 * st.eye(g.shape[0], dtype=st.float64)).abs().max() < 1e-12))

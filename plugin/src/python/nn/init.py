@@ -1,7 +1,7 @@
 """symtrace.nn.init: torch.nn.init's initializers, in place on a tensor (a module's
 parameter), with symtrace's seeded generator: `uniform_`, `normal_`, `trunc_normal_`,
 `constant_`, `ones_`, `zeros_`, `eye_`, `xavier_uniform_`, `xavier_normal_`,
-`kaiming_uniform_`, `kaiming_normal_`, and `calculate_gain`. The distributions are torch's;
+`kaiming_uniform_`, `kaiming_normal_`, `orthogonal_`, and `calculate_gain`. The distributions are torch's;
 the numbers are symtrace's own generator's."""
 import math
 
@@ -99,3 +99,23 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     return tensor.normal_(0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+
+
+def orthogonal_(tensor, gain=1.0, generator=None):
+    """Orthonormal rows or columns (whichever are fewer), from the QR factorization of a normal
+    sample with R's diagonal made positive, so that the result is uniformly distributed."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    sample = st.randn(rows, cols, dtype=tensor.dtype)
+    if rows < cols:
+        sample = sample.T
+    q, r = st.linalg.qr(sample)
+    q = q * r.diagonal().sign()
+    if rows < cols:
+        q = q.T
+    tensor[...] = (q * gain).reshape(tensor.shape)
+    return tensor
