@@ -91,3 +91,32 @@ for shape in [(3, 5), (5, 3), (4, 2, 3)]:
     w = init.orthogonal_(st.empty(*shape, dtype=st.float64), gain=2.0).reshape(shape[0], -1)
     g = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
     print("orthogonal_", shape, bool((g - 4 * st.eye(g.shape[0], dtype=st.float64)).abs().max() < 1e-12))
+def r(t, digits=9):
+    return [round(x, digits) for x in t.flatten().tolist()]
+# eigh, svd and what is built on them: values against torch's; vectors by what they must
+# satisfy (their signs are the algorithm's choice)
+A = st.tensor([[4., 1, 2], [1, 3, 0.5], [2, 0.5, 5]], dtype=st.float64)
+M = st.tensor([[1., 2], [3, 4], [5, 6]], dtype=st.float64)
+R = st.tensor([[1., 2], [2, 4], [3, 6]], dtype=st.float64)
+print(r(st.linalg.eigvalsh(A)), r(st.linalg.eigh(A).eigenvalues), r(st.linalg.eigvalsh(st.stack([A, -A]))))
+print(r(st.linalg.eigvalsh(st.triu(A), UPLO="U")), r(st.linalg.eigvalsh(st.tril(A))))
+print(r(st.linalg.svdvals(M)), r(st.linalg.svdvals(M.T)), r(st.linalg.svdvals(R)), r(st.linalg.svdvals(st.stack([A, 2 * A]))))
+for X in (M, M.T, R, A, st.stack([M, -M])):
+    for full in (True, False):
+        U, S, Vh = st.linalg.svd(X, full_matrices=full)
+        k = S.shape[-1]
+        rec = (U[..., :, :k] * S.unsqueeze(-2)) @ Vh[..., :k, :]
+        eyeU = U.mT @ U
+        print(tuple(U.shape), tuple(S.shape), tuple(Vh.shape), (rec - X).abs().max().item() < 1e-12, (eyeU - st.eye(U.shape[-1], dtype=st.float64)).abs().max().item() < 1e-12)
+V = st.linalg.eigh(A).eigenvectors
+print(((A @ V) - V * st.linalg.eigvalsh(A)).abs().max().item() < 1e-12)
+print(r(st.linalg.pinv(M)), r(st.linalg.pinv(R)), r(st.pinverse(M)))
+print(st.linalg.matrix_rank(R).item(), st.linalg.matrix_rank(A).item(), r(st.linalg.matrix_rank(st.stack([R @ R.T, A]))))
+print(r(st.linalg.matrix_norm(M, 2)), r(st.linalg.matrix_norm(M, -2)), r(st.linalg.matrix_norm(M, "nuc")), r(st.linalg.norm(M, 2)))
+print(r(st.linalg.matrix_norm(st.stack([M, M]), 2, dim=(0, 1), keepdim=True)), tuple(st.linalg.matrix_norm(st.stack([M, M]), 2, dim=(0, 1), keepdim=True).shape))
+# float32: to 5 decimals (LAPACK's and Jacobi's last bits differ)
+print(r(st.linalg.svdvals(M.float()), 5), str(st.linalg.svdvals(M.float()).dtype).split('.')[-1])
+try: st.linalg.eigh(M)
+except Exception as e: print(type(e).__name__, str(e))
+try: st.linalg.matrix_norm(M, 3)
+except Exception as e: print(type(e).__name__, str(e))

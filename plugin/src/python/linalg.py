@@ -2,9 +2,11 @@
 RMS and weight normalisation, distances), as compositions of tensor methods, so that a traced
 call simulates them like the user's code; and the solves, inverses, determinants and the
 Cholesky and QR factorizations, through the ops of `tensor/ops/factorize.rs` (LAPACK's
-algorithms, in the tensor's own float type), broadcast over batches here as torch does. What
-needs eigenvalues or an SVD (`eigh`, `svd`, `pinv`, `lstsq`, the matrix norms `2`, `-2`,
-`'nuc'`) is not here: an AttributeError or a NotImplementedError, never an approximation.
+algorithms, in the tensor's own float type), broadcast over batches here as torch does; and
+`eigh`, `svd` and what is built on them (`pinv`, `matrix_rank`, the matrix norms `2`, `-2`,
+`'nuc'`) through `tensor/ops/spectral.rs` (Jacobi rotations: a vector's sign may be other
+than LAPACK's). `lstsq` and general `eig` are not here: an AttributeError, never an
+approximation.
 `_st` is the `symtrace` module, given by the loader (`namespaces.rs`)."""
 
 from collections import namedtuple
@@ -48,8 +50,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """The `ord`-norm of the matrices of `A` over the two dimensions `dim`: 'fro', or the
-    largest (`inf`, `1`) or smallest (`-inf`, `-1`) absolute row or column sum."""
+    """The `ord`-norm of the matrices of `A` over the two dimensions `dim`: 'fro', the
+    largest (`inf`, `1`) or smallest (`-inf`, `-1`) absolute row or column sum, the largest
+    (`2`) or smallest (`-2`) singular value or their sum (`'nuc'`)."""
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
@@ -65,7 +68,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         sums = A.abs().sum(summed, keepdim=True)
         r = sums.amax(across, keepdim=True) if ord > 0 else sums.amin(across, keepdim=True)
         return r if keepdim else r.squeeze(max(rows, cols)).squeeze(min(rows, cols))
-    raise NotImplementedError(f"linalg.matrix_norm(ord={ord!r}) needs a singular value decomposition, which symtrace does not have")
+    if ord in (2, -2, "nuc"):
+        # The singular values of the matrices, moved to the last two dimensions.
+        S = svdvals(A.movedim((rows, cols), (-2, -1)))
+        r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        if keepdim:
+            r = r.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols))
+        return r
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -198,15 +208,72 @@ def vecdot(x, y, *, dim=-1):
     return (x * y).sum(dim)
 
 
+_EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
+
+
+def _uplo_lower(A, UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return A if UPLO == "L" else A.mT
+
+
+def eigh(A, UPLO="L"):
+    A = _uplo_lower(A, UPLO)
+    return _EighResult(_st.call_op("linalg_eigh", A), _st.call_op("linalg_eigh", A, vectors=True))
+
+
+def eigvalsh(A, UPLO="L"):
+    return _st.call_op("linalg_eigh", _uplo_lower(A, UPLO))
+
+
+def svd(A, full_matrices=True):
+    full = bool(full_matrices)
+    return _SVDResult(*(_st.call_op("linalg_svd", A, part=p, full=full) for p in range(3)))
+
+
+def svdvals(A):
+    return _st.call_op("linalg_svd", A, part=1)
+
+
+def _default_rtol(A):
+    eps = 1.1920928955078125e-07 if A.dtype == _st.float32 else 2.220446049250313e-16
+    return max(A.shape[-2], A.shape[-1]) * eps
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The pseudo-inverse: V diag(1/s) Uᵀ over the singular values above the tolerance."""
+    U, S, Vh = svd(A, full_matrices=False)
+    if rtol is None:
+        rtol = _default_rtol(A) if atol is None or atol == 0 else 0.0
+    limit = S.amax(-1, keepdim=True) * rtol
+    if atol is not None:
+        limit = limit.clamp(min=atol)
+    kept = S > limit
+    inverse = _st.where(kept, 1.0 / S.masked_fill(~kept, 1.0), 0.0)
+    return (Vh.mT * inverse.unsqueeze(-2)) @ U.mT
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    S = svdvals(A)
+    if rtol is None:
+        rtol = _default_rtol(A) if atol is None or atol == 0 else 0.0
+    limit = S.amax(-1, keepdim=True) * rtol
+    if atol is not None:
+        limit = limit.clamp(min=atol)
+    return (S > limit).sum(-1)
+
+
 LINALG = {
     "vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": norm, "solve": solve,
     "solve_triangular": solve_triangular, "inv": inv, "det": det, "slogdet": slogdet,
     "cholesky": cholesky, "qr": qr, "matrix_power": matrix_power, "multi_dot": multi_dot,
-    "vecdot": vecdot,
+    "vecdot": vecdot, "eigh": eigh, "eigvalsh": eigvalsh, "svd": svd, "svdvals": svdvals,
+    "pinv": pinv, "matrix_rank": matrix_rank,
 }
 
 # The names torch also has at its top level and as tensor methods.
 TOP_LEVEL = {
     "inverse": inv, "det": det, "logdet": logdet, "slogdet": slogdet, "cholesky": cholesky,
-    "qr": qr, "matrix_power": matrix_power,
+    "qr": qr, "matrix_power": matrix_power, "pinverse": pinv,
 }

@@ -1084,6 +1084,7 @@ METHODS = {
     "cholesky": lambda self, upper=False: _st.linalg.cholesky(self, upper),
     "qr": lambda self, some=True: _st.linalg.qr(self, "reduced" if some else "complete"),
     "matrix_power": lambda self, n: _st.linalg.matrix_power(self, n),
+    "pinverse": lambda self, rcond=1e-15: _st.linalg.pinv(self, rtol=rcond),
     "addmm": _addmm,
     "baddbmm": _addmm,
     "addcmul": lambda self, t1, t2, *, value=1: self + value * t1 * t2,

@@ -29,7 +29,7 @@ fn torch_type_name(d: DType) -> &'static str {
 }
 
 /// A float type, at least two dimensions and, unless `any_shape`, square matrices.
-fn check_matrices(op: &str, m: &Meta, any_shape: bool) -> TResult<(usize, usize)> {
+pub(crate) fn check_matrices(op: &str, m: &Meta, any_shape: bool) -> TResult<(usize, usize)> {
     if !m.dtype.is_float() {
         return Err(TensorError::runtime(format!(
             "{op}: Expected a floating point or complex tensor as input. Got {}",
@@ -294,7 +294,7 @@ fn qr_shape(m: usize, n: usize, mode: QrMode, want_r: bool) -> (usize, usize) {
 }
 
 /// A float element type of tensors: `f32` or `f64`.
-trait FloatElement: Float + 'static {
+pub(crate) trait FloatElement: Float + 'static {
     fn tensor(shape: Vec<usize>, data: Vec<Self>) -> TensorData;
 }
 
@@ -311,7 +311,7 @@ impl FloatElement for f64 {
 }
 
 /// Run `$body` with `$a` the row-major elements of float tensor `$t`.
-macro_rules! each_float {
+macro_rules! each_float_elements {
     ($t:expr, $a:ident => $body:expr) => {
         match $t {
             TensorData::Float32(x) => {
@@ -326,6 +326,8 @@ macro_rules! each_float {
         }
     };
 }
+
+pub(crate) use each_float_elements;
 
 /// Run `$body` with `$a`, `$b` the row-major elements of two float tensors of one type.
 macro_rules! both_float {
@@ -347,7 +349,7 @@ macro_rules! both_float {
 }
 
 /// The batch shape of matrices of `shape`, and how many matrices there are.
-fn batch_of(shape: &[usize]) -> (Vec<usize>, usize) {
+pub(crate) fn batch_of(shape: &[usize]) -> (Vec<usize>, usize) {
     let batch = shape[..shape.len() - 2].to_vec();
     let count = batch.iter().product();
     (batch, count)
@@ -569,7 +571,7 @@ pub fn ops() -> Vec<OpDef> {
             |m: &[Meta], _| check_matrices("linalg.inv", &m[0], false).map(|_| m[0].clone()),
             |t: &[&TensorData], _| {
                 let shape = t[0].shape().to_vec();
-                each_float!(t[0], a => inv_kernel(a, &shape))
+                each_float_elements!(t[0], a => inv_kernel(a, &shape))
             },
         ),
         OpDef::new(
@@ -588,7 +590,7 @@ pub fn ops() -> Vec<OpDef> {
             },
             |t: &[&TensorData], attrs| {
                 let shape = t[0].shape().to_vec();
-                Ok(each_float!(t[0], a => det_kernel(a, &shape, attrs.flag("log"))))
+                Ok(each_float_elements!(t[0], a => det_kernel(a, &shape, attrs.flag("log"))))
             },
         ),
         OpDef::new(
@@ -597,7 +599,7 @@ pub fn ops() -> Vec<OpDef> {
             |m: &[Meta], _| check_matrices("linalg.cholesky", &m[0], false).map(|_| m[0].clone()),
             |t: &[&TensorData], attrs| {
                 let shape = t[0].shape().to_vec();
-                each_float!(t[0], a => cholesky_kernel(a, &shape, attrs.flag("upper")))
+                each_float_elements!(t[0], a => cholesky_kernel(a, &shape, attrs.flag("upper")))
             },
         ),
         OpDef::new(
@@ -616,7 +618,7 @@ pub fn ops() -> Vec<OpDef> {
             |t: &[&TensorData], attrs| {
                 let shape = t[0].shape().to_vec();
                 let mode = qr_mode(attrs);
-                Ok(each_float!(t[0], a => qr_kernel(a, &shape, mode, attrs.flag("r"))))
+                Ok(each_float_elements!(t[0], a => qr_kernel(a, &shape, mode, attrs.flag("r"))))
             },
         ),
     ]

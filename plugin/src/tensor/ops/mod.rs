@@ -23,6 +23,7 @@ pub mod select;
 pub mod shape_ops;
 pub mod softmax;
 pub mod sort;
+pub mod spectral;
 pub(crate) mod transpose;
 pub mod unary;
 pub mod vector_math;
@@ -47,6 +48,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(sampling::ops());
     ops.extend(checks::ops());
     ops.extend(factorize::ops());
+    ops.extend(spectral::ops());
     for op in &mut ops {
         op.size_free = elementwise::Binary::named(&op.name).is_some()
             || elementwise::Unary::named(&op.name).is_some()
