@@ -120,3 +120,31 @@ try: st.linalg.eigh(M)
 except Exception as e: print(type(e).__name__, str(e))
 try: st.linalg.matrix_norm(M, 3)
 except Exception as e: print(type(e).__name__, str(e))
+# lstsq: the solution and what each LAPACK driver reports beside it
+def rl(t, d=9):
+    if not t.numel():
+        return ("empty", tuple(t.shape), str(t.dtype).split(".")[-1])
+    return [round(x, d) for x in t.flatten().tolist()]
+A = st.tensor([[1., 2], [3, 4], [5, 7]], dtype=st.float64)
+b = st.tensor([1., 2, 2], dtype=st.float64)
+B = st.stack([b, b * 2], 1)
+for args in ((A, B), (A, b), (st.stack([A, A * 2]), st.stack([B, B])), (A, B, 1e-3)):
+    try:
+        res = st.linalg.lstsq(*args)
+        print(rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))
+        print(rl(res[0]), len(res))
+    except Exception as e: print(type(e).__name__, str(e).split("\n")[0])
+R = st.tensor([[1., 2], [2, 4], [3, 6]], dtype=st.float64)
+res = st.linalg.lstsq(R, B)
+print(rl(res.solution), rl(res.rank))
+try: st.linalg.lstsq(A, st.ones(4, dtype=st.float64))
+except Exception as e: print(type(e).__name__, str(e).split("\n")[0])
+for d in ("gelsd", "gelss"):
+    res = st.linalg.lstsq(A, B, driver=d)
+    print(d, rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))
+res = st.linalg.lstsq(A, b, driver="gelsd")
+print("vector gelsd", rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))
+res = st.linalg.lstsq(A, B, driver="gels")
+print("gels", rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))
+res = st.linalg.lstsq(R, B, driver="gelsd")
+print("rank-deficient gelsd", rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))

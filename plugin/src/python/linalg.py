@@ -5,8 +5,8 @@ Cholesky and QR factorizations, through the ops of `tensor/ops/factorize.rs` (LA
 algorithms, in the tensor's own float type), broadcast over batches here as torch does; and
 `eigh`, `svd` and what is built on them (`pinv`, `matrix_rank`, the matrix norms `2`, `-2`,
 `'nuc'`) through `tensor/ops/spectral.rs` (Jacobi rotations: a vector's sign may be other
-than LAPACK's). `lstsq` and general `eig` are not here: an AttributeError, never an
-approximation.
+than LAPACK's), and `lstsq` through the SVD. General `eig` is not here: an AttributeError,
+never an approximation.
 `_st` is the `symtrace` module, given by the loader (`namespaces.rs`)."""
 
 from collections import namedtuple
@@ -264,12 +264,58 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     return (S > limit).sum(-1)
 
 
+_LstsqResult = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of `A X = B` of least norm, through the SVD (the singular
+    values at or below `rcond` times the largest left out), with what each of LAPACK's
+    drivers reports beside it: the rank (not `gels`), the singular values (`gelsd`, `gelss`)
+    and, for a tall full-rank system, the residual sums of squares (not `gelsy`, the
+    default)."""
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = B.ndim == A.ndim - 1
+    if vector:
+        if A.shape[-2] != B.shape[-1]:
+            raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+        B = B.unsqueeze(-1)
+    elif A.shape[-2] != B.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    batch = _st.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    A = A.expand(*batch, *A.shape[-2:])
+    B = B.expand(*batch, *B.shape[-2:])
+    m, n = A.shape[-2], A.shape[-1]
+    if rcond is None:
+        rcond = _default_rtol(A)
+    U, S, Vh = svd(A, full_matrices=False)
+    kept = S > S.amax(-1, keepdim=True) * rcond
+    inverse = _st.where(kept, 1.0 / S.masked_fill(~kept, 1.0), 0.0)
+    X = Vh.mT @ ((U.mT @ B) * inverse.unsqueeze(-1))
+    rank = kept.sum(-1)
+    empty = _st.zeros(0, dtype=A.dtype)
+    residuals = empty
+    if driver != "gelsy" and m > n and bool((rank == n).all()):
+        residuals = ((A @ X - B) ** 2).sum(-2)
+        if vector:
+            residuals = residuals.squeeze(-1)
+    if vector:
+        X = X.squeeze(-1)
+    return _LstsqResult(
+        X,
+        residuals,
+        _st.zeros(0, dtype=_st.int64) if driver == "gels" else rank,
+        S if driver in ("gelsd", "gelss") else empty,
+    )
+
+
 LINALG = {
     "vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": norm, "solve": solve,
     "solve_triangular": solve_triangular, "inv": inv, "det": det, "slogdet": slogdet,
     "cholesky": cholesky, "qr": qr, "matrix_power": matrix_power, "multi_dot": multi_dot,
     "vecdot": vecdot, "eigh": eigh, "eigvalsh": eigvalsh, "svd": svd, "svdvals": svdvals,
-    "pinv": pinv, "matrix_rank": matrix_rank,
+    "pinv": pinv, "matrix_rank": matrix_rank, "lstsq": lstsq,
 }
 
 # The names torch also has at its top level and as tensor methods.
