@@ -148,3 +148,42 @@ res = st.linalg.lstsq(A, B, driver="gels")
 print("gels", rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))
 res = st.linalg.lstsq(R, B, driver="gelsd")
 print("rank-deficient gelsd", rl(res.solution), rl(res.residuals), rl(res.rank), rl(res.singular_values))
+# edge cases: empty matrices and batches, strided and expanded inputs, NaN and infinity
+def re_(t, d=9):
+    if not t.numel():
+        return ("empty", tuple(t.shape), str(t.dtype).split(".")[-1])
+    return [round(x, d) for x in t.flatten().tolist()]
+def te(name, f):
+    try:
+        out = f()
+        out = out if isinstance(out, tuple) else (out,)
+        print(name, [re_(o) for o in out])
+    except Exception as e:
+        name_ = "RuntimeError" if type(e).__name__ == "_LinAlgError" else type(e).__name__
+        print(name, name_, str(e).split("\n")[0])
+E = st.zeros(0, 0, dtype=st.float64)
+te("inv0", lambda: st.linalg.inv(E))
+te("det0", lambda: st.linalg.det(E))
+te("slogdet0", lambda: tuple(st.linalg.slogdet(E)))
+te("chol0", lambda: st.linalg.cholesky(E))
+te("qr0", lambda: tuple(st.linalg.qr(st.zeros(3, 0, dtype=st.float64))))
+te("svd0", lambda: tuple(st.linalg.svd(st.zeros(0, 3, dtype=st.float64))))
+te("eigh0", lambda: tuple(st.linalg.eigh(E)))
+te("batch0", lambda: st.linalg.inv(st.zeros(0, 2, 2, dtype=st.float64)))
+A = st.tensor([[4., 1], [1, 3]], dtype=st.float64)
+te("noncontig", lambda: st.linalg.inv(st.stack([A, A], 2)[..., 0].T))
+te("expanded", lambda: st.linalg.det(A.expand(3, 2, 2)))
+te("nan inv", lambda: st.linalg.inv(st.tensor([[float("nan"), 1.], [1., 1.]], dtype=st.float64)))
+te("nan det", lambda: st.linalg.det(st.tensor([[float("nan"), 1.], [1., 1.]], dtype=st.float64)))
+te("inf chol", lambda: st.linalg.cholesky(st.tensor([[float("inf"), 0.], [0., 1.]], dtype=st.float64)))
+te("nan svd", lambda: st.linalg.svdvals(st.tensor([[float("nan"), 0.], [0., 1.]], dtype=st.float64)))
+te("solve broadcast", lambda: st.linalg.solve(A, st.ones(3, 2, 4, dtype=st.float64)))
+te("solve int", lambda: st.linalg.solve(A, st.ones(2, dtype=st.int64)))
+te("solve f32 f64", lambda: st.linalg.solve(A.float(), st.ones(2, dtype=st.float64)))
+te("qr wide complete", lambda: tuple(st.linalg.qr(st.tensor([[1., 2, 3], [4, 5, 6]], dtype=st.float64), mode="complete")))
+te("eigh repeated", lambda: st.linalg.eigvalsh(st.eye(3, dtype=st.float64) * 2))
+te("svd zeros", lambda: st.linalg.svdvals(st.zeros(2, 3, dtype=st.float64)))
+te("pinv zeros", lambda: st.linalg.pinv(st.zeros(2, 3, dtype=st.float64)))
+te("det 1x1", lambda: st.linalg.det(st.tensor([[-3.]], dtype=st.float64)))
+te("matrix_power batch", lambda: st.linalg.matrix_power(st.stack([A, -A]), 5))
+

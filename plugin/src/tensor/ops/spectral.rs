@@ -20,7 +20,7 @@ const MAX_SWEEPS: usize = 60;
 
 /// The eigenvalues (ascending) of symmetric `n × n` `a`, read from its lower triangle as
 /// torch's default `UPLO='L'`, and the eigenvectors as the columns of a row-major matrix.
-fn jacobi_eigh<T: FloatElement>(lower: &[T], n: usize) -> Option<(Vec<T>, Vec<T>)> {
+fn jacobi_eigh<T: FloatElement>(lower: &[T], n: usize) -> (Vec<T>, Vec<T>) {
     let mut a = vec![T::zero(); n * n];
     for i in 0..n {
         for j in 0..=i {
@@ -29,7 +29,9 @@ fn jacobi_eigh<T: FloatElement>(lower: &[T], n: usize) -> Option<(Vec<T>, Vec<T>
         }
     }
     if a.iter().any(|x| !x.is_finite()) {
-        return None;
+        // LAPACK returns what its arithmetic made of them, and torch passes it on; NaNs say
+        // as much without pretending to be values.
+        return (vec![T::nan(); n], vec![T::nan(); n * n]);
     }
     let mut v = vec![T::zero(); n * n];
     for i in 0..n {
@@ -73,7 +75,7 @@ fn jacobi_eigh<T: FloatElement>(lower: &[T], n: usize) -> Option<(Vec<T>, Vec<T>
     order.sort_by(|&i, &j| a[i * n + i].partial_cmp(&a[j * n + j]).expect("finite"));
     let values = order.iter().map(|&i| a[i * n + i]).collect();
     let vectors = (0..n * n).map(|e| v[(e / n) * n + order[e % n]]).collect();
-    Some((values, vectors))
+    (values, vectors)
 }
 
 /// Columns `p` and `q` of row-major `rows × cols` `m` turned by the rotation `(c, s)`.
@@ -228,7 +230,12 @@ fn svd_kernel<T: FloatElement>(
     shape: &[usize],
     part: SvdPart,
     full: bool,
-) -> TensorData {
+) -> TResult<TensorData> {
+    if a.iter().any(|x| !x.is_finite()) {
+        return Err(TensorError::runtime(
+            "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.",
+        ));
+    }
     let (m, n) = (shape[shape.len() - 2], shape[shape.len() - 1]);
     let (mut batch, count) = batch_of(shape);
     let mut out = Vec::new();
@@ -262,24 +269,22 @@ fn svd_kernel<T: FloatElement>(
         }
     }
     batch.extend(svd_shape(m, n, part, full));
-    T::tensor(batch, out)
+    Ok(T::tensor(batch, out))
 }
 
-fn eigh_kernel<T: FloatElement>(a: Vec<T>, shape: &[usize], vectors: bool) -> TResult<TensorData> {
+fn eigh_kernel<T: FloatElement>(a: Vec<T>, shape: &[usize], vectors: bool) -> TensorData {
     let n = shape[shape.len() - 1];
     let (mut batch, count) = batch_of(shape);
     let mut out = Vec::new();
     for b in 0..count {
-        let (values, vecs) = jacobi_eigh(&a[b * n * n..(b + 1) * n * n], n).ok_or_else(|| {
-            TensorError::runtime("linalg.eigh: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: 1).")
-        })?;
+        let (values, vecs) = jacobi_eigh(&a[b * n * n..(b + 1) * n * n], n);
         out.extend(if vectors { vecs } else { values });
     }
     batch.push(n);
     if vectors {
         batch.push(n);
     }
-    Ok(T::tensor(batch, out))
+    T::tensor(batch, out)
 }
 
 pub fn ops() -> Vec<OpDef> {
@@ -300,7 +305,7 @@ pub fn ops() -> Vec<OpDef> {
             },
             |t: &[&TensorData], attrs| {
                 let shape = t[0].shape().to_vec();
-                each_float_elements!(t[0], a => eigh_kernel(a, &shape, attrs.flag("vectors")))
+                Ok(each_float_elements!(t[0], a => eigh_kernel(a, &shape, attrs.flag("vectors"))))
             },
         ),
         OpDef::new(
@@ -318,7 +323,7 @@ pub fn ops() -> Vec<OpDef> {
             |t: &[&TensorData], attrs| {
                 let shape = t[0].shape().to_vec();
                 let part = svd_part(attrs)?;
-                Ok(each_float_elements!(t[0], a => svd_kernel(a, &shape, part, attrs.flag("full"))))
+                each_float_elements!(t[0], a => svd_kernel(a, &shape, part, attrs.flag("full")))
             },
         ),
     ]
@@ -331,7 +336,7 @@ mod tests {
     #[test]
     fn jacobi_eigh_diagonalizes_in_ascending_order() {
         let a: [f64; 4] = [2.0, 0.0, 1.0, 2.0];
-        let (values, vectors) = jacobi_eigh(&a, 2).unwrap();
+        let (values, vectors) = jacobi_eigh(&a, 2);
         assert!((values[0] - 1.0).abs() < 1e-15 && (values[1] - 3.0).abs() < 1e-15);
         // A v = λ v for each column.
         let full = [2.0, 1.0, 1.0, 2.0];
