@@ -72,21 +72,29 @@ fn every_torch_case_matches_torch() {
     );
 }
 
-/// torch.linalg's solves, inverses, determinants, Cholesky and QR (tests/tensor/linalg_cases.py)
-/// print what PyTorch 2.5.1 printed (linalg_cases.expected), values, shapes and errors,
-/// plain and under the plugin (where the cases run in graphs, and a singular matrix fails
-/// the graph and runs as written).
-#[test]
-fn linalg_factorizations_print_what_torch_prints() {
-    let expected = std::fs::read_to_string(tensor_dir().join("linalg_cases.expected")).unwrap();
+/// What `script` (of tests/tensor) prints, plain and under the plugin, is what PyTorch 2.5.1
+/// printed for it (`expected`).
+fn prints_what_torch_printed(script: &str, expected: &str) {
+    let expected = std::fs::read_to_string(tensor_dir().join(expected)).unwrap();
     for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
-        let out = run_ok(
-            rustpython()
-                .args(plugin)
-                .arg(tensor_dir().join("linalg_cases.py")),
-        );
+        let out = run_ok(rustpython().args(plugin).arg(tensor_dir().join(script)));
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{plugin:?}");
     }
+}
+
+/// torch.linalg's solves, inverses, determinants, Cholesky, QR, eigh, SVD and lstsq
+/// (tests/tensor/linalg_cases.py): values, shapes and errors as PyTorch's (under the plugin
+/// the cases run in graphs, and a singular matrix fails the graph and runs as written).
+#[test]
+fn linalg_factorizations_print_what_torch_prints() {
+    prints_what_torch_printed("linalg_cases.py", "linalg_cases.expected");
+}
+
+/// `erfc`, `erfinv`, `lgamma`, `digamma` and `torch.special` (tests/tensor/special_cases.py),
+/// at the poles, the ends of their domains, NaN and infinity too.
+#[test]
+fn special_functions_print_what_torch_prints() {
+    prints_what_torch_printed("special_cases.py", "special_cases.expected");
 }
 
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {

@@ -282,6 +282,27 @@ TOP_LEVEL = {
     "set_num_threads": set_num_threads,
 }
 TESTING = {"assert_close": assert_close}
+# `torch.special`: its functions under their SciPy names (`_st` is `symtrace`, given by the
+# loader), resolved when called.
+SPECIAL = {
+    "erf": lambda input: _st.erf(input),
+    "erfc": lambda input: _st.erfc(input),
+    "erfinv": lambda input: _st.erfinv(input),
+    "gammaln": lambda input: _st.lgamma(input),
+    "digamma": lambda input: _st.digamma(input),
+    "psi": lambda input: _st.digamma(input),
+    "expit": lambda input: _st.sigmoid(input),
+    "logit": lambda input, eps=None: _st.logit(input, eps),
+    "log1p": lambda input: _st.log1p(input),
+    "expm1": lambda input: _st.expm1(input),
+    "exp2": lambda input: _st.exp2(input),
+    "xlogy": lambda input, other: _st.xlogy(input, other),
+    "sinc": lambda input: _st.sinc(input),
+    "round": lambda input, decimals=0: _st.round(input, decimals=decimals),
+    "softmax": lambda input, dim, dtype=None: _st.softmax(input, dim, dtype=dtype),
+    "log_softmax": lambda input, dim, dtype=None: _st.log_softmax(input, dim, dtype=dtype),
+    "logsumexp": lambda input, dim, keepdim=False: _st.logsumexp(input, dim, keepdim),
+}
 # `torch._dynamo`, as programs written for torch.compile use it.
 DYNAMO = {
     "reset": reset,

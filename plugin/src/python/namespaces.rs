@@ -1,6 +1,6 @@
 //! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.cuda`
 //! and `symtrace.backends` (a machine without CUDA, as torch answers there), `symtrace.testing`
-//! (`assert_close`), `symtrace.amp` and `symtrace.cuda.amp` (`autocast`: off without CUDA,
+//! (`assert_close`), `symtrace.special` (torch's special functions), `symtrace.amp` and `symtrace.cuda.amp` (`autocast`: off without CUDA,
 //! as torch's), a few top-level
 //! settings, `symtrace.utils`, `symtrace.utils.checkpoint` and `symtrace.utils.data`
 //! (`data.py`: datasets and a single-process loader), `symtrace.linalg` (`linalg.py`: norms):
@@ -20,7 +20,8 @@ const DATA_SOURCE: &str = include_str!("data.py");
 const DATA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/data.py");
 
 pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<()> {
-    let namespace = super::run_builtin_source(SOURCE, PATH, &[], vm)?;
+    let namespace =
+        super::run_builtin_source(SOURCE, PATH, &[("_st", symtrace.to_owned().into())], vm)?;
     let sys_modules = vm.sys_module.get_attr("modules", vm)?;
     let module = |name: &str, table: &str| module_of_table(name, &namespace, table, vm);
     let jit = module("symtrace.jit", "JIT")?;
@@ -44,6 +45,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     let cuda_amp = module("symtrace.cuda.amp", "CUDA_AMP")?;
     cuda.dict().set_item("amp", cuda_amp.into(), vm)?;
     let testing = module("symtrace.testing", "TESTING")?;
+    let special = module("symtrace.special", "SPECIAL")?;
     let backends = vm.new_module("symtrace.backends", vm.ctx.new_dict(), None);
     let cudnn = module("symtrace.backends.cudnn", "BACKENDS_CUDNN")?;
     let mps = module("symtrace.backends.mps", "BACKENDS_MPS")?;
@@ -80,6 +82,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     symtrace.set_attr("cuda", cuda, vm)?;
     symtrace.set_attr("amp", amp, vm)?;
     symtrace.set_attr("testing", testing, vm)?;
+    symtrace.set_attr("special", special, vm)?;
     symtrace.set_attr("backends", backends, vm)?;
     symtrace.set_attr("linalg", linalg, vm)?;
     symtrace.set_attr("jit", jit, vm)?;

@@ -23,6 +23,7 @@ pub mod select;
 pub mod shape_ops;
 pub mod softmax;
 pub mod sort;
+pub mod special_functions;
 pub mod spectral;
 pub(crate) mod transpose;
 pub mod unary;

@@ -1,10 +1,11 @@
-//! The unary elementwise ops (`-x`, `abs`, `~`, `exp`, `relu`, `floor`, `sign`, `asin`, `log1p`, ...): one result element per
+//! The unary elementwise ops (`-x`, `abs`, `~`, `exp`, `relu`, `floor`, `sign`, `asin`, `log1p`, `erfc`, `lgamma`, ...): one result element per
 //! operand element, float32 computed through f64 and rounded once.
 
 use ndarray::ArrayD;
 
 use super::float64_math::{erf_f64, log_f64, sigmoid_f64, tanh_f64};
 use super::parallel::by_lanes;
+use super::special_functions::{digamma, erfinv};
 use super::vector_math::{
     erf_for_f32, exp_f64, exp_for_f32, map_in_place, map_into, map_wide, tanh_for_f32,
 };
@@ -49,10 +50,16 @@ pub enum Unary {
     Log2,
     Log10,
     Exp2,
+    /// The complementary error function, `1 - erf(x)` without the cancellation.
+    Erfc,
+    Erfinv,
+    /// `log |Γ(x)|`.
+    Lgamma,
+    Digamma,
 }
 
 impl Unary {
-    pub const ALL: [Unary; 31] = [
+    pub const ALL: [Unary; 35] = [
         Unary::Neg,
         Unary::Abs,
         Unary::Not,
@@ -84,6 +91,10 @@ impl Unary {
         Unary::Log2,
         Unary::Log10,
         Unary::Exp2,
+        Unary::Erfc,
+        Unary::Erfinv,
+        Unary::Lgamma,
+        Unary::Digamma,
     ];
 
     /// The op registered under `name`.
@@ -124,6 +135,10 @@ impl Unary {
             Unary::Log2 => "log2",
             Unary::Log10 => "log10",
             Unary::Exp2 => "exp2",
+            Unary::Erfc => "erfc",
+            Unary::Erfinv => "erfinv",
+            Unary::Lgamma => "lgamma",
+            Unary::Digamma => "digamma",
         }
     }
 
@@ -223,6 +238,10 @@ impl Unary {
             Unary::Log2 => x.log2(),
             Unary::Log10 => x.log10(),
             Unary::Exp2 => x.exp2(),
+            Unary::Erfc => libm::erfc(x),
+            Unary::Erfinv => erfinv(x),
+            Unary::Lgamma => libm::lgamma(x),
+            Unary::Digamma => digamma(x),
             Unary::Not => unreachable!("checked by result_dtype"),
         }
     }
@@ -237,7 +256,7 @@ macro_rules! with_const_op {
         with_const_op!(@arms $op, $c, $body,
             Neg, Abs, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf,
             Floor, Ceil, Round, Trunc, Sign, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh,
-            Atanh, Log1p, Expm1, Log2, Log10, Exp2)
+            Atanh, Log1p, Expm1, Log2, Log10, Exp2, Erfc, Erfinv, Lgamma, Digamma)
     };
     (@arms $op:expr, $c:ident, $body:expr, $($v:ident),*) => {
         match $op {
@@ -393,7 +412,7 @@ fn float_unary<T: Copy + Default + Send + Sync>(
     arms!(
         Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Sin, Cos, Erf, Floor, Ceil, Round, Trunc,
         Sign, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log1p, Expm1, Log2, Log10,
-        Exp2
+        Exp2, Erfc, Erfinv, Lgamma, Digamma
     )
 }
 
