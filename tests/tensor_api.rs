@@ -97,6 +97,13 @@ fn special_functions_print_what_torch_prints() {
     prints_what_torch_printed("special_cases.py", "special_cases.expected");
 }
 
+/// `bincount`, `copysign`, `logaddexp2`, `gaussian_nll_loss` and `hinge_embedding_loss`
+/// (tests/tensor/composite_cases.py), their errors too.
+#[test]
+fn composite_functions_print_what_torch_prints() {
+    prints_what_torch_printed("composite_cases.py", "composite_cases.expected");
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

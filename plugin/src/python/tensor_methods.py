@@ -3,6 +3,7 @@ registry's ops: written in Python, so that a traced frame simulates them like th
 own code (each op lands in the graph). Set on `Tensor` and on `symtrace` when it is
 imported; `_st` is the `symtrace` module, given by the loader (`tensor_methods.rs`)."""
 
+import math as _math
 from collections import namedtuple
 
 _INF = float("inf")
@@ -895,6 +896,35 @@ def _fmin(self, other):
     return _st.where(self.isnan(), other, _st.where(other.isnan(), self, _st.minimum(self, other)))
 
 
+def _bincount(self, weights=None, minlength=0):
+    """How often each value of a 1-D tensor of non-negative ints occurs (the sum of its
+    `weights`), for every value up to the largest or `minlength`."""
+    if self.dtype != _st.int64:
+        name = {"float64": "Double", "float32": "Float", "bool": "Bool"}[str(self.dtype).split(".")[-1]]
+        raise RuntimeError(f'"bincount_cpu" not implemented for \'{name}\'')
+    if self.ndim != 1 or (self.numel() and int(self.min()) < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    length = max(int(self.max()) + 1 if self.numel() else 0, minlength)
+    if weights is None:
+        return _st.zeros(length, dtype=_st.int64).index_add_(0, self, _st.ones_like(self))
+    return _st.zeros(length, dtype=weights.dtype).index_add_(0, self, weights)
+
+
+def _copysign(self, other):
+    """`|self|` with the sign bit of `other` (a number's too), as a float."""
+    magnitude = (self if self.is_floating_point() else self.to(_st.get_default_dtype())).abs()
+    if isinstance(other, _st.Tensor):
+        return _st.where(other.signbit(), -magnitude, magnitude)
+    return -magnitude if _math.copysign(1.0, other) < 0 else magnitude
+
+
+def _logaddexp2(self, other):
+    """`log2(2**self + 2**other)` without overflow; equal infinities give themselves."""
+    high = _st.maximum(self, other)
+    out = high + (2.0 ** -(self - other).abs()).log1p() / _math.log(2.0)
+    return _st.where((self == other) & self.isinf(), self, out)
+
+
 def _cdist(x1, x2, p=2.0):
     diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
     if p == _INF:
@@ -1109,6 +1139,9 @@ METHODS = {
     "erfinv": lambda self: _st.call_op("erfinv", self),
     "lgamma": lambda self: _st.call_op("lgamma", self),
     "digamma": lambda self: _st.call_op("digamma", self),
+    "bincount": _bincount,
+    "copysign": _copysign,
+    "logaddexp2": _logaddexp2,
     "expm1": lambda self: _st.call_op("expm1", self),
     "log2": lambda self: _st.call_op("log2", self),
     "log10": lambda self: _st.call_op("log10", self),
@@ -1257,7 +1290,7 @@ FUNCTIONS = [
     "logical_xor", "count_nonzero", "diff", "clip", "broadcast_to", "tile", "dist",
     "is_floating_point", "atan2", "arctan2", "prod", "cumprod",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1",
-    "erfc", "erfinv", "lgamma", "digamma",
+    "erfc", "erfinv", "lgamma", "digamma", "bincount", "copysign", "logaddexp2",
     "log2", "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "multinomial", "bernoulli", "add", "sub", "div", "divide", "true_divide", "floor_divide",
     "remainder", "multiply", "subtract", "negative", "absolute", "select", "nansum", "nanmean",

@@ -961,6 +961,36 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _weighted(loss, weight, input, reduction)
 
 
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log-likelihood of `target` under normals of mean `input` and variance
+    `var` (one per element, per row with a last dimension left out or of 1), the variance
+    clamped to `eps` from below; with `full`, the constant `log(2π) / 2` too."""
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clamp(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduced(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """`input` where `target` is 1, `max(0, margin - input)` where it is -1 (both where it
+    is neither, as torch adds them)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = st.zeros_like(input)
+    margin_part = st.where(target != 1, (margin - input).clamp(min=0), zeros)
+    self_part = st.where(target != -1, input, zeros)
+    return _reduced(margin_part + self_part, reduction)
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """`target * (log(target) - input)` pointwise (0 where `target` is 0), `input` being
     log-probabilities; with `log_target`, `target` is too. `batchmean` divides the sum by

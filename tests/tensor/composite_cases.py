@@ -1,0 +1,47 @@
+"""torch functions written as compositions of registry ops (`bincount`, `copysign`,
+`logaddexp2`) and the losses `gaussian_nll_loss` and `hinge_embedding_loss`, with their
+errors, printed so that PyTorch's output can be compared line by line: `python3
+composite_cases.py torch` printed composite_cases.expected with PyTorch 2.5.1
+(tests/tensor_api.rs compares the fork's output, plain and under the plugin, with it)."""
+import sys
+if sys.argv[1:] == ["torch"]:
+    import torch as st
+    import torch.nn.functional as F
+else:
+    import symtrace as st
+    import symtrace.nn.functional as F
+def r(t, d=12):
+    return (tuple(t.shape), str(t.dtype).split(".")[-1], [round(x, d) if isinstance(x, float) else x for x in t.flatten().tolist()])
+def t(name, f):
+    try:
+        print(name, r(f()))
+    except Exception as e:
+        print(name, type(e).__name__, str(e).split("\n")[0])
+x = st.tensor([1, 3, 1, 0, 5])
+w = st.tensor([0.5, 1.0, 2.0, 1.5, 1.0], dtype=st.float64)
+t("bincount", lambda: st.bincount(x))
+t("bincount min", lambda: st.bincount(x, minlength=8))
+t("bincount w", lambda: st.bincount(x, weights=w))
+t("bincount w32", lambda: st.bincount(x, weights=w.float()))
+t("bincount empty", lambda: st.bincount(st.tensor([], dtype=st.int64)))
+t("bincount neg", lambda: st.bincount(st.tensor([1, -1])))
+t("bincount 2d", lambda: st.bincount(st.tensor([[1]])))
+t("bincount float", lambda: st.bincount(w))
+t("bincount method", lambda: x.bincount(minlength=2))
+i = st.tensor([[0.5, 1.0], [2.0, -1.0]], dtype=st.float64)
+tg = st.tensor([[0.0, 1.5], [1.0, 0.0]], dtype=st.float64)
+v = st.tensor([[0.5, 2.0], [1e-9, 1.0]], dtype=st.float64)
+t("gnll", lambda: F.gaussian_nll_loss(i, tg, v))
+t("gnll full sum", lambda: F.gaussian_nll_loss(i, tg, v, full=True, reduction="sum"))
+t("gnll none", lambda: F.gaussian_nll_loss(i, tg, v, reduction="none"))
+t("gnll var vector", lambda: F.gaussian_nll_loss(i, tg, v[:, 0]))
+t("gnll var col", lambda: F.gaussian_nll_loss(i, tg, v[:, :1], reduction="none"))
+t("gnll bad", lambda: F.gaussian_nll_loss(i, tg, v[:1, :1].reshape(1)))
+t("gnll neg", lambda: F.gaussian_nll_loss(i, tg, -v))
+t("gnll red", lambda: F.gaussian_nll_loss(i, tg, v, reduction="avg"))
+s = st.tensor([[1.0, -1.0], [-1.0, 1.0]], dtype=st.float64)
+t("hinge", lambda: F.hinge_embedding_loss(i, s))
+t("hinge none", lambda: F.hinge_embedding_loss(i, s, margin=2.0, reduction="none"))
+t("copysign", lambda: st.copysign(i, tg - 0.5))
+t("copysign num", lambda: st.copysign(i, -1))
+t("logaddexp2", lambda: st.logaddexp2(i, tg))
