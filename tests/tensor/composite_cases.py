@@ -1,5 +1,6 @@
 """torch functions written as compositions of registry ops (`bincount`, `copysign`,
-`logaddexp2`) and the losses `gaussian_nll_loss` and `hinge_embedding_loss`, with their
+`logaddexp2`, `histc`, `ldexp`, `is_nonzero`, `result_type`, `promote_types`, `can_cast`) and
+the losses `gaussian_nll_loss` and `hinge_embedding_loss`, with their
 errors, printed so that PyTorch's output can be compared line by line: `python3
 composite_cases.py torch` printed composite_cases.expected with PyTorch 2.5.1
 (tests/tensor_api.rs compares the fork's output, plain and under the plugin, with it)."""
@@ -45,3 +46,30 @@ t("hinge none", lambda: F.hinge_embedding_loss(i, s, margin=2.0, reduction="none
 t("copysign", lambda: st.copysign(i, tg - 0.5))
 t("copysign num", lambda: st.copysign(i, -1))
 t("logaddexp2", lambda: st.logaddexp2(i, tg))
+# histc, ldexp, is_nonzero and the type rules (a dtype printed by its name)
+def tv(name, f):
+    try:
+        out = f()
+        print(name, r(out) if isinstance(out, st.Tensor) else out)
+    except Exception as e:
+        print(name, type(e).__name__, str(e).split("\n")[0])
+x = st.tensor([1., 2, 1, 4, 2.5, -1, 7], dtype=st.float64)
+tv("histc", lambda: st.histc(x, bins=4, min=0, max=4))
+tv("histc auto", lambda: st.histc(x, bins=3))
+tv("histc method", lambda: x.histc(5, 0, 10))
+tv("histc same", lambda: st.histc(st.ones(3, dtype=st.float64), bins=2))
+tv("histc empty", lambda: st.histc(st.zeros(0, dtype=st.float64), bins=2))
+tv("ldexp", lambda: st.ldexp(x[:2], st.tensor([2, -1])))
+tv("is_nonzero", lambda: st.tensor([3.]).is_nonzero())
+tv("is_nonzero zero", lambda: st.tensor([[0]]).is_nonzero())
+tv("is_nonzero many", lambda: x.is_nonzero())
+tv("is_nonzero none", lambda: st.zeros(0).is_nonzero())
+tv("can_cast f->i", lambda: st.can_cast(st.float64, st.int64))
+tv("can_cast i->b", lambda: st.can_cast(st.int64, st.bool))
+tv("can_cast b->i", lambda: st.can_cast(st.bool, st.int64))
+tv("can_cast i->f", lambda: st.can_cast(st.int64, st.float32))
+tv("can_cast f64->f32", lambda: st.can_cast(st.float64, st.float32))
+tv("promote", lambda: str(st.promote_types(st.int64, st.float64)).split(".")[-1])
+tv("promote bool", lambda: str(st.promote_types(st.bool, st.int64)).split(".")[-1])
+tv("result_type", lambda: str(st.result_type(st.tensor([1, 2]), 2)).split(".")[-1])
+tv("result_type f", lambda: str(st.result_type(st.tensor([1, 2]), st.tensor([1.], dtype=st.float64))).split(".")[-1])

@@ -925,6 +925,58 @@ def _logaddexp2(self, other):
     return _st.where((self == other) & self.isinf(), self, out)
 
 
+def _is_nonzero(self):
+    n = self.numel()
+    if n != 1:
+        what = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+    return bool(self)
+
+
+def _ldexp(self, other):
+    """`self * 2**other`, as a float."""
+    return self * 2.0 ** other
+
+
+def _histc(self, bins=100, min=0, max=0):
+    """Counts of the elements in `bins` equal bins between `min` and `max` (the elements'
+    own least and greatest when both are 0), those outside left out, `max` in the last."""
+    low, high = float(min), float(max)
+    if low == high and self.numel():
+        low, high = float(self.min()), float(self.max())
+    if low == high:
+        low, high = low - 1.0, high + 1.0
+    if low > high:
+        raise RuntimeError(f"histc: max must be larger than min")
+    x = self if self.is_floating_point() else self.to(_st.get_default_dtype())
+    position = ((x - low) / (high - low) * bins).floor().clamp(0, bins - 1).long()
+    inside = (x >= low) & (x <= high)
+    # Elements outside count in a bin past the last, left out.
+    position = _st.where(inside, position, bins).reshape(-1)
+    counts = _st.zeros(bins + 1, dtype=x.dtype).index_add_(0, position, _st.ones_like(x).reshape(-1))
+    return counts[:bins]
+
+
+def _result_type(x1, x2):
+    """The type of `x1 + x2` by symtrace's promotion (NumPy's: Python numbers weak), which
+    every binary op of the two follows."""
+    def stand_in(x):
+        if isinstance(x, _st.Tensor):
+            return _st.zeros(0 if x.ndim else (), dtype=x.dtype)
+        return x
+    a, b = stand_in(x1), stand_in(x2)
+    if not isinstance(a, _st.Tensor) and not isinstance(b, _st.Tensor):
+        a = _st.tensor(a)
+    return (a + b).dtype
+
+
+def _can_cast(from_, to):
+    """torch's casting rule: every cast but float to an integral type and a non-bool to bool."""
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    return not (to == _st.bool and from_ != _st.bool)
+
+
 def _cdist(x1, x2, p=2.0):
     diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
     if p == _INF:
@@ -1142,6 +1194,9 @@ METHODS = {
     "bincount": _bincount,
     "copysign": _copysign,
     "logaddexp2": _logaddexp2,
+    "is_nonzero": _is_nonzero,
+    "ldexp": _ldexp,
+    "histc": _histc,
     "expm1": lambda self: _st.call_op("expm1", self),
     "log2": lambda self: _st.call_op("log2", self),
     "log10": lambda self: _st.call_op("log10", self),
@@ -1253,6 +1308,9 @@ MODULE_ONLY = {
     "randn_like": lambda t, dtype=None: _st.randn(*t.shape, dtype=dtype or t.dtype),
     "as_tensor": _as_tensor,
     "cdist": _cdist,
+    "result_type": lambda tensor1, tensor2: _result_type(tensor1, tensor2),
+    "promote_types": lambda type1, type2: (_st.zeros(0, dtype=type1) + _st.zeros(0, dtype=type2)).dtype,
+    "can_cast": lambda from_, to: _can_cast(from_, to),
     "meshgrid": _meshgrid,
     "broadcast_shapes": _broadcast_shapes,
     "mul": lambda input, other: input * other,
@@ -1291,6 +1349,7 @@ FUNCTIONS = [
     "is_floating_point", "atan2", "arctan2", "prod", "cumprod",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1",
     "erfc", "erfinv", "lgamma", "digamma", "bincount", "copysign", "logaddexp2",
+    "is_nonzero", "ldexp", "histc",
     "log2", "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "multinomial", "bernoulli", "add", "sub", "div", "divide", "true_divide", "floor_divide",
     "remainder", "multiply", "subtract", "negative", "absolute", "select", "nansum", "nanmean",
