@@ -94,6 +94,19 @@ fn sequential_and_module_list_edit_like_lists_as_pytorch_numbers_them() {
     assert_eq!(text, expected);
 }
 
+#[test]
+fn grid_sampling_prints_what_pytorch_printed() {
+    let expected = std::fs::read_to_string(nn_dir().join("grid_sampling.expected")).unwrap();
+    for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
+        let out = run_ok(
+            rustpython()
+                .args(plugin)
+                .arg(nn_dir().join("grid_sampling.py")),
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{plugin:?}");
+    }
+}
+
 /// The output of `script` run plain, then under `--plugin symtrace`.
 fn without_and_with_the_plugin(script: &Path) -> Vec<(bool, String)> {
     [false, true]

@@ -1055,6 +1055,71 @@ def _linear_weights(in_size, out_size, scale_factor, align_corners, dtype):
     return low, high, src - low.to(dtype)
 
 
+def _grid_steps(theta, steps, align_corners):
+    """torch's normalized coordinates of `steps` pixel centres (corners with align_corners)."""
+    if steps <= 1:
+        return st.zeros(1, dtype=theta.dtype)
+    line = st.linspace(-1.0, 1.0, steps, dtype=theta.dtype)
+    return line if align_corners else line * ((steps - 1) / steps)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, H, W, 2) of the 2-D affine maps `theta` (N, 2, 3) for an output
+    of `size` (N, C, H, W): each output pixel's normalized (x, y), mapped."""
+    align_corners = bool(align_corners)
+    if len(size) != 4:
+        raise NotImplementedError("affine_grid only supports 4D sizes, for 2D affine transformations")
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
+        raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {tuple(size)}. Got {tuple(theta.shape)}.")
+    n, _, h, w = size
+    xs = _grid_steps(theta, w, align_corners)
+    ys = _grid_steps(theta, h, align_corners)
+    base = st.stack([xs.expand(h, w), ys.unsqueeze(-1).expand(h, w), st.ones(h, w, dtype=theta.dtype)], -1)
+    return (base.reshape(1, h * w, 3).expand(n, h * w, 3) @ theta.transpose(1, 2)).reshape(n, h, w, 2)
+
+
+def _unnormalized(coord, size, align_corners, padding_mode):
+    if align_corners:
+        pixel = (coord + 1) / 2 * (size - 1)
+    else:
+        pixel = ((coord + 1) * size - 1) / 2
+    if padding_mode == "border":
+        pixel = pixel.clamp(0, size - 1)
+    return pixel
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """`input` (N, C, H, W) sampled at the normalized (x, y) of `grid` (N, Ho, Wo, 2), by
+    bilinear or nearest interpolation; points outside read 0 (`zeros`) or the nearest edge
+    (`border`)."""
+    align_corners = bool(align_corners)
+    if mode not in ("bilinear", "nearest"):
+        raise NotImplementedError(f"grid_sample: mode {mode!r} is not supported (bilinear and nearest are)")
+    if padding_mode not in ("zeros", "border"):
+        raise NotImplementedError(f"grid_sample: padding_mode {padding_mode!r} is not supported (zeros and border are)")
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
+        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with last dimension 2, but got input of shape {tuple(input.shape)} and grid of shape {tuple(grid.shape)}")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    ix = _unnormalized(grid[..., 0], w, align_corners, padding_mode).reshape(n, 1, ho * wo)
+    iy = _unnormalized(grid[..., 1], h, align_corners, padding_mode).reshape(n, 1, ho * wo)
+    flat = input.reshape(n, c, h * w)
+
+    def corner(x, y):
+        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
+        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).long().expand(n, c, ho * wo)
+        return flat.gather(2, index) * inside.to(input.dtype)
+
+    if mode == "nearest":
+        out = corner(ix.round(), iy.round())
+    else:
+        x0, y0 = ix.floor(), iy.floor()
+        x1, y1 = x0 + 1, y0 + 1
+        out = (corner(x0, y0) * ((x1 - ix) * (y1 - iy)) + corner(x1, y0) * ((ix - x0) * (y1 - iy))
+               + corner(x0, y1) * ((x1 - ix) * (iy - y0)) + corner(x1, y1) * ((ix - x0) * (iy - y0)))
+    return out.reshape(n, c, ho, wo)
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the last one or two dimensions (`(N, C, L)` or `(N, C, H, W)`): by the nearest
