@@ -165,6 +165,43 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return x[0] if unbatched else x
 
 
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """torch's col2im, the inverse arrangement of `unfold`: columns `(N, C kh kw, L)` (`(C kh
+    kw, L)` unbatched) summed into images `(N, C, H, W)` where their patches overlap, in the
+    order torch adds them (by kernel position, then block)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got {input.ndim}D)")
+    oh, ow = _pair(output_size, "output_size")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    dh, dw = _pair(dilation, "dilation")
+    ph, pw = _pair(padding, "padding")
+    sh, sw = _pair(stride, "stride")
+    x, unbatched = (input.unsqueeze(0), True) if input.ndim == 2 else (input, False)
+    n, ckk, blocks = x.shape
+    if ckk % (kh * kw):
+        raise RuntimeError(
+            f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+            f"but got input.size(1)={ckk} and kernel_size=({kh}, {kw}).")
+    c = ckk // (kh * kw)
+    h, w = oh + 2 * ph, ow + 2 * pw
+    bh = (h - dh * (kh - 1) - 1) // sh + 1
+    bw = (w - dw * (kw - 1) - 1) // sw + 1
+    if bh * bw != blocks:
+        raise RuntimeError(
+            f"Given output_size=({oh}, {ow}), kernel_size=({kh}, {kw}), dilation=({dh}, {dw}), "
+            f"padding=({ph}, {pw}), stride=({sh}, {sw}), expected size of input's dimension 2 to "
+            f"match the calculated number of sliding blocks {bh} * {bw} = {bh * bw}, but got "
+            f"input.size(2)={blocks}.")
+    rows = (st.arange(bh) * sh).unsqueeze(0) + (st.arange(kh) * dh).unsqueeze(1)
+    cols = (st.arange(bw) * sw).unsqueeze(0) + (st.arange(kw) * dw).unsqueeze(1)
+    # The image position of kernel element (i, j) of block (r, s), in that order.
+    target = rows[:, None, :, None] * w + cols[None, :, None, :]
+    out = st.zeros(n, c, h * w, dtype=x.dtype).index_add_(
+        2, target.reshape(-1), x.reshape(n, c, kh * kw * bh * bw))
+    out = out.reshape(n, c, h, w)[:, :, ph:ph + oh, pw:pw + ow]
+    return out[0] if unbatched else out
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """`input / max(norm_p(input, dim), eps)`."""
     return input / input.norm(p, dim, keepdim=True).clamp_min(eps)

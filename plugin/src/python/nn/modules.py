@@ -748,6 +748,16 @@ class Unfold(Module):
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
 
+class Fold(Module):
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
 class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
