@@ -94,17 +94,24 @@ fn sequential_and_module_list_edit_like_lists_as_pytorch_numbers_them() {
     assert_eq!(text, expected);
 }
 
-#[test]
-fn grid_sampling_prints_what_pytorch_printed() {
-    let expected = std::fs::read_to_string(nn_dir().join("grid_sampling.expected")).unwrap();
+/// What `script` (of tests/nn) prints, plain and under the plugin, is what PyTorch 2.5.1
+/// printed for it (`expected`).
+fn prints_what_pytorch_printed(script: &str, expected: &str) {
+    let expected = std::fs::read_to_string(nn_dir().join(expected)).unwrap();
     for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
-        let out = run_ok(
-            rustpython()
-                .args(plugin)
-                .arg(nn_dir().join("grid_sampling.py")),
-        );
+        let out = run_ok(rustpython().args(plugin).arg(nn_dir().join(script)));
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{plugin:?}");
     }
+}
+
+#[test]
+fn grid_sampling_prints_what_pytorch_printed() {
+    prints_what_pytorch_printed("grid_sampling.py", "grid_sampling.expected");
+}
+
+#[test]
+fn fold_prints_what_pytorch_printed() {
+    prints_what_pytorch_printed("fold.py", "fold.expected");
 }
 
 /// The output of `script` run plain, then under `--plugin symtrace`.
