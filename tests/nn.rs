@@ -114,6 +114,11 @@ fn fold_prints_what_pytorch_printed() {
     prints_what_pytorch_printed("fold.py", "fold.expected");
 }
 
+#[test]
+fn embedding_bags_print_what_pytorch_printed() {
+    prints_what_pytorch_printed("embedding_bag.py", "embedding_bag.expected");
+}
+
 /// The output of `script` run plain, then under `--plugin symtrace`.
 fn without_and_with_the_plugin(script: &Path) -> Vec<(bool, String)> {
     [false, true]

@@ -28,6 +28,57 @@ def embedding(input, weight, padding_idx=None):
     return weight[input]
 
 
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """The sum, mean or max of each bag of rows of `weight`: the rows of 2-D `input`, or the
+    runs of 1-D `input` that `offsets` start; `padding_idx` counts in no bag, an empty bag is
+    zeros."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding_bag: max_norm renormalizes the weight in place, which symtrace does not")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            f"embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+            f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences. However, found offsets of type {type(offsets)}")
+        bags, length = input.shape
+        bag = st.arange(bags).unsqueeze(1).expand(bags, length).reshape(-1)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets[:-1] if include_last_offset else offsets
+        bags = starts.shape[0]
+        bag = (st.arange(input.shape[0]).unsqueeze(1) >= starts.unsqueeze(0)).sum(1) - 1
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    rows = embedding(input, weight)
+    keep = (input != padding_idx) if padding_idx is not None else st.ones_like(input, dtype=st.bool)
+    if mode == "max":
+        out = st.zeros(bags, weight.shape[1], dtype=weight.dtype)
+        for b in range(bags):
+            chosen = rows[(bag == b) & keep]
+            if chosen.shape[0]:
+                out[b] = chosen.amax(0)
+        return out
+    rows = rows * keep.unsqueeze(1).to(weight.dtype)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    total = st.zeros(bags, weight.shape[1], dtype=weight.dtype).index_add_(0, bag, rows)
+    if mode == "sum":
+        return total
+    counts = st.zeros(bags, dtype=weight.dtype).index_add_(0, bag, keep.to(weight.dtype))
+    return total / counts.clamp(min=1).unsqueeze(1)
+
+
 def _normalized_dims(input, normalized_shape):
     """The last `len(normalized_shape)` dimensions, which must have those sizes."""
     if isinstance(normalized_shape, int):

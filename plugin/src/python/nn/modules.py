@@ -616,6 +616,43 @@ class Embedding(Module):
         return s
 
 
+class EmbeddingBag(Module):
+    """A table of `num_embeddings` vectors of `embedding_dim` (drawn from N(0, 1)), read as
+    the sum, mean or max of bags of them (`F.embedding_bag`)."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
+                 include_last_offset=False, padding_idx=None, dtype=None):
+        super().__init__()
+        dtype = dtype or st.get_default_dtype()
+        if padding_idx is not None:
+            if padding_idx < 0:
+                padding_idx = num_embeddings + padding_idx
+            if not 0 <= padding_idx < num_embeddings:
+                raise AssertionError("padding_idx must be within num_embeddings")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        if _weight is None:
+            weight = st.randn(num_embeddings, embedding_dim, dtype=dtype)
+            if padding_idx is not None:
+                weight[padding_idx] = 0.0
+        else:
+            weight = _weight
+        self.weight = Parameter(weight)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, False,
+                               self.mode, False, per_sample_weights, self.include_last_offset,
+                               self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
         super().__init__()
