@@ -119,6 +119,11 @@ fn embedding_bags_print_what_pytorch_printed() {
     prints_what_pytorch_printed("embedding_bag.py", "embedding_bag.expected");
 }
 
+#[test]
+fn vmap_and_channel_shuffle_print_what_pytorch_printed() {
+    prints_what_pytorch_printed("vmap_and_shuffle.py", "vmap_and_shuffle.expected");
+}
+
 /// The output of `script` run plain, then under `--plugin symtrace`.
 fn without_and_with_the_plugin(script: &Path) -> Vec<(bool, String)> {
     [false, true]

@@ -271,8 +271,72 @@ def _assert(condition, message):
         raise AssertionError(message)
 
 
+def _mapped_dims(in_dims, args):
+    if isinstance(in_dims, int) or in_dims is None:
+        return [in_dims] * len(args)
+    if len(in_dims) != len(args):
+        raise ValueError(f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the structure of `inputs`. in_dims has structure {len(in_dims)} but inputs has structure {len(args)}.")
+    return list(in_dims)
+
+
+def _tensor_leaves(x):
+    if isinstance(x, _st.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _tensor_leaves(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in _tensor_leaves(v)]
+    return []
+
+
+def _sliced(x, dim, i):
+    """`x` with every tensor in it taken at `i` along `dim`."""
+    if isinstance(x, _st.Tensor):
+        return x.select(dim, i)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_sliced(v, dim, i) for v in x)
+    if isinstance(x, dict):
+        return {k: _sliced(v, dim, i) for k, v in x.items()}
+    return x
+
+
+def _stacked(results, out_dims):
+    first = results[0]
+    if isinstance(first, _st.Tensor):
+        return _st.stack(results, out_dims)
+    if isinstance(first, (int, float, bool)):
+        return _st.stack([_st.tensor(r) for r in results], out_dims)
+    if isinstance(first, (list, tuple)):
+        dims = out_dims if isinstance(out_dims, (list, tuple)) else [out_dims] * len(first)
+        return type(first)(_stacked([r[k] for r in results], dims[k]) for k in range(len(first)))
+    if isinstance(first, dict):
+        return {k: _stacked([r[k] for r in results], out_dims) for k in first}
+    raise ValueError(f"vmap: The function returned a {type(first).__name__}; only tensors and structures of them can be returned")
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """torch.vmap as a loop: `func` applied to each slice of the mapped arguments (their
+    tensors taken along `in_dims`), the results stacked along `out_dims`. A function torch
+    can vmap gives the same values; what torch refuses under vmap (`item()`, a branch on a
+    tensor) simply runs. A traced call unrolls the loop into the graph."""
+    def mapped(*args):
+        dims = _mapped_dims(in_dims, args)
+        sizes = [leaf.shape[d] for a, d in zip(args, dims) if d is not None for leaf in _tensor_leaves(a)]
+        if not sizes:
+            raise ValueError(f"vmap({getattr(func, '__name__', func)}, in_dims={in_dims}, ...)(<inputs>): at least one input must be a tensor mapped over a dimension")
+        if len(set(sizes)) > 1:
+            raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes {sizes} for the mapped dimension")
+        size = sizes[0]
+        results = [func(*(a if d is None else _sliced(a, d, i) for a, d in zip(args, dims)))
+                   for i in range(size)]
+        return _stacked(results, out_dims)
+    return mapped
+
+
+FUNC = {"vmap": vmap}
 TOP_LEVEL = {
     "_assert": _assert,
+    "vmap": vmap,
     "autocast": autocast,
     "set_float32_matmul_precision": set_float32_matmul_precision,
     "get_float32_matmul_precision": get_float32_matmul_precision,

@@ -1,6 +1,6 @@
 //! `symtrace.jit`, `symtrace.compiler`, `symtrace._dynamo` (with `config`), `symtrace.cuda`
 //! and `symtrace.backends` (a machine without CUDA, as torch answers there), `symtrace.testing`
-//! (`assert_close`), `symtrace.special` (torch's special functions), `symtrace.amp` and `symtrace.cuda.amp` (`autocast`: off without CUDA,
+//! (`assert_close`), `symtrace.special` (torch's special functions), `symtrace.func` (`vmap`, as a loop), `symtrace.amp` and `symtrace.cuda.amp` (`autocast`: off without CUDA,
 //! as torch's), a few top-level
 //! settings, `symtrace.utils`, `symtrace.utils.checkpoint` and `symtrace.utils.data`
 //! (`data.py`: datasets and a single-process loader), `symtrace.linalg` (`linalg.py`: norms):
@@ -46,6 +46,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     cuda.dict().set_item("amp", cuda_amp.into(), vm)?;
     let testing = module("symtrace.testing", "TESTING")?;
     let special = module("symtrace.special", "SPECIAL")?;
+    let func = module("symtrace.func", "FUNC")?;
     let backends = vm.new_module("symtrace.backends", vm.ctx.new_dict(), None);
     let cudnn = module("symtrace.backends.cudnn", "BACKENDS_CUDNN")?;
     let mps = module("symtrace.backends.mps", "BACKENDS_MPS")?;
@@ -83,6 +84,7 @@ pub(crate) fn install(symtrace: &Py<PyModule>, vm: &VirtualMachine) -> PyResult<
     symtrace.set_attr("amp", amp, vm)?;
     symtrace.set_attr("testing", testing, vm)?;
     symtrace.set_attr("special", special, vm)?;
+    symtrace.set_attr("func", func, vm)?;
     symtrace.set_attr("backends", backends, vm)?;
     symtrace.set_attr("linalg", linalg, vm)?;
     symtrace.set_attr("jit", jit, vm)?;

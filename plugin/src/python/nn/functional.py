@@ -178,6 +178,18 @@ def pixel_shuffle(input, upscale_factor):
     return x.reshape(*lead, c // (r * r), h * r, w * r)
 
 
+def channel_shuffle(input, groups):
+    """(N, g k, *) to (N, k g, *): the channels of each group interleaved (ShuffleNet)."""
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) to (*, C r^2, H, W)."""
     r = downscale_factor

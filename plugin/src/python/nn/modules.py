@@ -767,6 +767,15 @@ class PixelShuffle(Module):
         return F.pixel_shuffle(input, self.upscale_factor)
 
 
+class ChannelShuffle(Module):
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+
 class PixelUnshuffle(Module):
     def __init__(self, downscale_factor):
         super().__init__()
