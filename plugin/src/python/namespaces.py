@@ -318,7 +318,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """torch.vmap as a loop: `func` applied to each slice of the mapped arguments (their
     tensors taken along `in_dims`), the results stacked along `out_dims`. A function torch
     can vmap gives the same values; what torch refuses under vmap (`item()`, a branch on a
-    tensor) simply runs. A traced call unrolls the loop into the graph."""
+    tensor) simply runs. An in-place write in `func` to its slice stays in the slice, as a
+    write to any slice of a symtrace tensor does (slices are copies, not views). A traced
+    call unrolls the loop into the graph."""
     def mapped(*args):
         dims = _mapped_dims(in_dims, args)
         sizes = [leaf.shape[d] for a, d in zip(args, dims) if d is not None for leaf in _tensor_leaves(a)]
