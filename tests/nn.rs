@@ -87,41 +87,31 @@ fn state_dict_round_trips_and_reports_what_does_not_fit() {
 
 #[test]
 fn sequential_and_module_list_edit_like_lists_as_pytorch_numbers_them() {
-    // containers.expected is what `python3 containers.py torch` printed with PyTorch 2.5.1.
-    let out = run_ok(rustpython().arg(nn_dir().join("containers.py")));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let expected = std::fs::read_to_string(nn_dir().join("containers.expected")).unwrap();
-    assert_eq!(text, expected);
-}
-
-/// What `script` (of tests/nn) prints, plain and under the plugin, is what PyTorch 2.5.1
-/// printed for it (`expected`).
-fn prints_what_pytorch_printed(script: &str, expected: &str) {
-    let expected = std::fs::read_to_string(nn_dir().join(expected)).unwrap();
-    for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
-        let out = run_ok(rustpython().args(plugin).arg(nn_dir().join(script)));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{plugin:?}");
-    }
+    prints_what_pytorch_printed(&nn_dir(), "containers.py", "containers.expected");
 }
 
 #[test]
 fn grid_sampling_prints_what_pytorch_printed() {
-    prints_what_pytorch_printed("grid_sampling.py", "grid_sampling.expected");
+    prints_what_pytorch_printed(&nn_dir(), "grid_sampling.py", "grid_sampling.expected");
 }
 
 #[test]
 fn fold_prints_what_pytorch_printed() {
-    prints_what_pytorch_printed("fold.py", "fold.expected");
+    prints_what_pytorch_printed(&nn_dir(), "fold.py", "fold.expected");
 }
 
 #[test]
 fn embedding_bags_print_what_pytorch_printed() {
-    prints_what_pytorch_printed("embedding_bag.py", "embedding_bag.expected");
+    prints_what_pytorch_printed(&nn_dir(), "embedding_bag.py", "embedding_bag.expected");
 }
 
 #[test]
 fn vmap_and_channel_shuffle_print_what_pytorch_printed() {
-    prints_what_pytorch_printed("vmap_and_shuffle.py", "vmap_and_shuffle.expected");
+    prints_what_pytorch_printed(
+        &nn_dir(),
+        "vmap_and_shuffle.py",
+        "vmap_and_shuffle.expected",
+    );
 }
 
 /// The output of `script` run plain, then under `--plugin symtrace`.

@@ -72,36 +72,27 @@ fn every_torch_case_matches_torch() {
     );
 }
 
-/// What `script` (of tests/tensor) prints, plain and under the plugin, is what PyTorch 2.5.1
-/// printed for it (`expected`).
-fn prints_what_torch_printed(script: &str, expected: &str) {
-    let expected = std::fs::read_to_string(tensor_dir().join(expected)).unwrap();
-    for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
-        let out = run_ok(rustpython().args(plugin).arg(tensor_dir().join(script)));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{plugin:?}");
-    }
-}
-
-/// torch.linalg's solves, inverses, determinants, Cholesky, QR, eigh, SVD and lstsq
-/// (tests/tensor/linalg_cases.py): values, shapes and errors as PyTorch's (under the plugin
-/// the cases run in graphs, and a singular matrix fails the graph and runs as written).
 #[test]
 fn linalg_factorizations_print_what_torch_prints() {
-    prints_what_torch_printed("linalg_cases.py", "linalg_cases.expected");
+    prints_what_pytorch_printed(&tensor_dir(), "linalg_cases.py", "linalg_cases.expected");
 }
 
 /// `erfc`, `erfinv`, `lgamma`, `digamma` and `torch.special` (tests/tensor/special_cases.py),
 /// at the poles, the ends of their domains, NaN and infinity too.
 #[test]
 fn special_functions_print_what_torch_prints() {
-    prints_what_torch_printed("special_cases.py", "special_cases.expected");
+    prints_what_pytorch_printed(&tensor_dir(), "special_cases.py", "special_cases.expected");
 }
 
 /// `bincount`, `copysign`, `logaddexp2`, `gaussian_nll_loss` and `hinge_embedding_loss`
 /// (tests/tensor/composite_cases.py), their errors too.
 #[test]
 fn composite_functions_print_what_torch_prints() {
-    prints_what_torch_printed("composite_cases.py", "composite_cases.expected");
+    prints_what_pytorch_printed(
+        &tensor_dir(),
+        "composite_cases.py",
+        "composite_cases.expected",
+    );
 }
 
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {

@@ -587,24 +587,35 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+def _table_padding_idx(padding_idx, num_embeddings, name):
+    """`padding_idx` counted from the front, checked as torch checks it (`name` spelled as
+    each module's own message spells it)."""
+    if padding_idx is None:
+        return None
+    if padding_idx < 0:
+        padding_idx = num_embeddings + padding_idx
+    if not 0 <= padding_idx < num_embeddings:
+        raise AssertionError(f"{name} must be within num_embeddings")
+    return padding_idx
+
+
+def _table(num_embeddings, embedding_dim, padding_idx, dtype):
+    """A table of vectors drawn from N(0, 1), the padding row zero."""
+    weight = st.randn(num_embeddings, embedding_dim, dtype=dtype or st.get_default_dtype())
+    if padding_idx is not None:
+        weight[padding_idx] = 0.0
+    return weight
+
+
 class Embedding(Module):
     """A table of `num_embeddings` vectors of `embedding_dim`, drawn from N(0, 1)."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, dtype=None):
         super().__init__()
-        dtype = dtype or st.get_default_dtype()
-        if padding_idx is not None:
-            if padding_idx < 0:
-                padding_idx = num_embeddings + padding_idx
-            if not 0 <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        self.padding_idx = padding_idx
-        weight = st.randn(num_embeddings, embedding_dim, dtype=dtype)
-        if padding_idx is not None:
-            weight[padding_idx] = 0.0
-        self.weight = Parameter(weight)
+        self.padding_idx = _table_padding_idx(padding_idx, num_embeddings, "Padding_idx")
+        self.weight = Parameter(_table(num_embeddings, embedding_dim, self.padding_idx, dtype))
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx)
@@ -624,22 +635,13 @@ class EmbeddingBag(Module):
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, dtype=None):
         super().__init__()
-        dtype = dtype or st.get_default_dtype()
-        if padding_idx is not None:
-            if padding_idx < 0:
-                padding_idx = num_embeddings + padding_idx
-            if not 0 <= padding_idx < num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
+        padding_idx = _table_padding_idx(padding_idx, num_embeddings, "padding_idx")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
         self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
         if _weight is None:
-            weight = st.randn(num_embeddings, embedding_dim, dtype=dtype)
-            if padding_idx is not None:
-                weight[padding_idx] = 0.0
-        else:
-            weight = _weight
-        self.weight = Parameter(weight)
+            _weight = _table(num_embeddings, embedding_dim, padding_idx, dtype)
+        self.weight = Parameter(_weight)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, False,
