@@ -106,6 +106,11 @@ fn embedding_bags_print_what_pytorch_printed() {
 }
 
 #[test]
+fn conv3d_prints_what_pytorch_printed() {
+    prints_what_pytorch_printed(&nn_dir(), "conv3d.py", "conv3d.expected");
+}
+
+#[test]
 fn vmap_and_channel_shuffle_print_what_pytorch_printed() {
     prints_what_pytorch_printed(
         &nn_dir(),

@@ -719,6 +719,55 @@ def _as_row(value, name, fill):
     return (fill, v)
 
 
+def _triple(value, name):
+    if isinstance(value, int):
+        return (value, value, value)
+    value = tuple(value)
+    if len(value) != 3:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of 3 values to "
+                           f"match the convolution dimensions, but got {name}={list(value)}")
+    return value
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 3-D cross-correlation of `(N, C, D, H, W)` with filters `(O, C / groups, kD, kH, kW)`:
+    for each depth of the filters, the 2-D one of the input's slices it meets (as one batch),
+    summed over the filters' depths."""
+    x, added = _batched(input, 3, "conv3d")
+    if weight.ndim != 5:
+        raise RuntimeError(f"conv3d: expected a 5-D weight, got weight of size {list(weight.shape)}")
+    stride, dilation = _triple(stride, "stride"), _triple(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
+            x = pad(x, tuple(v for t in reversed(totals) for v in (t // 2, t - t // 2)))
+        padding = (0, 0, 0)
+    padding = _triple(padding, "padding")
+    if padding[0]:
+        x = pad(x, (0, 0, 0, 0, padding[0], padding[0]))
+    n, c, depth = x.shape[0], x.shape[1], x.shape[2]
+    kd, sd, dd = weight.shape[2], stride[0], dilation[0]
+    out_depth = (depth - dd * (kd - 1) - 1) // sd + 1
+    if out_depth < 1:
+        raise RuntimeError(f"conv3d: the input's depth ({depth - 2 * padding[0]}, padded by {padding[0]}) "
+                           f"is smaller than the kernel's ({kd}, dilation {dd})")
+    out = None
+    for k in range(kd):
+        slices = x.index_select(2, st.arange(out_depth) * sd + k * dd)
+        slices = slices.transpose(1, 2).reshape(n * out_depth, c, x.shape[3], x.shape[4])
+        part = conv2d(slices, weight[:, :, k], None, stride[1:], padding[1:], dilation[1:], groups)
+        out = part if out is None else out + part
+    o = weight.shape[0]
+    out = out.reshape(n, out_depth, o, out.shape[2], out.shape[3]).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, o, 1, 1, 1)
+    return _drop_unit(out, 0) if added else out
+
+
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """A 1-D cross-correlation of `(N, C, L)` with filters `(O, C / groups, k)`: a 2-D one
     over an image one row high."""

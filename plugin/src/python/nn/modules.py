@@ -1006,6 +1006,15 @@ class Conv2d(_ConvNd):
                         self.dilation, self.groups)
 
 
+class Conv3d(_ConvNd):
+    _dims = 3
+
+    def forward(self, input):
+        input, padding = self._padded(input)
+        return F.conv3d(input, self.weight, self.bias, self.stride, padding,
+                        self.dilation, self.groups)
+
+
 def _conv_repr(m):
     """A convolution's arguments as torch prints them: those that differ from the default."""
     s = f"{m.in_channels}, {m.out_channels}, kernel_size={m.kernel_size}, stride={m.stride}"
