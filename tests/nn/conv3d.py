@@ -1,22 +1,13 @@
 """F.conv3d and nn.Conv3d (groups, strides, padding including 'same', dilation, unbatched
 input, a module's repr): `python3 conv3d.py torch` printed conv3d.expected with PyTorch 2.5.1
 (tests/nn.rs compares the fork's output, plain and under the plugin, with it)."""
-import sys
-if sys.argv[1:] == ["torch"]:
-    import torch as st
-    import torch.nn as nn
-    import torch.nn.functional as F
-else:
-    import symtrace as st
-    import symtrace.nn as nn
-    import symtrace.nn.functional as F
-def r(t, d=9):
-    return (tuple(t.shape), [round(x, d) for x in t.flatten().tolist()])
+from printed import F, nn, show, st
+
+
 def t(name, f):
-    try:
-        print(name, r(f()))
-    except Exception as e:
-        print(name, type(e).__name__)
+    show(name, f, digits=9, message=0)
+
+
 x = (st.arange(2 * 4 * 5 * 6 * 7, dtype=st.float64).reshape(2, 4, 5, 6, 7) % 11) / 7.0 - 0.5
 w = (st.arange(6 * 2 * 3 * 2 * 3, dtype=st.float64).reshape(6, 2, 3, 2, 3) % 5) / 9.0 - 0.2
 b = st.tensor([0.1, -0.2, 0.3, 0.0, 0.5, -0.5], dtype=st.float64)

@@ -2,22 +2,13 @@
 of 2-D input; padding_idx, include_last_offset, per_sample_weights) and their errors:
 `python3 embedding_bag.py torch` printed embedding_bag.expected with PyTorch 2.5.1
 (tests/nn.rs compares the fork's output, plain and under the plugin, with it)."""
-import sys
-if sys.argv[1:] == ["torch"]:
-    import torch as st
-    import torch.nn as nn
-    import torch.nn.functional as F
-else:
-    import symtrace as st
-    import symtrace.nn as nn
-    import symtrace.nn.functional as F
-def r(t, d=10):
-    return (tuple(t.shape), [round(x, d) for x in t.flatten().tolist()])
+from printed import F, nn, show, st
+
+
 def t(name, f):
-    try:
-        print(name, r(f()))
-    except Exception as e:
-        print(name, type(e).__name__, str(e).split("\n")[0][:100])
+    show(name, f, message=100)
+
+
 w = st.arange(6 * 3, dtype=st.float64).reshape(6, 3) / 7.0 - 1.0
 x1 = st.tensor([1, 2, 4, 5, 4, 3, 2, 0])
 off = st.tensor([0, 3, 3, 6])

@@ -2,20 +2,13 @@
 without align_corners) printed to 10 decimals: `python3 grid_sampling.py torch` printed
 grid_sampling.expected with PyTorch 2.5.1 (tests/nn.rs compares the fork's output, plain and
 under the plugin, with it)."""
-import sys
-if sys.argv[1:] == ["torch"]:
-    import torch as st
-    import torch.nn.functional as F
-else:
-    import symtrace as st
-    import symtrace.nn.functional as F
-def r(t, d=10):
-    return (tuple(t.shape), [round(x, d) for x in t.flatten().tolist()])
+from printed import F, show, st
+
+
 def t(name, f):
-    try:
-        print(name, r(f()))
-    except Exception as e:
-        print(name, type(e).__name__, str(e).split("\n")[0])
+    show(name, f)
+
+
 img = st.arange(2 * 3 * 4 * 5, dtype=st.float64).reshape(2, 3, 4, 5) / 7.0
 theta = st.tensor([[[0.9, -0.2, 0.1], [0.3, 1.1, -0.25]], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], dtype=st.float64)
 for ac in (False, True):

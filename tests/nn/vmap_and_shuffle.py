@@ -2,26 +2,13 @@
 F.channel_shuffle and nn.ChannelShuffle, and their errors: `python3 vmap_and_shuffle.py torch`
 printed vmap_and_shuffle.expected with PyTorch 2.5.1 (tests/nn.rs compares the fork's output,
 plain and under the plugin, with it)."""
-import sys
-if sys.argv[1:] == ["torch"]:
-    import torch as st
-    import torch.nn as nn
-    import torch.nn.functional as F
-else:
-    import symtrace as st
-    import symtrace.nn as nn
-    import symtrace.nn.functional as F
-def r(t, d=10):
-    if isinstance(t, (tuple, list)):
-        return [r(x) for x in t]
-    if isinstance(t, dict):
-        return {k: r(v) for k, v in t.items()}
-    return (tuple(t.shape), [round(x, d) for x in t.flatten().tolist()])
+from printed import F, nn, show, st
+
+
 def t(name, f):
-    try:
-        print(name, r(f()))
-    except Exception as e:
-        print(name, type(e).__name__, str(e).split("\n")[0][:90])
+    show(name, f, message=90)
+
+
 x = st.arange(24, dtype=st.float64).reshape(2, 3, 4) / 5.0
 w = st.arange(12, dtype=st.float64).reshape(4, 3) / 7.0
 t("vmap basic", lambda: st.vmap(lambda a: a @ w)(x))
