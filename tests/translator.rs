@@ -470,9 +470,11 @@ fn empty_tensors_are_captured_like_any_other() {
 /// Asserts on a tensor's truth (tests/python/asserted_truths.py): `assert not
 /// x.isnan().any()`, `assert total > 0, f"..."`, `if isnan(loss): raise ValueError(...)`,
 /// `torch._assert`, an assert in an inlined submodule and one under a handler are checked by
-/// the graph, the frame captured whole; where the truth does not hold the frame runs as
-/// written, raising the program's exception with its message from its own line and function,
-/// after its prints and appends. An assert on a tensor of many elements raises as eager.
+/// the graph, the frame captured whole, also in a loop (where the compiler moves the raise
+/// after the loop); where the truth does not hold the frame runs as written, raising the
+/// program's exception with its message from its own line and function, after its prints
+/// and appends. An assert on a tensor of many elements raises as eager. A property subclass
+/// reads as a property and a constant tensor's truth is known, neither breaking.
 #[test]
 fn asserts_on_tensor_truths_are_checked_by_the_graph() {
     let script = python_dir().join("asserted_truths.py");
@@ -488,6 +490,8 @@ fn asserts_on_tensor_truths_are_checked_by_the_graph() {
             "an assert in an inlined submodule",
             "an assert on a tensor of many elements raises as eager",
             "an assert under a handler in the same frame",
+            "a check in a loop, its raise after the loop",
+            "a property subclass and the truths of constant tensors",
         ],
     );
 }

@@ -154,4 +154,49 @@ def under_handler():
 
 check("an assert under a handler in the same frame", under_handler, calls, (good,))
 
+def in_a_loop():
+    # The compiler puts the raise after the loop's back jump: the check jumps to it.
+    def f(x, log):
+        parts = {"x": x, "double": x * 2.0, "shifted": x - 0.5}
+        for name, value in parts.items():
+            valid = value == value
+            if not valid.all():
+                raise ValueError(f"{name} holds NaN")
+            log.append(name)
+        return parts["double"] + parts["shifted"]
+    return f, []
+
+
+check("a check in a loop, its raise after the loop", in_a_loop, calls, (good,))
+
+
+class checked_property(property):
+    """A property subclass that leaves access alone, as torch's `dependent_property`."""
+
+
+class Box:
+    def __init__(self, x):
+        self.x = x
+
+    @checked_property
+    def doubled(self):
+        return self.x * 2.0
+
+
+def constant_truths():
+    # A tensor made from constants has one value on every call: its truth is no break.
+    def f(x, log):
+        ones = st.ones_like(x)
+        if not (ones > 0).all():
+            log.append("never")
+        if st.tensor(0.0):
+            log.append("never either")
+        y = Box(x).doubled
+        assert (y == y).all(), "NaN"
+        return y + ones
+    return f, []
+
+
+check("a property subclass and the truths of constant tensors", constant_truths, calls, (good,))
+
 print("ASSERTED TRUTHS", "FAILED " + ", ".join(failures) if failures else "OK")

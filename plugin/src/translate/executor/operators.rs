@@ -133,7 +133,7 @@ impl State<'_> {
     /// The truth of `v` that the jump after this instruction takes: of a tensor asserted
     /// (`assert cond`), the truth asserted, checked by the graph (`asserted_truths`).
     fn branch_truth(&mut self, f: &SimFrame, v: &Var) -> SimResult<bool> {
-        if let Some(expect) = asserted(f.instrs.get(f.pc..).unwrap_or_default())
+        if let Some(expect) = asserted(&f.instrs, f.pc)
             && self.assert_truth(v, expect)?
         {
             return Ok(expect);

@@ -14,28 +14,38 @@ use crate::tensor::PyTensor;
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 
-/// Whether the instructions from `next` on are the rest of an assert whose condition the
-/// instruction just run made into a bool: a jump over code that raises, straight through
-/// (`assert cond, msg`; `if not cond: raise ValueError(...)`, as `torch._assert` is written).
-/// The truth that skips the raise, if so: `true` past `POP_JUMP_IF_TRUE`, `false` past
-/// `POP_JUMP_IF_FALSE` (`assert not cond`). What the skipped code does matters only where the
-/// truth is the other one, and then the frame runs as written.
-pub fn asserted(next: &[Instr]) -> Option<bool> {
-    let mut rest = next.iter();
-    let expect = match rest.next()?.op {
+/// Whether the instructions from `pc` on are the rest of an assert whose condition the
+/// instruction just run made into a bool: a conditional jump where one way raises, straight
+/// through, and the other goes on. The raise is either passed over by the jump (`assert cond,
+/// msg`; `if not cond: raise ValueError(...)`, as `torch._assert` is written) or is where the
+/// jump lands (the same `if` in a loop, whose raise the compiler moves after the loop's back
+/// jump). The truth that avoids the raise, if so. What the raising code does matters only
+/// where the truth is the other one, and then the frame runs as written.
+pub fn asserted(instrs: &[Instr], pc: usize) -> Option<bool> {
+    let jump = instrs.get(pc)?;
+    let jumps_if = match jump.op {
         Opcode::PopJumpIfTrue => true,
         Opcode::PopJumpIfFalse => false,
         _ => return None,
     };
-    for i in rest.take(RAISE_WITHIN) {
+    if raises(instrs.get(pc + 1..)?) {
+        return Some(jumps_if);
+    }
+    let target = instrs.get(jump.target?..)?;
+    raises(target).then_some(!jumps_if)
+}
+
+/// Whether the code from the first of `code` on raises before it jumps, returns or yields.
+fn raises(code: &[Instr]) -> bool {
+    for i in code.iter().take(RAISE_WITHIN) {
         match i.op {
-            Opcode::RaiseVarargs => return Some(expect),
-            Opcode::ReturnValue | Opcode::YieldValue | Opcode::Reraise => return None,
-            _ if i.target.is_some() => return None,
+            Opcode::RaiseVarargs => return true,
+            Opcode::ReturnValue | Opcode::YieldValue | Opcode::Reraise => return false,
+            _ if i.target.is_some() => return false,
             _ => {}
         }
     }
-    None
+    false
 }
 
 /// How far the raise may be from the jump: the message built, the exception made.

@@ -82,7 +82,7 @@ pub(super) fn classify(d: &PyObjectRef, vm: &VirtualMachine) -> Descr {
     let c = d.class();
     let t = &vm.ctx.types;
     let member = |name: &'static str| d.get_attr(name, vm).ok().filter(|f| !vm.is_none(f));
-    if c.is(t.property_type) {
+    if c.is(t.property_type) || is_plain_property_subclass(c, vm) {
         return Descr::Property {
             fget: member("fget"),
             fset: member("fset"),
@@ -115,6 +115,22 @@ pub(super) fn classify(d: &PyObjectRef, vm: &VirtualMachine) -> Descr {
             data: set.is_some(),
         }
     }
+}
+
+/// A class written in Python on `property` that leaves its access alone (no `__get__`,
+/// `__set__` or `__delete__` of its own): its instances read as properties do, as torch's
+/// `constraints.dependent_property` (a distribution's `support`) is made.
+fn is_plain_property_subclass(c: &Py<PyType>, vm: &VirtualMachine) -> bool {
+    let property = vm.ctx.types.property_type;
+    c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+        && c.fast_issubclass(property)
+        && ["__get__", "__set__", "__delete__"].iter().all(|m| {
+            let m = vm.ctx.intern_str(*m);
+            match (c.get_attr(m), property.get_attr(m)) {
+                (Some(a), Some(b)) => a.is(&b),
+                _ => false,
+            }
+        })
 }
 
 /// A class the simulation models the instances of: written in Python (its bases too, up to
@@ -274,7 +290,7 @@ impl State<'_> {
     /// `__delete__`, or none) is guarded too, on that class's version.
     pub(super) fn descr(&mut self, d: &PyObjectRef) -> SimResult<Descr> {
         let class = d.class();
-        if is_user_class(class, self.vm) {
+        if is_user_class(class, self.vm) || is_plain_property_subclass(class, self.vm) {
             self.guard_class(Source::object(class.to_owned().into()), class)?;
         }
         Ok(classify(d, self.vm))

@@ -481,6 +481,15 @@ impl State<'_> {
                 o.try_to_bool(vm)
                     .map_err(|_| Unsupported::new(Kind::Raises, "truth value raises"))
             }
+            // A tensor the call made from constants (`(ones_like(x) > 0).all()`): its value
+            // is the same on every run the guards admit, and so is its truth.
+            Var::Obj(o)
+                if o.downcast_ref::<PyTensor>()
+                    .is_some_and(|t| t.read().unwatched_shape().iter().product::<usize>() == 1) =>
+            {
+                o.try_to_bool(vm)
+                    .map_err(|_| Unsupported::new(Kind::Raises, "truth value raises"))
+            }
             Var::Obj(o) => {
                 if !is_plain(o, vm)
                     && o.downcast_ref::<PyModule>().is_none()
