@@ -356,6 +356,8 @@ SPECIAL = {
     "erfinv": lambda input: _st.erfinv(input),
     "gammaln": lambda input: _st.lgamma(input),
     "digamma": lambda input: _st.digamma(input),
+    "gammainc": lambda input, other: _st.igamma(input, other),
+    "gammaincc": lambda input, other: _st.igammac(input, other),
     "psi": lambda input: _st.digamma(input),
     "expit": lambda input: _st.sigmoid(input),
     "logit": lambda input, eps=None: _st.logit(input, eps),

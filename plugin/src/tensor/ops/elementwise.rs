@@ -111,10 +111,14 @@ pub enum Binary {
     /// The remainder with the sign of the dividend, as C's `fmod` (`torch.fmod`; `%` is
     /// Python's, with the divisor's sign).
     Fmod,
+    /// The regularized lower incomplete gamma function P(self, other) (`torch.igamma`).
+    Igamma,
+    /// Its complement Q(self, other) (`torch.igammac`).
+    Igammac,
 }
 
 impl Binary {
-    pub const ALL: [Binary; 20] = [
+    pub const ALL: [Binary; 22] = [
         Binary::Add,
         Binary::Sub,
         Binary::Mul,
@@ -135,6 +139,8 @@ impl Binary {
         Binary::Xor,
         Binary::Atan2,
         Binary::Fmod,
+        Binary::Igamma,
+        Binary::Igammac,
     ];
 
     /// The op registered under `name`.
@@ -164,6 +170,8 @@ impl Binary {
             Binary::Xor => "logical_xor",
             Binary::Atan2 => "atan2",
             Binary::Fmod => "fmod",
+            Binary::Igamma => "igamma",
+            Binary::Igammac => "igammac",
         }
     }
 
@@ -178,7 +186,7 @@ impl Binary {
     fn compute_dtype(self, a: DType, b: DType) -> TResult<DType> {
         let common = DType::promote(a, b);
         Ok(match self {
-            Binary::Div | Binary::Atan2 => common.to_float(),
+            Binary::Div | Binary::Atan2 | Binary::Igamma | Binary::Igammac => common.to_float(),
             Binary::Sub if common == DType::Bool => {
                 return Err(TensorError::not_implemented(
                     "subtracting bool tensors is not supported; use ^ or logical_xor",
@@ -272,6 +280,8 @@ pub fn float_op(op: Binary, x: f64, y: f64) -> f64 {
         Binary::Atan2 => x.atan2(y),
         // Rust's `%` of floats is C's fmod, exact.
         Binary::Fmod => x % y,
+        Binary::Igamma => super::special_functions::gammainc(x, y),
+        Binary::Igammac => super::special_functions::gammaincc(x, y),
         // NaN wins, as in NumPy's maximum/minimum.
         Binary::Maximum => {
             if x.is_nan() || y.is_nan() {
