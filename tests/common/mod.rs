@@ -32,10 +32,15 @@ pub fn run_ok(cmd: &mut Command) -> Output {
     out
 }
 
-/// Run `rustpython ARGS` with `env` set; it must succeed: its stdout and stderr.
 /// What `script` prints, plain and under the plugin, is the contents of `expected` (both
 /// in `dir`): what PyTorch printed for the same script, run once with `torch` as its argument.
 pub fn prints_what_pytorch_printed(dir: &std::path::Path, script: &str, expected: &str) {
+    prints_the_expected_output(dir, script, expected);
+}
+
+/// What `script` prints, plain and under the plugin, is the contents of `expected` (both
+/// in `dir`).
+pub fn prints_the_expected_output(dir: &std::path::Path, script: &str, expected: &str) {
     let expected = std::fs::read_to_string(dir.join(expected)).unwrap();
     for plugin in [&[][..], &["--plugin", "symtrace"][..]] {
         let out = run_ok(rustpython().args(plugin).arg(dir.join(script)));
@@ -43,6 +48,7 @@ pub fn prints_what_pytorch_printed(dir: &std::path::Path, script: &str, expected
     }
 }
 
+/// Run `rustpython ARGS` with `env` set; it must succeed: its stdout and stderr.
 pub fn output_of(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (String, String) {
     let mut cmd = rustpython();
     cmd.args(args);

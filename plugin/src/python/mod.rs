@@ -7,6 +7,7 @@ mod args;
 mod compile;
 mod convert;
 mod device;
+mod distributions;
 mod dtype;
 mod explain;
 mod functions;
@@ -40,17 +41,29 @@ fn run_builtin_source(
     extra: &[(&str, rustpython_vm::PyObjectRef)],
     vm: &rustpython_vm::VirtualMachine,
 ) -> rustpython_vm::PyResult<rustpython_vm::builtins::PyDictRef> {
-    let code = vm
-        .compile(source, rustpython_vm::compiler::Mode::Exec, path.to_owned())
-        .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
     let namespace = vm.ctx.new_dict();
     namespace.set_item("__name__", vm.ctx.new_str("symtrace").into(), vm)?;
     for (name, value) in extra {
         namespace.set_item(*name, value.clone(), vm)?;
     }
+    run_builtin_source_in(&namespace, source, path, vm)?;
+    Ok(namespace)
+}
+
+/// Run Python source built into the binary in `namespace` (sources that build one module
+/// together, each seeing what the ones before it defined).
+fn run_builtin_source_in(
+    namespace: &rustpython_vm::builtins::PyDictRef,
+    source: &str,
+    path: &str,
+    vm: &rustpython_vm::VirtualMachine,
+) -> rustpython_vm::PyResult<()> {
+    let code = vm
+        .compile(source, rustpython_vm::compiler::Mode::Exec, path.to_owned())
+        .map_err(|e| vm.new_runtime_error(format!("{path} does not compile: {e}")))?;
     let scope = rustpython_vm::scope::Scope::with_builtins(None, namespace.clone(), vm);
     vm.run_code_obj(code, scope)?;
-    Ok(namespace)
+    Ok(())
 }
 
 /// The module's definition, for `InterpreterBuilder::add_native_module`.
@@ -83,6 +96,7 @@ mod symtrace {
         super::grad_mode::install(module, vm)?;
         super::tensor_methods::install(module, vm)?;
         super::namespaces::install(module, vm)?;
+        super::distributions::install(module, vm)?;
         crate::translate::traced_wrappers::register(
             "symtrace.CompiledFunction",
             super::compile::module::compiled_function_target,
