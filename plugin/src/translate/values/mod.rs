@@ -25,6 +25,7 @@ pub mod deferred_print;
 pub mod deferred_text;
 pub mod deferred_warning;
 pub mod deques;
+mod descriptor_kinds;
 pub mod dict_arguments;
 pub mod dict_subclasses;
 pub mod enum_operands;
