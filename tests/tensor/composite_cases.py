@@ -73,3 +73,9 @@ tv("promote", lambda: str(st.promote_types(st.int64, st.float64)).split(".")[-1]
 tv("promote bool", lambda: str(st.promote_types(st.bool, st.int64)).split(".")[-1])
 tv("result_type", lambda: str(st.result_type(st.tensor([1, 2]), 2)).split(".")[-1])
 tv("result_type f", lambda: str(st.result_type(st.tensor([1, 2]), st.tensor([1.], dtype=st.float64))).split(".")[-1])
+loss = st.tensor(0.123456, dtype=st.float64)
+print("format", f"{loss:.4f}", f"{loss:8.2e}", "{:>10.3f}".format(loss), f"{st.tensor(7)}", f"{st.tensor(7):03d}", f"{st.tensor(False)}")
+try:
+    print(f"{st.ones(2):.2f}")
+except TypeError as e:
+    print("format", type(e).__name__, str(e).replace("symtrace.", ""))

@@ -780,6 +780,14 @@ def _deepcopy(self, memo):
     return t
 
 
+def _format(self, spec):
+    """torch's `format(t, spec)`: a tensor of no dimensions formats as its number
+    (`f"{loss:.4f}"`); any other only without a spec, as its `str`."""
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
 class _FInfo:
     """What torch.finfo tells of a float dtype."""
 
@@ -1153,6 +1161,7 @@ METHODS = {
     "fix": lambda self: self.trunc(),
     "sgn": lambda self: self.sign(),
     "__deepcopy__": _deepcopy,
+    "__format__": _format,
     "is_floating_point": lambda self: self.dtype.is_floating_point,
     "isclose": _isclose,
     "nan_to_num": _nan_to_num,
