@@ -225,3 +225,15 @@ for name, (d, shape) in draws.items():
 print("sample scalar", tuple(D.Normal(0.0, 1.0).sample().shape), tuple(D.Categorical(logits=logits).sample().shape))
 print("sample expanded", tuple(D.Normal(loc, scale).expand((4, 3)).sample((2,)).shape),
       tuple(D.Categorical(logits=logits).expand((5, 2)).sample().shape))
+
+mixture = D.MixtureSameFamily(D.Categorical(logits=t(0.2, -0.5, 1.0)), D.Normal(t(-2.0, 0.0, 3.0), t(0.5, 1.0, 2.0)))
+show("mixture shapes", lambda: (tuple(mixture.batch_shape), tuple(mixture.event_shape)))
+show("mixture log_prob", lambda: mixture.log_prob(t(-1.0, 0.5, 4.0)))
+show("mixture moments", lambda: (mixture.mean, mixture.variance, mixture.cdf(t(-1.0, 0.5, 4.0))))
+gmm = D.MixtureSameFamily(D.Categorical(probs=t(0.3, 0.7, 0.5, 0.5).reshape(2, 2)),
+                          D.Independent(D.Normal(st.arange(8, dtype=f64).reshape(2, 2, 2) / 4, t(1.0, 0.5).expand(2, 2, 2)), 1))
+show("gmm shapes", lambda: (tuple(gmm.batch_shape), tuple(gmm.event_shape)))
+show("gmm log_prob", lambda: gmm.log_prob(t(0.1, 0.2, 1.0, 1.5).reshape(2, 2)))
+show("gmm moments", lambda: (gmm.mean, gmm.variance))
+show("gmm sample", lambda: (tuple(gmm.sample((4,)).shape), tuple(mixture.sample((3, 2)).shape)))
+show("mixture mismatch", lambda: D.MixtureSameFamily(D.Categorical(logits=t(0.2, 0.1)), D.Normal(loc, scale)))

@@ -167,3 +167,18 @@ def exponential_kl(a, b):
 
 traced_first = st.compile(exponential_kl)(st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25])).tolist()
 print("kl dispatched in a traced call first:", traced_first == exponential_kl(st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25])).tolist())
+
+
+def mixture_density():
+    """A mixture density network's head and loss."""
+    head = nn.Linear(3, 9)
+
+    def f(x, y):
+        logits, mu, log_sigma = head(x).chunk(3, -1)
+        from symtrace.distributions import MixtureSameFamily
+        mix = MixtureSameFamily(Categorical(logits=logits), Normal(mu, log_sigma.exp()))
+        return -mix.log_prob(y).mean(), mix.mean
+    return f
+
+
+case("mixture density network", mixture_density, [(st.randn(5, 3), st.randn(5)) for _ in range(2)])

@@ -23,13 +23,14 @@ macro_rules! source {
 }
 
 /// The sources, in the order they run.
-const SOURCES: [(&str, &str); 8] = [
+const SOURCES: [(&str, &str); 9] = [
     source!("constraints.py"),
     source!("distribution.py"),
     source!("continuous.py"),
     source!("discrete.py"),
     source!("multivariate.py"),
     source!("transforms.py"),
+    source!("mixture.py"),
     source!("kl.py"),
     source!("exports.py"),
 ];
@@ -45,7 +46,7 @@ const MODULES: [(&str, &str); 5] = [
 
 /// torch's modules of single families (`from torch.distributions.normal import Normal`):
 /// each holds every family.
-const ALIASES: [&str; 20] = [
+const ALIASES: [&str; 21] = [
     "distribution",
     "exp_family",
     "normal",
@@ -66,6 +67,7 @@ const ALIASES: [&str; 20] = [
     "log_normal",
     "half_normal",
     "kl_divergence",
+    "mixture_same_family",
 ];
 
 fn module_names() -> impl Iterator<Item = (String, &'static str)> {

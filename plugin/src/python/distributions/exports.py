@@ -8,7 +8,7 @@ DISTRIBUTIONS = {
         "Distribution", "ExponentialFamily", "Normal", "Uniform", "Exponential", "Laplace",
         "Cauchy", "Gamma", "Beta", "Bernoulli", "Categorical", "OneHotCategorical", "Poisson",
         "Independent", "MultivariateNormal", "Dirichlet", "TransformedDistribution",
-        "LogNormal", "HalfNormal", "kl_divergence", "register_kl",
+        "LogNormal", "HalfNormal", "MixtureSameFamily", "kl_divergence", "register_kl",
     )
 }
 TRANSFORMS = {

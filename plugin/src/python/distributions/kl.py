@@ -1,6 +1,6 @@
 """`kl_divergence(p, q)` and `register_kl`: the closed forms for pairs of families, chosen
 by the most specific pair of classes registered (as torch's dispatch, with its warning when
-two pairs are equally specific). Run last of the distribution sources, in their namespace."""
+two pairs are equally specific). Run after `mixture.py`, in the same namespace."""
 
 import math
 import warnings
