@@ -182,3 +182,16 @@ def mixture_density():
 
 
 case("mixture density network", mixture_density, [(st.randn(5, 3), st.randn(5)) for _ in range(2)])
+
+
+def draws():
+    """Gamma, Dirichlet, Beta and Poisson samples: one draw op each, no loop to break on."""
+    from symtrace.distributions import Dirichlet, Beta, Poisson
+
+    def f(c):
+        return (Gamma(c, 2.0).sample((3,)), Dirichlet(c).rsample(), Beta(c, c + 1).sample(),
+                Poisson(c * 20).sample((2,)))
+    return f
+
+
+case("gamma, dirichlet, beta and poisson draws", draws, [(st.rand(4) + 0.3,) for _ in range(2)])

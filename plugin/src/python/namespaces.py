@@ -336,8 +336,22 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 
 FUNC = {"vmap": vmap}
+def _standard_gamma(input):
+    """Gamma(input, 1) draws, one per element (torch's `_standard_gamma`)."""
+    return _st.call_op("standard_gamma", input)
+
+
+def poisson(input, generator=None):
+    """Poisson draws, one per element of the rates `input` (as floats of its type)."""
+    if generator is not None:
+        raise NotImplementedError("poisson(generator=...) is not supported by symtrace")
+    return _st.call_op("poisson", input)
+
+
 TOP_LEVEL = {
     "_assert": _assert,
+    "_standard_gamma": _standard_gamma,
+    "poisson": poisson,
     "vmap": vmap,
     "autocast": autocast,
     "set_float32_matmul_precision": set_float32_matmul_precision,

@@ -288,29 +288,6 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-def _standard_gamma(concentration):
-    """Gamma(concentration, 1) draws, by Marsaglia and Tsang's squeeze (a shape under 1 is
-    drawn at shape + 1 and scaled by U^(1/shape)); the draws rejected are drawn again."""
-    small = concentration < 1
-    alpha = _st.where(small, concentration + 1, concentration)
-    d = alpha - 1.0 / 3.0
-    c = 1.0 / _st.sqrt(9.0 * d)
-    out = _st.zeros_like(concentration)
-    pending = _st.ones_like(concentration, dtype=_st.bool)
-    while pending.any():
-        x = _st.randn(concentration.shape, dtype=concentration.dtype)
-        v = (1 + c * x) ** 3
-        u = _st.rand(concentration.shape, dtype=concentration.dtype)
-        positive_v = v > 0
-        log_v = _st.log(_st.where(positive_v, v, _st.ones_like(v)))
-        accept = positive_v & (_st.log(u) < 0.5 * x * x + d - d * v + d * log_v)
-        take = pending & accept
-        out = _st.where(take, d * v, out)
-        pending = pending & ~accept
-    boost = _st.rand(concentration.shape, dtype=concentration.dtype) ** (1.0 / concentration)
-    return _st.where(small, out * boost, out)
-
-
 class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": positive, "rate": positive}
     support = nonnegative
@@ -339,7 +316,7 @@ class Gamma(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = _st._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         return value.clamp(min=_st.finfo(value.dtype).tiny)
 
     def log_prob(self, value):

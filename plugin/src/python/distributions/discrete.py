@@ -284,21 +284,9 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def sample(self, sample_shape=()):
-        # By inversion: the count is the first k whose cumulative probability passes a
-        # uniform draw (every element steps until its own draw is passed).
         shape = self._extended_shape(sample_shape)
-        rate = self.rate.expand(shape)
-        u = _st.rand(shape, dtype=rate.dtype)
-        k = _st.zeros_like(rate)
-        term = _st.exp(-rate)
-        total = term.clone()
-        pending = u > total
-        while pending.any():
-            k = _st.where(pending, k + 1, k)
-            term = _st.where(pending, term * rate / k, term)
-            total = _st.where(pending, total + term, total)
-            pending = pending & (u > total) & (term > 0)
-        return k
+        with _st.no_grad():
+            return _st.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

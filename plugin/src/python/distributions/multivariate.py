@@ -224,7 +224,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        draws = _standard_gamma(self.concentration.expand(shape))
+        draws = _st._standard_gamma(self.concentration.expand(shape))
         tiny = _st.finfo(draws.dtype).tiny
         return (draws / draws.sum(-1, keepdim=True)).clamp(min=tiny, max=1 - _st.finfo(draws.dtype).eps)
 

@@ -63,6 +63,8 @@ pub fn builtin_ops() -> Vec<OpDef> {
 const SIZE_FREE: &[&str] = &[
     "clamp",
     "multinomial",
+    "standard_gamma",
+    "poisson",
     "where",
     "to",
     "sum",

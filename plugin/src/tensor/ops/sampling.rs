@@ -1,6 +1,8 @@
-//! `multinomial`: indices drawn from each row of a tensor of weights (probabilities, not
-//! necessarily normalized), with or without replacement, from the process's seeded generator
-//! (`random`). It draws, so a graph runs it once per call, in the program's order.
+//! Draws from the process's seeded generator (`random`) that take parameters per element or
+//! per row: `multinomial` (indices drawn from each row of a tensor of weights, not
+//! necessarily normalized, with or without replacement), `standard_gamma` (torch's
+//! `_standard_gamma`, which Gamma, Beta and Dirichlet samples are made of) and `poisson`.
+//! They draw, so a graph runs each once per call, in the program's order.
 
 use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
 use crate::tensor::{DType, Scalar, TResult, TensorData, TensorError};
@@ -11,7 +13,114 @@ pub fn ops() -> Vec<OpDef> {
             sample(t[0], a)
         })
         .draws(),
+        OpDef::new("standard_gamma", Arity::Exactly(1), same_float, |t, _| {
+            per_element(t[0], standard_gamma)
+        })
+        .draws(),
+        OpDef::new("poisson", Arity::Exactly(1), same_float, |t, _| {
+            per_element(t[0], poisson)
+        })
+        .draws(),
     ]
+}
+
+/// A float tensor's own meta: a draw per element.
+fn same_float(m: &[Meta], _: &Attrs) -> TResult<Meta> {
+    if !m[0].dtype.is_float() {
+        return Err(TensorError::runtime(format!(
+            "expected a floating-point tensor of parameters, got {}",
+            m[0].dtype.name()
+        )));
+    }
+    Ok(m[0].clone())
+}
+
+/// `draw` of each element, in row-major order, in the tensor's type.
+fn per_element(t: &TensorData, draw: fn(f64) -> f64) -> TResult<TensorData> {
+    let out: Vec<Scalar> = t
+        .to_scalars()
+        .into_iter()
+        .map(|s| Scalar::Float(draw(s.as_f64())))
+        .collect();
+    TensorData::from_scalars(t.shape(), &out, t.dtype())
+}
+
+fn uniform() -> f64 {
+    crate::tensor::random::uniform(1)[0]
+}
+
+/// A Gamma(alpha, 1) draw by Marsaglia and Tsang's squeeze ("A simple method for generating
+/// gamma variables", 2000); a shape under 1 is drawn at shape + 1 and scaled by U^(1/shape).
+fn standard_gamma(alpha: f64) -> f64 {
+    if alpha.is_nan() || alpha < 0.0 {
+        return f64::NAN;
+    }
+    if alpha == 0.0 {
+        return 0.0;
+    }
+    if alpha < 1.0 {
+        // 1 - U is in (0, 1]: a zero would give 0 where the power is defined.
+        return standard_gamma(alpha + 1.0) * (1.0 - uniform()).powf(1.0 / alpha);
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = crate::tensor::random::normal(1)[0];
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = uniform();
+        if u < 1.0 - 0.0331 * x.powi(4) || u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln()) {
+            return d * v;
+        }
+    }
+}
+
+/// A Poisson(rate) draw: by inversion (the first k whose cumulative probability passes a
+/// uniform draw) under 10, by Hörmann's transformed rejection (PTRS, "The transformed
+/// rejection method for generating Poisson random variables", 1993) from there.
+fn poisson(rate: f64) -> f64 {
+    if rate.is_nan() || rate < 0.0 {
+        return f64::NAN;
+    }
+    if rate == 0.0 {
+        return 0.0;
+    }
+    if rate < 10.0 {
+        let u = uniform();
+        let (mut k, mut term) = (0.0, (-rate).exp());
+        let mut total = term;
+        while u > total && term > 0.0 {
+            k += 1.0;
+            term *= rate / k;
+            total += term;
+        }
+        return k;
+    }
+    let (slam, loglam) = (rate.sqrt(), rate.ln());
+    let b = 0.931 + 2.53 * slam;
+    let a = -0.059 + 0.02483 * b;
+    let inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+    let vr = 0.9277 - 3.6224 / (b - 2.0);
+    loop {
+        let u = uniform() - 0.5;
+        let v = uniform();
+        let us = 0.5 - u.abs();
+        let k = ((2.0 * a / us + b) * u + rate + 0.43).floor();
+        if us >= 0.07 && v <= vr {
+            return k;
+        }
+        if k < 0.0 || (us < 0.013 && v > us) {
+            continue;
+        }
+        if v.ln() + inv_alpha.ln() - (a / (us * us) + b).ln()
+            <= -rate + k * loglam - libm::lgamma(k + 1.0)
+        {
+            return k;
+        }
+    }
 }
 
 /// The samples per row, checked as torch checks them before it draws.
@@ -113,6 +222,44 @@ fn pick(weights: &[f64], u: f64) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The mean and variance of many draws, within a few standard errors of the law's.
+    fn moments(draw: fn(f64) -> f64, p: f64, n: usize) -> (f64, f64) {
+        let xs: Vec<f64> = (0..n).map(|_| draw(p)).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        (mean, var)
+    }
+
+    #[test]
+    fn gamma_and_poisson_draws_have_their_laws_moments() {
+        for &alpha in &[0.3, 1.0, 2.5, 40.0] {
+            let (mean, var) = moments(standard_gamma, alpha, 20_000);
+            let se = (alpha / 20_000.0).sqrt();
+            assert!(
+                (mean - alpha).abs() < 5.0 * se,
+                "gamma {alpha}: mean {mean}"
+            );
+            assert!(
+                (var - alpha).abs() < 0.1 * alpha,
+                "gamma {alpha}: variance {var}"
+            );
+        }
+        for &rate in &[0.5, 4.0, 30.0, 1000.0] {
+            let (mean, var) = moments(poisson, rate, 20_000);
+            let se = (rate / 20_000.0).sqrt();
+            assert!(
+                (mean - rate).abs() < 5.0 * se,
+                "poisson {rate}: mean {mean}"
+            );
+            assert!(
+                (var - rate).abs() < 0.1 * rate,
+                "poisson {rate}: variance {var}"
+            );
+        }
+        assert_eq!(standard_gamma(0.0), 0.0);
+        assert!(poisson(-1.0).is_nan());
+    }
 
     #[test]
     fn picks_by_weight_and_never_a_zero_weight() {
