@@ -428,6 +428,8 @@ fn library_idioms_stay_in_the_graph() {
             "deques made here: a bounded history, a breadth-first queue, rotate",
             "numbers drawn from random: a jittered scale, gauss, draws in an unrolled loop, a negated draw",
             "isinstance against an abstract base class (abc.ABC) the layers derive from",
+            "isinstance against numbers and collections.abc (classes registered with them)",
+            "isinstance against an ABC a class is registered with between calls",
             "a table keyed by classes, looked up with v.__class__ and type(v)",
             "iteration over a tensor computed in the call (its rows)",
             "a typing.NamedTuple's own methods and property, made here and the caller's",

@@ -14,12 +14,14 @@ of one more call counts the expected graphs and breaks. Prints one line per case
 marks a failed one."""
 import abc
 import collections
+import collections.abc
 import contextlib
 import dataclasses
 import enum
 import heapq
 import itertools
 import logging
+import numbers
 import operator
 import os
 import random
@@ -885,6 +887,18 @@ def abstract_bases(x, layers):
     return x, [issubclass(type(layer), Activation) for layer in layers]
 
 
+def standard_abstract_bases(x, scale, cfg, items):
+    # numbers and collections.abc answer by registration (a float is a Number, a dict a
+    # Mapping, a list or tuple a Sequence, a tensor none of them): known at translation.
+    if isinstance(scale, numbers.Number):
+        x = x * scale
+    if isinstance(cfg, collections.abc.Mapping):
+        x = x + cfg["shift"]
+    if not isinstance(x, collections.abc.Sequence) and isinstance(items, collections.abc.Sequence):
+        x = x + len(items)
+    return x, isinstance(x, numbers.Number), issubclass(type(items), collections.abc.Iterable)
+
+
 # A handler table keyed by classes: looked up with the class of a value (`v.__class__`,
 # `type(v)`), a constant of the translation that the dict finds by identity.
 HANDLERS = {list: lambda v: st.tensor(v), tuple: lambda v: st.tensor(list(v)), float: lambda v: v}
@@ -953,6 +967,32 @@ check("draws from a random.Random of the module's own", own_generator, lambda i:
 check("draws from random beside a graph that may raise on its data break", drawn_around_indexing, lambda i: (xs[i], st.tensor([1, 0])), 2, 2, 1)
 check("isinstance against an abstract base class (abc.ABC) the layers derive from", abstract_bases,
       lambda i: (xs[i], [Swish(), Shifted()]), 1, 1, 0)
+check("isinstance against numbers and collections.abc (classes registered with them)", standard_abstract_bases,
+      lambda i: (xs[i], [2.0, 3][i % 2], {"shift": 1.0}, [(1, 2), [3]][i % 2]), 2, 1, 0)
+
+
+# A mapping by duck typing only, made afresh for each run and registered with
+# collections.abc.Mapping before its second call: the answer of isinstance changes, and the
+# translation that relied on the first answer is not reused.
+readings = []
+
+
+def fresh_then_registered(i):
+    if i == 0:
+        readings[:] = [type("Readings", (), {"__getitem__": lambda self, key: 2.0})]
+    elif i == 1:
+        collections.abc.Mapping.register(readings[0])
+
+
+def registered_between_calls(x, cfg):
+    y = x + 0.5
+    if isinstance(cfg, collections.abc.Mapping):
+        y = y * cfg["scale"]
+    return y
+
+
+check("isinstance against an ABC a class is registered with between calls", registered_between_calls,
+      lambda i: (xs[i], readings[0]()), 2, 1, 0, between=fresh_then_registered)
 check("a table keyed by classes, looked up with v.__class__ and type(v)", dispatched_on_class,
       lambda i: (xs[i][0], [[1.0, 2.0, 3.0], (1.0, 2.0, 3.0), 3.0][i % 3]), 3, 1, 0)
 check("iteration over a tensor computed in the call (its rows)", rows_of_computed, lambda i: (xs[i],), 1, 1, 0)

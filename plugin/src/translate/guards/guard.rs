@@ -36,6 +36,10 @@ pub enum Check {
     Tensor(Meta, u32),
     /// A tensor whose `requires_grad` mark is this (what `isinstance(t, nn.Parameter)` reads).
     RequiresGrad(bool),
+    /// `abc.get_cache_token()` is this: no class was registered with an abstract base class
+    /// since (an answer of `isinstance` against one computed at translation stands). The
+    /// source is `_abc.get_cache_token` itself, a native function called with no arguments.
+    AbcCacheToken(i64),
     /// The source resolves to nothing (an absent global, an unset attribute).
     Absent,
     /// A class whose version tag is this (nonzero): nothing of the class, nor of its bases,
@@ -233,6 +237,7 @@ impl Check {
             Check::Tensor(meta, id) => v
                 .downcast_ref_if_exact::<PyTensor>(vm)
                 .is_some_and(|t| t.has_meta(*id, meta)),
+            Check::AbcCacheToken(token) => abc_cache_token(v, vm) == Some(*token),
             Check::RequiresGrad(b) => v
                 .downcast_ref::<PyTensor>()
                 .is_some_and(|t| t.requires_grad_flag() == *b),
@@ -379,6 +384,7 @@ impl fmt::Display for Guard {
                 m.dtype.name(),
                 m.shape
             ),
+            Check::AbcCacheToken(token) => write!(f, "abc.get_cache_token() == {token}"),
             Check::RequiresGrad(b) => write!(
                 f,
                 "{s}.requires_grad is {}",
@@ -516,4 +522,12 @@ impl fmt::Display for GuardSet {
         }
         Ok(())
     }
+}
+
+/// What `get_cache_token`, the native function `f` of `_abc`, returns now.
+pub fn abc_cache_token(f: &PyObject, vm: &VirtualMachine) -> Option<i64> {
+    let token = f.to_owned().call((), vm).ok()?;
+    token
+        .downcast_ref::<PyInt>()
+        .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
 }

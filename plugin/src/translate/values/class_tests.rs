@@ -86,6 +86,9 @@ impl State<'_> {
         if self.abc_subtype(test, t, c)? {
             return Ok(true);
         }
+        if let Some(answer) = self.standard_abc_answer(test, t, c)? {
+            return Ok(answer);
+        }
         if let Some(hook) = self.metaclass_hook(c, test)? {
             let r =
                 self.call_function(&hook, vec![Var::Obj(cls.clone()), subject.clone()], vec![])?;
@@ -157,6 +160,53 @@ impl State<'_> {
         Ok(true)
     }
 
+    /// The answer of an abstract base class of the standard library (`numbers.Number`,
+    /// `collections.abc.Mapping`) for `t`, computed as ABCMeta computes it when that runs no
+    /// code of the user's (`abc_answer`): `isinstance(2.0, numbers.Number)` is True by
+    /// registration, `isinstance(tensor, Mapping)` False. It stands while nothing is
+    /// registered with any ABC (the cache token, which ABCMeta's own negative caches follow)
+    /// and the class and its metaclass are unchanged.
+    fn standard_abc_answer(
+        &mut self,
+        test: ClassTest,
+        t: &Py<PyType>,
+        c: &Py<PyType>,
+    ) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        let Some(abc_meta) = crate::translate::loaded_modules::loaded_attr("abc", "ABCMeta", vm)
+        else {
+            return Ok(None);
+        };
+        let Some(token_fn) =
+            crate::translate::loaded_modules::loaded_attr("_abc", "get_cache_token", vm)
+        else {
+            return Ok(None);
+        };
+        // A class whose own lookups are `type`'s: the hooks read its MRO and dictionaries.
+        let plain_meta = t.class().is(vm.ctx.types.type_type) || t.class().is(&abc_meta);
+        if !plain_meta || !c.class().is(&abc_meta) || !is_standard(c.as_object(), vm) {
+            return Ok(None);
+        }
+        let Some(token) = crate::translate::guards::guard::abc_cache_token(&token_fn, vm) else {
+            return Ok(None);
+        };
+        let Some(answer) = abc_answer(t, c, &abc_meta, 0, vm) else {
+            return Ok(None);
+        };
+        if matches!(test, ClassTest::Instance) {
+            self.class_attribute_is_the_type(t)?;
+        } else if t.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
+            self.guard_class(Source::object(t.to_owned().into()), t)?;
+        }
+        self.guard_class(Source::object(c.to_owned().into()).type_of(), c.class())?;
+        self.guard_class(Source::object(c.to_owned().into()), c)?;
+        self.guard(
+            &Source::object(token_fn),
+            crate::translate::guards::Check::AbcCacheToken(token),
+        );
+        Ok(Some(answer))
+    }
+
     /// A failed subtype test stands only if `inst.__class__` is its type, as the
     /// interpreter then asks `inst.__class__` (a proxy or a mock names another class).
     /// The lookup is the default one on builtin types; a class of the user's has its
@@ -183,6 +233,107 @@ impl State<'_> {
         }
         Ok(())
     }
+}
+
+/// The modules whose abstract base classes (and their `__subclasshook__`s) answer from a
+/// class's MRO and dictionaries alone: running them at translation runs no user code.
+const STANDARD_ABC_MODULES: [&str; 6] = [
+    "numbers",
+    "collections.abc",
+    "_collections_abc",
+    "abc",
+    "io",
+    "os",
+];
+
+fn is_standard(o: &rustpython_vm::PyObject, vm: &rustpython_vm::VirtualMachine) -> bool {
+    o.get_attr("__module__", vm)
+        .ok()
+        .and_then(|m| {
+            m.downcast_ref::<rustpython_vm::builtins::PyStr>()
+                .and_then(|s| s.to_str().map(|s| STANDARD_ABC_MODULES.contains(&s)))
+        })
+        .unwrap_or(false)
+}
+
+/// Whether `t` is a subclass of `c` as ABCMeta's `__subclasscheck__` decides (its hook,
+/// the MRO, the registry, the subclasses, each recursively), without its caches; `None`
+/// where deciding would run a hook of the user's (not a standard module's), meet a
+/// metaclass other than `type` and ABCMeta, or go deeper than a few levels.
+fn abc_answer(
+    t: &Py<PyType>,
+    c: &Py<PyType>,
+    abc_meta: &PyObjectRef,
+    depth: usize,
+    vm: &rustpython_vm::VirtualMachine,
+) -> Option<bool> {
+    if c.class().is(vm.ctx.types.type_type) {
+        return Some(t.fast_issubclass(c));
+    }
+    if depth > 6 || !checks_subclasses_as_abc(c.class(), abc_meta, vm) {
+        return None;
+    }
+    let hook_name = vm.ctx.intern_str("__subclasshook__");
+    let hook = c.get_attr(hook_name)?;
+    let object_hook = vm.ctx.types.object_type.get_attr(hook_name)?;
+    if !hook.is(&object_hook) {
+        let func = hook.get_attr("__func__", vm).ok()?;
+        if func.downcast_ref::<PyFunction>().is_none() || !is_standard(&func, vm) {
+            return None;
+        }
+        let said = vm
+            .call_method(c.as_object(), "__subclasshook__", (t.to_owned(),))
+            .ok()?;
+        if said.is(&vm.ctx.true_value) {
+            return Some(true);
+        }
+        if said.is(&vm.ctx.false_value) {
+            return Some(false);
+        }
+        if !said.is(&vm.ctx.not_implemented) {
+            return None;
+        }
+    }
+    if t.fast_issubclass(c) {
+        return Some(true);
+    }
+    let dump = crate::translate::loaded_modules::loaded_attr("_abc", "_get_dump", vm)?
+        .call((c.to_owned(),), vm)
+        .ok()?;
+    let registry = dump.downcast_ref::<PyTuple>()?.as_slice().first()?.clone();
+    let registered: Vec<PyObjectRef> = vm.extract_elements_with(&registry, Ok).ok()?;
+    let subclasses = vm.call_method(c.as_object(), "__subclasses__", ()).ok()?;
+    let subclasses: Vec<PyObjectRef> = vm.extract_elements_with(&subclasses, Ok).ok()?;
+    let registered = registered.into_iter().filter_map(|r| {
+        // A registry entry is a weak reference: dead ones are skipped, as ABCMeta does.
+        let class = r.call((), vm).ok()?;
+        (!vm.is_none(&class)).then_some(class)
+    });
+    for other in registered.chain(subclasses) {
+        let other = other.downcast::<PyType>().ok()?;
+        if abc_answer(t, &other, abc_meta, depth + 1, vm)? {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// Whether `meta` is ABCMeta, or a metaclass on it that leaves `__subclasscheck__` alone
+/// (`collections.abc.ByteString`'s, which only warns on its `__instancecheck__`).
+fn checks_subclasses_as_abc(
+    meta: &Py<PyType>,
+    abc_meta: &PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    if meta.is(abc_meta) {
+        return true;
+    }
+    let Some(abc_type) = abc_meta.downcast_ref::<PyType>() else {
+        return false;
+    };
+    let name = vm.ctx.intern_str("__subclasscheck__");
+    meta.fast_issubclass(abc_type)
+        && matches!((meta.get_attr(name), abc_type.get_attr(name)), (Some(a), Some(b)) if a.is(&b))
 }
 
 /// The classes of a tuple or a union (`int | str`), which both tests take item by item.
