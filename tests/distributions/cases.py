@@ -57,10 +57,14 @@ families = {
     "beta": D.Beta(t(2.0, 0.5, 1.0), t(3.0, 0.5, 4.0)),
     "lognormal": D.LogNormal(loc, scale),
     "halfnormal": D.HalfNormal(scale),
+    "chi2": D.Chi2(t(1.0, 3.0, 10.0)),
+    "studentt": D.StudentT(t(0.5, 2.5, 30.0), loc, scale),
+    "gumbel": D.Gumbel(loc, scale),
+    "geometric": D.Geometric(probs=t(0.2, 0.5, 1.0)),
 }
 for name, d in families.items():
     show(f"{name} shapes", lambda: (tuple(d.batch_shape), tuple(d.event_shape), d.has_rsample))
-    value = x.abs() / 1.5 if name in ("beta",) else x.abs() + 0.05 if name in ("exponential", "gamma", "lognormal", "halfnormal") else x
+    value = x.abs() / 1.5 if name in ("beta",) else x.abs() + 0.05 if name in ("exponential", "gamma", "lognormal", "halfnormal", "chi2") else t(0.0, 3.0, 1.0) if name == "geometric" else x
     show(f"{name} log_prob", lambda: d.log_prob(value))
     show(f"{name} mean", lambda: d.mean)
     show(f"{name} variance", lambda: d.variance)
@@ -156,6 +160,9 @@ pairs = [
     ("mvn", mvn, D.MultivariateNormal(t(0.0, 1.0, 0.0), covariance_matrix=st.eye(3, dtype=f64) * 2)),
     ("independent", ind, D.Independent(D.Normal(st.zeros(2, 3, dtype=f64), scale * 3), 1)),
     ("transformed", D.LogNormal(loc, scale), D.LogNormal(x, scale * 2)),
+    ("halfnormal", D.HalfNormal(scale), D.HalfNormal(scale * 3)),
+    ("gumbel", D.Gumbel(loc, scale), D.Gumbel(x, scale * 2)),
+    ("geometric", D.Geometric(probs=t(0.2, 0.5)), D.Geometric(logits=t(0.3, -1.0))),
 ]
 for name, p, q in pairs:
     show(f"kl {name}", lambda: D.kl_divergence(p, q))
@@ -212,6 +219,10 @@ draws = {
     "independent": (ind, (2000,)),
     "lognormal": (D.LogNormal(t(0.0, 0.5), t(0.25, 0.5)), (4000,)),
     "halfnormal": (D.HalfNormal(t(1.0, 2.0)), (4000,)),
+    "chi2": (D.Chi2(t(1.0, 4.0)), (4000,)),
+    "studentt": (D.StudentT(t(5.0, 30.0), t(1.0, -1.0), t(1.0, 2.0)), (8000,)),
+    "gumbel": (D.Gumbel(t(0.0, 1.0), t(1.0, 0.5)), (4000,)),
+    "geometric": (D.Geometric(probs=t(0.3, 0.8)), (4000,)),
 }
 for name, (d, shape) in draws.items():
     sample = d.sample(shape)

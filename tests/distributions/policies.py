@@ -195,3 +195,18 @@ def draws():
 
 
 case("gamma, dirichlet, beta and poisson draws", draws, [(st.rand(4) + 0.3,) for _ in range(2)])
+
+
+def heavy_tails():
+    """A Student-t likelihood (robust regression) and Gumbel noise on logits."""
+    from symtrace.distributions import StudentT, Gumbel
+    lin = nn.Linear(3, 1)
+
+    def f(x, y):
+        pred = lin(x).squeeze(-1)
+        noisy = pred + Gumbel(0.0, 1.0).sample(pred.shape)
+        return -StudentT(4.0, pred, 0.5).log_prob(y).mean(), noisy.argmax()
+    return f
+
+
+case("student-t likelihood and gumbel noise", heavy_tails, [(st.randn(6, 3), st.randn(6)) for _ in range(2)])

@@ -23,7 +23,7 @@ macro_rules! source {
 }
 
 /// The sources, in the order they run.
-const SOURCES: [(&str, &str); 9] = [
+const SOURCES: [(&str, &str); 10] = [
     source!("constraints.py"),
     source!("distribution.py"),
     source!("continuous.py"),
@@ -31,6 +31,7 @@ const SOURCES: [(&str, &str); 9] = [
     source!("multivariate.py"),
     source!("transforms.py"),
     source!("mixture.py"),
+    source!("more_families.py"),
     source!("kl.py"),
     source!("exports.py"),
 ];
@@ -46,7 +47,7 @@ const MODULES: [(&str, &str); 5] = [
 
 /// torch's modules of single families (`from torch.distributions.normal import Normal`):
 /// each holds every family.
-const ALIASES: [&str; 21] = [
+const ALIASES: [&str; 25] = [
     "distribution",
     "exp_family",
     "normal",
@@ -68,6 +69,10 @@ const ALIASES: [&str; 21] = [
     "half_normal",
     "kl_divergence",
     "mixture_same_family",
+    "chi2",
+    "studentT",
+    "gumbel",
+    "geometric",
 ];
 
 fn module_names() -> impl Iterator<Item = (String, &'static str)> {

@@ -8,7 +8,8 @@ DISTRIBUTIONS = {
         "Distribution", "ExponentialFamily", "Normal", "Uniform", "Exponential", "Laplace",
         "Cauchy", "Gamma", "Beta", "Bernoulli", "Categorical", "OneHotCategorical", "Poisson",
         "Independent", "MultivariateNormal", "Dirichlet", "TransformedDistribution",
-        "LogNormal", "HalfNormal", "MixtureSameFamily", "kl_divergence", "register_kl",
+        "LogNormal", "HalfNormal", "MixtureSameFamily", "Chi2", "StudentT", "Gumbel", "Geometric",
+        "kl_divergence", "register_kl",
     )
 }
 TRANSFORMS = {

@@ -1,6 +1,6 @@
 """`kl_divergence(p, q)` and `register_kl`: the closed forms for pairs of families, chosen
 by the most specific pair of classes registered (as torch's dispatch, with its warning when
-two pairs are equally specific). Run after `mixture.py`, in the same namespace."""
+two pairs are equally specific). Run after `more_families.py`, in the same namespace."""
 
 import math
 import warnings
@@ -170,6 +170,27 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = _st.linalg.solve_triangular(q_full, p_full, upper=False).pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(q_L, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * 0.57721566490153286060
+    t3 = _st.exp(ct2 + _st.lgamma(1 + ct1) - ct3)
+    return t1 + t2 + t3 - (1 + 0.57721566490153286060)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - _st.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
 @register_kl(Independent, Independent)
