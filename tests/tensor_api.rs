@@ -95,6 +95,17 @@ fn composite_functions_print_what_torch_prints() {
     );
 }
 
+/// `save` and `load` of a checkpoint (tests/tensor/serialization_cases.py), pickled
+/// tensors and parameters, `weights_only`, the generator's state.
+#[test]
+fn saving_and_loading_print_what_torch_prints() {
+    prints_what_pytorch_printed(
+        &tensor_dir(),
+        "serialization_cases.py",
+        "serialization_cases.expected",
+    );
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

@@ -256,6 +256,22 @@ pub(super) mod module {
         random::manual_seed(seed);
     }
 
+    #[pyfunction]
+    fn initial_seed() -> u64 {
+        random::initial_seed()
+    }
+
+    /// The generator's state (`get_rng_state` in `serialization.py` makes it a tensor).
+    #[pyfunction]
+    fn _rng_state() -> u64 {
+        random::state()
+    }
+
+    #[pyfunction]
+    fn _set_rng_state(state: u64) {
+        random::restore(state);
+    }
+
     /// `rand`/`randn` through the registry: a recording makes it a node that draws when its
     /// graph runs, not when the frame is translated.
     fn random_tensor(

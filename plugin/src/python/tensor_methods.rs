@@ -2,7 +2,8 @@
 //! (`t`, `mm`, `rsqrt`, `any`, `logsumexp`, `new_zeros`...): Python source
 //! (`tensor_methods.py`, `tensor_indexing.py` for writes at indices and selections whose
 //! size is the data's, `tensor_compositions.py` for in-place spellings, splitting and
-//! stacking by axis name and products) built into the binary and run when `symtrace` is imported, each one's
+//! stacking by axis name and products, `serialization.py` for pickling, `save`, `load` and
+//! the generator's state) built into the binary and run when `symtrace` is imported, each one's
 //! `METHODS` set on `Tensor`, its `FUNCTIONS` and `MODULE_ONLY` on the module. Being Python, they are
 //! simulated as the user's own code is, op by op.
 
@@ -14,7 +15,7 @@ use rustpython_vm::PyPayload;
 use crate::tensor::PyTensor;
 
 /// The sources, in the order they run: a later one may use what an earlier one set.
-const SOURCES: [(&str, &str); 3] = [
+const SOURCES: [(&str, &str); 4] = [
     (
         include_str!("tensor_methods.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_methods.py"),
@@ -29,6 +30,10 @@ const SOURCES: [(&str, &str); 3] = [
             env!("CARGO_MANIFEST_DIR"),
             "/src/python/tensor_compositions.py"
         ),
+    ),
+    (
+        include_str!("serialization.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/serialization.py"),
     ),
 ];
 

@@ -3,10 +3,20 @@
 
 use std::sync::Mutex;
 
-static STATE: Mutex<u64> = Mutex::new(0x853c_49e6_748f_ea9b);
+const DEFAULT_SEED: u64 = 0x853c_49e6_748f_ea9b;
+
+static STATE: Mutex<u64> = Mutex::new(DEFAULT_SEED);
+
+/// The seed last given to `manual_seed` (torch's `initial_seed`).
+static INITIAL_SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(DEFAULT_SEED);
 
 pub fn manual_seed(seed: u64) {
+    INITIAL_SEED.store(seed, std::sync::atomic::Ordering::Relaxed);
     *STATE.lock().unwrap_or_else(|e| e.into_inner()) = seed;
+}
+
+pub fn initial_seed() -> u64 {
+    INITIAL_SEED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The generator's state, to put back with [`restore`] (a compiled graph that drew and then
@@ -16,7 +26,7 @@ pub fn state() -> u64 {
 }
 
 pub fn restore(state: u64) {
-    manual_seed(state);
+    *STATE.lock().unwrap_or_else(|e| e.into_inner()) = state;
 }
 
 fn next_u64(state: &mut u64) -> u64 {
