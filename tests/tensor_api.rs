@@ -106,6 +106,13 @@ fn saving_and_loading_print_what_torch_prints() {
     );
 }
 
+/// torch's top-level spellings of functional and in-place ops and small functions
+/// (tests/tensor/alias_cases.py), in torch's own argument orders.
+#[test]
+fn top_level_aliases_print_what_torch_prints() {
+    prints_what_pytorch_printed(&tensor_dir(), "alias_cases.py", "alias_cases.expected");
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

@@ -3,7 +3,8 @@
 //! (`tensor_methods.py`, `tensor_indexing.py` for writes at indices and selections whose
 //! size is the data's, `tensor_compositions.py` for in-place spellings, splitting and
 //! stacking by axis name and products, `serialization.py` for pickling, `save`, `load` and
-//! the generator's state) built into the binary and run when `symtrace` is imported, each one's
+//! the generator's state, `top_level_aliases.py` for torch's top-level spellings of
+//! functional and in-place ops) built into the binary and run when `symtrace` is imported, each one's
 //! `METHODS` set on `Tensor`, its `FUNCTIONS` and `MODULE_ONLY` on the module. Being Python, they are
 //! simulated as the user's own code is, op by op.
 
@@ -15,7 +16,7 @@ use rustpython_vm::PyPayload;
 use crate::tensor::PyTensor;
 
 /// The sources, in the order they run: a later one may use what an earlier one set.
-const SOURCES: [(&str, &str); 4] = [
+const SOURCES: [(&str, &str); 5] = [
     (
         include_str!("tensor_methods.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/tensor_methods.py"),
@@ -34,6 +35,13 @@ const SOURCES: [(&str, &str); 4] = [
     (
         include_str!("serialization.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/src/python/serialization.py"),
+    ),
+    (
+        include_str!("top_level_aliases.py"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/python/top_level_aliases.py"
+        ),
     ),
 ];
 
