@@ -113,6 +113,17 @@ fn top_level_aliases_print_what_torch_prints() {
     prints_what_pytorch_printed(&tensor_dir(), "alias_cases.py", "alias_cases.expected");
 }
 
+/// `scatter_reduce` with every reduction, with and without the target's own values
+/// (tests/tensor/scatter_reduce_cases.py), and `scatter(reduce='multiply')`.
+#[test]
+fn scatter_reduce_prints_what_torch_prints() {
+    prints_what_pytorch_printed(
+        &tensor_dir(),
+        "scatter_reduce_cases.py",
+        "scatter_reduce_cases.expected",
+    );
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

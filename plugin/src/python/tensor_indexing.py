@@ -24,12 +24,56 @@ def _scatter(self, dim, index, src=None, value=None, reduce=None):
     if reduce == "add":
         return _st.call_op("scatter_add", self, index, src, dim=dim)
     if reduce == "multiply":
-        raise NotImplementedError("scatter(reduce='multiply') is not supported by symtrace")
+        return _st.call_op("scatter_mul", self, index, src, dim=dim)
     raise RuntimeError(f"reduce argument must be either add or multiply, not {reduce!r}")
 
 
 def _scatter_add(self, dim, index, src):
     return _st.call_op("scatter_add", self, index, src, dim=dim)
+
+
+# What a reduction starts from where `include_self=False` drops the target's own value.
+_IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def _scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """torch's scatter_reduce: the values of `src` sent to each place (`out[index[i][j]][j]`
+    for dim 0) reduced with the target's own (`include_self`) by `sum`, `prod`, `mean`,
+    `amax` or `amin`; a place no index names keeps its value."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    base = self
+    if not include_self:
+        if reduce in _IDENTITY:
+            fill = _IDENTITY[reduce]
+        elif self.dtype == _st.bool:
+            fill = reduce == "amin"
+        elif self.is_floating_point():
+            fill = float("-inf") if reduce == "amax" else float("inf")
+        else:
+            info = _st.iinfo(self.dtype)
+            fill = info.min if reduce == "amax" else info.max
+        base = _st.call_op("scatter", self, index, _source(self, index, fill), dim=dim)
+    if reduce == "sum":
+        return _st.call_op("scatter_add", base, index, src, dim=dim)
+    if reduce == "prod":
+        return _st.call_op("scatter_mul", base, index, src, dim=dim)
+    if reduce == "amax":
+        return _st.call_op("scatter_amax", base, index, src, dim=dim)
+    if reduce == "amin":
+        return _st.call_op("scatter_amin", base, index, src, dim=dim)
+    total = _st.call_op("scatter_add", base, index, src, dim=dim)
+    start = _st.full_like(self, 1 if include_self else 0)
+    counts = _st.call_op("scatter_add", start, index, _st.ones_like(src), dim=dim)
+    counts = _st.where(counts == 0, _st.ones_like(counts), counts)
+    if self.is_floating_point():
+        return total / counts
+    return _st.div(total, counts, rounding_mode="floor")
+
+
+def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    self[...] = _scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    return self
 
 
 def _index_add(self, dim, index, source, *, alpha=1):
@@ -199,6 +243,8 @@ METHODS = {
     "scatter_": _scatter_,
     "scatter_add": _scatter_add,
     "scatter_add_": _scatter_add_,
+    "scatter_reduce": _scatter_reduce,
+    "scatter_reduce_": _scatter_reduce_,
     "index_add": _index_add,
     "index_add_": _index_add_,
     "index_copy": _index_copy,
@@ -217,4 +263,4 @@ MODULE_ONLY = {
     "bucketize": _bucketize,
 }
 
-FUNCTIONS = ["scatter", "scatter_add", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere", "unique"]
+FUNCTIONS = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere", "unique"]

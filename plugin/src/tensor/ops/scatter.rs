@@ -1,5 +1,6 @@
 //! Writes at indices along a dimension, the inverses of `gather` and `index_select`:
-//! `scatter` and `scatter_add` (`out[i][index[i][j]] = src[i][j]` for dim 1, or `+=`), and
+//! `scatter` and `scatter_add` (`out[i][index[i][j]] = src[i][j]` for dim 1, or `+=`; and
+//! `scatter_mul`, `scatter_amax`, `scatter_amin`, which `scatter_reduce` is made of), and
 //! `index_add`/`index_copy` (`out[index[i]] += source[i]` along the dimension). Each returns
 //! a new tensor; the in-place spellings (`scatter_`, `index_add_`) store it into the target.
 //! Writes are made in the row-major order of the index, so that of two writes to one place
@@ -18,6 +19,9 @@ use crate::tensor::shape::normalize_dim;
 enum Write {
     Replace,
     Add,
+    Mul,
+    Max,
+    Min,
 }
 
 impl Write {
@@ -25,25 +29,43 @@ impl Write {
         let (at, from) = (IxDyn(at), IxDyn(from));
         match (data, src) {
             (TensorData::Float64(o), TensorData::Float64(s)) => {
-                o[&at] = self.apply(o[&at], s[&from], |a, b| a + b)
+                o[&at] = self.float(o[&at], s[&from]);
             }
             (TensorData::Float32(o), TensorData::Float32(s)) => {
-                o[&at] = self.apply(o[&at], s[&from], |a, b| a + b)
+                o[&at] = self.float(f64::from(o[&at]), f64::from(s[&from])) as f32;
             }
             (TensorData::Int64(o), TensorData::Int64(s)) => {
-                o[&at] = self.apply(o[&at], s[&from], i64::wrapping_add)
+                let (old, new) = (o[&at], s[&from]);
+                o[&at] = match self {
+                    Write::Replace => new,
+                    Write::Add => old.wrapping_add(new),
+                    Write::Mul => old.wrapping_mul(new),
+                    Write::Max => old.max(new),
+                    Write::Min => old.min(new),
+                };
             }
             (TensorData::Bool(o), TensorData::Bool(s)) => {
-                o[&at] = self.apply(o[&at], s[&from], |a, b| a | b)
+                let (old, new) = (o[&at], s[&from]);
+                o[&at] = match self {
+                    Write::Replace => new,
+                    Write::Add | Write::Max => old | new,
+                    Write::Mul | Write::Min => old & new,
+                };
             }
             _ => unreachable!("the dtypes were checked by inference"),
         }
     }
 
-    fn apply<T>(self, old: T, new: T, add: impl Fn(T, T) -> T) -> T {
+    /// The write in floats (a float32 product or sum rounded once to float32 is the
+    /// float32 operation's result); a NaN wins a max or a min, as torch's.
+    fn float(self, old: f64, new: f64) -> f64 {
         match self {
             Write::Replace => new,
-            Write::Add => add(old, new),
+            Write::Add => old + new,
+            Write::Mul => old * new,
+            Write::Max | Write::Min if old.is_nan() || new.is_nan() => f64::NAN,
+            Write::Max => old.max(new),
+            Write::Min => old.min(new),
         }
     }
 }
@@ -180,7 +202,13 @@ fn position(k: i64, n: usize, d: usize) -> TResult<usize> {
 
 pub fn ops() -> Vec<OpDef> {
     let mut out = Vec::new();
-    for (name, write) in [("scatter", Write::Replace), ("scatter_add", Write::Add)] {
+    for (name, write) in [
+        ("scatter", Write::Replace),
+        ("scatter_add", Write::Add),
+        ("scatter_mul", Write::Mul),
+        ("scatter_amax", Write::Max),
+        ("scatter_amin", Write::Min),
+    ] {
         out.push(OpDef::new(
             name,
             Arity::Exactly(3),
