@@ -154,6 +154,20 @@ def cholesky(A, upper=False):
     return _st.call_op("linalg_cholesky", A, upper=bool(upper))
 
 
+def cholesky_solve(B, L, upper=False):
+    """The X of `A X = B` for A = L Lᵀ (U U ᵀ upside: `upper=True`, A = Uᵀ U), given its
+    Cholesky factor: two triangular solves."""
+    if upper:
+        return solve_triangular(L, solve_triangular(L.mT, B, upper=False), upper=True)
+    return solve_triangular(L.mT, solve_triangular(L, B, upper=False), upper=True)
+
+
+def cholesky_inverse(L, upper=False):
+    """The inverse of A = L Lᵀ (Uᵀ U with `upper=True`) from its Cholesky factor."""
+    eye = _st.eye(L.shape[-1], dtype=L.dtype).expand(L.shape)
+    return cholesky_solve(eye, L, upper=upper)
+
+
 def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
@@ -322,4 +336,5 @@ LINALG = {
 TOP_LEVEL = {
     "inverse": inv, "det": det, "logdet": logdet, "slogdet": slogdet, "cholesky": cholesky,
     "qr": qr, "matrix_power": matrix_power, "pinverse": pinv,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
 }

@@ -18,7 +18,7 @@ _IN_PLACE_UNARY = [
     "sqrt", "rsqrt", "abs", "neg", "sigmoid", "tanh", "sin", "cos", "exp", "log", "floor",
     "ceil", "round", "trunc", "reciprocal", "sign", "pow", "clamp_min", "clamp_max", "relu",
     "square", "log1p", "expm1", "frac", "erf", "erfc", "erfinv", "lgamma", "digamma", "fmod",
-    "remainder", "atan2", "igamma", "igammac",
+    "remainder", "atan2", "igamma", "igammac", "gcd", "lcm",
 ]
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor", "bool": "BoolTensor"}

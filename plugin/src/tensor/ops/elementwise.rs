@@ -115,10 +115,14 @@ pub enum Binary {
     Igamma,
     /// Its complement Q(self, other) (`torch.igammac`).
     Igammac,
+    /// The greatest common divisor of two ints (`torch.gcd`), non-negative.
+    Gcd,
+    /// The least common multiple of two ints (`torch.lcm`), non-negative.
+    Lcm,
 }
 
 impl Binary {
-    pub const ALL: [Binary; 22] = [
+    pub const ALL: [Binary; 24] = [
         Binary::Add,
         Binary::Sub,
         Binary::Mul,
@@ -141,6 +145,8 @@ impl Binary {
         Binary::Fmod,
         Binary::Igamma,
         Binary::Igammac,
+        Binary::Gcd,
+        Binary::Lcm,
     ];
 
     /// The op registered under `name`.
@@ -172,6 +178,8 @@ impl Binary {
             Binary::Fmod => "fmod",
             Binary::Igamma => "igamma",
             Binary::Igammac => "igammac",
+            Binary::Gcd => "gcd",
+            Binary::Lcm => "lcm",
         }
     }
 
@@ -196,6 +204,17 @@ impl Binary {
                 if common == DType::Bool =>
             {
                 DType::Int64
+            }
+            Binary::Gcd | Binary::Lcm if common != DType::Int64 => {
+                let name = match common {
+                    DType::Float64 => "Double",
+                    DType::Float32 => "Float",
+                    _ => "Bool",
+                };
+                return Err(TensorError::runtime(format!(
+                    "\"{}_cpu\" not implemented for '{name}'",
+                    self.name()
+                )));
             }
             Binary::And | Binary::Or | Binary::Xor if common.is_float() => {
                 return Err(TensorError::not_implemented(format!(
@@ -256,8 +275,26 @@ fn int_op(op: Binary, x: i64, y: i64) -> i64 {
         Binary::And => x & y,
         Binary::Or => x | y,
         Binary::Xor => x ^ y,
+        Binary::Gcd => gcd(x, y),
+        Binary::Lcm => {
+            let g = gcd(x, y);
+            if g == 0 {
+                0
+            } else {
+                (x / g).wrapping_mul(y).wrapping_abs()
+            }
+        }
         _ => unreachable!("not an integer arithmetic op"),
     }
+}
+
+/// Euclid's algorithm on the magnitudes (as torch's, `gcd(i64::MIN, 0)` wraps).
+fn gcd(x: i64, y: i64) -> i64 {
+    let (mut a, mut b) = (x.wrapping_abs(), y.wrapping_abs());
+    while b != 0 {
+        (a, b) = (b, a.wrapping_rem(b));
+    }
+    a.wrapping_abs()
 }
 
 #[inline]
