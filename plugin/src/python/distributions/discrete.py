@@ -11,6 +11,20 @@ def _either(probs, logits):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
+def _set_binary_param(dist, probs, logits):
+    """`dist.probs` or `dist.logits`, whichever was given, as a tensor (the other made on
+    demand); the batch shape: none for a Python number."""
+    _either(probs, logits)
+    given = probs if probs is not None else logits
+    (param,) = broadcast_all(given)
+    if probs is not None:
+        dist.probs = param
+    else:
+        dist.logits = param
+    dist._param = param
+    return () if isinstance(given, _NUMBER) else tuple(param.shape)
+
+
 def _expanded_param(dist, new, batch_shape):
     """`new` given `dist`'s parametrization, expanded to `batch_shape` (for Categorical,
     with the events' dimension kept)."""
@@ -27,15 +41,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _either(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        batch = () if isinstance(given, _NUMBER) else tuple(param.shape)
+        batch = _set_binary_param(self, probs, logits)
         super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

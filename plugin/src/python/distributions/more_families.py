@@ -133,14 +133,7 @@ class Geometric(Distribution):
     support = nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _either(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        batch = () if isinstance(given, _NUMBER) else tuple(param.shape)
+        batch = _set_binary_param(self, probs, logits)
         super().__init__(batch, validate_args=validate_args)
         if self._validate_args and probs is not None:
             valid = self.probs > 0

@@ -232,16 +232,20 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(Transform):
+class _Parameterless(Transform):
+    """A transform without parameters: any two of one class are equal, as torch's are."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = object.__hash__
+
+
+class ExpTransform(_Parameterless):
     domain = real
     codomain = positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -289,16 +293,11 @@ def _clipped_sigmoid(x):
     return _st.clamp(_st.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Parameterless):
     domain = real
     codomain = unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -313,16 +312,11 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_Parameterless):
     domain = real
     codomain = positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _st.nn.functional.softplus(x)
@@ -334,16 +328,11 @@ class SoftplusTransform(Transform):
         return -_st.nn.functional.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Parameterless):
     domain = real
     codomain = interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -357,14 +346,9 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - _st.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_Parameterless):
     domain = real
     codomain = positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -445,14 +429,9 @@ class AffineTransform(Transform):
     inverse_shape = forward_shape
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_Parameterless):
     domain = real_vector
     codomain = simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
