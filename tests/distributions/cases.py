@@ -248,3 +248,12 @@ show("gmm log_prob", lambda: gmm.log_prob(t(0.1, 0.2, 1.0, 1.5).reshape(2, 2)))
 show("gmm moments", lambda: (gmm.mean, gmm.variance))
 show("gmm sample", lambda: (tuple(gmm.sample((4,)).shape), tuple(mixture.sample((3, 2)).shape)))
 show("mixture mismatch", lambda: D.MixtureSameFamily(D.Categorical(logits=t(0.2, 0.1)), D.Normal(loc, scale)))
+
+for d in [D.Normal(st.zeros(3), 1.0), D.Categorical(logits=st.zeros(2, 3)), D.MultivariateNormal(st.zeros(2), st.eye(2)),
+          D.MixtureSameFamily(D.Categorical(logits=st.zeros(2)), D.Normal(st.zeros(2), 1.0)), D.Bernoulli(probs=st.tensor(0.3)),
+          D.Geometric(probs=st.tensor(0.3)), D.Beta(2.0, 3.0), D.StudentT(3.0), D.Independent(D.Normal(st.zeros(3), 1.0), 1),
+          D.Uniform(0.0, 1.0), D.OneHotCategorical(logits=st.zeros(3)), D.Poisson(st.tensor(2.0)), D.Dirichlet(st.ones(3)),
+          D.LogNormal(0.0, 1.0), D.Gumbel(0.0, 1.0), D.Chi2(st.tensor(2.0)), D.Gamma(1.0, 1.0), D.Laplace(0.0, 1.0),
+          D.Cauchy(0.0, 1.0), D.Exponential(1.0), D.HalfNormal(1.0)]:
+    e = d.expand((4,) + tuple(d.batch_shape))
+    print("expand", type(e).__name__, tuple(e.batch_shape), tuple(e.event_shape), tuple(e.sample((2,)).shape), e._validate_args)

@@ -17,9 +17,7 @@ def _expanded(dist, cls, batch_shape, _instance, names):
     batch_shape = tuple(batch_shape)
     for name in names:
         setattr(new, name, getattr(dist, name).expand(batch_shape))
-    Distribution.__init__(new, batch_shape, dist._event_shape, validate_args=False)
-    new._validate_args = dist._validate_args
-    return new
+    return _expanded_from(dist, new, batch_shape, dist._event_shape)
 
 
 class Normal(ExponentialFamily):
@@ -353,9 +351,7 @@ class Beta(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Beta, _instance)
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape)
 
     @property
     def concentration1(self):

@@ -48,9 +48,7 @@ class Bernoulli(ExponentialFamily):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = tuple(batch_shape)
         _expanded_param(self, new, batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape)
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
@@ -128,9 +126,7 @@ class Categorical(Distribution):
         batch_shape = tuple(batch_shape)
         _expanded_param(self, new, batch_shape + (self._num_events,))
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape)
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
@@ -203,9 +199,7 @@ class OneHotCategorical(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(OneHotCategorical, _instance)
         new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape, self._event_shape)
 
     def _new(self, *args, **kwargs):
         return self._categorical._new(*args, **kwargs)
@@ -273,9 +267,7 @@ class Poisson(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Poisson, _instance)
         new.rate = self.rate.expand(tuple(batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape)
 
     @property
     def mean(self):

@@ -87,6 +87,14 @@ def _standard_normal(shape, dtype):
     return _st.randn(shape, dtype=dtype)
 
 
+def _expanded_from(dist, new, batch_shape, event_shape=()):
+    """`new`, made by `dist.expand`, given its shapes without validating again (what `dist`
+    was given was validated), validating later values as `dist` does."""
+    Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+    new._validate_args = dist._validate_args
+    return new
+
+
 def _invalid_parameter(dist, param, value, constraint):
     return ValueError(
         f"Expected parameter {param} ({type(value).__name__} of shape {tuple(value.shape)}) "

@@ -41,10 +41,7 @@ class MixtureSameFamily(Distribution):
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        Distribution.__init__(new, batch_shape, tuple(new._component_distribution.event_shape),
-                              validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape, tuple(new._component_distribution.event_shape))
 
     @dependent_property
     def support(self):

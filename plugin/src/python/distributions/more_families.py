@@ -39,9 +39,7 @@ class StudentT(Distribution):
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
         new._chi2 = self._chi2.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -147,9 +145,7 @@ class Geometric(Distribution):
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = tuple(batch_shape)
         _expanded_param(self, new, batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape)
 
     @property
     def mean(self):

@@ -27,9 +27,7 @@ class Independent(Distribution):
         reinterpreted = self._event_shape[: self.reinterpreted_batch_ndims]
         new.base_dist = self.base_dist.expand(batch_shape + reinterpreted)
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape, self._event_shape)
 
     @property
     def has_rsample(self):
@@ -143,9 +141,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(batch_shape + n + n))
-        Distribution.__init__(new, batch_shape, n, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape, n)
 
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
@@ -218,9 +214,7 @@ class Dirichlet(ExponentialFamily):
         new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = tuple(batch_shape)
         new.concentration = self.concentration.expand(batch_shape + self._event_shape)
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expanded_from(self, new, batch_shape, self._event_shape)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
