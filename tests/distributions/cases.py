@@ -61,10 +61,12 @@ families = {
     "studentt": D.StudentT(t(0.5, 2.5, 30.0), loc, scale),
     "gumbel": D.Gumbel(loc, scale),
     "geometric": D.Geometric(probs=t(0.2, 0.5, 1.0)),
+    "weibull": D.Weibull(scale, t(0.5, 1.5, 3.0)),
+    "pareto": D.Pareto(t(0.1, 0.2, 0.5), t(0.5, 2.5, 4.0)),
 }
 for name, d in families.items():
     show(f"{name} shapes", lambda: (tuple(d.batch_shape), tuple(d.event_shape), d.has_rsample))
-    value = x.abs() / 1.5 if name in ("beta",) else x.abs() + 0.05 if name in ("exponential", "gamma", "lognormal", "halfnormal", "chi2") else t(0.0, 3.0, 1.0) if name == "geometric" else x
+    value = x.abs() / 1.5 if name in ("beta",) else x.abs() + 0.05 if name in ("exponential", "gamma", "lognormal", "halfnormal", "chi2", "weibull", "pareto") else t(0.0, 3.0, 1.0) if name == "geometric" else x
     show(f"{name} log_prob", lambda: d.log_prob(value))
     show(f"{name} mean", lambda: d.mean)
     show(f"{name} variance", lambda: d.variance)
@@ -74,7 +76,7 @@ for name, d in families.items():
     show(f"{name} cdf", lambda: d.cdf(value))
     show(f"{name} icdf", lambda: d.icdf(u))
     show(f"{name} perplexity", lambda: d.perplexity())
-    show(f"{name} support", lambda: repr(d.support) if name not in ("uniform",) else type(d.support).__name__)
+    show(f"{name} support", lambda: repr(d.support) if name not in ("uniform", "pareto") else type(d.support).__name__)
 
 logits = t(1.0, 2.0, 0.5, 0.1, 0.1, 3.0).reshape(2, 3)
 probs = t(0.2, 0.3, 0.5, 0.0, 0.25, 0.75).reshape(2, 3)
@@ -85,23 +87,31 @@ discrete = {
     "bernoulli probs": D.Bernoulli(probs=t(0.2, 0.5, 1.0)),
     "bernoulli logits": D.Bernoulli(logits=t(-1.0, 0.0, 4.0)),
     "poisson": D.Poisson(t(0.5, 4.0, 10.0)),
+    "binomial": D.Binomial(t(5.0, 5.0, 5.0), probs=t(0.2, 0.5, 0.9)),
+    "binomial logits": D.Binomial(10, logits=t(-1.0, 0.0, 30.0)),
+    "multinomial": D.Multinomial(6, probs=t(0.2, 0.3, 0.5)),
+    "negative binomial": D.NegativeBinomial(t(3.0, 0.5, 10.0), probs=t(0.2, 0.5, 0.9)),
 }
 values = {
     "categorical logits": st.tensor([2, 0]), "categorical probs": st.tensor([[0, 1], [2, 2]]),
     "onehot": t(0, 0, 1, 1, 0, 0).reshape(2, 3), "bernoulli probs": t(1, 0, 1),
-    "bernoulli logits": t(0, 1, 1), "poisson": t(1, 3, 12),
+    "bernoulli logits": t(0, 1, 1), "poisson": t(1, 3, 12), "binomial": t(0, 3, 5),
+    "binomial logits": t(2, 10, 10), "multinomial": t(1, 2, 3, 0, 0, 6).reshape(2, 3),
+    "negative binomial": t(0, 4, 30),
 }
 for name, d in discrete.items():
     show(f"{name} shapes", lambda: (tuple(d.batch_shape), tuple(d.event_shape)))
     show(f"{name} log_prob", lambda: d.log_prob(values[name]))
-    show(f"{name} entropy", lambda: d.entropy() if name != "poisson" else None)
+    # torch computes the multinomial's log(n!) in float32 (from an int tensor): 6 decimals.
+    show(f"{name} entropy", lambda: d.entropy() if name not in ("poisson", "negative binomial") else None,
+         6 if name == "multinomial" else 10)
     show(f"{name} mean", lambda: d.mean)
     show(f"{name} variance", lambda: d.variance)
-    show(f"{name} mode", lambda: d.mode)
+    show(f"{name} mode", lambda: d.mode if name != "multinomial" else None)
     show(f"{name} probs", lambda: d.probs if name != "poisson" else d.rate)
     show(f"{name} logits", lambda: d.logits if name != "poisson" else None)
-    show(f"{name} support", lambda: d.enumerate_support() if name != "poisson" else None)
-    show(f"{name} support unexpanded", lambda: d.enumerate_support(expand=False) if name != "poisson" else None)
+    show(f"{name} support", lambda: d.enumerate_support() if name not in ("poisson", "multinomial", "negative binomial") else None)
+    show(f"{name} support unexpanded", lambda: d.enumerate_support(expand=False) if name not in ("poisson", "multinomial", "negative binomial") else None)
 
 L = t(1.0, 0, 0, 0.5, 2.0, 0, 0.1, -0.3, 0.7).reshape(3, 3)
 cov = L @ L.T
@@ -157,6 +167,7 @@ pairs = [
     ("beta", D.Beta(t(2.0, 0.5), t(3.0, 0.5)), D.Beta(t(1.0, 2.0), t(1.0, 2.0))),
     ("dirichlet", dirichlet, D.Dirichlet(t(1.0, 1.0, 1.0))),
     ("poisson", D.Poisson(t(0.5, 4.0)), D.Poisson(t(1.0, 2.0))),
+    ("binomial", D.Binomial(t(5.0, 5.0, 6.0), probs=t(0.2, 0.5, 0.5)), D.Binomial(t(5.0, 5.0, 5.0), probs=t(0.5, 0.1, 0.5))),
     ("mvn", mvn, D.MultivariateNormal(t(0.0, 1.0, 0.0), covariance_matrix=st.eye(3, dtype=f64) * 2)),
     ("independent", ind, D.Independent(D.Normal(st.zeros(2, 3, dtype=f64), scale * 3), 1)),
     ("transformed", D.LogNormal(loc, scale), D.LogNormal(x, scale * 2)),
@@ -181,6 +192,9 @@ show("kl registered subclass", lambda: D.kl_divergence(Shifted(loc, scale), D.No
 show("kl inherited", lambda: D.kl_divergence(D.Normal(loc, scale), Shifted(x, scale)))
 
 errors = {
+    "binomial above count": lambda: D.Binomial(3, probs=t(0.5)).log_prob(t(4.0)),
+    "multinomial too many": lambda: D.Multinomial(3, probs=t(0.5, 0.5)).log_prob(t(3.0, 2.0)),
+    "binomial kl counts": lambda: D.kl_divergence(D.Binomial(t(2.0), probs=t(0.5)), D.Binomial(t(3.0), probs=t(0.5))),
     "normal negative scale": lambda: D.Normal(loc, -scale),
     "normal nan loc": lambda: D.Normal(t(float("nan")), t(1.0)),
     "uniform reversed": lambda: D.Uniform(t(1.0), t(0.0)),
@@ -220,8 +234,13 @@ draws = {
     "lognormal": (D.LogNormal(t(0.0, 0.5), t(0.25, 0.5)), (4000,)),
     "halfnormal": (D.HalfNormal(t(1.0, 2.0)), (4000,)),
     "chi2": (D.Chi2(t(1.0, 4.0)), (4000,)),
+    "binomial": (D.Binomial(t(10.0, 200.0, 3000.0), probs=t(0.3, 0.95, 0.5)), (4000,)),
+    "multinomial": (D.Multinomial(20, probs=t(0.2, 0.3, 0.5)), (4000,)),
+    "negative binomial": (D.NegativeBinomial(t(3.0, 10.0), probs=t(0.2, 0.6)), (8000,)),
     "studentt": (D.StudentT(t(5.0, 30.0), t(1.0, -1.0), t(1.0, 2.0)), (8000,)),
     "gumbel": (D.Gumbel(t(0.0, 1.0), t(1.0, 0.5)), (4000,)),
+    "weibull": (D.Weibull(t(1.0, 2.0), t(1.5, 3.0)), (4000,)),
+    "pareto": (D.Pareto(t(1.0, 2.0), t(4.0, 6.0)), (8000,)),
     "geometric": (D.Geometric(probs=t(0.3, 0.8)), (4000,)),
 }
 for name, (d, shape) in draws.items():
@@ -254,6 +273,8 @@ for d in [D.Normal(st.zeros(3), 1.0), D.Categorical(logits=st.zeros(2, 3)), D.Mu
           D.Geometric(probs=st.tensor(0.3)), D.Beta(2.0, 3.0), D.StudentT(3.0), D.Independent(D.Normal(st.zeros(3), 1.0), 1),
           D.Uniform(0.0, 1.0), D.OneHotCategorical(logits=st.zeros(3)), D.Poisson(st.tensor(2.0)), D.Dirichlet(st.ones(3)),
           D.LogNormal(0.0, 1.0), D.Gumbel(0.0, 1.0), D.Chi2(st.tensor(2.0)), D.Gamma(1.0, 1.0), D.Laplace(0.0, 1.0),
-          D.Cauchy(0.0, 1.0), D.Exponential(1.0), D.HalfNormal(1.0)]:
+          D.Cauchy(0.0, 1.0), D.Exponential(1.0), D.HalfNormal(1.0), D.Binomial(4, probs=st.tensor(0.3)),
+          D.Multinomial(5, probs=st.tensor([0.2, 0.8])), D.NegativeBinomial(2.0, probs=st.tensor(0.3)),
+          D.Weibull(1.0, 2.0), D.Pareto(1.0, 3.0)]:
     e = d.expand((4,) + tuple(d.batch_shape))
     print("expand", type(e).__name__, tuple(e.batch_shape), tuple(e.event_shape), tuple(e.sample((2,)).shape), e._validate_args)

@@ -210,3 +210,19 @@ def heavy_tails():
 
 
 case("student-t likelihood and gumbel noise", heavy_tails, [(st.randn(6, 3), st.randn(6)) for _ in range(2)])
+
+
+def count_draws():
+    """Binomial, Multinomial and NegativeBinomial samples and log-probabilities."""
+    from symtrace.distributions import Binomial, Multinomial, NegativeBinomial
+
+    def f(p):
+        b = Binomial(st.full_like(p, 12.0), probs=p)
+        m = Multinomial(10, probs=p / p.sum())
+        nb = NegativeBinomial(st.full_like(p, 3.0), probs=p)
+        kb, km = b.sample(), m.sample((2,))
+        return kb, b.log_prob(kb), km, m.log_prob(km), nb.sample(), nb.log_prob(st.ones_like(p))
+    return f
+
+
+case("binomial, multinomial and negative binomial", count_draws, [(st.rand(4) * 0.8 + 0.1,) for _ in range(2)])

@@ -23,7 +23,7 @@ macro_rules! source {
 }
 
 /// The sources, in the order they run.
-const SOURCES: [(&str, &str); 10] = [
+const SOURCES: [(&str, &str); 11] = [
     source!("constraints.py"),
     source!("distribution.py"),
     source!("continuous.py"),
@@ -32,6 +32,7 @@ const SOURCES: [(&str, &str); 10] = [
     source!("transforms.py"),
     source!("mixture.py"),
     source!("more_families.py"),
+    source!("counts.py"),
     source!("kl.py"),
     source!("exports.py"),
 ];
@@ -47,7 +48,7 @@ const MODULES: [(&str, &str); 5] = [
 
 /// torch's modules of single families (`from torch.distributions.normal import Normal`):
 /// each holds every family.
-const ALIASES: [&str; 25] = [
+const ALIASES: [&str; 30] = [
     "distribution",
     "exp_family",
     "normal",
@@ -73,6 +74,11 @@ const ALIASES: [&str; 25] = [
     "studentT",
     "gumbel",
     "geometric",
+    "binomial",
+    "multinomial",
+    "negative_binomial",
+    "weibull",
+    "pareto",
 ];
 
 fn module_names() -> impl Iterator<Item = (String, &'static str)> {

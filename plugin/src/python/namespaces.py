@@ -348,10 +348,18 @@ def poisson(input, generator=None):
     return _st.call_op("poisson", input)
 
 
+def binomial(count, prob, generator=None):
+    """Binomial draws, one per element of the counts `count` and probabilities `prob`."""
+    if generator is not None:
+        raise NotImplementedError("binomial(generator=...) is not supported by symtrace")
+    return _st.call_op("binomial", count, prob)
+
+
 TOP_LEVEL = {
     "_assert": _assert,
     "_standard_gamma": _standard_gamma,
     "poisson": poisson,
+    "binomial": binomial,
     "vmap": vmap,
     "autocast": autocast,
     "set_float32_matmul_precision": set_float32_matmul_precision,

@@ -202,6 +202,19 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Counts of at most `upper_bound` trials in all."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
+
+
 class _LowerTriangular(Constraint):
     event_dim = 2
 
@@ -268,6 +281,7 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+multinomial = _Multinomial
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 square = _Square()
@@ -281,5 +295,6 @@ CONSTRAINTS = {
     if not name.startswith("_") and name not in ("CONSTRAINTS",)
     and (isinstance(value, Constraint) or name in (
         "Constraint", "dependent_property", "independent", "integer_interval", "greater_than",
-        "greater_than_eq", "less_than", "interval", "half_open_interval", "is_dependent"))
+        "greater_than_eq", "less_than", "interval", "half_open_interval", "is_dependent",
+        "multinomial"))
 }

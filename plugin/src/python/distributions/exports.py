@@ -9,6 +9,7 @@ DISTRIBUTIONS = {
         "Cauchy", "Gamma", "Beta", "Bernoulli", "Categorical", "OneHotCategorical", "Poisson",
         "Independent", "MultivariateNormal", "Dirichlet", "TransformedDistribution",
         "LogNormal", "HalfNormal", "MixtureSameFamily", "Chi2", "StudentT", "Gumbel", "Geometric",
+        "Binomial", "Multinomial", "NegativeBinomial", "Weibull", "Pareto",
         "kl_divergence", "register_kl",
     )
 }

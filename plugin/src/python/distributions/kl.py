@@ -1,6 +1,6 @@
 """`kl_divergence(p, q)` and `register_kl`: the closed forms for pairs of families, chosen
 by the most specific pair of classes registered (as torch's dispatch, with its warning when
-two pairs are equally specific). Run after `more_families.py`, in the same namespace."""
+two pairs are equally specific). Run after `counts.py`, in the same namespace."""
 
 import math
 import warnings
@@ -186,6 +186,16 @@ def _kl_gumbel_gumbel(p, q):
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):
     return -p.entropy() - _st.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    # More trials in p than q: outcomes q cannot give, an infinite divergence.
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    return _st.where(inf_idxs, _st.full_like(kl, math.inf), kl)
 
 
 @register_kl(HalfNormal, HalfNormal)

@@ -1,5 +1,6 @@
 """Families built on the others: Chi2 (a Gamma), StudentT (a normal over the root of a Chi2),
-Gumbel (uniform noise through two logarithms, as torch composes it) and Geometric. Run after
+Gumbel (uniform noise through two logarithms, as torch composes it), Geometric, Weibull and
+Pareto (exponential noise transformed). Run after
 `mixture.py`, in the same namespace."""
 
 import math
@@ -186,3 +187,88 @@ class Geometric(Distribution):
     def entropy(self):
         bce = _st.nn.functional.binary_cross_entropy_with_logits
         return bce(self.logits, self.probs, reduction="none") / self.probs
+
+
+class Weibull(TransformedDistribution):
+    """Unit exponential noise raised to 1/concentration and scaled."""
+
+    arg_constraints = {"scale": positive, "concentration": positive}
+    support = positive
+
+    def __init__(self, scale, concentration, validate_args=None):
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        base = Exponential(_st.ones_like(self.scale), validate_args=validate_args)
+        super().__init__(base, self._transforms(), validate_args=validate_args)
+
+    def _transforms(self):
+        return [PowerTransform(exponent=self.concentration_reciprocal),
+                AffineTransform(loc=0, scale=self.scale)]
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
+        batch_shape = tuple(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        TransformedDistribution.__init__(new, self.base_dist.expand(batch_shape), new._transforms(),
+                                         validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.scale * _st.exp(_st.lgamma(1 + self.concentration_reciprocal))
+
+    @property
+    def mode(self):
+        c = self.concentration
+        return self.scale * ((c - 1) / c) ** c.reciprocal()
+
+    @property
+    def variance(self):
+        r = self.concentration_reciprocal
+        return self.scale.pow(2) * (_st.exp(_st.lgamma(1 + 2 * r)) - _st.exp(2 * _st.lgamma(1 + r)))
+
+    def entropy(self):
+        r = self.concentration_reciprocal
+        return _EULER * (1 - r) + _st.log(self.scale * r) + 1
+
+
+class Pareto(TransformedDistribution):
+    """Exponential noise exponentiated and scaled."""
+
+    arg_constraints = {"alpha": positive, "scale": positive}
+
+    def __init__(self, scale, alpha, validate_args=None):
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base = Exponential(self.alpha, validate_args=validate_args)
+        super().__init__(base, [ExpTransform(), AffineTransform(loc=0, scale=self.scale)],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Pareto, _instance)
+        new.scale = self.scale.expand(tuple(batch_shape))
+        new.alpha = self.alpha.expand(tuple(batch_shape))
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        a = self.alpha.clamp(min=1)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        a = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    @dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return greater_than_eq(self.scale)
+
+    def entropy(self):
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())

@@ -65,6 +65,7 @@ const SIZE_FREE: &[&str] = &[
     "multinomial",
     "standard_gamma",
     "poisson",
+    "binomial",
     "where",
     "to",
     "sum",

@@ -1,7 +1,8 @@
 //! Draws from the process's seeded generator (`random`) that take parameters per element or
 //! per row: `multinomial` (indices drawn from each row of a tensor of weights, not
 //! necessarily normalized, with or without replacement), `standard_gamma` (torch's
-//! `_standard_gamma`, which Gamma, Beta and Dirichlet samples are made of) and `poisson`.
+//! `_standard_gamma`, which Gamma, Beta and Dirichlet samples are made of), `poisson` and
+//! `binomial` (counts and probabilities, element by element).
 //! They draw, so a graph runs each once per call, in the program's order.
 
 use crate::tensor::registry::{Arity, Attrs, Meta, OpDef};
@@ -21,7 +22,71 @@ pub fn ops() -> Vec<OpDef> {
             per_element(t[0], poisson)
         })
         .draws(),
+        OpDef::new("binomial", Arity::Exactly(2), binomial_meta, |t, _| {
+            binomial_draws(t[0], t[1])
+        })
+        .draws(),
     ]
+}
+
+/// `binomial(count, prob)`: two float tensors of one type and shape.
+fn binomial_meta(m: &[Meta], a: &Attrs) -> TResult<Meta> {
+    let meta = same_float(&m[..1], a)?;
+    if m[1].dtype != meta.dtype || m[1].shape != meta.shape {
+        return Err(TensorError::runtime(format!(
+            "binomial: expected count and prob of one type and shape, got {} {:?} and {} {:?}",
+            meta.dtype.name(),
+            meta.shape,
+            m[1].dtype.name(),
+            m[1].shape
+        )));
+    }
+    Ok(meta)
+}
+
+fn binomial_draws(count: &TensorData, prob: &TensorData) -> TResult<TensorData> {
+    let out: Vec<Scalar> = count
+        .to_scalars()
+        .into_iter()
+        .zip(prob.to_scalars())
+        .map(|(n, p)| Scalar::Float(binomial(n.as_f64(), p.as_f64())))
+        .collect();
+    TensorData::from_scalars(count.shape(), &out, count.dtype())
+}
+
+/// A Binomial(n, p) draw: by inversion from 0 where few successes (or failures) are
+/// expected, counting n Bernoulli trials otherwise.
+fn binomial(n: f64, p: f64) -> f64 {
+    if n.is_nan() || p.is_nan() || n < 0.0 || !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
+    }
+    let n = n.floor();
+    if p == 0.0 || n == 0.0 {
+        return 0.0;
+    }
+    if p == 1.0 {
+        return n;
+    }
+    // Draw the rarer outcome, so that the inversion's start (1 - p)^n stays normal.
+    let (q, flipped) = if p > 0.5 { (1.0 - p, true) } else { (p, false) };
+    let k = if n * q < 30.0 {
+        let u = uniform();
+        let ratio = q / (1.0 - q);
+        let (mut k, mut term) = (0.0, (1.0 - q).powf(n));
+        let mut total = term;
+        while u > total && k < n {
+            k += 1.0;
+            term *= ratio * (n - k + 1.0) / k;
+            total += term;
+        }
+        k
+    } else {
+        crate::tensor::random::uniform(n as usize)
+            .into_iter()
+            .filter(|&u| u < q)
+            .count() as f64
+    };
+    if flipped { n - k } else { k }
 }
 
 /// A float tensor's own meta: a draw per element.
@@ -232,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn gamma_and_poisson_draws_have_their_laws_moments() {
+    fn gamma_poisson_and_binomial_draws_have_their_laws_moments() {
         for &alpha in &[0.3, 1.0, 2.5, 40.0] {
             let (mean, var) = moments(standard_gamma, alpha, 20_000);
             let se = (alpha / 20_000.0).sqrt();
@@ -259,6 +324,18 @@ mod tests {
         }
         assert_eq!(standard_gamma(0.0), 0.0);
         assert!(poisson(-1.0).is_nan());
+        for &(n, p) in &[(10.0, 0.3), (200.0, 0.9), (5000.0, 0.5), (40.0, 0.01)] {
+            let xs: Vec<f64> = (0..20_000).map(|_| binomial(n, p)).collect();
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            let se = (n * p * (1.0 - p) / 20_000.0).sqrt();
+            assert!(
+                (mean - n * p).abs() < 5.0 * se,
+                "binomial {n} {p}: mean {mean}"
+            );
+            assert!(xs.iter().all(|&x| (0.0..=n).contains(&x) && x == x.floor()));
+        }
+        assert_eq!(binomial(7.0, 1.0), 7.0);
+        assert!(binomial(3.0, 1.5).is_nan());
     }
 
     #[test]
