@@ -124,6 +124,17 @@ fn scatter_reduce_prints_what_torch_prints() {
     );
 }
 
+/// `Generator` objects given to the draws, `random_split` and `DataLoader`
+/// (tests/tensor/generator_cases.py): reproducible, and apart from the global stream.
+#[test]
+fn generators_behave_as_torch_s() {
+    prints_what_pytorch_printed(
+        &tensor_dir(),
+        "generator_cases.py",
+        "generator_cases.expected",
+    );
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

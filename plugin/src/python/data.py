@@ -80,8 +80,6 @@ class ConcatDataset(Dataset):
 def random_split(dataset, lengths, generator=None):
     """`dataset` cut into subsets of `lengths` (counts, or fractions summing to 1) of a
     random permutation."""
-    if generator is not None:
-        raise NotImplementedError("symtrace's random_split draws from symtrace's own generator")
     n = len(dataset)
     if all(0 <= f <= 1 for f in lengths) and abs(sum(lengths) - 1) < 1e-9 and sum(lengths) <= 1:
         counts = [int(f * n) for f in lengths]
@@ -90,7 +88,7 @@ def random_split(dataset, lengths, generator=None):
         lengths = counts
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = _st.randperm(n).tolist()
+    order = _st.randperm(n, generator=generator).tolist()
     out, offset = [], 0
     for length in lengths:
         out.append(Subset(dataset, order[offset:offset + length]))
@@ -132,8 +130,6 @@ class DataLoader:
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
                  timeout=0, worker_init_fn=None, generator=None, prefetch_factor=None,
                  persistent_workers=False, pin_memory_device=""):
-        if generator is not None:
-            raise NotImplementedError("symtrace's DataLoader draws from symtrace's own generator")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         self.dataset = dataset
@@ -144,12 +140,13 @@ class DataLoader:
         self.num_workers = num_workers
         self.collate_fn = default_collate if collate_fn is None else collate_fn
         self.drop_last = drop_last
+        self.generator = generator
 
     def _indices(self):
         if self.sampler is not None:
             return list(self.sampler)
         n = len(self.dataset)
-        return _st.randperm(n).tolist() if self.shuffle else list(range(n))
+        return _st.randperm(n, generator=self.generator).tolist() if self.shuffle else list(range(n))
 
     def __iter__(self):
         if isinstance(self.dataset, IterableDataset):

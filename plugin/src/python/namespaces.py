@@ -344,14 +344,16 @@ def _standard_gamma(input):
 def poisson(input, generator=None):
     """Poisson draws, one per element of the rates `input` (as floats of its type)."""
     if generator is not None:
-        raise NotImplementedError("poisson(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _st.call_op("poisson", input)
     return _st.call_op("poisson", input)
 
 
 def binomial(count, prob, generator=None):
     """Binomial draws, one per element of the counts `count` and probabilities `prob`."""
     if generator is not None:
-        raise NotImplementedError("binomial(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _st.call_op("binomial", count, prob)
     return _st.call_op("binomial", count, prob)
 
 

@@ -1,7 +1,7 @@
 """torch's saving and loading (`save`, `load`: Python's pickle, tensors pickled as their
 values, shape, type and parameter mark, so that a checkpoint written by `save` of a model's
-`state_dict` loads back into one) and its generator's state (`get_rng_state`,
-`set_rng_state`, `initial_seed`, `seed`), and `set_printoptions` (taken, not followed:
+`state_dict` loads back into one), its generator's state (`get_rng_state`,
+`set_rng_state`, `initial_seed`, `seed`) and `Generator` objects, and `set_printoptions` (taken, not followed:
 symtrace prints tensors its own way). Built into the binary; `_st` is the symtrace module.
 The files are symtrace's own: torch's zip archives do not load here, nor ours in torch."""
 
@@ -83,6 +83,62 @@ def seed():
     return s
 
 
+class Generator:
+    """torch's `Generator`: a random stream of its own, seeded apart from the global one
+    (`random_split(ds, lengths, generator=Generator().manual_seed(42))`). A draw given it
+    runs on the global generator with the stream's state swapped in (`_drawing_from`)."""
+
+    def __init__(self, device="cpu"):
+        self.device = _st.device(device) if isinstance(device, str) else device
+        self._seed = 67280421310721
+        self._state = self._seed
+
+    def manual_seed(self, seed):
+        self._seed = int(seed) & ((1 << 64) - 1)
+        self._state = self._seed
+        return self
+
+    def seed(self):
+        self.manual_seed(int.from_bytes(_os.urandom(8), "little") >> 1)
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        state = self._state
+        return _st.tensor([state - (1 << 64) if state >= (1 << 63) else state], dtype=_st.int64)
+
+    def set_state(self, new_state):
+        self._state = int(new_state.reshape(-1)[0].item()) & ((1 << 64) - 1)
+        return self
+
+    def __repr__(self):
+        return "<symtrace.Generator>"
+
+
+class _drawing_from:
+    """`with _drawing_from(generator):` the global generator has `generator`'s state for the
+    draws inside, and gets its own back after (a None generator changes nothing)."""
+
+    def __init__(self, generator):
+        if generator is not None and not isinstance(generator, Generator):
+            raise TypeError(f"generator must be a symtrace.Generator, not {type(generator).__name__}")
+        self.generator = generator
+
+    def __enter__(self):
+        if self.generator is not None:
+            self.saved = _st._rng_state()
+            _st._set_rng_state(self.generator._state)
+        return self
+
+    def __exit__(self, *exc):
+        if self.generator is not None:
+            self.generator._state = _st._rng_state()
+            _st._set_rng_state(self.saved)
+        return False
+
+
 _PRINT_OPTIONS = {}
 
 
@@ -97,6 +153,6 @@ FUNCTIONS = []
 MODULE_ONLY = {
     "_rebuild_tensor": _rebuild_tensor, "save": save, "load": load,
     "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "seed": seed,
-    "set_printoptions": set_printoptions,
+    "set_printoptions": set_printoptions, "Generator": Generator, "_drawing_from": _drawing_from,
 }
 METHODS = {"__reduce__": _reduce}

@@ -720,7 +720,8 @@ def _bernoulli(self, p=None, *, generator=None):
     """torch's bernoulli: each element 1 with probability `p` (the element itself when `p`
     is not given), 0 otherwise, in the tensor's type."""
     if generator is not None:
-        raise NotImplementedError("bernoulli(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _bernoulli(self, p)
     chance = self if p is None else p
     return (_st.rand(*self.shape, dtype=_st.float64) < chance).to(self.dtype)
 
@@ -733,7 +734,8 @@ def _bernoulli_(self, p=0.5, *, generator=None):
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     if generator is not None:
-        raise NotImplementedError("exponential_(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _exponential_(self, lambd)
     self[...] = -(1.0 - _st.rand(*self.shape, dtype=_st.float64)).log().to(self.dtype) / lambd
     return self
 
@@ -741,7 +743,8 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 def _randperm(n, *, dtype=None, device=None, generator=None):
     """A random permutation of range(n): the order that sorts n uniform draws."""
     if generator is not None:
-        raise NotImplementedError("randperm(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _randperm(n, dtype=dtype, device=device)
     perm = _st.rand(n, dtype=_st.float64).argsort()
     return perm if dtype is None else perm.to(dtype)
 
@@ -750,7 +753,8 @@ def _normal(mean, std=1.0, size=None, *, dtype=None, generator=None):
     """torch's normal: of tensor means and/or standard deviations (broadcast), or of two
     numbers and a size."""
     if generator is not None:
-        raise NotImplementedError("normal(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _normal(mean, std, size, dtype=dtype)
     tensors = [t for t in (mean, std) if isinstance(t, _st.Tensor)]
     if not tensors:
         if size is None:
@@ -1089,7 +1093,8 @@ def _multinomial(self, num_samples, replacement=False, *, generator=None):
     """torch's multinomial: indices drawn from each row of weights (a registry op that a
     graph draws when it runs)."""
     if generator is not None:
-        raise NotImplementedError("multinomial(generator=...) is not supported by symtrace")
+        with _st._drawing_from(generator):
+            return _multinomial(self, num_samples, replacement)
     return _st.call_op("multinomial", self, num_samples=num_samples, replacement=bool(replacement))
 
 
