@@ -29,7 +29,7 @@ def _expanded_count(dist, cls, batch_shape, _instance):
     return _expanded_from(dist, new, batch_shape)
 
 
-class Binomial(Distribution):
+class Binomial(_BinaryParametrized, Distribution):
     arg_constraints = {"total_count": nonnegative_integer, "probs": unit_interval,
                        "logits": real}
     has_enumerate_support = True
@@ -56,18 +56,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -176,7 +164,7 @@ class Multinomial(Distribution):
         return log_factorial_n - log_factorial_xs + (logits * value).sum(-1)
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_BinaryParametrized, Distribution):
     arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_interval(0.0, 1.0),
                        "logits": real}
     support = nonnegative_integer
@@ -199,18 +187,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / _st.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=()):
         with _st.no_grad():

@@ -25,6 +25,26 @@ def _set_binary_param(dist, probs, logits):
     return () if isinstance(given, _NUMBER) else tuple(param.shape)
 
 
+class _BinaryParametrized:
+    """A family given by the probability of one outcome or by its log-odds, the other made
+    on demand (Bernoulli, Geometric, Binomial, NegativeBinomial)."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+
 def _expanded_param(dist, new, batch_shape):
     """`new` given `dist`'s parametrization, expanded to `batch_shape` (for Categorical,
     with the events' dimension kept)."""
@@ -34,7 +54,7 @@ def _expanded_param(dist, new, batch_shape):
             new._param = getattr(new, name)
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryParametrized, ExponentialFamily):
     arg_constraints = {"probs": unit_interval, "logits": real}
     support = boolean
     has_enumerate_support = True
@@ -50,9 +70,6 @@ class Bernoulli(ExponentialFamily):
         _expanded_param(self, new, batch_shape)
         return _expanded_from(self, new, batch_shape)
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     @property
     def mean(self):
         return self.probs
@@ -65,18 +82,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -127,7 +127,7 @@ class Gumbel(TransformedDistribution):
         return self.scale.log() + (1 + _EULER)
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryParametrized, Distribution):
     arg_constraints = {"probs": unit_interval, "logits": real}
     support = nonnegative_integer
 
@@ -159,14 +159,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=()):
         # The number of failures before the first success: floor(log U / log(1 - p)).
