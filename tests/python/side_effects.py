@@ -301,6 +301,16 @@ def delete_and_store_again(x, table):
     return x * len(table), list(table.items())
 
 
+def counts_by_size(x, counts):
+    # A table keyed by ints (a count per batch size, per layer number) read whole after the
+    # call stored into it: the stored key keeps its place, a new one goes last, a deleted
+    # one is gone.
+    counts[x.shape[0]] = counts.get(x.shape[0], 0) + 1
+    counts[(x.shape[0], 2)] = "pair"
+    counts.pop(7, None)
+    return x * len(counts), dict(counts), sorted(k for k in counts if isinstance(k, int))
+
+
 def store_then_break(x, table):
     table["step"] = table.get("step", 0) + 1
     total = x * 2.0
@@ -315,6 +325,7 @@ st.manual_seed(0)
 x = st.randn(3)
 check("list.append, extend and insert", appends, lambda: (x, ["old"]), 1, 0)
 check("dict and list item stores", item_stores, lambda: (x, {"keep": 1}, [0, 1, 2]), 1, 0)
+check("an int-keyed table read whole after stores", counts_by_size, lambda: (x, {7: 1, 3: 5, 1: 2}), 1, 0)
 check("attribute stores", attribute_stores, lambda: (x, Model()), 1, 0)
 check("global stores and deletes", global_stores, lambda: (x,), 1, 0, state_of=lambda args: None)
 check("another module's globals stored by its functions, read as its attributes",

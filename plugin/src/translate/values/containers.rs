@@ -2,13 +2,12 @@
 //! from the frame), item stores and deletes (on the caller's: side effects), iteration and
 //! the entries of mappings.
 
-use rustpython_vm::builtins::{PyDict, PyInt, PySlice, PyStr};
+use rustpython_vm::builtins::{PyInt, PySlice};
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
-use crate::translate::guards::guard::{Check, ordered_keys};
-use crate::translate::key_const::{KeyConst, StoreKey};
+use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::caller_dicts::CallerKey;
@@ -427,151 +426,6 @@ impl State<'_> {
         }
     }
 
-    /// The entries of a dict of the caller's (exactly a dict, keyed by strings): its keys, in
-    /// order, guarded; its values read through their keys.
-    pub fn lazy_dict_entries(
-        &mut self,
-        o: &PyObjectRef,
-        source: &crate::translate::source::Source,
-    ) -> SimResult<Vec<(PyObjectRef, Var)>> {
-        let ordered = crate::translate::values::dict_subclasses::dict_like(o.class(), self.vm)
-            .is_some_and(|k| !k.in_dict_order());
-        let stores = self.dict_stores(o, source)?;
-        let d = o.downcast_ref::<PyDict>().expect("dict");
-        if stores.is_empty()
-            && !ordered
-            && let Some(entries) = self.identity_keyed_entries(d, source)
-        {
-            return Ok(entries);
-        }
-        // An `OrderedDict` in its own order (its links), each value read from its dict.
-        let entries: Vec<(PyObjectRef, PyObjectRef)> = match ordered {
-            false => d.into_iter().collect(),
-            true => ordered_keys(o, self.vm)
-                .ok_or_else(|| Unsupported::new(Kind::Value, "an OrderedDict's keys"))?
-                .into_iter()
-                .filter_map(|k| {
-                    let v = d.get_item_opt(k.as_str(), self.vm).ok().flatten()?;
-                    Some((vm_str(self.vm, &k), v))
-                })
-                .collect(),
-        };
-        if stores.is_empty()
-            && !ordered
-            && let Some(entries) = self.const_keyed_entries(d, source)
-        {
-            return Ok(entries);
-        }
-        let mut out = Vec::new();
-        let mut keys = Vec::new();
-        for (k, val) in entries {
-            let Some(ks) = k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
-                return unsupported(
-                    Kind::Value,
-                    "a mapping with keys that are not all strings, nor all objects hashed by identity",
-                );
-            };
-            keys.push(ks.to_owned());
-            out.push((k.clone(), Var::Lazy(val, source.clone().key(ks))));
-        }
-        self.guard(source, Check::type_is(o.class().to_owned()));
-        self.guard(
-            source,
-            match ordered {
-                true => Check::OrderedKeys(keys),
-                false => Check::Keys(keys),
-            },
-        );
-        // What the call stored and deleted, as the dict does it: a key stored again keeps
-        // its place, a new one (or one deleted and stored again) goes last.
-        for (key, value) in stores {
-            let StoreKey::Const(KeyConst::Str(key)) = key else {
-                return unsupported(
-                    Kind::Value,
-                    "a read of the whole of a dict the call stored a key that is not a str into",
-                );
-            };
-            let at = out.iter().position(|(k, _)| {
-                k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) == Some(&key)
-            });
-            match (at, value) {
-                (Some(i), Some(v)) => out[i].1 = v,
-                (Some(i), None) => {
-                    out.remove(i);
-                }
-                (None, Some(v)) => out.push((vm_str(self.vm, &key), v)),
-                (None, None) => {}
-            }
-        }
-        Ok(out)
-    }
-
-    /// The entries of the caller's dict `d` (read from `source`, unchanged by the call) when
-    /// its keys are ints, tuples, dtypes, bytes or `None`, one a str at most (`KeyConst`: a
-    /// table keyed by layer numbers or dtypes, `for i, w in self.weights.items()`): the keys
-    /// guarded, in order; each value read through its key.
-    fn const_keyed_entries(
-        &mut self,
-        d: &rustpython_vm::Py<PyDict>,
-        source: &crate::translate::source::Source,
-    ) -> Option<Vec<(PyObjectRef, Var)>> {
-        let vm = self.vm;
-        let keys = d.keys_vec();
-        let consts: Vec<KeyConst> = keys
-            .iter()
-            .map(|k| KeyConst::of(k, &vm.ctx))
-            .collect::<Option<_>>()?;
-        // All str keys take the path of str keys (`Check::Keys`, a stamp).
-        if consts.iter().all(|k| matches!(k, KeyConst::Str(_))) {
-            return None;
-        }
-        let mut out = Vec::with_capacity(keys.len());
-        for (k, c) in keys.iter().zip(&consts) {
-            let val = d.get_item_opt(&**k, vm).ok().flatten()?;
-            out.push((
-                k.clone(),
-                Var::Lazy(val, source.clone().const_key(c.clone())),
-            ));
-        }
-        self.guard(source, Check::type_is(d.class().to_owned()));
-        self.guard(source, Check::ConstKeys(consts));
-        Some(out)
-    }
-
-    /// The entries of the caller's dict `d` (read from `source`, unchanged by the call) when
-    /// its keys are all objects hashed by identity (an optimizer's state keyed by its
-    /// parameters, `for p, s in self.state.items()`): the keys guarded to be these very
-    /// objects, in order; each value read through its key.
-    fn identity_keyed_entries(
-        &mut self,
-        d: &rustpython_vm::Py<PyDict>,
-        source: &crate::translate::source::Source,
-    ) -> Option<Vec<(PyObjectRef, Var)>> {
-        let keys = d.keys_vec();
-        // `key_var` holds a key as the caller's object exactly when it is found by identity.
-        let by_identity =
-            |k: &PyObjectRef| matches!(crate::translate::values::key_var(k), Var::Lazy(..));
-        if keys.is_empty() || !keys.iter().all(by_identity) {
-            return None;
-        }
-        let mut out = Vec::new();
-        for k in &keys {
-            let value = d.inner_getitem_opt(&**k, self.vm).ok().flatten()?;
-            let at = source
-                .clone()
-                .id_key(crate::translate::source::Source::object(k.clone()));
-            out.push((k.clone(), Var::Lazy(value, at)));
-        }
-        let o: PyObjectRef = d.to_owned().into();
-        self.guard(source, Check::type_is(o.class().to_owned()));
-        let idents = keys
-            .into_iter()
-            .map(crate::translate::guards::ident::Ident::new)
-            .collect();
-        self.guard(source, Check::KeyObjects(idents));
-        Some(out)
-    }
-
     /// The rows of a tensor (`for row in t`), each its own indexing op; how many there are
     /// is fixed by the tensor's guard.
     fn tensor_rows(&mut self, t: &Var) -> SimResult<Vec<Var>> {
@@ -665,8 +519,4 @@ fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
         return too_long();
     }
     Ok(items.into_iter().map(Var::Obj).collect())
-}
-
-fn vm_str(vm: &VirtualMachine, s: &str) -> PyObjectRef {
-    vm.ctx.new_str(s).into()
 }

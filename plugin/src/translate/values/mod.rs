@@ -13,6 +13,7 @@ pub mod builtins;
 pub mod cached_calls;
 pub mod callables;
 pub mod caller_cells;
+pub mod caller_dict_entries;
 pub mod caller_dicts;
 pub mod caller_lists;
 pub mod calls;
