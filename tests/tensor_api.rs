@@ -135,6 +135,19 @@ fn generators_behave_as_torch_s() {
     );
 }
 
+/// Small pieces of torch's API that model and data code calls (tests/tensor/api_fill_cases.py):
+/// `addcmul_`, `stride`, `unique_consecutive`, `masked_scatter`, `put_`, the legacy tensor
+/// types, `Embedding.from_pretrained` and `max_norm`, `BatchNorm3d`, `dirac_`, `pdist`, and
+/// five losses.
+#[test]
+fn api_fills_print_what_torch_prints() {
+    prints_what_pytorch_printed(
+        &tensor_dir(),
+        "api_fill_cases.py",
+        "api_fill_cases.expected",
+    );
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

@@ -198,6 +198,9 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype not in names:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = getattr(_st, names[dtype])
+    elif isinstance(dtype, type):
+        # A legacy tensor type (`x.type(torch.FloatTensor)`): its dtype.
+        dtype = dtype.dtype
     return self.to(dtype)
 
 

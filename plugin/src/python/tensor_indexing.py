@@ -175,6 +175,65 @@ def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=No
     return result
 
 
+def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    """torch's unique_consecutive over all elements: each run of equal neighbours once, in
+    order, with each element's run and each run's length (a bool mask index: a graph stops
+    there)."""
+    if dim is not None:
+        raise NotImplementedError("unique_consecutive(dim=...) is not supported by symtrace")
+    flat = self.reshape(-1)
+    n = flat.shape[0]
+    if n == 0:
+        first = flat != flat
+    else:
+        first = _st.cat([_st.ones(1, dtype=_st.bool), flat[1:] != flat[:-1]])
+    out = flat[first]
+    if not (return_inverse or return_counts):
+        return out
+    result = (out,)
+    if return_inverse:
+        result += ((first.long().cumsum(0) - 1).reshape(self.shape),)
+    if return_counts:
+        starts = _st.arange(n)[first]
+        ends = _st.cat([starts[1:], _st.tensor([n])])
+        result += (ends - starts,)
+    return result
+
+
+def _masked_scatter(self, mask, source):
+    """torch's masked_scatter: the elements where `mask` (broadcast to this shape) is true
+    take `source`'s elements in order, the others stay."""
+    if mask.dtype != _st.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    where = mask.expand(*self.shape).reshape(-1)
+    taken = int(where.sum())
+    if taken > source.numel():
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as the ones selected by the mask")
+    out = self.reshape(-1).clone()
+    out[where] = source.reshape(-1)[:taken].to(self.dtype)
+    return out.reshape(self.shape)
+
+
+def _masked_scatter_(self, mask, source):
+    self[...] = _masked_scatter(self, mask, source)
+    return self
+
+
+def _put_(self, index, source, accumulate=False):
+    """torch's put_: `source`'s elements written at the flat positions `index` names
+    (added to what is there with `accumulate`)."""
+    flat = self.reshape(-1)
+    positions = index.reshape(-1)
+    values = source.reshape(-1).to(self.dtype)
+    if accumulate:
+        flat = flat.index_add(0, positions, values)
+    else:
+        flat = flat.clone()
+        flat[positions] = values
+    self[...] = flat.reshape(self.shape)
+    return self
+
+
 def _unfold(self, dimension, size, step):
     """torch's Tensor.unfold: every window of `size` elements, `step` apart, along
     `dimension`, as a new last dimension (read through one index_select)."""
@@ -256,6 +315,10 @@ METHODS = {
     "argwhere": lambda self: _nonzero(self),
     "unfold": _unfold,
     "unique": _unique,
+    "unique_consecutive": _unique_consecutive,
+    "masked_scatter": _masked_scatter,
+    "masked_scatter_": _masked_scatter_,
+    "put_": _put_,
 }
 
 MODULE_ONLY = {
@@ -263,4 +326,4 @@ MODULE_ONLY = {
     "bucketize": _bucketize,
 }
 
-FUNCTIONS = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere", "unique"]
+FUNCTIONS = ["scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "masked_select", "nonzero", "argwhere", "unique", "unique_consecutive", "masked_scatter"]

@@ -466,6 +466,31 @@ def _lerp_(self, end, weight):
     return self
 
 
+def _addcmul_(self, tensor1, tensor2, *, value=1):
+    self[...] = self + value * tensor1 * tensor2
+    return self
+
+
+def _addcdiv_(self, tensor1, tensor2, *, value=1):
+    self[...] = self + value * tensor1 / tensor2
+    return self
+
+
+def _stride(self, dim=None):
+    """A row-major tensor's strides, in elements (symtrace's tensors are all contiguous)."""
+    strides = []
+    step = 1
+    for size in reversed(tuple(self.shape)):
+        strides.append(step)
+        step *= max(size, 1)
+    strides = tuple(reversed(strides))
+    if dim is None:
+        return strides
+    if not -self.ndim <= dim < max(self.ndim, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-self.ndim}, {self.ndim - 1}], but got {dim})")
+    return strides[dim]
+
+
 def _norm(self, p="fro", dim=None, keepdim=False):
     a = self.abs()
     if p == "fro" or p == 2:
@@ -1187,6 +1212,10 @@ METHODS = {
     "baddbmm": _addmm,
     "addcmul": lambda self, t1, t2, *, value=1: self + value * t1 * t2,
     "addcdiv": lambda self, t1, t2, *, value=1: self + value * t1 / t2,
+    "addcmul_": _addcmul_,
+    "addcdiv_": _addcdiv_,
+    "stride": _stride,
+    "storage_offset": lambda self: 0,
     "logaddexp": _logaddexp,
     "fmax": _fmax,
     "fmin": _fmin,
@@ -1275,6 +1304,8 @@ METHODS = {
     "triu_": lambda self, diagonal=0: _fill_(self, self.triu(diagonal)),
     "ndimension": lambda self: self.ndim,
     "element_size": lambda self: _ELEMENT_SIZES[self.dtype.name],
+    "nbytes": property(lambda self: _ELEMENT_SIZES[self.dtype.name] * self.numel()),
+    "itemsize": property(lambda self: _ELEMENT_SIZES[self.dtype.name]),
     # symtrace's tensors are laid out row-major whenever Python sees them.
     "is_contiguous": lambda self, memory_format=None: True,
     "mT": property(lambda self: self.transpose(-2, -1)),

@@ -158,6 +158,40 @@ def typename(obj):
     return (module + "." if module and module != "builtins" else "") + type(obj).__qualname__
 
 
+class _LegacyTensorType(type):
+    """torch's legacy tensor types (`torch.FloatTensor`...): a constructor of tensors of one
+    dtype (from data, or of the sizes given, zeros where torch leaves memory as it finds
+    it), and what `isinstance` asks of a tensor's dtype."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _st.Tensor) and obj.dtype == cls.dtype
+
+    def __call__(cls, *args, device=None):
+        if len(args) == 1 and isinstance(args[0], _st.Tensor):
+            if args[0].dtype != cls.dtype:
+                raise TypeError(f"expected {cls.dtype} (got {args[0].dtype})")
+            return args[0]
+        if len(args) == 1 and not isinstance(args[0], int):
+            return _st.tensor(args[0], dtype=cls.dtype)
+        return _st.zeros(*(args or (0,)), dtype=cls.dtype)
+
+
+class FloatTensor(metaclass=_LegacyTensorType):
+    dtype = _st.float32
+
+
+class DoubleTensor(metaclass=_LegacyTensorType):
+    dtype = _st.float64
+
+
+class LongTensor(metaclass=_LegacyTensorType):
+    dtype = _st.int64
+
+
+class BoolTensor(metaclass=_LegacyTensorType):
+    dtype = _st.bool
+
+
 def _in_place_function(name):
     def op(input, *args, **kwargs):
         return getattr(input, name)(*args, **kwargs)

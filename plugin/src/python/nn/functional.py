@@ -18,13 +18,21 @@ def linear(input, weight, bias=None):
     return st.linear(input, weight, bias)
 
 
-def embedding(input, weight, padding_idx=None):
-    """The rows of `weight` that the int tensor `input` names."""
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """The rows of `weight` that the int tensor `input` names; with `max_norm`, each row
+    named whose `norm_type` norm exceeds it is first scaled down to it, in the table itself
+    (torch's `embedding_renorm_`)."""
     if input.dtype != st.int64:
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {input.dtype} instead"
         )
+    if max_norm is not None:
+        named = input.flatten().unique()
+        rows = weight[named]
+        norms = rows.norm(norm_type, dim=1, keepdim=True)
+        weight[named] = st.where(norms > max_norm, rows * (max_norm / (norms + 1e-7)), rows)
     return weight[input]
 
 
@@ -1138,6 +1146,58 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     margin_part = st.where(target != 1, (margin - input).clamp(min=0), zeros)
     self_part = st.where(target != -1, input, zeros)
     return _reduced(margin_part + self_part, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Per sample, `max(0, margin - x[y] + x[j]) ** p` summed over the classes `j` other
+    than its target `y` (each times `weight[y]`), over the number of classes."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    rows = input.reshape(1, -1) if input.ndim <= 1 else input
+    picks = target.reshape(-1, 1)
+    z = (margin - rows.gather(1, picks) + rows).clamp(min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[picks]
+    z = z.masked_fill(st.arange(rows.shape[1]) == picks, 0.0)
+    loss = z.sum(1) / rows.shape[1]
+    if input.ndim <= 1:
+        loss = loss.reshape(target.shape)
+    return _reduced(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """The binary cross-entropy of each label's logit, averaged over the labels."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.ndim - 1) / input.shape[input.ndim - 1]
+    return _reduced(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """`max(0, margin + d(a, p) - d(a, n))` for a distance of the caller's (the pairwise
+    Euclidean one by default); with `swap`, `d(a, n)` is the smaller of it and `d(p, n)`."""
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = st.minimum(d_neg, distance(positive, negative))
+    return _reduced((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+def pdist(input, p=2):
+    """The `p`-norm distance between every two rows of `input`, pairs `i < j` in order."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    i, j = st.triu_indices(input.shape[0], input.shape[0], 1)
+    return (input[i] - input[j]).norm(p, dim=1)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -80,6 +80,23 @@ def eye_(tensor):
     return tensor
 
 
+def dirac_(tensor, groups=1):
+    """A convolution's weight (3-, 4- or 5-D) that passes its input through: in each group,
+    output channel `d` reads input channel `d` at the kernel's centre."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    tensor[...] = 0
+    centre = tuple(k // 2 for k in sizes[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, sizes[1])):
+            tensor[(g * out_per_group + d, d) + centre] = 1
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
