@@ -148,6 +148,13 @@ fn api_fills_print_what_torch_prints() {
     );
 }
 
+/// torch's 3-D poolings (tests/tensor/pool3d_cases.py): each two 2-D poolings, the plane's
+/// and the depth's, with torch's windows, padding, dilation and `ceil_mode`.
+#[test]
+fn poolings_of_volumes_print_what_torch_prints() {
+    prints_what_pytorch_printed(&tensor_dir(), "pool3d_cases.py", "pool3d_cases.expected");
+}
+
 fn run_py(source: &str, args: &[&str]) -> (String, String, Option<i32>) {
     let out = rustpython()
         .args(args)

@@ -932,6 +932,83 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
                       input.ndim - 1)
 
 
+def _pool3d(pool2d, input, name, depth, plane):
+    """A 3-D pooling as two 2-D ones, which it is: the pooling of each depth slice over
+    `(H, W)` (`plane` arguments), then of each of its positions along the depth (`depth`
+    arguments, as the second dimension of a `(1, D)` window). A window's maximum, sum and
+    element count are a maximum, sum and product of its parts along the dimensions."""
+    x, added = _batched(input, 3, name)
+    n, c, d = x.shape[0], x.shape[1], x.shape[2]
+    flat = pool2d(x.flatten(1, 2), **plane)
+    h, w = flat.shape[2], flat.shape[3]
+    lines = flat.reshape(n, c, d, h * w).transpose(2, 3)
+    out = pool2d(lines, **depth)
+    out = out.transpose(2, 3).reshape(n, c, out.shape[3], h, w)
+    return _drop_unit(out, 0) if added else out
+
+
+def _split3(kernel_size, stride, padding, dilation=1):
+    kernel = _triple(kernel_size, "kernel_size")
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _triple(stride, "stride")
+    padding, dilation = _triple(padding, "padding"), _triple(dilation, "dilation")
+    plane = dict(kernel_size=kernel[1:], stride=stride[1:], padding=padding[1:])
+    depth = dict(kernel_size=(1, kernel[0]), stride=(1, stride[0]), padding=(0, padding[0]))
+    return kernel, plane, depth, dilation
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The largest value of each window of each channel of a volume."""
+    if return_indices:
+        raise NotImplementedError("symtrace's max_pool3d does not return indices")
+    _, plane, depth, dilation = _split3(kernel_size, stride, padding, dilation)
+    plane.update(dilation=dilation[1:], ceil_mode=ceil_mode)
+    depth.update(dilation=(1, dilation[0]), ceil_mode=ceil_mode)
+    return _pool3d(max_pool2d, input, "max_pool3d", depth, plane)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window of each channel of a volume; the padding counts in the
+    divisor unless `count_include_pad=False`."""
+    kernel, plane, depth, _ = _split3(kernel_size, stride, padding)
+    for part in (plane, depth):
+        part.update(ceil_mode=ceil_mode, count_include_pad=count_include_pad)
+    out = _pool3d(avg_pool2d, input, "avg_pool3d", depth, plane)
+    if divisor_override is not None:
+        out = out * (kernel[0] * kernel[1] * kernel[2] / divisor_override)
+    return out
+
+
+def _adaptive3d(pool2d, input, output_size, name):
+    """An adaptive 3-D pooling as two 2-D ones (see `_pool3d`): torch's window bounds along
+    each dimension are those of that dimension alone."""
+    x, added = _batched(input, 3, name)
+    if isinstance(output_size, int) or output_size is None:
+        output_size = (output_size,) * 3
+    sizes = tuple(x.shape[2 + i] if s is None else s for i, s in enumerate(output_size))
+    n, c, d = x.shape[0], x.shape[1], x.shape[2]
+    flat = pool2d(x.flatten(1, 2), sizes[1:])
+    h, w = flat.shape[2], flat.shape[3]
+    lines = flat.reshape(n, c, d, h * w).transpose(2, 3)
+    out = pool2d(lines, (h * w, sizes[0]))
+    out = out.transpose(2, 3).reshape(n, c, sizes[0], h, w)
+    return _drop_unit(out, 0) if added else out
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """The mean over `output_size` windows of each channel of a volume (torch's bounds)."""
+    return _adaptive3d(adaptive_avg_pool2d, input, output_size, "adaptive_avg_pool3d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The largest value of each of `output_size` windows of each channel of a volume."""
+    if return_indices:
+        raise NotImplementedError("symtrace's adaptive_max_pool3d does not return indices")
+    return _adaptive3d(adaptive_max_pool2d, input, output_size, "adaptive_max_pool3d")
+
+
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """A softmax of the logits plus Gumbel noise, at temperature `tau`; with `hard`, the
     one-hot of its largest entry (computed as torch computes it, `hard - soft + soft`)."""
