@@ -1,5 +1,5 @@
-"""torch.Generator: a seeded stream of its own, given to randperm, bernoulli, multinomial,
-normal, poisson, exponential_, random_split and DataLoader; the global stream untouched by
+"""torch.Generator: a seeded stream of its own, given to rand, randn, randint, randperm,
+bernoulli, multinomial, normal, poisson, exponential_, random_split and DataLoader; the global stream untouched by
 it. The numbers differ from torch's (another generator), so what is printed is what holds
 for both: `python3 generator_cases.py torch` printed generator_cases.expected with PyTorch
 2.5.1 (tests/tensor_api.rs compares the fork's output, plain and under the plugin, with it)."""
@@ -19,7 +19,11 @@ def draws(g):
             st.multinomial(w, 4, True, generator=g).tolist(),
             st.normal(st.zeros(3, dtype=st.float64), 1.0, generator=g).tolist(),
             st.poisson(st.full((4,), 3.0, dtype=st.float64), generator=g).tolist(),
-            st.empty(3, dtype=st.float64).exponential_(generator=g).tolist()]
+            st.empty(3, dtype=st.float64).exponential_(generator=g).tolist(),
+            st.rand(2, 3, generator=g, dtype=st.float64).tolist(),
+            st.randn(4, generator=g).tolist(),
+            st.randint(0, 10, (5,), generator=g).tolist(),
+            st.randint(3, (2,), generator=g).tolist()]
 
 
 st.manual_seed(1)
@@ -46,7 +50,11 @@ for seed in (5, 5, 6):
     loader = DataLoader(data, batch_size=4, shuffle=True, generator=st.Generator().manual_seed(3))
     orders.append([b[0].tolist() for b in loader])
 print("DataLoader shuffles by its generator:", orders[0] == orders[1] == orders[2], [len(b) for b in orders[0]])
-try:
-    st.randperm(3, generator=object())
-except TypeError:
-    print("not a generator: TypeError")
+for name, draw in [("randperm", lambda g: st.randperm(3, generator=g)),
+                   ("rand", lambda g: st.rand(3, generator=g)),
+                   ("randn", lambda g: st.randn(3, generator=g))]:
+    try:
+        draw(object())
+    except TypeError:
+        print(name, "not a generator: TypeError")
+print("a None generator is the global stream:", st.rand(2, generator=None).shape == (2,))

@@ -9,9 +9,9 @@ pub(super) mod module {
     use rustpython_vm::{PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 
     use super::super::args::{
-        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, DimIndexArgs, FlattenArgs, FullArgs,
-        JoinArgs, MaskedFillArgs, NarrowArgs, ReduceArgs, ReduceToArgs, SplitArgs, SqueezeArgs,
-        TransposeArgs, VarArgs,
+        ChunkArgs, ClampArgs, DTypeKw, DiagonalArg, DimArg, DimIndexArgs, DrawKw, FlattenArgs,
+        FullArgs, JoinArgs, MaskedFillArgs, NarrowArgs, ReduceArgs, ReduceToArgs, SplitArgs,
+        SqueezeArgs, TransposeArgs, VarArgs,
     };
     use super::super::convert::{
         check_size, data_of, ints_of, operand, opt_dtype, scalar_of, shape_of, with_operand_list,
@@ -276,7 +276,7 @@ pub(super) mod module {
     /// graph runs, not when the frame is translated.
     fn random_tensor(
         shape: &[PyObjectRef],
-        kw: DTypeKw,
+        kw: DrawKw,
         normal: bool,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
@@ -289,16 +289,41 @@ pub(super) mod module {
             )
             .with("dtype", Attr::DType(dt));
         let op = if normal { "randn" } else { "rand" };
-        new_tensor(registry().call(op, &[], &attrs), vm)
+        let Some(generator) = kw.generator(vm) else {
+            return new_tensor(registry().call(op, &[], &attrs), vm);
+        };
+        // A Generator's stream (serialization.py's `Generator`: its state in `_state`) swapped
+        // into the global generator for the draw, as `_drawing_from` does for the others.
+        if crate::graph::recorder::active() {
+            return Err(vm.new_runtime_error(format!(
+                "{op}(generator=...) draws when the program runs, not inside a graph"
+            )));
+        }
+        let state: u64 = generator
+            .get_attr("_state", vm)
+            .and_then(|s| s.try_into_value(vm))
+            .map_err(|_| {
+                vm.new_type_error(format!(
+                    "{op}(): generator must be a symtrace.Generator, not {}",
+                    generator.class().name()
+                ))
+            })?;
+        let global = random::state();
+        random::restore(state);
+        let drawn = registry().call(op, &[], &attrs);
+        let advanced = random::state();
+        random::restore(global);
+        generator.set_attr("_state", vm.ctx.new_int(advanced), vm)?;
+        new_tensor(drawn, vm)
     }
 
     #[pyfunction]
-    fn rand(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    fn rand(shape: PosArgs<PyObjectRef>, kw: DrawKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         random_tensor(&shape.into_vec(), kw, false, vm)
     }
 
     #[pyfunction]
-    fn randn(shape: PosArgs<PyObjectRef>, kw: DTypeKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
+    fn randn(shape: PosArgs<PyObjectRef>, kw: DrawKw, vm: &VirtualMachine) -> PyResult<PyTensor> {
         random_tensor(&shape.into_vec(), kw, true, vm)
     }
 

@@ -707,9 +707,12 @@ def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(close.all())
 
 
-def _randint(low, high=None, size=None, *, dtype=None):
+def _randint(low, high=None, size=None, *, generator=None, dtype=None, device=None):
     """torch's randint(high, size) or randint(low, high, size): ints uniform in [low, high),
-    from symtrace's seeded generator."""
+    from symtrace's seeded generator (or from `generator`'s stream)."""
+    if generator is not None:
+        with _st._drawing_from(generator):
+            return _randint(low, high, size, dtype=dtype, device=device)
     if size is None:
         low, high, size = 0, low, high
     if high is None or size is None:

@@ -78,6 +78,14 @@ impl State<'_> {
         let mut kw = Vec::new();
         for (k, v) in &kwargs {
             let o = self.obj(v)?;
+            if k == "generator" && !vm.is_none(&o) {
+                return unsupported(
+                    Kind::SideEffect,
+                    format!(
+                        "{what} draws from a Generator, whose own stream a graph does not hold"
+                    ),
+                );
+            }
             from_fakes |= self.holds_fake(&o);
             kw.push((k.clone(), o));
         }
