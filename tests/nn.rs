@@ -100,6 +100,13 @@ fn fold_prints_what_pytorch_printed() {
     prints_what_pytorch_printed(&nn_dir(), "fold.py", "fold.expected");
 }
 
+/// `weight_norm`, `spectral_norm` and their removal, `get_submodule`/`get_parameter`/
+/// `get_buffer`, the `upsample_*` aliases and `threshold_` (tests/nn/weight_norms.py).
+#[test]
+fn weight_reparametrizations_print_what_pytorch_printed() {
+    prints_what_pytorch_printed(&nn_dir(), "weight_norms.py", "weight_norms.expected");
+}
+
 #[test]
 fn embedding_bags_print_what_pytorch_printed() {
     prints_what_pytorch_printed(&nn_dir(), "embedding_bag.py", "embedding_bag.expected");

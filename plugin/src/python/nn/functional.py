@@ -460,6 +460,14 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     return _reduced((d_pos - d_neg + margin).clamp(min=0.0), reduction)
 
 
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     return interpolate(input, size, scale_factor, mode, align_corners)
 
@@ -1097,6 +1105,10 @@ def tanhshrink(input):
 
 def threshold(input, threshold, value, inplace=False):
     return _in_place(input, st.where(input > threshold, input, st.full_like(input, value)), inplace)
+
+
+def threshold_(input, threshold, value):
+    return _in_place(input, st.where(input > threshold, input, st.full_like(input, value)), True)
 
 
 def glu(input, dim=-1):

@@ -339,6 +339,39 @@ class Module:
     def eval(self):
         return self.train(False)
 
+    def get_submodule(self, target):
+        """The module at the dotted path `target` (`"encoder.layers.0"`); `""` is this one."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        """The parameter at the dotted path `target` (`"encoder.fc.weight"`)."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        if name not in mod._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return mod._parameters[name]
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path `target` (`"bn.running_mean"`)."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
             p.requires_grad = requires_grad
