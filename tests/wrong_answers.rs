@@ -380,3 +380,14 @@ fn a_read_from_a_container_is_not_loaded_after_a_change_of_the_same_one() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_break_at_a_super_method_load_resumes_without_passing_its_null() {
+    same_as_plain(&["super new", "super method"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("super new: [5.0, 5.0]"), "{plain}");
+    assert!(
+        plain.contains("super method list: [[1.0, 1.0], [4.0, 4.0], [7.0, 7.0]]"),
+        "{plain}"
+    );
+}

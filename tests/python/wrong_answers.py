@@ -1279,3 +1279,38 @@ def _():
         if i == 3:
             a.m, a.e = a.l, a.d
         show("aliased", a(st.ones(2) * i))
+
+
+# 39. A graph break at `super().__new__(cls, ...)` (LOAD_SUPER_ATTR's method form) after
+# tensor work: a static method's load leaves a NULL beside it, which the replacement passed to
+# the resume function as an argument, and the interpreter stopped on it. The NULL is made
+# again inside the resume function, as for LOAD_ATTR's method form; a method bound to `self`
+# the same way.
+from collections import namedtuple
+
+
+class Pair(namedtuple("Pair", ["a", "b"])):
+    __slots__ = ()
+
+    def __new__(cls, a, b=None):
+        if b is None:
+            b = a * 2
+        return super().__new__(cls, a, b)
+
+
+class Scaled(list):
+    def append(self, x):
+        x = x * 3
+        return super().append(x + 1)
+
+
+@case("super() method loads after tensor work")
+def _():
+    f = st.compile(lambda x: Pair(x).b + 1)
+    for i in range(3):
+        show("super new", f(st.ones(2) * i))
+    s = Scaled()
+    g = st.compile(lambda x: (s.append(x), len(s)))
+    for i in range(3):
+        show("super method", g(st.ones(2) * i)[1])
+    show("super method list", [t.tolist() for t in s])

@@ -207,7 +207,9 @@ pub fn replayed(x: &Instr) -> (Instr, Vec<bool>) {
         offset: 0,
     };
     match x.op {
-        Opcode::LoadAttr | Opcode::LoadGlobal if x.arg & 1 != 0 => {
+        // LOAD_SUPER_ATTR's method form too: `super().__new__(cls, ...)` breaks there, and
+        // its NULL (a static method's) must not reach the resume function's arguments.
+        Opcode::LoadAttr | Opcode::LoadGlobal | Opcode::LoadSuperAttr if x.arg & 1 != 0 => {
             (plain(x.arg & !1), vec![false, true])
         }
         _ => {
