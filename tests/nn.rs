@@ -107,6 +107,16 @@ fn weight_reparametrizations_print_what_pytorch_printed() {
     prints_what_pytorch_printed(&nn_dir(), "weight_norms.py", "weight_norms.expected");
 }
 
+/// Packed sequences and the recurrent layers run on them (tests/nn/packed_sequences.py).
+#[test]
+fn packed_sequences_print_what_pytorch_printed() {
+    prints_what_pytorch_printed(
+        &nn_dir(),
+        "packed_sequences.py",
+        "packed_sequences.expected",
+    );
+}
+
 #[test]
 fn embedding_bags_print_what_pytorch_printed() {
     prints_what_pytorch_printed(&nn_dir(), "embedding_bag.py", "embedding_bag.expected");

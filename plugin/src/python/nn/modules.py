@@ -4,7 +4,7 @@ through `__getattr__`; calling it calls `forward`. Everything here is plain Pyth
 symtrace's tensors: a traced call simulates it like the user's own code, and the whole
 forward pass, from the model's `__call__` down to its leaf ops, becomes one graph."""
 import math
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 import symtrace as st
 from symtrace.nn import functional as F
@@ -1624,6 +1624,48 @@ def _rnn_step(x, h, w_hh, b_hh, nonlinearity):
     return y.tanh() if nonlinearity == "tanh" else y.relu()
 
 
+class _PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices",
+                                                    "unsorted_indices"])):
+    """torch's PackedSequence (`nn.utils.rnn`): the steps of sequences sorted longest first,
+    step after step (`data`), with how many sequences each step has (`batch_sizes`) and the
+    sort's permutation and its inverse (None where the batch came sorted)."""
+
+    __slots__ = ()
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        if unsorted_indices is None and sorted_indices is not None:
+            unsorted_indices = st.empty_like(sorted_indices).scatter(
+                0, sorted_indices, st.arange(sorted_indices.numel()))
+        return tuple.__new__(cls, (data, batch_sizes, sorted_indices, unsorted_indices))
+
+    def to(self, *args, **kwargs):
+        return type(self)(self.data.to(*args, **kwargs), self.batch_sizes, self.sorted_indices,
+                          self.unsorted_indices)
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def is_pinned(self):
+        return False
+
+
+_PackedSequence.__name__ = _PackedSequence.__qualname__ = "PackedSequence"
+
+
+def _packed_steps(packed):
+    """A packed batch as a padded, time-major tensor in its sorted order, and the batch size
+    of each step."""
+    sizes = packed.batch_sizes.tolist()
+    data = packed.data
+    padded = st.zeros((len(sizes), sizes[0]) + tuple(data.shape[1:]), dtype=data.dtype)
+    offset = 0
+    for t, n in enumerate(sizes):
+        padded[t, :n] = data[offset:offset + n]
+        offset += n
+    return padded, sizes
+
+
 class _RNNBase(Module):
     """torch's recurrent layers: per layer and direction, `weight_ih_l{k}[_reverse]`,
     `weight_hh_l{k}`, `bias_ih_l{k}`, `bias_hh_l{k}` (gates stacked in torch's order: i, f,
@@ -1670,6 +1712,8 @@ class _RNNBase(Module):
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
 
     def forward(self, input, hx=None):
+        if isinstance(input, _PackedSequence):
+            return self._forward_packed(input, hx)
         lstm = self.mode == "LSTM"
         batched = input.ndim == 3
         if not batched:
@@ -1687,6 +1731,22 @@ class _RNNBase(Module):
             h0, c0 = hx
         else:
             h0 = hx
+        output, h_n, c_n = self._layers(input, h0, c0, None)
+        if not batched:
+            output = output.flatten(1)
+            h_n = h_n.flatten(1)
+            c_n = c_n.flatten(1) if lstm else None
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, ((h_n, c_n) if lstm else h_n)
+
+    def _layers(self, input, h0, c0, sizes):
+        """Every layer and direction over the time-major `input`; with `sizes` (a packed
+        batch, sorted longest first), step `t` advances only its first `sizes[t]` sequences,
+        the others keeping their state (a reverse pass starts each at its own last step)."""
+        lstm = self.mode == "LSTM"
+        steps = input.shape[0]
+        dirs = 2 if self.bidirectional else 1
         layer_input = input
         h_last, c_last = [], []
         for layer in range(self.num_layers):
@@ -1699,29 +1759,51 @@ class _RNNBase(Module):
                 c = c0[k] if lstm else None
                 ys = [None] * steps
                 for t in (range(steps - 1, -1, -1) if d else range(steps)):
+                    n = None if sizes is None or sizes[t] == h.shape[0] else sizes[t]
+                    x_t, h_t = (xs[t], h) if n is None else (xs[t, :n], h[:n])
                     if lstm:
-                        h, c = _lstm_step(xs[t], h, c, w_hh, b_hh)
+                        h_t, c_t = _lstm_step(x_t, h_t, c if n is None else c[:n], w_hh, b_hh)
                     elif self.mode == "GRU":
-                        h = _gru_step(xs[t], h, w_hh, b_hh)
+                        h_t = _gru_step(x_t, h_t, w_hh, b_hh)
                     else:
-                        h = _rnn_step(xs[t], h, w_hh, b_hh, self.nonlinearity)
-                    ys[t] = h
+                        h_t = _rnn_step(x_t, h_t, w_hh, b_hh, self.nonlinearity)
+                    if n is None:
+                        h, c = h_t, (c_t if lstm else None)
+                        ys[t] = h
+                    else:
+                        h = st.cat([h_t, h[n:]])
+                        c = st.cat([c_t, c[n:]]) if lstm else None
+                        ys[t] = st.cat([h_t, st.zeros_like(h[n:])])
                 outputs.append(st.stack(ys))
                 h_last.append(h)
                 c_last.append(c)
             layer_input = outputs[0] if dirs == 1 else st.cat(outputs, -1)
             if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        output = layer_input
-        h_n = st.stack(h_last)
-        c_n = st.stack(c_last) if lstm else None
-        if not batched:
-            output = output.flatten(1)
-            h_n = h_n.flatten(1)
-            c_n = c_n.flatten(1) if lstm else None
-        elif self.batch_first:
-            output = output.transpose(0, 1)
-        return output, ((h_n, c_n) if lstm else h_n)
+        return layer_input, st.stack(h_last), (st.stack(c_last) if lstm else None)
+
+    def _forward_packed(self, packed, hx):
+        """A packed batch: run in its sorted order, the output packed as the input is, the
+        final states (the last step of each sequence) in the batch's own order."""
+        lstm = self.mode == "LSTM"
+        padded, sizes = _packed_steps(packed)
+        order, back = packed.sorted_indices, packed.unsorted_indices
+        dirs = 2 if self.bidirectional else 1
+        if hx is None:
+            h0 = st.zeros(self.num_layers * dirs, sizes[0], self.hidden_size, dtype=padded.dtype)
+            c0 = h0
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if order is not None:
+                h0 = h0.index_select(1, order)
+                c0 = c0.index_select(1, order) if lstm else None
+        output, h_n, c_n = self._layers(padded, h0, c0, sizes)
+        data = st.cat([output[t, :n] for t, n in enumerate(sizes)])
+        if back is not None:
+            h_n = h_n.index_select(1, back)
+            c_n = c_n.index_select(1, back) if lstm else None
+        packed_out = _PackedSequence(data, packed.batch_sizes, order, back)
+        return packed_out, ((h_n, c_n) if lstm else h_n)
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
