@@ -1730,7 +1730,7 @@ class _RNNBase(Module):
         elif lstm:
             h0, c0 = hx
         else:
-            h0 = hx
+            h0, c0 = hx, None
         output, h_n, c_n = self._layers(input, h0, c0, None)
         if not batched:
             output = output.flatten(1)
