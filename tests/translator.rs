@@ -371,7 +371,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// made here (a bounded history, a breadth-first queue) and a caller's deque read whole and
 /// appended to (the append replayed), numbers drawn from Python's `random` or from a
 /// `random.Random` of a module's own (drawn first by the replacement; a branch on one
-/// breaks; beside a graph that may raise they break). Each is
+/// breaks; beside a graph that may raise they break), `super()` in a namedtuple subclass's
+/// `__new__` and in class methods. Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]

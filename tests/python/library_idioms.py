@@ -620,6 +620,45 @@ def by_size(x, parts):
     return x * first[0], rest, heap, empty
 
 
+class Span2(collections.namedtuple("Span2", ["low", "high"])):
+    """A namedtuple subclass with a `__new__` of its own that calls the namedtuple's through
+    `super()` (torch's PackedSequence, HF's outputs): `cls` is the method's first argument."""
+
+    __slots__ = ()
+
+    def __new__(cls, low, high=None):
+        if high is None:
+            high = low * 2.0
+        return super().__new__(cls, low, high)
+
+
+class Scaler:
+    factor = 2.0
+
+    @classmethod
+    def build(cls, x):
+        return x * cls.factor
+
+    @staticmethod
+    def shift(x):
+        return x + 1.0
+
+
+class ScalerChild(Scaler):
+    factor = 3.0
+
+    @classmethod
+    def build(cls, x):
+        # super() in a class method: the base's class method bound to this class, a static
+        # method's function.
+        return super().shift(super().build(x))
+
+
+def super_in_class_methods(x):
+    s = Span2(x)
+    return s.high - s.low, ScalerChild.build(x)
+
+
 def check(name, fn, make_args, most, graphs, breaks, between=None):
     eager_then_traced(name, fn, make_args, most, graphs, breaks, calls=CALLS, reset=reset,
                       state=caller_state, failures=failures, between=between)
@@ -1016,4 +1055,6 @@ check("a deque of the caller's read whole and appended to (a frame stack)", agen
 smoothed = Smoothed()
 check("deques of the caller's appended to, then read back", smoothed, lambda i: (xs[i][:1],), 5, 1, 0)
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)
+check("super() in __new__ and in class methods (cls its first argument)", super_in_class_methods,
+      lambda i: (xs[i],), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

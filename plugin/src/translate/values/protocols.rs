@@ -175,10 +175,7 @@ impl State<'_> {
     ) -> SimResult<(Var, Var)> {
         let vm = self.vm;
         let Some(inst) = self.instance(this)? else {
-            return unsupported(
-                Kind::Value,
-                format!("super() in a method of a {}", this.kind()),
-            );
+            return self.super_attr_of_type(this, class, name);
         };
         let own = self.inst_class(&inst);
         let mro: Vec<PyTypeRef> = own.mro.read().clone();
@@ -238,6 +235,68 @@ impl State<'_> {
                 return unsupported(
                     Kind::Value,
                     format!("super().{name}, a {} (not simulated)", d.class().name()),
+                );
+            }
+        })
+    }
+
+    /// `super().name` in a method whose first argument is a class the simulation knows
+    /// (`__new__`, a class method): the attribute after `class` in that class's MRO, got as
+    /// `super(class, cls)` gets it, through `__get__(None, cls)`: a function as itself, a
+    /// static method's function, a class method bound to `cls`. The class's version is
+    /// guarded (an attribute set on it or a base since is seen).
+    fn super_attr_of_type(
+        &mut self,
+        this: &Var,
+        class: &Py<PyType>,
+        name: &str,
+    ) -> SimResult<(Var, Var)> {
+        let vm = self.vm;
+        let own = match this {
+            Var::Obj(o) => o.clone().downcast::<PyType>().ok(),
+            _ => None,
+        };
+        let Some(own) = own else {
+            return unsupported(
+                Kind::Value,
+                format!("super() in a method of a {}", this.kind()),
+            );
+        };
+        let mro: Vec<PyTypeRef> = own.mro.read().clone();
+        let Some(at) = mro.iter().position(|c| c.is(class)) else {
+            return unsupported(
+                Kind::Raises,
+                "super(type, obj): obj must be an instance or subtype of type (TypeError)",
+            );
+        };
+        if self.class_writes.iter().any(|(_, n, _)| n == name) {
+            return unsupported(
+                Kind::Value,
+                format!("super().{name}, a name the call stored into a class"),
+            );
+        }
+        self.guard_class(Source::object(own.clone().into()), &own)?;
+        let key = vm.ctx.intern_str(name);
+        let Some(d) = mro[at + 1..].iter().find_map(|c| c.get_direct_attr(key)) else {
+            return unsupported(
+                Kind::Raises,
+                format!("'super' object has no attribute '{name}' (AttributeError)"),
+            );
+        };
+        Ok(match self.descr(&d)? {
+            Descr::Function(f) | Descr::Static(f) => (Var::Obj(f), Var::Null),
+            Descr::ClassMethod(f) => (
+                Var::Bound(Rc::new((Var::Obj(f), Var::Obj(own.into())))),
+                Var::Null,
+            ),
+            Descr::Plain if !is_data(&d, vm) => (class_value(d, vm), Var::Null),
+            _ => {
+                return unsupported(
+                    Kind::Value,
+                    format!(
+                        "super().{name} in a method of a class, a {} (not simulated)",
+                        d.class().name()
+                    ),
                 );
             }
         })
