@@ -372,6 +372,20 @@ TOP_LEVEL = {
     "set_num_threads": set_num_threads,
 }
 TESTING = {"assert_close": assert_close}
+def _entr(x):
+    """`-x * log(x)`: 0 at 0, -inf below, NaN where x is."""
+    positive = x > 0
+    value = -x * _st.log(_st.where(positive, x, 1.0))
+    rest = _st.where(x == 0, 0.0, _st.where(_st.isnan(x), x, float("-inf")))
+    return _st.where(positive, value, rest.to(value.dtype))
+
+
+def _xlog1py(x, y):
+    """`x * log1p(y)`, 0 where x is 0 and y is not NaN."""
+    y = y if isinstance(y, _st.Tensor) else _st.tensor(y, dtype=x.dtype)
+    return _st.where((x == 0) & ~_st.isnan(y), 0.0, x * _st.log1p(y))
+
+
 # `torch.special`: its functions under their SciPy names (`_st` is `symtrace`, given by the
 # loader), resolved when called.
 SPECIAL = {
@@ -390,6 +404,12 @@ SPECIAL = {
     "exp2": lambda input: _st.exp2(input),
     "xlogy": lambda input, other: _st.xlogy(input, other),
     "sinc": lambda input: _st.sinc(input),
+    # The standard normal's cdf, as torch's `calc_ndtr` computes it: through erfc below -1,
+    # where 1 + erf would cancel.
+    "ndtr": lambda input: _st.where(input < -1.0, 0.5 * _st.erfc(-input * 0.7071067811865476),
+                                    0.5 * (1.0 + _st.erf(input * 0.7071067811865476))),
+    "entr": lambda input: _entr(input),
+    "xlog1py": lambda input, other: _xlog1py(input, other),
     "round": lambda input, decimals=0: _st.round(input, decimals=decimals),
     "softmax": lambda input, dim, dtype=None: _st.softmax(input, dim, dtype=dtype),
     "log_softmax": lambda input, dim, dtype=None: _st.log_softmax(input, dim, dtype=dtype),

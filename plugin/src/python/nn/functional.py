@@ -356,6 +356,37 @@ def dropout(input, p=0.5, training=True):
     return st.where(keep, input * (1.0 / (1.0 - p)), 0.0)
 
 
+def _alpha_dropout(input, p, training, feature):
+    """torch's alpha dropout (for SELU networks): dropped elements (whole channels with
+    `feature`) set to SELU's negative saturation, then all of them scaled and shifted so
+    that the mean and the variance stay."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    alpha = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1.0) * (1.0 - p))
+    if feature:
+        if input.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    else:
+        shape = tuple(input.shape)
+    keep = (st.rand(*shape, dtype=input.dtype) >= p).to(input.dtype)
+    shift = (keep - 1.0) * (alpha * a) + alpha * a * p
+    return input * (keep * a) + shift
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _in_place(input, _alpha_dropout(input, p, training, False), inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _in_place(input, _alpha_dropout(input, p, training, True), inplace)
+
+
 def _channel_dropout(input, p, training, spatial, name):
     """Zero whole channels (all of a sample's `spatial` last dimensions at once) with
     probability `p`, scaling the rest by `1 / (1 - p)` while training."""

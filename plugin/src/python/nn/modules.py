@@ -620,6 +620,40 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class LazyLinear(Linear):
+    """A Linear whose `in_features` is the last size of its first input: its parameters are
+    made then (drawn as Linear draws them), and it becomes a Linear."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self._lazy_bias, self._lazy_dtype = bias, dtype
+        self.weight = Parameter(st.empty(0, dtype=dtype or st.get_default_dtype()))
+        if bias:
+            self.bias = Parameter(st.empty(0, dtype=dtype or st.get_default_dtype()))
+        else:
+            self.register_parameter("bias", None)
+
+    def has_uninitialized_params(self):
+        return True
+
+    def initialize_parameters(self, input):
+        made = Linear(input.shape[-1], self.out_features, self._lazy_bias, self._lazy_dtype)
+        self.in_features = made.in_features
+        self.weight = made.weight
+        if self._lazy_bias:
+            self.bias = made.bias
+        del self._lazy_bias, self._lazy_dtype
+        self.__class__ = self.cls_to_become
+
+    def forward(self, input):
+        self.initialize_parameters(input)
+        return F.linear(input, self.weight, self.bias)
+
+
 def _table_padding_idx(padding_idx, num_embeddings, name):
     """`padding_idx` counted from the front, checked as torch checks it (`name` spelled as
     each module's own message spells it)."""
@@ -754,6 +788,16 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class AlphaDropout(Dropout):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)
 
 
 class GELU(Module):
