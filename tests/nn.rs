@@ -117,6 +117,12 @@ fn packed_sequences_print_what_pytorch_printed() {
     );
 }
 
+/// Alpha dropout, `LazyLinear` and `special.ndtr`/`entr`/`xlog1py` (tests/nn/more_layers.py).
+#[test]
+fn alpha_dropout_lazy_linear_and_special_functions_print_what_pytorch_printed() {
+    prints_what_pytorch_printed(&nn_dir(), "more_layers.py", "more_layers.expected");
+}
+
 #[test]
 fn embedding_bags_print_what_pytorch_printed() {
     prints_what_pytorch_printed(&nn_dir(), "embedding_bag.py", "embedding_bag.expected");
