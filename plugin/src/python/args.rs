@@ -278,21 +278,13 @@ impl DTypeKw {
 /// `rand`/`randn`'s keywords: `DTypeKw`'s, and a `Generator` whose stream to draw from.
 #[derive(FromArgs)]
 pub(super) struct DrawKw {
-    #[pyarg(any, optional)]
-    pub(super) dtype: OptionalArg<PyObjectRef>,
-    #[pyarg(named, optional)]
-    pub(super) device: OptionalArg<PyObjectRef>,
+    #[pyarg(flatten)]
+    pub(super) kind: DTypeKw,
     #[pyarg(named, optional)]
     pub(super) generator: OptionalArg<PyObjectRef>,
 }
 
 impl DrawKw {
-    /// The dtype asked for, once the device is known to be the CPU.
-    pub(super) fn dtype(&self, vm: &VirtualMachine) -> PyResult<Option<crate::tensor::DType>> {
-        super::convert::check_device(&self.device, vm)?;
-        super::convert::opt_dtype(&self.dtype, vm)
-    }
-
     /// The generator given, if one is (None is none).
     pub(super) fn generator(&self, vm: &VirtualMachine) -> Option<PyObjectRef> {
         self.generator

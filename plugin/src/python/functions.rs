@@ -281,7 +281,7 @@ pub(super) mod module {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let shape = shape_of(shape, vm)?;
-        let dt = kw.dtype(vm)?.unwrap_or_else(default_float);
+        let dt = kw.kind.dtype(vm)?.unwrap_or_else(default_float);
         let attrs = Attrs::new()
             .with(
                 "shape",
