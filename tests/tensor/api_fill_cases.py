@@ -1,6 +1,6 @@
 """Small pieces of torch's API that model and data code calls: `addcmul_`/`addcdiv_`,
 `stride`, `storage_offset`, `nbytes`, `itemsize`, `unique_consecutive`, `masked_scatter`,
-`put_`, the legacy tensor types (`torch.FloatTensor`...), `nn.Embedding.from_pretrained`
+`put_`, `nanmedian`, `nanquantile`, `renorm`, the legacy tensor types (`torch.FloatTensor`...), `nn.Embedding.from_pretrained`
 and `max_norm`, `BatchNorm3d`, `nn.init.dirac_`, `F.pdist` and the losses
 `multi_margin_loss`, `multilabel_soft_margin_loss`, `triplet_margin_with_distance_loss`,
 `GaussianNLLLoss`, `HingeEmbeddingLoss`:
@@ -113,3 +113,19 @@ show("TripletMarginWithDistanceLoss bad margin", lambda: nn.TripletMarginWithDis
 show("GaussianNLLLoss", lambda: nn.GaussianNLLLoss()(x, y, y.abs() + 0.1))
 show("GaussianNLLLoss full none", lambda: nn.GaussianNLLLoss(full=True, reduction="none")(x, y, (y[:, :1] + 0.1)))
 show("HingeEmbeddingLoss", lambda: nn.HingeEmbeddingLoss(margin=0.5)(x, st.tensor([1, -1, 1, -1]).expand(3, 4)))
+nanx = st.tensor([[1.0, float("nan"), 3.0, 2.0], [float("nan")] * 4, [5.0, 4.0, float("nan"), float("inf")]], dtype=d)
+show("nanmedian all", lambda: nanx.nanmedian())
+# (An all-NaN row's index is where torch's partial sort leaves it: not compared.)
+show("nanmedian dim 1", lambda: (nanx.nanmedian(1).values, nanx.nanmedian(1).indices[st.tensor([0, 2])]))
+show("nanmedian dim 0 keepdim", lambda: tuple(st.nanmedian(nanx, 0, keepdim=True)))
+show("nanmedian ints", lambda: st.tensor([3, 1, 2, 2]).nanmedian())
+show("nanmedian all nan", lambda: st.tensor([float("nan")] * 3, dtype=d).nanmedian())
+show("nanquantile", lambda: st.nanquantile(nanx, 0.3, dim=1))
+show("nanquantile q tensor keepdim", lambda: nanx.nanquantile(st.tensor([0.0, 0.5, 1.0], dtype=d), dim=1, keepdim=True))
+show("nanquantile all", lambda: nanx.nanquantile(0.75))
+for how in ("lower", "higher", "midpoint", "nearest"):
+    show(f"nanquantile {how}", lambda: nanx.nanquantile(0.4, dim=1, interpolation=how))
+show("nanquantile bad q", lambda: nanx.nanquantile(1.5))
+show("renorm", lambda: x.renorm(2, 0, 1.0))
+show("renorm dim 1 p1", lambda: x.renorm(1, 1, 0.5))
+show("renorm_", lambda: in_place("renorm_", 2, 1, 0.8))

@@ -352,6 +352,92 @@ def _quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     return outs[0] if scalar else _st.stack(outs)
 
 
+def _nan_last(self, d):
+    """Sorted along `d` with NaNs last, the sort's indices, and how many are not NaN."""
+    nan = self.isnan()
+    values, order = _sort(self.masked_fill(nan, float("inf")), d)
+    return values, order, (~nan).sum(d, keepdim=True)
+
+
+def _nanmedian(self, dim=None, keepdim=False):
+    """The lower median of the values that are not NaN (NaN where all are), with its index
+    along `dim`."""
+    if not self.dtype.is_floating_point:
+        return _median(self, dim, keepdim)
+    if dim is None:
+        flat = self.reshape(-1)
+        valid = flat[~flat.isnan()]
+        return _median(valid) if valid.shape[0] else _median(flat)
+    d = dim % self.ndim if self.ndim else 0
+    x = self if self.ndim else self.reshape(1)
+    values, order, count = _nan_last(x, d)
+    k = (count - 1).clamp(min=0) // 2
+    v = _st.where(count == 0, float("nan"), values.gather(d, k))
+    i = order.gather(d, k)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    if not self.ndim:
+        v, i = v.reshape(()), i.reshape(())
+    return _MedianResult(v, i)
+
+
+def _nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """`quantile` of the values that are not NaN (NaN where all are)."""
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, "
+                         f"midpoint or nearest. Got {interpolation}")
+    scalar = not isinstance(q, _st.Tensor)
+    qs = [float(q)] if scalar else q.reshape(-1).tolist()
+    if any(v < 0.0 or v > 1.0 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = self.reshape(-1) if dim is None else self
+    d = 0 if dim is None else dim % self.ndim
+    values, _, count = _nan_last(x, d)
+    last = (count - 1).clamp(min=0).to(values.dtype)
+    outs = []
+    for v in qs:
+        rank = last * v
+        if interpolation == "nearest":
+            rank = rank.round()
+        below, above = rank.floor(), rank.ceil()
+        if interpolation == "lower":
+            above = below
+        elif interpolation == "higher":
+            below = above
+        lo = values.gather(d, below.long())
+        hi = values.gather(d, above.long())
+        if interpolation == "midpoint":
+            out = _st.where(below == above, lo, lo + (hi - lo) * 0.5)
+        elif interpolation == "linear":
+            out = _lerp(lo, hi, rank - below)
+        else:
+            out = lo
+        out = _st.where(count == 0, float("nan"), out)
+        if dim is None:
+            out = out.reshape((1,) * self.ndim) if keepdim else out.reshape(())
+        elif not keepdim:
+            out = out.squeeze(d)
+        outs.append(out)
+    return outs[0] if scalar else _st.stack(outs)
+
+
+def _renorm(self, p, dim, maxnorm):
+    """Each slice along `dim` whose `p`-norm exceeds `maxnorm` scaled down to it (by
+    `maxnorm / (norm + 1e-7)`, as torch scales)."""
+    d = dim % self.ndim
+    rows = self.movedim(d, 0).reshape(self.shape[d], -1)
+    norms = _norm(rows, p, dim=1)
+    factor = _st.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).to(self.dtype)
+    shape = [1] * self.ndim
+    shape[d] = self.shape[d]
+    return self * factor.reshape(shape)
+
+
+def _renorm_(self, p, dim, maxnorm):
+    self[...] = _renorm(self, p, dim, maxnorm)
+    return self
+
+
 def _rot90(self, k=1, dims=(0, 1)):
     a, b = dims
     k %= 4
@@ -1317,6 +1403,10 @@ METHODS = {
     "tensor_split": _tensor_split,
     "kthvalue": _kthvalue,
     "median": _median,
+    "nanmedian": _nanmedian,
+    "nanquantile": _nanquantile,
+    "renorm": _renorm,
+    "renorm_": _renorm_,
     "quantile": _quantile,
     "rot90": _rot90,
     "cross": _cross,
@@ -1408,7 +1498,8 @@ FUNCTIONS = [
     "multinomial", "bernoulli", "add", "sub", "div", "divide", "true_divide", "floor_divide",
     "remainder", "multiply", "subtract", "negative", "absolute", "select", "nansum", "nanmean",
     "xlogy", "logit", "deg2rad", "rad2deg", "fliplr", "flipud", "ravel", "moveaxis",
-    "take_along_dim", "tensor_split", "kthvalue", "median", "quantile", "rot90", "cross",
+    "take_along_dim", "tensor_split", "kthvalue", "median", "quantile", "nanmedian",
+    "nanquantile", "renorm", "rot90", "cross",
     "diag_embed", "equal", "mv", "inner", "signbit", "isposinf", "isneginf", "sinc",
     "heaviside", "msort", "aminmax", "split_with_sizes",
 ]
