@@ -314,9 +314,9 @@ def _median(self, dim=None, keepdim=False):
     return _MedianResult(r.values, r.indices)
 
 
-def _quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """The `q`-th quantiles (a number or a 1-D tensor of them in [0, 1]) along `dim` (of all
-    elements without one), interpolating between the two nearest sorted values as torch."""
+def _quantile_args(self, q, dim, interpolation):
+    """What `quantile` and `nanquantile` check and read of their arguments: whether `q` is
+    one number, its values, the tensor to sort (all elements without a `dim`), the dim."""
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, "
                          f"midpoint or nearest. Got {interpolation}")
@@ -325,7 +325,13 @@ def _quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     if any(v < 0.0 or v > 1.0 for v in qs):
         raise RuntimeError("quantile() q values must be in the range [0, 1]")
     x = self.reshape(-1) if dim is None else self
-    d = 0 if dim is None else dim % self.ndim
+    return scalar, qs, x, 0 if dim is None else dim % self.ndim
+
+
+def _quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The `q`-th quantiles (a number or a 1-D tensor of them in [0, 1]) along `dim` (of all
+    elements without one), interpolating between the two nearest sorted values as torch."""
+    scalar, qs, x, d = _quantile_args(self, q, dim, interpolation)
     ordered = _sort(x, d).values
     n = x.shape[d]
     outs = []
@@ -383,15 +389,7 @@ def _nanmedian(self, dim=None, keepdim=False):
 
 def _nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     """`quantile` of the values that are not NaN (NaN where all are)."""
-    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, "
-                         f"midpoint or nearest. Got {interpolation}")
-    scalar = not isinstance(q, _st.Tensor)
-    qs = [float(q)] if scalar else q.reshape(-1).tolist()
-    if any(v < 0.0 or v > 1.0 for v in qs):
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    x = self.reshape(-1) if dim is None else self
-    d = 0 if dim is None else dim % self.ndim
+    scalar, qs, x, d = _quantile_args(self, q, dim, interpolation)
     values, _, count = _nan_last(x, d)
     last = (count - 1).clamp(min=0).to(values.dtype)
     outs = []
