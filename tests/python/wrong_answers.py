@@ -1314,3 +1314,44 @@ def _():
     for i in range(3):
         show("super method", g(st.ones(2) * i)[1])
     show("super method list", [t.tolist() for t in s])
+
+
+# 40. Iterators read as far as Python reads them (more-itertools' `seekable.seek` under
+# trace_all=1): `islice(it, n, n)` gives nothing but still reads n inputs (`consume`'s
+# idiom), and an islice with a step reads on to its stop before it ends; the simulation gave
+# nothing without reading. `x in iterator` read the whole iterator where Python stops at the
+# first match.
+import itertools
+
+
+def islice_reads(data, bounds):
+    it = iter(data)
+    given = list(itertools.islice(it, *bounds))
+    return given, next(it, "end")
+
+
+def islice_stepped(data, bounds):
+    it = iter(data)
+    s = itertools.islice(it, *bounds)
+    return next(s, None), next(it, "end"), next(s, None), next(it, "end")
+
+
+def member_of_iterator(data, x):
+    it = iter(data)
+    found = x in it
+    return found, list(it)
+
+
+def member_of_generator(data, x):
+    it = (v * 2 for v in data)
+    return x in it, next(it, "end")
+
+
+@case("iterators read as far as Python reads them")
+def _():
+    for bounds in [(2, 2), (0, 5, 3), (5, 2), (1, None, 2), (3,), (4, 9, 2), (None, 3)]:
+        show(f"islice {bounds}", islice_reads(list(range(10)), bounds))
+        show(f"islice stepped {bounds}", islice_stepped(list(range(10)), bounds))
+    for x in [2, 9]:
+        show(f"in iterator {x}", member_of_iterator([1, 2, 3, 4], x))
+        show(f"in generator {x}", member_of_generator([1, 2, 3, 4], x * 2))

@@ -211,22 +211,25 @@ fn itertool_template(
             let inputs = new("chain", vec![Template::Tuple(current), outer])?;
             new("chain.from_iterable", vec![inputs])
         }
+        // The same islice over what its input has left: its positions counted from there.
         Itertool::Islice {
             inner,
-            skip,
-            left,
+            read,
+            next,
+            stop,
             step,
         } => {
-            let stop = match left {
-                Some(0) => int(0),
-                Some(n) => int((skip + (n - 1) * step + 1) as i64),
+            let Some(inner) = inner else {
+                return new("islice", vec![Template::Tuple(Vec::new()), int(0)]);
+            };
+            let stop = match stop {
+                Some(stop) => int(stop.saturating_sub(*read) as i64),
                 None => none(),
             };
             let inner = build(state, inner, outputs, index)?;
-            let start = if *left == Some(0) { 0 } else { *skip };
             new(
                 "islice",
-                vec![inner, int(start as i64), stop, int(*step as i64)],
+                vec![inner, int((next - read) as i64), stop, int(*step as i64)],
             )
         }
         Itertool::Count { next, step } => new("count", vec![int(*next), int(*step)]),

@@ -29,12 +29,15 @@ pub enum Itertool {
         current: Option<Var>,
         outer: Var,
     },
-    /// `islice(inner, start, stop, step)`: `skip` inputs to pass over before the next item,
-    /// `left` items still to give (`None`: no stop).
+    /// `islice(inner, start, stop, step)` as CPython steps it: `read` inputs taken so far,
+    /// `next` the input to give next (inputs before it are read and dropped, even where
+    /// none is given: `islice(it, 2, 2)` reads two), `stop` where reading ends. `inner` is
+    /// `None` once it has ended: an ended islice never reads its input again.
     Islice {
-        inner: Var,
-        skip: usize,
-        left: Option<usize>,
+        inner: Option<Var>,
+        read: usize,
+        next: usize,
+        stop: Option<usize>,
         step: usize,
     },
     Count {
@@ -69,7 +72,7 @@ impl Itertool {
     pub fn held(&self) -> Vec<&Var> {
         match self {
             Itertool::Chain { current, outer } => current.iter().chain([outer]).collect(),
-            Itertool::Islice { inner, .. } => vec![inner],
+            Itertool::Islice { inner, .. } => inner.iter().collect(),
             Itertool::Count { .. } => Vec::new(),
             Itertool::Repeat { item } => vec![item],
             Itertool::Pairwise { inner, prev } => prev.iter().chain([inner]).collect(),
@@ -303,9 +306,10 @@ impl State<'_> {
                 }
                 let inner = self.iterator_of(it)?;
                 Ok(tool(Itertool::Islice {
-                    inner,
-                    skip: start,
-                    left: stop.map(|stop| stop.saturating_sub(start).div_ceil(step)),
+                    inner: Some(inner),
+                    read: 0,
+                    next: start,
+                    stop,
                     step,
                 }))
             }
@@ -407,38 +411,50 @@ impl State<'_> {
             }
             Itertool::Islice {
                 inner,
-                skip,
-                left,
+                mut read,
+                next,
+                stop,
                 step,
             } => {
-                if left == Some(0) {
-                    put(Itertool::Islice {
-                        inner,
-                        skip,
-                        left,
-                        step,
-                    });
+                let ended = |read| Itertool::Islice {
+                    inner: None,
+                    read,
+                    next,
+                    stop,
+                    step,
+                };
+                let Some(inner) = inner else {
+                    put(ended(read));
                     return Ok(None);
-                }
-                for _ in 0..skip {
+                };
+                while read < next {
                     if self.next_item(&inner)?.is_none() {
-                        put(Itertool::Islice {
-                            inner,
-                            skip: 0,
-                            left: Some(0),
-                            step,
-                        });
+                        put(ended(read));
                         return Ok(None);
                     }
+                    read += 1;
                 }
-                let item = self.next_item(&inner)?;
+                let item = match stop {
+                    Some(stop) if read >= stop => None,
+                    _ => self.next_item(&inner)?,
+                };
+                if item.is_none() {
+                    put(ended(read));
+                    return Ok(None);
+                }
+                // Past the stop, the next input to give is the stop itself: the inputs up
+                // to it are still read (and dropped) by the step that ends the islice.
+                let after = next
+                    .checked_add(step)
+                    .ok_or_else(|| Unsupported::new(Kind::Value, "an islice past usize"))?;
                 put(Itertool::Islice {
-                    inner,
-                    skip: step - 1,
-                    left: match item {
-                        Some(_) => left.map(|l| l - 1),
-                        None => Some(0),
+                    inner: Some(inner),
+                    read: read + 1,
+                    next: match stop {
+                        Some(stop) if after > stop => stop,
+                        _ => after,
                     },
+                    stop,
                     step,
                 });
                 Ok(item)

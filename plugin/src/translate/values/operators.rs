@@ -557,15 +557,19 @@ impl State<'_> {
                     )
                 })
             }
+            // An iterator is read only up to the first item found, as Python reads it: what
+            // follows is left for the next reader.
+            Var::Iter(_) | Var::Stepper(_) | Var::DictIter(_) | Var::Gen(_) => {
+                while let Some(i) = self.next_item(haystack)? {
+                    if self.member_equals(&i, &n)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
             _ => {
-                let items = self.items(haystack)?;
-                for i in &items {
-                    let o = self.plain_obj(i, "a membership test")?;
-                    let equal = o.is(&n)
-                        || vm
-                            .bool_eq(&o, &n)
-                            .map_err(|_| Unsupported::new(Kind::Raises, "comparison raises"))?;
-                    if equal {
+                for i in &self.items(haystack)? {
+                    if self.member_equals(i, &n)? {
                         return Ok(true);
                     }
                 }
@@ -576,6 +580,16 @@ impl State<'_> {
 }
 
 impl State<'_> {
+    /// An item against the needle of a membership test: identity first, then equality.
+    fn member_equals(&mut self, item: &Var, needle: &PyObjectRef) -> SimResult<bool> {
+        let o = self.plain_obj(item, "a membership test")?;
+        Ok(o.is(needle)
+            || self
+                .vm
+                .bool_eq(&o, needle)
+                .map_err(|_| Unsupported::new(Kind::Raises, "comparison raises"))?)
+    }
+
     /// `n in items` for a deferred number `n` (`self.epoch in self.milestones`) and a tuple
     /// or list of numbers: each item's equality tested in turn as Python tests it, each
     /// outcome guarded (`number_condition`), not the number's value. A number computed in the
