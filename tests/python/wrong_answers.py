@@ -1355,3 +1355,68 @@ def _():
     for x in [2, 9]:
         show(f"in iterator {x}", member_of_iterator([1, 2, 3, 4], x))
         show(f"in generator {x}", member_of_generator([1, 2, 3, 4], x * 2))
+
+
+# 41. `dict(m)`, a dict subclass's `C(m)` and `d.update(m)` where `m` is not a dict but an
+# instance made in the call of a class written on dict (sympy's `PolyElement.copy`,
+# `self.__class__(self)`, under trace_all=1): the simulation read `m` as an iterable of pairs,
+# its keys unpacked (`{(1, 0): 1}` became `{1: 0}`). A mapping is read through its keys and
+# items, as the interpreter reads any object with `keys`.
+class Poly(dict):
+    def copy(self):
+        return self.__class__(self)
+
+    def __add__(self, other):
+        p = self.copy()
+        for k, v in other.items():
+            p[k] = p.get(k, 0) + v
+        return p
+
+
+class Keyed:
+    def __init__(self, d):
+        self.d = d
+
+    def keys(self):
+        return list(self.d)
+
+    def __getitem__(self, k):
+        return self.d[k] * 10
+
+    def __iter__(self):
+        return iter([("x", "y")])
+
+
+class OwnKeys(dict):
+    def keys(self):
+        return ["only"]
+
+    def __getitem__(self, k):
+        return "own"
+
+
+def mappings_made_here(n):
+    p = Poly()
+    for i in range(n):
+        p += Poly({(i, 1): 1})
+    return p, dict(p), Poly(p)
+
+
+def mappings_merged(n):
+    p = Poly({(n, 0): n}) + Poly({(0, n): 1})
+    d = {}
+    d.update(p)
+    return d, {**p}
+
+
+def mappings_read_through_their_methods(n):
+    own = OwnKeys({(1, 2): 3})
+    return dict(Keyed({"a": n})), dict(own), Poly(own)
+
+
+@case("mappings made in the call read as mappings")
+def _():
+    for n in [1, 2, 3]:
+        show("mappings", mappings_made_here(n))
+        show("mappings merged", mappings_merged(n))
+        show("mappings by methods", mappings_read_through_their_methods(n))

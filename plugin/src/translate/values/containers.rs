@@ -13,6 +13,7 @@ use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupporte
 use crate::translate::values::caller_dicts::CallerKey;
 use crate::translate::values::dict_subclasses::dict_method_is_dicts;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
+use crate::translate::values::objects::python_method;
 use crate::translate::values::{Var, is_plain};
 
 impl State<'_> {
@@ -422,6 +423,15 @@ impl State<'_> {
         match v {
             Var::Dict(d) => Ok(d.borrow().clone()),
             Var::Lazy(o, source) if is_dict(o, vm) => self.lazy_dict_entries(o, source),
+            // An instance made in the call of a class written on dict, read through dict's
+            // own `keys` and `__getitem__`: its entries.
+            Var::Object(o)
+                if o.entries.is_some()
+                    && python_method(&o.class, "keys", vm).is_none()
+                    && python_method(&o.class, "__getitem__", vm).is_none() =>
+            {
+                Ok(o.entries.as_ref().expect("checked").borrow().clone())
+            }
             other => unsupported(Kind::Value, format!("a {} used as a mapping", other.kind())),
         }
     }

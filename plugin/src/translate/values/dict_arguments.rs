@@ -1,7 +1,7 @@
 //! The entries `dict(*args, **kwargs)` makes (also a dict subclass's `__init__` and
 //! `update`): from a mapping, or from an iterable of pairs, then the keywords.
 
-use rustpython_vm::PyObjectRef;
+use rustpython_vm::{PyObjectRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, unsupported};
@@ -23,6 +23,9 @@ impl State<'_> {
             [m @ Var::Lazy(o, _)] if crate::translate::state::is_dict(o, vm) => {
                 entries = self.dict_entries(m)?
             }
+            // Not a dict: a mapping when it has `keys` (read through `keys()` and its
+            // `__getitem__`, as the interpreter reads it), else an iterable of pairs.
+            [m] if has_keys(m, vm) => entries = self.dict_entries(m)?,
             [pairs] => {
                 for pair in self.items(pairs)? {
                     match self.items(&pair)?.as_slice() {
@@ -46,4 +49,15 @@ impl State<'_> {
         }
         Ok(entries)
     }
+}
+
+/// Whether `v`'s class has `keys` (what makes the interpreter read it as a mapping): a value
+/// the simulation holds as a list, a tuple, an iterator... has none.
+fn has_keys(v: &Var, vm: &VirtualMachine) -> bool {
+    let class = match v {
+        Var::Object(o) => o.class.clone(),
+        Var::Obj(o) | Var::Lazy(o, _) => o.class().to_owned(),
+        _ => return false,
+    };
+    class.get_attr(vm.ctx.intern_str("keys")).is_some()
 }
