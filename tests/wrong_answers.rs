@@ -391,3 +391,25 @@ fn a_break_at_a_super_method_load_resumes_without_passing_its_null() {
         "{plain}"
     );
 }
+
+#[test]
+fn iterators_are_read_as_far_as_python_reads_them() {
+    same_as_plain(&["islice", "in iterator", "in generator"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("islice (2, 2): ([], 2)"), "{plain}");
+    assert!(plain.contains("in iterator 2: (True, [3, 4])"), "{plain}");
+}
+
+#[test]
+fn a_mapping_made_in_the_call_is_read_as_a_mapping() {
+    same_as_plain(&["mappings"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("mappings: ({(0, 1): 1}, {(0, 1): 1}, {(0, 1): 1})"),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("mappings by methods: ({'a': 10}, {'only': 'own'}, {'only': 'own'})"),
+        "{plain}"
+    );
+}
