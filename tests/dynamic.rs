@@ -313,3 +313,16 @@ fn a_dynamic_graph_called_at_the_same_sizes_again_runs_a_static_copy_made_for_th
         "{err}"
     );
 }
+
+#[test]
+fn numbers_computed_from_the_two_before_keep_the_replacement_small() {
+    let (out, err) = run(
+        "paired_numbers.py",
+        &[("RUST_LOG", "symtrace::bytecode=debug")],
+    );
+    assert!(out.contains("PAIRED OK"), "{out}\n{err}");
+    // Every replacement, original beside it, of both functions over five calls: a few
+    // dozen lines with an operator (4,870,846 before the bound counted operators).
+    let operators = err.matches("BINARY_OP").count();
+    assert!(operators < 500, "{operators} BINARY_OP lines");
+}

@@ -391,6 +391,11 @@ class Gen:
                                      "acc.append([a - b for a, b in itertools.pairwise([n, k, 3])])",
                                      "acc.append(list(itertools.accumulate([n, k, 2])))",
                                      "acc.append(list(itertools.combinations(range(n + 1), 2)))",
+                                     # iterators read as far as Python reads them; a mapping
+                                     # made in the call copied by its class
+                                     "it0 = iter([n, k, 3, 4, 5]); acc.append((list(itertools.islice(it0, k, k + 2, 2)), list(it0)))",
+                                     "it0 = iter(range(n + 3)); acc.append((k in it0, list(it0)))",
+                                     "acc.append(dict(Bag(Bag({(n, k): 1}) + Bag({(k, n): 2}))))",
                                      f"{t} = hooked({t}); acc.append(len(hook_seen))",
                                      f"{t} = {t} * levels.get(k * 10, 1.0); acc.append(10 * n in levels)",
                                      "acc.append(1 if data else 0)",
@@ -531,6 +536,14 @@ class Child(Base):
     @classmethod
     def make(cls, n):
         return cls(n + 1)
+
+
+class Bag(dict):
+    def __add__(self, other):
+        out = self.__class__(self)
+        for key, v in other.items():
+            out[key] = out.get(key, 0) + v
+        return out
 
 
 class Affine(nn.Module):

@@ -77,7 +77,7 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(Num {
             value: item.clone(),
             expr: NumExpr::Read(item, at),
-            depth: 0,
+            ops: 0,
         }))))
     }
 }

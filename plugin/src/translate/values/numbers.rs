@@ -27,13 +27,15 @@ pub struct Num {
     /// Its value at trace time (what a use that forces it sees).
     pub value: PyObjectRef,
     pub expr: NumExpr,
-    /// Operators from its leaves to it: bounded, so that a counter incremented in an
-    /// unrolled loop becomes a constant rather than an expression as long as the loop.
-    pub depth: usize,
+    /// Operators in it, an operand used twice counted twice (as the replacement computes
+    /// it): bounded, so that a counter incremented in an unrolled loop becomes a constant
+    /// rather than an expression as long as the loop, and numbers that each step computes
+    /// from the two before (`a, b = b, a - q * b`) do not grow as the Fibonacci numbers.
+    pub ops: usize,
 }
 
-/// The deepest expression a deferred number may be.
-const MAX_DEPTH: usize = 32;
+/// The most operators a deferred number may be computed by.
+const MAX_OPS: usize = 32;
 
 #[derive(Debug)]
 pub enum NumExpr {
@@ -218,7 +220,7 @@ impl State<'_> {
                 Rc::new(Num {
                     value: o.clone(),
                     expr: NumExpr::Const(o),
-                    depth: 0,
+                    ops: 0,
                 })
             }
             _ => y,
@@ -233,8 +235,8 @@ impl State<'_> {
         if Arith::of(op) == Some(Arith::Pow) && !float(&x.value) && !float(&y.value) {
             return Ok(None);
         }
-        let depth = 1 + x.depth.max(y.depth);
-        if depth > MAX_DEPTH {
+        let ops = 1 + x.ops + y.ops;
+        if ops > MAX_OPS {
             return Ok(None);
         }
         let Ok(value) = binary_vm(op, &x.value, &y.value, self.vm) else {
@@ -251,7 +253,7 @@ impl State<'_> {
         let num = Num {
             value,
             expr: NumExpr::Op(op, x, y),
-            depth,
+            ops,
         };
         // A call where it would raise (a zero divisor, an overflow) fails this guard, which
         // evaluates it, instead of raising in the replacement, out of the program's order.
@@ -280,8 +282,7 @@ impl State<'_> {
         };
         // Of a number that has not changed from call to call yet, the value folds (guarded),
         // as before it changed: the replacement calls nothing for it.
-        if matches!(x.expr, NumExpr::Const(_)) || x.depth >= MAX_DEPTH || !self.varies_per_call(&x)
-        {
+        if matches!(x.expr, NumExpr::Const(_)) || x.ops >= MAX_OPS || !self.varies_per_call(&x) {
             return Ok(None);
         }
         let Some(value) = f.apply(&x.value, self.vm) else {
@@ -290,7 +291,7 @@ impl State<'_> {
         let num = Num {
             value,
             expr: NumExpr::Math(f, x.clone()),
-            depth: x.depth + 1,
+            ops: x.ops + 1,
         };
         let Some(source) = num.as_source().filter(|s| !s.has_draw()) else {
             return Ok(None);
@@ -313,12 +314,12 @@ impl State<'_> {
             Var::Lazy(o, s) if is_number(o) => Some(Rc::new(Num {
                 value: o.clone(),
                 expr: NumExpr::Read(o.clone(), s.clone()),
-                depth: 0,
+                ops: 0,
             })),
             Var::Obj(o) if is_number(o) => Some(Rc::new(Num {
                 value: o.clone(),
                 expr: NumExpr::Const(o.clone()),
-                depth: 0,
+                ops: 0,
             })),
             _ => None,
         }

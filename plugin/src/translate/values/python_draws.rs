@@ -258,7 +258,7 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(Num {
             value: value.clone(),
             expr: NumExpr::Read(value, Source::Draw(k)),
-            depth: 0,
+            ops: 0,
         }))))
     }
 }

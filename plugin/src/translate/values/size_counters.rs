@@ -19,9 +19,9 @@ use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::numbers::{Num, NumExpr};
 
-/// The deepest such sum: a position advanced in an unrolled loop becomes a size once this
-/// deep.
-const MAX_DEPTH: usize = 16;
+/// The most operators in such a sum: a position advanced in an unrolled loop becomes a size
+/// once it has this many.
+const MAX_OPS: usize = 16;
 
 impl State<'_> {
     /// `a op b` (`+`, `-`, `*`: they never raise on ints) of a size that may change and an
@@ -57,8 +57,8 @@ impl State<'_> {
         let (Some(x), Some(y)) = (self.counter_operand(a), self.counter_operand(b)) else {
             return Ok(None);
         };
-        let depth = 1 + x.depth.max(y.depth);
-        if depth > MAX_DEPTH {
+        let ops = 1 + x.ops + y.ops;
+        if ops > MAX_OPS {
             return Ok(None);
         }
         let Ok(value) = super::operators::binary_vm(op, &x.value, &y.value, self.vm) else {
@@ -72,7 +72,7 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(Num {
             value,
             expr: NumExpr::Op(op, x, y),
-            depth,
+            ops,
         }))))
     }
 
@@ -84,12 +84,12 @@ impl State<'_> {
             Var::Lazy(o, s) if exact_int(o, self) && !s.has_draw() => Some(Rc::new(Num {
                 value: o.clone(),
                 expr: NumExpr::Read(o.clone(), s.clone()),
-                depth: 0,
+                ops: 0,
             })),
             Var::Obj(o) if exact_int(o, self) => Some(Rc::new(Num {
                 value: o.clone(),
                 expr: NumExpr::Const(o.clone()),
-                depth: 0,
+                ops: 0,
             })),
             _ => None,
         }
@@ -142,7 +142,7 @@ impl State<'_> {
             Some((expr, hint)) => Var::Num(Rc::new(Num {
                 value: self.vm.ctx.new_int(hint).into(),
                 expr: NumExpr::Size(expr),
-                depth: 0,
+                ops: 0,
             })),
             None => Var::Obj(self.force_number(n)?),
         })

@@ -42,8 +42,9 @@ impl FloatFn {
     }
 }
 
-/// The deepest expression a float computed from sizes may be (as a deferred number's).
-const MAX_DEPTH: usize = 16;
+/// The most operators a float computed from sizes may be computed by (as a deferred
+/// number's).
+const MAX_OPS: usize = 16;
 
 /// The largest power a size is raised to: `d ** 4.0` of any size fits a float, where a
 /// larger one could overflow, which raises.
@@ -81,8 +82,8 @@ impl State<'_> {
         if value.downcast_ref::<PyFloat>().is_none() {
             return Ok(None);
         }
-        let depth = 1 + x.depth.max(y.depth);
-        if depth > MAX_DEPTH {
+        let ops = 1 + x.ops + y.ops;
+        if ops > MAX_OPS {
             return Ok(None);
         }
         match op {
@@ -111,7 +112,7 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(Num {
             value,
             expr: NumExpr::Op(op, x, y),
-            depth,
+            ops,
         }))))
     }
 
@@ -121,7 +122,7 @@ impl State<'_> {
         let [Var::Num(n)] = args else {
             return Ok(None);
         };
-        if !n.has_size() || n.depth >= MAX_DEPTH {
+        if !n.has_size() || n.ops >= MAX_OPS {
             return Ok(None);
         }
         let Some(x) = number(&n.value) else {
@@ -141,7 +142,7 @@ impl State<'_> {
         Ok(Some(Var::Num(Rc::new(Num {
             value: self.vm.ctx.new_float(value).into(),
             expr: NumExpr::Apply(f, n.clone()),
-            depth: n.depth + 1,
+            ops: n.ops + 1,
         }))))
     }
 
@@ -241,7 +242,7 @@ impl State<'_> {
                 Some(Rc::new(Num {
                     value: o.clone(),
                     expr: NumExpr::Const(o),
-                    depth: 0,
+                    ops: 0,
                 }))
             }
             Var::Num(_) => None,
@@ -250,7 +251,7 @@ impl State<'_> {
                 Some(Rc::new(Num {
                     value: o.clone(),
                     expr: NumExpr::Const(o),
-                    depth: 0,
+                    ops: 0,
                 }))
             }
             _ => None,

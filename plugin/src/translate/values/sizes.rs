@@ -30,7 +30,7 @@ impl State<'_> {
             Some(expr) => Var::Num(Rc::new(Num {
                 value,
                 expr: NumExpr::Size(expr),
-                depth: 0,
+                ops: 0,
             })),
             None => Var::Obj(value),
         }
@@ -253,7 +253,7 @@ impl State<'_> {
             Err(_) => Var::Num(Rc::new(Num {
                 value: self.vm.ctx.new_int(hint).into(),
                 expr: NumExpr::Size(expr.unwrap_or(SizeExpr::Const(hint))),
-                depth: 0,
+                ops: 0,
             })),
         }))
     }
