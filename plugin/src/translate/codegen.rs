@@ -27,6 +27,10 @@ const OUT: &str = "%graph_out";
 const EARLY: &str = "%early";
 const SHARED: &str = "%shared";
 const SUBSCR: u32 = 26; // BinaryOperator::Subscr
+/// The most instructions a replacement may have: far beyond any translated frame's, a bound
+/// that stops a value whose expression grows without sharing (each step written out from
+/// the two before) before it exhausts memory; the frame then runs as written.
+const MAX_INSTRUCTIONS: usize = 1 << 20;
 
 mod output_calls;
 
@@ -276,6 +280,12 @@ impl Codegen<'_> {
     }
 
     fn build(&mut self, t: &Template) -> SimResult<()> {
+        if self.b.len() > MAX_INSTRUCTIONS {
+            return Err(Unsupported::new(
+                Kind::Limit,
+                format!("a replacement of more than {MAX_INSTRUCTIONS} instructions"),
+            ));
+        }
         match t {
             Template::Load(s) | Template::Reload(s) => s.emit_load(&mut self.b)?,
             Template::Early(k) => {
