@@ -337,7 +337,9 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// values and they read no data that may have changed since the cache was filled; the
 /// wrapper called again by the replacement, so each cache's hits, misses and size are
 /// eager's. A cached function reading a global or a class's data changed since (its cached
-/// answer stale), printing, or returning a tensor runs as written.
+/// answer stale), or printing, runs as written. A tensor it returns is looked up by the
+/// replacement before the graph and taken as an input (the program's updates of it seen);
+/// updating it in place in the traced call breaks there.
 #[test]
 fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
     let script = python_dir().join("cached_functions.py");
@@ -354,7 +356,9 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
             "a cached function reading a default list changed since (runs as written)",
             "a cached function reading sys.argv changed since (runs as written)",
             "a cached function that prints (runs as written)",
-            "a cached function returning a tensor (runs as written)",
+            "a cached function returning a tensor: looked up first, a graph input",
+            "two lookups of one key and one of another, each counted",
+            "updating a cached tensor in place breaks there",
         ],
     );
 }

@@ -3,9 +3,12 @@ function is simulated inline and the cache ignored, as TorchDynamo does, where t
 change the answer: arguments and result are values (numbers, sizes, strings, tuples), the
 function reads no global or class data that may have changed since the cache was filled,
 and the call changes nothing. Otherwise the call runs as written: a cache filled before a
-global changed keeps its stale answer, a print in the function shows once per key, a tensor
-it returns stays one object. The replacement calls the wrapper again where the program
-did, its result dropped, so that the caches are left as the program leaves them. For each
+global changed keeps its stale answer, a print in the function shows once per key. The
+replacement calls the wrapper again where the program did, its result dropped, so that the
+caches are left as the program leaves them. A tensor the function returns is one object
+the cache shares, which the program may update in place: the replacement looks it up
+before the graph, which takes it as an input (one graph); the traced call updating it in
+place runs as written. For each
 case: the results over six calls and each cache's hits, misses and size afterwards, eager
 and traced, are equal, and explain() counts the expected graphs
 and breaks. Prints one line per case; `FAIL` marks a failed one."""
@@ -109,7 +112,25 @@ def shared_tensor(x):
     return x @ causal(x.shape[0])
 
 
-CACHED = [head_dims, padding, window, scaled, configured, announced, from_default, from_argv, causal]
+@functools.lru_cache(maxsize=2)
+def positions(n, d):
+    return st.arange(n * d).reshape(n, d) / (n * d)
+
+
+def two_lookups_of_one_key(x):
+    # Each call is a lookup (hits count them); the two results are one object.
+    n, d = x.shape
+    return x + positions(n, d) * 2 - positions(n, d) + causal(n).sum()
+
+
+def updates_cached_tensor(x):
+    m = causal(x.shape[0])
+    m.mul_(1.5)
+    return x @ m
+
+
+CACHED = [head_dims, padding, window, scaled, configured, announced, from_default, from_argv, causal,
+          positions]
 
 
 def reset():
@@ -135,6 +156,8 @@ def change_globals(i):
         Config.factor = 7
         from_default.__wrapped__.__defaults__[0][1] = 10
         sys.argv.append("--more")
+        # The program updates a tensor the cache holds: later calls read it so.
+        causal(3).mul_(2)
 
 
 def check(name, fn, make_args, most, graphs, breaks):
@@ -156,6 +179,13 @@ check("a cached function reading sys.argv changed since (runs as written)",
       native_module_list, lambda i: (xs[i], 1 + i % 2), 3, 1, 1)
 check("a cached function that prints (runs as written)", prints_once_per_key,
       lambda i: (xs[i], i % 2), 3, 1, 1)
-check("a cached function returning a tensor (runs as written)", shared_tensor,
-      lambda i: (st.ones(3, 3) * i,), 3, 1, 1)
+# Translations counted below include the cached functions' own frames, translated when a
+# miss (or change_globals) calls them as written.
+check("a cached function returning a tensor: looked up first, a graph input", shared_tensor,
+      lambda i: (st.ones(3, 3) * i,), 2, 1, 0)
+check("two lookups of one key and one of another, each counted", two_lookups_of_one_key,
+      lambda i: (st.ones(3, 2 + i % 2) * i,), 5, 1, 0)
+# The break is in Tensor.mul_ (written in Python), whose frame has a graph of its own.
+check("updating a cached tensor in place breaks there", updates_cached_tensor,
+      lambda i: (st.ones(3, 3) * i,), 4, 2, 1)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

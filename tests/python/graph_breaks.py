@@ -437,12 +437,12 @@ import collections, functools
 
 
 @functools.lru_cache(maxsize=None)
-def causal_mask(n):
-    return st.tril(st.ones(n, n))
+def causal_mask(n, scale=[1.0]):  # a list default, which may change: not simulated
+    return st.tril(st.ones(n, n)) * scale[0]
 
 
 def cached_helper_first(x):
-    mask = causal_mask(x.shape[0])  # an lru_cache wrapper: not simulated, before any tensor work
+    mask = causal_mask(x.shape[0])  # an lru_cache wrapper that breaks, before any tensor work
     y = x @ x.T
     return y.masked_fill(mask == 0, 0.0).softmax(-1) * 2.0
 

@@ -79,9 +79,10 @@ pub enum Source {
     /// computed per call as `Arith` is; it raises on a domain error or an overflow, so a
     /// guard evaluates it first (`State::deferred_math`).
     Math(crate::translate::math_functions::MathFn, Box<Source>),
-    /// The `k`th number the call draws from Python's `random` module, drawn by the
-    /// replacement before anything else into a local of its own (`values::python_draws`).
-    /// No guard reads it: guards run before it is drawn.
+    /// The result of the `k`th call the replacement makes before anything else, into a local
+    /// of its own: a number drawn from Python's `random` module (`values::python_draws`), or
+    /// a tensor an `lru_cache` holds (`values::cached_calls`). No guard reads it: guards run
+    /// before the call.
     Draw(usize),
 }
 
@@ -448,7 +449,7 @@ impl fmt::Display for Source {
             Source::TypeOf(b) => write!(f, "type({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
-            Source::Draw(k) => write!(f, "random draw #{k}"),
+            Source::Draw(k) => write!(f, "first call #{k}"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
             Source::Math(function, a) => write!(f, "{}({a})", function.shown()),
             Source::Object(o) => {

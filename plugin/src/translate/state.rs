@@ -234,7 +234,8 @@ impl<'vm> State<'vm> {
         if self.guarded_draw {
             return Err(Unsupported::new(
                 Kind::Internal,
-                "a guard on a number drawn from the random module",
+                "a guard on what the replacement reads by a call it makes first (a number \
+                 drawn from the random module, a tensor an lru_cache holds)",
             ));
         }
         if !graph.dynamic && !self.dynamic_inputs.is_empty() {
@@ -378,6 +379,19 @@ impl<'vm> State<'vm> {
         self.inputs.push(source.clone());
         self.tensors
             .insert(source.clone(), (fake.clone(), o.clone()));
+        Ok(fake)
+    }
+
+    /// A tensor the replacement reads by a call it makes first (`Source::Draw`), as a graph
+    /// input: no guard can read it, so none is made; the graph checks its meta when it runs.
+    pub fn first_call_input(&mut self, meta: Meta, source: Source) -> SimResult<PyRef<PyTensor>> {
+        let fake = recorder::with(|r| r.input(meta))
+            .map_err(|e| Unsupported::new(Kind::Value, e.message))?;
+        let fake = PyTensor::new(fake).into_ref(&self.vm.ctx);
+        self.inputs.push(source.clone());
+        // The tensor itself is known only when the replacement runs: its fake stands for it.
+        self.tensors
+            .insert(source, (fake.clone(), fake.clone().into()));
         Ok(fake)
     }
 

@@ -14,23 +14,33 @@
 //!   tuple of them: `sys.argv` changes), its defaults are values, and it has no free
 //!   variables (`fixed_names`);
 //! - the simulated call made no side effect, drew no random number and wrote no caller's
-//!   tensor, and returned a value of the same kinds (a tensor would be one object shared by
-//!   every caller, which the program may update in place).
+//!   tensor, and returned a value of the same kinds.
 //!
 //! Otherwise the call runs as written (a break). The replacement calls the wrapper again
 //! with the same arguments where the program called it, its result dropped
 //! (`OutputCall::CacheLookup`): a hit, or on a miss the pure function, so that the cache's
 //! contents and `cache_info()` are the program's.
+//!
+//! A tensor returned (a causal mask, a table of positions, made once per size) is one object
+//! the cache shares with every caller, which the program may have updated in place since:
+//! computing it again could differ. The replacement looks it up first instead, as it makes
+//! random draws, and the graph takes what the cache gives as an input (`cached_tensor`).
 
 use rustpython_vm::builtins::{PyCode, PyDict, PyFunction, PyModule, PyStr, PyTuple, PyType};
 use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, PyObjectRef, PyRef, VirtualMachine};
 
+use crate::tensor::{Meta, PyTensor};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::effect::OutputCall;
 use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
+use crate::translate::values::python_draws::DrawCall;
+
+/// Why a call is not followed when it returns a tensor that only a lookup can give.
+const SHARED: &str = "returns a value the cache would share between calls";
 
 /// How deep `fixed_names` follows the functions a cached function names.
 const DEPTH: usize = 4;
@@ -40,6 +50,7 @@ impl State<'_> {
     /// where the cache cannot tell (see the module's comment); `None` for any other callable.
     pub(super) fn cached_call(
         &mut self,
+        callable: &Var,
         wrapper: &PyObjectRef,
         args: &[Var],
         kwargs: &[(String, Var)],
@@ -79,12 +90,24 @@ impl State<'_> {
         } else if graph_draws() != drawn {
             Some("draws random numbers")
         } else if !self.is_cache_value(&result) {
-            Some("returns a value the cache would share between calls")
+            Some(SHARED)
         } else {
             None
         };
         if let Some(why) = why {
+            let tensor = match &result {
+                Var::Tensor(t) if why == SHARED => Some(Meta::of(&t.read())),
+                Var::Obj(o) if why == SHARED => {
+                    o.downcast_ref::<PyTensor>().map(|t| Meta::of(&t.read()))
+                }
+                _ => None,
+            };
             self.rollback(checkpoint);
+            if let Some(meta) = tensor
+                && let Some(looked_up) = self.cached_tensor(callable, args, kwargs, meta)?
+            {
+                return Ok(Some(looked_up));
+            }
             return unsupported(Kind::Call, format!("{what} {why}"));
         }
         self.effects.output(Effect::Output {
@@ -93,6 +116,42 @@ impl State<'_> {
             kwargs: kwargs.to_vec(),
         });
         Ok(Some(result))
+    }
+
+    /// The tensor the cache hands back, as a graph input: the replacement looks it up first,
+    /// as it makes draws (`python_draws`), and the graph reads it from there, so that the
+    /// program's tensor is read (updated in place since, or not) and no copy of it is made.
+    /// Each call is a lookup of its own, as in the program (`cache_info()` counts them): two
+    /// of one key are two inputs, one object at run time, which nothing may tell apart (`is`
+    /// would need a guard, an in-place update of either is refused).
+    /// `None` where it cannot: the wrapper is not read from the frame, a keyword argument,
+    /// or calls made first are refused (`Specialization::python_draws_break`).
+    fn cached_tensor(
+        &mut self,
+        callable: &Var,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+        meta: Meta,
+    ) -> SimResult<Option<Var>> {
+        let Var::Lazy(_, function) = callable else {
+            return Ok(None);
+        };
+        if !kwargs.is_empty() || self.spec.python_draws_break {
+            return Ok(None);
+        }
+        let mut plain = Vec::with_capacity(args.len());
+        for a in args {
+            plain.push(self.plain_obj(a, "an argument of a cached function")?);
+        }
+        let k = self.templating.draws.len();
+        self.templating.draws.push(DrawCall {
+            function: function.clone(),
+            args: plain,
+        });
+        log::debug!(target: crate::log_targets::GRAPH, "an lru_cache's tensor looked up by the replacement as {}", Source::Draw(k));
+        Ok(Some(Var::Tensor(
+            self.first_call_input(meta, Source::Draw(k))?,
+        )))
     }
 
     /// A value an `lru_cache` keys by value and no one can change: a number, a size, a str,

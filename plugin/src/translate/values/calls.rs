@@ -263,7 +263,7 @@ impl State<'_> {
                     self.obj(callable)?;
                     return Ok(r);
                 }
-                if let Some(r) = self.cached_call(&o, &args, &kwargs)? {
+                if let Some(r) = self.cached_call(callable, &o, &args, &kwargs)? {
                     if let Var::Lazy(_, source) = callable {
                         self.guard(source, Check::is(o.clone()));
                     }

@@ -72,6 +72,14 @@ impl State<'_> {
                 "an in-place update of a graph input that is not a tensor of the frame",
             );
         };
+        // A cache's tensor may be one the graph also reads under another key (`f(1)` and
+        // `f(1.0)`): an update of one would not be seen through the other.
+        if source.has_draw() {
+            return unsupported(
+                Kind::SideEffect,
+                "an in-place update of a tensor an lru_cache holds",
+            );
+        }
         if let Some((other, _)) = self
             .tensors
             .iter()

@@ -40,7 +40,9 @@ const DRAWS: &[(&str, bool)] = &[
     ("randrange", true),
 ];
 
-/// A draw the replacement makes: `function(*args)`, stored into `draw_slot(k)`.
+/// A call the replacement makes first: `function(*args)`, stored into `draw_slot(k)`. A
+/// draw, or the lookup of an `lru_cache` whose result is a tensor (`values::cached_calls`),
+/// made first for the same reasons and under the same conditions.
 #[derive(Clone, Debug)]
 pub struct DrawCall {
     /// Where the function is read, its identity guarded.
