@@ -28,6 +28,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use hashbrown::HashSet;
 use rustpython_vm::builtins::PyDict;
 use rustpython_vm::{AsObject, Context, Py, PyObject, PyObjectRef, PyPayload};
 
@@ -190,7 +191,7 @@ impl SideEffects {
             _ => self.mutated.push(obj.clone()),
         }
         if let Some(target) = effect.target() {
-            self.mutated_sources.push((obj.clone(), target.clone()));
+            self.note_mutated(obj, target);
         }
         log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
         self.log.push(effect);
@@ -233,7 +234,7 @@ impl SideEffects {
         for item in items {
             self.appended.push((list.clone(), target.clone(), item));
         }
-        self.mutated_sources.push((list.clone(), target.clone()));
+        self.note_mutated(list, target);
         let effect = Effect::Method {
             target: target.clone(),
             method,
@@ -310,7 +311,7 @@ impl SideEffects {
     /// to the shadow, which the replacement writes back whole at this point among the effects.
     pub fn shadow(&mut self, list: &PyObjectRef, target: &Source, items: ListRef) {
         let effect = whole_list_store(target, items.clone());
-        self.mutated_sources.push((list.clone(), target.clone()));
+        self.note_mutated(list, target);
         self.shadows.push(ShadowList {
             list: list.clone(),
             target: target.clone(),
@@ -334,12 +335,12 @@ impl SideEffects {
         key: &StoreKey,
     ) -> SimResult<(Option<Option<Var>>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
+        // A loop that stores an attribute on every step (a parser's position) makes as many
+        // stores as steps, each met by every later read: relations are told apart by
+        // reference first, and cloned once.
+        let mut seen = HashSet::new();
         let mut relations = Vec::new();
-        let mut relate = |r: Relation| {
-            if r.0 != r.1 && !relations.contains(&r) {
-                relations.push(r);
-            }
-        };
+        let mut relate = |a, b, same| relate_once(&mut seen, &mut relations, a, b, same);
         let mut found = None;
         for w in &self.keyed {
             // Object keys may be one object on another call: related as constants are when
@@ -349,12 +350,12 @@ impl SideEffects {
                 continue;
             }
             let same = w.dict.is(obj);
-            relate((source.clone(), w.target.clone(), same));
+            relate(source, &w.target, same);
             if !same {
                 continue;
             }
             if let (StoreKey::Object(a, at), StoreKey::Object(b, bt)) = (&w.key, key) {
-                relate((bt.clone(), at.clone(), a.is(b)));
+                relate(bt, at, a.is(b));
             }
             if w.key.same(key) {
                 found = Some(w.value.clone());
@@ -374,6 +375,7 @@ impl SideEffects {
         source: &Source,
     ) -> SimResult<(Vec<(StoreKey, Option<Var>)>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
+        let mut seen = HashSet::new();
         let mut relations = Vec::new();
         let mut stores = Vec::new();
         for w in &self.keyed {
@@ -381,10 +383,7 @@ impl SideEffects {
                 continue;
             }
             let same = w.dict.is(obj);
-            let r = (source.clone(), w.target.clone(), same);
-            if r.0 != r.1 && !relations.contains(&r) {
-                relations.push(r);
-            }
+            relate_once(&mut seen, &mut relations, source, &w.target, same);
             if same {
                 stores.push((w.key.clone(), w.value.clone()));
             }
@@ -392,8 +391,6 @@ impl SideEffects {
         Ok((stores, relations))
     }
 
-    /// The sources of the objects the call changed that are of `obj`'s exact class and are
-    /// not `obj`: what a read of `obj` as unchanged relies on not being `obj` on a later call.
     /// The sources the call changed `obj` through (by identity), first first.
     pub fn sources_of(&self, obj: &PyObject) -> Vec<Source> {
         let mut out: Vec<Source> = Vec::new();
@@ -405,6 +402,21 @@ impl SideEffects {
         out
     }
 
+    /// Note that `obj`, read from `target`, was changed: once per pair, so that a loop
+    /// storing into one object on every step (a parser's position) keeps one entry, not one
+    /// per step for every later read to go through.
+    fn note_mutated(&mut self, obj: &PyObjectRef, target: &Source) {
+        if !self
+            .mutated_sources
+            .iter()
+            .any(|(m, s)| m.is(obj) && s == target)
+        {
+            self.mutated_sources.push((obj.clone(), target.clone()));
+        }
+    }
+
+    /// The sources of the objects the call changed that are of `obj`'s exact class and are
+    /// not `obj`: what a read of `obj` as unchanged relies on not being `obj` on a later call.
     pub fn others_changed_like(&self, obj: &PyObject) -> Vec<Source> {
         self.mutated_sources
             .iter()
@@ -573,5 +585,18 @@ fn refuse_if_touched<'a>(
             ),
         ),
         None => Ok(()),
+    }
+}
+
+/// Add the relation of `a` to `b` to `out`, once (`seen` holds those added).
+fn relate_once<'a>(
+    seen: &mut HashSet<(&'a Source, &'a Source, bool)>,
+    out: &mut Vec<Relation>,
+    a: &'a Source,
+    b: &'a Source,
+    same: bool,
+) {
+    if a != b && seen.insert((a, b, same)) {
+        out.push((a.clone(), b.clone(), same));
     }
 }

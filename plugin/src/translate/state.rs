@@ -57,6 +57,10 @@ pub struct State<'vm> {
     pub vm: &'vm VirtualMachine,
     pub guards: Vec<Guard>,
     guarded: HashSet<(Source, u8)>,
+    /// The relations guarded (`SameAs`, `NotSameAs`): source, other, whether the same. A
+    /// parser's frame relates as many entries as it reads; searching the guards for each
+    /// made its translation cubic in its input.
+    relations: HashSet<(Source, Source, bool)>,
     /// The source of each graph input, by input index.
     pub inputs: Vec<Source>,
     /// The fake of each tensor read from the frame, and the tensor.
@@ -143,6 +147,7 @@ impl<'vm> State<'vm> {
             vm,
             guards: Vec::new(),
             guarded: HashSet::new(),
+            relations: HashSet::new(),
             inputs: Vec::new(),
             tensors: HashMap::new(),
             numbers: Vec::new(),
@@ -200,10 +205,11 @@ impl<'vm> State<'vm> {
         recorder::with(|r| r.rollback(cp.graph));
         self.effects.rollback(cp.effects);
         for g in self.guards.drain(cp.guards..) {
-            if !matches!(g.check, Check::SameAs(_) | Check::NotSameAs(_)) {
-                self.guarded
-                    .remove(&(g.source.clone(), check_kind(&g.check)));
-            }
+            match g.check {
+                Check::SameAs(other) => self.relations.remove(&(g.source, other, true)),
+                Check::NotSameAs(other) => self.relations.remove(&(g.source, other, false)),
+                check => self.guarded.remove(&(g.source, check_kind(&check))),
+            };
         }
         for s in self.inputs.drain(cp.inputs..) {
             self.tensors.remove(&s);
@@ -301,12 +307,7 @@ impl<'vm> State<'vm> {
         // A relation names its other source: two relations of one source are two guards.
         if let Check::SameAs(other) | Check::NotSameAs(other) = &check {
             let same = matches!(check, Check::SameAs(_));
-            let known = self.guards.iter().any(|g| {
-                g.source == *source
-                    && matches!(&g.check, Check::SameAs(o) | Check::NotSameAs(o)
-                        if o == other && matches!(g.check, Check::SameAs(_)) == same)
-            });
-            if !known {
+            if self.relations.insert((source.clone(), other.clone(), same)) {
                 self.guards.push(Guard::new(source.clone(), check));
             }
             return;
