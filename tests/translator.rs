@@ -338,7 +338,8 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// wrapper called again by the replacement, so each cache's hits, misses and size are
 /// eager's. A cached function reading a global or a class's data changed since (its cached
 /// answer stale), or printing, runs as written. A tensor it returns is looked up by the
-/// replacement before the graph and taken as an input (the program's updates of it seen);
+/// replacement before the graph and taken as an input (the program's updates of it seen; a
+/// dynamic graph fits calls without reading it);
 /// updating it in place in the traced call breaks there.
 #[test]
 fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
@@ -358,6 +359,7 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
             "a cached function that prints (runs as written)",
             "a cached function returning a tensor: looked up first, a graph input",
             "two lookups of one key and one of another, each counted",
+            "a cached mask sliced by length, the batch size changing",
             "updating a cached tensor in place breaks there",
         ],
     );

@@ -123,6 +123,20 @@ def two_lookups_of_one_key(x):
     return x + positions(n, d) * 2 - positions(n, d) + causal(n).sum()
 
 
+@functools.lru_cache(maxsize=4)
+def block_mask(size):
+    return st.tril(st.ones(size, size)).view(1, size, size)
+
+
+def masked_attention(x):
+    # nanoGPT's causal attention, its mask made once and sliced per length: the batch size
+    # changes every call (a dynamic graph, the mask an input of the recorded size).
+    B, T, C = x.shape
+    att = (x @ x.transpose(1, 2)) * C ** -0.5
+    att = att.masked_fill(block_mask(8)[:, :T, :T] == 0, float("-inf"))
+    return att.softmax(-1) @ x
+
+
 def updates_cached_tensor(x):
     m = causal(x.shape[0])
     m.mul_(1.5)
@@ -130,7 +144,7 @@ def updates_cached_tensor(x):
 
 
 CACHED = [head_dims, padding, window, scaled, configured, announced, from_default, from_argv, causal,
-          positions]
+          positions, block_mask]
 
 
 def reset():
@@ -185,6 +199,8 @@ check("a cached function returning a tensor: looked up first, a graph input", sh
       lambda i: (st.ones(3, 3) * i,), 2, 1, 0)
 check("two lookups of one key and one of another, each counted", two_lookups_of_one_key,
       lambda i: (st.ones(3, 2 + i % 2) * i,), 5, 1, 0)
+check("a cached mask sliced by length, the batch size changing", masked_attention,
+      lambda i: (st.ones(1 + i, 5, 4) * st.arange(20.0).reshape(5, 4).sin(),), 3, 1, 0)
 # The break is in Tensor.mul_ (written in Python), whose frame has a graph of its own.
 check("updating a cached tensor in place breaks there", updates_cached_tensor,
       lambda i: (st.ones(3, 3) * i,), 4, 2, 1)

@@ -59,11 +59,16 @@ impl Entry {
 
     fn shapes_fit(&self, frame: &FrameView<'_>, vm: &VirtualMachine) -> Result<(), String> {
         let unreadable = || "its graph's inputs cannot be read".to_owned();
+        // What the replacement reads by a call it makes first is not there yet: a tensor of
+        // the recorded meta, which the graph checks when it runs (`None` below stands for it).
         let Some(roots) = self
             .call
             .roots
             .iter()
-            .map(|s| s.resolve(frame, vm))
+            .map(|s| match s.has_draw() {
+                true => Some(vm.ctx.none()),
+                false => s.resolve(frame, vm),
+            })
             .collect::<Option<Vec<_>>>()
         else {
             return Err(unreadable());

@@ -57,8 +57,11 @@ pub fn draw_slot(k: usize) -> String {
 
 /// Ops whose kernels cannot fail on a graph's data once the guards hold (the shapes and
 /// dtypes they were recorded with): a graph of only these never makes its frame run as
-/// written after the replacement drew. Indexing, scatters, integer division and powers,
-/// sampling and factories of computed sizes are not among them, nor any op added later.
+/// written after the replacement drew. Indexing by tensors, scatters, integer division and
+/// powers, sampling and factories of computed sizes are not among them, nor any op added
+/// later. Basic indexing (`index`: ints, slices, `None`) and `narrow` raise on shapes alone,
+/// which the guards check, or for a dynamic graph `dynamic::fits`, before the replacement
+/// runs.
 const SURE_OPS: &[&str] = &[
     "abs",
     "acos",
@@ -94,6 +97,7 @@ const SURE_OPS: &[&str] = &[
     "floor",
     "ge",
     "gt",
+    "index",
     "invert",
     "le",
     "linear",
@@ -115,6 +119,7 @@ const SURE_OPS: &[&str] = &[
     "min",
     "minimum",
     "mul",
+    "narrow",
     "ne",
     "neg",
     "permute",
