@@ -360,6 +360,7 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
             "a cached function returning a tensor: looked up first, a graph input",
             "two lookups of one key and one of another, each counted",
             "a cached mask sliced by length, the batch size changing",
+            "a cached static method's table of positions, looked up through the class",
             "updating a cached tensor in place breaks there",
         ],
     );

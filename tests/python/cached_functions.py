@@ -137,6 +137,22 @@ def masked_attention(x):
     return att.softmax(-1) @ x
 
 
+class Positions:
+    @staticmethod
+    @functools.lru_cache(maxsize=4)
+    def table(n, d):
+        # Sinusoidal positions, found through the class (the wrapper known, not read).
+        pos = st.arange(n).float().unsqueeze(1)
+        div = st.exp(st.arange(0, d, 2).float() * (-math.log(10000.0) / d))
+        pe = st.zeros(n, d)
+        pe[:, 0::2] = st.sin(pos * div)
+        pe[:, 1::2] = st.cos(pos * div)
+        return pe
+
+    def __call__(self, x):
+        return x + self.table(x.shape[1], x.shape[2])
+
+
 def updates_cached_tensor(x):
     m = causal(x.shape[0])
     m.mul_(1.5)
@@ -144,7 +160,7 @@ def updates_cached_tensor(x):
 
 
 CACHED = [head_dims, padding, window, scaled, configured, announced, from_default, from_argv, causal,
-          positions, block_mask]
+          positions, block_mask, Positions.table]
 
 
 def reset():
@@ -201,6 +217,8 @@ check("two lookups of one key and one of another, each counted", two_lookups_of_
       lambda i: (st.ones(3, 2 + i % 2) * i,), 5, 1, 0)
 check("a cached mask sliced by length, the batch size changing", masked_attention,
       lambda i: (st.ones(1 + i, 5, 4) * st.arange(20.0).reshape(5, 4).sin(),), 3, 1, 0)
+check("a cached static method's table of positions, looked up through the class", Positions(),
+      lambda i: (st.ones(2, 3 + i % 2, 4),), 4, 1, 0)
 # The break is in Tensor.mul_ (written in Python), whose frame has a graph of its own.
 check("updating a cached tensor in place breaks there", updates_cached_tensor,
       lambda i: (st.ones(3, 3) * i,), 4, 2, 1)

@@ -124,8 +124,8 @@ impl State<'_> {
     /// Each call is a lookup of its own, as in the program (`cache_info()` counts them): two
     /// of one key are two inputs, one object at run time, which nothing may tell apart (`is`
     /// would need a guard, an in-place update of either is refused).
-    /// `None` where it cannot: the wrapper is not read from the frame, a keyword argument,
-    /// or calls made first are refused (`Specialization::python_draws_break`).
+    /// `None` where it cannot: a keyword argument, or calls made first are refused
+    /// (`Specialization::python_draws_break`).
     fn cached_tensor(
         &mut self,
         callable: &Var,
@@ -133,8 +133,12 @@ impl State<'_> {
         kwargs: &[(String, Var)],
         meta: Meta,
     ) -> SimResult<Option<Var>> {
-        let Var::Lazy(_, function) = callable else {
-            return Ok(None);
+        // Where the replacement loads the wrapper: where the frame read it, or the wrapper
+        // itself where the simulation knew it (a static method found on a guarded class).
+        let function = match callable {
+            Var::Lazy(_, source) => source.clone(),
+            Var::Obj(wrapper) => Source::object(wrapper.clone()),
+            _ => return Ok(None),
         };
         if !kwargs.is_empty() || self.spec.python_draws_break {
             return Ok(None);
@@ -145,7 +149,7 @@ impl State<'_> {
         }
         let k = self.templating.draws.len();
         self.templating.draws.push(DrawCall {
-            function: function.clone(),
+            function,
             args: plain,
         });
         log::debug!(target: crate::log_targets::GRAPH, "an lru_cache's tensor looked up by the replacement as {}", Source::Draw(k));
