@@ -396,6 +396,9 @@ class Gen:
                                      "it0 = iter([n, k, 3, 4, 5]); acc.append((list(itertools.islice(it0, k, k + 2, 2)), list(it0)))",
                                      "it0 = iter(range(n + 3)); acc.append((k in it0, list(it0)))",
                                      "acc.append(dict(Bag(Bag({(n, k): 1}) + Bag({(k, n): 2}))))",
+                                     # tensors an lru_cache holds: looked up, read, updated
+                                     f"{t} = {t} + table(k % 3).sum() * table(n % 3)[-1]; acc.append(tuple(table.cache_info()))",
+                                     "table(n % 2).add_(0.5); acc.append(table(n % 2).tolist())",
                                      f"{t} = hooked({t}); acc.append(len(hook_seen))",
                                      f"{t} = {t} * levels.get(k * 10, 1.0); acc.append(10 * n in levels)",
                                      "acc.append(1 if data else 0)",
@@ -501,6 +504,11 @@ def helper(a, b=1.0, *args, mode="a", **kw):
 SCALE = 1.5
 SIGMAS = [1.5, 0.75, -0.25, 2.0]
 TABLE = {0: 0.5, 3: -1.0, (1, 2): 2.0}
+
+
+@functools.lru_cache(maxsize=2)
+def table(m):
+    return st.arange(m + 1.0) * 0.5
 
 
 def checked(t, m):
