@@ -447,6 +447,8 @@ fn library_idioms_stay_in_the_graph() {
             "draws from a random.Random of the module's own",
             "a deque of the caller's read whole and appended to (a frame stack)",
             "a deque and its iterator part-way at a graph break",
+            "dict() and ** of an nn.ModuleDict (its keys(), then [key] for each)",
+            "update() from a class of the program's with keys and __getitem__ (calls in order)",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

@@ -1057,4 +1057,42 @@ check("deques of the caller's appended to, then read back", smoothed, lambda i: 
 check("a deque and its iterator part-way at a graph break", deque_across_a_break, lambda i: (xs[i],), 2, 1, 2)
 check("super() in __new__ and in class methods (cls its first argument)", super_in_class_methods,
       lambda i: (xs[i],), 1, 1, 0)
+
+
+class Heads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleDict({"score": nn.Linear(3, 2), "value": nn.Linear(3, 1)})
+
+    def forward(self, x):
+        # dict() and ** of an object with keys read it as the interpreter does: keys() once,
+        # then [key] for each, each a call of the class's own.
+        per_head = dict(self.heads)
+        names = {**self.heads, "extra": None}
+        return [(k, m(x)) for k, m in per_head.items()], list(names)
+
+
+class Lookups:
+    def __init__(self):
+        self.calls = []
+
+    def keys(self):
+        self.calls.append("keys")
+        return ["scale", "shift"]
+
+    def __getitem__(self, key):
+        self.calls.append(key)
+        return len(key) * 0.5
+
+
+def mapping_protocol(x, lookups):
+    opts = {"scale": 1.0}
+    opts.update(lookups)
+    return x * opts["scale"] + opts["shift"], list(lookups.calls)
+
+
+check("dict() and ** of an nn.ModuleDict (its keys(), then [key] for each)", Heads(),
+      lambda i: (xs[i],), 1, 1, 0)
+check("update() from a class of the program's with keys and __getitem__ (calls in order)",
+      mapping_protocol, lambda i: (xs[i], Lookups()), 1, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -11,6 +11,7 @@ use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::caller_dicts::CallerKey;
+use crate::translate::values::dict_arguments::has_keys;
 use crate::translate::values::dict_subclasses::dict_method_is_dicts;
 use crate::translate::values::list_methods::{list_position, slice_positions, store_slice};
 use crate::translate::values::objects::python_method;
@@ -431,6 +432,20 @@ impl State<'_> {
                     && python_method(&o.class, "__getitem__", vm).is_none() =>
             {
                 Ok(o.entries.as_ref().expect("checked").borrow().clone())
+            }
+            // Any other object with `keys`, read as the interpreter reads a mapping
+            // (`PyDict_Merge`): `keys()` once, then `m[key]` for each key in its order, each
+            // call simulated (an `nn.ModuleDict`, a mapping class of the program's).
+            other if has_keys(other, vm) => {
+                let keys = self.attr_of(other, "keys")?;
+                let keys = self.invoke(&keys, Vec::new(), Vec::new())?;
+                let mut entries = Vec::new();
+                for k in self.items(&keys)? {
+                    let value = self.subscript(other, &k)?;
+                    let key = self.key(&k)?;
+                    crate::translate::values::dict_insert(&mut entries, key, value, vm)?;
+                }
+                Ok(entries)
             }
             other => unsupported(Kind::Value, format!("a {} used as a mapping", other.kind())),
         }

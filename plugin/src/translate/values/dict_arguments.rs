@@ -53,7 +53,7 @@ impl State<'_> {
 
 /// Whether `v`'s class has `keys` (what makes the interpreter read it as a mapping): a value
 /// the simulation holds as a list, a tuple, an iterator... has none.
-fn has_keys(v: &Var, vm: &VirtualMachine) -> bool {
+pub(super) fn has_keys(v: &Var, vm: &VirtualMachine) -> bool {
     let class = match v {
         Var::Object(o) => o.class.clone(),
         Var::Obj(o) | Var::Lazy(o, _) => o.class().to_owned(),
