@@ -413,3 +413,16 @@ fn a_mapping_made_in_the_call_is_read_as_a_mapping() {
         "{plain}"
     );
 }
+
+/// `dict(m)` of a caller's object with `keys` (case 42): the interpreter steps what `keys()`
+/// gives between the reads of the entries, so a generator's steps and the reads alternate,
+/// a list the reads extend is read to its end, and a view of a dict the reads change raises.
+#[test]
+fn a_callers_mapping_is_read_as_the_interpreter_steps_it() {
+    same_as_plain(&["caller mappings"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("caller mappings: [({'a': 2, 'b': 4}, ['key a', 'get a', 'key b', 'get b']), ({'a': 2, 'ax': 3, 'axx': 3}, None), 'RuntimeError: dictionary changed size during iteration']"),
+        "{plain}"
+    );
+}

@@ -1420,3 +1420,61 @@ def _():
         show("mappings", mappings_made_here(n))
         show("mappings merged", mappings_merged(n))
         show("mappings by methods", mappings_read_through_their_methods(n))
+
+
+class StepKeys:
+    """keys() a generator: the interpreter steps it between the reads of the entries."""
+
+    def __init__(self):
+        self.log = []
+
+    def keys(self):
+        for k in ("a", "b"):
+            self.log.append("key " + k)
+            yield k
+
+    def __getitem__(self, k):
+        self.log.append("get " + k)
+        return len(self.log)
+
+
+class GrowingKeys:
+    """keys() a list that the reads extend: the interpreter reads the new keys too."""
+
+    def __init__(self):
+        self.ks = ["a"]
+
+    def keys(self):
+        return self.ks
+
+    def __getitem__(self, k):
+        if len(self.ks) < 3:
+            self.ks.append(k + "x")
+        return len(self.ks)
+
+
+class ChangingView:
+    """keys() a view of a dict that the reads change: the interpreter raises."""
+
+    def __init__(self):
+        self.d = {"a": 1, "b": 2}
+
+    def keys(self):
+        return self.d.keys()
+
+    def __getitem__(self, k):
+        self.d["c"] = 3
+        return self.d[k]
+
+
+def merged(m):
+    try:
+        return dict(m), getattr(m, "log", None)
+    except RuntimeError as e:
+        return f"RuntimeError: {e}"
+
+
+@case("mappings of the caller's read through keys() and their items")
+def _():
+    for _ in range(3):
+        show("caller mappings", [merged(StepKeys()), merged(GrowingKeys()), merged(ChangingView())])

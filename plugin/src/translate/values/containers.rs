@@ -434,16 +434,42 @@ impl State<'_> {
                 Ok(o.entries.as_ref().expect("checked").borrow().clone())
             }
             // Any other object with `keys`, read as the interpreter reads a mapping
-            // (`PyDict_Merge`): `keys()` once, then `m[key]` for each key in its order, each
+            // (`merge_object`): `keys()` once, then `m[key]` for each key in its order, each
             // call simulated (an `nn.ModuleDict`, a mapping class of the program's).
             other if has_keys(other, vm) => {
                 let keys = self.attr_of(other, "keys")?;
                 let keys = self.invoke(&keys, Vec::new(), Vec::new())?;
+                // The interpreter steps the keys between the reads: read whole first, they
+                // must be what an iterator gives step by step, and unchanged by the reads.
+                if matches!(
+                    keys,
+                    Var::Gen(_) | Var::Iter(_) | Var::Stepper(_) | Var::DictIter(_)
+                ) {
+                    return unsupported(
+                        Kind::Value,
+                        "a mapping whose keys() gives an iterator, stepped between its reads",
+                    );
+                }
+                let listed = self.items(&keys)?;
                 let mut entries = Vec::new();
-                for k in self.items(&keys)? {
-                    let value = self.subscript(other, &k)?;
-                    let key = self.key(&k)?;
+                let mut read = Vec::with_capacity(listed.len());
+                for k in &listed {
+                    let value = self.subscript(other, k)?;
+                    let key = self.key(k)?;
+                    read.push(key.clone());
                     crate::translate::values::dict_insert(&mut entries, key, value, vm)?;
+                }
+                let again = self.items(&keys)?;
+                let unchanged = again.len() == read.len()
+                    && again
+                        .iter()
+                        .zip(&read)
+                        .all(|(k, r)| self.key(k).is_ok_and(|k| k.is(r)));
+                if !unchanged {
+                    return unsupported(
+                        Kind::Value,
+                        "a mapping whose keys change while its entries are read",
+                    );
                 }
                 Ok(entries)
             }
