@@ -153,6 +153,12 @@ class Positions:
         return x + self.table(x.shape[1], x.shape[2])
 
 
+def same_cached_tensor(x):
+    # Two lookups of one key give one object: `is` breaks there (known only at run time).
+    m = causal(x.shape[0])
+    return x @ m, m is causal(x.shape[0])
+
+
 def updates_cached_tensor(x):
     m = causal(x.shape[0])
     m.mul_(1.5)
@@ -219,6 +225,8 @@ check("a cached mask sliced by length, the batch size changing", masked_attentio
       lambda i: (st.ones(1 + i, 5, 4) * st.arange(20.0).reshape(5, 4).sin(),), 3, 1, 0)
 check("a cached static method's table of positions, looked up through the class", Positions(),
       lambda i: (st.ones(2, 3 + i % 2, 4),), 4, 1, 0)
+check("`is` between two lookups of a cached tensor breaks there", same_cached_tensor,
+      lambda i: (st.ones(3, 3) * i,), 3, 1, 1)
 # The break is in Tensor.mul_ (written in Python), whose frame has a graph of its own.
 check("updating a cached tensor in place breaks there", updates_cached_tensor,
       lambda i: (st.ones(3, 3) * i,), 4, 2, 1)

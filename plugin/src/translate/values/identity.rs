@@ -138,6 +138,16 @@ impl State<'_> {
         }
     }
 
+    /// Whether `v` is the fake of a tensor read by a call made first (`Source::Draw`).
+    fn is_first_call_tensor(&self, v: &Var) -> bool {
+        let Var::Tensor(t) = v else {
+            return false;
+        };
+        self.tensors
+            .iter()
+            .any(|(s, (f, _))| f.is(t) && s.has_draw())
+    }
+
     pub fn is(&mut self, a: &Var, b: &Var) -> SimResult<bool> {
         if let Var::Obj(o) = b
             && o.downcast_ref::<PyNone>().is_some()
@@ -148,6 +158,15 @@ impl State<'_> {
             && o.downcast_ref::<PyNone>().is_some()
         {
             return self.is_none(b);
+        }
+        // A tensor the replacement reads by a call it makes first (an lru_cache's) is known
+        // only then: whether it is another tensor is a guard no one can make before.
+        if [a, b].iter().any(|v| self.is_first_call_tensor(v)) {
+            return unsupported(
+                Kind::DataDependent,
+                "`is` of a tensor an lru_cache holds: it is looked up only when the \
+                 replacement runs",
+            );
         }
         // A bare `object()` (a sentinel: a library's `_MISSING` default, the marker of an
         // unbound local after a split loop) is no tensor, and no value of another type; read
