@@ -426,3 +426,15 @@ fn a_callers_mapping_is_read_as_the_interpreter_steps_it() {
         "{plain}"
     );
 }
+
+/// A `__getattr__` that is a native method (`dict.__getitem__`) is called: its entry is
+/// found, and its KeyError is what a handler sees.
+#[test]
+fn a_native_getattr_hook_is_called() {
+    same_as_plain(&["native __getattr__"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("native __getattr__: ([1002.0, 1002.0], [('calls', 2), ('scale', 2.0)])"),
+        "{plain}"
+    );
+}

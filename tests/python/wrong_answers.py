@@ -1478,3 +1478,34 @@ def merged(m):
 def _():
     for _ in range(3):
         show("caller mappings", [merged(StepKeys()), merged(GrowingKeys()), merged(ChangingView())])
+
+
+# 43. A class whose `__getattr__` is not a function written in Python but a native method
+# (`class AttrDict(dict): __getattr__ = dict.__getitem__`, the EasyDict idiom): the lookup
+# took it for a class without `__getattr__` and raised AttributeError, which a handler
+# caught; the interpreter calls `dict.__getitem__`, which returns the entry or raises
+# KeyError.
+class AttrDict(dict):
+    __getattr__ = dict.__getitem__
+
+
+def attr_dict_read(x, cfg):
+    try:
+        s = cfg.scale
+    except AttributeError:
+        s = 10.0
+    try:
+        t = cfg.shift
+    except AttributeError:
+        t = 100.0
+    except KeyError:
+        t = 1000.0
+    return x * s + t
+
+
+@case("native __getattr__")
+def _():
+    cfg = AttrDict(scale=2.0)
+    for i in range(3):
+        cfg["calls"] = i
+        show("native __getattr__", (attr_dict_read(st.ones(2), cfg).tolist(), sorted(cfg.items())))

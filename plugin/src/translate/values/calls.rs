@@ -189,6 +189,11 @@ impl State<'_> {
                     self.obj(callable)?;
                     return Ok(r);
                 }
+                if o.class().is(vm.ctx.types.wrapper_descriptor_type)
+                    && let Some(r) = self.native_method_call(callable, &o, &args, &kwargs)?
+                {
+                    return Ok(r);
+                }
                 if let Some(r) = self.object_protocol_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;
                     return Ok(r);

@@ -6,14 +6,15 @@
 
 use rustpython_vm::{AsObject, PyObjectRef};
 
-use crate::translate::state::{SimResult, State};
+use crate::translate::state::{SimResult, State, is_dict};
 use crate::translate::values::Var;
 use crate::translate::values::deques::{deque_class, is_native_deque};
 
 impl State<'_> {
     /// The native descriptor behind `owner.name` (`list.append`), when the owner's class is
-    /// exactly a list, dict, set or deque (a subclass may override the method; a dict made
-    /// here as an `OrderedDict` or `defaultdict` has methods of its own).
+    /// exactly a list, dict, set or deque, or a caller's plain subclass of dict that does not
+    /// override it (a dict made here as an `OrderedDict` or `defaultdict` has methods of its
+    /// own).
     fn native_descriptor(&self, owner: &Var, name: &str) -> Option<PyObjectRef> {
         let vm = self.vm;
         let types = &vm.ctx.types;
@@ -30,12 +31,15 @@ impl State<'_> {
             {
                 o.class().to_owned().into()
             }
+            // A subclass of dict read as a dict (an `AttrDict`): the method is dict's only
+            // when the subclass leaves it alone, which the lookup below tells.
+            Var::Lazy(o, _) if is_dict(o, vm) => o.class().to_owned().into(),
             _ => return None,
         };
         let descriptor = class.get_attr(&vm.ctx.new_str(name), vm).ok()?;
-        descriptor
-            .class()
-            .is(types.method_descriptor_type)
+        // `dict.__setitem__` is a slot wrapper, `dict.get` a method descriptor.
+        let class = descriptor.class();
+        (class.is(types.method_descriptor_type) || class.is(types.wrapper_descriptor_type))
             .then_some(descriptor)
     }
 
@@ -76,6 +80,17 @@ impl State<'_> {
             .is_some_and(|d| d.is(descriptor))
         {
             return Ok(None);
+        }
+        if let ("__getitem__", [key]) = (name.as_str(), rest) {
+            // `dict.__getitem__(d, k)` (an `AttrDict`'s `__getattr__`) is `d[k]`, and
+            // `dict.__setitem__(d, k, v)` is `d[k] = v`: its class's methods are these.
+            self.obj(callable)?;
+            return self.subscript(owner, key).map(Some);
+        }
+        if let ("__setitem__", [key, value]) = (name.as_str(), rest) {
+            self.obj(callable)?;
+            self.set_item(owner, key, value.clone())?;
+            return Ok(Some(Var::Obj(self.vm.ctx.none())));
         }
         let Ok((Var::Method(owner, name), Var::Null)) = self.method_of(owner, &name) else {
             return Ok(None);

@@ -439,10 +439,33 @@ impl State<'_> {
             }
             .map(Some);
         }
-        let Some(getattr) = python_method(&class, "__getattr__", vm) else {
+        let Some(getattr) = class.get_attr(vm.ctx.intern_str("__getattr__")) else {
             return Ok(None);
         };
         let args = vec![owner.clone(), name_var(name, vm)];
+        if getattr.downcast_ref::<PyFunction>().is_none() {
+            // Another callable as the hook (`__getattr__ = dict.__getitem__`, an
+            // `AttrDict`): called as the VM calls it, with what it raises propagating. A
+            // lookup that catches AttributeError (`getattr` with a default) would have to
+            // tell its errors apart, unless the hook is dict's own read of a class without
+            // `__missing__` (which raises KeyError or nothing).
+            let dict = vm.ctx.types.dict_type;
+            let dicts_read = ["__getitem__", "get"].iter().any(|m| {
+                dict.get_attr(vm.ctx.intern_str(*m))
+                    .is_some_and(|d| d.is(&getattr))
+            }) && class.get_attr(vm.ctx.intern_str("__missing__")).is_none();
+            if catch && !dicts_read {
+                return unsupported(
+                    Kind::Call,
+                    format!(
+                        "{}.__getattr__, a {}, where an AttributeError is caught",
+                        class.name(),
+                        getattr.class().name()
+                    ),
+                );
+            }
+            return self.invoke(&Var::Obj(getattr), args, Vec::new()).map(Some);
+        }
         if !catch {
             return self.call_function(&getattr, args, Vec::new()).map(Some);
         }
@@ -514,6 +537,18 @@ impl State<'_> {
             let mut args = vec![owner.clone(), name_var(name, vm)];
             args.extend(value);
             self.call_function(&f, args, Vec::new())?;
+            return Ok(());
+        }
+        if !object_slot(&class, hook, vm)
+            && let Some(f) = class.get_attr(vm.ctx.intern_str(hook))
+            && (f.class().is(vm.ctx.types.wrapper_descriptor_type)
+                || f.class().is(vm.ctx.types.method_descriptor_type))
+        {
+            // A native method as the hook (`__setattr__ = dict.__setitem__`): called as the VM
+            // calls it; one the simulation does not know is refused there.
+            let mut args = vec![owner.clone(), name_var(name, vm)];
+            args.extend(value);
+            self.invoke(&Var::Obj(f), args, Vec::new())?;
             return Ok(());
         }
         if !object_slot(&class, hook, vm) {
