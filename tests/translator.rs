@@ -380,7 +380,9 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// appended to (the append replayed), numbers drawn from Python's `random` or from a
 /// `random.Random` of a module's own (drawn first by the replacement; a branch on one
 /// breaks; beside a graph that may raise they break), `super()` in a namedtuple subclass's
-/// `__new__` and in class methods. Each is
+/// `__new__` and in class methods, an EasyDict whose `__getattr__` is `dict.__getitem__`, a
+/// `collections.abc.Mapping` read through its views, slotted classes (a caller's dataclass
+/// updated, one made, a caller's class whose empty slot raises). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -450,6 +452,9 @@ fn library_idioms_stay_in_the_graph() {
             "a deque and its iterator part-way at a graph break",
             "dict() and ** of an nn.ModuleDict (its keys(), then [key] for each)",
             "update() from a class of the program's with keys and __getitem__ (calls in order)",
+            "an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
+            "a slotted dataclass of the caller's updated, a frozen slotted one made",
+            "a slotted class of the caller's with methods, a slot made on first use",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

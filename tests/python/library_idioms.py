@@ -1095,4 +1095,106 @@ check("dict() and ** of an nn.ModuleDict (its keys(), then [key] for each)", Hea
       lambda i: (xs[i],), 1, 1, 0)
 check("update() from a class of the program's with keys and __getitem__ (calls in order)",
       mapping_protocol, lambda i: (xs[i], Lookups()), 1, 1, 0)
+
+class EasyConfig(dict):
+    """The EasyDict idiom: its attributes are its entries, through dict's own methods."""
+    __getattr__ = dict.__getitem__
+    __setattr__ = dict.__setitem__
+
+
+class MappingConfig(collections.abc.Mapping):
+    """A read-only configuration on collections.abc.Mapping: keys(), values(), items() and
+    get() are the ABC's, views made of it (classes with __slots__)."""
+
+    def __init__(self, **entries):
+        self._entries = entries
+
+    def __getitem__(self, key):
+        return self._entries[key]
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __len__(self):
+        return len(self._entries)
+
+
+easy = EasyConfig(scale=2.0, shift=0.5)
+mapped = MappingConfig(scale=3.0, bias=1.0)
+
+
+def configs_by_native_hooks_and_mappings(x):
+    easy.seen = True
+    y = x * easy.scale + getattr(easy, "shift", 0.0)
+    z = y * mapped["scale"] + sum(mapped.values())
+    return z, sorted(mapped.keys()), dict(mapped), "bias" in mapped, mapped.get("other", 4.0), easy.seen
+
+
+@dataclasses.dataclass(slots=True)
+class TrainState:
+    step: int = 0
+    ema: object = None
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class Scores:
+    logits: object
+    best: object
+
+
+train_state = TrainState()
+
+
+def slotted_state(x):
+    # A counter and a running average kept in a slotted dataclass of the caller's (stores
+    # replayed after the graph), and a frozen slotted output made here.
+    train_state.step += 1
+    train_state.ema = x if train_state.ema is None else train_state.ema * 0.9 + x * 0.1
+    s = Scores(train_state.ema * 2.0, train_state.step)
+    return s.logits, s.best, train_state.step
+
+
+def restart_training(i):
+    if i == 0:
+        train_state.step, train_state.ema = 0, None
+
+
+class RunningNorm:
+    """A slotted class of the caller's with methods: its mean made on first use, found
+    missing by an AttributeError caught (the slot empty until then)."""
+    __slots__ = ("count", "_mean")
+
+    def __init__(self):
+        self.count = 0
+
+    def update(self, x):
+        try:
+            mean = self._mean
+        except AttributeError:
+            mean = x.mean(0)
+        self.count += 1
+        self._mean = mean + (x.mean(0) - mean) / self.count
+        return x - self._mean
+
+
+norm = RunningNorm()
+
+
+def normalized(x):
+    return norm.update(x) * 2.0, norm.count
+
+
+def restart_norm(i):
+    if i == 0:
+        norm.count = 0
+        if hasattr(norm, "_mean"):
+            del norm._mean
+
+
+check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
+      configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
+check("a slotted dataclass of the caller's updated, a frozen slotted one made",
+      slotted_state, lambda i: (xs[i],), 2, 1, 0, restart_training)
+check("a slotted class of the caller's with methods, a slot made on first use",
+      normalized, lambda i: (xs[i],), 3, 1, 0, restart_norm)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -327,7 +327,10 @@ fn child_of<'a>(source: &'a Source, root: &Source) -> Option<&'a Source> {
 
 /// Whether `source` is `root.other` (or under it) for an attribute `other` that is not `name`.
 fn under_other_attr(source: &Source, root: &Source, name: &str) -> bool {
-    matches!(child_of(source, root), Some(Source::Attr(_, a)) if a != name)
+    matches!(
+        child_of(source, root),
+        Some(Source::Attr(_, a) | Source::NativeAttr(_, a)) if a != name
+    )
 }
 
 /// Whether `source` is `root[other]` (or under it) for a str key `other` that is not `key`.

@@ -29,11 +29,22 @@ pub fn object_maker(vm: &VirtualMachine) -> PyObjectRef {
     .into()
 }
 
-/// Fill a remade instance's dictionary with `attrs`, natively (no `__setattr__` runs).
+/// Fill a remade instance's dictionary with `attrs`, natively (no `__setattr__` runs); an
+/// instance with slots only, its slots (`object.__setattr__` stores through their member
+/// descriptors).
 pub fn fill_attributes(obj: &PyObjectRef, attrs: &PyDictRef, vm: &VirtualMachine) -> PyResult<()> {
-    let dict = obj
-        .dict()
-        .ok_or_else(|| vm.new_type_error("an instance without a __dict__".to_owned()))?;
+    let Some(dict) = obj.dict() else {
+        let set = vm
+            .ctx
+            .types
+            .object_type
+            .get_attr(vm.ctx.intern_str("__setattr__"))
+            .ok_or_else(|| vm.new_type_error("object.__setattr__ is missing".to_owned()))?;
+        for (k, v) in &**attrs {
+            set.call((obj.clone(), k, v), vm)?;
+        }
+        return Ok(());
+    };
     for (k, v) in &**attrs {
         dict.set_item(&*k, v, vm)?;
     }

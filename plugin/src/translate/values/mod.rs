@@ -67,6 +67,7 @@ pub mod size_indexes;
 pub mod size_reshapes;
 pub mod size_rounding;
 pub mod sizes;
+pub mod slot_objects;
 pub mod template_strings;
 pub mod tensor_functions;
 pub mod tensor_stores;

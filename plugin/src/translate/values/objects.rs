@@ -29,7 +29,7 @@ use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Touched, Unsupported, unsupported};
-use crate::translate::values::{NewObject, Var, class_stores, is_plain};
+use crate::translate::values::{NewObject, Var, class_stores, is_plain, slot_objects};
 
 pub(super) use super::descriptor_kinds::{Descr, classify, is_plain_property_subclass};
 
@@ -124,7 +124,8 @@ pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
     {
         return false;
     }
-    if is_user_class(class, vm) {
+    let slots_only = slot_objects::slots_only_class(class, vm);
+    if is_user_class(class, vm) || (slots_only && class.class().is(vm.ctx.types.type_type)) {
         return true;
     }
     let meta = class.class();
@@ -136,7 +137,7 @@ pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
         (Some(a), Some(b)) => a.is(&b),
         _ => false,
     };
-    is_user_class_body(class, vm)
+    (is_user_class_body(class, vm) || slots_only)
         && meta.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
         && meta.fast_issubclass(t.type_type)
         && types_call
@@ -147,7 +148,10 @@ pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
 /// Its class's metaclass plays no part in an instance's attribute lookup: an enum's members
 /// are such instances.
 pub fn is_user_instance(o: &PyObject, vm: &VirtualMachine) -> bool {
-    o.dict().is_some() && is_user_class_body(o.class(), vm)
+    match o.dict() {
+        Some(_) => is_user_class_body(o.class(), vm),
+        None => slot_objects::slots_only_class(o.class(), vm),
+    }
 }
 
 /// The class's own `name` (through its bases) when it is a function written in Python.
@@ -158,7 +162,7 @@ pub fn python_method(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> Opt
 }
 
 /// Whether the class's `name` is `object`'s own (not overridden).
-pub(super) fn object_slot(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
+pub(crate) fn object_slot(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
     let n = vm.ctx.intern_str(name);
     match (class.get_attr(n), vm.ctx.types.object_type.get_attr(n)) {
         (Some(a), Some(b)) => a.is(&b),
@@ -230,7 +234,15 @@ impl State<'_> {
         let class = o.class().to_owned();
         self.guard(source, Check::type_is(class.clone()));
         self.guard_class(source.clone().type_of(), &class)?;
-        let dict = o.dict().expect("an instance with a dictionary");
+        // An instance with slots only (`slot_objects`) has no names to guard: its class's
+        // member descriptors are its attributes.
+        let Some(dict) = o.dict() else {
+            self.objects.push(Touched {
+                obj: o.clone(),
+                source: source.clone(),
+            });
+            return Ok(self.objects.len() - 1);
+        };
         let keys = dict
             .keys_vec()
             .iter()
@@ -265,7 +277,7 @@ impl State<'_> {
     }
 
     /// The entry `name` of the instance's dictionary, as the simulation sees it now.
-    fn dict_entry(&mut self, inst: &Inst, name: &str) -> SimResult<Option<Var>> {
+    pub(super) fn dict_entry(&mut self, inst: &Inst, name: &str) -> SimResult<Option<Var>> {
         match inst {
             Inst::New(o) => Ok(o
                 .dict
@@ -283,7 +295,10 @@ impl State<'_> {
                     return Ok(w.clone());
                 }
                 let t = self.objects[*i].clone();
-                let dict = t.obj.dict().expect("an instance with a dictionary");
+                // An instance with slots only has none (`slot_objects`).
+                let Some(dict) = t.obj.dict() else {
+                    return Ok(None);
+                };
                 // A change made through `obj.__dict__` is not followed here; a dict the call
                 // changed is guarded not to be this one.
                 if self.effects.changed(dict.as_object()) {
@@ -483,6 +498,16 @@ impl State<'_> {
 
     /// `__dict__` and `__class__`, the native data descriptors of `object` that code reads.
     fn native_data_attr(&mut self, inst: &Inst, name: &str) -> SimResult<Var> {
+        if slot_objects::is_slot(&self.inst_class(inst), name, self.vm) {
+            let owner = match inst {
+                Inst::New(o) => Var::Object(o.clone()),
+                Inst::Existing(i) => {
+                    let t = &self.objects[*i];
+                    Var::Lazy(t.obj.clone(), t.source.clone())
+                }
+            };
+            return self.slot_read(&owner, inst, name);
+        }
         match (name, inst) {
             ("__class__", _) => Ok(Var::Obj(self.inst_class(inst).into())),
             ("__dict__", Inst::New(o)) => Ok(Var::Dict(o.dict.clone())),
@@ -597,6 +622,12 @@ impl State<'_> {
                 };
                 return match call {
                     Some((f, args)) => self.call_function(&f, args, Vec::new()).map(|_| ()),
+                    None if slot_objects::is_slot(&class, name, vm) => {
+                        if value.is_none() {
+                            self.slot_deletable(inst, name)?;
+                        }
+                        self.store(inst, name, value)
+                    }
                     None => unsupported(
                         Kind::Raises,
                         format!(
@@ -607,18 +638,34 @@ impl State<'_> {
                 };
             }
         }
+        if slot_objects::slots_only_class(&class, vm) {
+            return unsupported(
+                Kind::Raises,
+                format!(
+                    "'{}' object has no attribute '{name}' and no __dict__ for setting new attributes (AttributeError)",
+                    class.name()
+                ),
+            );
+        }
         self.plain_store(inst, name, value)
     }
 
     /// Store into (or delete from) the instance's dictionary.
     fn plain_store(&mut self, inst: &Inst, name: &str, value: Option<Var>) -> SimResult<()> {
-        let vm = self.vm;
         if value.is_none() && self.dict_entry(inst, name)?.is_none() {
             return unsupported(
                 Kind::Raises,
                 format!("del of attribute {name:?}, which is not set (AttributeError)"),
             );
         }
+        self.store(inst, name, value)
+    }
+
+    /// Store into (or delete from) the instance's attributes: a made instance's own, a
+    /// caller's as a change replayed after the graph (`object.__setattr__`, which takes a
+    /// slot through its descriptor), which later reads follow.
+    fn store(&mut self, inst: &Inst, name: &str, value: Option<Var>) -> SimResult<()> {
+        let vm = self.vm;
         match inst {
             Inst::New(o) => {
                 let mut d = o.dict.borrow_mut();
