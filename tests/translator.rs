@@ -382,7 +382,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// breaks; beside a graph that may raise they break), `super()` in a namedtuple subclass's
 /// `__new__` and in class methods, an EasyDict whose `__getattr__` is `dict.__getitem__`, a
 /// `collections.abc.Mapping` read through its views, slotted classes (a caller's dataclass
-/// updated, one made, a caller's class whose empty slot raises). Each is
+/// updated, one made, a caller's class whose empty slot raises, an attrs-style frozen one
+/// made through a bound `object.__setattr__` and copied from its fields). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -455,6 +456,7 @@ fn library_idioms_stay_in_the_graph() {
             "an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
             "a slotted dataclass of the caller's updated, a frozen slotted one made",
             "a slotted class of the caller's with methods, a slot made on first use",
+            "an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
         ],
     );
     assert!(!err.contains("plugin panicked"), "{err}");

@@ -1191,10 +1191,52 @@ def restart_norm(i):
             del norm._mean
 
 
+_bind_setattr = object.__setattr__.__get__
+
+
+class FieldsOf(tuple):
+    """What attrs keeps a class's fields in: a tuple subclass with slots."""
+    __slots__ = ()
+
+
+class Frozen:
+    """As attrs makes a frozen slotted class: its __init__ sets through object.__setattr__
+    bound to the instance (a method-wrapper), its own __setattr__ refuses, and `evolve`
+    makes a changed copy from its fields."""
+    __slots__ = ("scale", "bias")
+    __fields__ = FieldsOf(("scale", "bias"))
+
+    def __init__(self, scale, bias):
+        _setattr = _bind_setattr(self)
+        _setattr("scale", scale)
+        _setattr("bias", bias)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{name} is frozen")
+
+
+def evolve(inst, **changes):
+    for name in type(inst).__fields__:
+        if name not in changes:
+            changes[name] = getattr(inst, name)
+    return type(inst)(**changes)
+
+
+frozen = Frozen(2.0, 0.5)
+
+
+def frozen_and_evolved(x):
+    other = evolve(frozen, bias=1.5)
+    bound = _bind_setattr(other)
+    return x * frozen.scale + other.bias, other.scale, type(other).__name__, type(bound).__name__
+
+
 check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
       slotted_state, lambda i: (xs[i],), 2, 1, 0, restart_training)
+check("an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
+      frozen_and_evolved, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted class of the caller's with methods, a slot made on first use",
       normalized, lambda i: (xs[i],), 3, 1, 0, restart_norm)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -73,6 +73,9 @@ pub(crate) fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool
         || obj.downcast_ref::<crate::tensor::PyDType>().is_some()
         || obj.class().is(vm.ctx.types.builtin_function_or_method_type)
         || obj.class().is(vm.ctx.types.method_descriptor_type)
+        || obj.class().is(vm.ctx.types.wrapper_descriptor_type)
+        // A slot wrapper bound to an object (`object.__setattr__.__get__`): both fixed.
+        || obj.class().is(vm.ctx.types.method_wrapper_type)
         // A bare `object()` (a sentinel): it has no state of its own.
         || obj.class().is(vm.ctx.types.object_type)
         // `NotImplemented`, a singleton, compared by identity (`r is NotImplemented`).

@@ -587,6 +587,18 @@ fn build_value(
                 vec![Template::Tuple(held)],
             )
         }
+        // A native method bound (`native_descriptor_get`): what its `__get__` makes, a
+        // method-wrapper or a builtin method as eager code holds.
+        Var::Bound(b)
+            if let Var::Obj(d) = &b.0
+                && (d.class().is(vm.ctx.types.method_descriptor_type)
+                    || d.class().is(vm.ctx.types.wrapper_descriptor_type)) =>
+        {
+            let get = d
+                .get_attr("__get__", vm)
+                .map_err(|_| Unsupported::new(Kind::Internal, "a descriptor without __get__"))?;
+            Template::New(get, vec![build(state, &b.1, outputs, index)?])
+        }
         Var::Bound(b) => Template::New(
             vm.ctx.types.bound_method_type.to_owned().into(),
             vec![

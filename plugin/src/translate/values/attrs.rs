@@ -155,7 +155,14 @@ impl State<'_> {
                 None => Ok(self.method_of(owner, name)?.0),
             },
             Var::Bound(b) => match name {
-                "__func__" => Ok(b.0.clone()),
+                "__func__"
+                    if crate::translate::values::native_method_forms::native_bound_class(
+                        &b.0, vm,
+                    )
+                    .is_none() =>
+                {
+                    Ok(b.0.clone())
+                }
                 "__self__" => Ok(b.1.clone()),
                 _ => unsupported(Kind::Value, format!("attribute {name} of a bound method")),
             },

@@ -194,6 +194,10 @@ impl State<'_> {
                 {
                     return Ok(r);
                 }
+                if let Some(r) = self.native_descriptor_get(&o, &args, &kwargs) {
+                    self.obj(callable)?;
+                    return Ok(r);
+                }
                 if let Some(r) = self.object_protocol_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;
                     return Ok(r);

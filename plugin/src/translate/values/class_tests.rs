@@ -376,7 +376,10 @@ impl State<'_> {
             Var::Func(_) => t.function_type.to_owned().into(),
             Var::Object(o) => o.class.clone().into(),
             Var::NamedTuple(c, _) => c.clone().into(),
-            Var::Bound(_) => t.bound_method_type.to_owned().into(),
+            Var::Bound(b) => {
+                crate::translate::values::native_method_forms::native_bound_class(&b.0, vm)
+                    .unwrap_or_else(|| t.bound_method_type.to_owned().into())
+            }
             Var::Set(_) => t.set_type.to_owned().into(),
             Var::TStr(s) => s.class(vm),
             Var::Deque(_) => crate::translate::values::deques::deque_class(vm)

@@ -4,7 +4,8 @@
 //! in that form, and the resume simulates the call again: `list.append(xs, v)` is the
 //! container's method, as `xs.append(v)` is.
 
-use rustpython_vm::{AsObject, PyObjectRef};
+use rustpython_vm::builtins::PyStr;
+use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::state::{SimResult, State, is_dict};
 use crate::translate::values::Var;
@@ -98,5 +99,69 @@ impl State<'_> {
         self.obj(callable)?; // the descriptor's identity
         self.container_method(&owner, name, rest.to_vec(), kwargs.to_vec())
             .map(Some)
+    }
+}
+
+impl State<'_> {
+    /// `descriptor.__get__(obj)` of one of `object`'s native methods or slot wrappers
+    /// (attrs' frozen `__init__` binds `object.__setattr__` so): the method bound to `obj`,
+    /// which a call passes `obj` first, as the VM's method-wrapper does (`None`: not such a
+    /// call).
+    pub(super) fn native_descriptor_get(
+        &self,
+        f: &PyObjectRef,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> Option<Var> {
+        let vm = self.vm;
+        let types = &vm.ctx.types;
+        if !f.class().is(types.method_wrapper_type) || !kwargs.is_empty() {
+            return None;
+        }
+        let name = f.get_attr("__name__", vm).ok()?;
+        if name.downcast_ref::<PyStr>()?.to_str() != Some("__get__") {
+            return None;
+        }
+        let descriptor = f.get_attr("__self__", vm).ok()?;
+        let class = descriptor.class();
+        if !(class.is(types.method_descriptor_type) || class.is(types.wrapper_descriptor_type)) {
+            return None;
+        }
+        // `object`'s own, which binds to anything: another class's raises TypeError for an
+        // object not of that class, which a binding made here would not.
+        if !descriptor
+            .get_attr("__objclass__", vm)
+            .is_ok_and(|c| c.is(types.object_type))
+        {
+            return None;
+        }
+        let obj = match args {
+            [obj] | [obj, _] => obj,
+            _ => return None,
+        };
+        if matches!(obj, Var::Obj(o) if vm.is_none(o)) {
+            return None;
+        }
+        Some(Var::Bound(std::rc::Rc::new((
+            Var::Obj(descriptor),
+            obj.clone(),
+        ))))
+    }
+}
+
+/// The class of what `descriptor.__get__(obj)` makes when `function` (a bound method's) is
+/// a native method or slot wrapper (`native_descriptor_get`): a builtin method or a
+/// method-wrapper, not a Python bound method. `None` for any other function.
+pub fn native_bound_class(function: &Var, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    let Var::Obj(d) = function else {
+        return None;
+    };
+    let types = &vm.ctx.types;
+    if d.class().is(types.wrapper_descriptor_type) {
+        Some(types.method_wrapper_type.to_owned().into())
+    } else if d.class().is(types.method_descriptor_type) {
+        Some(types.builtin_function_or_method_type.to_owned().into())
+    } else {
+        None
     }
 }
