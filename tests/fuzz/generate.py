@@ -372,7 +372,18 @@ class Gen:
                                      f"obj.hist.append({t}.sum()); acc.append(len(obj.hist)); {t} = {t} + obj.hist[0]",
                                      f"obj.hist.appendleft(n); acc.append(list(obj.hist))",
                                      "v0 = obj.mirror[0]; log.insert(0, n); acc.append(v0)",
-                                     "v0 = obj.mirror[-1]; log[0] = k; acc.append((v0, obj.mirror[0]))"]))
+                                     "v0 = obj.mirror[-1]; log[0] = k; acc.append((v0, obj.mirror[0]))",
+                                     # a caller's slotted object (a slot made on first use,
+                                     # deleted, a tensor kept), an EasyDict, a Mapping class,
+                                     # a slotted object made here
+                                     f"SLOT.n += k; acc.append(SLOT.n); {t} = {t} * SLOT.n",
+                                     f"SLOT.t = {t} * 0.5; {t} = {t} + SLOT.t",
+                                     "try:\n" + "    " * (depth + 1) + "acc.append(SLOT.opt)\n" + "    " * depth
+                                     + "except AttributeError as e:\n" + "    " * (depth + 1) + "SLOT.opt = n; acc.append(str(e))",
+                                     "if hasattr(SLOT, 'opt'): del SLOT.opt",
+                                     f"EASY.k = n; {t} = {t} * EASY.scale; acc.append(EASY.get('k'))",
+                                     f"acc.append(sorted(MAPPING.items())); {t} = {t} * MAPPING['w'] + len(MAPPING)",
+                                     f"p = Slotted(n); p.t = {t}; {t} = p.t + p.n; acc.append(type(p).__name__)"]))
         elif kind == 23:
             # itertools, a context manager of contextlib, grad modes, a module's hooks, a
             # caller's dict by an int key or by its truth, the newer tensor ops
@@ -466,6 +477,7 @@ def repr_keys():
 
 
 PRELUDE = '''import collections
+import collections.abc
 import contextlib
 import dataclasses
 import functools
@@ -709,6 +721,37 @@ class Model:
         return t + t
 
 
+class Slotted:
+    __slots__ = ("n", "t", "opt")
+
+    def __init__(self, n):
+        self.n = n
+
+
+class EasyDict(dict):
+    __getattr__ = dict.__getitem__
+    __setattr__ = dict.__setitem__
+
+
+class Weights(collections.abc.Mapping):
+    def __init__(self, **entries):
+        self._entries = entries
+
+    def __getitem__(self, key):
+        return self._entries[key]
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __len__(self):
+        return len(self._entries)
+
+
+SLOT = Slotted(1)
+EASY = EasyDict(scale=2.0)
+MAPPING = Weights(w=0.5, b=1.5)
+
+
 # Another Model in sets with `obj`; `obj` itself on the last call.
 SPARE = Model(2.0)
 
@@ -740,6 +783,7 @@ def main(shapes, dtypes, seed):
             print("   state", calls, obj.count, show(obj.w), show(data), show(log), show(list(obj.hist)))
             print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,
                   show(Model.__dict__.get("last")))
+            print("   slots", SLOT.n, show(getattr(SLOT, "t", None)), getattr(SLOT, "opt", None), sorted(EASY.items()))
 
 
 '''
