@@ -456,6 +456,7 @@ fn library_idioms_stay_in_the_graph() {
             "an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
             "a slotted dataclass of the caller's updated, a frozen slotted one made",
             "a slotted class of the caller's with methods, a slot made on first use",
+            "del of a slot of the caller's, caught when empty",
             "an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
         ],
     );

@@ -1184,6 +1184,19 @@ def normalized(x):
     return norm.update(x) * 2.0, norm.count
 
 
+def cleared(x, holder):
+    # del of a slot, the second time empty: the VM's AttributeError, its name and obj None.
+    out = []
+    for _ in range(2):
+        try:
+            del holder._mean
+            out.append("deleted")
+        except AttributeError as e:
+            out.append((str(e), e.name, e.obj))
+    holder._mean = x
+    return x * 2.0, out
+
+
 def restart_norm(i):
     if i == 0:
         norm.count = 0
@@ -1235,6 +1248,8 @@ check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mappin
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
       slotted_state, lambda i: (xs[i],), 2, 1, 0, restart_training)
+check("del of a slot of the caller's, caught when empty", cleared,
+      lambda i: (xs[i], norm), 2, 1, 0, restart_norm)
 check("an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
       frozen_and_evolved, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted class of the caller's with methods, a slot made on first use",

@@ -106,10 +106,11 @@ impl State<'_> {
             Some(_) => Ok(()),
             None => {
                 let vm = self.vm;
+                let none = || Var::Obj(vm.ctx.none());
                 self.raise_native_with(
                     vm.ctx.exceptions.attribute_error,
                     vec![Var::Obj(vm.ctx.new_str(name).into())],
-                    Vec::new(),
+                    vec![("name", none()), ("obj", none())],
                     format!("del of the empty slot {name} (AttributeError)"),
                 )
             }
