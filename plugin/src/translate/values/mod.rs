@@ -71,6 +71,7 @@ pub mod slot_objects;
 pub mod template_strings;
 pub mod tensor_functions;
 pub mod tensor_stores;
+pub mod user_classes;
 pub mod user_operators;
 use std::cell::RefCell;
 use std::collections::VecDeque;

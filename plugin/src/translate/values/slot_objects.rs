@@ -51,13 +51,8 @@ impl State<'_> {
         let Inst::Existing(i) = inst else {
             return self.dict_entry(inst, name);
         };
-        if let Some((_, _, w)) = self
-            .attr_writes
-            .iter()
-            .rev()
-            .find(|(j, n, _)| j == i && n == name)
-        {
-            return Ok(w.clone());
+        if let Some(w) = self.written_attr(*i, name) {
+            return Ok(w);
         }
         let t = self.objects[*i].clone();
         let read = Source::NativeAttr(Box::new(t.source), name.to_owned());
