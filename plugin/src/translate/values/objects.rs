@@ -221,6 +221,12 @@ impl State<'_> {
         if let Some(v) = self.lookup_attr(owner, inst, name, false)? {
             return Ok(v);
         }
+        self.raise_no_attribute(inst, name)
+    }
+
+    /// The AttributeError of a lookup of `name` that found nothing (a slot of its that is
+    /// empty, too).
+    pub(super) fn raise_no_attribute<T>(&mut self, inst: &Inst, name: &str) -> SimResult<T> {
         let message = format!(
             "'{}' object has no attribute '{name}'",
             self.inst_class(inst).name()
@@ -393,14 +399,7 @@ impl State<'_> {
     /// `__dict__` and `__class__`, the native data descriptors of `object` that code reads.
     fn native_data_attr(&mut self, inst: &Inst, name: &str) -> SimResult<Var> {
         if slot_objects::is_slot(&self.inst_class(inst), name, self.vm) {
-            let owner = match inst {
-                Inst::New(o) => Var::Object(o.clone()),
-                Inst::Existing(i) => {
-                    let t = &self.objects[*i];
-                    Var::Lazy(t.obj.clone(), t.source.clone())
-                }
-            };
-            return self.slot_read(&owner, inst, name);
+            return self.slot_read(inst, name);
         }
         match (name, inst) {
             ("__class__", _) => Ok(Var::Obj(self.inst_class(inst).into())),

@@ -67,26 +67,11 @@ impl State<'_> {
 
     /// `owner.name` for the slot `name` of `inst`; an empty slot raises AttributeError as the
     /// VM does (with its `name` and `obj`).
-    pub(super) fn slot_read(&mut self, owner: &Var, inst: &Inst, name: &str) -> SimResult<Var> {
-        if let Some(v) = self.slot_value(inst, name)? {
-            return Ok(v);
+    pub(super) fn slot_read(&mut self, inst: &Inst, name: &str) -> SimResult<Var> {
+        match self.slot_value(inst, name)? {
+            Some(v) => Ok(v),
+            None => self.raise_no_attribute(inst, name),
         }
-        let vm = self.vm;
-        let message = format!(
-            "'{}' object has no attribute '{name}'",
-            self.inst_class(inst).name()
-        );
-        let attributes = vec![
-            ("name", Var::Obj(vm.ctx.new_str(name).into())),
-            ("obj", owner.clone()),
-        ];
-        let arg = Var::Obj(vm.ctx.new_str(message.as_str()).into());
-        self.raise_native_with(
-            vm.ctx.exceptions.attribute_error,
-            vec![arg],
-            attributes,
-            format!("{message} (AttributeError)"),
-        )
     }
 
     /// Whether `del owner.name` of a slot finds it set (a caller's instance's value guarded
