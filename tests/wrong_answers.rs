@@ -438,3 +438,12 @@ fn a_native_getattr_hook_is_called() {
         "{plain}"
     );
 }
+
+/// Case 44: the referent of a caller's weak reference, whose last other strong reference a
+/// side effect of the call drops, is the one the frame's variable keeps alive.
+#[test]
+fn a_weak_referent_is_kept_alive_by_the_frame() {
+    same_as_plain(&["weak referent"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("weak referent: [3.0, 3.0]"), "{plain}");
+}

@@ -22,6 +22,7 @@ import heapq
 import itertools
 import logging
 import numbers
+import weakref
 import operator
 import os
 import random
@@ -1244,6 +1245,38 @@ def frozen_and_evolved(x):
     return x * frozen.scale + other.bias, other.scale, type(other).__name__, type(bound).__name__
 
 
+class Owner:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+class Part:
+    """A part that refers to its owner weakly, as a submodule to its parent model."""
+    def __init__(self):
+        self.owner = None
+
+
+owners = []
+part = Part()
+
+
+def restart_owner(i):
+    # A new owner each call but every third, when the last one is gone.
+    if i % 3 != 2:
+        owners[:] = [Owner(1.0 + i)]
+        part.owner = weakref.ref(owners[0])
+
+
+def through_a_weak_reference(x):
+    owner = part.owner()
+    if owner is None:
+        return x * 0.0, "gone"
+    # The last strong reference dropped: the frame's variable keeps the owner alive.
+    owners.clear()
+    owner.scale = owner.scale * 2
+    return x * owner.scale, owner.scale, part.owner() is owner
+
+
 check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
@@ -1254,4 +1287,6 @@ check("an attrs-style frozen slotted class: object.__setattr__ bound, fields in 
       frozen_and_evolved, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted class of the caller's with methods, a slot made on first use",
       normalized, lambda i: (xs[i],), 3, 1, 0, restart_norm)
+check("a weak reference to an owner that changes and dies, called",
+      through_a_weak_reference, lambda i: (xs[i],), 2, 1, 0, restart_owner)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -5,6 +5,7 @@ program behaves exactly as without the plugin. Each case calls its function seve
 changing what a translation relied on between calls; a case that raises prints what."""
 import collections
 import operator
+import weakref
 
 import symtrace as st
 
@@ -1509,3 +1510,33 @@ def _():
     for i in range(3):
         cfg["calls"] = i
         show("native __getattr__", (attr_dict_read(st.ones(2), cfg).tolist(), sorted(cfg.items())))
+
+
+# 44. The referent of a caller's weak reference, read through it (`owner = self.owner()`):
+# a side effect of the call may drop the last strong reference to it elsewhere (a list
+# cleared, an attribute deleted) while the frame's variable keeps it alive. Loaded after
+# the side effects are replayed, it would be gone (None) where the program still has it.
+class WeakOwner:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+class WeakPart:
+    def __init__(self, owner):
+        self.owner = weakref.ref(owner)
+        self.keep = [owner]
+
+
+def weakly_owned(x, part):
+    owner = part.owner()
+    part.keep.clear()
+    owner.scale += 1.0
+    st.graph_break()
+    return x * owner.scale, owner is None
+
+
+@case("a weak reference's referent kept alive by the frame")
+def _():
+    for i in range(3):
+        part = WeakPart(WeakOwner(float(i)))
+        show("weak referent", weakly_owned(st.ones(2), part)[0].tolist())

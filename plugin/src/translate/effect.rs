@@ -237,6 +237,12 @@ impl Effect {
         if source.operands().iter().any(|s| self.changes(s)) {
             return true;
         }
+        // An effect may drop the last strong reference to a weak reference's referent
+        // wherever it is held: loaded before the effects, the referent is kept alive, as
+        // the frame's own variable keeps it.
+        if through_weak_reference(source) && !matches!(self, Effect::Output { .. }) {
+            return true;
+        }
         match self {
             // Setting one attribute of an instance leaves its other attributes as they were.
             Effect::SetAttr { target, name, .. } | Effect::DelAttr { target, name } => {
@@ -275,6 +281,18 @@ impl Effect {
             Effect::Output { .. } => false,
         }
     }
+}
+
+/// Whether `source` is, or is under, the referent of a weak reference.
+fn through_weak_reference(source: &Source) -> bool {
+    let mut s = Some(source);
+    while let Some(at) = s {
+        if matches!(at, Source::WeakTarget(_)) {
+            return true;
+        }
+        s = at.parent();
+    }
+    false
 }
 
 /// Whether `source` is, or is under, a global `name` read through some function, or an

@@ -67,6 +67,7 @@ impl Source {
             | Source::IdKey(..)
             | Source::At(..)
             | Source::NativeAttr(..)
+            | Source::WeakTarget(_)
             | Source::ClassAttr(..)
             | Source::DefaultDType
             | Source::Arith(..)

@@ -91,6 +91,11 @@ impl Source {
                 base.emit_load(b)?;
                 b.emit(Opcode::Call, 1);
             }
+            Source::WeakTarget(base) => {
+                base.emit_load(b)?;
+                b.emit(Opcode::PushNull, 0);
+                b.emit(Opcode::Call, 0);
+            }
             Source::InstanceDict(base) => {
                 base.emit_load(b)?;
                 let d = b.name("__dict__");

@@ -59,6 +59,9 @@ pub enum Source {
     ClassAttr(Box<Source>, String),
     /// `type(source)`: what a guard on a class's attributes reads.
     TypeOf(Box<Source>),
+    /// `source()` of a `weakref.ref` (exactly that class): its referent, or None once it is
+    /// collected. No user code runs.
+    WeakTarget(Box<Source>),
     /// `source.__dict__`: an instance's attribute dictionary.
     InstanceDict(Box<Source>),
     /// An object that is not read from the frame (the `Tensor` class): a guard on it checks a
@@ -214,6 +217,7 @@ impl Source {
             | Source::DefaultDType => {}
             Source::TypeOf(b)
             | Source::InstanceDict(b)
+            | Source::WeakTarget(b)
             | Source::Attr(b, _)
             | Source::Item(b, _)
             | Source::Key(b, _)
@@ -250,6 +254,7 @@ impl Source {
             | Source::Math(..) => None,
             Source::TypeOf(b)
             | Source::InstanceDict(b)
+            | Source::WeakTarget(b)
             | Source::IdKey(b, _)
             | Source::At(b, _) => Some(b),
             Source::Attr(b, _)
@@ -316,6 +321,7 @@ impl fmt::Display for Source {
             },
             Source::TypeOf(b) => write!(f, "type({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
+            Source::WeakTarget(b) => write!(f, "{b}()"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
             Source::Draw(k) => write!(f, "first call #{k}"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),

@@ -1,6 +1,7 @@
 //! A source's value in a frame, read without running Python code: the simulation's and a
 //! guard's readable form.
 
+use rustpython_vm::builtins::PyWeak;
 use rustpython_vm::builtins::{PyDict, PyFunction, PyInt, PyList, PyTuple};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
@@ -116,6 +117,17 @@ impl Source {
             }
             Source::TypeOf(_) => Some(parent?.class().to_owned().into()),
             Source::InstanceDict(_) => parent?.dict().map(Into::into),
+            Source::WeakTarget(_) => {
+                let r = parent?;
+                if !r.class().is(vm.ctx.types.weakref_type) {
+                    return None;
+                }
+                Some(
+                    r.downcast_ref::<PyWeak>()?
+                        .upgrade()
+                        .unwrap_or_else(|| vm.ctx.none()),
+                )
+            }
             Source::Object(o) => o.0.get(),
             Source::DefaultDType => {
                 let d = crate::tensor::dtype::default_float();

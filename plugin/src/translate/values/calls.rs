@@ -153,6 +153,9 @@ impl State<'_> {
                 {
                     return self.invoke(&parts, args, kwargs);
                 }
+                if let Some(r) = self.weak_reference_call(callable, &o, &args, &kwargs)? {
+                    return Ok(r);
+                }
                 if let Some(class) = o.downcast_ref::<PyType>() {
                     if let Some(made) = self.call_class(callable, class, &args, &kwargs)? {
                         return Ok(made);

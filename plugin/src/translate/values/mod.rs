@@ -73,6 +73,7 @@ pub mod tensor_functions;
 pub mod tensor_stores;
 pub mod user_classes;
 pub mod user_operators;
+pub mod weak_references;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
