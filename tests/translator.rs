@@ -384,7 +384,9 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// `collections.abc.Mapping` read through its views, slotted classes (a caller's dataclass
 /// updated, one made, a caller's class whose empty slot raises, an attrs-style frozen one
 /// made through a bound `object.__setattr__` and copied from its fields), a caller's
-/// `weakref.ref` called (its referent changing, or collected: None). Each is
+/// `weakref.ref` called (its referent changing, or collected: None), a caller's
+/// `types.SimpleNamespace` (read, counted, missing attributes raised as the VM words them).
+/// Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -458,6 +460,7 @@ fn library_idioms_stay_in_the_graph() {
             "a slotted dataclass of the caller's updated, a frozen slotted one made",
             "a slotted class of the caller's with methods, a slot made on first use",
             "a weak reference to an owner that changes and dies, called",
+            "types.SimpleNamespace configurations of the caller's read, counted, a subclass's method",
             "del of a slot of the caller's, caught when empty",
             "an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
         ],

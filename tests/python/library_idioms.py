@@ -22,6 +22,7 @@ import heapq
 import itertools
 import logging
 import numbers
+import types
 import weakref
 import operator
 import os
@@ -1277,6 +1278,32 @@ def through_a_weak_reference(x):
     return x * owner.scale, owner.scale, part.owner() is owner
 
 
+class RunConfig(types.SimpleNamespace):
+    def width(self):
+        return self.hidden * 2
+
+
+namespaces = {}
+
+
+def restart_namespaces(i):
+    if i == 0:
+        namespaces["cfg"] = types.SimpleNamespace(scale=2.0, w=st.ones(3) * 0.5)
+        namespaces["run"] = RunConfig(hidden=2)
+
+
+def through_namespaces(x):
+    cfg, run = namespaces["cfg"], namespaces["run"]
+    cfg.calls = getattr(cfg, "calls", 0) + 1
+    shift = cfg.shift if hasattr(cfg, "shift") else 0.25
+    try:
+        missing = cfg.missing
+    except AttributeError as e:
+        missing = (str(e), e.name)
+    run.hidden += 1
+    return x * cfg.scale * cfg.w + shift, cfg.calls, run.width(), missing, vars(cfg)["scale"]
+
+
 check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
@@ -1289,4 +1316,6 @@ check("a slotted class of the caller's with methods, a slot made on first use",
       normalized, lambda i: (xs[i],), 3, 1, 0, restart_norm)
 check("a weak reference to an owner that changes and dies, called",
       through_a_weak_reference, lambda i: (xs[i],), 2, 1, 0, restart_owner)
+check("types.SimpleNamespace configurations of the caller's read, counted, a subclass's method",
+      through_namespaces, lambda i: (xs[i],), 2, 1, 0, restart_namespaces)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -229,7 +229,7 @@ impl State<'_> {
     pub(super) fn raise_no_attribute<T>(&mut self, inst: &Inst, name: &str) -> SimResult<T> {
         let message = format!(
             "'{}' object has no attribute '{name}'",
-            self.inst_class(inst).name()
+            self.inst_class(inst).slot_name()
         );
         match inst {
             // The VM's AttributeError, with its `name` and `obj` (a handler of the frame may

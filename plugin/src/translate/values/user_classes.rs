@@ -117,7 +117,30 @@ pub fn instantiable_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
 /// are such instances.
 pub fn is_user_instance(o: &PyObject, vm: &VirtualMachine) -> bool {
     match o.dict() {
-        Some(_) => is_user_class_body(o.class(), vm),
+        Some(_) => is_user_class_body(o.class(), vm) || namespace_class(o.class(), vm),
         None => slot_objects::slots_only_class(o.class(), vm),
     }
+}
+
+/// `types.SimpleNamespace`, or a class written in Python on it: its instances' attributes
+/// are their dictionary's, looked up as `object` looks them up (the namespace's own methods
+/// are its repr, comparisons and pickling). A caller's instance is one of the object
+/// model's; one is not made in the call (its `__init__` is native).
+fn namespace_class(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
+    let t = &vm.ctx.types;
+    let object_lookup = match (
+        class.get_attr(vm.ctx.intern_str("__getattribute__")),
+        t.object_type
+            .get_attr(vm.ctx.intern_str("__getattribute__")),
+    ) {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    };
+    class.fast_issubclass(t.namespace_type)
+        && class.mro.read().iter().all(|c| {
+            c.is(t.object_type)
+                || c.is(t.namespace_type)
+                || c.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
+        })
+        && object_lookup
 }
