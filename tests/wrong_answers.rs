@@ -447,3 +447,12 @@ fn a_weak_referent_is_kept_alive_by_the_frame() {
     let plain = &outputs()[0].1;
     assert!(plain.contains("weak referent: [3.0, 3.0]"), "{plain}");
 }
+
+/// Case 45: a class on tuple that defines its own `__contains__` or `__eq__` is not tested as
+/// tuple tests its items.
+#[test]
+fn a_tuple_subclass_keeps_its_own_protocols() {
+    same_as_plain(&["tuple protocols"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("tuple protocols: (True, True, True, True)"), "{plain}");
+}

@@ -1540,3 +1540,38 @@ def _():
     for i in range(3):
         part = WeakPart(WeakOwner(float(i)))
         show("weak referent", weakly_owned(st.ones(2), part)[0].tolist())
+
+
+# 45. A class written on tuple whose own `__contains__` tests something else than its items
+# (sqlparse's token types: `ttype in T.Keyword` is a prefix test), one whose `__contains__` is
+# a static method, one whose `__eq__` is its own: read as tuples, the simulation tested
+# membership and equality over their items as tuple does, and answered what the classes
+# never do.
+class TokenType(tuple):
+    def __contains__(self, item):
+        return item is not None and (self is item or item[:len(self)] == self)
+
+
+class Anything(tuple):
+    __contains__ = staticmethod(lambda item: True)
+
+
+class Loose(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+KEYWORD = TokenType(("Keyword",))
+
+
+def token_tests(x, ttype, bag, loose):
+    return x * 2, ttype in KEYWORD, "q" in bag, loose == (9,), loose != (9,)
+
+
+@case("classes on tuple with their own protocols")
+def _():
+    bag, loose = Anything(("a",)), Loose((1,))
+    for ttype in [TokenType(("Keyword", "DML")), TokenType(("Name",)), TokenType(("Keyword",))]:
+        show("tuple protocols", token_tests(st.ones(1), ttype, bag, loose)[1:])

@@ -5,7 +5,6 @@
 
 use hashbrown::{HashMap, HashSet};
 use rustpython_vm::builtins::{PyDict, PyList, PyTuple, PyType, PyTypeRef};
-use rustpython_vm::types::PyTypeFlags;
 use rustpython_vm::{AsObject, Py, PyObjectRef, PyPayload, PyRef, VirtualMachine};
 
 use crate::graph::Value;
@@ -480,13 +479,17 @@ impl<'vm> State<'vm> {
         source: &Source,
     ) -> SimResult<Option<Vec<Var>>> {
         let vm = self.vm;
-        let items: Vec<PyObjectRef> = if obj.class().is(vm.ctx.types.tuple_type)
+        let exact_tuple = obj.class().is(vm.ctx.types.tuple_type);
+        let items: Vec<PyObjectRef> = if exact_tuple
             || (obj.downcast_ref::<PyTuple>().is_some()
-                && (self.namedtuple_fields(obj.class()).is_some()
-                    || tuple_items_kept(obj.class(), vm)))
+                && crate::translate::values::named_tuples::tuple_protocols_kept(obj.class(), vm))
         {
             // A named tuple's items are its tuple's: its class adds names, nothing else; so
-            // do the items of a class on tuple that reads them as tuple does (attrs' fields).
+            // do the items of a class on tuple that computes with them as tuple does (attrs'
+            // fields), as long as it does (its version guarded).
+            if !exact_tuple {
+                self.guard_class(source.clone().type_of(), obj.class())?;
+            }
             obj.downcast_ref::<PyTuple>()
                 .expect("tuple")
                 .as_slice()
@@ -647,17 +650,3 @@ fn check_kind(c: &Check) -> u8 {
 }
 
 pub use crate::translate::values::dict_subclasses::is_dict;
-
-/// A class written in Python on tuple whose items are read as tuple reads them: its
-/// `__iter__`, `__len__` and `__getitem__` are tuple's own.
-fn tuple_items_kept(class: &Py<PyType>, vm: &VirtualMachine) -> bool {
-    let tuple = vm.ctx.types.tuple_type;
-    class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE)
-        && ["__iter__", "__len__", "__getitem__"].iter().all(|m| {
-            let m = vm.ctx.intern_str(*m);
-            match (class.get_attr(m), tuple.get_attr(m)) {
-                (Some(a), Some(b)) => a.is(&b),
-                _ => false,
-            }
-        })
-}

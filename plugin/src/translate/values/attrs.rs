@@ -259,7 +259,7 @@ impl State<'_> {
     /// written in Python is read through its MRO as Python does (a function is itself, a
     /// static method its function, a class method bound to `C`); a builtin type, which
     /// cannot change, natively.
-    fn class_attr(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
+    pub(super) fn class_attr(&mut self, owner: &Var, name: &str) -> SimResult<Var> {
         let vm = self.vm;
         let class_obj = self.obj(owner)?;
         let class = class_obj
