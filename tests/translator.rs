@@ -385,7 +385,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// updated, one made, a caller's class whose empty slot raises, an attrs-style frozen one
 /// made through a bound `object.__setattr__` and copied from its fields), a caller's
 /// `weakref.ref` called (its referent changing, or collected: None), a caller's
-/// `types.SimpleNamespace` (read, counted, missing attributes raised as the VM words them).
+/// `types.SimpleNamespace` (read, counted, missing attributes raised as the VM words them),
+/// a running total of the caller's that is a float until `total += loss` makes it a tensor.
 /// Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
@@ -410,7 +411,7 @@ fn library_idioms_stay_in_the_graph() {
             "the truth of **kwargs",
             "a dict by int keys, a logger below its level",
             "jit, compiler and checkpoint namespaces, _assert",
-            "a named tuple's _replace and _asdict",
+            "a named tuple's _replace, _asdict and _fields",
             "dropout while training, at changing sizes",
             "random draws, one never read",
             "random draws on both sides of a graph break",
@@ -461,6 +462,7 @@ fn library_idioms_stay_in_the_graph() {
             "a slotted class of the caller's with methods, a slot made on first use",
             "a weak reference to an owner that changes and dies, called",
             "types.SimpleNamespace configurations of the caller's read, counted, a subclass's method",
+            "a running total of the caller's that starts as a float: total += loss",
             "del of a slot of the caller's, caught when empty",
             "an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
         ],

@@ -240,7 +240,8 @@ def namedtuple_methods(x, given):
     p = Pair(x * 2.0, x + 1.0)
     moved = p._replace(a=x)
     fields = p._asdict()
-    return moved, fields["b"] * 2.0, given._replace(b=x).b + given.a, list(given._asdict())
+    return (moved, fields["b"] * 2.0, given._replace(b=x).b + given.a, list(given._asdict()),
+            p._fields, given._fields)
 
 
 class Dropped(nn.Module):
@@ -694,7 +695,7 @@ check("a cache keyed by a size and a dtype, measured and trimmed", typed,
 masks = MaskCache()
 check("a cache keyed by a shape (a tuple of ints)", masks, lambda i: (xs[i] if i % 3 else xs[i][:1],), 4, 1, 0,
       between=lambda i: masks.masks.clear() if i == 0 else None)
-check("a named tuple's _replace and _asdict", namedtuple_methods, lambda i: (xs[i], Pair(1.5, 2)), 1, 1, 0)
+check("a named tuple's _replace, _asdict and _fields", namedtuple_methods, lambda i: (xs[i], Pair(1.5, 2)), 1, 1, 0)
 grown = [st.randn(2 + i % 3, 3) for i in range(CALLS + 1)]
 check("dropout while training, at changing sizes", Dropped(), lambda i: (grown[i],), 2, 1, 0)
 check("random draws, one never read", draws, lambda i: (grown[i],), 2, 1, 0)
@@ -1304,6 +1305,30 @@ def through_namespaces(x):
     return x * cfg.scale * cfg.w + shift, cfg.calls, run.width(), missing, vars(cfg)["scale"]
 
 
+class Meter:
+    """A running total that starts as a number and becomes a tensor on the first update."""
+    def __init__(self):
+        self.total = 0.0
+        self.count = 0
+
+
+meters = {}
+
+
+def meter_for(i):
+    # A new meter every third call (and for the explained call after the six).
+    if i % 3 == 0:
+        meters["loss"] = Meter()
+    return meters["loss"]
+
+
+def accumulated(x, m):
+    loss = (x * x).mean()
+    m.total += loss
+    m.count += 1
+    return loss, m.total / m.count
+
+
 check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
@@ -1318,4 +1343,6 @@ check("a weak reference to an owner that changes and dies, called",
       through_a_weak_reference, lambda i: (xs[i],), 2, 1, 0, restart_owner)
 check("types.SimpleNamespace configurations of the caller's read, counted, a subclass's method",
       through_namespaces, lambda i: (xs[i],), 2, 1, 0, restart_namespaces)
+check("a running total of the caller's that starts as a float: total += loss",
+      accumulated, lambda i: (xs[i], meter_for(i)), 3, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

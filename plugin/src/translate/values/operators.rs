@@ -265,6 +265,23 @@ impl State<'_> {
         if is_inplace(op) && self.is_tensor(a) {
             return self.tensor_inplace(op, a, b);
         }
+        // Anything else updated in place by a tensor is a number, which has no in-place
+        // operator: `grad += t` is `grad + t`, the tensor's reflected operator (the number
+        // may reach the graph as an input of its own, a tensor, which must not be updated).
+        let number = |v: &Var| match v {
+            Var::Obj(o) | Var::Lazy(o, _) => {
+                let t = &vm.ctx.types;
+                [t.int_type, t.float_type, t.bool_type]
+                    .iter()
+                    .any(|k| o.class().is(*k))
+            }
+            _ => false,
+        };
+        let op = if is_inplace(op) && number(a) {
+            not_inplace(op)
+        } else {
+            op
+        };
         let tensors = self.is_tensor(a) || self.is_tensor(b);
         let (x, y) = self.operands(Some(op), a, b, tensors)?;
         if !tensors
