@@ -386,8 +386,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// made through a bound `object.__setattr__` and copied from its fields), a caller's
 /// `weakref.ref` called (its referent changing, or collected: None), a caller's
 /// `types.SimpleNamespace` (read, counted, missing attributes raised as the VM words them),
-/// a running total of the caller's that is a float until `total += loss` makes it a tensor.
-/// Each is
+/// a running total of the caller's that is a float until `total += loss` makes it a tensor,
+/// a dict keyed by enum members (one translation per member). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -463,6 +463,7 @@ fn library_idioms_stay_in_the_graph() {
             "a weak reference to an owner that changes and dies, called",
             "types.SimpleNamespace configurations of the caller's read, counted, a subclass's method",
             "a running total of the caller's that starts as a float: total += loss",
+            "a dict keyed by enum members read by a member (get, in, [], KeyError) and whole",
             "del of a slot of the caller's, caught when empty",
             "an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
         ],

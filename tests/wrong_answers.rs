@@ -456,3 +456,12 @@ fn a_tuple_subclass_keeps_its_own_protocols() {
     let plain = &outputs()[0].1;
     assert!(plain.contains("tuple protocols: (True, True, True, True)"), "{plain}");
 }
+
+/// Case 46: a dict keyed by enum members, read by a member, follows its values and keys as
+/// they change between calls.
+#[test]
+fn an_enum_keyed_dict_follows_its_changes() {
+    same_as_plain(&["enum table"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("enum table: ([-1.0], False, 2)"), "{plain}");
+}

@@ -1329,6 +1329,26 @@ def accumulated(x, m):
     return loss, m.total / m.count
 
 
+class Phase(enum.Enum):
+    TRAIN = "train"
+    EVAL = "eval"
+    TEST = "test"
+
+
+DROP_BY_PHASE = {Phase.TRAIN: 0.5, Phase.EVAL: 0.0}
+
+
+def by_phase(x, phase):
+    keep = 1.0 - DROP_BY_PHASE.get(phase, 0.25)
+    if phase in DROP_BY_PHASE:
+        keep = keep * 2.0
+    try:
+        rate = DROP_BY_PHASE[phase]
+    except KeyError:
+        rate = -1.0
+    return x * keep + rate, [p.name for p in DROP_BY_PHASE], sum(DROP_BY_PHASE.values())
+
+
 check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
@@ -1345,4 +1365,6 @@ check("types.SimpleNamespace configurations of the caller's read, counted, a sub
       through_namespaces, lambda i: (xs[i],), 2, 1, 0, restart_namespaces)
 check("a running total of the caller's that starts as a float: total += loss",
       accumulated, lambda i: (xs[i], meter_for(i)), 3, 1, 0)
+check("a dict keyed by enum members read by a member (get, in, [], KeyError) and whole",
+      by_phase, lambda i: (xs[i], [Phase.TRAIN, Phase.EVAL, Phase.TEST][i % 3]), 3, 1, 0)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -1575,3 +1575,30 @@ def _():
     bag, loose = Anything(("a",)), Loose((1,))
     for ttype in [TokenType(("Keyword", "DML")), TokenType(("Name",)), TokenType(("Keyword",))]:
         show("tuple protocols", token_tests(st.ones(1), ttype, bag, loose)[1:])
+
+
+# 46. A dict keyed by enum members, read by a member: the values and the keys change
+# between calls (a value replaced, a member added and removed, a str key beside them).
+class Stage(enum.Enum):
+    A = 1
+    B = 2
+
+
+def staged(x, table, stage):
+    return x * table.get(stage, -1.0), stage in table, len([k for k in table])
+
+
+@case("a dict keyed by enum members that changes between calls")
+def _():
+    table = {Stage.A: 2.0}
+    for i in range(6):
+        if i == 1:
+            table[Stage.A] = 3.0
+        if i == 2:
+            table[Stage.B] = 5.0
+        if i == 3:
+            del table[Stage.A]
+        if i == 4:
+            table["A"] = 7.0
+        r = staged(st.ones(1), table, Stage.A if i % 2 == 0 else Stage.B)
+        show("enum table", (r[0].tolist(), r[1], r[2]))

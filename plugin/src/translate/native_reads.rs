@@ -2,7 +2,7 @@
 //! programs and the graph's input gathering: a closure's cell, the frame's builtins, an item
 //! of a tuple, list or deque, a dict-like's storage, an attribute a native getter reads.
 
-use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyTuple};
+use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyStr, PyTuple};
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
@@ -117,4 +117,41 @@ pub fn native_getter(o: &PyObject, name: &str, vm: &VirtualMachine) -> Option<()
     });
     (plain_lookup && member && class.get_attr(vm.ctx.intern_str("__getattr__")).is_none())
         .then_some(())
+}
+
+/// Whether `key` is a member of an `Enum` class that hashes as `Enum` does (its name's hash,
+/// `Enum.__hash__`, a function written in Python) and compares by identity (`object`'s
+/// `__eq__`: no mixin such as `IntEnum`'s int, no `__eq__` of its own). A dict whose keys are
+/// all such members finds one as the key that is it, so that a read needs no hashing
+/// (which would run Python code): the caller guards the dict's keys to be those members.
+pub fn member_key(key: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    if !crate::translate::values::identity::is_enum_member(key) {
+        return false;
+    }
+    let class = key.class();
+    let (hash, eq) = (vm.ctx.intern_str("__hash__"), vm.ctx.intern_str("__eq__"));
+    let enum_base = class
+        .mro
+        .read()
+        .iter()
+        .find(|c| {
+            &*c.name() == "Enum"
+                && c.get_direct_attr(vm.ctx.intern_str("__module__"))
+                    .is_some_and(|m| {
+                        m.downcast_ref::<PyStr>().and_then(|s| s.to_str()) == Some("enum")
+                    })
+        })
+        .cloned();
+    let same = |a: Option<PyObjectRef>, b: Option<PyObjectRef>| match (a, b) {
+        (Some(a), Some(b)) => a.is(&b),
+        _ => false,
+    };
+    enum_base.is_some_and(|e| same(class.get_attr(hash), e.get_direct_attr(hash)))
+        && same(class.get_attr(eq), vm.ctx.types.object_type.get_attr(eq))
+}
+
+/// `d[key]` of a dict whose keys are all members of enums (`member_key`): the value of the key
+/// that is `key`, found without hashing it.
+pub fn member_entry(d: &Py<PyDict>, key: &PyObjectRef) -> Option<PyObjectRef> {
+    d.into_iter().find(|(k, _)| k.is(key)).map(|(_, v)| v)
 }

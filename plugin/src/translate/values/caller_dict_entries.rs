@@ -31,6 +31,12 @@ impl State<'_> {
         {
             return Ok(entries);
         }
+        if stores.is_empty()
+            && !ordered
+            && let Some(entries) = self.enum_keyed_entries(d, source)?
+        {
+            return Ok(entries);
+        }
         if !ordered && let Some(entries) = self.const_keyed_entries(d, source) {
             return self.with_stores(entries, stores);
         }

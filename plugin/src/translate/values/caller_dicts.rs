@@ -23,6 +23,8 @@ pub enum CallerKey {
     /// A caller's object hashed by identity (a parameter tensor keying an optimizer's
     /// state), read from its source.
     Object(PyObjectRef, Source),
+    /// A member of an enum, of a dict keyed by members (`enum_keys`).
+    Member(PyObjectRef),
 }
 
 impl CallerKey {
@@ -32,6 +34,7 @@ impl CallerKey {
             CallerKey::Str(k) => format!("{k:?}"),
             CallerKey::Const(k) => k.to_string(),
             CallerKey::Object(_, source) => source.to_string(),
+            CallerKey::Member(m) => m.class().name().to_string(),
         }
     }
 }
@@ -40,6 +43,9 @@ impl State<'_> {
     /// A key that is exactly a str, an int (64 bits), or a tuple of ints and strs; or a
     /// caller's object hashed by identity.
     pub fn caller_key(&mut self, key: &Var, what: &str) -> SimResult<CallerKey> {
+        if let Some(m) = self.member_of(key) {
+            return Ok(CallerKey::Member(m));
+        }
         if let Some((o, source)) = self.identity_key(key)? {
             return Ok(CallerKey::Object(o, source));
         }
@@ -91,6 +97,7 @@ impl State<'_> {
     ) -> SimResult<Option<Var>> {
         let (k, at, object) = match key {
             CallerKey::Str(k) => return self.caller_dict_key(o, source, k),
+            CallerKey::Member(m) => return self.enum_keyed_read(o, source, m),
             CallerKey::Const(k) => (
                 StoreKey::Const(k.clone()),
                 source.clone().const_key(k.clone()),

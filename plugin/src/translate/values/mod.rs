@@ -29,6 +29,7 @@ pub mod deques;
 mod descriptor_kinds;
 pub mod dict_arguments;
 pub mod dict_subclasses;
+pub mod enum_keys;
 pub mod enum_operands;
 pub mod exceptions;
 pub mod heap_queues;
