@@ -373,9 +373,10 @@ class Gen:
                                      f"obj.hist.appendleft(n); acc.append(list(obj.hist))",
                                      "v0 = obj.mirror[0]; log.insert(0, n); acc.append(v0)",
                                      "v0 = obj.mirror[-1]; log[0] = k; acc.append((v0, obj.mirror[0]))",
-                                     # a caller's slotted object (a slot made on first use,
-                                     # deleted, a tensor kept), an EasyDict, a Mapping class,
-                                     # a slotted object made here
+                                     ] if r.below(3) else [
+                                     # (a third of the time) a caller's slotted object (a
+                                     # slot made on first use, deleted, a tensor kept), an
+                                     # EasyDict, a Mapping class, a slotted object made here
                                      f"SLOT.n += k; acc.append(SLOT.n); {t} = {t} * SLOT.n",
                                      f"SLOT.t = {t} * 0.5; {t} = {t} + SLOT.t",
                                      "try:\n" + "    " * (depth + 1) + "acc.append(SLOT.opt)\n" + "    " * depth
@@ -383,7 +384,14 @@ class Gen:
                                      "if hasattr(SLOT, 'opt'): del SLOT.opt",
                                      f"EASY.k = n; {t} = {t} * EASY.scale; acc.append(EASY.get('k'))",
                                      f"acc.append(sorted(MAPPING.items())); {t} = {t} * MAPPING['w'] + len(MAPPING)",
-                                     f"p = Slotted(n); p.t = {t}; {t} = p.t + p.n; acc.append(type(p).__name__)"]))
+                                     f"p = Slotted(n); p.t = {t}; {t} = p.t + p.n; acc.append(type(p).__name__)",
+                                     # classes on tuple with protocols of their own, a
+                                     # namespace, a weak reference whose owner changes, a
+                                     # running total that starts as a number
+                                     f"acc.append((TTYPES[n % 3] in KEYWORD, 'q' in BAG, LOOSE == (n,), TTYPES[k] == KEYWORD))",
+                                     f"NS.calls = getattr(NS, 'calls', 0) + 1; {t} = {t} * NS.scale; acc.append(NS.calls)",
+                                     f"o = OWNER(); acc.append(None if o is None else o.count); {t} = {t} if o is None else {t} * o.w",
+                                     f"TOTAL.v += {t}.sum(); acc.append(show(TOTAL.v))"]))
         elif kind == 23:
             # itertools, a context manager of contextlib, grad modes, a module's hooks, a
             # caller's dict by an int key or by its truth, the newer tensor ops
@@ -484,6 +492,8 @@ import functools
 import itertools
 import logging
 import sys
+import types
+import weakref
 from collections import namedtuple
 
 import symtrace as st
@@ -752,6 +762,32 @@ EASY = EasyDict(scale=2.0)
 MAPPING = Weights(w=0.5, b=1.5)
 
 
+class TokenType(tuple):
+    def __contains__(self, item):
+        return item is not None and (self is item or item[:len(self)] == self)
+
+
+class Anything(tuple):
+    __contains__ = staticmethod(lambda item: True)
+
+
+class Loose(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+KEYWORD = TokenType(("Keyword",))
+TTYPES = [TokenType(("Keyword", "DML")), TokenType(("Name",)), KEYWORD]
+BAG = Anything(("a",))
+LOOSE = Loose((1,))
+NS = types.SimpleNamespace(scale=1.5)
+TOTAL = types.SimpleNamespace(v=0.0)
+OWNERS = [Model(3.0)]
+OWNER = weakref.ref(OWNERS[0])
+
+
 # Another Model in sets with `obj`; `obj` itself on the last call.
 SPARE = Model(2.0)
 
@@ -761,12 +797,16 @@ def main(shapes, dtypes, seed):
     data = {"a": 1, "b": 2.0, "c": "three"}
     log = [0, 1, 2]
     obj = Model(0.5)
-    global SCALE, SPARE
+    global SCALE, SPARE, OWNER
     for call in range(len(shapes)):
         if call == 1:
             SCALE = -0.5
             Child.scaled_by = 4.0
+        if call == 1:
+            OWNERS.clear()
         if call == 2:
+            OWNER = weakref.ref(SPARE)
+            TOTAL.v = 0.0
             Base.forward = lambda self, t: t - self.n
             SPARE = obj
             obj.mirror = log
@@ -784,6 +824,7 @@ def main(shapes, dtypes, seed):
             print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,
                   show(Model.__dict__.get("last")))
             print("   slots", SLOT.n, show(getattr(SLOT, "t", None)), getattr(SLOT, "opt", None), sorted(EASY.items()))
+            print("   namespaces", sorted(vars(NS).items()), show(TOTAL.v))
 
 
 '''
