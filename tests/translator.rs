@@ -387,7 +387,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 /// `weakref.ref` called (its referent changing, or collected: None), a caller's
 /// `types.SimpleNamespace` (read, counted, missing attributes raised as the VM words them),
 /// a running total of the caller's that is a float until `total += loss` makes it a tensor,
-/// a dict keyed by enum members (one translation per member). Each is
+/// a dict keyed by enum members (one translation per member), a caller's `Counter` updated
+/// (`_count_elements` as its Python definition reads). Each is
 /// equal to eager over six calls, in one graph with no break, translated once (twice for a
 /// dict that is empty in some calls and not in others).
 #[test]
@@ -464,6 +465,7 @@ fn library_idioms_stay_in_the_graph() {
             "types.SimpleNamespace configurations of the caller's read, counted, a subclass's method",
             "a running total of the caller's that starts as a float: total += loss",
             "a dict keyed by enum members read by a member (get, in, [], KeyError) and whole",
+            "a caller's Counter updated from a list of tokens and from a dict",
             "del of a slot of the caller's, caught when empty",
             "an attrs-style frozen slotted class: object.__setattr__ bound, fields in a tuple subclass",
         ],

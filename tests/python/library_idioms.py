@@ -1349,6 +1349,20 @@ def by_phase(x, phase):
     return x * keep + rate, [p.name for p in DROP_BY_PHASE], sum(DROP_BY_PHASE.values())
 
 
+token_counts = collections.Counter()
+
+
+def restart_counts(i):
+    if i == 0:
+        token_counts.clear()
+
+
+def counted_tokens(x, tokens):
+    token_counts.update(tokens)
+    token_counts.update({"total": len(tokens)})
+    return x * token_counts["a"], sorted(token_counts.items())
+
+
 check("an EasyDict (__getattr__ = dict.__getitem__) and a collections.abc.Mapping configuration",
       configs_by_native_hooks_and_mappings, lambda i: (xs[i],), 1, 1, 0)
 check("a slotted dataclass of the caller's updated, a frozen slotted one made",
@@ -1367,4 +1381,6 @@ check("a running total of the caller's that starts as a float: total += loss",
       accumulated, lambda i: (xs[i], meter_for(i)), 3, 1, 0)
 check("a dict keyed by enum members read by a member (get, in, [], KeyError) and whole",
       by_phase, lambda i: (xs[i], [Phase.TRAIN, Phase.EVAL, Phase.TEST][i % 3]), 3, 1, 0)
+check("a caller's Counter updated from a list of tokens and from a dict",
+      counted_tokens, lambda i: (xs[i], ["a", "b", "a"]), 3, 1, 0, restart_counts)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -58,6 +58,16 @@ impl State<'_> {
         {
             return Ok(method);
         }
+        // A reading method of a caller's dict subclass taken as a value (`Counter.update`'s
+        // `self_get = self.get`): the method the call form finds.
+        if let Var::Lazy(o, _) = owner
+            && crate::translate::state::is_dict(o, vm)
+            && !o.class().is(vm.ctx.types.dict_type)
+            && matches!(name, "get" | "keys" | "values" | "items")
+            && let (method @ Var::Method(..), Var::Null) = self.method_of(owner, name)?
+        {
+            return Ok(method);
+        }
         if let Var::Lazy(o, source) = owner
             && o.class().is(vm.ctx.types.module_type)
         {

@@ -267,6 +267,10 @@ impl State<'_> {
                     // A method of a plain value (`", ".join`, `"{}".format`).
                     return self.plain_call(&o, args, kwargs, "a method of a plain value");
                 }
+                if let Some(r) = self.count_elements_call(&o, &args, &kwargs)? {
+                    self.obj(callable)?;
+                    return Ok(r);
+                }
                 if let Some(r) = self.heap_queue_call(&o, &args, &kwargs)? {
                     self.obj(callable)?;
                     return Ok(r);

@@ -21,6 +21,7 @@ pub mod class_stores;
 pub mod class_tests;
 pub mod container_methods;
 pub mod containers;
+pub mod counted_elements;
 pub mod deferred_log;
 pub mod deferred_print;
 pub mod deferred_text;
