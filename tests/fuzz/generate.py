@@ -210,7 +210,12 @@ class Gen:
         tensor indexing and int tensors, globals, exceptions leaving a call."""
         r = self.r
         t = r.pick(names)
-        kind = r.below(25)
+        kind = r.below(27)
+        # Kinds 25 and 26: the library classes of kind 22 (slots, EasyDict, Mapping, tuple
+        # classes, namespaces, weak references, running totals) three times as often.
+        library = kind >= 25
+        if library:
+            kind = 22
         if kind == 0:
             var = self.fresh("w")
             self.emit(depth, f"{var} = 0")
@@ -373,7 +378,7 @@ class Gen:
                                      f"obj.hist.appendleft(n); acc.append(list(obj.hist))",
                                      "v0 = obj.mirror[0]; log.insert(0, n); acc.append(v0)",
                                      "v0 = obj.mirror[-1]; log[0] = k; acc.append((v0, obj.mirror[0]))",
-                                     ] if r.below(3) else [
+                                     ] if r.below(3) and not library else [
                                      # (a third of the time) a caller's slotted object (a
                                      # slot made on first use, deleted, a tensor kept), an
                                      # EasyDict, a Mapping class, a slotted object made here
