@@ -454,7 +454,10 @@ fn a_weak_referent_is_kept_alive_by_the_frame() {
 fn a_tuple_subclass_keeps_its_own_protocols() {
     same_as_plain(&["tuple protocols"]);
     let plain = &outputs()[0].1;
-    assert!(plain.contains("tuple protocols: (True, True, True, True)"), "{plain}");
+    assert!(
+        plain.contains("tuple protocols: (True, True, True, True)"),
+        "{plain}"
+    );
 }
 
 /// Case 46: a dict keyed by enum members, read by a member, follows its values and keys as
