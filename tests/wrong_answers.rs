@@ -468,3 +468,18 @@ fn an_enum_keyed_dict_follows_its_changes() {
     let plain = &outputs()[0].1;
     assert!(plain.contains("enum table: ([-1.0], False, 2)"), "{plain}");
 }
+
+/// Case 47: a str or float argument, or a str key of a caller's dict, that a later call
+/// passes as an instance of a subclass with the same value, is that subclass's instance.
+#[test]
+fn a_subclass_instance_equal_to_a_constant_is_not_the_constant() {
+    same_as_plain(&["same value, other class"]);
+    let plain = &outputs()[0].1;
+    for line in [
+        "same value, other class: (True, False, ['str'])",
+        "same value, other class: (False, True, ['str'])",
+        "same value, other class: (False, False, ['Color'])",
+    ] {
+        assert!(plain.contains(line), "{plain}");
+    }
+}

@@ -1602,3 +1602,38 @@ def _():
             table["A"] = 7.0
         r = staged(st.ones(1), table, Stage.A if i % 2 == 0 else Stage.B)
         show("enum table", (r[0].tolist(), r[1], r[2]))
+
+
+# 47. A str or float argument, and a caller's dict keyed by str, where a later call passes an
+# instance of a subclass with the same value (markupsafe's `Markup("a") == "a"`, a member of
+# a `(str, Enum)`): the guards compared values only, so the translation made for the plain
+# value ran, answering for str's and float's methods where the subclass has its own (jinja's
+# `x is escaped` test, `hasattr(value, "__html__")`, said False of a Markup).
+class Html(str):
+    def __html__(self):
+        return self
+
+
+class Ratio(float):
+    def describe(self):
+        return "a ratio"
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+
+
+def escaped(x, value, ratio, table):
+    kinds = [type(k).__name__ for k in table]
+    return x * 2, hasattr(value, "__html__"), hasattr(ratio, "describe"), kinds
+
+
+@case("subclasses of str and float equal to a constant")
+def _():
+    for value, ratio, key in [
+        ("a", 0.5, "red"),
+        (Html("a"), 0.5, "red"),
+        ("a", Ratio(0.5), "red"),
+        ("a", 0.5, Color.RED),
+    ]:
+        show("same value, other class", escaped(st.ones(1), value, ratio, {key: 1})[1:])

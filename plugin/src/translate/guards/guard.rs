@@ -158,7 +158,7 @@ pub fn ordered_keys(v: &PyObject, vm: &VirtualMachine) -> Option<Vec<String>> {
     let it = v.to_owned().get_iter(vm).ok()?;
     let mut keys = Vec::new();
     while let PyIterReturn::Return(k) = it.next(vm).ok()? {
-        keys.push(k.downcast_ref::<PyStr>()?.to_string_lossy().into_owned());
+        keys.push(exact_str(&k, vm)?.to_owned());
     }
     Some(keys)
 }
@@ -227,12 +227,18 @@ impl Check {
                         .and_then(|x| x.try_to_primitive::<i64>(vm).ok())
                         == Some(*i)
             }
-            Check::EqFloat(f) => v
-                .downcast_ref::<PyFloat>()
-                .is_some_and(|x| x.to_f64().to_bits() == f.to_bits()),
-            Check::EqStr(s) => v
-                .downcast_ref::<PyStr>()
-                .is_some_and(|x| x.to_string_lossy() == s.as_str()),
+            // Exactly a float or str, as `EqInt` is exactly an int: a subclass's instance with
+            // the same value (markupsafe's `Markup("a") == "a"`) has methods of its own.
+            Check::EqFloat(f) => {
+                v.class().is(vm.ctx.types.float_type)
+                    && v.downcast_ref::<PyFloat>()
+                        .is_some_and(|x| x.to_f64().to_bits() == f.to_bits())
+            }
+            Check::EqStr(s) => {
+                v.class().is(vm.ctx.types.str_type)
+                    && v.downcast_ref::<PyStr>()
+                        .is_some_and(|x| x.to_string_lossy() == s.as_str())
+            }
             Check::Len(n) => Check::len_of(v, vm) == Some(*n),
             Check::Tensor(meta, id) => v
                 .downcast_ref_if_exact::<PyTensor>(vm)
@@ -243,7 +249,7 @@ impl Check {
                 .is_some_and(|t| t.requires_grad_flag() == *b),
             Check::Keys(keys) => v
                 .downcast_ref::<PyDict>()
-                .is_some_and(|d| dict_has_keys(d, keys)),
+                .is_some_and(|d| dict_has_keys(d, keys, vm)),
             Check::OrderedKeys(keys) => ordered_keys(v, vm).as_ref() == Some(keys),
             Check::ConstKeys(keys) => v.downcast_ref::<PyDict>().is_some_and(|d| {
                 let now = d.keys_vec();
@@ -356,14 +362,23 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
 }
 
 /// Whether `d`'s keys are exactly `keys`, in order (strings, compared by value).
-pub fn dict_has_keys(d: &PyDict, keys: &[String]) -> bool {
+pub fn dict_has_keys(d: &PyDict, keys: &[String], vm: &VirtualMachine) -> bool {
     if d.__len__() != keys.len() {
         return false;
     }
-    d.keys_vec().iter().zip(keys).all(|(k, want)| {
-        k.downcast_ref::<PyStr>()
-            .is_some_and(|s| s.to_str() == Some(want.as_str()))
-    })
+    d.keys_vec()
+        .iter()
+        .zip(keys)
+        .all(|(k, want)| exact_str(k, vm) == Some(want.as_str()))
+}
+
+/// `k`'s text when `k` is exactly a str: a key of a str subclass (a `StrEnum` member) with the
+/// same text is another key to a loop over the dict, which hands the key itself out.
+pub fn exact_str<'a>(k: &'a PyObject, vm: &VirtualMachine) -> Option<&'a str> {
+    if !k.class().is(vm.ctx.types.str_type) {
+        return None;
+    }
+    k.downcast_ref::<PyStr>()?.to_str()
 }
 
 impl fmt::Display for Guard {

@@ -258,12 +258,12 @@ impl Checks {
                         if known != 0 && d.keys_version() == known {
                             return true;
                         }
-                        let has = crate::translate::guards::guard::dict_has_keys(d, keys);
+                        let has = crate::translate::guards::guard::dict_has_keys(d, keys, vm);
                         if has {
                             // The stamp taken now attests the keys compared, unless they
                             // changed between the two reads (then it is 0 or another).
                             let now = d.assign_keys_version(vm);
-                            if crate::translate::guards::guard::dict_has_keys(d, keys) {
+                            if crate::translate::guards::guard::dict_has_keys(d, keys, vm) {
                                 stamp.store(now, Ordering::Relaxed);
                             }
                         }

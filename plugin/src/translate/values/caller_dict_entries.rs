@@ -7,7 +7,7 @@ use rustpython_vm::builtins::{PyDict, PyStr};
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
-use crate::translate::guards::guard::{Check, ordered_keys};
+use crate::translate::guards::guard::{Check, exact_str, ordered_keys};
 use crate::translate::key_const::{KeyConst, StoreKey};
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
@@ -55,7 +55,7 @@ impl State<'_> {
         let mut out = Vec::new();
         let mut keys = Vec::new();
         for (k, val) in entries {
-            let Some(ks) = k.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else {
+            let Some(ks) = exact_str(&k, self.vm) else {
                 return unsupported(
                     Kind::Value,
                     "a mapping with keys that are not all strings, ints, tuples or dtypes, nor all objects hashed by identity",

@@ -24,7 +24,7 @@ use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::class_entries::is_data;
-use crate::translate::guards::guard::Check;
+use crate::translate::guards::guard::{Check, exact_str};
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Touched, Unsupported, unsupported};
@@ -135,11 +135,7 @@ impl State<'_> {
         let keys = dict
             .keys_vec()
             .iter()
-            .map(|k| {
-                k.downcast_ref::<PyStr>()
-                    .and_then(|s| s.to_str())
-                    .map(str::to_owned)
-            })
+            .map(|k| exact_str(k, self.vm).map(str::to_owned))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| {
                 Unsupported::new(
