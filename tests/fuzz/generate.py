@@ -783,6 +783,19 @@ class Loose(tuple):
     __hash__ = tuple.__hash__
 
 
+class Ratio(float):
+    def __format__(self, spec):
+        return "ratio " + format(float(self), spec)
+
+    def __repr__(self):
+        return f"Ratio({float(self)!r})"
+
+
+class Label(str):
+    def __repr__(self):
+        return f"Label({str(self)!r})"
+
+
 KEYWORD = TokenType(("Keyword",))
 TTYPES = [TokenType(("Keyword", "DML")), TokenType(("Name",)), KEYWORD]
 BAG = Anything(("a",))
@@ -815,10 +828,13 @@ def main(shapes, dtypes, seed):
             Base.forward = lambda self, t: t - self.n
             SPARE = obj
             obj.mirror = log
+            if "c" in data:
+                data[Label("c")] = data.pop("c")
         dtype = getattr(st, dtypes[call])
         x = st.randn(*shapes[call], dtype=dtype)
         y = st.rand(*shapes[call], dtype=dtype)
-        n, k, scale = call + 1, call % 2, [2.0, -1.5, 0.5][call]
+        # The third call's scale equals the first's but is a float subclass's instance.
+        n, k, scale = call + 1, call % 2, [2.0, -1.5, Ratio(2.0)][call]
         for i, fn in enumerate(FUNCTIONS):
             try:
                 r = fn(x, x if call == 1 else y, data, log, obj, n, k, scale)
