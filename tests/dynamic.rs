@@ -116,6 +116,12 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     assert_eq!(translations(&out, "tensors_of_numbers"), 2, "{out}");
     // `st.tensor(lengths)` of a caller's list of ints over 8 calls: specialized once.
     assert_eq!(translations(&out, "tensors_of_caller_lists"), 2, "{out}");
+    // A Noam schedule's `min` of two numbers that both change with the step, and a counter
+    // against a limit the program moves, over 30 steps: specialized once, once more when
+    // the limit first moves, then each comparison's outcome guarded on both of its sides:
+    // one translation per combination of outcomes met (4). Forced, each step was translated
+    // again (the limit of 8, then as written).
+    assert!(translations(&out, "noam_schedule") <= 6, "{out}");
 }
 
 #[test]

@@ -567,6 +567,32 @@ def tensors_of_caller_lists():
         assert a.tolist() == b.tolist() and m.tolist() == n.tolist(), (lengths, a, b)
 
 
+class Noam:
+    """The Transformer's schedule, `d ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)`:
+    the `min` compares two numbers that both change with the step; and a counter compared
+    with another that the program moves (`self.seen > self.limit`)."""
+
+    def __init__(self, warmup=6):
+        self.step, self.warmup, self.seen, self.limit = 0, warmup, 0, 3
+
+    def __call__(self, x):
+        self.step += 1
+        self.seen += 2
+        lr = 8 ** -0.5 * min(self.step ** -0.5, self.step * self.warmup ** -1.5)
+        if self.seen > self.limit:
+            self.limit += 5
+            x = x * 2.0
+        return x * lr, self.limit
+
+
+def noam_schedule():
+    s, eager = Noam(), Noam()
+    f = st.compile(s)
+    for _ in range(30):
+        (a, m), (b, n) = f(x), eager(x)
+        assert a.tolist() == b.tolist() and m == n, (a, b)
+
+
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
@@ -588,4 +614,5 @@ count("ring_buffer", ring_buffer)
 count("weight_averages", weight_averages)
 count("tensors_of_numbers", tensors_of_numbers)
 count("tensors_of_caller_lists", tensors_of_caller_lists)
+count("noam_schedule", noam_schedule)
 print("NUMBERS OK", st.stats())

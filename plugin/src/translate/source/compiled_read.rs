@@ -71,6 +71,7 @@ impl Source {
             | Source::ClassAttr(..)
             | Source::DefaultDType
             | Source::Arith(..)
+            | Source::Compare(..)
             | Source::Math(..) => CompiledRead::General,
             Source::Draw(_) => CompiledRead::Unbound,
         }

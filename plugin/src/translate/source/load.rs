@@ -115,6 +115,12 @@ impl Source {
                 y.emit_load(b)?;
                 b.emit(Opcode::BinaryOp, op.operator() as u32);
             }
+            Source::Compare(..) => {
+                return Err(Unsupported::new(
+                    Kind::Internal,
+                    "code generation: a comparison of numbers is guarded, never loaded",
+                ));
+            }
             Source::Math(function, x) => {
                 let f = function
                     .function(b.vm())

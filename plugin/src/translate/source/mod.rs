@@ -77,6 +77,11 @@ pub enum Source {
     /// `/` and `**` may (a zero divisor, an overflow): a guard evaluates them first, failing
     /// where they would raise (`State::deferred_binary`).
     Arith(Arith, Box<Source>, Box<Source>),
+    /// Whether `a op b`, for two numbers computed from the frame as `Arith` computes them:
+    /// a comparison between two numbers that change per call, which a guard expects to come
+    /// out as it did (`State::deferred_relation`). Evaluated on exact ints and floats only,
+    /// so no user `__lt__` runs; never loaded by generated code.
+    Compare(CompareOp, Box<Source>, Box<Source>),
     /// `math.<f>(source)` of a deferred number (a schedule's `math.cos(pi * step / total)`),
     /// computed per call as `Arith` is; it raises on a domain error or an overflow, so a
     /// guard evaluates it first (`State::deferred_math`).
@@ -86,6 +91,16 @@ pub enum Source {
     /// a tensor an `lru_cache` holds (`values::cached_calls`). No guard reads it: guards run
     /// before the call.
     Draw(usize),
+}
+
+/// The operator of a [`Source::Compare`] (the VM's type has no `Hash`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompareOp(pub rustpython_vm::types::PyComparisonOp);
+
+impl std::hash::Hash for CompareOp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.operator_token().hash(state)
+    }
 }
 
 /// The operators of an [`Source::Arith`]: those of deferred numbers.
@@ -204,7 +219,10 @@ impl Source {
     pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
         match self {
             Source::Object(o) => f(&mut o.0),
-            Source::Arith(_, a, b) | Source::IdKey(a, b) | Source::At(a, b) => {
+            Source::Arith(_, a, b)
+            | Source::Compare(_, a, b)
+            | Source::IdKey(a, b)
+            | Source::At(a, b) => {
                 a.idents_mut(f);
                 b.idents_mut(f);
             }
@@ -251,6 +269,7 @@ impl Source {
             | Source::CellOf(_)
             | Source::Draw(_)
             | Source::Arith(..)
+            | Source::Compare(..)
             | Source::Math(..) => None,
             Source::TypeOf(b)
             | Source::InstanceDict(b)
@@ -276,7 +295,7 @@ impl Source {
         while let Some(at) = s {
             match at {
                 Source::At(_, i) | Source::IdKey(_, i) | Source::Math(_, i) => out.push(&**i),
-                Source::Arith(_, a, b) => out.extend([&**a, &**b]),
+                Source::Arith(_, a, b) | Source::Compare(_, a, b) => out.extend([&**a, &**b]),
                 _ => {}
             }
             s = at.parent();
@@ -288,9 +307,10 @@ impl Source {
     pub fn has_draw(&self) -> bool {
         match self {
             Source::Draw(_) => true,
-            Source::Arith(_, a, b) | Source::IdKey(a, b) | Source::At(a, b) => {
-                a.has_draw() || b.has_draw()
-            }
+            Source::Arith(_, a, b)
+            | Source::Compare(_, a, b)
+            | Source::IdKey(a, b)
+            | Source::At(a, b) => a.has_draw() || b.has_draw(),
             Source::Math(_, a) => a.has_draw(),
             other => other.parent().is_some_and(Source::has_draw),
         }
@@ -325,6 +345,7 @@ impl fmt::Display for Source {
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),
             Source::Draw(k) => write!(f, "first call #{k}"),
             Source::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
+            Source::Compare(op, a, b) => write!(f, "({a} {} {b})", op.0.operator_token()),
             Source::Math(function, a) => write!(f, "{}({a})", function.shown()),
             Source::Object(o) => {
                 let Some(o) = o.0.get() else {

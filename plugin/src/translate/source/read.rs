@@ -164,6 +164,17 @@ impl Source {
                 };
                 r.ok()
             }
+            Source::Compare(op, a, b) => {
+                let (a, b) = (a.resolve(frame, vm)?, b.resolve(frame, vm)?);
+                let t = &vm.ctx.types;
+                let number =
+                    |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+                if !number(&a) || !number(&b) {
+                    return None;
+                }
+                let r = a.rich_compare_bool(&b, op.0, vm).ok()?;
+                Some(vm.ctx.new_bool(r).into())
+            }
             Source::Math(function, x) => function.apply(&x.resolve(frame, vm)?, vm),
             Source::Draw(_) => None,
             Source::Closure(_, index) => {

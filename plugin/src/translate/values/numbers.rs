@@ -16,7 +16,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::translate::guards::guard::Check;
 use crate::translate::math_functions::MathFn;
 use crate::translate::policy::Dynamic;
-use crate::translate::source::{Arith, Source};
+use crate::translate::source::{Arith, CompareOp, Source};
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::operators::binary_vm;
@@ -495,7 +495,7 @@ impl State<'_> {
             (Var::Obj(c), Var::Num(n)) if is_number(c) => {
                 return self.deferred_condition(op.swapped(), n, c);
             }
-            _ => return Ok(None),
+            _ => return self.deferred_relation(op, &a, &b),
         };
         if !self
             .spec
@@ -510,6 +510,52 @@ impl State<'_> {
         self.guard(&source, Check::type_is(value.class().to_owned()));
         self.guard(&source, Check::Compare(op, rhs, r));
         Ok(Some(r))
+    }
+
+    /// `a op b` where both sides may change per call (`min(step ** -0.5, step * warmup **
+    /// -1.5)`, a Noam schedule's two arms): the outcome is guarded on the comparison itself,
+    /// which the guard computes from the frame's values on entry, not on the values (each
+    /// side's numbers have their types guarded where they were read). `None`: not such a
+    /// comparison.
+    fn deferred_relation(
+        &mut self,
+        op: PyComparisonOp,
+        a: &Var,
+        b: &Var,
+    ) -> SimResult<Option<bool>> {
+        let (Some((va, sa)), Some((vb, sb))) = (self.relation_side(a), self.relation_side(b))
+        else {
+            return Ok(None);
+        };
+        if sa.has_draw() || sb.has_draw() {
+            return Err(crate::translate::values::python_draws::drawn_value_needed());
+        }
+        let Ok(r) = va.rich_compare_bool(&vb, op, self.vm) else {
+            return Ok(None);
+        };
+        let relation = Source::Compare(CompareOp(op), Box::new(sa), Box::new(sb));
+        self.guard(&relation, Check::EqBool(r));
+        Ok(Some(r))
+    }
+
+    /// A side of `deferred_relation`: a number computed in the call from the frame's, or one
+    /// read from the frame that may change per call (its type guarded), with its source.
+    fn relation_side(&mut self, v: &Var) -> Option<(PyObjectRef, Source)> {
+        let t = &self.vm.ctx.types;
+        match v {
+            Var::Num(n) if !n.has_size() && self.varies_per_call(n) => {
+                Some((n.value.clone(), n.as_source()?))
+            }
+            Var::Lazy(o, s)
+                if (o.class().is(t.int_type) || o.class().is(t.float_type))
+                    && self.spec.number_is_input(s, false) =>
+            {
+                let (o, s) = (o.clone(), s.clone());
+                self.guard(&s, Check::type_is(o.class().to_owned()));
+                Some((o, s))
+            }
+            _ => None,
+        }
     }
 
     /// `min(a, b, ...)` or `max(...)` of numbers among which one that may change per call:
