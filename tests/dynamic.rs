@@ -122,6 +122,12 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // one translation per combination of outcomes met (4). Forced, each step was translated
     // again (the limit of 8, then as written).
     assert!(translations(&out, "noam_schedule") <= 6, "{out}");
+    // Lists a call appends to, their lengths read (returned, scaling a tensor, in a branch,
+    // through another name of the list, before an append through the other), two classes
+    // over 20 calls each: specialized once, then the lengths read per call (once more per
+    // combination of outcomes met: 4 and 2). By value, each call was a translation (the
+    // limit of 8, then as written).
+    assert!(translations(&out, "list_lengths") <= 6, "{out}");
 }
 
 #[test]

@@ -318,6 +318,8 @@ fn reads_an_element(source: &Source, key: Option<&str>) -> bool {
     while let Some(at) = s {
         let element = match at {
             Source::Key(_, k) => key.is_none_or(|want| want == k),
+            // A list's length: the list may be one the call changed through another name.
+            Source::Len(_) => true,
             Source::Item(..) | Source::At(..) | Source::ConstKey(..) | Source::IdKey(..) => {
                 key.is_none()
             }

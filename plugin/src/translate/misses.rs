@@ -23,9 +23,11 @@ pub(crate) fn learn(
         .flat_map(|set| {
             let guards = &set.guards;
             guards.iter().filter(move |g| match g.check {
-                Check::EqInt(_) | Check::EqFloat(_) | Check::Tensor(..) | Check::TensorDims(..) => {
-                    !g.holds(frame, vm)
-                }
+                Check::EqInt(_)
+                | Check::EqFloat(_)
+                | Check::Len(_)
+                | Check::Tensor(..)
+                | Check::TensorDims(..) => !g.holds(frame, vm),
                 // A class that changed, not another class in its place (the type
                 // of another instance, another object under the name): the entry's
                 // checks of what the source or its object is still hold.
@@ -50,6 +52,8 @@ pub(crate) fn learn(
             Check::EqInt(_) | Check::EqFloat(_) | Check::Version(_) => {
                 spec.value_changed(&g.source)
             }
+            // A list's length, read as a number from now on (`values::list_lengths`).
+            Check::Len(_) => spec.value_changed(&Source::Len(Box::new(g.source.clone()))),
             Check::Tensor(..) | Check::TensorDims(..) => {
                 let was: Vec<usize> = match &g.check {
                     Check::Tensor(meta, _) => meta.shape.clone(),

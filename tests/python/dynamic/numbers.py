@@ -593,6 +593,55 @@ def noam_schedule():
         assert a.tolist() == b.tolist() and m == n, (a, b)
 
 
+class History:
+    """Lists that grow by a call each, their lengths read: a log appended to and counted,
+    one list under two names (counted through one before an append through the other, and
+    after it), a length read before a pop, and a length in a condition."""
+
+    def __init__(self):
+        self.log = []
+        self.a = self.b = []
+        self.window = [0.0]
+
+    def __call__(self, x):
+        k = len(self.b)
+        self.log.append(1)
+        self.a.append(2)
+        n, m = len(self.log), len(self.b)
+        self.window.append(0.5)
+        w = len(self.window)
+        if w > 3:
+            self.window.pop(0)
+        y = x * n + m - k
+        if len(self.log) % 3 == 0:
+            y = y * 2.0
+        return y, n, m, w, k
+
+
+class Aliased:
+    """A list's length read through one name, then an append through the other: the length
+    returned is the one before the append."""
+
+    def __init__(self):
+        self.a = self.b = []
+
+    def __call__(self, x):
+        n = len(self.a)
+        self.b.append(1)
+        return x * n, n
+
+
+@st.disable  # as written: only the compiled calls are translated, not the driver with them inlined
+def list_lengths():
+    for make in (History, Aliased):
+        h, eager = make(), make()
+        f = st.compile(h)
+        for _ in range(20):
+            (a, *r), (b, *q) = f(x), eager(x)
+            assert a.tolist() == b.tolist() and r == q, (make, a, b, r, q)
+        assert vars(h) == vars(eager)
+
+
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
@@ -615,4 +664,5 @@ count("weight_averages", weight_averages)
 count("tensors_of_numbers", tensors_of_numbers)
 count("tensors_of_caller_lists", tensors_of_caller_lists)
 count("noam_schedule", noam_schedule)
+count("list_lengths", list_lengths)
 print("NUMBERS OK", st.stats())

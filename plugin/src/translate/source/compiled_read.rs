@@ -72,6 +72,7 @@ impl Source {
             | Source::DefaultDType
             | Source::Arith(..)
             | Source::Compare(..)
+            | Source::Len(_)
             | Source::Math(..) => CompiledRead::General,
             Source::Draw(_) => CompiledRead::Unbound,
         }

@@ -91,6 +91,16 @@ impl Source {
                 base.emit_load(b)?;
                 b.emit(Opcode::Call, 1);
             }
+            Source::Len(base) => {
+                let len = vm
+                    .builtins
+                    .get_attr("len", vm)
+                    .map_err(|_| Unsupported::new(Kind::Internal, "the builtins have no len"))?;
+                b.load_const(len);
+                b.emit(Opcode::PushNull, 0);
+                base.emit_load(b)?;
+                b.emit(Opcode::Call, 1);
+            }
             Source::WeakTarget(base) => {
                 base.emit_load(b)?;
                 b.emit(Opcode::PushNull, 0);

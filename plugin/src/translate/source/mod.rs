@@ -59,6 +59,9 @@ pub enum Source {
     ClassAttr(Box<Source>, String),
     /// `type(source)`: what a guard on a class's attributes reads.
     TypeOf(Box<Source>),
+    /// `len(source)` of a list (exactly): a length that changes per call, read as a number
+    /// (`values::list_lengths`).
+    Len(Box<Source>),
     /// `source()` of a `weakref.ref` (exactly that class): its referent, or None once it is
     /// collected. No user code runs.
     WeakTarget(Box<Source>),
@@ -234,6 +237,7 @@ impl Source {
             | Source::Draw(_)
             | Source::DefaultDType => {}
             Source::TypeOf(b)
+            | Source::Len(b)
             | Source::InstanceDict(b)
             | Source::WeakTarget(b)
             | Source::Attr(b, _)
@@ -272,6 +276,7 @@ impl Source {
             | Source::Compare(..)
             | Source::Math(..) => None,
             Source::TypeOf(b)
+            | Source::Len(b)
             | Source::InstanceDict(b)
             | Source::WeakTarget(b)
             | Source::IdKey(b, _)
@@ -340,6 +345,7 @@ impl fmt::Display for Source {
                 other => write!(f, "the cell of {other}"),
             },
             Source::TypeOf(b) => write!(f, "type({b})"),
+            Source::Len(b) => write!(f, "len({b})"),
             Source::InstanceDict(b) => write!(f, "{b}.__dict__"),
             Source::WeakTarget(b) => write!(f, "{b}()"),
             Source::DefaultDType => write!(f, "symtrace.get_default_dtype()"),

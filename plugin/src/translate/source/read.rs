@@ -120,6 +120,14 @@ impl Source {
                     .flatten()
             }
             Source::TypeOf(_) => Some(parent?.class().to_owned().into()),
+            Source::Len(_) => {
+                let list = parent?;
+                if !list.class().is(vm.ctx.types.list_type) {
+                    return None;
+                }
+                let n = list.downcast_ref::<PyList>()?.borrow_vec().len();
+                Some(vm.ctx.new_int(n).into())
+            }
             Source::InstanceDict(_) => parent?.dict().map(Into::into),
             Source::WeakTarget(_) => {
                 let r = parent?;

@@ -69,6 +69,9 @@ impl State<'_> {
                 if let Some(n) = self.call_dunder(&args[0], "__len__", Vec::new())? {
                     return Ok(n);
                 }
+                if let Some(n) = self.deferred_list_len(&args[0])? {
+                    return Ok(n);
+                }
                 let n = match &args[0] {
                     Var::Tuple(_)
                     | Var::List(_)

@@ -43,6 +43,7 @@ pub mod itertools;
 pub mod keyed;
 pub mod keyword_positions;
 pub mod library_constructors;
+pub mod list_lengths;
 pub mod list_methods;
 pub mod made_dicts;
 pub mod module_stores;
