@@ -147,15 +147,8 @@ impl Source {
                 Some(vm.ctx.new_int(code).into())
             }
             Source::Arith(op, a, b) => {
-                let (a, b) = (a.resolve(frame, vm)?, b.resolve(frame, vm)?);
-                // A guard may read it before the type checks of its operands have passed:
-                // no other type's operator (user code) runs here.
+                let (a, b) = exact_numbers(a, b, frame, vm)?;
                 let t = &vm.ctx.types;
-                let number =
-                    |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
-                if !number(&a) || !number(&b) {
-                    return None;
-                }
                 let r = match op {
                     Arith::Add => vm._add(&a, &b),
                     Arith::Sub => vm._sub(&a, &b),
@@ -173,13 +166,7 @@ impl Source {
                 r.ok()
             }
             Source::Compare(op, a, b) => {
-                let (a, b) = (a.resolve(frame, vm)?, b.resolve(frame, vm)?);
-                let t = &vm.ctx.types;
-                let number =
-                    |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
-                if !number(&a) || !number(&b) {
-                    return None;
-                }
+                let (a, b) = exact_numbers(a, b, frame, vm)?;
                 let r = a.rich_compare_bool(&b, op.0, vm).ok()?;
                 Some(vm.ctx.new_bool(r).into())
             }
@@ -203,4 +190,19 @@ impl Source {
             },
         }
     }
+}
+
+/// The values of `a` and `b` when both are exactly ints or floats. A guard may read a
+/// computed number before the type checks of its operands have passed: no other type's
+/// operator (user code) runs on them.
+fn exact_numbers(
+    a: &Source,
+    b: &Source,
+    frame: &FrameView<'_>,
+    vm: &VirtualMachine,
+) -> Option<(PyObjectRef, PyObjectRef)> {
+    let (a, b) = (a.resolve(frame, vm)?, b.resolve(frame, vm)?);
+    let t = &vm.ctx.types;
+    let number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
+    (number(&a) && number(&b)).then_some((a, b))
 }
