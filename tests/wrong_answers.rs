@@ -483,3 +483,11 @@ fn a_subclass_instance_equal_to_a_constant_is_not_the_constant() {
         assert!(plain.contains(line), "{plain}");
     }
 }
+
+/// Case 48: a float argument compared with itself is not equal to itself when it is a NaN.
+#[test]
+fn a_nan_compared_with_itself_is_not_equal() {
+    same_as_plain(&["nan test"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("nan test: ([0.0], 'nan')"), "{plain}");
+}

@@ -1637,3 +1637,21 @@ def _():
         ("a", 0.5, Color.RED),
     ]:
         show("same value, other class", escaped(st.ones(1), value, ratio, {key: 1})[1:])
+
+
+# 48. A float compared with itself (`val != val`, natsort's test for NaN) once its value
+# changes per call: the comparison's outcome was computed as a container compares its items,
+# identity first, which makes a NaN equal to itself where `!=` says it is not.
+def nan_key(x, val):
+    if val != val:
+        return x * 0, "nan"
+    if val == val:
+        return x * val, "number"
+    return x, "neither"
+
+
+@case("a float compared with itself")
+def _():
+    for val in [57.0, 3.5, float("nan"), 2.0, float("nan")]:
+        r = nan_key(st.ones(1), val)
+        show("nan test", (r[0].tolist(), r[1]))

@@ -282,7 +282,7 @@ impl Check {
                 (v.class().is(t.int_type)
                     || v.class().is(t.float_type)
                     || v.class().is(t.bytes_type))
-                    && v.rich_compare_bool(rhs, *op, vm).ok() == Some(*expected)
+                    && compare_values(v, rhs, *op, vm) == Some(*expected)
             }
             // Relations between two sources are checked by `Guard::holds` and the program.
             Check::SameAs(_) | Check::NotSameAs(_) | Check::Distinct(_) => false,
@@ -370,6 +370,18 @@ pub fn dict_has_keys(d: &PyDict, keys: &[String], vm: &VirtualMachine) -> bool {
         .iter()
         .zip(keys)
         .all(|(k, want)| exact_str(k, vm) == Some(want.as_str()))
+}
+
+/// `a op b` as the comparison operators compute it, for numbers (and bytes) compared
+/// natively: not `rich_compare_bool`, whose identity shortcut (a container's) makes a NaN
+/// equal to itself where `val != val` is True.
+pub fn compare_values(
+    a: &PyObject,
+    b: &PyObject,
+    op: PyComparisonOp,
+    vm: &VirtualMachine,
+) -> Option<bool> {
+    a.rich_compare(b, op, vm).ok()?.try_to_bool(vm).ok()
 }
 
 /// `k`'s text when `k` is exactly a str: a key of a str subclass (a `StrEnum` member) with the

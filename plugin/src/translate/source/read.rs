@@ -167,7 +167,7 @@ impl Source {
             }
             Source::Compare(op, a, b) => {
                 let (a, b) = exact_numbers(a, b, frame, vm)?;
-                let r = a.rich_compare_bool(&b, op.0, vm).ok()?;
+                let r = crate::translate::guards::guard::compare_values(&a, &b, op.0, vm)?;
                 Some(vm.ctx.new_bool(r).into())
             }
             Source::Math(function, x) => function.apply(&x.resolve(frame, vm)?, vm),

@@ -13,7 +13,7 @@ use rustpython_vm::bytecode::{BinaryOperator, Opcode};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef};
 
-use crate::translate::guards::guard::Check;
+use crate::translate::guards::guard::{Check, compare_values};
 use crate::translate::math_functions::MathFn;
 use crate::translate::policy::Dynamic;
 use crate::translate::source::{Arith, CompareOp, Source};
@@ -503,7 +503,7 @@ impl State<'_> {
         {
             return Ok(None);
         }
-        let Ok(r) = value.rich_compare_bool(rhs, op, vm) else {
+        let Some(r) = compare_values(value, rhs, op, vm) else {
             return Ok(None);
         };
         let (value, source, rhs) = (value.clone(), source.clone(), rhs.clone());
@@ -530,7 +530,7 @@ impl State<'_> {
         if sa.has_draw() || sb.has_draw() {
             return Err(crate::translate::values::python_draws::drawn_value_needed());
         }
-        let Ok(r) = va.rich_compare_bool(&vb, op, self.vm) else {
+        let Some(r) = compare_values(&va, &vb, op, self.vm) else {
             return Ok(None);
         };
         let relation = Source::Compare(CompareOp(op), Box::new(sa), Box::new(sb));
@@ -628,7 +628,7 @@ impl State<'_> {
         if source.has_draw() {
             return Err(crate::translate::values::python_draws::drawn_value_needed());
         }
-        let Ok(r) = n.value.rich_compare_bool(rhs, op, vm) else {
+        let Some(r) = compare_values(&n.value, rhs, op, vm) else {
             return Ok(None);
         };
         self.guard(&source, Check::Compare(op, rhs.clone(), r));
