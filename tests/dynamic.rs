@@ -131,6 +131,24 @@ fn numbers_that_change_per_call_cause_no_recompile() {
 }
 
 #[test]
+fn stores_at_a_changing_index_cause_no_recompile() {
+    let (out, _) = run("indexed_stores.py", &[]);
+    println!("{out}");
+    assert!(out.contains("INDEXED STORES OK"), "{out}");
+    // A ring of 12 slots over 30 pushes, the position advanced after the store (and its
+    // length read after it), or before it: specialized once, then the store replayed at
+    // the index computed per call. By value, each position was a translation (the limit
+    // of 8, then as written).
+    assert_eq!(translations(&out, "ring"), 2, "{out}");
+    assert_eq!(translations(&out, "ring_ahead"), 2, "{out}");
+    // `buf[pos] += x` and `hits[pos] = hits[pos] + 1` over 30 calls: the items read per call
+    // at the index, then stored back at it.
+    assert_eq!(translations(&out, "accumulate"), 2, "{out}");
+    // A table filled at an argument's index, 16 calls.
+    assert_eq!(translations(&out, "argument_index"), 2, "{out}");
+}
+
+#[test]
 fn dynamic_false_specializes_every_number_again() {
     let mut cmd = rustpython();
     cmd.args(["--plugin", "symtrace", "--plugin-opt", "dynamic=false"])

@@ -6,10 +6,12 @@
 //! them after the graph has run (and before the breaking instruction, when the frame breaks),
 //! so that they happen exactly once, as written.
 //!
-//! A caller's list (exactly a list) that the call changes is followed instead. Appends
-//! alone are replayed as written (`log.append(y)` reads nothing of the list, so no guard on
-//! its length is needed). From its first other change or read on, the simulation works on a
-//! shadow of its items (`ShadowList`: the items it had, then what was appended), and the
+//! A caller's list (exactly a list) that the call changes is followed instead. Appends,
+//! and stores at an index that changes per call, alone are replayed as written
+//! (`log.append(y)` and `ring[self.pos] = y` read nothing of the list, so no guard on its
+//! length or on the index's value is needed). From its first other change or read on, the
+//! simulation works on a shadow of its items (`ShadowList`: the items it had, then what was
+//! appended and stored), and the
 //! replacement writes the shadow's final items back into the same list (`list[:] = ...`)
 //! at that point, which also stands for the appends replayed before it. Reads of the list
 //! see the shadow, as they would see the list; the list keeps its identity, as it does when
@@ -38,6 +40,7 @@ use crate::translate::key_const::{StoreKey, store_key};
 use crate::translate::source::{KeyConst, Source};
 use crate::translate::state::{SimResult, unsupported};
 use crate::translate::values::caller_cells::CallerCell;
+use crate::translate::values::numbers::Num;
 use crate::translate::values::{ListRef, Var};
 
 /// Whether `obj` holds a dict's entries: a store or delete of one of its keys reaches here
@@ -69,11 +72,23 @@ pub struct SideEffects {
     globals: Vec<(PyObjectRef, String, Option<Var>)>,
     /// The caller's lists the call changed, each followed by a shadow of its items.
     shadows: Vec<ShadowList>,
-    /// Items appended to a caller's list, newest last, with the list and its source: what
-    /// its shadow adds to its items, if one is made.
-    appended: Vec<(PyObjectRef, Source, Var)>,
+    /// Changes replayed as written to a caller's list not followed by a shadow, newest
+    /// last, with the list and its source: what its shadow makes of its items, if one is
+    /// made.
+    replayed: Vec<(PyObjectRef, Source, ListChange)>,
     /// The caller's closure cells the call reached, by identity (see `caller_cells`).
     pub cells: Vec<CallerCell>,
+}
+
+/// A change to a caller's list that is replayed as written while the simulation does not
+/// follow the list by a shadow.
+#[derive(Clone)]
+pub enum ListChange {
+    /// An item appended (by `append` or `extend`).
+    Append(Var),
+    /// `list[index] = value` at an index that changes per call, in range by the guards
+    /// (`values::indexed_stores`); a shadow made later fixes the index by its value.
+    SetAt(Rc<Num>, Var),
 }
 
 /// A caller's list the call changed: the list, the source it was first changed through, and
@@ -109,7 +124,7 @@ impl SideEffects {
             self.mutated_sources.len(),
             self.keyed.len(),
             self.shadows.len(),
-            self.appended.len(),
+            self.replayed.len(),
             self.cells.len(),
         ])
     }
@@ -138,11 +153,11 @@ impl SideEffects {
             sources,
             keyed,
             shadows,
-            appended,
+            replayed,
             cells,
         ] = m.0;
         self.cells.truncate(cells);
-        self.appended.truncate(appended);
+        self.replayed.truncate(replayed);
         self.shadows.truncate(shadows);
         self.keyed.truncate(keyed);
         self.log.truncate(log);
@@ -217,7 +232,7 @@ impl SideEffects {
         self.mutated.iter().any(|m| m.is(obj))
             || self.keyed.iter().any(|w| !w.through_attr && w.dict.is(obj))
             || self.shadows.iter().any(|s| s.list.is(obj))
-            || self.appended.iter().any(|(l, _, _)| l.is(obj))
+            || self.replayed.iter().any(|(l, _, _)| l.is(obj))
     }
 
     /// Record `target.method(list_arg)` (`append` or `extend`) on the caller's list `list`,
@@ -232,7 +247,8 @@ impl SideEffects {
         items: Vec<Var>,
     ) {
         for item in items {
-            self.appended.push((list.clone(), target.clone(), item));
+            self.replayed
+                .push((list.clone(), target.clone(), ListChange::Append(item)));
         }
         self.note_mutated(list, target);
         let effect = Effect::Method {
@@ -244,11 +260,28 @@ impl SideEffects {
         self.log.push(effect);
     }
 
-    /// What the call appended to the caller's list `list` (not followed by a shadow), and
-    /// the source it first did so through.
-    pub fn appended_to(&self, list: &PyObject) -> Option<(Source, Vec<Var>)> {
+    /// Record `target[index] = value` on the caller's list `list`, not followed by a
+    /// shadow, at an index that changes per call: replayed as written, the index computed
+    /// per call, and remembered for a shadow made later.
+    pub fn set_at(&mut self, list: &PyObjectRef, target: &Source, index: Rc<Num>, value: Var) {
+        let change = ListChange::SetAt(index.clone(), value.clone());
+        self.replayed.push((list.clone(), target.clone(), change));
+        self.note_mutated(list, target);
+        let effect = Effect::SetItem {
+            target: target.clone(),
+            key: Var::Num(index),
+            value,
+        };
+        log::debug!(target: crate::log_targets::SIDE_EFFECTS, "recorded {effect:?}");
+        self.log.push(effect);
+    }
+
+    /// What the call changed of the caller's list `list` without following it by a shadow
+    /// (appends, stores at a changing index), oldest first, and the source it first did so
+    /// through.
+    pub fn replayed_changes(&self, list: &PyObject) -> Option<(Source, Vec<ListChange>)> {
         let mut found = self
-            .appended
+            .replayed
             .iter()
             .filter(|(l, _, _)| l.is(list))
             .peekable();
@@ -496,7 +529,7 @@ impl SideEffects {
             .shadows
             .iter()
             .map(|s| &s.list)
-            .chain(self.appended.iter().map(|(l, _, _)| l))
+            .chain(self.replayed.iter().map(|(l, _, _)| l))
             .filter(|l| l.is(obj));
         let keyed = self
             .keyed
@@ -519,8 +552,8 @@ impl SideEffects {
         // Another list the call changed is followed by its shadow: this one is read as it
         // is while the guards keep the two apart.
         let lists = self.shadows.iter().map(|s| (&s.list, &s.target));
-        let appended = self.appended.iter().map(|(l, s, _)| (l, s));
-        for (list, target) in lists.chain(appended) {
+        let replayed = self.replayed.iter().map(|(l, s, _)| (l, s));
+        for (list, target) in lists.chain(replayed) {
             if !list.is(obj) && list.class().is(obj.class()) && !apart.contains(target) {
                 apart.push(target.clone());
             }

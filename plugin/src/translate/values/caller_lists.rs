@@ -13,8 +13,10 @@ use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
+use crate::translate::side_effects::ListChange;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
+use crate::translate::values::list_methods::list_position;
 use crate::translate::values::{ListRef, Var};
 
 /// The methods of a list that change it, done to a caller's list's shadow.
@@ -34,19 +36,30 @@ impl State<'_> {
     }
 
     /// The shadow of the caller's list `o`, read from `source`, if the call changed it (made
-    /// now if the call only appended to it so far). Read from another source than the one
+    /// now if the call only appended to it, or stored at a changing index, so far). Read from another source than the one
     /// it was changed through, it is the same list only as long as the guards say so.
     pub fn list_shadow(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<Option<ListRef>> {
         if let Some((target, items)) = self.effects.shadow_of(o) {
             self.same_list(source, target);
             return Ok(Some(items));
         }
-        let Some((target, appended)) = self.effects.appended_to(o) else {
+        let Some((target, changes)) = self.effects.replayed_changes(o) else {
             return Ok(None);
         };
         self.same_list(source, target.clone());
         let mut items = self.items_at_entry(o, &target)?;
-        items.extend(appended);
+        for change in changes {
+            match change {
+                ListChange::Append(item) => items.push(item),
+                // Read back, the list's items are known one by one: the index is fixed by
+                // its value from here on (the store stays replayed as written).
+                ListChange::SetAt(index, item) => {
+                    let i = self.force_number(&index)?;
+                    let j = list_position(&i, items.len(), self.vm)?;
+                    items[j] = item;
+                }
+            }
+        }
         let items = Rc::new(RefCell::new(items));
         self.effects.shadow(o, &target, items.clone());
         Ok(Some(items))
@@ -104,7 +117,7 @@ impl State<'_> {
                     format!("list.{name}() with these arguments"),
                 )
             })?;
-            if let Some((first, _)) = self.effects.appended_to(o) {
+            if let Some((first, _)) = self.effects.replayed_changes(o) {
                 self.same_list(source, first);
             }
             self.guard(source, Check::type_is(o.class().to_owned()));

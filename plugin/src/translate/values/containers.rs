@@ -122,6 +122,9 @@ impl State<'_> {
     pub fn set_item(&mut self, container: &Var, key: &Var, value: Var) -> SimResult<()> {
         let vm = self.vm;
         if let Some((o, source)) = self.caller_list(container) {
+            if self.store_at_changing_index(&o, &source, key, &value)? {
+                return Ok(());
+            }
             let items = self.shadow_list(&o, &source)?;
             return self.set_item(&Var::List(items), key, value);
         }

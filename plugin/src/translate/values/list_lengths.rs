@@ -12,14 +12,17 @@ use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::guards::guard::Check;
+use crate::translate::side_effects::ListChange;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::numbers::{Num, NumExpr};
 
 impl State<'_> {
-    /// `len(v)` as a deferred number, when `v` is such a list. `None`: not such a list, or
-    /// its length has not changed between calls yet (it is a constant then).
+    /// `len(v)` as a deferred number, when `v` is such a list; of a list whose length has not
+    /// changed between calls, after changes the call replays as written, the constant its
+    /// length on entry and the appends make. `None`: not such a list, or a list of
+    /// unchanging length the call has not changed (`len` reads it as any sequence).
     pub(crate) fn deferred_list_len(&mut self, v: &Var) -> SimResult<Option<Var>> {
         let Some((o, source)) = self.caller_list(v) else {
             return Ok(None);
@@ -31,12 +34,22 @@ impl State<'_> {
         // and its length is read through that name: the replacement reads it before it
         // replays the appends (`Effect::changes`). Any other list the call changed is
         // guarded to be another one.
-        let (through, appended) = match self.effects.appended_to(&o) {
-            Some((target, items)) => (target, items.len()),
-            None => (source.clone(), 0),
+        let (through, appended, replayed) = match self.effects.replayed_changes(&o) {
+            Some((target, changes)) => {
+                let appends = changes
+                    .iter()
+                    .filter(|c| matches!(c, ListChange::Append(_)))
+                    .count();
+                (target, appends, true)
+            }
+            None => (source.clone(), 0, false),
         };
         let length = Source::Len(Box::new(through.clone()));
-        if !self.spec.number_is_input(&length, false) {
+        let changing = self.spec.number_is_input(&length, false);
+        // A length that has not changed between calls is a constant; read after changes the
+        // call replays as written, it is counted without reading the items (whose shadow
+        // would fix the index of a store at a changing index by its value).
+        if !changing && !replayed {
             return Ok(None);
         }
         if through != source {
@@ -55,6 +68,10 @@ impl State<'_> {
             .borrow_vec()
             .len();
         let int = |n: usize| -> PyObjectRef { self.vm.ctx.new_int(n).into() };
+        if !changing {
+            self.guard(&through, Check::Len(at_entry));
+            return Ok(Some(Var::Obj(int(at_entry + appended))));
+        }
         let entry = Rc::new(Num {
             value: int(at_entry),
             expr: NumExpr::Read(int(at_entry), length),

@@ -194,7 +194,7 @@ pub(super) fn store_slice(
 }
 
 /// The position an int index names in a sequence of `len` items (negative from the end).
-pub(super) fn list_position(
+pub(crate) fn list_position(
     key: &PyObjectRef,
     len: usize,
     vm: &VirtualMachine,

@@ -37,6 +37,7 @@ pub mod heap_queues;
 pub mod identity;
 pub mod identity_sets;
 pub mod indexed_items;
+pub mod indexed_stores;
 pub mod input_writes;
 pub mod iterators;
 pub mod itertools;

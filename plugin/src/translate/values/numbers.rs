@@ -55,7 +55,7 @@ pub enum NumExpr {
 
 impl Num {
     /// The numbers read from the frame it is computed from, with their sources.
-    fn leaves<'a>(&'a self, out: &mut Vec<(&'a PyObjectRef, &'a Source)>) {
+    pub(crate) fn leaves<'a>(&'a self, out: &mut Vec<(&'a PyObjectRef, &'a Source)>) {
         match &self.expr {
             NumExpr::Read(o, s) => out.push((o, s)),
             NumExpr::Const(_) | NumExpr::Size(_) => {}
