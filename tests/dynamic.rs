@@ -131,7 +131,7 @@ fn numbers_that_change_per_call_cause_no_recompile() {
 }
 
 #[test]
-fn stores_at_a_changing_index_cause_no_recompile() {
+fn stores_at_a_changing_index_or_key_cause_no_recompile() {
     let (out, _) = run("indexed_stores.py", &[]);
     println!("{out}");
     assert!(out.contains("INDEXED STORES OK"), "{out}");
@@ -146,6 +146,9 @@ fn stores_at_a_changing_index_cause_no_recompile() {
     assert_eq!(translations(&out, "accumulate"), 2, "{out}");
     // A table filled at an argument's index, 16 calls.
     assert_eq!(translations(&out, "argument_index"), 2, "{out}");
+    // Outputs kept in a dict by step and a memo by the step modulo 5, another dict read by
+    // a str key after the stores, over 20 calls: the keys computed per call.
+    assert_eq!(translations(&out, "step_outputs"), 2, "{out}");
 }
 
 #[test]

@@ -378,6 +378,12 @@ class Gen:
                                      f"obj.hist.appendleft(n); acc.append(list(obj.hist))",
                                      "v0 = obj.mirror[0]; log.insert(0, n); acc.append(v0)",
                                      "v0 = obj.mirror[-1]; log[0] = k; acc.append((v0, obj.mirror[0]))",
+                                     # stores at an index or by a key that changes per call,
+                                     # read back or not, into a list that becomes another's
+                                     f"log[n % len(log)] = k; acc.append(len(log))",
+                                     f"obj.mirror[n % len(obj.mirror)] += 0.5; acc.append(obj.mirror[0])",
+                                     f"data[n] = k; acc.append(len(data))",
+                                     f"data[obj.count] = {t}.sum(); acc.append('a' in data)",
                                      ] if r.below(3) and not library else [
                                      # (a third of the time) a caller's slotted object (a
                                      # slot made on first use, deleted, a tensor kept), an

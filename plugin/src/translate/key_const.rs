@@ -7,10 +7,12 @@
 use rustpython_vm::builtins::PyTuple;
 use rustpython_vm::{AsObject, Context, PyObject, PyObjectRef, VirtualMachine};
 use std::fmt;
+use std::rc::Rc;
 
 use crate::tensor::{DType, PyDType, dtype_object};
 use crate::translate::source::{Source, identity_key};
 use crate::translate::values::Var;
+use crate::translate::values::numbers::Num;
 
 /// A dictionary key a source reads by: exactly an int, a str, `None`, a dtype, or a tuple of
 /// such keys (hashed and compared natively, no user code runs; no two variants are equal
@@ -96,11 +98,14 @@ impl fmt::Display for KeyConst {
 }
 
 /// The key of a store into a caller's dict that reads of the dict follow: a constant, or an
-/// object of the caller's hashed by identity (a parameter tensor), with where it is read.
+/// object of the caller's hashed by identity (a parameter tensor), with where it is read; or
+/// an int that changes per call (`values::keyed_stores`), which no read follows: a read of
+/// the dict fixes it by its value first (a constant then), or is refused.
 #[derive(Clone, Debug)]
 pub enum StoreKey {
     Const(KeyConst),
     Object(PyObjectRef, Source),
+    Changing(Rc<Num>),
 }
 
 impl StoreKey {
@@ -116,8 +121,9 @@ impl StoreKey {
     }
 }
 
-/// The key of an item store when it is exactly a str, an int or a tuple of them, or a
-/// caller's object hashed by identity (what a dict's keyed read can follow).
+/// The key of an item store when it is exactly a str, an int or a tuple of them, a caller's
+/// object hashed by identity, or an int that changes per call (what a dict's keyed read can
+/// follow, or refuse).
 pub fn store_key(key: &Var) -> Option<StoreKey> {
     let ctx = Context::genesis();
     match key {
@@ -125,6 +131,7 @@ pub fn store_key(key: &Var) -> Option<StoreKey> {
         Var::Lazy(k, source) if identity_key(k, ctx).is_some() => {
             Some(StoreKey::Object(k.clone(), source.clone()))
         }
+        Var::Num(n) => Some(StoreKey::Changing(n.clone())),
         _ => None,
     }
 }

@@ -368,6 +368,7 @@ impl SideEffects {
         key: &StoreKey,
     ) -> SimResult<(Option<Option<Var>>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
+        self.refuse_if_changing_keys(obj)?;
         // A loop that stores an attribute on every step (a parser's position) makes as many
         // stores as steps, each met by every later read: relations are told apart by
         // reference first, and cloned once.
@@ -379,7 +380,10 @@ impl SideEffects {
             // Object keys may be one object on another call: related as constants are when
             // equal.
             let objects = matches!((&w.key, key), (StoreKey::Object(..), StoreKey::Object(..)));
-            if !(objects || w.key.same(key)) || !w.dict.class().is(obj.class()) {
+            // A key that changes per call may be any key: a store into another dict by one
+            // is kept apart (one into `obj` itself was refused above).
+            let changing = matches!(w.key, StoreKey::Changing(_));
+            if !(objects || changing || w.key.same(key)) || !w.dict.class().is(obj.class()) {
                 continue;
             }
             let same = w.dict.is(obj);
@@ -408,6 +412,7 @@ impl SideEffects {
         source: &Source,
     ) -> SimResult<(Vec<(StoreKey, Option<Var>)>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
+        self.refuse_if_changing_keys(obj)?;
         let mut seen = HashSet::new();
         let mut relations = Vec::new();
         let mut stores = Vec::new();
@@ -422,6 +427,43 @@ impl SideEffects {
             }
         }
         Ok((stores, relations))
+    }
+
+    /// The stores by a key that changes per call into `obj` (found by identity): their
+    /// positions, for `fix_key`, and their keys.
+    pub fn changing_keys(&self, obj: &PyObject) -> Vec<(usize, Rc<Num>)> {
+        self.keyed
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.dict.is(obj))
+            .filter_map(|(i, w)| match &w.key {
+                StoreKey::Changing(n) => Some((i, n.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The key of the store at `at` (a key that changes per call), now fixed by its value:
+    /// reads follow it from here on, as they follow a constant's.
+    pub fn fix_key(&mut self, at: usize, key: KeyConst) {
+        self.keyed[at].key = StoreKey::Const(key);
+    }
+
+    /// A read of `obj` cannot tell whether a store into it by a key that changes per call
+    /// stored the key it reads: refused, unless the reader fixed those keys first
+    /// (`State::fix_changing_keys`). A store into another dict of its class by such a key
+    /// is another dict as long as the guards say so (`read_key`, `keyed_stores_of`).
+    fn refuse_if_changing_keys(&self, obj: &PyObject) -> SimResult<()> {
+        if self.changing_keys(obj).is_empty() {
+            return Ok(());
+        }
+        unsupported(
+            Kind::SideEffect,
+            format!(
+                "a read of a {} after the call stored into it by a key that changes per call",
+                obj.class().name()
+            ),
+        )
     }
 
     /// The sources the call changed `obj` through (by identity), first first.

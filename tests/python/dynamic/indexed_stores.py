@@ -1,4 +1,5 @@
-"""Stores into a caller's list at an index that changes per call: a ring buffer longer than the
+"""Stores into a caller's list at an index that changes per call, and into a caller's dict by such
+a key (outputs kept by step, read back in the same call): a ring buffer longer than the
 recompile limit (the position advanced after the store, and before it), an item added to in
 place at the index, a table of outputs filled
 by an argument's index, a store read back in the same call (the index fixed by its value then),
@@ -21,7 +22,9 @@ def same(a, b):
         return isinstance(b, st.Tensor) and a.tolist() == b.tolist()
     if isinstance(a, (list, tuple)):
         return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
-    return a == b
+    if isinstance(a, dict):
+        return type(a) is type(b) and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
 
 
 class Ring:
@@ -94,6 +97,42 @@ class AfterAppend:
         return x * len(self.log)
 
 
+class StepOutputs:
+    """Outputs kept by step in a dict, a memo keyed by the step modulo 5 (overwritten), and a
+    dict of the caller's read by a str key after the stores (another dict)."""
+
+    def __init__(self):
+        self.out = {}
+        self.memo = {}
+        self.cfg = {"scale": 0.5}
+        self.step = 0
+
+    def __call__(self, x):
+        y = x * self.cfg["scale"] + self.step
+        self.out[self.step] = y
+        self.memo[self.step % 5] = self.step
+        self.step += 1
+        return y * self.cfg["scale"]
+
+
+class DictReadBack:
+    """Stores by a changing key and by a constant one, in both orders, the dict read back
+    (the key fixed by its value then): the constant's entry, the length, another key."""
+
+    def __init__(self):
+        self.d = {}
+        self.e = {}
+        self.i = 0
+
+    def __call__(self, x):
+        self.d[self.i] = x
+        self.d[3] = x * 2
+        self.e[3] = x * 3
+        self.e[self.i] = x * 4
+        self.i = (self.i + 1) % 6
+        return self.d[3], self.e[3], len(self.d), self.e.get(0)
+
+
 def fill(table, i, x):
     # The index is an argument: a table of outputs filled step by step.
     table[i] = x * i
@@ -123,6 +162,16 @@ def ring_ahead():
 @st.disable
 def accumulate():
     compare(Accumulate, 30)
+
+
+@st.disable
+def step_outputs():
+    compare(StepOutputs, 20)
+
+
+@st.disable
+def dict_read_back():
+    compare(DictReadBack, 8)
 
 
 @st.disable
@@ -156,6 +205,21 @@ def raised(fn, *args):
         return type(e).__name__
 
 
+def record(d, i, x):
+    d[i] = x * 2
+    return x + 1
+
+
+@st.disable
+def keys_that_stop_fitting():
+    d, eager = {}, {}
+    f = st.compile(record)
+    for i in [0, 1, 2, 3, 2.0, True, 4, "a", -7, 2**70, 5]:
+        a, b = raised(f, d, i, x), raised(record, eager, i, x)
+        assert same(a, b), (i, a, b)
+        assert same(d, eager) and [type(k) for k in d] == [type(k) for k in eager], (i, d, eager)
+
+
 @st.disable
 def indexes_that_stop_fitting():
     table, eager = [None] * 4, [None] * 4
@@ -169,8 +233,11 @@ def indexes_that_stop_fitting():
 count("ring", ring)
 count("ring_ahead", ring_ahead)
 count("accumulate", accumulate)
+count("step_outputs", step_outputs)
+count("dict_read_back", dict_read_back)
 count("read_back", read_back)
 count("after_append", after_append)
 count("argument_index", argument_index)
 count("indexes_that_stop_fitting", indexes_that_stop_fitting)
+count("keys_that_stop_fitting", keys_that_stop_fitting)
 print("INDEXED STORES OK", st.stats())

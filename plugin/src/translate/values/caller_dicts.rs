@@ -95,6 +95,7 @@ impl State<'_> {
         source: &Source,
         key: &CallerKey,
     ) -> SimResult<Option<Var>> {
+        self.fix_changing_keys(o)?;
         let (k, at, object) = match key {
             CallerKey::Str(k) => return self.caller_dict_key(o, source, k),
             CallerKey::Member(m) => return self.enum_keyed_read(o, source, m),
@@ -152,6 +153,7 @@ impl State<'_> {
     /// its length): refused after the call changed it, or an object of its class that may
     /// be it; an instance's `__dict__` changed through attributes is guarded to be another.
     pub fn check_readable(&mut self, o: &PyObjectRef, source: &Source) -> SimResult<()> {
+        self.fix_changing_keys(o)?;
         for other in self.effects.check_readable(o)? {
             if other != *source {
                 self.guard(source, Check::NotSameAs(other));
@@ -169,6 +171,7 @@ impl State<'_> {
         o: &PyObjectRef,
         source: &Source,
     ) -> SimResult<Vec<(StoreKey, Option<Var>)>> {
+        self.fix_changing_keys(o)?;
         if !crate::translate::state::is_dict(o, self.vm) {
             self.check_readable(o, source)?;
             return Ok(Vec::new());
@@ -205,6 +208,10 @@ impl State<'_> {
                             (source.clone().const_key(k.clone()), k.object(self.vm))
                         }
                         StoreKey::Object(k, at) => (source.clone().id_key(at.clone()), k.clone()),
+                        // Fixed by `dict_stores`.
+                        StoreKey::Changing(_) => {
+                            return unsupported(Kind::Internal, "a key that changes per call");
+                        }
                     };
                     self.caller_dict_entry(o, at, &object).is_some()
                 }
@@ -238,6 +245,7 @@ impl State<'_> {
         source: &Source,
         k: &str,
     ) -> SimResult<Option<Var>> {
+        self.fix_changing_keys(o)?;
         let key = StoreKey::Const(KeyConst::Str(k.to_owned()));
         let (written, relations) = self.effects.read_key(o, source, &key)?;
         self.guard_relations(relations);

@@ -151,6 +151,8 @@ impl State<'_> {
                 // source by the replay. Reads by the key follow the store.
                 let key = match self.identity_key(key)? {
                     Some(_) => key.clone(),
+                    // An int that changes per call: the replay computes it (`keyed_stores`).
+                    None if let Some(k) = self.changing_key(key) => k,
                     None => {
                         let k = self.plain_obj(key, "a key")?;
                         if crate::translate::source::KeyConst::of(&k, &vm.ctx).is_none() {

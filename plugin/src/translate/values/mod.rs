@@ -42,6 +42,7 @@ pub mod input_writes;
 pub mod iterators;
 pub mod itertools;
 pub mod keyed;
+pub mod keyed_stores;
 pub mod keyword_positions;
 pub mod library_constructors;
 pub mod list_lengths;
