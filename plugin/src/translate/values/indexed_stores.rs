@@ -82,15 +82,7 @@ impl State<'_> {
         self.guard(&through, Check::Len(at_entry));
         // Each number the index is computed from stays an int (`2.0` would make the
         // replayed store raise); the index itself stays in range.
-        let mut leaves = Vec::new();
-        index.leaves(&mut leaves);
-        let leaves: Vec<(PyObjectRef, Source)> = leaves
-            .into_iter()
-            .map(|(o, s)| (o.clone(), s.clone()))
-            .collect();
-        for (o, s) in leaves {
-            self.guard(&s, Check::type_is(o.class().to_owned()));
-        }
+        self.guard_leaf_types(&index);
         let int = |n: usize| -> PyObjectRef { vm.ctx.new_int(n).into() };
         self.guard(
             &index_source,

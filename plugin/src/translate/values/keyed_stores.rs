@@ -7,10 +7,9 @@
 //! key was fixed before, and the effects refuse a read that did not; another dict of its class
 //! read is guarded to be another one.
 
-use rustpython_vm::{AsObject, PyObject};
+use rustpython_vm::PyObject;
 
 use crate::translate::breaks::reason::Kind;
-use crate::translate::guards::guard::Check;
 use crate::translate::source::KeyConst;
 use crate::translate::state::{SimResult, State, Unsupported};
 use crate::translate::values::Var;
@@ -22,15 +21,7 @@ impl State<'_> {
     pub(crate) fn changing_key(&mut self, key: &Var) -> Option<Var> {
         let n = self.num_operand(key)?;
         n.dynamic_int(&self.spec)?;
-        let mut leaves = Vec::new();
-        n.leaves(&mut leaves);
-        let leaves: Vec<_> = leaves
-            .into_iter()
-            .map(|(o, s)| (o.class().to_owned(), s.clone()))
-            .collect();
-        for (class, source) in leaves {
-            self.guard(&source, Check::type_is(class));
-        }
+        self.guard_leaf_types(&n);
         Some(Var::Num(n))
     }
 

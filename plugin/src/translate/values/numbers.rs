@@ -55,7 +55,7 @@ pub enum NumExpr {
 
 impl Num {
     /// The numbers read from the frame it is computed from, with their sources.
-    pub(crate) fn leaves<'a>(&'a self, out: &mut Vec<(&'a PyObjectRef, &'a Source)>) {
+    fn leaves<'a>(&'a self, out: &mut Vec<(&'a PyObjectRef, &'a Source)>) {
         match &self.expr {
             NumExpr::Read(o, s) => out.push((o, s)),
             NumExpr::Const(_) | NumExpr::Size(_) => {}
@@ -591,6 +591,20 @@ impl State<'_> {
             }
         }
         Ok(Some(kept))
+    }
+
+    /// Guards that each number `n` is computed from keeps its type (an exact int stays
+    /// one): what a replay that computes `n` again relies on, beyond any guard on its value.
+    pub(crate) fn guard_leaf_types(&mut self, n: &Num) {
+        let mut leaves = Vec::new();
+        n.leaves(&mut leaves);
+        let leaves: Vec<_> = leaves
+            .into_iter()
+            .map(|(o, s)| (o.class().to_owned(), s.clone()))
+            .collect();
+        for (class, source) in leaves {
+            self.guard(&source, Check::type_is(class));
+        }
     }
 
     /// Whether the deferred number is computed from a number read from the frame that may
