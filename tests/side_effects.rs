@@ -218,7 +218,8 @@ fn warnings_are_replayed_naming_the_lines_the_program_names() {
 /// through the standard library's `Logger._log`, at the position of the call: the text each
 /// handler writes (level, function, line, message) is eager's, with a tensor's value as it
 /// was at the call, stacklevel=2 from an inlined helper, the root logger, a record after a
-/// graph break, and levels changed between calls. A record naming an inlined function's own
+/// graph break, and levels changed between calls; a logger's first check of a level (its
+/// cache empty) filled ahead instead of breaking. A record naming an inlined function's own
 /// frame, under a handler or with exc_info runs as written.
 #[test]
 fn log_records_are_replayed_naming_the_lines_the_program_names() {
@@ -232,6 +233,7 @@ fn log_records_are_replayed_naming_the_lines_the_program_names() {
             "a helper logging its caller's line (stacklevel=2), the root logger",
             "a record after a graph break names the program's function",
             "levels changed between calls",
+            "a logger's first check of a level, debug disabled and info enabled",
             "a record naming an inlined function's own line (runs as written)",
             "a record under a handler (runs as written)",
             "a record with exc_info (runs as written)",

@@ -81,6 +81,18 @@ def with_exc_info(x, n):
     return x * n
 
 
+cold = logging.getLogger("symtrace-test-cold-levels")
+cold.addHandler(handler)
+cold.propagate = False
+
+
+def first_checks(x, n):
+    y = x * 2.0
+    cold.debug("hidden at %d", n)
+    cold.info("shown at %d", n)
+    return y + n
+
+
 def levels(x, n):
     y = x - n
     log.info("info at %d", n)
@@ -116,10 +128,36 @@ def check(name, fn, graphs, breaks, between=None, calls=4):
 check("logger.info and warning with a tensor's value, debug disabled", step, 1, 0)
 check("a helper logging its caller's line (stacklevel=2), the root logger", calls_a_helper, 1, 0)
 check("a record after a graph break names the program's function", after_a_break, 2, 1)
-# A level changed empties the logger's cache: its first check after takes `logging._lock`
-# (a call that runs as written), the calls after are captured again.
+# A level changed empties the logger's cache: it is filled ahead of the first check after.
 check("levels changed between calls", levels, None, None, calls=8,
       between=lambda n: log.setLevel([logging.INFO, logging.ERROR, logging.CRITICAL][n // 3]))
+
+
+@st.disable
+def first_check_of_a_level():
+    """A logger's first check of a level (its cache empty: a logger never used, or any after
+    a level changed) computes the answer under `logging._lock`; filled ahead, the frame is
+    one graph from its first call on."""
+    def run(call):
+        cold.setLevel(logging.INFO)  # empties every logger's level cache
+        stream.seek(0)
+        stream.truncate()
+        return [plain(call(st.ones(2, 2), n)) for n in range(3)], stream.getvalue()
+
+    eager = run(st.disable(first_checks))
+    st.reset()
+    traced = run(st.compile(first_checks))
+    stats = st.stats()
+    problems = [] if traced == eager else [f"traced {traced} != eager {eager}"]
+    # The first call's translation and one for `n` changing: no function resumes after a
+    # break (with the check not filled ahead: 4).
+    if (stats["translations"], stats["fallbacks"]) != (2, 0):
+        problems.append(f"{stats} (two translations, nothing as written, expected)")
+    report("a logger's first check of a level, debug disabled and info enabled", problems,
+           failures)
+
+
+first_check_of_a_level()
 # Runs as written: the record would name a frame the replay does not have, the replay
 # could raise where the handler does not see it, the exception is read at the call.
 check("a record naming an inlined function's own line (runs as written)", calls_one_logging_itself,

@@ -116,6 +116,7 @@ impl State<'_> {
                     if let Some(r) = self.deferred_log(&o, &args, &kwargs)? {
                         return Ok(r);
                     }
+                    self.warm_log_level(&o, &args);
                     if crate::translate::frame_disabled::frames_disabled(&o, vm) {
                         return unsupported(
                             Kind::Call,
