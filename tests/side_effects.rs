@@ -127,6 +127,45 @@ fn stores_into_the_callers_closure_cells_are_replayed() {
     );
 }
 
+/// Sets of the caller's (tests/python/caller_sets.py): read by membership (a name in a global
+/// set that changes between calls, a layer index in a growing skip set, a counter in a set of
+/// milestones, guarded by its membership rather than its value), length, iteration in the
+/// set's order and set methods; changed by add, update, discard and clear, replayed on the
+/// same set (an int that changes per call computed by the replay). Equal to eager, with the
+/// translation counts each case allows; a read after a change, an in-place operator and a
+/// user's `__eq__` among the elements run as written. (Before sets were read, the captured
+/// cases ran as written: 0 translations.)
+#[test]
+fn callers_sets_are_read_and_their_changes_replayed() {
+    let (stdout, stderr) = traced_with_effects_logged("caller_sets.py");
+    println!("{stdout}");
+    assert!(stdout.contains("ALL OK 0"), "{stdout}");
+    for case in [
+        "a global set of names, changed between calls",
+        "a skip set read in an unrolled loop, growing between calls (1 translations)",
+        "a counter in a set of milestones (3 translations)",
+        "a number computed from a changing one in a set (3 translations)",
+        "sizes recorded in a set (add, update, discard)",
+        "a changing int added and discarded (2 translations)",
+        "iteration, set methods, a frozenset of tuples (2 translations)",
+        "a set read after the call changed it (runs as written)",
+        "an in-place operator on a caller's set (runs as written)",
+        "a set cleared then added to (1 translations)",
+        "a set holding an element with a user's __eq__",
+        "a bool and floats looked up",
+    ] {
+        assert!(stdout.contains(&format!("ok {case}")), "{case}:\n{stdout}");
+    }
+    for method in ["add", "update", "discard", "clear"] {
+        assert!(
+            stderr.contains(&format!(
+                "target: Attr(Global(\"state\"), \"seen\"), method: \"{method}\""
+            )),
+            "no {method} of a caller's set recorded:\n{stderr}"
+        );
+    }
+}
+
 /// Stores into the caller's classes (tests/python/class_stores.py): a counter on a module's
 /// class, `type(self).count += 1`, a tensor kept on a class, `cls.seen += k` in a class
 /// method, a float on a class, replayed and followed, equal to eager over six calls, in one

@@ -384,6 +384,12 @@ class Gen:
                                      f"obj.mirror[n % len(obj.mirror)] += 0.5; acc.append(obj.mirror[0])",
                                      f"data[n] = k; acc.append(len(data))",
                                      f"data[obj.count] = {t}.sum(); acc.append('a' in data)",
+                                     # a caller's sets, read by membership and length, changed
+                                     # (one becomes the other from the third call on)
+                                     f"{t} = {t} * 2.0 if n in SEEN else {t} - 1.0",
+                                     "SEEN.add(n); acc.append(len(SEEN))",
+                                     f"obj.tags.discard(k); SEEN.update([k, n + 1]); {t} = {t} + (k in obj.tags)",
+                                     "acc.append(('a' in SEEN, len(obj.tags), sorted(obj.tags, key=repr)))",
                                      ] if r.below(3) and not library else [
                                      # (a third of the time) a caller's slotted object (a
                                      # slot made on first use, deleted, a tensor kept), an
@@ -536,6 +542,7 @@ def helper(a, b=1.0, *args, mode="a", **kw):
 
 SCALE = 1.5
 SIGMAS = [1.5, 0.75, -0.25, 2.0]
+SEEN = {1, "a"}
 TABLE = {0: 0.5, 3: -1.0, (1, 2): 2.0}
 
 
@@ -732,6 +739,7 @@ class Model:
         self.count = 0
         self.hist = collections.deque(maxlen=3)
         self.mirror = [0.25]
+        self.tags = {0, "b"}
 
     def step(self, t):
         self.count += 1
@@ -834,6 +842,7 @@ def main(shapes, dtypes, seed):
             Base.forward = lambda self, t: t - self.n
             SPARE = obj
             obj.mirror = log
+            obj.tags = SEEN
             if "c" in data:
                 data[Label("c")] = data.pop("c")
         dtype = getattr(st, dtypes[call])
@@ -851,7 +860,8 @@ def main(shapes, dtypes, seed):
             print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,
                   show(Model.__dict__.get("last")))
             print("   slots", SLOT.n, show(getattr(SLOT, "t", None)), getattr(SLOT, "opt", None), sorted(EASY.items()))
-            print("   namespaces", sorted(vars(NS).items()), show(TOTAL.v))
+            print("   namespaces", sorted(vars(NS).items()), show(TOTAL.v), sorted(SEEN, key=repr),
+                  sorted(obj.tags, key=repr))
 
 
 '''

@@ -64,6 +64,28 @@ impl KeyConst {
         None
     }
 
+    /// Whether `o` is such a key (`of` without making it): what a guard scanning a set's
+    /// elements asks of each, so that no `__eq__` of the program's runs in a lookup.
+    pub fn is_key(o: &PyObject, ctx: &rustpython_vm::Context) -> bool {
+        use num_traits::ToPrimitive;
+        let t = &ctx.types;
+        let c = o.class();
+        if c.is(t.int_type) {
+            return o
+                .downcast_ref::<rustpython_vm::builtins::PyInt>()
+                .is_some_and(|i| i.as_bigint().to_i64().is_some());
+        }
+        if c.is(t.tuple_type) {
+            return o
+                .downcast_ref::<PyTuple>()
+                .is_some_and(|items| items.as_slice().iter().all(|i| KeyConst::is_key(i, ctx)));
+        }
+        c.is(t.str_type)
+            || c.is(t.bytes_type)
+            || c.is(t.none_type)
+            || o.downcast_ref::<PyDType>().is_some()
+    }
+
     /// The key as an object.
     pub fn object(&self, vm: &VirtualMachine) -> PyObjectRef {
         match self {

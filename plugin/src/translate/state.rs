@@ -551,6 +551,9 @@ impl<'vm> State<'vm> {
                         vm.ctx.new_list(objs).into()
                     });
                 }
+                if let Some(copy) = self.caller_set_value(o, source)? {
+                    return Ok(copy);
+                }
                 self.rely_leaf(o, source)?;
                 o.clone()
             }

@@ -30,7 +30,7 @@ pub enum Check {
     /// Compared by bits, so that a NaN constant matches itself.
     EqFloat(f64),
     EqStr(String),
-    /// `len(v) == n` for a tuple, list or dict.
+    /// `len(v) == n` for a tuple, list, dict, deque or set.
     Len(usize),
     /// A tensor of this dtype and shape (and the meta's number, `meta_id::intern`).
     Tensor(Meta, u32),
@@ -79,6 +79,18 @@ pub enum Check {
     /// `rhs`: a branch on a number that changes per call relies on its condition, not its
     /// value.
     Compare(PyComparisonOp, PyObjectRef, bool),
+    /// A set or frozenset with exactly these elements, in this order (see `caller_sets`).
+    SetItems(Vec<crate::translate::key_const::KeyConst>),
+    /// A set or frozenset whose elements are all keys compared natively, holding this key
+    /// (`true`) or not: a membership test's answer. The key, and the object looked up.
+    SetHas(crate::translate::key_const::KeyConst, PyObjectRef, bool),
+    /// An int or float (exactly) in this frozenset of keys compared natively (`true`) or
+    /// not: a membership test of a number that changes per call. The frozenset, its keys.
+    InSet(
+        PyObjectRef,
+        Vec<crate::translate::key_const::KeyConst>,
+        bool,
+    ),
 }
 
 #[derive(Clone, Debug)]
@@ -192,6 +204,10 @@ impl Check {
             Some(l.borrow_vec().len())
         } else if let Some(d) = v.downcast_ref::<PyDict>() {
             Some(d.__len__())
+        } else if let Some(s) = v.downcast_ref::<rustpython_vm::builtins::PySet>() {
+            Some(s.elements().len())
+        } else if let Some(s) = v.downcast_ref::<rustpython_vm::builtins::PyFrozenSet>() {
+            Some(s.elements().len())
         } else {
             // The interpreter's own deque: its length is native.
             crate::translate::values::deques::is_native_deque(v)
@@ -284,6 +300,17 @@ impl Check {
                     || v.class().is(t.bytes_type))
                     && compare_values(v, rhs, *op, vm) == Some(*expected)
             }
+            Check::SetItems(keys) => {
+                crate::translate::values::caller_sets::set_elements(v, vm).as_ref() == Some(keys)
+            }
+            Check::SetHas(_, key, expected) => {
+                crate::translate::values::caller_sets::set_has(v, key, vm) == Some(*expected)
+            }
+            Check::InSet(elements, _, expected) => {
+                let t = &vm.ctx.types;
+                (v.class().is(t.int_type) || v.class().is(t.float_type))
+                    && vm._contains(elements, v).ok() == Some(*expected)
+            }
             // Relations between two sources are checked by `Guard::holds` and the program.
             Check::SameAs(_) | Check::NotSameAs(_) | Check::Distinct(_) => false,
         }
@@ -332,6 +359,10 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
         },
         Check::Entries(e) => e.difference(v, vm),
         Check::OrderedKeys(_) => format!("the keys {:?}", ordered_keys(v, vm).unwrap_or_default()),
+        Check::SetItems(_) | Check::SetHas(..) => v
+            .repr(vm)
+            .map(|r| r.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("a {}", v.class().name())),
         Check::Keys(_) => match v.downcast_ref::<PyDict>() {
             Some(d) => format!(
                 "the keys {:?}",
@@ -453,6 +484,18 @@ impl fmt::Display for Guard {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Check::SetItems(keys) => {
+                let shown: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+                write!(f, "{s} holds exactly [{}], in this order", shown.join(", "))
+            }
+            Check::InSet(_, keys, found) => {
+                let shown: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+                let op = if *found { "in" } else { "not in" };
+                write!(f, "{s} {op} {{{}}}", shown.join(", "))
+            }
+            Check::SetHas(key, _, found) => {
+                write!(f, "{key} {} {s}", if *found { "in" } else { "not in" })
+            }
             Check::Compare(op, rhs, expected) => {
                 let rhs = number_text(rhs);
                 if *expected {

@@ -16,7 +16,7 @@ use crate::translate::guards::guard::Check;
 use crate::translate::source::{Source, native_getter};
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
 use crate::translate::values::objects::{descriptor, is_user_class, python_method};
-use crate::translate::values::{Var, is_plain};
+use crate::translate::values::{Var, caller_sets, is_plain};
 
 impl State<'_> {
     /// `del owner.name`.
@@ -501,15 +501,11 @@ impl State<'_> {
                     })?;
                 return Ok((Var::Method(Box::new(owner.clone()), name), Var::Null));
             }
-            // A change of a caller's deque, replayed (`deques`).
+            // A change of a caller's deque, replayed (`deques`); a method of a caller's set
+            // (`caller_sets`).
             Var::Lazy(o, _)
-                if crate::translate::values::deques::is_native_deque(o)
-                    && crate::translate::values::deques::CALLER_DEQUE_CHANGES.contains(&name) =>
+                if let Some(name) = caller_sets::caller_container_method(o, name, vm) =>
             {
-                let name = crate::translate::values::deques::CALLER_DEQUE_CHANGES
-                    .iter()
-                    .find(|m| **m == name)
-                    .expect("listed");
                 return Ok((Var::Method(Box::new(owner.clone()), name), Var::Null));
             }
             // A method of a caller's list: one that changes it is made to its shadow.

@@ -72,6 +72,9 @@ impl State<'_> {
                 if let Some(n) = self.deferred_list_len(&args[0])? {
                     return Ok(n);
                 }
+                if let Some(n) = self.caller_set_len(&args[0])? {
+                    return Ok(Var::Obj(vm.ctx.new_int(n).into()));
+                }
                 let n = match &args[0] {
                     Var::Tuple(_)
                     | Var::List(_)

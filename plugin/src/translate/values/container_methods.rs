@@ -63,6 +63,11 @@ impl State<'_> {
                 ),
             };
         }
+        if kwargs.is_empty()
+            && let Some(r) = self.caller_set_method(owner, name, &args)?
+        {
+            return Ok(r);
+        }
         if let Some((o, source)) = self.caller_list(owner)
             && crate::translate::values::caller_lists::LIST_MUTATORS.contains(&name)
         {

@@ -16,6 +16,7 @@ pub mod caller_cells;
 pub mod caller_dict_entries;
 pub mod caller_dicts;
 pub mod caller_lists;
+pub mod caller_sets;
 pub mod calls;
 pub mod class_stores;
 pub mod class_tests;

@@ -12,6 +12,7 @@ use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
+use crate::translate::values::caller_sets::set_elements;
 use crate::translate::values::{Var, ViewKind, is_plain};
 
 pub(crate) fn binary_vm(
@@ -195,7 +196,9 @@ impl State<'_> {
                 .is_some_and(|l| l.borrow_vec().iter().all(|x| is_plain(x, self.vm)));
         // So is the copy `obj` makes of a deque made here, of plain values.
         let fresh_plain_deque = matches!(v, Var::Deque(_)) && vm_iter_plain(&o, self.vm);
-        if !is_plain(&o, self.vm) && !fresh_plain_list && !fresh_plain_deque {
+        // And the copy it makes of a caller's set (`caller_sets`).
+        let fresh_set = matches!(v, Var::Lazy(..)) && set_elements(&o, self.vm).is_some();
+        if !is_plain(&o, self.vm) && !fresh_plain_list && !fresh_plain_deque && !fresh_set {
             return unsupported(Kind::Value, format!("{what} of a {}", o.class().name()));
         }
         Ok(o)
@@ -243,17 +246,7 @@ impl State<'_> {
         if op == BinaryOperator::Subscr {
             return self.subscript(a, b);
         }
-        if let Some(r) = self.set_binary(not_inplace(op), a, b)? {
-            // `s |= t` changes `s` in place: the set is the simulation's own.
-            if is_inplace(op)
-                && let (Var::Set(target), Var::Set(made)) = (a, &r)
-            {
-                self.vm
-                    .call_method(target, "clear", ())
-                    .and_then(|_| self.vm.call_method(target, "update", (made.clone(),)))
-                    .map_err(|_| Unsupported::new(Kind::Internal, "an in-place set operator"))?;
-                return Ok(a.clone());
-            }
+        if let Some(r) = self.set_binary(op, a, b)? {
             return Ok(r);
         }
         if let Some(r) = self.sequence_binary(op, a, b)? {
@@ -545,6 +538,9 @@ impl State<'_> {
             return vm
                 ._contains(h, &n)
                 .map_err(|_| Unsupported::new(Kind::Raises, "a membership test raises"));
+        }
+        if let Some(found) = self.caller_set_contains(haystack, needle)? {
+            return Ok(found);
         }
         if let Var::Lazy(o, source) = haystack
             && is_dict(o, vm)

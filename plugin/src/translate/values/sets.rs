@@ -12,6 +12,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
+use crate::translate::values::operators::{is_inplace, not_inplace};
 use crate::translate::values::{Var, is_plain};
 
 /// Whether `o` is a set or frozenset of plain values.
@@ -64,14 +65,33 @@ impl State<'_> {
         if !matches!(a, Var::Set(_)) && !matches!(b, Var::Set(_)) {
             return Ok(None);
         }
+        let inplace = is_inplace(op);
+        if inplace
+            && let Var::Lazy(o, _) = a
+            && o.class().is(vm.ctx.types.set_type)
+        {
+            return unsupported(
+                Kind::SideEffect,
+                "an in-place operator on a caller's set (it keeps the set's identity)",
+            );
+        }
         let (x, y) = (self.set_operand(a)?, self.set_operand(b)?);
-        let r = crate::translate::values::operators::binary_vm(op, &x, &y, vm).map_err(|e| {
-            Unsupported::new(
-                Kind::Raises,
-                format!("a set operator raises {}", e.class().name()),
-            )
-        })?;
-        Ok(Some(self.set_result(r)))
+        let r = crate::translate::values::operators::binary_vm(not_inplace(op), &x, &y, vm)
+            .map_err(|e| {
+                Unsupported::new(
+                    Kind::Raises,
+                    format!("a set operator raises {}", e.class().name()),
+                )
+            })?;
+        let r = self.set_result(r);
+        // `s |= t` changes `s` in place: the set is the simulation's own.
+        if inplace && let (Var::Set(target), Var::Set(made)) = (a, &r) {
+            vm.call_method(target, "clear", ())
+                .and_then(|_| vm.call_method(target, "update", (made.clone(),)))
+                .map_err(|_| Unsupported::new(Kind::Internal, "an in-place set operator"))?;
+            return Ok(Some(a.clone()));
+        }
+        Ok(Some(r))
     }
 
     fn set_operand(&mut self, v: &Var) -> SimResult<PyObjectRef> {
