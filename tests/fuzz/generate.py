@@ -210,12 +210,22 @@ class Gen:
         tensor indexing and int tensors, globals, exceptions leaving a call."""
         r = self.r
         t = r.pick(names)
-        kind = r.below(27)
+        kind = r.below(28)
         # Kinds 25 and 26: the library classes of kind 22 (slots, EasyDict, Mapping, tuple
         # classes, namespaces, weak references, running totals) three times as often.
-        library = kind >= 25
+        library = kind in (25, 26)
         if library:
             kind = 22
+        if kind == 27:
+            # a caller's sets, read by membership and length, changed (one becomes the
+            # other from the third call on)
+            self.emit(depth, r.pick([f"{t} = {t} * 2.0 if n in SEEN else {t} - 1.0",
+                                     "SEEN.add(n); acc.append(len(SEEN))",
+                                     f"obj.tags.discard(k); SEEN.update([k, n + 1]); {t} = {t} + (k in obj.tags)",
+                                     "acc.append(('a' in SEEN, len(obj.tags), sorted(obj.tags, key=repr)))",
+                                     f"{t} = {t} + len(obj.tags) if 'b' in obj.tags else {t}",
+                                     f"for v in sorted(SEEN, key=repr): acc.append(v)"]))
+            return
         if kind == 0:
             var = self.fresh("w")
             self.emit(depth, f"{var} = 0")
@@ -384,12 +394,6 @@ class Gen:
                                      f"obj.mirror[n % len(obj.mirror)] += 0.5; acc.append(obj.mirror[0])",
                                      f"data[n] = k; acc.append(len(data))",
                                      f"data[obj.count] = {t}.sum(); acc.append('a' in data)",
-                                     # a caller's sets, read by membership and length, changed
-                                     # (one becomes the other from the third call on)
-                                     f"{t} = {t} * 2.0 if n in SEEN else {t} - 1.0",
-                                     "SEEN.add(n); acc.append(len(SEEN))",
-                                     f"obj.tags.discard(k); SEEN.update([k, n + 1]); {t} = {t} + (k in obj.tags)",
-                                     "acc.append(('a' in SEEN, len(obj.tags), sorted(obj.tags, key=repr)))",
                                      ] if r.below(3) and not library else [
                                      # (a third of the time) a caller's slotted object (a
                                      # slot made on first use, deleted, a tensor kept), an
