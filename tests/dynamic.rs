@@ -261,7 +261,8 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
     // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
     // `math.floor` and `int` of a size divided by an int, ints of other floats computed from
-    // a size (`int(T * 0.5)`, `round(T / 3)`, `math.floor(T ** 0.5)`): one graph for every
+    // a size (`int(T * 0.5)`, `round(T / 3)`, `math.floor(T ** 0.5)`), a tensor compared
+    // with a size (`arange(T) < T - 1`): one graph for every
     // size (each result equal to eager's, the script checks).
     for case in [
         "slices",
@@ -287,6 +288,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "rounded_floats",
         "rounded_returned",
         "extremes",
+        "compared_to_sizes",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

@@ -280,8 +280,17 @@ def stored(x, h):
 
 h_traced, h_eager = Holder(), Holder()
 order = [2, 3, 5, 4, 9, 16, 7, 2, 11, 3, 30, 6, 8, 4]
+def compared_to_sizes(x):
+    # A tensor compared with a size (`arange(n) < n - 1`, a float tensor against `n // 2`,
+    # the size first): the size is a 0-d tensor the graph makes per call.
+    n = len(x)
+    keep = st.arange(n)[:, None] < n - 1
+    return x.masked_fill(~keep, 0.0), x[:, 0] >= n // 2, (n - 2) <= st.arange(n), x == n
+
+
 cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
-         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed]
+         float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed,
+         compared_to_sizes]
 
 
 def same(a, b):

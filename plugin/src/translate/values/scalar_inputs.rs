@@ -279,19 +279,9 @@ impl State<'_> {
         for item in &items {
             // A size that changes per call (`st.tensor([len(s) for s in seqs])`): a 0-d
             // tensor the graph makes at each call's sizes.
-            if let Var::Num(n) = &self.sized(item)?
-                && let NumExpr::Size(e) = &n.expr
-                && let Some(hint) = n
-                    .value
-                    .downcast_ref::<rustpython_vm::builtins::PyInt>()
-                    .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
-            {
-                let attrs = Attrs::new()
-                    .with("shape", Attr::Ints(Vec::new()))
-                    .with("value", Attr::Int(hint))
-                    .with("dtype", Attr::DType(dtype));
-                let sym = vec![SymAttr::Int("value".into(), e.clone())];
-                scalars.push(Some(self.factory_var("full", attrs, sym)?));
+            let sized = self.sized(item)?;
+            if let Some(t) = self.size_scalar(&sized, dtype)? {
+                scalars.push(Some(t));
                 varying = true;
                 continue;
             }
@@ -383,6 +373,10 @@ impl State<'_> {
     /// `dtype` keeps (an int or a float next to a float tensor).
     fn scalar_input(&mut self, v: &Var, dtype: DType) -> SimResult<Option<Var>> {
         let vm = self.vm;
+        // A size (`arange(T) < T - 1`): made by the graph at each call's sizes.
+        if let Some(t) = self.size_scalar(v, dtype)? {
+            return Ok(Some(t));
+        }
         let t = &vm.ctx.types;
         let number = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         let (value, source): (PyObjectRef, Source) = match v {
@@ -421,5 +415,34 @@ impl State<'_> {
         Ok(Some(Var::Tensor(
             self.number_input(&value, &source, dtype)?,
         )))
+    }
+
+    /// `v` when it is a size that changes per call (`T - 1`, `len(s)`): a 0-d tensor of
+    /// `dtype` the graph makes at each call's sizes. `None` for any other value, or a size
+    /// a float `dtype` would not hold exactly.
+    fn size_scalar(&mut self, v: &Var, dtype: DType) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Var::Num(n) = v else {
+            return Ok(None);
+        };
+        let NumExpr::Size(e) = &n.expr else {
+            return Ok(None);
+        };
+        let Some(hint) = n
+            .value
+            .downcast_ref::<rustpython_vm::builtins::PyInt>()
+            .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+        else {
+            return Ok(None);
+        };
+        if dtype.is_float() && hint.unsigned_abs() > (1u64 << 24) {
+            return Ok(None);
+        }
+        let attrs = Attrs::new()
+            .with("shape", Attr::Ints(Vec::new()))
+            .with("value", Attr::Int(hint))
+            .with("dtype", Attr::DType(dtype));
+        let sym = vec![SymAttr::Int("value".into(), e.clone())];
+        self.factory_var("full", attrs, sym).map(Some)
     }
 }
