@@ -153,6 +153,7 @@ fn callers_sets_are_read_and_their_changes_replayed() {
         "a set cleared then added to (1 translations)",
         "a set holding an element with a user's __eq__",
         "a bool and floats looked up",
+        "a set that becomes a subclass's instance with a __contains__ of its own",
     ] {
         assert!(stdout.contains(&format!("ok {case}")), "{case}:\n{stdout}");
     }

@@ -37,7 +37,7 @@ def reset():
 
 def snapshot():
     return ([list(state.skip), list(state.milestones), list(state.seen), state.alias is state.seen,
-             state.step, state.lr, list(ACTIVATIONS)])
+             state.step, state.lr, list(ACTIVATIONS), list(CONTAINS_CALLS)])
 
 
 def allowed(x, act):
@@ -126,6 +126,32 @@ def numbers_of_other_types(x):
     return x + (True in state.skip) + (1.0 in state.skip) + (2.0 in state.skip)
 
 
+class CountingSet(set):
+    """A set whose membership test is Python code, which counts itself."""
+    def __contains__(self, item):
+        CONTAINS_CALLS.append(item)
+        return set.__contains__(self, item)
+
+
+CONTAINS_CALLS = []
+SOMETIMES_COUNTING = {"a"}
+
+
+def member_of_a_subclass_later(x, n):
+    if "a" in SOMETIMES_COUNTING:
+        return x + 1.0
+    return x
+
+
+def counting_from_the_third(i):
+    global SOMETIMES_COUNTING
+    if i == 0:
+        CONTAINS_CALLS.clear()
+        SOMETIMES_COUNTING = {"a"}
+    if i == 2:
+        SOMETIMES_COUNTING = CountingSet({"a"})
+
+
 def grow_skip(i):
     state.skip.add(10 + i)
 
@@ -166,6 +192,10 @@ cases = [
      lambda i: (ones, 3 if i % 2 else 2), 4, 8, loose_skip),
     ("a bool and floats looked up", numbers_of_other_types,
      lambda i: (ones,), 3, 2, None),
+    # The guards of the first translation see a set of another class: none of them may
+    # call its `__contains__` (the program calls it once per call, as written).
+    ("a set that becomes a subclass's instance with a __contains__ of its own",
+     member_of_a_subclass_later, lambda i: (ones, i), 4, 2, counting_from_the_third),
 ]
 
 for name, fn, make_args, calls, most, between in cases:

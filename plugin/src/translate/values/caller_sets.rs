@@ -57,10 +57,13 @@ pub(super) fn caller_container_method(
 /// key itself) or not: no Python code runs, as none of its elements has an `__eq__` of its
 /// own.
 pub fn set_has(o: &PyObject, key: &PyObject, vm: &VirtualMachine) -> Option<bool> {
-    let elements = if let Some(s) = o.downcast_ref::<PySet>() {
-        s.elements()
-    } else {
+    // Exactly a set: a subclass's `__contains__` could be Python code.
+    let elements = if o.class().is(vm.ctx.types.set_type) {
+        o.downcast_ref::<PySet>()?.elements()
+    } else if o.class().is(vm.ctx.types.frozenset_type) {
         o.downcast_ref::<PyFrozenSet>()?.elements()
+    } else {
+        return None;
     };
     if !elements.iter().all(|e| KeyConst::is_key(e, &vm.ctx)) {
         return None;
