@@ -148,6 +148,7 @@ fn callers_sets_are_read_and_their_changes_replayed() {
         "sizes recorded in a set (add, update, discard)",
         "a changing int added and discarded (2 translations)",
         "iteration, set methods, a frozenset of tuples (2 translations)",
+        "sets compared (2 translations)",
         "a set read after the call changed it (runs as written)",
         "an in-place operator on a caller's set (runs as written)",
         "a set cleared then added to (1 translations)",

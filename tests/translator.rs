@@ -340,7 +340,9 @@ fn a_loop_too_long_to_unroll_is_refused_before_its_items_are_made() {
 /// answer stale), or printing, runs as written. A tensor it returns is looked up by the
 /// replacement before the graph and taken as an input (the program's updates of it seen; a
 /// dynamic graph fits calls without reading it);
-/// updating it in place, or `is` of it, in the traced call breaks there.
+/// updating it in place, or `is` of it, in the traced call breaks there. A cached method
+/// whose code never reads `self` is followed too (the cache keys `self` by identity); one
+/// reading `self`'s data runs as written.
 #[test]
 fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
     let script = python_dir().join("cached_functions.py");
@@ -363,6 +365,8 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
             "a cached static method's table of positions, looked up through the class",
             "`is` between two lookups of a cached tensor breaks there",
             "updating a cached tensor in place breaks there",
+            "a method cached by lru_cache that never reads self",
+            "a cached method reading self's attribute changed since (runs as written)",
         ],
     );
 }

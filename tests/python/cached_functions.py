@@ -165,8 +165,37 @@ def updates_cached_tensor(x):
     return x @ m
 
 
+class Mixer:
+    """Methods cached by lru_cache, keyed by the instance: one that never reads `self`, one
+    that reads an attribute the program changes after the cache was filled (its answer
+    stale from then on, as the program sees it)."""
+    def __init__(self):
+        self.scale = 2.0
+
+    @functools.lru_cache(maxsize=None)
+    def weights(self, n):
+        return tuple(1.0 / (i + 1) for i in range(n))
+
+    @functools.lru_cache(maxsize=None)
+    def scaled_weights(self, n):
+        return tuple(self.scale / (i + 1) for i in range(n))
+
+
+MIXER = Mixer()
+
+
+def mixed(x, n):
+    w = MIXER.weights(n)
+    return x * w[0] + x.sum() * w[-1]
+
+
+def mixed_stale(x, n):
+    w = MIXER.scaled_weights(n)
+    return x * w[-1]
+
+
 CACHED = [head_dims, padding, window, scaled, configured, announced, from_default, from_argv, causal,
-          positions, block_mask, Positions.table]
+          positions, block_mask, Positions.table, Mixer.weights, Mixer.scaled_weights]
 
 
 def reset():
@@ -176,6 +205,7 @@ def reset():
     from_default.__wrapped__.__defaults__[0][1] = 2
     while sys.argv[-1] == "--more":
         sys.argv.pop()
+    MIXER.scale = 2.0
     for f in CACHED:
         f.cache_clear()
 
@@ -194,6 +224,7 @@ def change_globals(i):
         sys.argv.append("--more")
         # The program updates a tensor the cache holds: later calls read it so.
         causal(3).mul_(2)
+        MIXER.scale = 4.0
 
 
 def check(name, fn, make_args, most, graphs, breaks):
@@ -230,4 +261,8 @@ check("`is` between two lookups of a cached tensor breaks there", same_cached_te
 # The break is in Tensor.mul_ (written in Python), whose frame has a graph of its own.
 check("updating a cached tensor in place breaks there", updates_cached_tensor,
       lambda i: (st.ones(3, 3) * i,), 4, 2, 1)
+check("a method cached by lru_cache that never reads self", mixed,
+      lambda i: (xs[i], 2 + i % 2), 2, 1, 0)
+check("a cached method reading self's attribute changed since (runs as written)", mixed_stale,
+      lambda i: (xs[i], 2 + i % 2), 3, 0, 1)
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -90,6 +90,10 @@ def iterate_and_methods(x):
             bool(state.skip), len(state.skip), ("b", 2) in PAIRS, None in PAIRS)
 
 
+def compared(x):
+    return x + (state.skip == {1, 3}) + (state.skip <= {1, 3, 5}) + (ACTIVATIONS != state.skip)
+
+
 def read_after_a_change(x, n):
     state.seen.add(n)
     return x + len(state.alias)
@@ -183,6 +187,8 @@ cases = [
     ("a changing int added and discarded", changing_key, lambda i: (ones, i), 8, 2, None),
     ("iteration, set methods, a frozenset of tuples", iterate_and_methods, lambda i: (ones,), 3,
      2, lambda i: state.skip.discard(1) or state.skip.add(1) if i == 1 else None),
+    ("sets compared", compared, lambda i: (ones,), 4, 2,
+     lambda i: state.skip.add(5) if i == 2 else None),
     ("a set read after the call changed it (runs as written)", read_after_a_change,
      lambda i: (ones, i), 4, 8, None),
     ("an in-place operator on a caller's set (runs as written)", in_place,

@@ -60,7 +60,16 @@ impl State<'_> {
             return Ok(None);
         };
         let what = describe_cached(&wrapped, vm);
-        for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
+        for (i, a) in args.iter().chain(kwargs.iter().map(|(_, v)| v)).enumerate() {
+            // A method's `self`, which its code never reads: the cache keys it by identity,
+            // and the result does not depend on it.
+            if i == 0
+                && !args.is_empty()
+                && first_parameter_unused(&wrapped, vm)
+                && self.identity_key(a)?.is_some()
+            {
+                continue;
+            }
             if !self.is_cache_value(a) {
                 return unsupported(
                     Kind::Call,
@@ -191,6 +200,34 @@ fn is_value_object(o: &PyObjectRef, vm: &VirtualMachine) -> bool {
     c.is(t.tuple_type)
         && o.downcast_ref::<PyTuple>()
             .is_some_and(|items| items.iter().all(|i| is_value_object(i, vm)))
+}
+
+/// Whether no instruction of the function `f` reads or writes its first parameter (nor
+/// makes it a cell for a nested function).
+fn first_parameter_unused(f: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    use crate::bytecode::opcodes::{local_slots, uses_cell_slot};
+    let Some(code) = f
+        .get_attr("__code__", vm)
+        .ok()
+        .and_then(|c| c.downcast::<PyCode>().ok())
+    else {
+        return false;
+    };
+    if code.arg_count == 0 {
+        return false;
+    }
+    let Ok(decoded) = crate::bytecode::decode::decode(&code) else {
+        return false;
+    };
+    decoded.prologue.iter().chain(&decoded.instrs).all(|x| {
+        let local = local_slots(x.op, x.arg).is_some_and(|s| s.contains(&Some(0)));
+        !local && !(uses_cell_slot(x.op) && x.arg == 0)
+    })
+}
+
+/// Whether `d` is an `lru_cache` wrapper.
+pub(crate) fn is_cache_wrapper(d: &PyObjectRef, vm: &VirtualMachine) -> bool {
+    cache_wrapped(d, vm).is_some()
 }
 
 /// The function an `lru_cache` wrapper calls (its `__wrapped__`, which `update_wrapper`

@@ -45,7 +45,10 @@ impl Descr {
 }
 
 pub(crate) fn classify(d: &PyObjectRef, vm: &VirtualMachine) -> Descr {
-    if d.downcast_ref::<PyFunction>().is_some() {
+    // An `lru_cache` wrapper binds as a function does (`cached_calls` follows its calls).
+    if d.downcast_ref::<PyFunction>().is_some()
+        || crate::translate::values::cached_calls::is_cache_wrapper(d, vm)
+    {
         return Descr::Function(d.clone());
     }
     let c = d.class();

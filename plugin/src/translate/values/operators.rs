@@ -366,14 +366,21 @@ impl State<'_> {
         if let Some(r) = self.user_compare(op, a, b)? {
             return Ok(r);
         }
-        let is_list = |v: &Var| match v {
+        let is_container = |v: &Var| match v {
             Var::List(_) => true,
-            Var::Lazy(o, _) => o.class().is(vm.ctx.types.list_type),
+            Var::Lazy(o, _) => {
+                o.class().is(vm.ctx.types.list_type) || set_elements(o, vm).is_some()
+            }
             _ => false,
         };
-        // Sets, and lists (of plain values: a list made here, or a caller's as the
-        // simulation sees it), compare as native code compares them.
-        if matches!(a, Var::Set(_)) || matches!(b, Var::Set(_)) || is_list(a) || is_list(b) {
+        // Sets (made here, or a caller's read on a copy), and lists (of plain values: a list
+        // made here, or a caller's as the simulation sees it), compare as native code
+        // compares them.
+        if matches!(a, Var::Set(_))
+            || matches!(b, Var::Set(_))
+            || is_container(a)
+            || is_container(b)
+        {
             let (x, y) = (
                 self.plain_obj(a, "a comparison")?,
                 self.plain_obj(b, "a comparison")?,
