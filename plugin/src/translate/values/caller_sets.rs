@@ -57,14 +57,7 @@ pub(super) fn caller_container_method(
 /// key itself) or not: no Python code runs, as none of its elements has an `__eq__` of its
 /// own.
 pub fn set_has(o: &PyObject, key: &PyObject, vm: &VirtualMachine) -> Option<bool> {
-    // Exactly a set: a subclass's `__contains__` could be Python code.
-    let elements = if o.class().is(vm.ctx.types.set_type) {
-        o.downcast_ref::<PySet>()?.elements()
-    } else if o.class().is(vm.ctx.types.frozenset_type) {
-        o.downcast_ref::<PyFrozenSet>()?.elements()
-    } else {
-        return None;
-    };
+    let elements = exact_set_elements(o, vm)?;
     if !elements.iter().all(|e| KeyConst::is_key(e, &vm.ctx)) {
         return None;
     }
@@ -74,14 +67,22 @@ pub fn set_has(o: &PyObject, key: &PyObject, vm: &VirtualMachine) -> Option<bool
 /// The elements of `o` in its order, when it is exactly a set or frozenset of keys compared
 /// natively.
 pub fn set_elements(o: &PyObject, vm: &VirtualMachine) -> Option<Vec<KeyConst>> {
-    let elements = if o.class().is(vm.ctx.types.set_type) {
-        o.downcast_ref::<PySet>()?.elements()
+    exact_set_elements(o, vm)?
+        .iter()
+        .map(|e| KeyConst::of(e, &vm.ctx))
+        .collect()
+}
+
+/// The elements of `o` in its order when it is exactly a set or frozenset (a subclass's
+/// `__contains__` or `__iter__` could be Python code), read from its storage.
+fn exact_set_elements(o: &PyObject, vm: &VirtualMachine) -> Option<Vec<PyObjectRef>> {
+    if o.class().is(vm.ctx.types.set_type) {
+        Some(o.downcast_ref::<PySet>()?.elements())
     } else if o.class().is(vm.ctx.types.frozenset_type) {
-        o.downcast_ref::<PyFrozenSet>()?.elements()
+        Some(o.downcast_ref::<PyFrozenSet>()?.elements())
     } else {
-        return None;
-    };
-    elements.iter().map(|e| KeyConst::of(e, &vm.ctx)).collect()
+        None
+    }
 }
 
 impl State<'_> {
