@@ -463,7 +463,7 @@ impl fmt::Display for Guard {
                 let shown: Vec<String> = keys
                     .iter()
                     .map(|k| match k.get() {
-                        Some(o) => format!("<{} at {:#x}>", o.class().name(), k.addr()),
+                        Some(o) => crate::translate::guards::ident::shown_object(&o),
                         None => format!("<collected at {:#x}>", k.addr()),
                     })
                     .collect();

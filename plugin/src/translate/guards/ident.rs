@@ -136,8 +136,42 @@ impl From<rustpython_vm::builtins::PyTypeRef> for Ident {
 impl fmt::Debug for Ident {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.get() {
-            Some(o) => write!(f, "<{} object at {:#x}>", o.class().name(), self.addr),
+            Some(o) => write!(f, "{}", shown_object(&o)),
             None => write!(f, "<collected object at {:#x}>", self.addr),
         }
     }
+}
+
+/// How a guard's text names an object it holds: an enum member by its class and name
+/// (`Mode.TRAIN`), a class, str or int as such, anything else by its class and address.
+pub fn shown_object(o: &PyObject) -> String {
+    use rustpython_vm::builtins::PyStr;
+    let text = |v: &PyObject| {
+        v.downcast_ref::<PyStr>()
+            .and_then(|s| s.to_str().map(str::to_owned))
+    };
+    if crate::translate::values::identity::is_enum_member(&o.to_owned())
+        && let Some(name) = o.dict().and_then(|d| {
+            d.into_iter()
+                .find(|(k, _)| text(k).as_deref() == Some("_name_"))
+                .and_then(|(_, v)| text(&v))
+        })
+    {
+        return format!("{}.{name}", o.class().name());
+    }
+    let ctx = rustpython_vm::Context::genesis();
+    if let Some(class) = o.downcast_ref::<PyType>() {
+        return format!("<class {}>", class.name());
+    }
+    if o.class().is(ctx.types.str_type)
+        && let Some(s) = text(o)
+    {
+        return format!("{s:?}");
+    }
+    if o.class().is(ctx.types.int_type)
+        && let Some(i) = o.downcast_ref::<rustpython_vm::builtins::PyInt>()
+    {
+        return i.as_bigint().to_string();
+    }
+    format!("<{} object at {:#x}>", o.class().name(), o.get_id())
 }

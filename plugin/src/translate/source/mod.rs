@@ -10,7 +10,7 @@ mod read;
 
 use std::fmt;
 
-use rustpython_vm::{AsObject, PyObjectRef};
+use rustpython_vm::PyObjectRef;
 
 use crate::translate::guards::ident::Ident;
 pub use crate::translate::key_const::KeyConst;
@@ -359,6 +359,9 @@ impl fmt::Display for Source {
                 };
                 match o.downcast_ref::<rustpython_vm::builtins::PyType>() {
                     Some(t) => write!(f, "<class {}>", t.name()),
+                    None if crate::translate::values::identity::is_enum_member(&o) => {
+                        write!(f, "{}", crate::translate::guards::ident::shown_object(&o))
+                    }
                     // A constant operand of a deferred number (`(step + 1) % 3`).
                     None if let Some(i) = o.downcast_ref::<rustpython_vm::builtins::PyInt>() => {
                         write!(f, "{}", i.as_bigint())
@@ -366,7 +369,7 @@ impl fmt::Display for Source {
                     None if let Some(x) = o.downcast_ref::<rustpython_vm::builtins::PyFloat>() => {
                         write!(f, "{:?}", x.to_f64())
                     }
-                    None => write!(f, "<{} object at {:#x}>", o.class().name(), o.get_id()),
+                    None => write!(f, "{}", crate::translate::guards::ident::shown_object(&o)),
                 }
             }
         }
