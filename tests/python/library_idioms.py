@@ -1349,6 +1349,29 @@ def by_phase(x, phase):
     return x * keep + rate, [p.name for p in DROP_BY_PHASE], sum(DROP_BY_PHASE.values())
 
 
+class Heads(enum.IntEnum):
+    ONE = 1
+    TWO = 2
+
+
+class NormKind(enum.StrEnum):
+    LAYER = "layer"
+    BATCH = "batch"
+
+
+SCALE_BY_HEADS = {Heads.ONE: 0.5, Heads.TWO: 2.0}
+SHIFT_BY_NORM = {NormKind.LAYER: 1.0, "batch": -1.0}
+
+
+def by_mixed_in_members(x, heads, norm):
+    scale = SCALE_BY_HEADS[heads] + SCALE_BY_HEADS.get(heads, 0.0)
+    scale = scale + (3.0 if heads in SCALE_BY_HEADS else 0.0) + SCALE_BY_HEADS[1]
+    shift = SHIFT_BY_NORM[norm] + sum(SHIFT_BY_NORM.values())
+    keys = [k for k in SCALE_BY_HEADS] + [k for k in SHIFT_BY_NORM]
+    members = [(p.name, p.value) for p in Phase] + [h for h in Heads]
+    return x * scale + shift, keys, members, list(NormKind)
+
+
 token_counts = collections.Counter()
 
 
@@ -1381,6 +1404,8 @@ check("a running total of the caller's that starts as a float: total += loss",
       accumulated, lambda i: (xs[i], meter_for(i)), 3, 1, 0)
 check("a dict keyed by enum members read by a member (get, in, [], KeyError) and whole",
       by_phase, lambda i: (xs[i], [Phase.TRAIN, Phase.EVAL, Phase.TEST][i % 3]), 3, 1, 0)
+check("dicts keyed by IntEnum and StrEnum members (beside a str) read by member, by value and whole; enum classes iterated",
+      by_mixed_in_members, lambda i: (xs[i], [Heads.ONE, Heads.TWO][i % 2], [NormKind.LAYER, NormKind.BATCH][i // 4]), 4, 1, 0)
 check("a caller's Counter updated from a list of tokens and from a dict",
       counted_tokens, lambda i: (xs[i], ["a", "b", "a"]), 3, 1, 0, restart_counts)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

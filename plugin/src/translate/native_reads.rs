@@ -6,6 +6,8 @@ use rustpython_vm::builtins::{PyDict, PyDictRef, PyFunction, PyList, PyStr, PyTu
 use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, VirtualMachine};
 
+use crate::translate::key_const::KeyConst;
+
 /// `f.__closure__[index]`, of a Python function `f`.
 pub fn closure_cell(f: &PyObject, index: usize, vm: &VirtualMachine) -> Option<PyObjectRef> {
     f.downcast_ref::<PyFunction>()?;
@@ -154,4 +156,29 @@ pub fn member_key(key: &PyObjectRef, vm: &VirtualMachine) -> bool {
 /// that is `key`, found without hashing it.
 pub fn member_entry(d: &Py<PyDict>, key: &PyObjectRef) -> Option<PyObjectRef> {
     d.into_iter().find(|(k, _)| k.is(key)).map(|(_, v)| v)
+}
+
+/// The int or str an enum member `o` hashes and compares as, when its class takes `__hash__`
+/// and `__eq__` from `int` or `str` unchanged (and the value fits a key constant).
+pub fn member_value(o: &PyObject, vm: &VirtualMachine) -> Option<KeyConst> {
+    use num_traits::ToPrimitive;
+    if !crate::translate::values::identity::is_enum_member(&o.to_owned()) {
+        return None;
+    }
+    let class = o.class();
+    let (hash, eq) = (vm.ctx.intern_str("__hash__"), vm.ctx.intern_str("__eq__"));
+    let native = |base: &Py<rustpython_vm::builtins::PyType>| {
+        [hash, eq].iter().all(|name| {
+            matches!((class.get_attr(name), base.get_attr(name)), (Some(a), Some(b)) if a.is(&b))
+        })
+    };
+    if let Some(i) = o.downcast_ref::<rustpython_vm::builtins::PyInt>() {
+        return native(vm.ctx.types.int_type)
+            .then(|| i.as_bigint().to_i64().map(KeyConst::Int))
+            .flatten();
+    }
+    let s = o.downcast_ref::<PyStr>()?;
+    native(vm.ctx.types.str_type)
+        .then(|| s.to_str().map(|s| KeyConst::Str(s.to_owned())))
+        .flatten()
 }

@@ -9,7 +9,7 @@ use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 use super::{
     Arith, Source, builtins_dict, closure_cell, dict_storage, identity_key, item, native_getter,
 };
-use crate::translate::native_reads::{member_entry, member_key};
+use crate::translate::native_reads::{member_entry, member_key, member_value};
 
 impl Source {
     /// The value this source names in `frame`, read without running Python code: attributes
@@ -78,11 +78,12 @@ impl Source {
                 .flatten(),
             // Hashed by identity, found by identity: no `__eq__` runs (`identity_key`).
             // An enum member (`member_key`), of a dict whose keys are guarded to be members:
-            // found as the key that is it, since hashing it runs `Enum.__hash__`.
+            // found as the key that is it, since hashing it runs `Enum.__hash__`; so is a
+            // member of an `IntEnum` or `StrEnum`, of a dict whose keys are guarded likewise.
             Source::IdKey(_, key) => {
                 let key = key.resolve(frame, vm)?;
                 let d = dict_storage(parent?, vm)?;
-                if member_key(&key, vm) {
+                if member_key(&key, vm) || member_value(&key, vm).is_some() {
                     return member_entry(d, &key);
                 }
                 identity_key(&key, &vm.ctx)?;

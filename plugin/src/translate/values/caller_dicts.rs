@@ -46,6 +46,11 @@ impl State<'_> {
         if let Some(m) = self.member_of(key) {
             return Ok(CallerKey::Member(m));
         }
+        match self.value_member_of(key)? {
+            Some(KeyConst::Str(k)) => return Ok(CallerKey::Str(k)),
+            Some(k) => return Ok(CallerKey::Const(k)),
+            None => {}
+        }
         if let Some((o, source)) = self.identity_key(key)? {
             return Ok(CallerKey::Object(o, source));
         }

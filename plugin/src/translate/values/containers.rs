@@ -9,6 +9,7 @@ use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::caller_dicts::CallerKey;
 use crate::translate::values::dict_arguments::has_keys;
@@ -403,6 +404,9 @@ impl State<'_> {
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return self.tensor_rows(v);
                 }
+                if let Some(members) = self.enum_class_members(o, source)? {
+                    return Ok(members);
+                }
                 let o = self.plain_obj(v, "iteration")?;
                 plain_items(&o, vm)
             }
@@ -413,6 +417,10 @@ impl State<'_> {
                 // A tensor made from constants (`i, j = tril_indices(3, 3)`): its rows.
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return self.tensor_rows(v);
+                }
+                // An enum class the call computed (`type(self.mode)`), fixed by its guards.
+                if let Some(members) = self.enum_class_members(o, &Source::object(o.clone()))? {
+                    return Ok(members);
                 }
                 unsupported(
                     Kind::Value,

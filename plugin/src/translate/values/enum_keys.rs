@@ -11,7 +11,8 @@ use rustpython_vm::{AsObject, Py, PyObjectRef};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
 use crate::translate::guards::ident::Ident;
-use crate::translate::native_reads::member_key;
+use crate::translate::key_const::KeyConst;
+use crate::translate::native_reads::{member_key, member_value};
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
@@ -29,8 +30,29 @@ impl State<'_> {
         }
     }
 
-    /// The entries of the caller's dict `d` (read from `source`) when its keys are all enum
-    /// members: each value read through its member; the keys, their order and the members'
+    /// `key` as the value it is equal to when it is a member of an enum that mixes in `int`
+    /// or `str` and keeps their `__hash__` and `__eq__` (`IntEnum`, `IntFlag`, `StrEnum`):
+    /// a dict finds it as it finds that int or str, natively. A caller's member is guarded to
+    /// be that member, and its class to stay as it is (a later `__eq__` would run first).
+    pub fn value_member_of(&mut self, key: &Var) -> SimResult<Option<KeyConst>> {
+        let (o, source) = match key {
+            Var::Lazy(o, source) => (o, Some(source)),
+            Var::Obj(o) => (o, None),
+            _ => return Ok(None),
+        };
+        let Some(value) = member_value(o, self.vm) else {
+            return Ok(None);
+        };
+        let class = o.class().to_owned();
+        self.guard_class(Source::object(class.clone().into()), &class)?;
+        if let Some(source) = source {
+            self.guard(source, Check::is(o.clone()));
+        }
+        Ok(Some(value))
+    }
+
+    /// The entries of the caller's dict `d` (read from `source`) when its keys are enum
+    /// members, or members and plain constants: each value read through its member; the keys, their order and the members'
     /// classes (which could gain an `__eq__`) guarded. `None` for any other dict.
     pub fn enum_keyed_entries(
         &mut self,
@@ -39,13 +61,20 @@ impl State<'_> {
     ) -> SimResult<Option<Vec<(PyObjectRef, Var)>>> {
         let vm = self.vm;
         let entries: Vec<(PyObjectRef, PyObjectRef)> = d.into_iter().collect();
-        if entries.is_empty() || !entries.iter().all(|(k, _)| member_key(k, vm)) {
+        let member = |k: &PyObjectRef| member_key(k, vm) || member_value(k, vm).is_some();
+        // Members of enums that mix in int or str beside plain keys (`{Norm.LAYER: 1.0,
+        // "batch": -1.0}`): every key is guarded by identity all the same.
+        if !entries.iter().any(|(k, _)| member(k))
+            || !entries
+                .iter()
+                .all(|(k, _)| member(k) || KeyConst::is_key(k, &vm.ctx))
+        {
             return Ok(None);
         }
         let o: PyObjectRef = d.to_owned().into();
         self.guard(source, Check::type_is(o.class().to_owned()));
         let mut classes: Vec<&Py<PyType>> = Vec::new();
-        for (k, _) in &entries {
+        for (k, _) in entries.iter().filter(|(k, _)| member(k)) {
             if !classes.iter().any(|c| c.is(k.class())) {
                 classes.push(k.class());
             }
@@ -59,7 +88,11 @@ impl State<'_> {
             entries
                 .into_iter()
                 .map(|(k, v)| {
-                    let at = source.clone().id_key(Source::object(k.clone()));
+                    let at = match KeyConst::of(&k, &vm.ctx) {
+                        Some(KeyConst::Str(text)) => source.clone().key(&text),
+                        Some(plain) => source.clone().const_key(plain),
+                        None => source.clone().id_key(Source::object(k.clone())),
+                    };
                     (k, Var::Lazy(v, at))
                 })
                 .collect(),

@@ -31,6 +31,7 @@ pub mod deques;
 mod descriptor_kinds;
 pub mod dict_arguments;
 pub mod dict_subclasses;
+pub mod enum_classes;
 pub mod enum_keys;
 pub mod enum_operands;
 pub mod exceptions;
@@ -271,7 +272,12 @@ pub fn key_var(k: &PyObjectRef) -> Var {
             .slots
             .flags
             .has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE);
-    if instance && crate::translate::source::identity_key(k, ctx).is_some() {
+    // An enum member keys by `Enum.__hash__` or its mixed-in type's, but is one object
+    // all the same, which the dict's key guards fix.
+    if instance
+        && (crate::translate::source::identity_key(k, ctx).is_some()
+            || crate::translate::values::identity::is_enum_member(k))
+    {
         Var::Lazy(k.clone(), Source::object(k.clone()))
     } else {
         Var::Obj(k.clone())
