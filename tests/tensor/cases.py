@@ -202,6 +202,13 @@ CASES = [
     ("error_invert_float", "~a"),
     ("error_and_float", "a & a"),
     ("error_bool_neg", "-n"),
+    # einsum with `...`: the output's ellipsis spans the widest operand's leading dimensions
+    ("einsum_ellipsis_to_ellipsis", "F.einsum('...i,i->...', x3, w[0])"),
+    ("einsum_ellipsis_matrix", "F.einsum('...i,ji->...j', x3, w)"),
+    ("einsum_ellipsis_after_letter", "F.einsum('b...i,i->b...', x3, w[1])"),
+    ("einsum_ellipsis_both", "F.einsum('...i,...i->...', x3, x3)"),
+    ("einsum_ellipsis_broadcast", "F.einsum('...i,...i->...', x3, x3[0])"),
+    ("einsum_ellipsis_implicit", "F.einsum('...i,ij', x3, w)"),
 ]
 
 # Assignments: statement, then the tensor to compare.

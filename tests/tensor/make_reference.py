@@ -63,6 +63,7 @@ F = types.SimpleNamespace(
     copy=lambda x: x.copy(),
     rsqrt=rsqrt,
     full_like=lambda x, v: np.full_like(x, v),
+    einsum=np.einsum,
 )
 
 

@@ -36,6 +36,7 @@ F = types.SimpleNamespace(
     copy=lambda x: x.clone(),
     rsqrt=st.rsqrt,
     full_like=st.full_like,
+    einsum=st.einsum,
 )
 
 

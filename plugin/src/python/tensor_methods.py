@@ -663,9 +663,12 @@ def _einsum(equation, *operands):
     if len(specs) != len(operands):
         raise RuntimeError(f"einsum(): {len(specs)} operands in the equation, {len(operands)} given")
     fill = "".join(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq)
+    # The output's `...` spans as many dimensions as the widest operand's (right-aligned,
+    # broadcast), whatever the other subscripts of that operand.
+    spans = [t.ndim - (len(s) - 3) for s, t in zip(specs, operands) if "..." in s]
     specs = [_einsum_letters(s, t.ndim, fill) for s, t in zip(specs, operands)]
     if arrow:
-        out = _einsum_letters(out, max([len(s) for s in specs] + [0]), fill) if "..." in out else out
+        out = _einsum_letters(out, len(out) - 3 + max(spans + [0]), fill) if "..." in out else out
     else:
         every = "".join(specs)
         out = "".join(sorted(c for c in set(every) if every.count(c) == 1 and c in fill)) + \
