@@ -143,7 +143,8 @@ impl fmt::Debug for Ident {
 }
 
 /// How a guard's text names an object it holds: an enum member by its class and name
-/// (`Mode.TRAIN`), a class, str or int as such, anything else by its class and address.
+/// (`Mode.TRAIN`), a function, class, str or int as such, anything else by its class and
+/// address.
 pub fn shown_object(o: &PyObject) -> String {
     use rustpython_vm::builtins::PyStr;
     let text = |v: &PyObject| {
@@ -160,6 +161,16 @@ pub fn shown_object(o: &PyObject) -> String {
         return format!("{}.{name}", o.class().name());
     }
     let ctx = rustpython_vm::Context::genesis();
+    // A function's qualified name, read by its native getter where a VM is at hand.
+    if o.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+        .is_some()
+        && rustpython_vm::vm::thread::current_vm_is_set()
+        && let Some(name) = rustpython_vm::vm::thread::with_current_vm(|vm| {
+            o.get_attr("__qualname__", vm).ok().and_then(|n| text(&n))
+        })
+    {
+        return format!("<function {name}>");
+    }
     if let Some(class) = o.downcast_ref::<PyType>() {
         return format!("<class {}>", class.name());
     }
