@@ -158,7 +158,7 @@ except ValueError as e:
     print("invalid probs raise:", str(e).split(" (")[0])
 print("valid again:", compiled(st.tensor([0.5, 0.5])).tolist(), "graphs:", st.explain(validated, st.tensor([0.5])).graph_count)
 
-from symtrace.distributions import Exponential
+from symtrace.distributions import Exponential, Laplace
 
 
 def exponential_kl(a, b):
@@ -167,6 +167,17 @@ def exponential_kl(a, b):
 
 traced_first = st.compile(exponential_kl)(st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25])).tolist()
 print("kl dispatched in a traced call first:", traced_first == exponential_kl(st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25])).tolist())
+
+
+def laplace_kl(a, b):
+    return kl_divergence(Laplace(a, 1.0), Laplace(b, 2.0))
+
+
+# The dispatch itself traced: the classes' __mro__ walked, the memo keyed by class written.
+e = st.explain(laplace_kl, st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25]))
+print("kl dispatched first inside a graph:", e.graph_count, e.graph_break_count)
+print("and the same values:", st.compile(laplace_kl)(st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25])).tolist() ==
+      laplace_kl(st.tensor([0.5, 2.0]), st.tensor([1.5, 0.25])).tolist())
 
 
 def mixture_density():

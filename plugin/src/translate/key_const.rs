@@ -149,6 +149,10 @@ impl StoreKey {
 pub fn store_key(key: &Var) -> Option<StoreKey> {
     let ctx = Context::genesis();
     match key {
+        // A class the call computed (`type(p)`): hashed by identity, named as itself.
+        Var::Obj(k) if crate::translate::values::is_plain_class(k, ctx) => {
+            Some(StoreKey::Object(k.clone(), Source::object(k.clone())))
+        }
         Var::Obj(k) => KeyConst::of(k, ctx).map(StoreKey::Const),
         Var::Lazy(k, source) if identity_key(k, ctx).is_some() => {
             Some(StoreKey::Object(k.clone(), source.clone()))

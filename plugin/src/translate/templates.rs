@@ -559,7 +559,7 @@ fn build_value(
             let entries = entries.borrow().clone();
             let mut t = Vec::new();
             for (k, val) in &entries {
-                if !is_literal(k, vm) {
+                if !is_literal(k, vm) && !crate::translate::values::is_plain_class(k, &vm.ctx) {
                     return unsupported(Kind::Rebuild, "returns a dict with a non-constant key");
                 }
                 t.push((k.clone(), build(state, val, outputs, index)?));

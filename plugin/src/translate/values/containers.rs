@@ -414,6 +414,11 @@ impl State<'_> {
                 if o.class().is(vm.ctx.types.range_type) || is_plain(o, vm) {
                     return plain_items(o, vm);
                 }
+                // A tuple of classes the call read (`type(p).__mro__`, `__bases__`): classes
+                // are held as themselves, fixed with the class they were read from.
+                if let Some(classes) = tuple_of_classes(o, vm) {
+                    return Ok(classes.into_iter().map(Var::Obj).collect());
+                }
                 // A tensor made from constants (`i, j = tril_indices(3, 3)`): its rows.
                 if o.downcast_ref::<PyTensor>().is_some() {
                     return self.tensor_rows(v);
@@ -553,6 +558,17 @@ fn index_items(
 /// The items of a range or a plain container. Its length is asked first (natively: these
 /// types have no Python `__len__`), so that `range(10**9)` is refused before a billion
 /// integers are made.
+/// The items of `o` when it is exactly a tuple of classes.
+fn tuple_of_classes(o: &PyObjectRef, vm: &VirtualMachine) -> Option<Vec<PyObjectRef>> {
+    let items = o.downcast_ref::<rustpython_vm::builtins::PyTuple>()?;
+    let classes = o.class().is(vm.ctx.types.tuple_type)
+        && items.as_slice().iter().all(|c| {
+            c.downcast_ref::<rustpython_vm::builtins::PyType>()
+                .is_some()
+        });
+    classes.then(|| items.as_slice().to_vec())
+}
+
 fn plain_items(o: &PyObjectRef, vm: &VirtualMachine) -> SimResult<Vec<Var>> {
     let too_long = || {
         unsupported(

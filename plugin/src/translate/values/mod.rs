@@ -429,6 +429,14 @@ pub fn is_literal(obj: &PyObject, vm: &VirtualMachine) -> bool {
                 .is_some_and(|t| t.as_slice().iter().all(|x| is_literal(x, vm))))
 }
 
+/// Whether `obj` is a class whose metaclass is exactly `type`: a key hashed and compared by
+/// identity, which a dict made during the call may hold and the replacement may name.
+pub fn is_plain_class(obj: &PyObject, ctx: &rustpython_vm::Context) -> bool {
+    obj.downcast_ref::<rustpython_vm::builtins::PyType>()
+        .is_some()
+        && obj.class().is(ctx.types.type_type)
+}
+
 /// The value under `key` of a dictionary made during the simulation, as Python finds it
 /// (keys are plain values, compared by equality).
 pub fn dict_entry(entries: &DictRef, key: &PyObjectRef, vm: &VirtualMachine) -> Option<Var> {
