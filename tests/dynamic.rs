@@ -262,7 +262,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
     // `math.floor` and `int` of a size divided by an int, ints of other floats computed from
     // a size (`int(T * 0.5)`, `round(T / 3)`, `math.floor(T ** 0.5)`), a tensor compared
-    // with a size (`arange(T) < T - 1`): one graph for every
+    // with a size (`arange(T) < T - 1`), an assert on a tensor's truth: one graph for every
     // size (each result equal to eager's, the script checks).
     for case in [
         "slices",
@@ -289,6 +289,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "rounded_returned",
         "extremes",
         "compared_to_sizes",
+        "asserted",
     ] {
         assert_eq!(translations_of(&out, case), 1, "{case}:\n{out}");
     }

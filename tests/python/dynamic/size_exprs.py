@@ -288,9 +288,16 @@ def compared_to_sizes(x):
     return x.masked_fill(~keep, 0.0), x[:, 0] >= n // 2, (n - 2) <= st.arange(n), x == n
 
 
+def asserted(x):
+    # An assert on a tensor's truth: a check kept in the graph, which holds no size.
+    assert (x.abs() < 1e6).all(), "out of range"
+    assert x.sum(0).isfinite().all()
+    return x * 2.0
+
+
 cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed,
-         compared_to_sizes]
+         compared_to_sizes, asserted]
 
 
 def same(a, b):
