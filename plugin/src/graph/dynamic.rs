@@ -67,6 +67,9 @@ fn rank_checks(graph: &Graph, op: &str, node: &super::ir::Node) -> Option<Vec<Si
     if op == "narrow" {
         return narrow_checks(graph, node);
     }
+    if op == "index" || op == "index_put" {
+        return index_checks(graph, node);
+    }
     if op != "squeeze" {
         return None;
     }
@@ -105,6 +108,37 @@ fn narrow_checks(graph: &Graph, node: &super::ir::Node) -> Option<Vec<SizeCheck>
         rhs: SizeExpr::Const(shape[d] as i64),
         outcome: true,
     }])
+}
+
+/// A basic index (`x[0]`, `h[..., :c]`, `t[:, 1:3] = v`) holds an int or a slice's bounds in
+/// each dimension it addresses, and takes the others whole: it does at other sizes what it
+/// did while each int is within its dimension and each sliced dimension keeps its size (the
+/// rows of an edge list of any length, the channels of a batch of any size), checked per
+/// call.
+fn index_checks(graph: &Graph, node: &super::ir::Node) -> Option<Vec<SizeCheck>> {
+    let input = *node.inputs.first()?;
+    let shape = graph.meta(input).shape;
+    let code = node.attrs.ints("index").ok()?;
+    let dims = crate::tensor::ops::select::addressed_dims(&shape, &code)?;
+    Some(
+        dims.into_iter()
+            .map(|(d, int)| {
+                // An int (counted from the end where negative) only needs the dimension to
+                // hold it; a slice's bounds, its recorded size.
+                let (cmp, bound) = match int {
+                    Some(k) if k >= 0 => (SizeCmp::Gt, k),
+                    Some(k) => (SizeCmp::Ge, -k),
+                    None => (SizeCmp::Eq, shape[d] as i64),
+                };
+                SizeCheck {
+                    lhs: SizeExpr::Dim(input, d),
+                    cmp,
+                    rhs: SizeExpr::Const(bound),
+                    outcome: true,
+                }
+            })
+            .collect(),
+    )
 }
 
 /// Whether the graph's shape inference holds for inputs described by `inputs`, and the size

@@ -295,9 +295,28 @@ def asserted(x):
     return x * 2.0
 
 
+def basic_indexed(x):
+    # Basic indexes that address only dimensions of fixed size, or take an int from the
+    # dynamic one: the channels of every row, a column, the rows of a transpose unpacked (an
+    # edge list's, `src, dst = edge_index`), the first and last row.
+    src, dst = x.T[:2]
+    a, b, c = x.T
+    y = x[..., 1:] * 2.0
+    y[:, 0] = x[:, 2]
+    return y, src + dst, a * b - c, x[0] - x[-1], x.T[1:, 0]
+
+
+def unpacked_rows(x):
+    # Rows unpacked along the dimension that changes: their number is fixed per size (and
+    # unpacking into two names raises where eager raises).
+    first, *rest = x
+    a, b = x[:2]
+    return first * len(rest), a - b
+
+
 cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed,
-         compared_to_sizes, asserted]
+         compared_to_sizes, asserted, basic_indexed, unpacked_rows]
 
 
 def same(a, b):

@@ -52,6 +52,32 @@ fn decode_index(code: &[i64]) -> TResult<Vec<Index>> {
 }
 
 /// The shape `t[index]` has, for a basic index (ints, slices, None, `...`).
+/// The dimensions of a tensor of shape `shape` that the encoded basic index `code` selects
+/// from, each with the int it takes there (`None`: a slice, whose bounds were worked out at
+/// the dimension's recorded size); those an ellipsis covers, or past the index's end, are
+/// taken whole, whatever their size.
+pub fn addressed_dims(shape: &[usize], code: &[i64]) -> Option<Vec<(usize, Option<i64>)>> {
+    let index = decode_index(code).ok()?;
+    let consumed = crate::tensor::index::dims_consumed(shape, &index).ok()?;
+    let mut dims = Vec::new();
+    let mut dim = 0;
+    for i in &index {
+        match *i {
+            Index::Ellipsis => dim += shape.len() - consumed,
+            Index::NewAxis => {}
+            Index::Int(k) => {
+                dims.push((dim, Some(k)));
+                dim += 1;
+            }
+            Index::Slice(..) => {
+                dims.push((dim, None));
+                dim += 1;
+            }
+        }
+    }
+    Some(dims)
+}
+
 pub fn basic_index_shape(shape: &[usize], index: &[Index]) -> TResult<Vec<usize>> {
     // The slice of a zero-filled stand-in of one element per dimension would not do: the
     // bounds checks need the real lengths. Work the shape out as ndarray would.

@@ -498,6 +498,7 @@ impl State<'_> {
     /// The rows of a tensor (`for row in t`), each its own indexing op; how many there are
     /// is fixed by the tensor's guard.
     fn tensor_rows(&mut self, t: &Var) -> SimResult<Vec<Var>> {
+        let reads = crate::tensor::size_reads::mark();
         let o = self.obj(t)?;
         let n = o
             .downcast_ref::<PyTensor>()
@@ -512,13 +513,30 @@ impl State<'_> {
         if n > crate::translate::state::MAX_UNROLL {
             return unsupported(Kind::Limit, "iteration over a tensor of too many rows");
         }
+        // Of a tensor whose sizes may change per call, the loop reads only the number of
+        // rows (`src, dst = edge_index` of an edge list of any length): that size is fixed
+        // to this call's, the others stay open. (Making the fake of an input is no read.)
+        let varying = match self.symbolic_sizes(t)? {
+            Some(sizes) => {
+                crate::tensor::size_reads::forget_since(reads);
+                self.forced(&sizes[0])?;
+                true
+            }
+            None => false,
+        };
         let tensor = match t {
             Var::Lazy(..) => Var::Tensor(o.downcast::<PyTensor>().expect("a tensor")),
             other => other.clone(),
         };
-        (0..n)
+        let rows = (0..n)
             .map(|i| self.subscript(&tensor, &Var::Obj(self.vm.ctx.new_int(i).into())))
-            .collect()
+            .collect();
+        // Each row's index holds its int only, within the fixed first dimension (checked per
+        // call, `graph::dynamic`): not a read of the sizes that stay open.
+        if varying {
+            crate::tensor::size_reads::forget_since(reads);
+        }
+        rows
     }
 }
 
