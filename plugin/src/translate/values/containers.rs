@@ -495,8 +495,19 @@ impl State<'_> {
         }
     }
 
+    /// A dictionary key: a plain value, or a class (`type(p)`, fixed by the guards on what
+    /// it is the type of) whose metaclass, `type`, hashes and compares it by identity.
+    pub fn key(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        if let Var::Obj(o) = v
+            && crate::translate::values::is_plain_class(o, &self.vm.ctx)
+        {
+            return Ok(o.clone());
+        }
+        self.plain_obj(v, "a dictionary key")
+    }
+
     /// The rows of a tensor (`for row in t`), each its own indexing op; how many there are
-    /// is fixed by the tensor's guard.
+    /// is fixed, by the tensor's guard or by a check of that one size.
     fn tensor_rows(&mut self, t: &Var) -> SimResult<Vec<Var>> {
         let reads = crate::tensor::size_reads::mark();
         let o = self.obj(t)?;

@@ -204,17 +204,6 @@ impl State<'_> {
         Ok(o)
     }
 
-    /// A dictionary key: a plain value, or a class (`type(p)`, fixed by the guards on what
-    /// it is the type of) whose metaclass, `type`, hashes and compares it by identity.
-    pub fn key(&mut self, v: &Var) -> SimResult<PyObjectRef> {
-        if let Var::Obj(o) = v
-            && crate::translate::values::is_plain_class(o, &self.vm.ctx)
-        {
-            return Ok(o.clone());
-        }
-        self.plain_obj(v, "a dictionary key")
-    }
-
     pub fn binary(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
         let vm = self.vm;
         if let Some(n) = self.size_binary(op, a, b)? {
