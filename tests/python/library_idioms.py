@@ -363,6 +363,7 @@ def caller_state():
             "torch_sgd": [p.tolist() for p in torch_sgd_params] if "torch_sgd_params" in globals() else None,
             "adam": [p.tolist() for p in adam_params] if "adam_params" in globals() else None,
             "tallies": dict(tallies), "buckets": dict(buckets),
+            "memo": {k.__name__: dict(v) for k, v in DISPATCH_MEMO.items()} if "DISPATCH_MEMO" in globals() else None,
             "frames": [t.tolist() for t in agent.frames] if "agent" in globals() else None,
             "random": hash(random.getstate()), "own_rng": hash(own_generator.rng.getstate()) if "own_generator" in globals() else None}
 
@@ -1372,6 +1373,41 @@ def by_mixed_in_members(x, heads, norm):
     return x * scale + shift, keys, members, list(NormKind)
 
 
+class Handled:
+    pass
+
+
+class HandledMore(Handled):
+    pass
+
+
+HANDLERS = {Handled: 1.5}
+DISPATCH_MEMO = {}
+
+
+def restart_dispatch(i):
+    if i == 0:
+        DISPATCH_MEMO.clear()
+
+
+def dispatched(x, obj):
+    # A handler found by walking the class's __mro__, memoized by class (kl_divergence's
+    # dispatch, a registry of converters), and a dict made here keyed by classes.
+    t = type(obj)
+    known = DISPATCH_MEMO.get(t)
+    if known is None:
+        scale = 0.0
+        for base in t.__mro__:
+            if base in HANDLERS:
+                scale = HANDLERS[base]
+                break
+        DISPATCH_MEMO.setdefault(t, {})["scale"] = scale
+    else:
+        scale = known["scale"]
+    bias = {t: 2.0, int: 3.0}[t]
+    return x * scale + bias, len(DISPATCH_MEMO)
+
+
 token_counts = collections.Counter()
 
 
@@ -1406,6 +1442,8 @@ check("a dict keyed by enum members read by a member (get, in, [], KeyError) and
       by_phase, lambda i: (xs[i], [Phase.TRAIN, Phase.EVAL, Phase.TEST][i % 3]), 3, 1, 0)
 check("dicts keyed by IntEnum and StrEnum members (beside a str) read by member, by value and whole; enum classes iterated",
       by_mixed_in_members, lambda i: (xs[i], [Heads.ONE, Heads.TWO][i % 2], [NormKind.LAYER, NormKind.BATCH][i // 4]), 4, 1, 0)
+check("a handler found along a class's __mro__, memoized in a dict keyed by classes",
+      dispatched, lambda i: (xs[i], [Handled(), HandledMore()][i % 2]), 4, 1, 0, restart_dispatch)
 check("a caller's Counter updated from a list of tokens and from a dict",
       counted_tokens, lambda i: (xs[i], ["a", "b", "a"]), 3, 1, 0, restart_counts)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -495,15 +495,20 @@ impl State<'_> {
         }
     }
 
-    /// A dictionary key: a plain value, or a class (`type(p)`, fixed by the guards on what
-    /// it is the type of) whose metaclass, `type`, hashes and compares it by identity.
+    /// A dictionary key: a plain value, or a class whose metaclass, `type`, hashes and
+    /// compares it by identity: one the call computed (`type(p)`, fixed by the guards on
+    /// what it is the type of), or the caller's (`int`, `MyModel`), guarded to be it.
     pub fn key(&mut self, v: &Var) -> SimResult<PyObjectRef> {
-        if let Var::Obj(o) = v
-            && crate::translate::values::is_plain_class(o, &self.vm.ctx)
-        {
-            return Ok(o.clone());
+        match v {
+            Var::Obj(o) if crate::translate::values::is_plain_class(o, &self.vm.ctx) => {
+                Ok(o.clone())
+            }
+            Var::Lazy(o, source) if crate::translate::values::is_plain_class(o, &self.vm.ctx) => {
+                self.guard(source, Check::is(o.clone()));
+                Ok(o.clone())
+            }
+            _ => self.plain_obj(v, "a dictionary key"),
         }
-        self.plain_obj(v, "a dictionary key")
     }
 
     /// The rows of a tensor (`for row in t`), each its own indexing op; how many there are

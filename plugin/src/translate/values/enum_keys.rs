@@ -52,8 +52,9 @@ impl State<'_> {
     }
 
     /// The entries of the caller's dict `d` (read from `source`) when its keys are enum
-    /// members, or members and plain constants: each value read through its member; the keys, their order and the members'
-    /// classes (which could gain an `__eq__`) guarded. `None` for any other dict.
+    /// members, or members and plain constants: each value read through its key; the keys,
+    /// their order and the members' classes (which could gain an `__eq__`) guarded. `None`
+    /// for any other dict.
     pub fn enum_keyed_entries(
         &mut self,
         d: &Py<PyDict>,
