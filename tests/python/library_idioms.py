@@ -17,6 +17,7 @@ import collections
 import collections.abc
 import contextlib
 import dataclasses
+import copy
 import enum
 import heapq
 import itertools
@@ -364,6 +365,7 @@ def caller_state():
             "adam": [p.tolist() for p in adam_params] if "adam_params" in globals() else None,
             "tallies": dict(tallies), "buckets": dict(buckets),
             "memo": {k.__name__: dict(v) for k, v in DISPATCH_MEMO.items()} if "DISPATCH_MEMO" in globals() else None,
+            "options": dict(DEFAULT_OPTIONS) if "DEFAULT_OPTIONS" in globals() else None,
             "frames": [t.tolist() for t in agent.frames] if "agent" in globals() else None,
             "random": hash(random.getstate()), "own_rng": hash(own_generator.rng.getstate()) if "own_generator" in globals() else None}
 
@@ -1408,6 +1410,23 @@ def dispatched(x, obj):
     return x * scale + bias, len(DISPATCH_MEMO)
 
 
+SEQUENCE_TYPES = {list, tuple}
+DEFAULT_OPTIONS = {"scale": 2.0, "shift": 0.5}
+
+
+def copied_options(x, value, **overrides):
+    # A caller's dict copied (d.copy(), copy.copy) and changed, the caller's left alone;
+    # a class tested against a set of classes made here and one of the caller's.
+    options = DEFAULT_OPTIONS.copy()
+    options.update(overrides)
+    options["seen"] = 1.0
+    again = copy.copy(DEFAULT_OPTIONS)
+    again["shift"] = -1.0
+    as_list = type(value) in {list, tuple}
+    known = type(value) in SEQUENCE_TYPES
+    return x * options["scale"] + options["shift"] + again["shift"], as_list, known, len(DEFAULT_OPTIONS)
+
+
 token_counts = collections.Counter()
 
 
@@ -1444,6 +1463,8 @@ check("dicts keyed by IntEnum and StrEnum members (beside a str) read by member,
       by_mixed_in_members, lambda i: (xs[i], [Heads.ONE, Heads.TWO][i % 2], [NormKind.LAYER, NormKind.BATCH][i // 4]), 4, 1, 0)
 check("a handler found along a class's __mro__, memoized in a dict keyed by classes",
       dispatched, lambda i: (xs[i], [Handled(), HandledMore()][i % 2]), 4, 1, 0, restart_dispatch)
+check("a caller's dict copied (copy(), copy.copy) and changed; type(v) in a set of classes",
+      copied_options, lambda i: (xs[i], [[1], (1,), 3, "s"][i % 4]), 4, 1, 0)
 check("a caller's Counter updated from a list of tokens and from a dict",
       counted_tokens, lambda i: (xs[i], ["a", "b", "a"]), 3, 1, 0, restart_counts)
 print("ALL OK" if not failures else f"FAILED {len(failures)}: {failures}", len(failures))

@@ -84,6 +84,8 @@ pub enum Check {
     /// A set or frozenset whose elements are all keys compared natively, holding this key
     /// (`true`) or not: a membership test's answer. The key, and the object looked up.
     SetHas(crate::translate::key_const::KeyConst, PyObjectRef, bool),
+    /// The same of a class (`type(v) in {list, tuple}`), held as a guard holds a class.
+    SetHasClass(Ident, bool),
     /// An int or float (exactly) in this frozenset of keys compared natively (`true`) or
     /// not: a membership test of a number that changes per call. The frozenset, its keys.
     InSet(
@@ -108,7 +110,7 @@ impl Guard {
     pub fn idents_mut(&mut self, f: &mut impl FnMut(&mut Ident)) {
         self.source.idents_mut(f);
         match &mut self.check {
-            Check::TypeIs(i) | Check::Is(i) => f(i),
+            Check::TypeIs(i) | Check::Is(i) | Check::SetHasClass(i, _) => f(i),
             Check::KeyObjects(keys) => keys.iter_mut().for_each(f),
             Check::Entries(e) => std::sync::Arc::make_mut(e).idents_mut(f),
             Check::SameAs(s) | Check::NotSameAs(s) => s.idents_mut(f),
@@ -306,6 +308,9 @@ impl Check {
             Check::SetHas(_, key, expected) => {
                 crate::translate::values::caller_sets::set_has(v, key, vm) == Some(*expected)
             }
+            Check::SetHasClass(class, expected) => class.get().is_some_and(|c| {
+                crate::translate::values::caller_sets::set_has(v, &c, vm) == Some(*expected)
+            }),
             Check::InSet(elements, _, expected) => {
                 let t = &vm.ctx.types;
                 (v.class().is(t.int_type) || v.class().is(t.float_type))
@@ -359,7 +364,7 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
         },
         Check::Entries(e) => e.difference(v, vm),
         Check::OrderedKeys(_) => format!("the keys {:?}", ordered_keys(v, vm).unwrap_or_default()),
-        Check::SetItems(_) | Check::SetHas(..) => v
+        Check::SetItems(_) | Check::SetHas(..) | Check::SetHasClass(..) => v
             .repr(vm)
             .map(|r| r.to_string_lossy().into_owned())
             .unwrap_or_else(|_| format!("a {}", v.class().name())),
@@ -495,6 +500,9 @@ impl fmt::Display for Guard {
             }
             Check::SetHas(key, _, found) => {
                 write!(f, "{key} {} {s}", if *found { "in" } else { "not in" })
+            }
+            Check::SetHasClass(class, found) => {
+                write!(f, "{class:?} {} {s}", if *found { "in" } else { "not in" })
             }
             Check::Compare(op, rhs, expected) => {
                 let rhs = number_text(rhs);

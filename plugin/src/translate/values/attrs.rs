@@ -519,14 +519,11 @@ impl State<'_> {
                     Var::Null,
                 ));
             }
-            // Of a caller's dict: `update` is recorded as a side effect when called; the
-            // others read it.
+            // Of a caller's dict (`CALLER_DICT_METHODS`).
             Var::Lazy(o, _)
                 if crate::translate::state::is_dict(o, vm)
-                    && matches!(
-                        name,
-                        "update" | "keys" | "values" | "items" | "get" | "setdefault" | "pop"
-                    )
+                    && crate::translate::values::caller_dicts::CALLER_DICT_METHODS
+                        .contains(&name)
                     && crate::translate::values::dict_subclasses::dict_method_is_dicts(
                         o.class(),
                         name,

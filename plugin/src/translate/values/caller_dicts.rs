@@ -27,6 +27,19 @@ pub enum CallerKey {
     Member(PyObjectRef),
 }
 
+/// The methods of a caller's dict followed by key (`update` recorded as a side effect when
+/// called, `copy` made here of its entries, the others read it).
+pub const CALLER_DICT_METHODS: &[&str] = &[
+    "update",
+    "keys",
+    "values",
+    "items",
+    "get",
+    "setdefault",
+    "pop",
+    "copy",
+];
+
 impl CallerKey {
     /// The key as a message shows it.
     pub fn shown(&self) -> String {

@@ -16,6 +16,7 @@ use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
+use crate::translate::guards::ident::Ident;
 use crate::translate::key_const::KeyConst;
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, unsupported};
@@ -58,10 +59,16 @@ pub(super) fn caller_container_method(
 /// own.
 pub fn set_has(o: &PyObject, key: &PyObject, vm: &VirtualMachine) -> Option<bool> {
     let elements = exact_set_elements(o, vm)?;
-    if !elements.iter().all(|e| KeyConst::is_key(e, &vm.ctx)) {
+    if !elements.iter().all(|e| compared_natively(e, vm)) {
         return None;
     }
     vm._contains(o, key).ok()
+}
+
+/// Whether a set's element is compared natively with any key looked up: a key constant, or
+/// a class whose metaclass is `type` (`{list, tuple}`, compared by identity).
+fn compared_natively(e: &PyObject, vm: &VirtualMachine) -> bool {
+    KeyConst::is_key(e, &vm.ctx) || crate::translate::values::is_plain_class(e, &vm.ctx)
 }
 
 /// The elements of `o` in its order, when it is exactly a set or frozenset of keys compared
@@ -166,9 +173,12 @@ impl State<'_> {
             return Ok(None);
         };
         if set_elements(o, vm).is_none() {
-            return Ok(None);
+            return self.class_in_caller_set(o, source, needle);
         }
         if let Some(found) = self.number_in_caller_set(o, source, needle)? {
+            return Ok(Some(found));
+        }
+        if let Some(found) = self.class_in_caller_set(o, source, needle)? {
             return Ok(Some(found));
         }
         let key = self.obj(needle)?;
@@ -181,6 +191,33 @@ impl State<'_> {
             .map_err(|_| Unsupported::new(Kind::Internal, "a membership test of a set"))?;
         self.guard(source, Check::type_is(o.class().to_owned()));
         self.guard(source, Check::SetHas(k, key, found));
+        Ok(Some(found))
+    }
+
+    /// `cls in s` of a class (`type(v) in SEQUENCE_TYPES`, copy's atomic types) in a set of
+    /// keys and classes compared natively: its answer guarded, the class held as a guard
+    /// holds one. `None` for any other needle or set.
+    fn class_in_caller_set(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+        needle: &Var,
+    ) -> SimResult<Option<bool>> {
+        let vm = self.vm;
+        let natively = exact_set_elements(o, vm)
+            .is_some_and(|elements| elements.iter().all(|e| compared_natively(e, vm)));
+        if !natively {
+            return Ok(None);
+        }
+        let Some(class) = self.plain_class(needle) else {
+            return Ok(None);
+        };
+        self.check_readable(o, source)?;
+        let found = vm
+            ._contains(o, &class)
+            .map_err(|_| Unsupported::new(Kind::Internal, "a membership test of a set"))?;
+        self.guard(source, Check::type_is(o.class().to_owned()));
+        self.guard(source, Check::SetHasClass(Ident::new(class), found));
         Ok(Some(found))
     }
 

@@ -184,6 +184,10 @@ impl State<'_> {
                     },
                 )))
             }
+            // A copy of a caller's dict: a dict made here of its entries, as `dict(d)` is.
+            (Var::Lazy(o, _), "copy", []) if is_dict(o, vm) => Ok(Var::Dict(Rc::new(
+                std::cell::RefCell::new(self.dict_entries(owner)?),
+            ))),
             (Var::Lazy(o, source), "setdefault", [k, rest @ ..])
                 if is_dict(o, vm) && rest.len() <= 1 =>
             {

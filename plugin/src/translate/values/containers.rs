@@ -495,19 +495,27 @@ impl State<'_> {
         }
     }
 
-    /// A dictionary key: a plain value, or a class whose metaclass, `type`, hashes and
-    /// compares it by identity: one the call computed (`type(p)`, fixed by the guards on
-    /// what it is the type of), or the caller's (`int`, `MyModel`), guarded to be it.
+    /// A dictionary key: a plain value, or a class (`plain_class`: `type(p)`, `int`).
     pub fn key(&mut self, v: &Var) -> SimResult<PyObjectRef> {
+        match self.plain_class(v) {
+            Some(class) => Ok(class),
+            None => self.plain_obj(v, "a dictionary key"),
+        }
+    }
+
+    /// `v` when it is a class whose metaclass is `type` (hashed and compared by identity, so
+    /// a dict or set may hold it beside plain values): one the call computed, or the
+    /// caller's, guarded to be it.
+    pub fn plain_class(&mut self, v: &Var) -> Option<PyObjectRef> {
         match v {
             Var::Obj(o) if crate::translate::values::is_plain_class(o, &self.vm.ctx) => {
-                Ok(o.clone())
+                Some(o.clone())
             }
             Var::Lazy(o, source) if crate::translate::values::is_plain_class(o, &self.vm.ctx) => {
                 self.guard(source, Check::is(o.clone()));
-                Ok(o.clone())
+                Some(o.clone())
             }
-            _ => self.plain_obj(v, "a dictionary key"),
+            _ => None,
         }
     }
 

@@ -42,6 +42,10 @@ impl State<'_> {
     /// caller's held by identity (remembered, with the source it came from).
     pub fn set_element(&mut self, set: Option<&PyObjectRef>, v: &Var) -> SimResult<PyObjectRef> {
         let vm = self.vm;
+        // A class (`{list, tuple}`, `type(v)`): a plain value to a set, fixed by its guard.
+        if let Some(class) = self.plain_class(v) {
+            return Ok(class);
+        }
         let identity = match v {
             Var::Lazy(o, source) if hashes_by_identity(o, vm) => Some((o, source)),
             _ => None,
