@@ -185,13 +185,29 @@ impl State<'_> {
         let Some(k) = KeyConst::of(&key, &vm.ctx) else {
             return Ok(None);
         };
+        let found = self.guarded_membership(o, source, &key, |found| {
+            Check::SetHas(k, key.clone(), found)
+        })?;
+        Ok(Some(found))
+    }
+
+    /// Whether the caller's set `o` (read from `source`) holds `key`, the answer guarded by
+    /// the check `answer` makes of it.
+    fn guarded_membership(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+        key: &PyObjectRef,
+        answer: impl FnOnce(bool) -> Check,
+    ) -> SimResult<bool> {
         self.check_readable(o, source)?;
-        let found = vm
-            ._contains(o, &key)
+        let found = self
+            .vm
+            ._contains(o, key)
             .map_err(|_| Unsupported::new(Kind::Internal, "a membership test of a set"))?;
         self.guard(source, Check::type_is(o.class().to_owned()));
-        self.guard(source, Check::SetHas(k, key, found));
-        Ok(Some(found))
+        self.guard(source, answer(found));
+        Ok(found)
     }
 
     /// `cls in s` of a class (`type(v) in SEQUENCE_TYPES`, copy's atomic types) in a set of
@@ -212,12 +228,9 @@ impl State<'_> {
         let Some(class) = self.plain_class(needle) else {
             return Ok(None);
         };
-        self.check_readable(o, source)?;
-        let found = vm
-            ._contains(o, &class)
-            .map_err(|_| Unsupported::new(Kind::Internal, "a membership test of a set"))?;
-        self.guard(source, Check::type_is(o.class().to_owned()));
-        self.guard(source, Check::SetHasClass(Ident::new(class), found));
+        let found = self.guarded_membership(o, source, &class, |found| {
+            Check::SetHasClass(Ident::new(class.clone()), found)
+        })?;
         Ok(Some(found))
     }
 
