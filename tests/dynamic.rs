@@ -209,6 +209,10 @@ fn sizes_the_program_reads_stay_static() {
     for case in ["numbered", "rows"] {
         assert!(translations_of(&out, case) >= 7, "{case}:\n{out}");
     }
+    // A size fixed that way beside one that changes freely: the graph stays dynamic in the
+    // free one, one entry per fixed size (3 sizes of x over 10 calls; keeping the whole graph
+    // static made 8).
+    assert!(translations_of(&out, "pinned_beside_free") <= 4, "{out}");
     assert!(
         err.contains(
             "sizes kept static: the program uses a dynamic size as a number (in0.size(0) == "

@@ -171,7 +171,7 @@ impl RecordingGuard {
                         // it alone (`arange(n) < pos`) keeps its shape.
                         let dynamic: Vec<usize> = r.dynamic_inputs.iter().map(|d| d.0).collect();
                         match super::dynamic::size_leak(&mut g, &dynamic, &read)
-                            .or_else(|| pinned_input_size(&g, &r.dynamic_inputs))
+                            .or_else(|| pinned_input_size(&g, &r.dynamic_inputs, &r.int_inputs))
                         {
                             None => g.dynamic = true,
                             Some(why) => g.static_because = Some(why),
@@ -204,24 +204,44 @@ pub fn active() -> bool {
     ACTIVE.with(|a| a.borrow().is_some())
 }
 
-/// A check that fixes a dynamic dimension of an input to one value (`len(x)` used as a
-/// number): such a graph fits one size of it, so it is better kept static (`None`: none).
-fn pinned_input_size(g: &Graph, dynamic: &[(usize, Vec<bool>)]) -> Option<String> {
-    g.checks
+/// Checks that fix every dynamic dimension of the inputs, and every int input, to one value
+/// (`len(x)` used as a number): such a graph fits one size, so it is better kept static
+/// (`Some`: why). Where something stays free (the length of rows a mask selected, beside a
+/// size the program counts with), the graph stays dynamic and the pinning checks go with it:
+/// each call is checked against them (`dynamic::fits`), one entry per pinned size.
+fn pinned_input_size(
+    g: &Graph,
+    dynamic: &[(usize, Vec<bool>)],
+    ints: &[(Value, i64)],
+) -> Option<String> {
+    let mut free: Vec<SizeExpr> = dynamic
         .iter()
-        .find_map(|c| match (&c.lhs, c.cmp, c.outcome, &c.rhs) {
-            (SizeExpr::Dim(Value::Input(i), d), SizeCmp::Eq, true, SizeExpr::Const(_))
-                if dynamic
-                    .iter()
-                    .any(|(j, dims)| j == i && dims.get(*d).copied().unwrap_or(false)) =>
-            {
-                Some(format!("the program uses a dynamic size as a number ({c})"))
-            }
-            (SizeExpr::Item(Value::Input(_)), SizeCmp::Eq, true, SizeExpr::Const(_)) => Some(
-                format!("the program uses an int it computes sizes from as a number ({c})"),
-            ),
-            _ => None,
+        .flat_map(|(i, dims)| {
+            let i = *i;
+            dims.iter()
+                .enumerate()
+                .filter(|(_, varying)| **varying)
+                .map(move |(d, _)| SizeExpr::Dim(Value::Input(i), d))
         })
+        .chain(ints.iter().map(|(v, _)| SizeExpr::Item(*v)))
+        .collect();
+    let mut why = None;
+    for c in &g.checks {
+        if c.cmp != SizeCmp::Eq || !c.outcome || !matches!(c.rhs, SizeExpr::Const(_)) {
+            continue;
+        }
+        let Some(at) = free.iter().position(|f| *f == c.lhs) else {
+            continue;
+        };
+        free.swap_remove(at);
+        why.get_or_insert_with(|| match c.lhs {
+            SizeExpr::Item(_) => {
+                format!("the program uses an int it computes sizes from as a number ({c})")
+            }
+            _ => format!("the program uses a dynamic size as a number ({c})"),
+        });
+    }
+    if free.is_empty() { why } else { None }
 }
 
 /// Run `f` on the active recorder. Panics if none is active: only the simulation calls it.

@@ -64,4 +64,16 @@ for f, args in [(half, ()), (flat, ()), (like, ()), (eye_of, ()), (numbered, ())
         assert traced_running.tolist() == state.running.tolist(), (f.__name__, b)
         assert a.shape == e.shape and a.tolist() == e.tolist(), (f.__name__, b, a, e)
     print(f.__name__, st.stats()["translations"])
+# A size used as a number beside one that changes freely: the rows a mask picked (their count
+# depends on the data) summed with a count of x's rows. The count fixes x's size; the picked
+# rows stay dynamic: one entry per size of x, not one per pair of sizes.
+def pinned_beside_free(x, picked):
+    return st.tensor([1.0] * x.shape[0]).sum() + picked.sum(0) * float(len(x))
+st.reset()
+cf = st.compile(pinned_beside_free)
+for b, k in [(2, 3), (3, 5), (2, 4), (3, 7), (2, 9), (3, 2), (2, 16), (3, 6), (4, 5), (2, 11)]:
+    x, picked = st.randn(b, 3), st.randn(k, 3)
+    a, e = cf(x, picked), pinned_beside_free(x, picked)
+    assert a.shape == e.shape and a.tolist() == e.tolist(), (b, k, a, e)
+print("pinned_beside_free", st.stats()["translations"])
 print("LEAKS OK")
