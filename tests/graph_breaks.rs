@@ -49,6 +49,7 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
             "a split loop inside a with-block, __exit__ suppresses",
             "a break out of a split loop from its except block",
             "a break inside the arguments of a list's method",
+            "a break inside an index after an ellipsis",
             "a break out of a split loop from its except block, taken",
             "a break in a small loop keeps the work before it",
             "iterators over a caller's dict view and reversed list, across a break",

@@ -590,5 +590,14 @@ check("a break in nested small loops keeps the work before the outer one", neste
 check_nothing_after()
 
 
+def index_broken_midway(x):
+    y = x * 2.0
+    # The break is inside an index: the resume function receives `...` on its stack.
+    return x[..., int(y.sum().item()) % 4] + y.sum()
+
+
+check("a break inside an index after an ellipsis", index_broken_midway, (x,), 2, 1, "GB-CALL", 596)
+
+
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

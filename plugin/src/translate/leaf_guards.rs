@@ -78,8 +78,10 @@ pub(crate) fn is_identity_stable(obj: &PyObjectRef, vm: &VirtualMachine) -> bool
         || obj.class().is(vm.ctx.types.method_wrapper_type)
         // A bare `object()` (a sentinel): it has no state of its own.
         || obj.class().is(vm.ctx.types.object_type)
-        // `NotImplemented`, a singleton, compared by identity (`r is NotImplemented`).
+        // `NotImplemented`, a singleton, compared by identity (`r is NotImplemented`), and
+        // `...`, which a resume function receives on its stack when an index breaks midway.
         || obj.is(&vm.ctx.not_implemented())
+        || obj.is(&vm.ctx.ellipsis)
         || crate::translate::values::identity::is_enum_member(obj)
         // What it wraps is fixed when it is made.
         || crate::translate::traced_wrappers::wrapped(obj).is_some()
