@@ -1029,9 +1029,13 @@ def _bincount(self, weights=None, minlength=0):
     if self.dtype != _st.int64:
         name = {"float64": "Double", "float32": "Float", "bool": "Bool"}[str(self.dtype).split(".")[-1]]
         raise RuntimeError(f'"bincount_cpu" not implemented for \'{name}\'')
-    if self.ndim != 1 or (self.numel() and int(self.min()) < 0):
+    if self.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    length = max(int(self.max()) + 1 if self.numel() else 0, minlength)
+    # Both ends read at once: under a tracer, one break for the data-dependent length.
+    lo, hi = _st.stack((self.min(), self.max())).tolist() if self.numel() else (0, -1)
+    if lo < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    length = max(hi + 1, minlength)
     if weights is None:
         return _st.zeros(length, dtype=_st.int64).index_add_(0, self, _st.ones_like(self))
     return _st.zeros(length, dtype=weights.dtype).index_add_(0, self, weights)
