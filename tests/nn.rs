@@ -250,6 +250,22 @@ fn module_state_set_in_forward_is_captured() {
     assert!(text.contains("state equal: True True True"), "{text}");
 }
 
+/// Parameters made inside a traced call (`nn.Parameter(data)`, whose class's `__new__`
+/// returns a marked copy of a tensor; `requires_grad_()` of a tensor the graph makes; a
+/// `Linear` built there) are one graph with no break, marked as eager marks them, with
+/// eager's values (the same random initialisation).
+#[test]
+fn parameters_made_in_a_call_are_captured_and_marked() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("parameters graphs: 1 breaks: 0"), "{text}");
+    assert!(
+        text.contains("parameters equal: True [True, False, True, True, False]"),
+        "{text}"
+    );
+}
+
 /// What model code written for torch spells besides methods (`torch.flatten(x, 1)` and the
 /// other shape functions, `nn.Flatten`, `with torch.no_grad():`, `@torch.inference_mode()`)
 /// computes the same with and without the plugin, and a model using them is one graph that

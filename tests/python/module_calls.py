@@ -128,3 +128,33 @@ for i in range(4):
 e = st.explain(Compared(), cx)
 print("compared graphs:", e.graph_count, "breaks:", e.graph_break_count)
 print("compared equal:", results)
+
+
+def make_parameters(x):
+    """Parameters made in a call (a module built inside a traced function, a weight made
+    from a tensor the call computes): `Parameter(data)` is a class whose `__new__` returns a
+    marked copy of a tensor, and `requires_grad_()` marks one the graph makes."""
+    p = nn.Parameter(x * 2.0)
+    q = nn.Parameter(x + 1.0, requires_grad=False)
+    r = (x * 3.0).requires_grad_()
+    lin = nn.Linear(2, 3)
+    return p, q, r, lin, isinstance(p, nn.Parameter), isinstance(q, nn.Parameter)
+
+
+def described(made):
+    p, q, r, lin, p_is, q_is = made
+    names = [(n, v.requires_grad, tuple(v.shape)) for n, v in lin.named_parameters()]
+    return [p.requires_grad, q.requires_grad, r.requires_grad, p_is, q_is, p.tolist(),
+            q.tolist(), r.tolist(), names, isinstance(lin.weight, nn.Parameter),
+            lin.weight.tolist()]
+
+
+st.reset()
+px = st.ones(2)
+st.manual_seed(1)
+made_eager = [described(st.disable(make_parameters)(px)) for _ in range(2)]
+st.manual_seed(1)
+made_traced = [described(make_parameters(px)) for _ in range(2)]
+e = st.explain(make_parameters, px)
+print("parameters graphs:", e.graph_count, "breaks:", e.graph_break_count)
+print("parameters equal:", made_traced == made_eager, made_traced[0][:5])

@@ -69,7 +69,7 @@ impl CompiledGraph {
         let rng = self.draws.then(crate::tensor::random::state);
         let mut held = SmallVec::new();
         let objects = self.call.gather(roots, &mut held, vm)?;
-        run_on_inputs_or(&self.graph, self.call.returns_tuple, &objects, vm, |e| {
+        run_on_inputs_or(&self.graph, &self.call, &objects, vm, |e| {
             if let Some(state) = rng {
                 crate::tensor::random::restore(state);
             }
@@ -127,24 +127,24 @@ pub fn run_graph<R: Deref<Target = PyObject>>(
 ) -> PyResult {
     let mut held = SmallVec::new();
     let objects = call.gather(roots, &mut held, vm)?;
-    run_on_inputs(graph, call.returns_tuple, &objects, vm)
+    run_on_inputs(graph, call, &objects, vm)
 }
 
 /// Run `graph` on its input objects (tensors, and numbers for its number inputs): its lone
-/// output, or (`returns_tuple`) the tuple of its outputs.
+/// output, or (`call.returns_tuple`) the tuple of its outputs.
 pub fn run_on_inputs(
     graph: &Graph,
-    returns_tuple: bool,
+    call: &GraphCall,
     objects: &[&PyObject],
     vm: &VirtualMachine,
 ) -> PyResult {
-    run_on_inputs_or(graph, returns_tuple, objects, vm, Err)
+    run_on_inputs_or(graph, call, objects, vm, Err)
 }
 
 /// [`run_on_inputs`], with what an error of the graph's own ops (not of its inputs) becomes.
 fn run_on_inputs_or(
     graph: &Graph,
-    returns_tuple: bool,
+    call: &GraphCall,
     objects: &[&PyObject],
     vm: &VirtualMachine,
     failed: impl FnOnce(rustpython_vm::builtins::PyBaseExceptionRef) -> PyResult,
@@ -196,8 +196,16 @@ fn run_on_inputs_or(
     };
     drop(refs);
     drop(locks);
-    let mut items = outs.into_iter().map(|d| PyTensor::new(d).into_pyobject(vm));
-    if !returns_tuple && let Some(only) = items.next() {
+    let mut items = outs.into_iter().enumerate().map(|(k, d)| {
+        let t = PyTensor::new(d);
+        if call.marked_outputs.contains(&k) {
+            t.set_requires_grad_flag(true);
+        }
+        t.into_pyobject(vm)
+    });
+    if !call.returns_tuple
+        && let Some(only) = items.next()
+    {
         return Ok(only);
     }
     Ok(vm.ctx.new_tuple(items.collect()).into())

@@ -246,7 +246,8 @@ fn translate_whole(
     draws_only_before_sure_replays(&graph, &result.replays, !state.templating.draws.is_empty())
         .map_err(|e| failure(e, false))?;
     state.finish_guards(&graph).map_err(|e| failure(e, false))?;
-    let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    let mut call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    call.marked_outputs = state.templating.marked_outputs.clone();
     let graph_call = has_graph.then_some((graph_global, &call, graph.outputs.len()));
     // A cache hit that only runs the graph would skip the replacement's draws.
     let returns_graph_result =
@@ -425,7 +426,8 @@ pub(crate) fn break_translation(
 ) -> SimResult<Translation> {
     draws_only_before_sure_replays(&graph, replays, !state.templating.draws.is_empty())?;
     state.finish_guards(&graph)?;
-    let call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    let mut call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
+    call.marked_outputs = state.templating.marked_outputs.clone();
     let run_graph =
         (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));
     let code = generate_break(

@@ -132,7 +132,7 @@ impl DirectCall {
         vm: &VirtualMachine,
     ) -> Result<PyObjectRef, Instead> {
         let result = match inputs {
-            Some(inputs) => run_on_inputs(&self.graph, self.call.returns_tuple, inputs, vm),
+            Some(inputs) => run_on_inputs(&self.graph, &self.call, inputs, vm),
             None => self.run_from_roots(frame, vm).ok_or(Instead::Replacement)?,
         };
         result.map_err(|e| {

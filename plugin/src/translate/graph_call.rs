@@ -32,6 +32,8 @@ pub struct GraphCall {
     inputs: Vec<(usize, Vec<PathStep>)>,
     /// The graph returns its outputs as a tuple (otherwise its one output itself).
     pub returns_tuple: bool,
+    /// The outputs to mark as parameters (`requires_grad`) once made: the call marked them.
+    pub marked_outputs: Vec<usize>,
 }
 
 impl GraphCall {
@@ -71,6 +73,7 @@ impl GraphCall {
             roots,
             inputs,
             returns_tuple: n_outputs != 1,
+            marked_outputs: Vec::new(),
         }
     }
 

@@ -42,6 +42,7 @@ pub struct Checkpoint {
     identities: usize,
     updates: usize,
     written: usize,
+    marks: usize,
     draws: usize,
 }
 
@@ -138,6 +139,9 @@ pub struct State<'vm> {
     )>,
     /// The caller's tensors the call updated in place: source, fake, tensor.
     pub(crate) written: Vec<(Source, PyRef<PyTensor>, PyObjectRef)>,
+    /// Fakes of tensors the graph makes whose parameter mark the call set, with the mark
+    /// each had before (undone by a rollback; see `values::tensor_functions`).
+    pub(crate) marks: Vec<(PyRef<PyTensor>, bool)>,
 }
 
 impl<'vm> State<'vm> {
@@ -180,6 +184,7 @@ impl<'vm> State<'vm> {
             dict_kinds: Vec::new(),
             updates: Vec::new(),
             written: Vec::new(),
+            marks: Vec::new(),
         }
     }
 
@@ -196,6 +201,7 @@ impl<'vm> State<'vm> {
             identities: self.identities.len(),
             updates: self.updates.len(),
             written: self.written.len(),
+            marks: self.marks.len(),
             draws: self.templating.draws.len(),
         }
     }
@@ -223,6 +229,9 @@ impl<'vm> State<'vm> {
         self.class_reads.truncate(cp.class_reads);
         self.identities.truncate(cp.identities);
         self.written.truncate(cp.written);
+        for (fake, prior) in self.marks.drain(cp.marks..).rev() {
+            fake.set_requires_grad_flag(prior);
+        }
         self.undo_updates(cp.updates);
         self.templating.draws.truncate(cp.draws);
         self.rollbacks += 1;

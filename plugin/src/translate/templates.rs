@@ -117,6 +117,9 @@ pub struct Templating {
     /// Numbers drawn from Python's `random` module, in the program's order: the replacement
     /// draws them first, each into a local of its own (`values::python_draws`).
     pub draws: Vec<crate::translate::values::python_draws::DrawCall>,
+    /// Graph outputs whose tensors carry the parameter mark (`requires_grad`), set by the
+    /// call on a tensor the graph makes: the real output is marked when the graph has run.
+    pub marked_outputs: Vec<usize>,
 }
 
 /// The frame's state at a break, as templates: what the replacement passes on.
@@ -407,17 +410,33 @@ fn number_template(
 
 /// The template of the value the fake `t` stands for in the graph.
 fn graph_value(
-    state: &State<'_>,
+    state: &mut State<'_>,
     t: &PyTensor,
     outputs: &mut Vec<Value>,
     index: &mut HashMap<Value, usize>,
 ) -> SimResult<Template> {
     Ok(match state.value_of(t) {
         Some(Value::Input(i)) => Template::Load(state.inputs[i].clone()),
-        Some(value) => Template::Out(*index.entry(value).or_insert_with(|| {
-            outputs.push(value);
-            outputs.len() - 1
-        })),
+        Some(value) => {
+            let fresh = !index.contains_key(&value);
+            let k = *index.entry(value).or_insert_with(|| {
+                outputs.push(value);
+                outputs.len() - 1
+            });
+            // One output is one object: each fake that stands for it must agree on the mark.
+            let marked = &mut state.templating.marked_outputs;
+            match (t.requires_grad_flag(), marked.contains(&k)) {
+                (true, false) if fresh => marked.push(k),
+                (true, true) | (false, false) => {}
+                _ => {
+                    return unsupported(
+                        Kind::Rebuild,
+                        "one tensor the graph makes, held with and without the parameter mark",
+                    );
+                }
+            }
+            Template::Out(k)
+        }
         None => return unsupported(Kind::Rebuild, "returns a tensor the graph does not know"),
     })
 }

@@ -37,7 +37,7 @@ impl State<'_> {
     pub fn set_attr(&mut self, owner: &Var, name: &str, value: Var) -> SimResult<()> {
         match self.instance(owner)? {
             Some(inst) => self.instance_setattr(owner, &inst, name, Some(value)),
-            None if self.mark_unchanged(owner, name, &value)? => Ok(()),
+            None if self.mark_stored(owner, name, &value)? => Ok(()),
             None if self.class_store(owner, name, value.clone())? => Ok(()),
             None if self.module_store(owner, name, value)? => Ok(()),
             None => unsupported(

@@ -61,6 +61,9 @@ impl State<'_> {
             .as_ref()
             .map_or_else(|| object_slot(class, "__new__", vm), base_new)
         {
+            if let Some(made) = self.factory_new(class, &args, &kwargs)? {
+                return Ok(Some(made));
+            }
             return unsupported(
                 Kind::Call,
                 format!(
@@ -120,6 +123,45 @@ impl State<'_> {
             );
         }
         Ok(Some(obj))
+    }
+
+    /// `class(*args)` where the class's `__new__` is a function written in Python that makes
+    /// something other than an instance of the class (a factory: `Parameter(data)` returns a
+    /// marked copy of a tensor): `__new__` inlined with the class first. What it returns is
+    /// not an instance of the class by type (`type.__call__`'s test), so no `__init__` runs.
+    /// `None` for another `__new__`; one that returns an instance is not simulated.
+    fn factory_new(
+        &mut self,
+        class: &Py<PyType>,
+        args: &[Var],
+        kwargs: &[(String, Var)],
+    ) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(new) = class
+            .get_attr(vm.ctx.intern_str("__new__"))
+            .filter(|n| n.class().is(vm.ctx.types.staticmethod_type))
+            .and_then(|n| n.get_attr("__func__", vm).ok())
+            .filter(|f| {
+                f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
+                    .is_some()
+            })
+        else {
+            return Ok(None);
+        };
+        let mut all = vec![Var::Obj(class.to_owned().into())];
+        all.extend(args.iter().cloned());
+        let made = self.call_function(&new, all, kwargs.to_vec())?;
+        let made_class = self.type_of(&made)?;
+        match made_class.downcast_ref::<PyType>() {
+            Some(c) if !c.fast_issubclass(class) => Ok(Some(made)),
+            _ => unsupported(
+                Kind::Call,
+                format!(
+                    "{}() whose __new__ of its own makes an instance (its __init__ not simulated)",
+                    class.name()
+                ),
+            ),
+        }
     }
 
     /// The instance's `name` method called by the interpreter itself (`__iter__`, `__len__`,

@@ -5,6 +5,8 @@
 use rustpython_vm::builtins::PyStr;
 use rustpython_vm::{AsObject, PyObjectRef};
 
+use crate::graph::Value;
+use crate::tensor::PyTensor;
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
@@ -138,8 +140,8 @@ impl State<'_> {
 
     /// A `Tensor` method that changes its tensor (`requires_grad_`, as torch names them with
     /// one trailing underscore): run on a fake, the real tensor would never see it, so it
-    /// breaks, unless it leaves the tensor as it is: `requires_grad_(flag)` of a tensor
-    /// already so marked, which returns the tensor (`self.pe[:, :T].requires_grad_(False)`).
+    /// breaks, unless it only sets the mark (`set_mark`): `requires_grad_(flag)` returns the
+    /// tensor (`self.pe[:, :T].requires_grad_(False)`).
     pub(super) fn tensor_changed_in_place(
         &mut self,
         name: &str,
@@ -154,7 +156,7 @@ impl State<'_> {
                 _ => None,
             };
             if let Some(flag) = flag
-                && self.requires_grad_of(&args[0])? == flag
+                && self.set_mark(&args[0], flag)?
             {
                 return Ok(args[0].clone());
             }
@@ -165,17 +167,38 @@ impl State<'_> {
         )
     }
 
-    /// `t.requires_grad = flag` that leaves the tensor's mark as it is (a graph input's mark
-    /// guarded; a tensor the graph computes has none): nothing to do, where any other store
-    /// on a tensor breaks (`copy.deepcopy` of a result: `t.requires_grad = self.requires_grad`).
-    pub(super) fn mark_unchanged(&mut self, t: &Var, name: &str, value: &Var) -> SimResult<bool> {
+    /// `t.requires_grad = flag`, where any other store on a tensor breaks: see `set_mark`.
+    pub(super) fn mark_stored(&mut self, t: &Var, name: &str, value: &Var) -> SimResult<bool> {
         if name != "requires_grad" || !self.is_tensor(t) {
             return Ok(false);
         }
         match self.bool_of(value)? {
-            Some(flag) => Ok(self.requires_grad_of(t)? == flag),
+            Some(flag) => self.set_mark(t, flag),
             None => Ok(false),
         }
+    }
+
+    /// Set the parameter mark of `t` to `flag`, if the simulation can: nothing to do where it
+    /// is already so (a graph input's mark is guarded: `copy.deepcopy` of a result sets
+    /// `t.requires_grad = self.requires_grad`); on a tensor the graph makes (`Parameter(data)`
+    /// marks a copy), the fake's mark, which the real output is given when the graph has run
+    /// (`templates::graph_value`). A caller's tensor (an input, or one updated in place) is
+    /// another matter: `false`.
+    fn set_mark(&mut self, t: &Var, flag: bool) -> SimResult<bool> {
+        if self.requires_grad_of(t)? == flag {
+            return Ok(true);
+        }
+        let fake = self.obj(t)?;
+        let Some(fake) = fake.downcast_ref::<PyTensor>() else {
+            return Ok(false);
+        };
+        let made = matches!(self.value_of(fake), Some(Value::Node(_)))
+            && self.written_source(fake).is_none();
+        if made {
+            self.marks.push((fake.to_owned(), !flag));
+            fake.set_requires_grad_flag(flag);
+        }
+        Ok(made)
     }
 
     /// `v` when it is exactly a bool.
