@@ -491,3 +491,16 @@ fn a_nan_compared_with_itself_is_not_equal() {
     let plain = &outputs()[0].1;
     assert!(plain.contains("nan test: ([0.0], 'nan')"), "{plain}");
 }
+
+/// Case 49: an attribute stored and then stored again through the instance's `__dict__`
+/// is read as the second store left it.
+#[test]
+fn an_attribute_stored_through_its_dict_is_read_back() {
+    same_as_plain(&["an attribute stored through __dict__"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain
+            .contains("an attribute stored through __dict__: ([2.0], 2, [13.0], {'v': 3, 'w': 5})"),
+        "{plain}"
+    );
+}

@@ -1655,3 +1655,31 @@ def _():
     for val in [57.0, 3.5, float("nan"), 2.0, float("nan")]:
         r = nan_key(st.ones(1), val)
         show("nan test", (r[0].tolist(), r[1]))
+
+
+# 49. An attribute stored, then stored again through the instance's `__dict__`, then read
+# (`a.v = 1; a.__dict__["v"] = 2; a.v`): the read answered the first store. Both channels
+# are followed now (a store through `__dict__` by key, as `functools.cached_property` makes
+# it), and where an attribute was stored both ways the read breaks.
+class Slot:
+    pass
+
+
+def stored_twice(a, x):
+    a.v = 1
+    a.__dict__["v"] = 2
+    return x * a.v
+
+
+def stored_through_dict(a, x, k):
+    a.__dict__["v"] = k
+    a.w = 5
+    return x * a.v + a.w + a.__dict__["w"]
+
+
+@case("an attribute stored through __dict__")
+def _():
+    for k in [3, 4, 4]:
+        a, b = Slot(), Slot()
+        show("an attribute stored through __dict__", (stored_twice(a, st.ones(1)).tolist(), a.v,
+             stored_through_dict(b, st.ones(1), k).tolist(), vars(b)))

@@ -181,25 +181,33 @@ impl State<'_> {
                 .find(|(k, _)| key_is(k, name))
                 .map(|(_, v)| v.clone())),
             Inst::Existing(i) => {
+                let t = self.objects[*i].clone();
+                // A change made through `obj.__dict__` (`cached_property` stores its value
+                // there) is followed by key, as in a caller's dict; beside an attribute store
+                // of the same name, which of the two came last is not known: refused.
+                if let Some(dict) = t.obj.dict()
+                    && self.effects.changed(dict.as_object())
+                {
+                    if self.written_attr(*i, name).is_some() {
+                        return unsupported(
+                            Kind::SideEffect,
+                            format!(
+                                "an attribute of a {} written both as an attribute and through \
+                                 its __dict__",
+                                t.obj.class().name()
+                            ),
+                        );
+                    }
+                    let source = t.source.clone().instance_dict();
+                    return self.caller_dict_key(&dict.into(), &source, name);
+                }
                 if let Some(w) = self.written_attr(*i, name) {
                     return Ok(w);
                 }
-                let t = self.objects[*i].clone();
                 // An instance with slots only has none (`slot_objects`).
                 let Some(dict) = t.obj.dict() else {
                     return Ok(None);
                 };
-                // A change made through `obj.__dict__` is not followed here; a dict the call
-                // changed is guarded not to be this one.
-                if self.effects.changed(dict.as_object()) {
-                    return unsupported(
-                        Kind::SideEffect,
-                        format!(
-                            "an attribute of a {} whose __dict__ the call changed",
-                            t.obj.class().name()
-                        ),
-                    );
-                }
                 for other in self.effects.others_changed_like(dict.as_object()) {
                     self.guard(&t.source.clone().instance_dict(), Check::NotSameAs(other));
                 }
