@@ -504,3 +504,15 @@ fn an_attribute_stored_through_its_dict_is_read_back() {
         "{plain}"
     );
 }
+
+/// Case 50: a module's namespace changed as globals and read as a dict, or changed as a
+/// dict and read as globals, gives what the last change left.
+#[test]
+fn a_namespace_changed_one_way_and_read_the_other() {
+    same_as_plain(&["one namespace, two channels"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains("one namespace, two channels: ([1.0], [6.0], [7.0], 7)"),
+        "{plain}"
+    );
+}

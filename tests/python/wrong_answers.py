@@ -1683,3 +1683,38 @@ def _():
         a, b = Slot(), Slot()
         show("an attribute stored through __dict__", (stored_twice(a, st.ones(1)).tolist(), a.v,
              stored_through_dict(b, st.ones(1), k).tolist(), vars(b)))
+
+
+# 50. A module's namespace changed through one channel and read through the other: a
+# global stored (`global X; X = 1`) then read from the namespace as a dict (`ns["X"]`, the
+# dict handed in), or the dict changed (`ns["X"] = 5`, `ns.update(X=9)`) then the global
+# read (`X`). Each channel was followed on its own: the read answered what the other had
+# replaced. Such a read now breaks.
+NS_X = 0
+
+
+def namespace_read_after_global(ns, x):
+    global NS_X
+    NS_X = 1
+    return x * ns["NS_X"]
+
+
+def global_read_after_namespace(ns, x, v):
+    ns["NS_X"] = v
+    return x * NS_X
+
+
+def global_read_after_update(ns, x, v):
+    ns.update(NS_X=v)
+    return x * NS_X
+
+
+@case("one namespace, two channels")
+def _():
+    global NS_X
+    for v in [5, 6, 6]:
+        NS_X = 0
+        first = namespace_read_after_global(globals(), st.ones(1)).tolist()
+        second = global_read_after_namespace(globals(), st.ones(1), v).tolist()
+        third = global_read_after_update(globals(), st.ones(1), v + 1).tolist()
+        show("one namespace, two channels", (first, second, third, NS_X))

@@ -369,6 +369,7 @@ impl SideEffects {
     ) -> SimResult<(Option<Option<Var>>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         self.refuse_if_changing_keys(obj)?;
+        self.refuse_if_globals_stored(obj)?;
         // A loop that stores an attribute on every step (a parser's position) makes as many
         // stores as steps, each met by every later read: relations are told apart by
         // reference first, and cloned once.
@@ -413,6 +414,7 @@ impl SideEffects {
     ) -> SimResult<(Vec<(StoreKey, Option<Var>)>, Vec<Relation>)> {
         refuse_if_touched(&self.mutated, obj, "changed")?;
         self.refuse_if_changing_keys(obj)?;
+        self.refuse_if_globals_stored(obj)?;
         let mut seen = HashSet::new();
         let mut relations = Vec::new();
         let mut stores = Vec::new();
@@ -550,8 +552,36 @@ impl SideEffects {
         self.log.push(effect);
     }
 
-    /// A global written earlier in the simulation: `Some(None)` when deleted.
-    pub fn global(&self, dict: &Py<PyDict>, name: &str) -> Option<Option<Var>> {
+    /// A module's namespace is changed by name (`STORE_GLOBAL`, `module.x = v`) or as a
+    /// dict (`globals()["x"] = v` of a dict handed in); the simulation follows each channel
+    /// on its own, so a read through one after a change through the other is refused:
+    /// a read of `obj` as a dict after a store of one of its globals.
+    fn refuse_if_globals_stored(&self, obj: &PyObject) -> SimResult<()> {
+        match self.globals.iter().any(|(d, _, _)| d.is(obj)) {
+            true => unsupported(
+                Kind::SideEffect,
+                "a read of a module's namespace as a dict after the call stored one of its globals",
+            ),
+            false => Ok(()),
+        }
+    }
+
+    /// A global of the namespace `dict` written earlier in the simulation (`Some(None)` when
+    /// deleted); refused where the call changed the namespace as a dict (see
+    /// `refuse_if_globals_stored`), whose stores the globals do not see.
+    pub fn global(&self, dict: &Py<PyDict>, name: &str) -> SimResult<Option<Option<Var>>> {
+        if self.changed(dict.as_object()) {
+            return unsupported(
+                Kind::SideEffect,
+                format!(
+                    "global {name:?} read after the call changed its module's namespace as a dict"
+                ),
+            );
+        }
+        Ok(self.global_written(dict, name))
+    }
+
+    fn global_written(&self, dict: &Py<PyDict>, name: &str) -> Option<Option<Var>> {
         self.globals
             .iter()
             .rev()
@@ -567,6 +597,7 @@ impl SideEffects {
     /// guard apart (the dicts of instances are many; refusing all of them would refuse every
     /// read of a dict after a counter update).
     pub fn check_readable(&self, obj: &PyObject) -> SimResult<Vec<Source>> {
+        self.refuse_if_globals_stored(obj)?;
         let shadowed = self
             .shadows
             .iter()

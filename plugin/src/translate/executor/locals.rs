@@ -203,7 +203,7 @@ impl State<'_> {
         } else {
             None
         };
-        if value.is_none() && matches!(self.global_binding(&f.globals, &name), None | Some(None)) {
+        if value.is_none() && matches!(self.global_binding(&f.globals, &name)?, None | Some(None)) {
             return unsupported(
                 Kind::Raises,
                 format!("del of global {name:?}, which is not defined (NameError)"),
@@ -220,26 +220,28 @@ impl State<'_> {
         &self,
         module: &rustpython_vm::PyObjectRef,
         name: &str,
-    ) -> Option<Option<Var>> {
-        let dict = module.dict()?;
+    ) -> SimResult<Option<Option<Var>>> {
+        let Some(dict) = module.dict() else {
+            return Ok(None);
+        };
         self.effects.global(&dict, name)
     }
 
     /// The global `name` as the simulation sees it: `Some(Some(v))` bound (written earlier
     /// in the simulation, or read from the dictionary), `Some(None)` deleted by the
     /// simulation, `None` not in the dictionary.
-    fn global_binding(&mut self, globals: &Globals, name: &str) -> Option<Option<Var>> {
-        if let Some(written) = self.effects.global(&globals.dict, name) {
-            return Some(written);
+    fn global_binding(&mut self, globals: &Globals, name: &str) -> SimResult<Option<Option<Var>>> {
+        if let Some(written) = self.effects.global(&globals.dict, name)? {
+            return Ok(Some(written));
         }
-        let v = globals.dict.get_item_opt(name, self.vm).ok().flatten()?;
-        Some(Some(Var::Lazy(v, globals.source(name))))
+        let v = globals.dict.get_item_opt(name, self.vm).ok().flatten();
+        Ok(v.map(|v| Some(Var::Lazy(v, globals.source(name)))))
     }
 
     /// The value of the global (or, failing that, the builtin) `name`.
     fn global_value(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
         let vm = self.vm;
-        match self.global_binding(globals, name) {
+        match self.global_binding(globals, name)? {
             Some(Some(v)) => return Ok(v),
             Some(None) => {
                 return unsupported(

@@ -75,7 +75,7 @@ impl State<'_> {
             self.check_readable(o, source)?;
             self.obj(owner)?; // the module's identity
             // A global of the module stored by a function of it that the simulation ran.
-            if let Some(written) = self.module_global_written(o, name) {
+            if let Some(written) = self.module_global_written(o, name)? {
                 return written.ok_or_else(|| {
                     Unsupported::new(
                         Kind::Raises,

@@ -414,7 +414,7 @@ impl State<'_> {
         }
         let present = match owner {
             Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
-                if let Some(written) = self.module_global_written(o, name) {
+                if let Some(written) = self.module_global_written(o, name)? {
                     return Ok(written);
                 }
                 let found = o
