@@ -516,3 +516,11 @@ fn a_namespace_changed_one_way_and_read_the_other() {
         "{plain}"
     );
 }
+
+/// Case 51: a builtin the call replaces through the builtins module is the one it calls.
+#[test]
+fn a_builtin_replaced_through_the_builtins_module_is_called() {
+    same_as_plain(&["a builtin replaced"]);
+    let plain = &outputs()[0].1;
+    assert!(plain.contains("a builtin replaced: ([200.0], 1)"), "{plain}");
+}

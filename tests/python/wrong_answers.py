@@ -1718,3 +1718,23 @@ def _():
         second = global_read_after_namespace(globals(), st.ones(1), v).tolist()
         third = global_read_after_update(globals(), st.ones(1), v + 1).tolist()
         show("one namespace, two channels", (first, second, third, NS_X))
+
+
+# 51. A builtin replaced through the builtins module (`builtins.abs = f`, a test's patch)
+# and then called by name: the call was made to the builtin the frame had read before.
+import builtins as _builtins
+
+
+def patched_builtin(x, v):
+    saved = _builtins.abs
+    _builtins.abs = lambda a: v
+    try:
+        return x * abs(-1)
+    finally:
+        _builtins.abs = saved
+
+
+@case("a builtin replaced")
+def _():
+    for v in [100, 200, 200]:
+        show("a builtin replaced", (patched_builtin(st.ones(1), v).tolist(), abs(-1)))

@@ -254,6 +254,9 @@ impl State<'_> {
         if globals.owner.is_some() {
             return self.other_module_builtin(globals, name);
         }
+        if let Some(replaced) = self.builtin_written(&vm.builtins.dict(), name)? {
+            return Ok(replaced);
+        }
         match vm.builtins.dict().get_item_opt(name, vm).ok().flatten() {
             Some(v) => Ok(Var::Lazy(v, Source::Builtin(name.to_owned()))),
             None => unsupported(
@@ -269,9 +272,38 @@ impl State<'_> {
     /// `__builtins__` (the builtins module for the main module, its dict for one that was
     /// imported), read through it; the module's own globals not holding the name is guarded,
     /// as the lookup relied on it.
+    /// The builtin `name` as the call replaced it (`builtins.abs = f`, a store into the
+    /// builtins module's namespace): `None` where it did not.
+    fn builtin_written(
+        &mut self,
+        builtins: &rustpython_vm::Py<rustpython_vm::builtins::PyDict>,
+        name: &str,
+    ) -> SimResult<Option<Var>> {
+        match self.effects.global(builtins, name)? {
+            Some(Some(v)) => Ok(Some(v)),
+            Some(None) => unsupported(
+                Kind::Raises,
+                format!("builtin {name:?} read after the call deleted it (NameError)"),
+            ),
+            None => Ok(None),
+        }
+    }
+
     fn other_module_builtin(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
         let vm = self.vm;
         let builtins = globals.dict.get_item_opt("__builtins__", vm).ok().flatten();
+        if let Some(dict) =
+            builtins
+                .as_ref()
+                .and_then(|b| match b.class().is(vm.ctx.types.module_type) {
+                    true => b.dict(),
+                    false => b.clone().downcast::<rustpython_vm::builtins::PyDict>().ok(),
+                })
+            && let Some(replaced) = self.builtin_written(&dict, name)?
+        {
+            self.guard(&globals.source(name), Check::Absent);
+            return Ok(replaced);
+        }
         let found = match &builtins {
             Some(b) if b.class().is(vm.ctx.types.module_type) => b
                 .dict()
