@@ -522,5 +522,8 @@ fn a_namespace_changed_one_way_and_read_the_other() {
 fn a_builtin_replaced_through_the_builtins_module_is_called() {
     same_as_plain(&["a builtin replaced"]);
     let plain = &outputs()[0].1;
-    assert!(plain.contains("a builtin replaced: ([200.0], 1)"), "{plain}");
+    assert!(
+        plain.contains("a builtin replaced: ([200.0], 1)"),
+        "{plain}"
+    );
 }
