@@ -268,10 +268,6 @@ impl State<'_> {
 }
 
 impl State<'_> {
-    /// A builtin read by an inlined function of another module: from that module's
-    /// `__builtins__` (the builtins module for the main module, its dict for one that was
-    /// imported), read through it; the module's own globals not holding the name is guarded,
-    /// as the lookup relied on it.
     /// The builtin `name` as the call replaced it (`builtins.abs = f`, a store into the
     /// builtins module's namespace): `None` where it did not.
     fn builtin_written(
@@ -289,6 +285,10 @@ impl State<'_> {
         }
     }
 
+    /// A builtin read by an inlined function of another module: from that module's
+    /// `__builtins__` (the builtins module for the main module, its dict for one that was
+    /// imported), read through it; the module's own globals not holding the name is guarded,
+    /// as the lookup relied on it.
     fn other_module_builtin(&mut self, globals: &Globals, name: &str) -> SimResult<Var> {
         let vm = self.vm;
         let builtins = globals.dict.get_item_opt("__builtins__", vm).ok().flatten();

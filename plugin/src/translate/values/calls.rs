@@ -375,12 +375,7 @@ impl State<'_> {
         self.obj(callable)?; // the class's identity
         if named {
             // `__new__` is a static method of the class: its function.
-            let new = class
-                .get_attr(vm.ctx.intern_str("__new__"))
-                .filter(|n| n.class().is(vm.ctx.types.staticmethod_type))
-                .and_then(|n| n.get_attr("__func__", vm).ok())
-                .filter(|f| f.downcast_ref::<PyFunction>().is_some());
-            let Some(new) = new else {
+            let Some(new) = crate::translate::values::objects::python_new(class, vm) else {
                 return Ok(None);
             };
             self.guard_class(Source::object(class.to_owned().into()), class)?;

@@ -50,6 +50,16 @@ pub fn python_method(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> Opt
         .filter(|f| f.downcast_ref::<PyFunction>().is_some())
 }
 
+/// The class's `__new__` when it is a function written in Python (a static method of the
+/// class, as `def __new__` makes it): that function.
+pub fn python_new(class: &Py<PyType>, vm: &VirtualMachine) -> Option<PyObjectRef> {
+    class
+        .get_attr(vm.ctx.intern_str("__new__"))
+        .filter(|n| n.class().is(vm.ctx.types.staticmethod_type))
+        .and_then(|n| n.get_attr("__func__", vm).ok())
+        .filter(|f| f.downcast_ref::<PyFunction>().is_some())
+}
+
 /// Whether the class's `name` is `object`'s own (not overridden).
 pub(crate) fn object_slot(class: &Py<PyType>, name: &str, vm: &VirtualMachine) -> bool {
     let n = vm.ctx.intern_str(name);

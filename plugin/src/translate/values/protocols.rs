@@ -137,15 +137,7 @@ impl State<'_> {
         kwargs: &[(String, Var)],
     ) -> SimResult<Option<Var>> {
         let vm = self.vm;
-        let Some(new) = class
-            .get_attr(vm.ctx.intern_str("__new__"))
-            .filter(|n| n.class().is(vm.ctx.types.staticmethod_type))
-            .and_then(|n| n.get_attr("__func__", vm).ok())
-            .filter(|f| {
-                f.downcast_ref::<rustpython_vm::builtins::PyFunction>()
-                    .is_some()
-            })
-        else {
+        let Some(new) = crate::translate::values::objects::python_new(class, vm) else {
             return Ok(None);
         };
         let mut all = vec![Var::Obj(class.to_owned().into())];
