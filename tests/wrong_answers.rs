@@ -527,3 +527,26 @@ fn a_builtin_replaced_through_the_builtins_module_is_called() {
         "{plain}"
     );
 }
+
+/// Case 52: views share their base's elements (an item store through `m[i][j]`, an update of
+/// a view seen in its base and the reverse, views returned by a graph and written later), as
+/// torch's do; the function that makes and updates views is one graph.
+#[test]
+fn views_share_their_base_s_elements() {
+    same_as_plain(&["views share their base's elements"]);
+    let plain = &outputs()[0].1;
+    assert!(
+        plain.contains(
+            "views share their base's elements: [[[0.0, 5.0, -1.0], [0.0, 0.0, -1.0]], \
+             [[1.0, 2.0, 3.0], [3.5, 101.0, 6.5], [7.75, 57.5, 11.25]], [1.0, 2.0, 3.0], \
+             [2.0, 101.0, 57.5], [31.0, 41.0, 101.0], \
+             [[10.0, 31.0, 60.0], [20.0, 41.0, 70.0], [60.0, 101.0, 160.0]], \
+             [[10.0, 20.0, 60.0], [31.0, 41.0, 101.0], [60.0, 70.0, 160.0]]]"
+        ),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("views share their base's elements, graphs: (1, 0)"),
+        "{plain}"
+    );
+}

@@ -1738,3 +1738,41 @@ def patched_builtin(x, v):
 def _():
     for v in [100, 200, 200]:
         show("a builtin replaced", (patched_builtin(st.ones(1), v).tolist(), abs(-1)))
+
+
+# 52. Views share their base's elements, as torch's do: `m[i][j] = v`, `w[0].fill_(0)`,
+# `x[:, 0] += 1`, a view read after its base changed, a view returned and written later.
+# Eagerly the view was a copy (the write was lost); traced, a view returned by the graph was
+# a tensor of its own, and an update of one side was not seen by the other.
+def views_written(x):
+    y = x * 1
+    a = y[0]
+    b = y[:, 1]
+    y[1, 1] = 100.0
+    a += 1
+    for i in range(1, 3):
+        y[i] = y[i - 1] * 0.5 + y[i]
+    return y, a * 1, b * 1
+
+
+def view_of_input(x):
+    x[0] += 1
+    x[:, 2] *= 2
+    return x[1], x.T
+
+
+@case("views share their base's elements")
+def _():
+    for _ in range(3):
+        m = st.zeros(2, 3)
+        m[0][1] = 5.0
+        for row in m:
+            row[2] = -1.0
+        x = st.arange(9.0).reshape(3, 3)
+        y, a, b = views_written(x)
+        r, t = view_of_input(x)
+        x.mul_(10)
+        r.add_(1)
+        show("views share their base's elements", ([v.tolist() for v in (m, y, a, b, r, t, x)]))
+    e = st.explain(views_written, st.ones(3, 3))
+    show("views share their base's elements, graphs", (e.graph_count, e.graph_break_count))

@@ -3,7 +3,7 @@
 //! through the registry's ops (`tensor::ops::select`), reading its tensors in place.
 
 use rustpython_vm::builtins::PyTupleRef;
-use rustpython_vm::{PyObject, PyObjectRef, PyResult, VirtualMachine};
+use rustpython_vm::{Py, PyObject, PyObjectRef, PyResult, VirtualMachine};
 
 use super::convert::{ints_of, scalar_of};
 use crate::tensor::{Attr, Attrs, PyTensor, Scalar, registry};
@@ -57,13 +57,14 @@ pub(super) fn masked_fill(
 }
 
 pub(super) fn narrow(
-    x: &PyTensor,
+    x: &Py<PyTensor>,
     dim: i64,
     start: i64,
     length: i64,
     vm: &VirtualMachine,
 ) -> PyResult<PyTensor> {
-    x.op(
+    PyTensor::view_op(
+        x,
         "narrow",
         Attrs::new()
             .with("dim", Attr::Int(dim))
@@ -87,7 +88,7 @@ fn dim_len(x: &PyTensor, dim: i64, vm: &VirtualMachine) -> PyResult<(i64, i64)> 
 /// torch's `split`: pieces of `split_size` along `dim` (the last one smaller), or of the
 /// listed sizes, which must add up to the dimension.
 pub(super) fn split(
-    x: &PyTensor,
+    x: &Py<PyTensor>,
     sizes: &PyObjectRef,
     dim: i64,
     vm: &VirtualMachine,
@@ -125,7 +126,7 @@ pub(super) fn split(
 
 /// torch's `chunk`: `chunks` pieces of `ceil(n / chunks)` along `dim` (fewer when they run out).
 pub(super) fn chunk(
-    x: &PyTensor,
+    x: &Py<PyTensor>,
     chunks: i64,
     dim: i64,
     vm: &VirtualMachine,

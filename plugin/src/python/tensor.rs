@@ -54,6 +54,26 @@ impl PyTensor {
         let d = self.read();
         Self::wrap(registry().call(name, &[&d], &attrs), vm)
     }
+    /// `name` applied to `zelf`, giving a view of its elements (see `tensor::view_link`), as
+    /// torch's view ops do; a reshape of elements out of their base's order is a copy, as
+    /// torch's `reshape` of a non-contiguous tensor is.
+    pub(super) fn view_op(
+        zelf: &Py<Self>,
+        name: &'static str,
+        attrs: Attrs,
+        vm: &VirtualMachine,
+    ) -> PyResult<PyTensor> {
+        if name == "reshape" && zelf.view_link().is_some_and(|l| !l.contiguous()) {
+            return zelf.op(name, attrs, vm);
+        }
+        let data = {
+            let d = zelf.read();
+            registry()
+                .call(name, &[&d], &attrs)
+                .map_err(|e| e.into_exception(vm))?
+        };
+        Ok(PyTensor::new_view(data, &zelf.to_owned(), name, attrs))
+    }
 }
 
 #[pyclass(with(AsNumber, Comparable, AsMapping, AsSequence, Iterable, Representable))]
@@ -79,7 +99,8 @@ impl PyTensor {
     #[pygetset(name = "T")]
     fn t(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let n = zelf.read().ndim() as i64;
-        zelf.op(
+        Self::view_op(
+            zelf,
             "permute",
             Attrs::new().with("dims", Attr::Ints((0..n).rev().collect())),
             vm,
@@ -266,7 +287,8 @@ impl PyTensor {
         shape: &[PyObjectRef],
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        zelf.op(
+        Self::view_op(
+            zelf,
             "reshape",
             Attrs::new().with("shape", Attr::Ints(ints_of(shape, vm)?)),
             vm,
@@ -282,7 +304,12 @@ impl PyTensor {
         let shape = crate::tensor::shape::flattened(zelf.read().shape(), a.start_dim, a.end_dim)
             .map_err(|e| e.into_exception(vm))?;
         let shape = shape.into_iter().map(|n| n as i64).collect();
-        zelf.op("reshape", Attrs::new().with("shape", Attr::Ints(shape)), vm)
+        Self::view_op(
+            zelf,
+            "reshape",
+            Attrs::new().with("shape", Attr::Ints(shape)),
+            vm,
+        )
     }
     #[pymethod]
     pub(super) fn transpose(
@@ -290,7 +317,8 @@ impl PyTensor {
         a: TransposeArgs,
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
-        zelf.op(
+        Self::view_op(
+            zelf,
             "transpose",
             Attrs::new()
                 .with("dim0", Attr::Int(a.dim0))
@@ -306,7 +334,8 @@ impl PyTensor {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let dims = ints_or_keyword(dims, kw, "dims", "permute", vm)?;
-        zelf.op(
+        Self::view_op(
+            zelf,
             "permute",
             Attrs::new().with("dims", Attr::Ints(ints_of(&dims, vm)?)),
             vm,
@@ -314,7 +343,12 @@ impl PyTensor {
     }
     #[pymethod]
     pub(super) fn unsqueeze(zelf: &Py<Self>, a: DimArg, vm: &VirtualMachine) -> PyResult<PyTensor> {
-        zelf.op("unsqueeze", Attrs::new().with("dim", Attr::Int(a.dim)), vm)
+        Self::view_op(
+            zelf,
+            "unsqueeze",
+            Attrs::new().with("dim", Attr::Int(a.dim)),
+            vm,
+        )
     }
     #[pymethod]
     pub(super) fn squeeze(
@@ -323,7 +357,7 @@ impl PyTensor {
         vm: &VirtualMachine,
     ) -> PyResult<PyTensor> {
         let dim = a.dim.map_or(Attr::None, Attr::Int);
-        zelf.op("squeeze", Attrs::new().with("dim", dim), vm)
+        Self::view_op(zelf, "squeeze", Attrs::new().with("dim", dim), vm)
     }
     #[pymethod]
     fn sum(zelf: &Py<Self>, args: ReduceToArgs, vm: &VirtualMachine) -> PyResult<PyTensor> {
@@ -507,7 +541,12 @@ impl PyTensor {
     #[pymethod]
     fn view_as(zelf: &Py<Self>, other: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let shape = shape_ints(&other);
-        zelf.op("reshape", Attrs::new().with("shape", Attr::Ints(shape)), vm)
+        Self::view_op(
+            zelf,
+            "reshape",
+            Attrs::new().with("shape", Attr::Ints(shape)),
+            vm,
+        )
     }
     #[pymethod]
     fn reshape_as(
@@ -536,8 +575,13 @@ impl PyTensor {
         };
         let slices = (0..n)
             .map(|i| {
-                let one = narrow(zelf, dim, i as i64, 1, vm)?;
-                let gone = one.op("squeeze", Attrs::new().with("dim", Attr::Int(dim)), vm)?;
+                let one = narrow(zelf, dim, i as i64, 1, vm)?.into_ref(&vm.ctx);
+                let gone = Self::view_op(
+                    &one,
+                    "squeeze",
+                    Attrs::new().with("dim", Attr::Int(dim)),
+                    vm,
+                )?;
                 Ok(gone.into_pyobject(vm))
             })
             .collect::<PyResult<Vec<_>>>()?;

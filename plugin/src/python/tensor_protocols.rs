@@ -69,7 +69,7 @@ fn inplace_slot(name: &'static str, a: &PyObject, b: &PyObject, vm: &VirtualMach
             crate::tensor::error::shape_str(&shape)
         )));
     }
-    *target.write() = result.to_dtype(dtype).into_owned();
+    *target.update() = result.to_dtype(dtype).into_owned();
     Ok(a.to_owned())
 }
 
@@ -147,7 +147,7 @@ fn select<'a>(
 /// `t[needle]`, through the registry's indexing ops (so that a traced frame records it): a
 /// basic index (ints, slices, None, `...`) is one op; a tensor or a list indexes alone or
 /// among basic indices (`mixed_index.rs`).
-fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult {
+fn getitem(zelf: &Py<PyTensor>, needle: &PyObject, vm: &VirtualMachine) -> PyResult {
     let d = zelf.read();
     let result = if let Some(by) = needle.downcast_ref::<PyTensor>() {
         // Read in place: a traced index is a stand-in known by the address of its data.
@@ -160,11 +160,14 @@ fn getitem(zelf: &PyTensor, needle: &PyObject, vm: &VirtualMachine) -> PyResult 
     {
         super::mixed_index::getitem_mixed(&d, items.as_slice(), vm)?
     } else {
+        // Ints, slices, `None` and `...` give a view of the elements, as torch's do.
         let (basic, _) = index_of(&d, needle, vm)?;
         let attrs = Attrs::new().with("index", Attr::Ints(encode_index(&basic)));
-        registry()
+        let data = registry()
             .call("index", &[&d], &attrs)
-            .map_err(|e| e.into_exception(vm))?
+            .map_err(|e| e.into_exception(vm))?;
+        drop(d);
+        return Ok(PyTensor::new_view(data, &zelf.to_owned(), "index", attrs).into_pyobject(vm));
     };
     Ok(PyTensor::new(result).into_pyobject(vm))
 }
@@ -215,7 +218,7 @@ fn setitem(
             &owned
         }
     };
-    let mut d = zelf.write();
+    let mut d = zelf.update();
     if let Some(items) = needle
         .downcast_ref::<PyTuple>()
         .filter(|t| super::mixed_index::is_mixed(t.as_slice()))

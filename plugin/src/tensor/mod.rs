@@ -14,6 +14,7 @@ pub(crate) mod random;
 pub(crate) mod registry;
 pub(crate) mod shape;
 pub mod size_reads;
+pub(crate) mod view_link;
 
 pub use data::{Scalar, TensorData};
 pub use dtype::DType;

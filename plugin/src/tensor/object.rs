@@ -5,9 +5,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use rustpython_vm::common::lock::{PyRwLock, PyRwLockReadGuard, PyRwLockWriteGuard};
-use rustpython_vm::{PyPayload, pyclass};
+use rustpython_vm::{PyPayload, PyRef, pyclass};
 
-use super::{DType, Meta, TensorData};
+use super::view_link::ViewLink;
+use super::{Attrs, DType, Meta, TensorData};
 
 #[pyclass(module = "symtrace", name = "Tensor")]
 #[derive(Debug, PyPayload)]
@@ -21,6 +22,11 @@ pub struct PyTensor {
     /// tracer is asked to do with their sizes.
     dynamic_dims: AtomicU64,
     static_dims: AtomicU64,
+    /// Counts the program's in-place updates (`update`): a view made from an earlier one is
+    /// made again when read (`view_link`).
+    version: AtomicU64,
+    /// How this tensor views another's elements, if it does.
+    view: Option<ViewLink>,
 }
 
 impl PyTensor {
@@ -31,6 +37,52 @@ impl PyTensor {
             requires_grad: AtomicBool::new(false),
             dynamic_dims: AtomicU64::new(0),
             static_dims: AtomicU64::new(0),
+            version: AtomicU64::new(0),
+            view: None,
+        }
+    }
+
+    /// A tensor of `data` that views `base`'s elements, made from them by `op` with `attrs`.
+    pub fn new_view(
+        data: TensorData,
+        base: &PyRef<PyTensor>,
+        op: &'static str,
+        attrs: Attrs,
+    ) -> Self {
+        let link = ViewLink::new(base, op, attrs);
+        Self {
+            view: Some(link),
+            ..Self::new(data)
+        }
+    }
+
+    /// A tensor of `data` that views `base`'s elements as `link` says.
+    pub fn with_link(data: TensorData, link: ViewLink) -> Self {
+        Self {
+            view: Some(link),
+            ..Self::new(data)
+        }
+    }
+
+    pub fn view_link(&self) -> Option<&ViewLink> {
+        self.view.as_ref()
+    }
+
+    /// Count an update made without `update` (a tracer's stand-in replaced by the result of
+    /// a recorded in-place op): views made before it are made again when read.
+    pub fn touch(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// The tensor whose elements this one's are: its base if it is a view, else itself.
+    pub fn storage_root(&self) -> &PyTensor {
+        match &self.view {
+            Some(link) => link.base(),
+            None => self,
         }
     }
 
@@ -67,15 +119,33 @@ impl PyTensor {
         self.requires_grad.store(value, Ordering::Relaxed);
     }
 
+    /// The data; a view's made again first if its base changed since.
     pub fn read(&self) -> PyRwLockReadGuard<'_, TensorData> {
+        if let Some(link) = &self.view
+            && let Some(data) = link.refreshed()
+        {
+            *self.write() = data;
+        }
         self.data.read()
     }
 
-    /// The data, to replace: the remembered meta is forgotten first.
+    /// The data, to replace: the remembered meta is forgotten first. Not an update of the
+    /// program's (a tracer's stand-in swapped in or out): no view sees it.
     pub fn write(&self) -> PyRwLockWriteGuard<'_, TensorData> {
         let guard = self.data.write();
         self.meta_id.store(0, Ordering::Release);
         guard
+    }
+
+    /// The data, to update in place as the program does (`t += 1`, `t[i] = v`): once the
+    /// update is over, the views made before it read the new elements, and a view writes
+    /// its elements through into its base.
+    pub fn update(&self) -> TensorUpdate<'_> {
+        drop(self.read());
+        TensorUpdate {
+            tensor: self,
+            guard: Some(self.write()),
+        }
     }
 
     /// Whether the tensor is remembered to have the meta whose number is `id` (`has_meta` found
@@ -104,6 +174,48 @@ impl PyTensor {
             self.meta_id.store(id, Ordering::Release);
         }
         has
+    }
+}
+
+/// Whether `a` and `b` are one object, or tensors that view one tensor's elements.
+pub fn shares_elements(a: &rustpython_vm::PyObject, b: &rustpython_vm::PyObject) -> bool {
+    use rustpython_vm::AsObject;
+    if a.is(b) {
+        return true;
+    }
+    match (a.downcast_ref::<PyTensor>(), b.downcast_ref::<PyTensor>()) {
+        (Some(x), Some(y)) => std::ptr::eq(x.storage_root(), y.storage_root()),
+        _ => false,
+    }
+}
+
+/// An update under way (`PyTensor::update`); its end is what views see.
+pub struct TensorUpdate<'a> {
+    tensor: &'a PyTensor,
+    guard: Option<PyRwLockWriteGuard<'a, TensorData>>,
+}
+
+impl std::ops::Deref for TensorUpdate<'_> {
+    type Target = TensorData;
+    fn deref(&self) -> &TensorData {
+        self.guard.as_ref().expect("held until dropped")
+    }
+}
+
+impl std::ops::DerefMut for TensorUpdate<'_> {
+    fn deref_mut(&mut self) -> &mut TensorData {
+        self.guard.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for TensorUpdate<'_> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        let t = self.tensor;
+        t.version.fetch_add(1, Ordering::AcqRel);
+        if let Some(link) = &t.view {
+            link.write_through(&t.data.read());
+        }
     }
 }
 

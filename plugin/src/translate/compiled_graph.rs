@@ -16,6 +16,7 @@ use smallvec::SmallVec;
 use crate::graph::Graph;
 use crate::tensor::{PyTensor, Scalar, TensorData};
 use crate::translate::graph_call::GraphCall;
+use crate::translate::view_outputs::ViewBase;
 
 #[pyclass(module = "symtrace", name = "CompiledGraph")]
 #[derive(Debug, PyPayload)]
@@ -194,6 +195,30 @@ fn run_on_inputs_or(
         Ok(outs) => outs,
         Err(e) => return failed(e.into_exception(vm)),
     };
+    if !call.output_views.is_empty() {
+        let outs: Vec<TensorData> = outs.into_iter().collect();
+        let steps = call.output_views.iter().map(|v| {
+            let base = match v.base {
+                ViewBase::Input(i) => refs[i],
+                ViewBase::Output(j) => &outs[j],
+            };
+            v.steps_for(&refs, base)
+        });
+        let steps: Option<Vec<_>> = steps.collect();
+        drop(refs);
+        drop(locks);
+        let Some(steps) = steps else {
+            return Err(vm.new_runtime_error(
+                "a compiled graph: the views among its outputs cannot be worked out for this call"
+                    .to_owned(),
+            ));
+        };
+        let items = with_views(outs, &steps, call, objects, vm);
+        return Ok(match (call.returns_tuple, items.len()) {
+            (false, 1) => items.into_iter().next().expect("one output"),
+            _ => vm.ctx.new_tuple(items).into(),
+        });
+    }
     drop(refs);
     drop(locks);
     let mut items = outs.into_iter().enumerate().map(|(k, d)| {
@@ -209,6 +234,51 @@ fn run_on_inputs_or(
         return Ok(only);
     }
     Ok(vm.ctx.new_tuple(items.collect()).into())
+}
+
+/// The outputs made of `outs`, those the program holds as views made views of the input or
+/// output whose elements they are (`view_outputs`): the others first, as they may be bases.
+fn with_views(
+    outs: Vec<TensorData>,
+    steps: &[Vec<(&'static str, crate::tensor::Attrs)>],
+    call: &GraphCall,
+    objects: &[&PyObject],
+    vm: &VirtualMachine,
+) -> Vec<rustpython_vm::PyObjectRef> {
+    use crate::tensor::view_link::ViewLink;
+    let mut data: Vec<Option<TensorData>> = outs.into_iter().map(Some).collect();
+    let mut made: Vec<Option<rustpython_vm::PyRef<PyTensor>>> = vec![None; data.len()];
+    let is_view = |k: usize| call.output_views.iter().any(|v| v.output == k);
+    for (k, slot) in made.iter_mut().enumerate() {
+        if !is_view(k) {
+            let d = data[k].take().expect("each output once");
+            *slot = Some(PyTensor::new(d).into_ref(&vm.ctx));
+        }
+    }
+    for (v, steps) in call.output_views.iter().zip(steps) {
+        let base = match v.base {
+            ViewBase::Input(i) => objects[i].to_owned().downcast::<PyTensor>().ok(),
+            ViewBase::Output(j) => made[j].clone(),
+        };
+        let Some(d) = data[v.output].take() else {
+            continue;
+        };
+        let t = match base {
+            Some(base) => PyTensor::with_link(d, ViewLink::with_steps(&base, steps, v.contiguous)),
+            None => PyTensor::new(d),
+        };
+        made[v.output] = Some(t.into_ref(&vm.ctx));
+    }
+    made.into_iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let t = t.expect("every output made");
+            if call.marked_outputs.contains(&k) {
+                t.set_requires_grad_flag(true);
+            }
+            t.into()
+        })
+        .collect()
 }
 
 /// Input `i`, a Python number, as the 0-d tensor the graph takes: converted to the input's

@@ -248,6 +248,7 @@ fn translate_whole(
     state.finish_guards(&graph).map_err(|e| failure(e, false))?;
     let mut call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     call.marked_outputs = state.templating.marked_outputs.clone();
+    call.output_views = state.templating.output_views.clone();
     let graph_call = has_graph.then_some((graph_global, &call, graph.outputs.len()));
     // A cache hit that only runs the graph would skip the replacement's draws.
     let returns_graph_result =
@@ -428,6 +429,7 @@ pub(crate) fn break_translation(
     state.finish_guards(&graph)?;
     let mut call = GraphCall::new(&state.inputs, graph.outputs.len(), vm);
     call.marked_outputs = state.templating.marked_outputs.clone();
+    call.output_views = state.templating.output_views.clone();
     let run_graph =
         (!graph.outputs.is_empty()).then_some((graph_global, &call, graph.outputs.len()));
     let code = generate_break(

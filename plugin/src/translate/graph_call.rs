@@ -34,6 +34,8 @@ pub struct GraphCall {
     pub returns_tuple: bool,
     /// The outputs to mark as parameters (`requires_grad`) once made: the call marked them.
     pub marked_outputs: Vec<usize>,
+    /// The outputs to make views of an input or another output once made (`view_outputs`).
+    pub output_views: Vec<crate::translate::view_outputs::OutputView>,
 }
 
 impl GraphCall {
@@ -74,6 +76,7 @@ impl GraphCall {
             inputs,
             returns_tuple: n_outputs != 1,
             marked_outputs: Vec::new(),
+            output_views: Vec::new(),
         }
     }
 

@@ -37,6 +37,7 @@ pub(crate) mod state;
 pub(crate) mod templates;
 pub(crate) mod traced_wrappers;
 pub(crate) mod values;
+pub(crate) mod view_outputs;
 
 pub use cache::{Options, Translator};
 pub use compiled_graph::CompiledGraph;

@@ -365,6 +365,16 @@ impl<'vm> State<'vm> {
         if let Some((f, _)) = self.tensors.get(source) {
             return Ok(f.clone());
         }
+        if self
+            .written
+            .iter()
+            .any(|(_, _, w)| !w.is(o) && crate::tensor::object::shares_elements(w, o))
+        {
+            return unsupported(
+                Kind::SideEffect,
+                format!("{source} shares its elements with a tensor the call updated"),
+            );
+        }
         if let Some(f) = self.written_alias(o, source) {
             return Ok(f);
         }

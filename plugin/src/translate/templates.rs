@@ -120,6 +120,10 @@ pub struct Templating {
     /// Graph outputs whose tensors carry the parameter mark (`requires_grad`), set by the
     /// call on a tensor the graph makes: the real output is marked when the graph has run.
     pub marked_outputs: Vec<usize>,
+    /// Outputs that are views (`view_outputs`): made views again once the graph has run.
+    pub views: Vec<crate::translate::view_outputs::NotedView>,
+    /// What the replacement makes of them (`view_outputs::resolve`).
+    pub output_views: Vec<crate::translate::view_outputs::OutputView>,
 }
 
 /// The frame's state at a break, as templates: what the replacement passes on.
@@ -208,6 +212,7 @@ pub fn frame_state(
         .map(|v| template(state, v))
         .collect::<Result<Vec<_>, _>>()?;
     cell_templates(state, cell_stores, &mut outputs, &mut numbered)?;
+    crate::translate::view_outputs::resolve(state, &outputs)?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok(FrameAtBreak {
         replays,
@@ -264,6 +269,7 @@ pub fn returned_template(
     if state.templating.closes_over_own_cells {
         cell_templates(state, cell_stores, &mut outputs, &mut index)?;
     }
+    crate::translate::view_outputs::resolve(state, &outputs)?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok((template, replays))
 }
@@ -418,6 +424,7 @@ fn graph_value(
     Ok(match state.value_of(t) {
         Some(Value::Input(i)) => Template::Load(state.inputs[i].clone()),
         Some(value) => {
+            crate::translate::view_outputs::note(state, t, value)?;
             let fresh = !index.contains_key(&value);
             let k = *index.entry(value).or_insert_with(|| {
                 outputs.push(value);

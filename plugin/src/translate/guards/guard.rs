@@ -66,7 +66,8 @@ pub enum Check {
     /// paths, and relied on their being one).
     SameAs(Source),
     /// Not the same object as another source gives (the simulation changed one of two objects
-    /// of a class and read the other as unchanged).
+    /// of a class and read the other as unchanged); of two tensors, neither a view of the
+    /// other's elements nor both views of one tensor's (`tensor::object::shares_elements`).
     NotSameAs(Source),
     /// This source and these others give pairwise distinct objects: the objects of the
     /// caller that a set held by identity (one check for all of them, where relations would
@@ -134,7 +135,8 @@ impl Guard {
             Check::SameAs(other) | Check::NotSameAs(other) => {
                 let same = matches!(self.check, Check::SameAs(_));
                 match (value, other.resolve(frame, vm)) {
-                    (Some(a), Some(b)) => a.is(&b) == same,
+                    (Some(a), Some(b)) if !same => !crate::tensor::object::shares_elements(&a, &b),
+                    (Some(a), Some(b)) => a.is(&b),
                     _ => false,
                 }
             }

@@ -35,6 +35,19 @@ impl State<'_> {
     /// its write-back. A tensor the call made from constants becomes a fake of that constant
     /// first (from then on, every value that holds it is a graph value: `templates`).
     pub(crate) fn before_update(&mut self, t: &PyRef<PyTensor>) -> SimResult<()> {
+        // A view shares its base's elements: its update writes through into the base, as an
+        // item store (`base[index] = view`, recorded when the update ends); a view made by
+        // other ops is not followed. Views of an updated tensor are made again when read.
+        if let Some(link) = t.view_link() {
+            if !link.is_index() {
+                return unsupported(
+                    Kind::SideEffect,
+                    "an in-place update of a view made by ops other than an index",
+                );
+            }
+            let base = link.base().clone();
+            self.before_update(&base)?;
+        }
         let Some(value) = self.value_of(t) else {
             let data = t.read().clone();
             let stand_in = recorder::with(|r| {
@@ -48,6 +61,7 @@ impl State<'_> {
                 );
             };
             let old = std::mem::replace(&mut *t.write(), stand_in);
+            t.touch();
             recorder::with(|r| r.keep(old));
             self.keep_alive(t);
             self.updates.push((t.clone(), Prior::Data(data)));
@@ -83,7 +97,7 @@ impl State<'_> {
         if let Some((other, _)) = self
             .tensors
             .iter()
-            .find(|(_, (f, o))| !f.is(t) && o.is(&obj))
+            .find(|(_, (f, o))| !f.is(t) && crate::tensor::object::shares_elements(o, &obj))
         {
             return unsupported(
                 Kind::SideEffect,
@@ -93,6 +107,18 @@ impl State<'_> {
         self.written.push((source.clone(), t.clone(), obj));
         self.effects.write_back(source, Var::Tensor(t.clone()));
         Ok(())
+    }
+
+    /// Per tensor of the caller's the call updated: the value its fake stands for now, and
+    /// the graph input it is read as (`view_outputs::resolve`).
+    pub(crate) fn written_values(&self) -> Vec<(Value, Option<usize>)> {
+        self.written
+            .iter()
+            .filter_map(|(source, fake, _)| {
+                let input = self.inputs.iter().position(|s| s == source);
+                Some((self.value_of(fake)?, input))
+            })
+            .collect()
     }
 
     /// The source of the caller's tensor whose fake is `t`, if the call updated it.
@@ -167,7 +193,14 @@ impl State<'_> {
             &mut *r.write(),
             crate::tensor::TensorData::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), false)),
         );
-        let old = std::mem::replace(&mut *target.write(), new);
+        // A view's update writes through into its base when it ends (`PyTensor::update`).
+        let old = if target.view_link().is_some() {
+            std::mem::replace(&mut *target.update(), new)
+        } else {
+            let old = std::mem::replace(&mut *target.write(), new);
+            target.touch();
+            old
+        };
         recorder::with(|rec| rec.keep(old));
         Ok(())
     }
@@ -186,6 +219,7 @@ impl State<'_> {
             };
             if let Some(data) = data {
                 let old = std::mem::replace(&mut *fake.write(), data);
+                fake.touch();
                 recorder::with(|r| r.keep(old));
             }
         }

@@ -1,0 +1,211 @@
+//! Views that share their base's elements, as torch's do: `m[i][j] = v`, `w[0].fill_(0)`,
+//! `x.view(-1).mul_(2)`, `h = x[:, 0]` read after `x` changed.
+//!
+//! A symtrace tensor owns its elements (an ndarray array), so a view here is a tensor of its
+//! own that remembers how it was made from its base (the ops of the registry that, applied to
+//! the base's data, give the view's) and which version of the base it was made from:
+//! - read after the base changed (its version moved on), it is made again from the base;
+//! - changed in place, it writes its elements back into the base, at the positions that the
+//!   same ops give when applied to the base's positions (`0..n` in the base's shape), so any
+//!   chain of index, slice, transpose, permute, reshape, squeeze and narrow writes back
+//!   without an inverse of its own.
+//!
+//! Only the program's own updates (`update`) write through; a tracer's stand-ins are swapped
+//! with `write`, which never does.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ndarray::{ArrayD, IxDyn};
+use rustpython_vm::PyRef;
+
+use super::{Attrs, PyTensor, TResult, TensorData, registry};
+
+/// How a view was made from its base, and from which of the base's versions.
+pub struct ViewLink {
+    pub(super) base: PyRef<PyTensor>,
+    /// The ops, in order, that make the view's data from the base's.
+    steps: Vec<(&'static str, Attrs)>,
+    /// Whether the elements lie in the base's order (a reshape of it stays a view, as
+    /// torch's does of a contiguous tensor; a transpose's does not).
+    contiguous: bool,
+    /// The base's version the view's data was last made from or written into.
+    seen: AtomicU64,
+}
+
+impl std::fmt::Debug for ViewLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ViewLink")
+            .field("steps", &self.steps)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether the view op `name` keeps the elements in their base's order.
+fn keeps_order(name: &str) -> bool {
+    matches!(name, "reshape" | "unsqueeze" | "squeeze")
+}
+
+impl ViewLink {
+    /// The link of a view made from `base` by `op` with `attrs`: a view of a view is a view
+    /// of the first base, with the ops of both.
+    pub fn new(base: &PyRef<PyTensor>, op: &'static str, attrs: Attrs) -> Self {
+        let (root, mut steps, contiguous) = match base.view_link() {
+            Some(link) => (link.base.clone(), link.steps.clone(), link.contiguous),
+            None => (base.clone(), Vec::new(), true),
+        };
+        steps.push((op, attrs));
+        let seen = AtomicU64::new(root.version());
+        Self {
+            base: root,
+            steps,
+            contiguous: contiguous && keeps_order(op),
+            seen,
+        }
+    }
+
+    /// The link of a view made from `base` by `steps`, read as a view of `base`'s base when
+    /// `base` is a view itself (a graph's output that views its input).
+    pub fn with_steps(
+        base: &PyRef<PyTensor>,
+        steps: &[(&'static str, Attrs)],
+        contiguous: bool,
+    ) -> Self {
+        let (root, mut all, ordered) = match base.view_link() {
+            Some(link) => (link.base.clone(), link.steps.clone(), link.contiguous),
+            None => (base.clone(), Vec::new(), true),
+        };
+        all.extend(steps.iter().cloned());
+        let seen = AtomicU64::new(root.version());
+        Self {
+            base: root,
+            steps: all,
+            contiguous: ordered && contiguous,
+            seen,
+        }
+    }
+
+    /// The tensor whose elements these are (never itself a view).
+    pub fn base(&self) -> &PyRef<PyTensor> {
+        &self.base
+    }
+
+    /// Whether the view is one basic index of its base (`t[i]`, `t[:, 0]`): what a tracer
+    /// follows an update of (an item store into the base).
+    pub fn is_index(&self) -> bool {
+        matches!(self.steps.as_slice(), [("index", _)])
+    }
+
+    pub fn steps(&self) -> &[(&'static str, Attrs)] {
+        &self.steps
+    }
+
+    /// The view's elements' positions in a base of `shape` (row-major), in the view's order.
+    pub fn positions(&self, shape: &[usize]) -> Option<ArrayD<i64>> {
+        positions(shape, &self.steps)
+    }
+
+    pub fn contiguous(&self) -> bool {
+        self.contiguous
+    }
+
+    fn apply(&self, data: &TensorData) -> TResult<TensorData> {
+        apply(&self.steps, data)
+    }
+
+    /// The view's data made again, if the base changed since it was made: `None` if not.
+    pub(super) fn refreshed(&self) -> Option<TensorData> {
+        let base = self.base.read();
+        let version = self.base.version();
+        if self.seen.load(Ordering::Acquire) == version {
+            return None;
+        }
+        let data = self.apply(&base).ok()?;
+        self.seen.store(version, Ordering::Release);
+        Some(data)
+    }
+
+    /// Write `data`, the view's elements, into the base.
+    pub(super) fn write_through(&self, data: &TensorData) {
+        let shape = self.base.read().unwatched_shape().to_vec();
+        let Some(positions) = self.positions(&shape) else {
+            return;
+        };
+        {
+            let mut base = self.base.update();
+            if let [("index", attrs)] = self.steps.as_slice() {
+                // `base[index] = data`: the op a tracer records for an item store.
+                let stored = registry().update("index_put", &mut base, &[data], attrs, |t| {
+                    *t = registry().compute("index_put", &[t, data], attrs)?;
+                    Ok(())
+                });
+                if stored.is_ok() {
+                    drop(base);
+                    self.seen.store(self.base.version(), Ordering::Release);
+                    return;
+                }
+            }
+            if !base.is_standard_layout() {
+                *base = row_major(&base);
+            }
+            scatter(&mut base, &positions, data);
+        }
+        self.seen.store(self.base.version(), Ordering::Release);
+    }
+}
+
+/// `steps` applied to `data`, in order (recorded by a tracer whose stand-in `data` is: a
+/// view read after its base's update is made again in the graph).
+fn apply(steps: &[(&'static str, Attrs)], data: &TensorData) -> TResult<TensorData> {
+    let mut rest = steps.iter();
+    let Some((first, attrs)) = rest.next() else {
+        return Ok(data.clone());
+    };
+    let mut out = registry().call(first, &[data], attrs)?;
+    for (op, attrs) in rest {
+        out = registry().call(op, &[&out], attrs)?;
+    }
+    Ok(out)
+}
+
+/// The positions, in a base of `shape` (row-major), of the elements of the view `steps`
+/// make of it, in the view's order.
+pub fn positions(shape: &[usize], steps: &[(&'static str, Attrs)]) -> Option<ArrayD<i64>> {
+    let n = shape.iter().product::<usize>();
+    let all = ArrayD::from_shape_vec(IxDyn(shape), (0..n as i64).collect()).ok()?;
+    match apply(steps, &TensorData::Int64(all)) {
+        Ok(TensorData::Int64(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// `d` with its elements laid out row-major.
+fn row_major(d: &TensorData) -> TensorData {
+    use super::layout::row_major as copy;
+    match d {
+        TensorData::Bool(a) => TensorData::Bool(copy(a.view())),
+        TensorData::Int64(a) => TensorData::Int64(copy(a.view())),
+        TensorData::Float32(a) => TensorData::Float32(copy(a.view())),
+        TensorData::Float64(a) => TensorData::Float64(copy(a.view())),
+    }
+}
+
+/// `base.flat[positions] = data`, element by element in row-major order (the two have one
+/// shape and one type: a view's).
+fn scatter(base: &mut TensorData, positions: &ArrayD<i64>, data: &TensorData) {
+    fn put<T: Copy>(b: &mut ArrayD<T>, p: &ArrayD<i64>, d: &ArrayD<T>) {
+        if let Some(flat) = b.as_slice_mut() {
+            for (&i, &v) in p.iter().zip(d.iter()) {
+                if let Some(slot) = flat.get_mut(i as usize) {
+                    *slot = v;
+                }
+            }
+        }
+    }
+    match (base, data) {
+        (TensorData::Bool(b), TensorData::Bool(d)) => put(b, positions, d),
+        (TensorData::Int64(b), TensorData::Int64(d)) => put(b, positions, d),
+        (TensorData::Float32(b), TensorData::Float32(d)) => put(b, positions, d),
+        (TensorData::Float64(b), TensorData::Float64(d)) => put(b, positions, d),
+        _ => {}
+    }
+}

@@ -1,0 +1,236 @@
+//! Graph outputs that the program holds as views (`return x[0]`, `return h, h.T`, a view live
+//! at a break): the graph makes each output a tensor of its own, so the replacement makes it
+//! a view again once the graph has run (`compiled_graph`), of the graph input or output whose
+//! elements it views: later updates of either are seen by the other, as eagerly
+//! (`tensor::view_link`). A view of what only the graph holds (`(x * 2)[0]`) needs nothing,
+//! unless another output views the same elements.
+//!
+//! The steps from base to view are the graph's own nodes on the way: their attributes as
+//! recorded, or, in a graph whose sizes change, worked out per call from its inputs' sizes as
+//! the graph works them out (`graph::sizes::resolve`).
+
+use crate::graph::sizes::SymAttr;
+use crate::graph::sizes::{read_tensor, resolve as resolve_attrs};
+use crate::graph::{Graph, Value, recorder};
+use crate::tensor::view_link::positions;
+use crate::tensor::{Attrs, Meta, PyTensor, TensorData, registry};
+use crate::translate::breaks::reason::Kind;
+use crate::translate::state::{SimResult, State, unsupported};
+
+/// The ops that make views (`tensor::view_link`), by the names the graph's nodes carry.
+const VIEW_OPS: [&str; 7] = [
+    "index",
+    "reshape",
+    "transpose",
+    "permute",
+    "unsqueeze",
+    "squeeze",
+    "narrow",
+];
+
+/// An output seen to be a view while its template was built.
+#[derive(Clone, Debug)]
+pub struct NotedView {
+    output: Value,
+    base: Value,
+    base_shape: Vec<usize>,
+    steps: Vec<(&'static str, Attrs)>,
+    contiguous: bool,
+}
+
+/// Output `output`, made a view of `base` once the graph has run, by the graph's nodes
+/// `chain` (in order from the base: op, attributes, those worked out per call).
+#[derive(Clone, Debug)]
+pub struct OutputView {
+    pub output: usize,
+    pub base: ViewBase,
+    chain: Vec<(&'static str, Attrs, Vec<SymAttr>)>,
+    /// The steps, when no node on the way works out its attributes per call.
+    fixed: Option<Vec<(&'static str, Attrs)>>,
+    pub contiguous: bool,
+}
+
+/// What an output views: a graph input or another output, by number.
+#[derive(Clone, Copy, Debug)]
+pub enum ViewBase {
+    Input(usize),
+    Output(usize),
+}
+
+/// Note the output `value` if its fake `t` is a view.
+pub fn note(state: &mut State<'_>, t: &PyTensor, value: Value) -> SimResult<()> {
+    let Some(link) = t.view_link() else {
+        return Ok(());
+    };
+    let Some(base) = state.value_of(link.base()) else {
+        return unsupported(Kind::Rebuild, "a view of a tensor the graph does not know");
+    };
+    if state.templating.views.iter().any(|v| v.output == value) {
+        return Ok(());
+    }
+    let base_shape = link.base().read().unwatched_shape().to_vec();
+    state.templating.views.push(NotedView {
+        output: value,
+        base,
+        base_shape,
+        steps: link.steps().to_vec(),
+        contiguous: link.contiguous(),
+    });
+    Ok(())
+}
+
+fn refuse<T>(what: &str) -> SimResult<T> {
+    unsupported(
+        Kind::Rebuild,
+        format!("a view of {what} (the graph makes each output a tensor of its own)"),
+    )
+}
+
+/// The graph's nodes on the way from `base` to `view` (each node's first input, back), in
+/// order from the base; `None` if the way is not one of view ops alone.
+fn chain(graph: &Graph, view: Value, base: Value) -> Option<Vec<usize>> {
+    let mut at = view;
+    let mut nodes = Vec::new();
+    while at != base {
+        let Value::Node(i) = at else {
+            return None;
+        };
+        let node = graph.nodes.get(i)?;
+        if nodes.len() == 64 || !VIEW_OPS.contains(&node.op.as_str()) || node.inputs.len() != 1 {
+            return None;
+        }
+        nodes.push(i);
+        at = node.inputs[0];
+    }
+    nodes.reverse();
+    Some(nodes)
+}
+
+/// The views the replacement makes of the graph's `outputs` (numbered as the templates
+/// number them, before the graph is pruned), into `state.templating.output_views`.
+/// `written`: see `State::written_values`.
+pub fn resolve(state: &mut State<'_>, outputs: &[Value]) -> SimResult<()> {
+    let written = state.written_values();
+    let noted = std::mem::take(&mut state.templating.views);
+    let views = recorder::with(|r| views_of(&noted, outputs, &written, &r.graph))?;
+    state.templating.output_views = views;
+    Ok(())
+}
+
+fn views_of(
+    noted: &[NotedView],
+    outputs: &[Value],
+    written: &[(Value, Option<usize>)],
+    graph: &Graph,
+) -> SimResult<Vec<OutputView>> {
+    let mut views = Vec::new();
+    let mut hidden: Vec<(&NotedView, bool)> = Vec::new();
+    for v in noted {
+        let Some(output) = outputs.iter().position(|o| *o == v.output) else {
+            continue;
+        };
+        let Some(chain) = chain(graph, v.output, v.base) else {
+            return refuse("a tensor the program holds, made by ops the view cannot follow");
+        };
+        let per_call = chain.iter().any(|&i| !graph.nodes[i].sym.is_empty());
+        let caller = written.iter().find(|(w, _)| *w == v.base).map(|(_, i)| *i);
+        let base = match (caller, v.base) {
+            (Some(Some(i)), _) => ViewBase::Input(i),
+            (Some(None), _) => return refuse("a tensor of the caller's the graph does not read"),
+            (None, Value::Input(i)) => ViewBase::Input(i),
+            (None, b) => match outputs.iter().position(|o| *o == b) {
+                Some(j) => ViewBase::Output(j),
+                None => {
+                    hidden.push((v, per_call));
+                    continue;
+                }
+            },
+        };
+        // Worked out per call from the graph's inputs alone (what `steps_for` can read).
+        let mut read = Vec::new();
+        chain
+            .iter()
+            .flat_map(|&i| &graph.nodes[i].sym)
+            .for_each(|s| s.values(&mut read));
+        if read.iter().any(|r| !matches!(r, Value::Input(_))) {
+            return refuse("a tensor the program holds, sized by what the graph computes");
+        }
+        let chain: Vec<_> = chain
+            .iter()
+            .map(|&i| {
+                let n = &graph.nodes[i];
+                (op_name(&n.op), n.attrs.clone(), n.sym.clone())
+            })
+            .collect();
+        let fixed = (!per_call).then(|| {
+            chain
+                .iter()
+                .map(|(op, attrs, _)| (*op, attrs.clone()))
+                .collect()
+        });
+        views.push(OutputView {
+            output,
+            base,
+            chain,
+            fixed,
+            contiguous: v.contiguous,
+        });
+    }
+    for (i, (a, pa)) in hidden.iter().enumerate() {
+        for (b, pb) in &hidden[i + 1..] {
+            if a.base == b.base && (*pa || *pb || overlap(a, b)) {
+                return refuse("the elements another output views");
+            }
+        }
+    }
+    Ok(views)
+}
+
+fn op_name(op: &str) -> &'static str {
+    VIEW_OPS
+        .iter()
+        .find(|o| **o == op)
+        .expect("a chain holds view ops")
+}
+
+impl OutputView {
+    /// The steps from the base to the view for a call with `inputs`: each node's attributes
+    /// worked out as the graph works them out (`None` where they cannot be).
+    pub fn steps_for(
+        &self,
+        inputs: &[&TensorData],
+        base: &TensorData,
+    ) -> Option<Vec<(&'static str, Attrs)>> {
+        if let Some(fixed) = &self.fixed {
+            return Some(fixed.clone());
+        }
+        let dim = |v: Value, r| match v {
+            Value::Input(i) => read_tensor(inputs.get(i)?, r),
+            _ => None,
+        };
+        let (mut shape, mut dtype) = (base.unwatched_shape().to_vec(), base.dtype());
+        let mut steps = Vec::with_capacity(self.chain.len());
+        for (op, attrs, sym) in &self.chain {
+            let attrs = resolve_attrs(attrs, sym, Some(&shape), &dim)?;
+            let meta = registry()
+                .infer(op, &[Meta { shape, dtype }], &attrs)
+                .ok()?;
+            (shape, dtype) = (meta.shape, meta.dtype);
+            steps.push((*op, attrs));
+        }
+        Some(steps)
+    }
+}
+
+/// Whether two views of one base share an element (or it cannot be told).
+fn overlap(a: &NotedView, b: &NotedView) -> bool {
+    let (Some(p), Some(q)) = (
+        positions(&a.base_shape, &a.steps),
+        positions(&b.base_shape, &b.steps),
+    ) else {
+        return true;
+    };
+    let mut seen = std::collections::HashSet::with_capacity(p.len());
+    seen.extend(p.iter().copied());
+    q.iter().any(|i| seen.contains(i))
+}
