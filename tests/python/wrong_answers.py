@@ -1768,6 +1768,8 @@ def _():
         m[0][1] = 5.0
         for row in m:
             row[2] = -1.0
+        m.view(6)[:] = m.view(6) * 1  # the view's base as the value: read as a copy
+        m.view(2, 3)[...] = m
         x = st.arange(9.0).reshape(3, 3)
         y, a, b = views_written(x)
         r, t = view_of_input(x)

@@ -199,10 +199,12 @@ fn setitem(
     vm: &VirtualMachine,
 ) -> PyResult<()> {
     // Another tensor is read in place: a traced value is a stand-in known by the address of
-    // its data. The tensor itself (`t[:] = t`) is read as a copy, before it is written.
-    let other = value
-        .downcast_ref::<PyTensor>()
-        .filter(|v| !std::ptr::eq::<PyTensor>(&***v, zelf));
+    // its data. The tensor itself (`t[:] = t`), or the base a view's update writes into
+    // (`x.view(-1)[:] = x`), is read as a copy, before it is written.
+    let other = value.downcast_ref::<PyTensor>().filter(|v| {
+        !std::ptr::eq::<PyTensor>(&***v, zelf)
+            && !std::ptr::eq::<PyTensor>(&***v, zelf.storage_root())
+    });
     let guard;
     let owned;
     let value: &TensorData = match other {

@@ -68,9 +68,11 @@ impl State<'_> {
             );
         }
         let value = self.obj(&value)?;
-        if value.is(t) {
-            // Read as a copy by the store: a copy of a stand-in is not a graph value.
-            return unsupported(Kind::Value, "a tensor assigned into itself");
+        let base_of_t = t.view_link().is_some_and(|l| value.is(l.base()));
+        if value.is(t) || base_of_t {
+            // Read as a copy by the store (the view's base too): a copy of a stand-in is not a
+            // graph value.
+            return unsupported(Kind::Value, "a tensor assigned into itself or a view of it");
         }
         if !(is_plain(&value, vm) || value.downcast_ref::<PyTensor>().is_some()) {
             return unsupported(
