@@ -18,7 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ndarray::{ArrayD, IxDyn};
 use rustpython_vm::PyRef;
 
-use super::{Attrs, PyTensor, TResult, TensorData, registry};
+use super::index::Index;
+use super::ops::select::encode_index;
+use super::{Attr, Attrs, PyTensor, TResult, TensorData, registry};
 
 /// How a view was made from its base, and from which of the base's versions.
 pub struct ViewLink {
@@ -89,10 +91,32 @@ impl ViewLink {
         &self.base
     }
 
-    /// Whether the view is one basic index of its base (`t[i]`, `t[:, 0]`): what a tracer
-    /// follows an update of (an item store into the base).
+    /// Whether the view is one basic index of its base (`t[i]`, `t[:, 0]`, `narrow`): what
+    /// a tracer follows an update of (an item store into the base).
     pub fn is_index(&self) -> bool {
-        matches!(self.steps.as_slice(), [("index", _)])
+        matches!(self.steps.as_slice(), [("index" | "narrow", _)])
+    }
+
+    /// The basic index of the base's elements the view is, if it is one (`is_index`), for
+    /// a base of `shape`: the attributes of an item store into the base.
+    fn index_form(&self, shape: &[usize]) -> Option<Attrs> {
+        match self.steps.as_slice() {
+            [("index", attrs)] => Some(attrs.clone()),
+            [("narrow", attrs)] => {
+                let dim = super::shape::normalize_dim(attrs.int("dim").ok()?, shape.len()).ok()?;
+                let n = *shape.get(dim)? as i64;
+                let start = attrs.int("start").ok()?;
+                let start = if start < 0 { start + n } else { start };
+                let length = attrs.int("length").ok()?;
+                let mut index: Vec<Index> = shape[..dim]
+                    .iter()
+                    .map(|&s| Index::Slice(0, s as i64, 1))
+                    .collect();
+                index.push(Index::Slice(start, start + length, 1));
+                Some(Attrs::new().with("index", Attr::Ints(encode_index(&index))))
+            }
+            _ => None,
+        }
     }
 
     pub fn steps(&self) -> &[(&'static str, Attrs)] {
@@ -127,27 +151,24 @@ impl ViewLink {
     /// Write `data`, the view's elements, into the base.
     pub(super) fn write_through(&self, data: &TensorData) {
         let shape = self.base.read().unwatched_shape().to_vec();
-        let Some(positions) = self.positions(&shape) else {
-            return;
-        };
         {
             let mut base = self.base.update();
-            if let [("index", attrs)] = self.steps.as_slice() {
+            let stored = self.index_form(&shape).is_some_and(|attrs| {
                 // `base[index] = data`: the op a tracer records for an item store.
-                let stored = registry().update("index_put", &mut base, &[data], attrs, |t| {
-                    *t = registry().compute("index_put", &[t, data], attrs)?;
-                    Ok(())
-                });
-                if stored.is_ok() {
-                    drop(base);
-                    self.seen.store(self.base.version(), Ordering::Release);
-                    return;
+                let attrs = &attrs;
+                registry()
+                    .update("index_put", &mut base, &[data], attrs, |t| {
+                        *t = registry().compute("index_put", &[t, data], attrs)?;
+                        Ok(())
+                    })
+                    .is_ok()
+            });
+            if !stored && let Some(positions) = self.positions(&shape) {
+                if !base.is_standard_layout() {
+                    *base = row_major(&base);
                 }
+                scatter(&mut base, &positions, data);
             }
-            if !base.is_standard_layout() {
-                *base = row_major(&base);
-            }
-            scatter(&mut base, &positions, data);
         }
         self.seen.store(self.base.version(), Ordering::Release);
     }
