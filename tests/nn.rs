@@ -165,7 +165,9 @@ fn without_and_with_the_plugin(script: &Path) -> Vec<(bool, String)> {
 fn the_gpt_forward_is_one_graph_equal_to_eager() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/gpt_capture.py");
     for (plugin, text) in without_and_with_the_plugin(&script) {
-        assert!(text.contains("graphs: 1 breaks: 0 ops: 117"), "{text}");
+        // 119: each attention's `transpose(1, 2).contiguous()` is a copy (a clone node), as
+        // torch's of a non-contiguous view is.
+        assert!(text.contains("graphs: 1 breaks: 0 ops: 119"), "{text}");
         assert!(text.contains("fullgraph equal: True True"), "{text}");
         assert!(text.contains("translations: 1 1 hits: 1"), "{text}");
         let plain = if plugin {

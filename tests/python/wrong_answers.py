@@ -1776,6 +1776,9 @@ def _():
         r, t = view_of_input(x)
         x.mul_(10)
         r.add_(1)
-        show("views share their base's elements", ([v.tolist() for v in (m, y, a, b, r, t, x)]))
+        z = st.arange(6.0).reshape(2, 3)
+        z.T.contiguous().add_(100)  # a copy: a transpose's elements are out of order
+        z[0].contiguous().add_(10)  # the view itself: a row's are in order
+        show("views share their base's elements", ([v.tolist() for v in (m, y, a, b, r, t, x, z)]))
     e = st.explain(views_written, st.ones(3, 3))
     show("views share their base's elements, graphs", (e.graph_count, e.graph_break_count))

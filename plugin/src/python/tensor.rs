@@ -182,10 +182,15 @@ impl PyTensor {
         let shape = ints_or_keyword(shape, kw, "size", "view", vm)?;
         Self::reshape_to(zelf, &shape, vm)
     }
-    /// Already contiguous: the tensor itself, as torch returns it.
+    /// The tensor itself, as torch returns a contiguous one; a copy of a view whose elements
+    /// lie out of its base's order (a transpose's), as torch copies a non-contiguous one (an
+    /// update of the result must not reach the base).
     #[pymethod]
-    fn contiguous(zelf: PyRef<Self>) -> PyRef<Self> {
-        zelf
+    fn contiguous(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult<PyRef<Self>> {
+        if zelf.view_link().is_some_and(|l| !l.contiguous()) {
+            return Ok(zelf.op("clone", Attrs::new(), vm)?.into_ref(&vm.ctx));
+        }
+        Ok(zelf)
     }
     #[pymethod]
     fn masked_fill(

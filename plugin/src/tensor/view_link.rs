@@ -27,9 +27,6 @@ pub struct ViewLink {
     pub(super) base: PyRef<PyTensor>,
     /// The ops, in order, that make the view's data from the base's.
     steps: Vec<(&'static str, Attrs)>,
-    /// Whether the elements lie in the base's order (a reshape of it stays a view, as
-    /// torch's does of a contiguous tensor; a transpose's does not).
-    contiguous: bool,
     /// The base's version the view's data was last made from or written into.
     seen: AtomicU64,
 }
@@ -42,46 +39,35 @@ impl std::fmt::Debug for ViewLink {
     }
 }
 
-/// Whether the view op `name` keeps the elements in their base's order.
-fn keeps_order(name: &str) -> bool {
-    matches!(name, "reshape" | "unsqueeze" | "squeeze")
-}
-
 impl ViewLink {
     /// The link of a view made from `base` by `op` with `attrs`: a view of a view is a view
     /// of the first base, with the ops of both.
     pub fn new(base: &PyRef<PyTensor>, op: &'static str, attrs: Attrs) -> Self {
-        let (root, mut steps, contiguous) = match base.view_link() {
-            Some(link) => (link.base.clone(), link.steps.clone(), link.contiguous),
-            None => (base.clone(), Vec::new(), true),
+        let (root, mut steps) = match base.view_link() {
+            Some(link) => (link.base.clone(), link.steps.clone()),
+            None => (base.clone(), Vec::new()),
         };
         steps.push((op, attrs));
         let seen = AtomicU64::new(root.version());
         Self {
             base: root,
             steps,
-            contiguous: contiguous && keeps_order(op),
             seen,
         }
     }
 
     /// The link of a view made from `base` by `steps`, read as a view of `base`'s base when
     /// `base` is a view itself (a graph's output that views its input).
-    pub fn with_steps(
-        base: &PyRef<PyTensor>,
-        steps: &[(&'static str, Attrs)],
-        contiguous: bool,
-    ) -> Self {
-        let (root, mut all, ordered) = match base.view_link() {
-            Some(link) => (link.base.clone(), link.steps.clone(), link.contiguous),
-            None => (base.clone(), Vec::new(), true),
+    pub fn with_steps(base: &PyRef<PyTensor>, steps: &[(&'static str, Attrs)]) -> Self {
+        let (root, mut all) = match base.view_link() {
+            Some(link) => (link.base.clone(), link.steps.clone()),
+            None => (base.clone(), Vec::new()),
         };
         all.extend(steps.iter().cloned());
         let seen = AtomicU64::new(root.version());
         Self {
             base: root,
             steps: all,
-            contiguous: ordered && contiguous,
             seen,
         }
     }
@@ -128,8 +114,14 @@ impl ViewLink {
         positions(shape, &self.steps)
     }
 
+    /// Whether the view's elements are a run of its base's, in order (torch's contiguous
+    /// view: a reshape of it stays a view, `contiguous()` is itself; a transpose's is not).
     pub fn contiguous(&self) -> bool {
-        self.contiguous
+        let shape = self.base.read().unwatched_shape().to_vec();
+        positions(&shape, &self.steps).is_some_and(|p| {
+            let first = p.iter().next().copied().unwrap_or(0);
+            p.iter().zip(first..).all(|(&q, k)| q == k)
+        })
     }
 
     fn apply(&self, data: &TensorData) -> TResult<TensorData> {
@@ -193,10 +185,15 @@ fn apply(steps: &[(&'static str, Attrs)], data: &TensorData) -> TResult<TensorDa
 pub fn positions(shape: &[usize], steps: &[(&'static str, Attrs)]) -> Option<ArrayD<i64>> {
     let n = shape.iter().product::<usize>();
     let all = ArrayD::from_shape_vec(IxDyn(shape), (0..n as i64).collect()).ok()?;
-    match apply(steps, &TensorData::Int64(all)) {
+    // The sizes of these temporaries are nobody's: a tracer that notes size reads by address
+    // would take a later tensor at one of their addresses for one whose sizes were read.
+    let reads = super::size_reads::mark();
+    let out = match apply(steps, &TensorData::Int64(all)) {
         Ok(TensorData::Int64(p)) => Some(p),
         _ => None,
-    }
+    };
+    super::size_reads::forget_since(reads);
+    out
 }
 
 /// `d` with its elements laid out row-major.

@@ -264,7 +264,7 @@ fn with_views(
             continue;
         };
         let t = match base {
-            Some(base) => PyTensor::with_link(d, ViewLink::with_steps(&base, steps, v.contiguous)),
+            Some(base) => PyTensor::with_link(d, ViewLink::with_steps(&base, steps)),
             None => PyTensor::new(d),
         };
         made[v.output] = Some(t.into_ref(&vm.ctx));

@@ -35,7 +35,6 @@ pub struct NotedView {
     base: Value,
     base_shape: Vec<usize>,
     steps: Vec<(&'static str, Attrs)>,
-    contiguous: bool,
 }
 
 /// Output `output`, made a view of `base` once the graph has run, by the graph's nodes
@@ -47,7 +46,6 @@ pub struct OutputView {
     chain: Vec<(&'static str, Attrs, Vec<SymAttr>)>,
     /// The steps, when no node on the way works out its attributes per call.
     fixed: Option<Vec<(&'static str, Attrs)>>,
-    pub contiguous: bool,
 }
 
 /// What an output views: a graph input or another output, by number.
@@ -74,7 +72,6 @@ pub fn note(state: &mut State<'_>, t: &PyTensor, value: Value) -> SimResult<()> 
         base,
         base_shape,
         steps: link.steps().to_vec(),
-        contiguous: link.contiguous(),
     });
     Ok(())
 }
@@ -173,7 +170,6 @@ fn views_of(
             base,
             chain,
             fixed,
-            contiguous: v.contiguous,
         });
     }
     for (i, (a, pa)) in hidden.iter().enumerate() {
