@@ -43,17 +43,7 @@ impl ViewLink {
     /// The link of a view made from `base` by `op` with `attrs`: a view of a view is a view
     /// of the first base, with the ops of both.
     pub fn new(base: &PyRef<PyTensor>, op: &'static str, attrs: Attrs) -> Self {
-        let (root, mut steps) = match base.view_link() {
-            Some(link) => (link.base.clone(), link.steps.clone()),
-            None => (base.clone(), Vec::new()),
-        };
-        steps.push((op, attrs));
-        let seen = AtomicU64::new(root.version());
-        Self {
-            base: root,
-            steps,
-            seen,
-        }
+        Self::with_steps(base, &[(op, attrs)])
     }
 
     /// The link of a view made from `base` by `steps`, read as a view of `base`'s base when
