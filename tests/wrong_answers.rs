@@ -551,3 +551,22 @@ fn views_share_their_base_s_elements() {
         "{plain}"
     );
 }
+
+#[test]
+fn an_update_of_a_view_made_by_any_ops_writes_through_in_the_graph() {
+    same_as_plain(&["views made by any ops write through"]);
+    let plain = &outputs()[0].1;
+    // Worked out by hand from torch's semantics (the view ops share elements).
+    assert!(
+        plain.contains(
+            "views made by any ops write through: [[[40.0, 50.0, 2.0], [3.0, 4.0, 5.0], \
+             [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]], [[1.0, -1.0, 2.0], [4.0, 40.0, 50.0], \
+             [7.0, 70.0, 80.0], [0.0, 0.0, 0.0]], [1.0, -1.0, 2.0]]"
+        ),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("views made by any ops write through, graphs: (1, 0)"),
+        "{plain}"
+    );
+}

@@ -1782,3 +1782,27 @@ def _():
         show("views share their base's elements", ([v.tolist() for v in (m, y, a, b, r, t, x, z)]))
     e = st.explain(views_written, st.ones(3, 3))
     show("views share their base's elements, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 53. An update of a view made by any ops (a transpose's, `view(-1)`'s, a view of a view,
+# `detach()`'s) writes through into its base in the graph too, at the positions the view's
+# ops give (`put`), worked out per call from the base's sizes. It broke the graph before.
+def views_of_views_written(x):
+    y = x * 1
+    y.t()[0] += 1  # a transpose's row: a column of y
+    y.view(-1)[1] = -1.0
+    y[1:][:, 1:].mul_(10)  # a view of a view
+    d = y.detach()
+    d[-1].zero_()
+    x.view(-1)[:2] = y.reshape(-1)[4:6]  # the caller's tensor, through view(-1)
+    return y, d[0] * 1
+
+
+@case("views made by any ops write through")
+def _():
+    for n in (3, 3, 4, 5, 3):
+        x = st.arange(n * 3.0).reshape(n, 3)
+        y, row = views_of_views_written(x)
+        show("views made by any ops write through", ([v.tolist() for v in (x, y, row)]))
+    e = st.explain(views_of_views_written, st.ones(4, 3))
+    show("views made by any ops write through, graphs", (e.graph_count, e.graph_break_count))

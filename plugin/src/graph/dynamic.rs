@@ -70,6 +70,10 @@ fn rank_checks(graph: &Graph, op: &str, node: &super::ir::Node) -> Option<Vec<Si
     if op == "index" || op == "index_put" {
         return index_checks(graph, node);
     }
+    // `reshape(-1)` (`flatten`, `view(-1)`) holds no size: it flattens at any size.
+    if op == "reshape" && node.attrs.ints("shape").ok().as_deref() == Some(&[-1][..]) {
+        return Some(Vec::new());
+    }
     if op != "squeeze" {
         return None;
     }

@@ -19,6 +19,7 @@ use ndarray::{ArrayD, IxDyn};
 use rustpython_vm::PyRef;
 
 use super::index::Index;
+use super::ops::scatter::put_into;
 use super::ops::select::encode_index;
 use super::{Attr, Attrs, PyTensor, TResult, TensorData, registry};
 
@@ -67,14 +68,8 @@ impl ViewLink {
         &self.base
     }
 
-    /// Whether the view is one basic index of its base (`t[i]`, `t[:, 0]`, `narrow`): what
-    /// a tracer follows an update of (an item store into the base).
-    pub fn is_index(&self) -> bool {
-        matches!(self.steps.as_slice(), [("index" | "narrow", _)])
-    }
-
-    /// The basic index of the base's elements the view is, if it is one (`is_index`), for
-    /// a base of `shape`: the attributes of an item store into the base.
+    /// The basic index of the base's elements the view is, if it is one (`t[i]`, `t[:, 0]`,
+    /// `narrow`), for a base of `shape`: the attributes of an item store into the base.
     fn index_form(&self, shape: &[usize]) -> Option<Attrs> {
         match self.steps.as_slice() {
             [("index", attrs)] => Some(attrs.clone()),
@@ -114,8 +109,19 @@ impl ViewLink {
         })
     }
 
-    fn apply(&self, data: &TensorData) -> TResult<TensorData> {
-        apply(&self.steps, data)
+    /// The view's elements' positions in `base` (row-major), in the view's order, made from
+    /// `base` by ops of the registry: a tracer whose stand-in `base` is records them, so that
+    /// the graph works them out at each call's sizes.
+    fn positions_in(&self, base: &TensorData) -> Option<TensorData> {
+        // Not the program's size reads (see `positions`).
+        let reads = super::size_reads::mark();
+        let out = registry()
+            .call("element_positions", &[base], &Attrs::new())
+            .and_then(|all| apply(&self.steps, &all, true))
+            .ok()
+            .filter(|p| matches!(p, TensorData::Int64(_)));
+        super::size_reads::forget_since(reads);
+        out
     }
 
     /// The view's data made again, if the base changed since it was made: `None` if not.
@@ -125,18 +131,26 @@ impl ViewLink {
         if self.seen.load(Ordering::Acquire) == version {
             return None;
         }
-        let data = self.apply(&base).ok()?;
+        let data = apply(&self.steps, &base, true).ok()?;
         self.seen.store(version, Ordering::Release);
         Some(data)
     }
 
-    /// Write `data`, the view's elements, into the base.
+    /// Whether an update of the view can be written into its base: its elements' positions
+    /// in the base can be worked out (every step is an op of the registry on int64 data).
+    pub fn writes_back(&self) -> bool {
+        let shape = self.base.read().unwatched_shape().to_vec();
+        self.index_form(&shape).is_some() || self.positions(&shape).is_some()
+    }
+
+    /// Write `data`, the view's elements, into the base: an item store (`base[index] =
+    /// data`) where the view is one index, else `put` at the view's positions (the ops a
+    /// tracer records for them).
     pub(super) fn write_through(&self, data: &TensorData) {
         let shape = self.base.read().unwatched_shape().to_vec();
         {
             let mut base = self.base.update();
             let stored = self.index_form(&shape).is_some_and(|attrs| {
-                // `base[index] = data`: the op a tracer records for an item store.
                 let attrs = &attrs;
                 registry()
                     .update("index_put", &mut base, &[data], attrs, |t| {
@@ -145,27 +159,38 @@ impl ViewLink {
                     })
                     .is_ok()
             });
-            if !stored && let Some(positions) = self.positions(&shape) {
-                if !base.is_standard_layout() {
-                    *base = row_major(&base);
-                }
-                scatter(&mut base, &positions, data);
+            if !stored && let Some(index) = self.positions_in(&base) {
+                let _ = registry().update("put", &mut base, &[&index, data], &Attrs::new(), |t| {
+                    let TensorData::Int64(index) = &index else {
+                        unreachable!("checked by positions_in")
+                    };
+                    put_into(t, index, data)
+                });
             }
         }
         self.seen.store(self.base.version(), Ordering::Release);
     }
 }
 
-/// `steps` applied to `data`, in order (recorded by a tracer whose stand-in `data` is: a
-/// view read after its base's update is made again in the graph).
-fn apply(steps: &[(&'static str, Attrs)], data: &TensorData) -> TResult<TensorData> {
+/// `steps` applied to `data`, in order: recorded by a tracer whose stand-in `data` is (a
+/// view read after its base's update is made again in the graph), or, not `recorded`,
+/// computed on real data (also while a tracer is busy with its recorder).
+fn apply(
+    steps: &[(&'static str, Attrs)],
+    data: &TensorData,
+    recorded: bool,
+) -> TResult<TensorData> {
+    let run = |op: &str, input: &TensorData, attrs: &Attrs| match recorded {
+        true => registry().call(op, &[input], attrs),
+        false => registry().compute(op, &[input], attrs),
+    };
     let mut rest = steps.iter();
     let Some((first, attrs)) = rest.next() else {
         return Ok(data.clone());
     };
-    let mut out = registry().call(first, &[data], attrs)?;
+    let mut out = run(first, data, attrs)?;
     for (op, attrs) in rest {
-        out = registry().call(op, &[&out], attrs)?;
+        out = run(op, &out, attrs)?;
     }
     Ok(out)
 }
@@ -178,42 +203,10 @@ pub fn positions(shape: &[usize], steps: &[(&'static str, Attrs)]) -> Option<Arr
     // The sizes of these temporaries are nobody's: a tracer that notes size reads by address
     // would take a later tensor at one of their addresses for one whose sizes were read.
     let reads = super::size_reads::mark();
-    let out = match apply(steps, &TensorData::Int64(all)) {
+    let out = match apply(steps, &TensorData::Int64(all), false) {
         Ok(TensorData::Int64(p)) => Some(p),
         _ => None,
     };
     super::size_reads::forget_since(reads);
     out
-}
-
-/// `d` with its elements laid out row-major.
-fn row_major(d: &TensorData) -> TensorData {
-    use super::layout::row_major as copy;
-    match d {
-        TensorData::Bool(a) => TensorData::Bool(copy(a.view())),
-        TensorData::Int64(a) => TensorData::Int64(copy(a.view())),
-        TensorData::Float32(a) => TensorData::Float32(copy(a.view())),
-        TensorData::Float64(a) => TensorData::Float64(copy(a.view())),
-    }
-}
-
-/// `base.flat[positions] = data`, element by element in row-major order (the two have one
-/// shape and one type: a view's).
-fn scatter(base: &mut TensorData, positions: &ArrayD<i64>, data: &TensorData) {
-    fn put<T: Copy>(b: &mut ArrayD<T>, p: &ArrayD<i64>, d: &ArrayD<T>) {
-        if let Some(flat) = b.as_slice_mut() {
-            for (&i, &v) in p.iter().zip(d.iter()) {
-                if let Some(slot) = flat.get_mut(i as usize) {
-                    *slot = v;
-                }
-            }
-        }
-    }
-    match (base, data) {
-        (TensorData::Bool(b), TensorData::Bool(d)) => put(b, positions, d),
-        (TensorData::Int64(b), TensorData::Int64(d)) => put(b, positions, d),
-        (TensorData::Float32(b), TensorData::Float32(d)) => put(b, positions, d),
-        (TensorData::Float64(b), TensorData::Float64(d)) => put(b, positions, d),
-        _ => {}
-    }
 }

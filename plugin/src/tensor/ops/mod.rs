@@ -102,6 +102,8 @@ const SIZE_FREE: &[&str] = &[
     "prod",
     "scatter",
     "scatter_add",
+    "put",
+    "element_positions",
     "index_add",
     "index_copy",
     "argsort",

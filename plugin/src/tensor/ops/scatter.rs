@@ -216,6 +216,29 @@ pub fn ops() -> Vec<OpDef> {
             move |t: &[&TensorData], a: &Attrs| scatter(write, t, a),
         ));
     }
+    // `put(self, index, source)`: torch's `put` (`put_` out of place), what a view's update
+    // made by any ops records (`tensor::view_link`): `self.flat[index] = source`.
+    out.push(OpDef::new("put", Arity::Exactly(3), put_meta, put));
+    // The row-major position of each of a tensor's elements (`arange(numel).view(shape)`):
+    // where a view's elements lie in its base, made in the graph from the base (so at each
+    // call's sizes) and then viewed as the view was.
+    out.push(OpDef::new(
+        "element_positions",
+        Arity::Exactly(1),
+        |m: &[Meta], _: &Attrs| {
+            Ok(Meta {
+                shape: m[0].shape.clone(),
+                dtype: DType::Int64,
+            })
+        },
+        |t: &[&TensorData], _: &Attrs| {
+            let shape = t[0].shape().to_vec();
+            let n = shape.iter().product::<usize>() as i64;
+            let all = ArrayD::from_shape_vec(IxDyn(&shape), (0..n).collect())
+                .map_err(|e| TensorError::runtime(e.to_string()))?;
+            Ok(TensorData::Int64(all))
+        },
+    ));
     for (name, write) in [("index_copy", Write::Replace), ("index_add", Write::Add)] {
         out.push(OpDef::new(
             name,
@@ -225,4 +248,67 @@ pub fn ops() -> Vec<OpDef> {
         ));
     }
     out
+}
+
+fn put_meta(m: &[Meta], _: &Attrs) -> TResult<Meta> {
+    let (target, index, src) = (&m[0], &m[1], &m[2]);
+    if index.dtype != DType::Int64 {
+        return Err(TensorError::runtime(
+            "put_(): Expected a long tensor for index",
+        ));
+    }
+    same_dtype("put_", target, src)?;
+    let count = |s: &[usize]| s.iter().product::<usize>();
+    if count(&index.shape) != count(&src.shape) {
+        return Err(TensorError::runtime(format!(
+            "put_(): Expected source and index to have the same number of elements, but got source.numel() = {}, index.numel() = {}",
+            count(&src.shape),
+            count(&index.shape)
+        )));
+    }
+    Ok(target.clone())
+}
+
+/// Row-major positions, negative from the end, in the order of `index`'s elements: of two
+/// writes to one place the last stays.
+fn put(t: &[&TensorData], _: &Attrs) -> TResult<TensorData> {
+    let TensorData::Int64(index) = t[1] else {
+        unreachable!("checked by inference")
+    };
+    let mut out = t[0].clone();
+    put_into(&mut out, index, t[2])?;
+    Ok(out)
+}
+
+/// `target.flat[index] = source` in place (the two of one dtype, `index` of `source`'s
+/// number of elements): what a view's update writes into its base.
+pub fn put_into(target: &mut TensorData, index: &ArrayD<i64>, source: &TensorData) -> TResult<()> {
+    fn write<T: Copy + Send + Sync>(
+        out: &mut ArrayD<T>,
+        index: &ArrayD<i64>,
+        src: &ArrayD<T>,
+    ) -> TResult<()> {
+        if !out.is_standard_layout() {
+            *out = crate::tensor::layout::row_major(out.view());
+        }
+        let n = out.len();
+        let flat = out.as_slice_mut().expect("a row-major array");
+        for (&k, &v) in index.iter().zip(src.iter()) {
+            flat[position(k, n, 0).map_err(|_| {
+                TensorError::index(format!(
+                    "out of range: tried to access index {k} on a tensor of {n} elements."
+                ))
+            })?] = v;
+        }
+        Ok(())
+    }
+    match (target, source) {
+        (TensorData::Float64(o), TensorData::Float64(s)) => write(o, index, s),
+        (TensorData::Float32(o), TensorData::Float32(s)) => write(o, index, s),
+        (TensorData::Int64(o), TensorData::Int64(s)) => write(o, index, s),
+        (TensorData::Bool(o), TensorData::Bool(s)) => write(o, index, s),
+        _ => Err(TensorError::runtime(
+            "put_(): self and source expected to have the same dtype",
+        )),
+    }
 }

@@ -35,14 +35,14 @@ impl State<'_> {
     /// its write-back. A tensor the call made from constants becomes a fake of that constant
     /// first (from then on, every value that holds it is a graph value: `templates`).
     pub(crate) fn before_update(&mut self, t: &PyRef<PyTensor>) -> SimResult<()> {
-        // A view shares its base's elements: its update writes through into the base, as an
-        // item store (`base[index] = view`, recorded when the update ends); a view made by
-        // other ops is not followed. Views of an updated tensor are made again when read.
+        // A view shares its base's elements: its update writes through into the base (an
+        // item store `base[index] = view`, or a `put` at the view's positions, recorded when
+        // the update ends). Views of an updated tensor are made again when read.
         if let Some(link) = t.view_link() {
-            if !link.is_index() {
+            if !link.writes_back() {
                 return unsupported(
                     Kind::SideEffect,
-                    "an in-place update of a view made by ops other than an index",
+                    "an in-place update of a view whose elements' places in its base are unknown",
                 );
             }
             let base = link.base().clone();

@@ -104,11 +104,12 @@ impl State<'_> {
         };
         // Asked of the fake itself, its size from the recorded meta (not a size read of the
         // program's, `size_reads`, which would keep the graph static).
+        let data = fake.read();
         let split = recorder::with(|r| {
-            let data = fake.read();
             let size = r.value_of(&data).map(|v| r.graph.meta(v).shape[d]);
             Some((r.size_expr(&data, d)?, size?))
         });
+        drop(data);
         let count = match args.get(1) {
             Some(c) if !matches!(c, Var::List(_) | Var::Tuple(_)) => self.size_operand(c)?,
             _ => None,
@@ -137,7 +138,10 @@ impl State<'_> {
             _ => return Ok(Some(r)),
         };
         let pinned = pieces.iter().all(|p| match p {
-            Var::Tensor(t) => recorder::with(|rec| rec.pin(&t.read())),
+            Var::Tensor(t) => {
+                let data = t.read();
+                recorder::with(|rec| rec.pin(&data))
+            }
             _ => false,
         });
         if pinned {

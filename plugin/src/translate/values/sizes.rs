@@ -45,7 +45,10 @@ impl State<'_> {
         let Ok(fake) = o.downcast::<PyTensor>() else {
             return Ok(None);
         };
-        let varying = recorder::with(|r| r.is_varying(&fake.read()));
+        // Read first: a view read after its base's update is made again, which records.
+        let data = fake.read();
+        let varying = recorder::with(|r| r.is_varying(&data));
+        drop(data);
         Ok(varying.then_some(fake))
     }
 
@@ -159,7 +162,9 @@ impl State<'_> {
         hint: i64,
     ) -> SimResult<Option<(SizeExpr, i64)>> {
         let fake = self.size_int_input(v, o, source)?;
-        let e = recorder::with(|r| r.int_input(&fake.read(), hint));
+        let data = fake.read();
+        let e = recorder::with(|r| r.int_input(&data, hint));
+        drop(data);
         Ok(e.map(|e| (e, hint)))
     }
 
@@ -560,12 +565,14 @@ impl State<'_> {
     /// `used` (`false`).
     pub(super) fn attach_more(&mut self, r: &Var, sym: SymAttr, used: &[Var]) -> SimResult<bool> {
         let attached = match r {
-            Var::Tensor(t) => recorder::with(|rec| {
+            Var::Tensor(t) => {
                 let data = t.read();
-                let mut all = rec.sym_of(&data);
-                all.push(sym);
-                rec.attach(&data, all)
-            }),
+                recorder::with(|rec| {
+                    let mut all = rec.sym_of(&data);
+                    all.push(sym);
+                    rec.attach(&data, all)
+                })
+            }
             _ => false,
         };
         if !attached {
