@@ -570,3 +570,18 @@ fn an_update_of_a_view_made_by_any_ops_writes_through_in_the_graph() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_view_where_a_changing_number_says_is_not_written_at_the_recorded_place() {
+    same_as_plain(&["a view where a changing number says"]);
+    let plain = &outputs()[0].1;
+    // Slot i takes i + 1 in both caches: each later call wrote the recorded call's slot.
+    assert!(
+        plain.contains(
+            "a view where a changing number says: ([2.0, 6.0, 12.0, 20.0, 30.0], \
+             [[1.0, 2.0, 3.0, 4.0, 5.0, 0.0], [1.0, 2.0, 3.0, 4.0, 5.0, 0.0]], \
+             [2.0, 6.0, 12.0, 20.0, 30.0]"
+        ),
+        "{plain}"
+    );
+}

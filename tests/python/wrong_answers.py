@@ -1806,3 +1806,25 @@ def _():
         show("views made by any ops write through", ([v.tolist() for v in (x, y, row)]))
     e = st.explain(views_of_views_written, st.ones(4, 3))
     show("views made by any ops write through, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 54. A view that lies where a number that changes per call says (`k.narrow(2, pos, 1)`, a
+# KV cache's slot) was written back, or made again, at the recorded call's place: each later
+# call wrote the same slot. Its update (and one of its base) now breaks the graph there.
+def cache_slot_written(k, x, pos):
+    k.narrow(1, pos, 1).copy_(x)
+    return k.sum()
+
+
+def cache_read_after_write(k, x, pos):
+    seen = k[:, : pos + 1]
+    k[:, pos] = x[:, 0]
+    return seen.sum()
+
+
+@case("a view where a changing number says")
+def _():
+    k, c = st.zeros(2, 6), st.zeros(2, 6)
+    sums = [float(cache_slot_written(k, st.ones(2, 1) * (i + 1), i)) for i in range(5)]
+    seen = [float(cache_read_after_write(c, st.ones(2, 1) * (i + 1), i)) for i in range(5)]
+    show("a view where a changing number says", (sums, k.tolist(), seen, c.tolist()))

@@ -13,7 +13,7 @@
 //! Only the program's own updates (`update`) write through; a tracer's stand-ins are swapped
 //! with `write`, which never does.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ndarray::{ArrayD, IxDyn};
 use rustpython_vm::PyRef;
@@ -30,6 +30,9 @@ pub struct ViewLink {
     steps: Vec<(&'static str, Attrs)>,
     /// The base's version the view's data was last made from or written into.
     seen: AtomicU64,
+    /// Where the view lies in its base is worked out per call by a tracer's graph (`x[:, :n]`
+    /// with `n` a number that changes): its steps' attributes hold at the recorded call only.
+    varying: AtomicBool,
 }
 
 impl std::fmt::Debug for ViewLink {
@@ -50,9 +53,9 @@ impl ViewLink {
     /// The link of a view made from `base` by `steps`, read as a view of `base`'s base when
     /// `base` is a view itself (a graph's output that views its input).
     pub fn with_steps(base: &PyRef<PyTensor>, steps: &[(&'static str, Attrs)]) -> Self {
-        let (root, mut all) = match base.view_link() {
-            Some(link) => (link.base.clone(), link.steps.clone()),
-            None => (base.clone(), Vec::new()),
+        let (root, mut all, varying) = match base.view_link() {
+            Some(link) => (link.base.clone(), link.steps.clone(), link.is_varying()),
+            None => (base.clone(), Vec::new(), false),
         };
         all.extend(steps.iter().cloned());
         let seen = AtomicU64::new(root.version());
@@ -60,7 +63,21 @@ impl ViewLink {
             base: root,
             steps: all,
             seen,
+            varying: AtomicBool::new(varying),
         }
+    }
+
+    /// Note that where the view lies in its base is worked out per call (a tracer attached
+    /// per-call attributes to the op that made it): its steps, as recorded, would make it
+    /// again or write it back at the recorded call's place only, so a tracer follows neither
+    /// an update of the view nor one of its base (`is_varying`, `has_varying_views`).
+    pub fn mark_varying(&self) {
+        self.varying.store(true, Ordering::Release);
+        self.base.varying_views.store(true, Ordering::Release);
+    }
+
+    pub fn is_varying(&self) -> bool {
+        self.varying.load(Ordering::Acquire)
     }
 
     /// The tensor whose elements these are (never itself a view).

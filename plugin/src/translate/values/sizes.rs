@@ -567,11 +567,15 @@ impl State<'_> {
         let attached = match r {
             Var::Tensor(t) => {
                 let data = t.read();
-                recorder::with(|rec| {
+                let attached = recorder::with(|rec| {
                     let mut all = rec.sym_of(&data);
                     all.push(sym);
                     rec.attach(&data, all)
-                })
+                });
+                if attached && let Some(link) = t.view_link() {
+                    link.mark_varying();
+                }
+                attached
             }
             _ => false,
         };
