@@ -543,6 +543,12 @@ impl PyTensor {
         let tiled = split.op("expand", Attrs::new().with("shape", Attr::Ints(tiled)), vm)?;
         tiled.op("reshape", Attrs::new().with("shape", Attr::Ints(out)), vm)
     }
+    /// torch's `detach`: a view of all the elements (its one step a `clone`, which holds no
+    /// size: a tracer writes its update back at any call's sizes).
+    #[pymethod]
+    fn detach(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyTensor> {
+        Self::view_op(zelf, "clone", Attrs::new(), vm)
+    }
     #[pymethod]
     fn view_as(zelf: &Py<Self>, other: PyRef<PyTensor>, vm: &VirtualMachine) -> PyResult<PyTensor> {
         let shape = shape_ints(&other);

@@ -1221,7 +1221,6 @@ METHODS = {
     "t": _t,
     "mm": _mm,
     "bmm": _bmm,
-    "detach": lambda self: self.view_as(self),
     "square": lambda self: self * self,
     "rsqrt": lambda self: 1.0 / self.sqrt(),
     "reciprocal": lambda self: 1.0 / self,

@@ -566,13 +566,21 @@ impl State<'_> {
     pub(super) fn attach_more(&mut self, r: &Var, sym: SymAttr, used: &[Var]) -> SimResult<bool> {
         let attached = match r {
             Var::Tensor(t) => {
+                // Attributes made of constants only (`x[-1]`, `x[:, 1:]`) hold as recorded
+                // wherever the graph's checks pass; those of sizes or numbers do not.
+                let mut reads = Vec::new();
+                sym.values(&mut reads);
+                let varies = !reads.is_empty();
                 let data = t.read();
                 let attached = recorder::with(|rec| {
                     let mut all = rec.sym_of(&data);
                     all.push(sym);
                     rec.attach(&data, all)
                 });
-                if attached && let Some(link) = t.view_link() {
+                if attached
+                    && varies
+                    && let Some(link) = t.view_link()
+                {
                     link.mark_varying();
                 }
                 attached
