@@ -188,6 +188,18 @@ class Gen:
                                      f"acc.append({t} is {r.pick(names)})",
                                      f"{t}[{t} > {r.number()}] = {r.number()}",
                                      f"{t}[..., [0, -1]] = {r.number()}"]))
+            if r.chance(40):
+                # Through a view, which shares the tensor's elements (written back into it,
+                # or read again after it changed), at a place fixed or given by `n`.
+                u = r.pick(names)
+                self.emit(depth, r.pick([f"{t}[0].mul_({r.number()})",
+                                         f"{t}.view(-1)[:1].add_({r.number()})",
+                                         f"{t}.transpose(0, -1)[-1].fill_({r.number()})",
+                                         f"{t}.detach().clamp_(-2.0, 2.0)",
+                                         f"{t}.narrow(0, 0, 1).copy_({u}.narrow(0, 0, 1))",
+                                         f"{t}[n % 2].zero_()",
+                                         f"{t}.narrow(0, k % 2, 1).sub_({u}[:1])",
+                                         f"seen = {t}[..., :1]; {t}.add_({r.number()}); acc.append(seen.sum())"]))
         elif kind < 86:
             # Raises, by a call or by an assert on a tensor's truth (checked by the graph).
             t = r.pick(names)
