@@ -584,4 +584,11 @@ fn a_view_where_a_changing_number_says_is_not_written_at_the_recorded_place() {
         ),
         "{plain}"
     );
+    assert_eq!(
+        plain
+            .matches("a view where a changing number says, graphs: (1, 0)")
+            .count(),
+        2,
+        "{plain}"
+    );
 }

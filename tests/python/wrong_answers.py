@@ -1810,7 +1810,8 @@ def _():
 
 # 54. A view that lies where a number that changes per call says (`k.narrow(2, pos, 1)`, a
 # KV cache's slot) was written back, or made again, at the recorded call's place: each later
-# call wrote the same slot. Its update (and one of its base) now breaks the graph there.
+# call wrote the same slot. Its op, made again in the graph, now takes the per-call
+# attributes of the op that made the view, so it lies at each call's place.
 def cache_slot_written(k, x, pos):
     k.narrow(1, pos, 1).copy_(x)
     return k.sum()
@@ -1828,3 +1829,6 @@ def _():
     sums = [float(cache_slot_written(k, st.ones(2, 1) * (i + 1), i)) for i in range(5)]
     seen = [float(cache_read_after_write(c, st.ones(2, 1) * (i + 1), i)) for i in range(5)]
     show("a view where a changing number says", (sums, k.tolist(), seen, c.tolist()))
+    for f in (cache_slot_written, cache_read_after_write):
+        e = st.explain(f, st.zeros(2, 6), st.ones(2, 1), 3)
+        show("a view where a changing number says, graphs", (e.graph_count, e.graph_break_count))

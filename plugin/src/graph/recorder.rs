@@ -136,6 +136,7 @@ fn retire(old: TensorData) {
 /// Start recording on this thread; `None` if a recording is already under way.
 pub fn start() -> Option<RecordingGuard> {
     crate::tensor::registry::install_interceptor(intercept, retire);
+    crate::tensor::registry::install_annotator(annotate);
     ACTIVE.with(|a| {
         let mut a = a.borrow_mut();
         if a.is_some() {
@@ -537,6 +538,22 @@ fn intercept(
         a.borrow_mut()
             .as_mut()
             .and_then(|r| r.record(op, args, attrs))
+    })
+}
+
+/// The registry's annotation point (`registry::Annotator`): a view's op made again while
+/// recording takes the per-call attributes of the node that first made the view.
+fn annotate(t: &TensorData, note: &(dyn std::any::Any + Send + Sync)) -> bool {
+    ACTIVE.with(|a| {
+        let mut active = a.borrow_mut();
+        let Some(r) = active.as_mut() else {
+            return true;
+        };
+        if r.value_of(t).is_none() {
+            return true; // computed, not recorded
+        }
+        note.downcast_ref::<Vec<SymAttr>>()
+            .is_some_and(|sym| r.attach(t, sym.clone()))
     })
 }
 

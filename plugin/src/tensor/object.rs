@@ -18,9 +18,6 @@ pub struct PyTensor {
     meta_id: AtomicU32,
     /// Marked as a parameter (`requires_grad`); symtrace has no autograd.
     requires_grad: AtomicBool,
-    /// Some view of this tensor's elements is where a tracer works out per call
-    /// (`ViewLink::mark_varying`).
-    pub(super) varying_views: AtomicBool,
     /// Dimensions marked dynamic (`mark_dynamic`) and static (`mark_static`), as bits: what a
     /// tracer is asked to do with their sizes.
     dynamic_dims: AtomicU64,
@@ -38,7 +35,6 @@ impl PyTensor {
             data: PyRwLock::new(data),
             meta_id: AtomicU32::new(0),
             requires_grad: AtomicBool::new(false),
-            varying_views: AtomicBool::new(false),
             dynamic_dims: AtomicU64::new(0),
             static_dims: AtomicU64::new(0),
             version: AtomicU64::new(0),
@@ -76,12 +72,6 @@ impl PyTensor {
     /// a recorded in-place op): views made before it are made again when read.
     pub fn touch(&self) {
         self.version.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Whether some view of this tensor's elements lies where a tracer works out per call
-    /// (`ViewLink::mark_varying`): its update would not be seen by that view as recorded.
-    pub fn has_varying_views(&self) -> bool {
-        self.varying_views.load(Ordering::Acquire)
     }
 
     pub fn version(&self) -> u64 {

@@ -321,6 +321,24 @@ pub fn install_interceptor(f: Interceptor, retire: Retire) {
     let _ = INTERCEPTOR.set((f, retire));
 }
 
+/// What the registry asks after a view's op was made again (`view_link`): a tracer that
+/// recorded it gives its node the per-call attributes `note` holds (those of the node that
+/// first made the view), and says whether they fit; `true` where nothing was recorded.
+pub type Annotator = fn(&TensorData, &(dyn std::any::Any + Send + Sync)) -> bool;
+
+static ANNOTATOR: OnceLock<Annotator> = OnceLock::new();
+
+/// Install the annotation point (once per process, as `install_interceptor`).
+pub fn install_annotator(f: Annotator) {
+    let _ = ANNOTATOR.set(f);
+}
+
+/// Give the node a tracer recorded for `t` the per-call attributes `note` holds (see
+/// `Annotator`).
+pub fn annotate(t: &TensorData, note: &(dyn std::any::Any + Send + Sync)) -> bool {
+    ANNOTATOR.get().is_none_or(|f| f(t, note))
+}
+
 /// Run `f`, turning a panic (a bug in a kernel, or in an application's op) into an error: a
 /// tensor operation never takes the interpreter down.
 pub fn guarded<T>(what: &str, f: impl FnOnce() -> TResult<T>) -> TResult<T> {

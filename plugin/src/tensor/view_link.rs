@@ -13,7 +13,9 @@
 //! Only the program's own updates (`update`) write through; a tracer's stand-ins are swapped
 //! with `write`, which never does.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ndarray::{ArrayD, IxDyn};
 use rustpython_vm::PyRef;
@@ -30,10 +32,14 @@ pub struct ViewLink {
     steps: Vec<(&'static str, Attrs)>,
     /// The base's version the view's data was last made from or written into.
     seen: AtomicU64,
-    /// Where the view lies in its base is worked out per call by a tracer's graph (`x[:, :n]`
-    /// with `n` a number that changes): its steps' attributes hold at the recorded call only.
-    varying: AtomicBool,
+    /// Per step, what a tracer noted of the node that made it (`note_last_step`): the
+    /// per-call attributes (`x[:, :n]`, `narrow(1, pos, 1)` with `n`, `pos` numbers that
+    /// change) that the step, made again in the graph, takes too.
+    notes: Mutex<Vec<Option<Note>>>,
 }
+
+/// What a tracer notes of a step (opaque here: the graph's per-call attributes).
+pub type Note = Arc<dyn Any + Send + Sync>;
 
 impl std::fmt::Debug for ViewLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -53,31 +59,37 @@ impl ViewLink {
     /// The link of a view made from `base` by `steps`, read as a view of `base`'s base when
     /// `base` is a view itself (a graph's output that views its input).
     pub fn with_steps(base: &PyRef<PyTensor>, steps: &[(&'static str, Attrs)]) -> Self {
-        let (root, mut all, varying) = match base.view_link() {
-            Some(link) => (link.base.clone(), link.steps.clone(), link.is_varying()),
-            None => (base.clone(), Vec::new(), false),
+        let (root, mut all, mut notes) = match base.view_link() {
+            Some(link) => (link.base.clone(), link.steps.clone(), link.notes().clone()),
+            None => (base.clone(), Vec::new(), Vec::new()),
         };
         all.extend(steps.iter().cloned());
+        notes.resize(all.len(), None);
         let seen = AtomicU64::new(root.version());
         Self {
             base: root,
             steps: all,
             seen,
-            varying: AtomicBool::new(varying),
+            notes: Mutex::new(notes),
         }
     }
 
-    /// Note that where the view lies in its base is worked out per call (a tracer attached
-    /// per-call attributes to the op that made it): its steps, as recorded, would make it
-    /// again or write it back at the recorded call's place only, so a tracer follows neither
-    /// an update of the view nor one of its base (`is_varying`, `has_varying_views`).
-    pub fn mark_varying(&self) {
-        self.varying.store(true, Ordering::Release);
-        self.base.varying_views.store(true, Ordering::Release);
+    fn notes(&self) -> std::sync::MutexGuard<'_, Vec<Option<Note>>> {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn is_varying(&self) -> bool {
-        self.varying.load(Ordering::Acquire)
+    /// Note what a tracer knows of the node that made the view (`op` with `attrs`, its last
+    /// step): the step, made again in the graph (a refresh, a write-back), takes it too, so
+    /// that the view lies where it lies at each call. `false`: the last step is not that op.
+    pub fn note_last_step(&self, op: &str, attrs: &Attrs, note: Note) -> bool {
+        let matches = self
+            .steps
+            .last()
+            .is_some_and(|(o, a)| *o == op && a == attrs);
+        if matches && let Some(last) = self.notes().last_mut() {
+            *last = Some(note);
+        }
+        matches
     }
 
     /// The tensor whose elements these are (never itself a view).
@@ -88,6 +100,10 @@ impl ViewLink {
     /// The basic index of the base's elements the view is, if it is one (`t[i]`, `t[:, 0]`,
     /// `narrow`), for a base of `shape`: the attributes of an item store into the base.
     fn index_form(&self, shape: &[usize]) -> Option<Attrs> {
+        // A step whose place is worked out per call is made again with its note (`put`).
+        if self.notes().iter().any(Option::is_some) {
+            return None;
+        }
         match self.steps.as_slice() {
             [("index", attrs)] => Some(attrs.clone()),
             [("narrow", attrs)] => {
@@ -134,7 +150,7 @@ impl ViewLink {
         let reads = super::size_reads::mark();
         let out = registry()
             .call("element_positions", &[base], &Attrs::new())
-            .and_then(|all| apply(&self.steps, &all, true))
+            .and_then(|all| self.apply_recorded(&all))
             .ok()
             .filter(|p| matches!(p, TensorData::Int64(_)));
         super::size_reads::forget_since(reads);
@@ -148,7 +164,7 @@ impl ViewLink {
         if self.seen.load(Ordering::Acquire) == version {
             return None;
         }
-        let data = apply(&self.steps, &base, true).ok()?;
+        let data = self.apply_recorded(&base).ok()?;
         self.seen.store(version, Ordering::Release);
         Some(data)
     }
@@ -189,27 +205,37 @@ impl ViewLink {
     }
 }
 
-/// `steps` applied to `data`, in order: recorded by a tracer whose stand-in `data` is (a
-/// view read after its base's update is made again in the graph), or, not `recorded`,
-/// computed on real data (also while a tracer is busy with its recorder).
-fn apply(
-    steps: &[(&'static str, Attrs)],
-    data: &TensorData,
-    recorded: bool,
-) -> TResult<TensorData> {
-    let run = |op: &str, input: &TensorData, attrs: &Attrs| match recorded {
-        true => registry().call(op, &[input], attrs),
-        false => registry().compute(op, &[input], attrs),
-    };
-    let mut rest = steps.iter();
-    let Some((first, attrs)) = rest.next() else {
-        return Ok(data.clone());
-    };
-    let mut out = run(first, data, attrs)?;
-    for (op, attrs) in rest {
-        out = run(op, &out, attrs)?;
+impl ViewLink {
+    /// The steps applied to `data` (recorded by a tracer whose stand-in `data` is), each that
+    /// has a note given it (`note_last_step`).
+    fn apply_recorded(&self, data: &TensorData) -> TResult<TensorData> {
+        let notes = self.notes().clone();
+        let mut out: Option<TensorData> = None;
+        for ((op, attrs), note) in self.steps.iter().zip(notes) {
+            let input = out.as_ref().unwrap_or(data);
+            let made = registry().call(op, &[input], attrs)?;
+            // The note's attributes are those the step was first recorded with, at the same
+            // sizes: a tracer that refused them would hold this place at every call.
+            if let Some(note) = note {
+                assert!(
+                    registry::annotate(&made, &*note),
+                    "a view's op {op}, made again, does not take its per-call attributes"
+                );
+            }
+            out = Some(made);
+        }
+        Ok(out.unwrap_or_else(|| data.clone()))
     }
-    Ok(out)
+}
+
+/// `steps` applied to `data`, real data, in order (computed, never recorded: also while a
+/// tracer is busy with its recorder).
+fn apply(steps: &[(&'static str, Attrs)], data: &TensorData) -> TResult<TensorData> {
+    let mut out: Option<TensorData> = None;
+    for (op, attrs) in steps {
+        out = Some(registry().compute(op, &[out.as_ref().unwrap_or(data)], attrs)?);
+    }
+    Ok(out.unwrap_or_else(|| data.clone()))
 }
 
 /// The positions, in a base of `shape` (row-major), of the elements of the view `steps`
@@ -220,7 +246,7 @@ pub fn positions(shape: &[usize], steps: &[(&'static str, Attrs)]) -> Option<Arr
     // The sizes of these temporaries are nobody's: a tracer that notes size reads by address
     // would take a later tensor at one of their addresses for one whose sizes were read.
     let reads = super::size_reads::mark();
-    let out = match apply(steps, &TensorData::Int64(all), false) {
+    let out = match apply(steps, &TensorData::Int64(all)) {
         Ok(TensorData::Int64(p)) => Some(p),
         _ => None,
     };

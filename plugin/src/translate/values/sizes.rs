@@ -13,8 +13,8 @@ use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyRef};
 
-use crate::graph::recorder;
 use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SizeOp, SymAttr};
+use crate::graph::{Value, recorder};
 use crate::tensor::{PyTensor, size_reads};
 use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, Unsupported};
@@ -566,24 +566,25 @@ impl State<'_> {
     pub(super) fn attach_more(&mut self, r: &Var, sym: SymAttr, used: &[Var]) -> SimResult<bool> {
         let attached = match r {
             Var::Tensor(t) => {
-                // Attributes made of constants only (`x[-1]`, `x[:, 1:]`) hold as recorded
-                // wherever the graph's checks pass; those of sizes or numbers do not.
-                let mut reads = Vec::new();
-                sym.values(&mut reads);
-                let varies = !reads.is_empty();
                 let data = t.read();
                 let attached = recorder::with(|rec| {
                     let mut all = rec.sym_of(&data);
                     all.push(sym);
-                    rec.attach(&data, all)
+                    let made_by = match rec.value_of(&data) {
+                        Some(Value::Node(j)) => {
+                            let node = &rec.graph.nodes[j];
+                            Some((node.op.clone(), node.attrs.clone(), all.clone()))
+                        }
+                        _ => None,
+                    };
+                    rec.attach(&data, all).then_some(made_by)
                 });
-                if attached
-                    && varies
-                    && let Some(link) = t.view_link()
-                {
-                    link.mark_varying();
+                // A view just made: its step made again in the graph (a refresh, a write-back
+                // into its base) takes the same per-call attributes (`ViewLink::note_last_step`).
+                if let (Some(Some((op, attrs, sym))), Some(link)) = (&attached, t.view_link()) {
+                    link.note_last_step(op, attrs, std::sync::Arc::new(sym.clone()));
                 }
-                attached
+                attached.is_some()
             }
             _ => false,
         };
