@@ -25,8 +25,9 @@ pub struct PyTensor {
     /// Counts the program's in-place updates (`update`): a view made from an earlier one is
     /// made again when read (`view_link`).
     version: AtomicU64,
-    /// How this tensor views another's elements, if it does.
-    view: Option<ViewLink>,
+    /// How this tensor views another's elements, if it does (boxed: every tensor made pays
+    /// for the room of one pointer, not of a link).
+    view: Option<Box<ViewLink>>,
 }
 
 impl PyTensor {
@@ -51,7 +52,7 @@ impl PyTensor {
     ) -> Self {
         let link = ViewLink::new(base, op, attrs);
         Self {
-            view: Some(link),
+            view: Some(Box::new(link)),
             ..Self::new(data)
         }
     }
@@ -59,13 +60,13 @@ impl PyTensor {
     /// A tensor of `data` that views `base`'s elements as `link` says.
     pub fn with_link(data: TensorData, link: ViewLink) -> Self {
         Self {
-            view: Some(link),
+            view: Some(Box::new(link)),
             ..Self::new(data)
         }
     }
 
     pub fn view_link(&self) -> Option<&ViewLink> {
-        self.view.as_ref()
+        self.view.as_deref()
     }
 
     /// Count an update made without `update` (a tracer's stand-in replaced by the result of
