@@ -203,9 +203,7 @@ impl ViewLink {
         }
         self.seen.store(self.base.version(), Ordering::Release);
     }
-}
 
-impl ViewLink {
     /// The steps applied to `data` (recorded by a tracer whose stand-in `data` is), each that
     /// has a note given it (`note_last_step`).
     fn apply_recorded(&self, data: &TensorData) -> TResult<TensorData> {
