@@ -354,3 +354,50 @@ fn imports_of_loaded_modules_stay_in_the_graph() {
     assert!(stdout.contains("ALL OK 0"), "{stdout}");
     assert_eq!(stdout.matches("\nok ").count() + 1, 5, "{stdout}");
 }
+
+#[test]
+fn next_of_an_iterator_made_outside_the_frame_breaks_there() {
+    // A step counter (`itertools.count()` in a global, or in an attribute) and a caller's
+    // list iterator: the frame ran as written; now `next()` runs as written between two
+    // graphs and what follows captures with the item it gave.
+    let out = run_script(
+        "next-outside",
+        "import itertools
+import symtrace as st
+ids = itertools.count(10, 5)
+class M:
+    def __init__(self):
+        self.steps = itertools.count(1)
+    def forward(self, x):
+        y = x * 2.0
+        k = next(self.steps)
+        return (y * k).exp().sum()
+def f(x):
+    i = next(ids)
+    return (x + i).sin().cos()
+def g(x, it):
+    a = next(it)
+    return (x * a).tanh().exp()
+x, m = st.ones(2), M()
+for _ in range(3):
+    print('f', f(x).tolist(), 'm', m.forward(x).item(), 'g', g(x, iter([3, 4])).tolist())
+print('left', next(ids), next(m.steps))
+for fn, args in ((f, (x,)), (m.forward, (x,)), (g, (x, iter([5])))):
+    e = st.explain(fn, *args)
+    print('counts', e.graph_count, [b['id'] for b in e.break_reasons], e.break_reasons[0]['reason'])
+",
+        &[],
+    );
+    // The values the plain interpreter prints (cos(sin(1 + 15)), ...).
+    let third = "f [0.6699494442536529, 0.6699494442536529] m 806.8575869854702 \
+                 g [2.704872438963137, 2.704872438963137]";
+    assert!(out.contains(third), "{out}");
+    assert!(out.contains("left 25 4"), "{out}");
+    assert!(
+        out.contains("counts 1 ['GB-CALL'] next() of a count made outside the frame")
+            && out.contains("counts 2 ['GB-CALL'] next() of a count made outside the frame")
+            && out
+                .contains("counts 1 ['GB-CALL'] next() of a list_iterator made outside the frame"),
+        "{out}"
+    );
+}

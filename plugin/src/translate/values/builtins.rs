@@ -156,7 +156,26 @@ impl State<'_> {
                 if !kwargs.is_empty() || !(1..=2).contains(&args.len()) {
                     return unsupported(Kind::Call, "next() with these arguments");
                 }
-                match self.next_item(&args[0])? {
+                let item = match self.next_item(&args[0]) {
+                    // A native iterator made before the frame (`itertools.count()` in a
+                    // global, a caller's list iterator) has a position the simulation
+                    // cannot know: the call runs as written between two graphs, and what
+                    // follows captures with the item it gave.
+                    Err(e)
+                        if e.kind == Kind::Value
+                            && matches!(args[0], Var::Obj(_) | Var::Lazy(..)) =>
+                    {
+                        return unsupported(
+                            Kind::Call,
+                            format!(
+                                "next() of a {} made outside the frame (its position is known only at run time)",
+                                args[0].kind()
+                            ),
+                        );
+                    }
+                    item => item?,
+                };
+                match item {
                     Some(v) => Ok(v),
                     None => match args.get(1) {
                         Some(default) => Ok(default.clone()),
