@@ -592,3 +592,16 @@ fn a_view_where_a_changing_number_says_is_not_written_at_the_recorded_place() {
         "{plain}"
     );
 }
+
+#[test]
+fn effects_before_an_int_too_large_for_a_graph_input_happen() {
+    same_as_plain(&["effects before an overflow", "55 before the overflow"]);
+    let plain = &outputs()[0].1;
+    // Five calls printed and appended, the fourth's before it raised.
+    assert_eq!(
+        plain.matches("55 before the overflow,").count(),
+        5,
+        "{plain}"
+    );
+    assert!(plain.contains("[1, 2, 3, 1, 4])"), "{plain}");
+}

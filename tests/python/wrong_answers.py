@@ -1832,3 +1832,25 @@ def _():
     for f in (cache_slot_written, cache_read_after_write):
         e = st.explain(f, st.zeros(2, 6), st.ones(2, 1), 3)
         show("a view where a changing number says, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 55. An int that changes per call next to a tensor is a graph input, converted through
+# int64 as eager arithmetic converts it. One too large raised in the graph's call, before
+# the frame's earlier effects were replayed: a print and an append before it were lost.
+# Guards now check that it fits, so such a call runs as written and raises where eager does.
+def effects_before_an_overflow(x, n, seen):
+    y = x * 2
+    print("55 before the overflow,", n % 7)
+    seen.append(n % 5)
+    return y + n * n
+
+
+@case("effects before an overflow")
+def _():
+    seen, out = [], []
+    for n in (1, 2, 3, 2**40, 4):
+        try:
+            out.append(effects_before_an_overflow(st.arange(3.0), n, seen).tolist())
+        except OverflowError as exc:
+            out.append(str(exc))
+    show("effects before an overflow", (out, seen))

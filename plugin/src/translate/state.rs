@@ -463,6 +463,20 @@ impl<'vm> State<'vm> {
         ) {
             self.guard(source, Check::type_is(obj.class().to_owned()));
         }
+        // An int becomes a tensor's number as eager arithmetic converts it, through int64:
+        // one out of range raises there (OverflowError). The replacement would raise it in
+        // the graph's call instead, out of place in the traceback; these guards fail first,
+        // and the frame runs as written.
+        if obj.class().is(self.vm.ctx.types.int_type) {
+            use rustpython_vm::types::PyComparisonOp;
+            for (op, bound) in [
+                (PyComparisonOp::Ge, i64::MIN),
+                (PyComparisonOp::Le, i64::MAX),
+            ] {
+                let bound = self.vm.ctx.new_int(bound).into();
+                self.guard(source, Check::Compare(op, bound, true));
+            }
+        }
         self.numbers
             .push((source.clone(), dtype, self.inputs.len(), fake.clone()));
         self.inputs.push(source.clone());
