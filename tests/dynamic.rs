@@ -128,6 +128,12 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // combination of outcomes met: 4 and 2). By value, each call was a translation (the
     // limit of 8, then as written).
     assert!(translations(&out, "list_lengths") <= 6, "{out}");
+    // `int`, `round`, `floor`, `ceil`, `trunc`, `log2` of a float, bitwise operators,
+    // shifts, `** 2`, `pow`, `divmod` and a `min` of three of an int, over 24 values:
+    // specialized once, then once per outcome of the `min` (2); then an int too large for
+    // int64 next to a tensor over 5 values: specialized once, dynamic, and the call that
+    // overflows runs as written (3). Forced, each value was a translation (the limit of 8).
+    assert!(translations(&out, "int_functions") <= 6, "{out}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The functions of `math` that a deferred number may be made by (`math.cos(pi * step /
-//! total)` of a counter: a learning-rate schedule's cosine), `float` (`float(step) /
-//! warmup`, as schedules written for torch spell it) and `round` to a constant number of
-//! digits (`round(lr, 6)`, as a log line keeps it). The replacement calls the same
+//! total)` of a counter: a learning-rate schedule's cosine, `math.floor(step / every)`),
+//! `float` (`float(step) / warmup`, as schedules written for torch spell it), `int`
+//! (`int(step * ratio)`), `round` (`round(n / k)`, and to a constant number of digits,
+//! `round(lr, 6)`, as a log line keeps it) and `abs`. The replacement calls the same
 //! function on the same number, so the value is Python's own; where Python would raise (a
 //! domain error, an overflow) a guard that evaluates it first fails instead, and the frame
 //! runs as written.
@@ -15,43 +16,64 @@ pub enum MathFn {
     Float,
     /// `round(n, ndigits)` with a constant int `ndigits`.
     Round(i64),
+    /// `round(n)`: an int, halves to even; raises for an infinity or a NaN.
+    RoundToInt,
+    /// `int(n)`: an int as it is, a float truncated; raises for an infinity or a NaN.
+    Int,
     /// `abs(n)` (`if abs(weight) < 0.5`).
     Abs,
     Sqrt,
     Exp,
     Log,
+    Log2,
+    Log10,
     Cos,
     Sin,
     Tan,
     Tanh,
     Atan,
+    /// `math.floor`, `math.ceil`, `math.trunc`: ints; raise for an infinity or a NaN.
+    Floor,
+    Ceil,
+    Trunc,
 }
 
 impl MathFn {
-    const ALL: [MathFn; 8] = [
+    const ALL: [MathFn; 13] = [
         MathFn::Sqrt,
         MathFn::Exp,
         MathFn::Log,
+        MathFn::Log2,
+        MathFn::Log10,
         MathFn::Cos,
         MathFn::Sin,
         MathFn::Tan,
         MathFn::Tanh,
         MathFn::Atan,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             MathFn::Float => "float",
-            MathFn::Round(_) => "round",
+            MathFn::Round(_) | MathFn::RoundToInt => "round",
+            MathFn::Int => "int",
             MathFn::Abs => "abs",
             MathFn::Sqrt => "sqrt",
             MathFn::Exp => "exp",
             MathFn::Log => "log",
+            MathFn::Log2 => "log2",
+            MathFn::Log10 => "log10",
             MathFn::Cos => "cos",
             MathFn::Sin => "sin",
             MathFn::Tan => "tan",
             MathFn::Tanh => "tanh",
             MathFn::Atan => "atan",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+            MathFn::Trunc => "trunc",
         }
     }
 
@@ -70,7 +92,8 @@ impl MathFn {
     pub fn function(self, vm: &VirtualMachine) -> Option<PyObjectRef> {
         match self {
             MathFn::Float => Some(vm.ctx.types.float_type.to_owned().into()),
-            MathFn::Round(_) => vm.builtins.get_attr("round", vm).ok(),
+            MathFn::Int => Some(vm.ctx.types.int_type.to_owned().into()),
+            MathFn::Round(_) | MathFn::RoundToInt => vm.builtins.get_attr("round", vm).ok(),
             MathFn::Abs => vm.builtins.get_attr("abs", vm).ok(),
             _ => crate::translate::loaded_modules::loaded_attr("math", self.name(), vm),
         }
@@ -88,6 +111,8 @@ impl MathFn {
     pub fn shown(self) -> String {
         match self {
             MathFn::Float => "float".to_owned(),
+            MathFn::Int => "int".to_owned(),
+            MathFn::RoundToInt => "round".to_owned(),
             MathFn::Abs => "abs".to_owned(),
             MathFn::Round(digits) => format!("round[{digits}]"),
             f => format!("math.{}", f.name()),

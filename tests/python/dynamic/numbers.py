@@ -642,6 +642,50 @@ def list_lengths():
         assert vars(h) == vars(eager)
 
 
+
+def int_functions_of(x, n, r):
+    a = int(r) + round(r) + math.floor(r) + math.ceil(r) + math.trunc(r) + round(r * 3)
+    b = (n & 5) + (n | 2) + (n ^ 7) + (n << 3) + (n >> 2) + ~n
+    q, m = divmod(n, 4)
+    c = n ** 2 + pow(n, 3) + q * 10 + m + min(n, 3, 5) + math.log2(abs(r) + 1)
+    return x * a + b + c + int(n * 0.5)
+
+
+def int_functions():
+    # `int`, `round`, `math.floor/ceil/trunc/log2` of a float, `& | ^ << >> ~` and `** 2`,
+    # `pow`, `divmod`, a `min` of three of an int, over 24 values of each sign: specialized
+    # once, then computed again by the replacement (each was a translation per value).
+    f = st.compile(int_functions_of)
+    for i in range(24):
+        n, r = (i * 37) % 29 - 14, ((i * 53) % 41 - 20) / 4
+        a, b = f(x, n, r), int_functions_of(x, n, r)
+        assert a.tolist() == b.tolist(), (n, r, a, b)
+    # An int too large for int64 next to a tensor raises where eager raises it: a guard
+    # fails first (the frame runs as written), not the graph's call.
+    g = st.compile(int_next_to_tensor)
+    for n in (3, 4, 2**40, 5, -(2**33)):
+        try:
+            a = g(x, n).tolist()
+        except OverflowError as exc:
+            a = (str(exc), raised_at(exc))
+        try:
+            b = int_next_to_tensor(x, n).tolist()
+        except OverflowError as exc:
+            b = (str(exc), raised_at(exc))
+        assert a == b, (a, b)
+
+
+def int_next_to_tensor(x, n):
+    return x * 2 + n * n
+
+
+def raised_at(exc):
+    """The line and columns of the instruction that raised, as a traceback shows them."""
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return list(tb.tb_frame.f_code.co_positions())[tb.tb_lasti // 2]
+
 count("floats", floats)
 count("int_positions", int_positions)
 count("indexed_items", indexed_items)
@@ -665,4 +709,5 @@ count("tensors_of_numbers", tensors_of_numbers)
 count("tensors_of_caller_lists", tensors_of_caller_lists)
 count("noam_schedule", noam_schedule)
 count("list_lengths", list_lengths)
+count("int_functions", int_functions)
 print("NUMBERS OK", st.stats())

@@ -104,6 +104,20 @@ impl State<'_> {
             f.push(r);
             return Ok(Flow::Next);
         }
+        // `~n` of an int that may change per call is `n ^ -1`, deferred as that is.
+        let int = |o: &rustpython_vm::PyObjectRef| o.class().is(vm.ctx.types.int_type);
+        if x.op == Opcode::UnaryInvert
+            && match &a {
+                Var::Num(n) => int(&n.value) && !n.has_size(),
+                Var::Lazy(o, s) => int(o) && self.spec.number_is_input(s, false),
+                _ => false,
+            }
+        {
+            let minus_one = Var::Obj(vm.ctx.new_int(-1).into());
+            let r = self.binary(BinaryOperator::Xor, &a, &minus_one)?;
+            f.push(r);
+            return Ok(Flow::Next);
+        }
         let name = match x.op {
             Opcode::UnaryNegative => "__neg__",
             _ => "__invert__",

@@ -118,8 +118,34 @@ pub enum Arith {
     FloorDiv,
     /// True division (a learning rate's `step / warmup`).
     TrueDiv,
-    /// A power with a float operand (Adam's `beta1 ** step`).
+    /// A power with a float operand (Adam's `beta1 ** step`), or of an int by a constant
+    /// int in `0..=MAX_INT_EXPONENT` (`n ** 2`).
     Pow,
+    /// `&`, `|`, `^` of two ints (`step & 1`), which never raise.
+    And,
+    Or,
+    Xor,
+    /// Shifts of an int by a constant int in `0..=MAX_SHIFT` (`n >> 1`, `1 << k` is not one).
+    LShift,
+    RShift,
+}
+
+/// The largest constant exponent of an int power a deferred number may have: Python computes
+/// the same power in the original, but a guard must not compute one without bound.
+pub const MAX_INT_EXPONENT: u32 = 64;
+/// The largest constant shift of a deferred number, for the same reason.
+pub const MAX_SHIFT: u32 = 64;
+
+/// Whether `o` is an int in `0..=max` (a constant exponent or shift of a deferred number).
+pub(crate) fn small_int(
+    o: &rustpython_vm::PyObjectRef,
+    max: u32,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    rustpython_vm::AsObject::is(o.class(), vm.ctx.types.int_type)
+        && o.downcast_ref::<rustpython_vm::builtins::PyInt>()
+            .and_then(|i| u32::try_from(i.as_bigint()).ok())
+            .is_some_and(|i| i <= max)
 }
 
 impl Arith {
@@ -133,6 +159,11 @@ impl Arith {
             B::FloorDivide | B::InplaceFloorDivide => Some(Arith::FloorDiv),
             B::TrueDivide | B::InplaceTrueDivide => Some(Arith::TrueDiv),
             B::Power | B::InplacePower => Some(Arith::Pow),
+            B::And | B::InplaceAnd => Some(Arith::And),
+            B::Or | B::InplaceOr => Some(Arith::Or),
+            B::Xor | B::InplaceXor => Some(Arith::Xor),
+            B::Lshift | B::InplaceLshift => Some(Arith::LShift),
+            B::Rshift | B::InplaceRshift => Some(Arith::RShift),
             _ => None,
         }
     }
@@ -147,6 +178,11 @@ impl Arith {
             Arith::FloorDiv => B::FloorDivide,
             Arith::TrueDiv => B::TrueDivide,
             Arith::Pow => B::Power,
+            Arith::And => B::And,
+            Arith::Or => B::Or,
+            Arith::Xor => B::Xor,
+            Arith::LShift => B::Lshift,
+            Arith::RShift => B::Rshift,
         }
     }
 
@@ -159,6 +195,11 @@ impl Arith {
             Arith::FloorDiv => "//",
             Arith::TrueDiv => "/",
             Arith::Pow => "**",
+            Arith::And => "&",
+            Arith::Or => "|",
+            Arith::Xor => "^",
+            Arith::LShift => "<<",
+            Arith::RShift => ">>",
         }
     }
 }

@@ -7,7 +7,8 @@ use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use super::{
-    Arith, Source, builtins_dict, closure_cell, dict_storage, identity_key, item, native_getter,
+    Arith, MAX_INT_EXPONENT, MAX_SHIFT, Source, builtins_dict, closure_cell, dict_storage,
+    identity_key, item, native_getter, small_int,
 };
 use crate::translate::native_reads::{member_entry, member_key, member_value};
 
@@ -150,6 +151,9 @@ impl Source {
             Source::Arith(op, a, b) => {
                 let (a, b) = exact_numbers(a, b, frame, vm)?;
                 let t = &vm.ctx.types;
+                let ints = |a: &PyObjectRef, b: &PyObjectRef| {
+                    a.class().is(t.int_type) && b.class().is(t.int_type)
+                };
                 let r = match op {
                     Arith::Add => vm._add(&a, &b),
                     Arith::Sub => vm._sub(&a, &b),
@@ -157,12 +161,32 @@ impl Source {
                     Arith::Mod => vm._mod(&a, &b),
                     Arith::FloorDiv => vm._floordiv(&a, &b),
                     Arith::TrueDiv => vm._truediv(&a, &b),
-                    // A float operand (`deferred_binary`): no int power that grows without
-                    // bound is computed by a guard.
-                    Arith::Pow if a.class().is(t.float_type) || b.class().is(t.float_type) => {
+                    // A float operand, or a small constant exponent (`deferred_binary`): no
+                    // int power that grows without bound is computed by a guard.
+                    Arith::Pow
+                        if a.class().is(t.float_type)
+                            || b.class().is(t.float_type)
+                            || (a.class().is(t.int_type)
+                                && small_int(&b, MAX_INT_EXPONENT, vm)) =>
+                    {
                         vm._pow(&a, &b, vm.ctx.none.as_object())
                     }
                     Arith::Pow => return None,
+                    // Of two ints only: `&` of floats raises.
+                    Arith::And if ints(&a, &b) => vm._and(&a, &b),
+                    Arith::Or if ints(&a, &b) => vm._or(&a, &b),
+                    Arith::Xor if ints(&a, &b) => vm._xor(&a, &b),
+                    Arith::LShift | Arith::RShift
+                        if a.class().is(t.int_type) && small_int(&b, MAX_SHIFT, vm) =>
+                    {
+                        match op {
+                            Arith::LShift => vm._lshift(&a, &b),
+                            _ => vm._rshift(&a, &b),
+                        }
+                    }
+                    Arith::And | Arith::Or | Arith::Xor | Arith::LShift | Arith::RShift => {
+                        return None;
+                    }
                 };
                 r.ok()
             }

@@ -358,6 +358,26 @@ impl State<'_> {
             {
                 Ok(r)
             }
+            "int"
+                if kwargs.is_empty()
+                    && let Some(r) = self.deferred_math(MathFn::Int, &args)? =>
+            {
+                Ok(r)
+            }
+            // `pow(a, b)` is `a ** b`; `divmod(a, b)` of numbers is `(a // b, a % b)`: as the
+            // operators, so that a number that changes per call stays one.
+            "pow" if kwargs.is_empty() && args.len() == 2 => {
+                self.binary(BinaryOperator::Power, &args[0], &args[1])
+            }
+            "divmod"
+                if kwargs.is_empty()
+                    && args.len() == 2
+                    && args.iter().all(|a| self.num_operand(a).is_some()) =>
+            {
+                let q = self.binary(BinaryOperator::FloorDivide, &args[0], &args[1])?;
+                let r = self.binary(BinaryOperator::Remainder, &args[0], &args[1])?;
+                Ok(Var::Tuple(Rc::new(vec![q, r])))
+            }
             "abs"
                 if kwargs.is_empty()
                     && let Some(r) = self.deferred_math(MathFn::Abs, &args)? =>
@@ -367,6 +387,12 @@ impl State<'_> {
             "round"
                 if kwargs.is_empty()
                     && let Some(r) = self.size_rounded(Rounding::HalfEven, &args)? =>
+            {
+                Ok(r)
+            }
+            "round"
+                if kwargs.is_empty()
+                    && let Some(r) = self.deferred_math(MathFn::RoundToInt, &args)? =>
             {
                 Ok(r)
             }

@@ -16,7 +16,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::translate::guards::guard::{Check, compare_values};
 use crate::translate::math_functions::MathFn;
 use crate::translate::policy::Dynamic;
-use crate::translate::source::{Arith, CompareOp, Source};
+use crate::translate::source::{Arith, CompareOp, MAX_INT_EXPONENT, MAX_SHIFT, Source, small_int};
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::operators::binary_vm;
@@ -120,7 +120,8 @@ impl Num {
 /// The operators a deferred number may be made by: on ints and floats, `+`, `-` and `*` never
 /// raise (a float overflows to infinity), so computing it later, at the replay, changes no
 /// behaviour. `%` and `//` only of an int by a nonzero constant int (`deferrable_division`);
-/// `/` and `**` guarded to evaluate (`deferred_binary`).
+/// `/` and `**` guarded to evaluate; `&`, `|`, `^` of ints, shifts by a small constant
+/// (`deferred_binary`).
 fn deferrable(op: BinaryOperator) -> Option<BinaryOperator> {
     Arith::of(op).map(Arith::operator)
 }
@@ -151,6 +152,8 @@ pub fn keeps_numbers(op: Opcode) -> bool {
             | Opcode::BinaryOp
             // `-n` is `0 - n` or `n * -1.0` (the executor's `unary`).
             | Opcode::UnaryNegative
+            // `~n` is `n ^ -1` (the executor's `unary`).
+            | Opcode::UnaryInvert
             | Opcode::BuildTuple
             // A list's items are forced where they are used (`obj` forces), as a tuple's.
             | Opcode::BuildList
@@ -229,10 +232,26 @@ impl State<'_> {
             return Ok(None);
         }
         // `/` and `**` may raise: deferred where a guard can evaluate them first (below),
-        // a power only with a float operand (an int power could grow without bound).
+        // a power only with a float operand or a small constant exponent (an int power
+        // could grow without bound).
         let may_raise = matches!(Arith::of(op), Some(Arith::TrueDiv | Arith::Pow));
-        let float = |o: &PyObjectRef| o.class().is(self.vm.ctx.types.float_type);
-        if Arith::of(op) == Some(Arith::Pow) && !float(&x.value) && !float(&y.value) {
+        let (vm, t) = (self.vm, &self.vm.ctx.types);
+        let float = |o: &PyObjectRef| o.class().is(t.float_type);
+        let int = |o: &PyObjectRef| o.class().is(t.int_type);
+        let small_const =
+            |n: &Num, max| matches!(&n.expr, NumExpr::Const(c) if small_int(c, max, vm));
+        let allowed = match Arith::of(op) {
+            Some(Arith::Pow) => {
+                float(&x.value)
+                    || float(&y.value)
+                    || (int(&x.value) && small_const(&y, MAX_INT_EXPONENT))
+            }
+            // Bitwise operators of ints never raise; of a float they raise (TypeError).
+            Some(Arith::And | Arith::Or | Arith::Xor) => int(&x.value) && int(&y.value),
+            Some(Arith::LShift | Arith::RShift) => int(&x.value) && small_const(&y, MAX_SHIFT),
+            _ => true,
+        };
+        if !allowed {
             return Ok(None);
         }
         let ops = 1 + x.ops + y.ops;
@@ -381,7 +400,18 @@ impl State<'_> {
             && let Some(Var::Lazy(f, _) | Var::Obj(f)) = stack.get(from)
             && (matches!(
                 self.builtin_name(f).as_deref(),
-                Some("print" | "isinstance" | "min" | "max" | "float" | "round" | "abs")
+                Some(
+                    "print"
+                        | "isinstance"
+                        | "min"
+                        | "max"
+                        | "float"
+                        | "int"
+                        | "round"
+                        | "abs"
+                        | "pow"
+                        | "divmod"
+                )
             ) || object_setattr(f)
                 || MathFn::of_function(f, self.vm).is_some()
                 || crate::translate::values::scalar_inputs::takes_scalars(f, self.vm))
@@ -579,12 +609,18 @@ impl State<'_> {
             }
             _ => false,
         };
+        let plain = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         if args.len() < 2 || !args.iter().any(varies) {
             return Ok(None);
         }
         let mut kept = args[0].clone();
         for item in &args[1..] {
-            match self.number_condition(op, item, &kept)? {
+            // Two constants (`min(n, 3, 5)` past `n`) compare now.
+            let outcome = match (item, &kept) {
+                (Var::Obj(a), Var::Obj(b)) if plain(a) && plain(b) => compare_values(a, b, op, vm),
+                _ => self.number_condition(op, item, &kept)?,
+            };
+            match outcome {
                 Some(true) => kept = item.clone(),
                 Some(false) => {}
                 None => return Ok(None),
