@@ -389,3 +389,18 @@ fn modules_compared_by_equality_are_captured_and_guarded() {
         "{text}"
     );
 }
+
+/// Module classes called directly share `Module.__call__`'s code object: each class keeps
+/// its own entries (the recompile limit counts per class of `self`), so the ninth class and
+/// on are captured too (they ran as written), each at both ranks.
+#[test]
+fn each_module_class_called_directly_keeps_its_own_entries() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("classes translations: 24 fallbacks: 0"),
+        "{text}"
+    );
+    assert!(text.contains("classes equal: True"), "{text}");
+}

@@ -158,3 +158,22 @@ made_traced = [described(make_parameters(px)) for _ in range(2)]
 e = st.explain(make_parameters, px)
 print("parameters graphs:", e.graph_count, "breaks:", e.graph_break_count)
 print("parameters equal:", made_traced == made_eager, made_traced[0][:5])
+
+
+# Twelve module classes called directly, at two ranks each: `Module.__call__` is one code
+# object for them all, and each class keeps its own entries (a bucket per class of `self`,
+# as TorchDynamo counts per ID_MATCH bucket); the classes past the eighth ran as written.
+st.reset()
+st.manual_seed(3)
+classes = [nn.Linear(4, 4), nn.LayerNorm(4), nn.ReLU(), nn.GELU(), nn.Tanh(), nn.Sigmoid(),
+           nn.Softmax(dim=-1), nn.SiLU(), nn.ELU(), nn.Softplus(), nn.LeakyReLU(0.1),
+           nn.Sequential(nn.Linear(4, 4), nn.ReLU())]
+inputs = [st.randn(2, 4), st.randn(2, 3, 4)]
+eager = [[st.disable(m)(x).tolist() for m in classes] for x in inputs]
+before = st.stats()
+for _ in range(3):
+    traced = [[m(x).tolist() for m in classes] for x in inputs]
+after = st.stats()
+print("classes translations:", after["translations"] - before["translations"],
+      "fallbacks:", after["fallbacks"] - before["fallbacks"])
+print("classes equal:", traced == eager)

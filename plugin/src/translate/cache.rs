@@ -11,7 +11,7 @@ use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 use crate::translate::breaks::BreakPolicy;
 use crate::translate::breaks::ResumeCache;
-use crate::translate::cache_entry::{Entry, Miss};
+use crate::translate::cache_entry::{Entry, MAX_ENTRIES, Miss, in_bucket_of};
 use crate::translate::convert_frame::translate;
 use crate::translate::direct_call::Instead;
 use crate::translate::explain::{self, BreakRecord, wants_fullgraph};
@@ -428,7 +428,9 @@ impl Translator {
                 }
                 _ => {}
             }
-            if state.entries.len() >= self.options.recompile_limit {
+            if in_bucket_of(&state.entries, frame) >= self.options.recompile_limit
+                || state.entries.len() >= MAX_ENTRIES
+            {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
                 if !std::mem::replace(&mut state.limit_said, true) {
                     log::warn!(target: crate::log_targets::RECOMPILES, "{what}: recompile limit ({}) reached; calls that no entry fits run as written from now on ({})", self.options.recompile_limit, failed());
@@ -436,7 +438,7 @@ impl Translator {
                 return Ok(FrameDecision::run_default());
             }
             self.stats.recompiles.fetch_add(1, Ordering::Relaxed);
-            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", state.entries.len() + 1, self.options.recompile_limit, failed());
+            log::info!(target: crate::log_targets::RECOMPILES, "{what}: recompiling (entry {} of {}): {}", in_bucket_of(&state.entries, frame) + 1, self.options.recompile_limit, failed());
             let state = &mut *state;
             let sets: Vec<&GuardSet> = state.entries.iter().map(|e| &e.guards).collect();
             crate::translate::misses::learn(&mut state.spec, &sets, frame, vm);

@@ -5,16 +5,43 @@ use std::sync::Arc;
 
 use rustpython_vm::builtins::{PyCode, PyDict};
 use rustpython_vm::eval_hook::FrameView;
-use rustpython_vm::{Py, PyPayload, PyRef, VirtualMachine};
+use rustpython_vm::{AsObject, Py, PyPayload, PyRef, VirtualMachine};
 
 use crate::bytecode::verify;
 use crate::graph::Graph;
 use crate::translate::convert_frame::Failure;
 use crate::translate::direct_call::DirectCall;
 use crate::translate::explain::{self, BreakRecord, CapturedGraph};
-use crate::translate::guards::guard::GuardSet;
+use crate::translate::guards::guard::{Check, Guard, GuardSet};
 use crate::translate::guards::program::GuardReads;
+use crate::translate::source::Source;
 use crate::translate::state::{Kind, Unsupported};
+
+/// The most entries one code object keeps, over all the buckets of `in_bucket_of`.
+pub const MAX_ENTRIES: usize = 64;
+
+/// How many of `entries` count against the recompile limit for this call. A code object
+/// shared by many classes (`Module.__call__`, a base class's method) keeps one bucket per
+/// class of its first argument, as TorchDynamo counts recompiles per `ID_MATCH` bucket: the
+/// shapes one module class is called with do not use up the entries another class's calls
+/// would make. An entry that does not check its first argument's class is in every bucket.
+pub fn in_bucket_of(entries: &[Entry], frame: &FrameView<'_>) -> usize {
+    let first = (frame.code().arg_count > 0)
+        .then(|| frame.local_ref(0))
+        .flatten();
+    let Some(first) = first else {
+        return entries.len();
+    };
+    let name = frame.local_name(0).as_str();
+    let other_class = |g: &Guard| {
+        matches!(&g.source, Source::Local(n) if n == name)
+            && matches!(&g.check, Check::TypeIs(t) if !t.is(first.class().as_object()))
+    };
+    entries
+        .iter()
+        .filter(|e| !e.guards.guards.iter().any(other_class))
+        .count()
+}
 
 /// One cached translation.
 pub struct Entry {
