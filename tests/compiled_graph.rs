@@ -201,8 +201,9 @@ fn a_graph_reads_no_shape_only_of_a_tensor_that_remembers_its_input_meta() {
 /// A cache hit whose replacement would only call the graph and return its result gets that
 /// result from the hook, with no replacement frame: for a function of its arguments, a
 /// module's forward pass and a function of a global. One with an effect to replay runs its
-/// replacement, and a graph that fails in the hook leaves the frame to its original code, which
-/// raises with the traceback entry eager execution shows, carets included. The inputs are the
+/// replacement. An int too large for int64, which would raise where the graph's input is made,
+/// fails a guard instead (no hit): the frame runs its original code, which raises with the
+/// traceback entry eager execution shows, carets included. The inputs are the
 /// values the guards have just read: a tensor put in the place of another is the one computed
 /// with.
 #[test]
@@ -216,7 +217,7 @@ fn a_hit_that_only_returns_the_graphs_result_runs_no_frame() {
             "side effect: same=True hits=2 direct=0",
             "effects replayed: 4",
             "overflow raised in: times line 58",
-            "overflow: hits 1 direct 0",
+            "overflow: hits 0 direct 0",
             "traceback entry as eager's: True ~~^~~",
             "list item replaced: same=True direct=1",
             "global rebound: same=True direct=1",

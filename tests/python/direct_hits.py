@@ -72,8 +72,9 @@ print("overflow: hits", after["cache_hits"] - before["cache_hits"],
       "direct", after["direct_hits"] - before["direct_hits"])
 
 
-# A graph that fails in the hook leaves the frame to its original code, which raises from the
-# instruction that raises without the plugin: the same traceback entry, carets included.
+# An int too large for the graph's int64 input fails a guard: the frame runs its original
+# code, which raises from the instruction that raises without the plugin: the same traceback
+# entry, carets included.
 def last_entry(call):
     try:
         call()
