@@ -112,9 +112,10 @@ pub enum Arith {
     Add,
     Sub,
     Mul,
-    /// Only an int by a nonzero constant int (`step % 2`).
+    /// Only an int by a nonzero constant int (`step % 2`), or a float by a nonzero constant
+    /// (`values::numbers::deferrable_division`).
     Mod,
-    /// Only an int by a nonzero constant int.
+    /// As `Mod`.
     FloorDiv,
     /// True division (a learning rate's `step / warmup`).
     TrueDiv,

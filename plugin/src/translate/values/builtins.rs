@@ -2,8 +2,6 @@
 //! `enumerate`, `reversed`, `tuple`, `list`, `dict`, `getattr`, `sum`, and the pure ones
 //! computed on plain values.
 
-use crate::graph::size_floats::Rounding;
-use crate::translate::values::size_floats::FloatFn;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -328,80 +326,8 @@ impl State<'_> {
             {
                 Ok(r)
             }
-            "min" | "max"
-                if kwargs.is_empty()
-                    && let Some(r) = self.size_function(name, &args)? =>
-            {
-                Ok(r)
-            }
-            "min" | "max"
-                if kwargs.is_empty()
-                    && let Some(r) = self.deferred_extreme(name, &args)? =>
-            {
-                Ok(r)
-            }
-            "float"
-                if kwargs.is_empty()
-                    && let Some(r) = self.size_float_call(FloatFn::Float, &args)? =>
-            {
-                Ok(r)
-            }
-            "float"
-                if kwargs.is_empty()
-                    && let Some(r) = self.deferred_math(MathFn::Float, &args)? =>
-            {
-                Ok(r)
-            }
-            "int"
-                if kwargs.is_empty()
-                    && let Some(r) = self.size_rounded(Rounding::Trunc, &args)? =>
-            {
-                Ok(r)
-            }
-            "int"
-                if kwargs.is_empty()
-                    && let Some(r) = self.deferred_math(MathFn::Int, &args)? =>
-            {
-                Ok(r)
-            }
-            // `pow(a, b)` is `a ** b`; `divmod(a, b)` of numbers is `(a // b, a % b)`: as the
-            // operators, so that a number that changes per call stays one.
-            "pow" if kwargs.is_empty() && args.len() == 2 => {
-                self.binary(BinaryOperator::Power, &args[0], &args[1])
-            }
-            "divmod"
-                if kwargs.is_empty()
-                    && args.len() == 2
-                    && args.iter().all(|a| self.num_operand(a).is_some()) =>
-            {
-                let q = self.binary(BinaryOperator::FloorDivide, &args[0], &args[1])?;
-                let r = self.binary(BinaryOperator::Remainder, &args[0], &args[1])?;
-                Ok(Var::Tuple(Rc::new(vec![q, r])))
-            }
-            "abs"
-                if kwargs.is_empty()
-                    && let Some(r) = self.deferred_math(MathFn::Abs, &args)? =>
-            {
-                Ok(r)
-            }
-            "round"
-                if kwargs.is_empty()
-                    && let Some(r) = self.size_rounded(Rounding::HalfEven, &args)? =>
-            {
-                Ok(r)
-            }
-            "round"
-                if kwargs.is_empty()
-                    && let Some(r) = self.deferred_math(MathFn::RoundToInt, &args)? =>
-            {
-                Ok(r)
-            }
-            "round"
-                if kwargs.is_empty()
-                    && let [x, Var::Obj(digits)] = args.as_slice()
-                    && digits.class().is(vm.ctx.types.int_type)
-                    && let Ok(digits) = digits.try_to_value::<i64>(vm)
-                    && let Some(r) = self.deferred_math(MathFn::Round(digits), &[x.clone()])? =>
+            "min" | "max" | "float" | "int" | "pow" | "divmod" | "abs" | "round"
+                if let Some(r) = self.number_builtin(name, &args, &kwargs)? =>
             {
                 Ok(r)
             }

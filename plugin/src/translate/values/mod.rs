@@ -56,6 +56,7 @@ pub mod named_tuples;
 pub mod native_calls;
 pub mod native_method_forms;
 pub mod nested_functions;
+pub mod number_builtins;
 pub mod number_operands;
 pub mod numbers;
 pub mod objects;

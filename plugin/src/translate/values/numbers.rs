@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyFunction, PyInt};
+use rustpython_vm::builtins::{PyFloat, PyFunction, PyInt};
 use rustpython_vm::bytecode::{BinaryOperator, Opcode};
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef};
@@ -119,19 +119,29 @@ impl Num {
 
 /// The operators a deferred number may be made by: on ints and floats, `+`, `-` and `*` never
 /// raise (a float overflows to infinity), so computing it later, at the replay, changes no
-/// behaviour. `%` and `//` only of an int by a nonzero constant int (`deferrable_division`);
+/// behaviour. `%` and `//` only by a nonzero constant (`deferrable_division`);
 /// `/` and `**` guarded to evaluate; `&`, `|`, `^` of ints, shifts by a small constant
 /// (`deferred_binary`).
 fn deferrable(op: BinaryOperator) -> Option<BinaryOperator> {
     Arith::of(op).map(Arith::operator)
 }
 
-/// Whether `x op y` for `%` or `//` cannot raise: an int by a nonzero constant int.
+/// Whether `x op y` for `%` or `//` cannot raise: an int by a nonzero constant int, or a float
+/// by a nonzero constant float or an int that converts to a float exactly (no OverflowError;
+/// an int by a float is not one: a large int does not convert).
 fn deferrable_division(x: &Num, y: &Num) -> bool {
-    let int = |o: &PyObjectRef| o.downcast_ref::<PyInt>().is_some();
-    int(&x.value)
-        && matches!(&y.expr, NumExpr::Const(c)
-            if int(c) && c.downcast_ref::<PyInt>().is_some_and(|i| i.as_bigint().bits() != 0))
+    let NumExpr::Const(c) = &y.expr else {
+        return false;
+    };
+    let int_bits = c.downcast_ref::<PyInt>().map(|i| i.as_bigint().bits());
+    if x.value.downcast_ref::<PyInt>().is_some() {
+        return int_bits.is_some_and(|b| b != 0);
+    }
+    let nonzero_float = c
+        .downcast_ref::<PyFloat>()
+        .is_some_and(|f| f.to_f64() != 0.0);
+    x.value.downcast_ref::<PyFloat>().is_some()
+        && (nonzero_float || int_bits.is_some_and(|b| b != 0 && b <= 53))
 }
 
 /// Instructions that may take a deferred number as it is: they store it, move it, put it in
