@@ -173,7 +173,15 @@ class Gen:
             self.emit(depth, r.pick(["acc.append(f'{n}-{k}:{scale}')", "acc.append((n, k) in {(1, 0), (2, 1)})",
                                      "acc.append('ab' in str(n) + 'ab')", "acc.append(sorted([k, n, 3]))",
                                      "acc.append(max(n, k) // 2 - (n % 3))", "acc.append(divmod(n + 7, 3))",
-                                     "acc.append(obj in {obj})", "acc.append(len({obj, obj, SPARE}))"]))
+                                     "acc.append(obj in {obj})", "acc.append(len({obj, obj, SPARE}))",
+                                     # Functions of the numbers that change per call, some
+                                     # scaling a tensor (graph inputs when deferred).
+                                     "acc.append((pow(n, 2), divmod(n - 5, 3), n >> 1, ~k, int(n / 4)))",
+                                     f"{r.pick(names)} = {r.pick(names)} * (int(n * 0.7) + round(k / 3))",
+                                     f"{r.pick(names)} = {r.pick(names)} + ((n & 3) ^ (k | 1)) + (n << 2) - ~k",
+                                     f"{r.pick(names)} = {r.pick(names)} * math.floor(n / 2.5) - math.ceil(k * 1.5) + n ** 2",
+                                     f"{r.pick(names)} = {r.pick(names)} + min(n, 2, 4) * math.trunc(-n / 3) + max(k, 1, 0)",
+                                     "acc.append(round(scale * n, 2) + math.log2(n + 1))"]))
         elif kind < 80 and in_loop:
             self.emit(depth, r.pick(["continue", "break"]) if r.chance(30) else "pass")
         elif kind < 83:
@@ -524,6 +532,7 @@ import dataclasses
 import functools
 import itertools
 import logging
+import math
 import sys
 import types
 import weakref
