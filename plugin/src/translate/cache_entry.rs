@@ -20,19 +20,21 @@ use crate::translate::state::{Kind, Unsupported};
 /// The most entries one code object keeps, over all the buckets of `in_bucket_of`.
 pub const MAX_ENTRIES: usize = 64;
 
-/// How many of `entries` count against the recompile limit for this call. A code object
-/// shared by many classes (`Module.__call__`, a base class's method) keeps one bucket per
-/// class of its first argument, as TorchDynamo counts recompiles per `ID_MATCH` bucket: the
-/// shapes one module class is called with do not use up the entries another class's calls
-/// would make. An entry that does not check its first argument's class is in every bucket.
+/// How many of `entries` count against the recompile limit for this call. A method shared by
+/// many classes (`Module.__call__`, a base class's `forward`) keeps one bucket per class of
+/// `self`, as TorchDynamo counts recompiles per `ID_MATCH` bucket: the shapes one module class
+/// is called with do not use up the entries another class's calls would make. An entry that
+/// does not check the class of `self` is in every bucket. Other functions keep one bucket (a
+/// function called with many types translates at most the limit's number of times).
 pub fn in_bucket_of(entries: &[Entry], frame: &FrameView<'_>) -> usize {
-    let first = (frame.code().arg_count > 0)
-        .then(|| frame.local_ref(0))
-        .flatten();
-    let Some(first) = first else {
+    // A code object with an argument has its first local.
+    if frame.code().arg_count == 0 || frame.local_name(0).as_str() != "self" {
+        return entries.len();
+    }
+    let Some(first) = frame.local_ref(0) else {
         return entries.len();
     };
-    let name = frame.local_name(0).as_str();
+    let name = "self";
     let other_class = |g: &Guard| {
         matches!(&g.source, Source::Local(n) if n == name)
             && matches!(&g.check, Check::TypeIs(t) if !t.is(first.class().as_object()))
