@@ -34,9 +34,8 @@ pub fn in_bucket_of(entries: &[Entry], frame: &FrameView<'_>) -> usize {
     let Some(first) = frame.local_ref(0) else {
         return entries.len();
     };
-    let name = "self";
     let other_class = |g: &Guard| {
-        matches!(&g.source, Source::Local(n) if n == name)
+        matches!(&g.source, Source::Local(n) if n == "self")
             && matches!(&g.check, Check::TypeIs(t) if !t.is(first.class().as_object()))
     };
     entries

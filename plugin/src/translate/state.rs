@@ -465,9 +465,9 @@ impl<'vm> State<'vm> {
         }
         // An int becomes a tensor's number as eager arithmetic converts it, through int64:
         // one out of range raises there (OverflowError). The replacement would raise it in
-        // the graph's call instead, out of place in the traceback; these guards fail first,
-        // and the frame runs as written. (A drawn number is made by the replacement first,
-        // where no guard reads it.)
+        // the graph's call, before it replays the frame's earlier effects (a print, an
+        // append); these guards fail first, and the frame runs as written. (A drawn number
+        // is made by the replacement first, where no guard reads it.)
         if obj.class().is(self.vm.ctx.types.int_type) && !source.has_draw() {
             use rustpython_vm::types::PyComparisonOp;
             for (op, bound) in [
