@@ -134,6 +134,9 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // int64 next to a tensor over 5 values: specialized once, dynamic, and the call that
     // overflows runs as written (3). Forced, each value was a translation (the limit of 8).
     assert!(translations(&out, "int_functions") <= 6, "{out}");
+    // A global count tested for being nonzero over 14 calls (0, then 1 to 10, then 0):
+    // specialized once, then its truth guarded, not its value.
+    assert_eq!(translations(&out, "truth_of_counters"), 2, "{out}");
 }
 
 #[test]

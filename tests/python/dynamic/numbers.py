@@ -675,6 +675,26 @@ def int_functions():
         assert a == b, (a, b)
 
 
+_hooks = 0
+
+
+def hooked(x):
+    # A global count of registrations, only tested for being nonzero.
+    if _hooks:
+        return x * 2
+    return x + 1
+
+
+def truth_of_counters():
+    # The count changes on most calls: specialized once, then its truth guarded (by value,
+    # each count was a translation, the limit of 8, then as written).
+    global _hooks
+    f = st.compile(hooked)
+    for i in range(14):
+        _hooks = max(0, i - 2) if i < 13 else 0
+        assert f(x).tolist() == hooked(x).tolist(), _hooks
+
+
 def int_next_to_tensor(x, n):
     return x * 2 + n * n
 
@@ -710,4 +730,5 @@ count("tensors_of_caller_lists", tensors_of_caller_lists)
 count("noam_schedule", noam_schedule)
 count("list_lengths", list_lengths)
 count("int_functions", int_functions)
+count("truth_of_counters", truth_of_counters)
 print("NUMBERS OK", st.stats())

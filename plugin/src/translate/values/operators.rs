@@ -489,6 +489,14 @@ impl State<'_> {
                 if is_dict(o, vm) {
                     return self.caller_dict_truth(o, source);
                 }
+                // A number read from the frame that changes per call (a global counter
+                // tested for being nonzero): its outcome guarded, as for a computed one.
+                if o.class().is(vm.ctx.types.int_type) || o.class().is(vm.ctx.types.float_type) {
+                    let zero = Var::Obj(vm.ctx.new_int(0).into());
+                    if let Some(r) = self.number_condition(PyComparisonOp::Ne, v, &zero)? {
+                        return Ok(r);
+                    }
+                }
                 let o = self.obj(v)?;
                 o.try_to_bool(vm)
                     .map_err(|_| Unsupported::new(Kind::Raises, "truth value raises"))
