@@ -306,6 +306,19 @@ def basic_indexed(x):
     return y, src + dst, a * b - c, x[0] - x[-1], x.T[1:, 0]
 
 
+def listed_indexes(x):
+    # Lists of ints among which sizes, as indexes (the first and last rows, a column pair
+    # of the middle row): int64 tensors made per call, not the sizes fixed.
+    n = len(x)
+    y = x[[0, n - 1]] + x[[n // 2, -1]][:, [0, 2]].sum(1, keepdim=True)
+    return y, x[:, [1, 2]][[n - 1]]
+
+
+def listed_past_the_end(x):
+    # Raises where eager raises.
+    return x[[0, len(x)]]
+
+
 def unpacked_rows(x):
     # Rows unpacked along the dimension that changes: their number is fixed per size (and
     # unpacking into two names raises where eager raises).
@@ -316,7 +329,8 @@ def unpacked_rows(x):
 
 cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed,
-         compared_to_sizes, asserted, basic_indexed, unpacked_rows]
+         compared_to_sizes, asserted, basic_indexed, unpacked_rows, listed_indexes,
+         listed_past_the_end]
 
 
 def same(a, b):

@@ -1,4 +1,5 @@
-//! The builtins of numbers (`min`, `max`, `float`, `int`, `pow`, `divmod`, `abs`, `round`) of
+//! The builtins of numbers (`min`, `max`, `float`, `int`, `pow`, `divmod`, `abs`, `round`, and
+//! truth) of
 //! a number that may change per call: of a size, a size worked out per call (`sizes`,
 //! `size_rounding`); of a number read from the frame, a deferred number the replacement
 //! computes again (`numbers`); so that neither fixes the values it comes from.
@@ -7,6 +8,7 @@ use std::rc::Rc;
 
 use rustpython_vm::AsObject;
 use rustpython_vm::bytecode::BinaryOperator;
+use rustpython_vm::types::PyComparisonOp;
 
 use crate::graph::size_floats::Rounding;
 use crate::translate::math_functions::MathFn;
@@ -15,6 +17,24 @@ use crate::translate::values::Var;
 use crate::translate::values::size_floats::FloatFn;
 
 impl State<'_> {
+    /// `if k:` of a number that changes per call (computed in the call, or read from the
+    /// frame: a global count of registrations) is `k != 0` (for a float too: NaN is true,
+    /// -0.0 false), its outcome guarded, not its value; of a size (`if T % k:`), its outcome
+    /// checked per call. `None`: not such a number.
+    pub(super) fn number_truth(&mut self, v: &Var) -> SimResult<Option<bool>> {
+        let t = &self.vm.ctx.types;
+        match v {
+            Var::Num(_) => {}
+            Var::Lazy(o, _) if o.class().is(t.int_type) || o.class().is(t.float_type) => {}
+            _ => return Ok(None),
+        }
+        let zero = Var::Obj(self.vm.ctx.new_int(0).into());
+        if let Some(r) = self.number_condition(PyComparisonOp::Ne, v, &zero)? {
+            return Ok(Some(r));
+        }
+        self.size_compare(PyComparisonOp::Ne, v, &zero)
+    }
+
     /// `name(*args)` kept as a size or a deferred number; `None`: not such a call (the
     /// numbers are then forced, as any call forces them).
     pub(super) fn number_builtin(

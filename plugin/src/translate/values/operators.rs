@@ -213,6 +213,11 @@ impl State<'_> {
             return Ok(n);
         }
         if op == BinaryOperator::Subscr
+            && let Some(r) = self.index_by_number_lists(a, b)?
+        {
+            return Ok(r);
+        }
+        if op == BinaryOperator::Subscr
             && let Some(r) = self.symbolic_getitem(a, b)?
         {
             return Ok(r);
@@ -455,15 +460,8 @@ impl State<'_> {
                 let t = self.instance_truth(v)?.expect("an instance");
                 self.truth(&t)
             }
-            // `if k:` of a number that changes per call is `k != 0` (for a float too: NaN is
-            // true, -0.0 false), its outcome guarded.
             Var::Num(n) => {
-                let zero = Var::Obj(vm.ctx.new_int(0).into());
-                if let Some(r) = self.number_condition(PyComparisonOp::Ne, v, &zero)? {
-                    return Ok(r);
-                }
-                // A size (`if T % k:`): its outcome checked per call, not its value.
-                if let Some(r) = self.size_compare(PyComparisonOp::Ne, v, &zero)? {
+                if let Some(r) = self.number_truth(v)? {
                     return Ok(r);
                 }
                 let o = self.force_number(n)?;
@@ -489,13 +487,8 @@ impl State<'_> {
                 if is_dict(o, vm) {
                     return self.caller_dict_truth(o, source);
                 }
-                // A number read from the frame that changes per call (a global counter
-                // tested for being nonzero): its outcome guarded, as for a computed one.
-                if o.class().is(vm.ctx.types.int_type) || o.class().is(vm.ctx.types.float_type) {
-                    let zero = Var::Obj(vm.ctx.new_int(0).into());
-                    if let Some(r) = self.number_condition(PyComparisonOp::Ne, v, &zero)? {
-                        return Ok(r);
-                    }
+                if let Some(r) = self.number_truth(v)? {
+                    return Ok(r);
                 }
                 let o = self.obj(v)?;
                 o.try_to_bool(vm)

@@ -215,7 +215,7 @@ impl State<'_> {
     /// an int into int64), times 1 so that the tensor is one of its own, not the input. Of a
     /// list or tuple of numbers among which such a one (`st.tensor([h, w])`), the stack of
     /// their 0-d tensors. `None`: not such a call.
-    pub(super) fn tensor_of_input(
+    pub(crate) fn tensor_of_input(
         &mut self,
         what: &str,
         args: &[Var],

@@ -45,6 +45,50 @@ impl State<'_> {
         Ok(Some(r))
     }
 
+    /// `t[:, [0, T - 1]]`: a list of ints among which a size or a number that changes per
+    /// call, as an index, is the int64 tensor `st.tensor` makes of it (`tensor_of_input`),
+    /// so that the index follows each call's numbers instead of fixing them (`None`: no such
+    /// list in the key). A list of bools is a mask and one of floats raises: both left.
+    pub(crate) fn index_by_number_lists(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
+        if !self.is_tensor(t) {
+            return Ok(None);
+        }
+        let int = self.vm.ctx.types.int_type;
+        let exact_int = |v: &Var| match v {
+            Var::Num(n) => n.value.class().is(int),
+            Var::Lazy(o, _) | Var::Obj(o) => o.class().is(int),
+            _ => false,
+        };
+        let (mut items, tupled) = match key {
+            Var::Tuple(items) => (items.to_vec(), true),
+            other => (vec![other.clone()], false),
+        };
+        let mut changed = false;
+        for item in &mut items {
+            let Var::List(l) = &*item else { continue };
+            let ints = {
+                let l = l.borrow();
+                !l.is_empty() && l.iter().all(exact_int)
+            };
+            if ints
+                && let Some(index) =
+                    self.tensor_of_input("symtrace.tensor", std::slice::from_ref(item), &[])?
+            {
+                *item = index;
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(None);
+        }
+        let key = match tupled {
+            true => Var::tuple(items),
+            false => items.pop().expect("one item"),
+        };
+        self.binary(rustpython_vm::bytecode::BinaryOperator::Subscr, t, &key)
+            .map(Some)
+    }
+
     /// A basic index of the fake `t` that its node must resolve against each call's sizes
     /// (see `symbolic_getitem`): the symbolic index, the index at this call's sizes, and the
     /// values it was made from (`None`: the recorded index holds at every call).
