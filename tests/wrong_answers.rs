@@ -605,3 +605,23 @@ fn effects_before_an_int_too_large_for_a_graph_input_happen() {
     );
     assert!(plain.contains("[1, 2, 3, 1, 4])"), "{plain}");
 }
+
+#[test]
+fn a_detached_output_the_program_keeps_is_a_view_in_one_graph() {
+    same_as_plain(&["detached outputs"]);
+    let plain = &outputs()[0].1;
+    // The update through `last` is seen in `y`; explain() counts one graph and no break
+    // for each (the frame ran as written: `(0, 1)`).
+    assert!(
+        plain.contains(
+            "detached outputs: (([[1.0, 3.0], [5.0, 7.0], [9.0, 11.0]], \
+             [[1.0, 3.0], [5.0, 7.0], [9.0, 11.0]])"
+        ),
+        "{plain}"
+    );
+    assert_eq!(
+        plain.matches("detached outputs, graphs: (1, 0)").count(),
+        3,
+        "{plain}"
+    );
+}

@@ -1854,3 +1854,47 @@ def _():
         except OverflowError as exc:
             out.append(str(exc))
     show("effects before an overflow", (out, seen))
+
+
+# 56. A tensor the program keeps as `y.detach()` of an output (`self.last = y.detach()`), of a
+# view of it, or of an input is a view of all the elements of its base: an update of either
+# is seen by the other. The replacement makes it that view again once the graph has run; the
+# frame ran as written before ("made by ops the view cannot follow").
+class KeepsDetached:
+    def __init__(self):
+        self.last, self.kept = None, []
+
+    def doubled(self, x):
+        y = x * 2
+        self.last = y.detach()
+        return y
+
+    def shifted(self, x):
+        y = x + 1
+        d = y.detach()[1:]
+        self.kept.append(d)
+        return y, d.T
+
+    def flat(self, x):
+        self.last = x.detach()
+        return x.detach().reshape(-1)
+
+
+@case("detached outputs")
+def _():
+    k = KeepsDetached()
+    for i in range(3):
+        x = st.arange(6.0).reshape(3, 2) + i
+        y = k.doubled(x)
+        k.last.add_(1)
+        a = (y.tolist(), k.last.tolist())
+        y.mul_(0)
+        y2, dt = k.shifted(x)
+        dt.mul_(10)
+        x2 = st.arange(4.0) * i
+        r = k.flat(x2)
+        r.add_(5)
+        show("detached outputs", (a, k.last.tolist(), y2.tolist(), k.kept[-1].tolist(), x2.tolist()))
+    for f, x in ((k.doubled, st.ones(3, 2)), (k.shifted, st.ones(3, 2)), (k.flat, st.ones(4))):
+        e = st.explain(f, x)
+        show("detached outputs, graphs", (e.graph_count, e.graph_break_count))

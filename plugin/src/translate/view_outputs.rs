@@ -18,7 +18,10 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, unsupported};
 
 /// The ops that make views (`tensor::view_link`), by the names the graph's nodes carry.
-const VIEW_OPS: [&str; 7] = [
+/// `clone` is `detach`'s step (a view of all the elements): a chain holds one only where the
+/// view's own steps do (`chain`), never a copy the program made.
+const VIEW_OPS: [&str; 8] = [
+    "clone",
     "index",
     "reshape",
     "transpose",
@@ -126,7 +129,11 @@ fn views_of(
         let Some(output) = outputs.iter().position(|o| *o == v.output) else {
             continue;
         };
-        let Some(chain) = chain(graph, v.output, v.base) else {
+        let clones = |ops: &mut dyn Iterator<Item = &str>| ops.filter(|o| *o == "clone").count();
+        let Some(chain) = chain(graph, v.output, v.base).filter(|c| {
+            clones(&mut c.iter().map(|&i| graph.nodes[i].op.as_str()))
+                == clones(&mut v.steps.iter().map(|(op, _)| *op))
+        }) else {
             return refuse("a tensor the program holds, made by ops the view cannot follow");
         };
         let per_call = chain.iter().any(|&i| !graph.nodes[i].sym.is_empty());
