@@ -207,8 +207,11 @@ class Gen:
                                          f"{t}.narrow(0, 0, 1).copy_({u}.narrow(0, 0, 1))",
                                          f"{t}[n % 2].zero_()",
                                          f"{t}.narrow(0, k % 2, 1).sub_({u}[:1])",
-                                         f"seen = {t}[..., :1]; {t}.add_({r.number()}); acc.append(seen.sum())"]))
-        elif kind < 86:
+                                         f"seen = {t}[..., :1]; {t}.add_({r.number()}); acc.append(seen.sum())",
+                                         # a detached tensor kept: a view of all the elements
+                                         f"obj.kept = {t}.detach(); {t}.mul_({r.number()})",
+                                         f"obj.kept = {t}.detach()[..., :1]; {t}.add_({r.number()})"]))
+        elif kind < 85:
             # Raises, by a call or by an assert on a tensor's truth (checked by the graph).
             t = r.pick(names)
             self.emit(depth, r.pick(["raise_if(n == 3)", "raise_if(k > 5)", "raise_if(flag and n > 2)",
@@ -216,10 +219,15 @@ class Gen:
                                      f"assert not {t}.isnan().any()",
                                      f"if ({t} > {r.number()}).all(): raise ValueError('all above')"]))
         elif kind < 87:
-            # Slices that may hold no row: empty tensors.
+            # Slices that may hold no row (empty tensors), indexes by sizes.
             t = r.pick(names)
             self.emit(depth, r.pick([f"acc.append({t}[:n - 1].sum())", f"acc.append({t}[:k].shape)",
-                                     f"acc.append(st.cat([{t}[:k], {t}]).mean())"]))
+                                     f"acc.append(st.cat([{t}[:k], {t}]).mean())",
+                                     # lists of ints among which a size, as indexes
+                                     f"{t} = {t} + {t}[..., [0, {t}.shape[-1] - 1]].sum(-1, keepdim=True)",
+                                     f"{t} = {t} + {t}[[0, len({t}) - 1]].sum(0)",
+                                     # the truth of a global count that changes per call
+                                     f"{t} = {t} * 2.0 if calls else {t} - 0.5"]))
         elif kind < 95 and depth < 3:
             self.more(depth, names, in_loop)
         else:
@@ -881,7 +889,8 @@ def main(shapes, dtypes, seed):
                 print(call, i, "->", show(r))
             except Exception as e:
                 print(call, i, "raised", type(e).__name__, e)
-            print("   state", calls, obj.count, show(obj.w), show(data), show(log), show(list(obj.hist)))
+            print("   state", calls, obj.count, show(obj.w), show(data), show(log), show(list(obj.hist)),
+                  show(getattr(obj, "kept", None)))
             print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,
                   show(Model.__dict__.get("last")))
             print("   slots", SLOT.n, show(getattr(SLOT, "t", None)), getattr(SLOT, "opt", None), sorted(EASY.items()))
