@@ -373,7 +373,7 @@ fn lru_cache_helpers_are_followed_where_the_cache_cannot_tell() {
 
 /// What model code takes from Python's library and torch's API around its tensor work
 /// (tests/python/library_idioms.py): itertools made whole and stepped lazily (one part-way
-/// at a graph break made again as itself), `contextlib.contextmanager`, the grad modes as
+/// at a graph break made again as itself), `zip(strict=True)`, `contextlib.contextmanager`, the grad modes as
 /// blocks and decorators, a module's forward hooks, the truth of a caller's dict, a
 /// configuration read through a subclass of dict (`cfg.model.hidden`), a dict read
 /// by int keys (a logger's level cache), torch's `jit`, `compiler` and
@@ -406,6 +406,7 @@ fn library_idioms_stay_in_the_graph() {
         &[
             "itertools made whole: product, chain, combinations",
             "itertools stepped lazily: count, islice, pairwise, accumulate, starmap",
+            "zip(strict=True)",
             "an islice part-way at a graph break",
             "contextlib.contextmanager and nullcontext",
             "no_grad as a decorator of forward",

@@ -1,5 +1,5 @@
 """What model code takes from Python's library and torch's API around its tensor work:
-`itertools` (made whole, or stepped lazily), `contextlib.contextmanager` context managers,
+`itertools` (made whole, or stepped lazily), `zip(strict=True)`, `contextlib.contextmanager` context managers,
 the grad modes (`no_grad` as a block and as a decorator, `is_grad_enabled`), a module's
 forward hooks and pre-hooks, the truth of a dict the caller passes (`if kwargs:`), a
 configuration read through a subclass of dict (`cfg.model.hidden`), a dataclass output with
@@ -60,6 +60,15 @@ def lazy_iterators(x, ws):
     sums = list(itertools.accumulate(ws)), list(itertools.accumulate(ws, operator.mul, initial=2.0))
     scaled = list(itertools.starmap(lambda a, t: t * a, zip(ws, itertools.repeat(x))))
     return out, tail, steps, sums, scaled, list(itertools.accumulate([x, x * 2.0]))
+
+
+def strict_zips(x, ws):
+    # `zip(..., strict=True)`, as linters ask it to be written (ruff's B905): each pair, and
+    # the check that both end together, in the graph.
+    acc = x
+    for w, (i, v) in zip(ws, enumerate(ws), strict=True):
+        acc = acc * w + i * v
+    return acc, list(zip("abc", ws, strict=True))
 
 
 def islice_across_a_break(x, ws):
@@ -675,6 +684,7 @@ xs = [st.randn(2, 3) for _ in range(CALLS + 1)]
 ws = [1.0, 2.0, 3.0]
 check("itertools made whole: product, chain, combinations", combinatorics, lambda i: (xs[i],), 1, 1, 0)
 check("itertools stepped lazily: count, islice, pairwise, accumulate, starmap", lazy_iterators, lambda i: (xs[i], ws), 1, 1, 0)
+check("zip(strict=True)", strict_zips, lambda i: (xs[i], ws), 1, 1, 0)
 check("an islice part-way at a graph break", islice_across_a_break, lambda i: (xs[i], ws), 2, None, None)
 check("contextlib.contextmanager and nullcontext", context_managers, lambda i: (xs[i],), 1, 1, 0)
 check("no_grad as a decorator of forward", Head(), lambda i: (xs[i],), 1, 1, 0)

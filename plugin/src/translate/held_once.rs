@@ -207,7 +207,7 @@ impl Walk {
                     Stepper::Set { set, .. } => self.value(&Var::Set(set.clone())),
                     Stepper::Caller { items, .. } => items.iter().try_for_each(|x| self.value(x)),
                     Stepper::Enumerate { inner, .. } => self.value(inner),
-                    Stepper::Zip { inners } => inners.iter().try_for_each(|x| self.value(x)),
+                    Stepper::Zip { inners, .. } => inners.iter().try_for_each(|x| self.value(x)),
                     Stepper::Map { func, inners } => std::iter::once(func)
                         .chain(inners)
                         .try_for_each(|x| self.value(x)),

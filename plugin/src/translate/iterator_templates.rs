@@ -160,7 +160,11 @@ pub(super) fn stepper_template(
                 Template::Const(vm.ctx.new_int(*count).into()),
             ],
         )),
-        Stepper::Zip { inners } => Ok(Template::New(
+        // Made again without its keyword, it would no longer check the lengths.
+        Stepper::Zip { strict: true, .. } => {
+            unsupported(Kind::Rebuild, "a zip(strict=True) at a graph break")
+        }
+        Stepper::Zip { inners, .. } => Ok(Template::New(
             vm.ctx.types.zip_type.to_owned().into(),
             inners
                 .iter()

@@ -205,13 +205,22 @@ impl State<'_> {
                 };
             }
             "zip" | "enumerate" | "reversed" | "tuple" | "list" => {
-                if !kwargs.is_empty()
-                    && (name != "enumerate" || kwargs.iter().any(|(k, _)| k != "start"))
-                {
+                let allowed = match name {
+                    "enumerate" => "start",
+                    "zip" => "strict",
+                    _ => "",
+                };
+                if kwargs.iter().any(|(k, _)| k != allowed) {
                     return unsupported(Kind::Call, format!("{name}() with keyword arguments"));
                 }
                 let items: Vec<Var> = match name {
-                    "zip" => return self.zip_of(&args),
+                    "zip" => {
+                        let strict = match kwargs.first() {
+                            Some((_, v)) => self.truth(v)?,
+                            None => false,
+                        };
+                        return self.zip_of(&args, strict);
+                    }
                     "enumerate" => {
                         let start = match (args.get(1), kwargs.first()) {
                             (Some(s), _) | (None, Some((_, s))) => self

@@ -74,8 +74,11 @@ pub enum Stepper {
         inner: Var,
         count: i64,
     },
+    /// `zip(*inners, strict=...)`: a strict zip raises where one iterable ends before
+    /// the others.
     Zip {
         inners: Vec<Var>,
+        strict: bool,
     },
     /// `map(func, *iterables)`: `func` called (inlined) on each step's items, as Python's
     /// map calls it, lazily.
@@ -203,13 +206,13 @@ impl State<'_> {
         }))
     }
 
-    /// `zip(*vs)`, stepping each `iter(v)`.
-    pub fn zip_of(&mut self, vs: &[Var]) -> SimResult<Var> {
+    /// `zip(*vs, strict=strict)`, stepping each `iter(v)`.
+    pub fn zip_of(&mut self, vs: &[Var], strict: bool) -> SimResult<Var> {
         let inners = vs
             .iter()
             .map(|v| self.iterator_of(v))
             .collect::<SimResult<Vec<_>>>()?;
-        Ok(stepper(Stepper::Zip { inners }))
+        Ok(stepper(Stepper::Zip { inners, strict }))
     }
 
     /// `map(func, *iterables)` (at least one iterable).
@@ -300,7 +303,7 @@ impl State<'_> {
         enum Next {
             Done(Option<Var>),
             Enumerate(Var),
-            Zip(Vec<Var>),
+            Zip(Vec<Var>, bool),
             Map(Var, Vec<Var>),
             Filter(Var, Var),
         }
@@ -396,7 +399,7 @@ impl State<'_> {
                 Next::Done(item)
             }
             Stepper::Enumerate { inner, .. } => Next::Enumerate(inner.clone()),
-            Stepper::Zip { inners } => Next::Zip(inners.clone()),
+            Stepper::Zip { inners, strict } => Next::Zip(inners.clone(), *strict),
             Stepper::Map { func, inners } => Next::Map(func.clone(), inners.clone()),
             Stepper::Filter { func, inner } => Next::Filter(func.clone(), inner.clone()),
         };
@@ -435,18 +438,57 @@ impl State<'_> {
                     return Ok(Some(item));
                 }
             },
-            Next::Zip(inners) if inners.is_empty() => Ok(None),
-            Next::Zip(inners) => {
+            Next::Zip(inners, _) if inners.is_empty() => Ok(None),
+            Next::Zip(inners, strict) => {
                 let mut items = Vec::with_capacity(inners.len());
-                for inner in &inners {
+                for (i, inner) in inners.iter().enumerate() {
                     match self.next_item(inner)? {
                         Some(item) => items.push(item),
+                        None if strict => return self.strict_zip_end(&inners, i),
                         None => return Ok(None),
                     }
                 }
                 Ok(Some(Var::tuple(items)))
             }
         }
+    }
+}
+
+impl State<'_> {
+    /// A strict zip whose iterable `i` ended: the end of the zip if every iterable ends
+    /// there (the ones after the first stepped once more to see it, as Python steps them),
+    /// else the `ValueError` Python raises, which the frame raises when it runs as written.
+    fn strict_zip_end(&mut self, inners: &[Var], i: usize) -> SimResult<Option<Var>> {
+        let plural = |k: usize| {
+            if k == 1 {
+                " ".to_owned()
+            } else {
+                "s 1-".to_owned()
+            }
+        };
+        if i > 0 {
+            return unsupported(
+                Kind::Raises,
+                format!(
+                    "zip() argument {} is shorter than argument{}{i} (ValueError)",
+                    i + 1,
+                    plural(i)
+                ),
+            );
+        }
+        for (j, inner) in inners.iter().enumerate().skip(1) {
+            if self.next_item(inner)?.is_some() {
+                return unsupported(
+                    Kind::Raises,
+                    format!(
+                        "zip() argument {} is longer than argument{}{j} (ValueError)",
+                        j + 1,
+                        plural(j)
+                    ),
+                );
+            }
+        }
+        Ok(None)
     }
 }
 
