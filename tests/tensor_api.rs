@@ -362,3 +362,26 @@ fn large_kernels_give_the_same_bits_on_one_thread_or_two_eager_or_traced() {
     assert_eq!(run("2", true), one);
     assert_eq!(run("3", true), one);
 }
+
+/// A tuple inside an index tuple is read as a list, as torch reads it (`t[:, (0, 2)]` is
+/// `t[:, [0, 2]]`): among other indices, of ints or of bools, read and written; traced too.
+#[test]
+fn a_tuple_inside_an_index_is_a_list() {
+    let source = "import symtrace as st\n\
+         def f(x):\n\
+         \x20   y = x.clone(); y[:, (0, 2)] = 0.0\n\
+         \x20   z = x.clone(); z[:, [0, 2]] = 0.0\n\
+         \x20   return [(x[:, (0, 2)], x[:, [0, 2]]), (x[0, (1, 2), (3, 0)], x[0, [1, 2], [3, 0]]),\n\
+         \x20           (x[..., (True, False, True, False)], x[..., [True, False, True, False]]), (y, z)]\n\
+         for i in range(3):\n\
+         \x20   pairs = f(st.arange(24.0).reshape(2, 3, 4) + i)\n\
+         \x20   print(all(a.tolist() == b.tolist() for a, b in pairs), pairs[1][0].tolist())\n";
+    for args in [&[][..], &["--plugin", "symtrace"][..]] {
+        let (out, err, code) = run_py(source, args);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(
+            out, "True [7.0, 8.0]\nTrue [8.0, 9.0]\nTrue [9.0, 10.0]\n",
+            "{args:?}: {err}"
+        );
+    }
+}

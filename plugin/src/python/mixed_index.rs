@@ -7,7 +7,7 @@
 //! of its true elements, found from its values: a traced frame breaks before it (the count
 //! is data-dependent).
 
-use rustpython_vm::builtins::{PyList, PySlice};
+use rustpython_vm::builtins::{PyList, PySlice, PyTuple};
 use rustpython_vm::common::lock::PyRwLockReadGuard;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine};
 
@@ -30,7 +30,7 @@ fn masks_as_indices(
         .map(|item| {
             let mask = match item.downcast_ref::<PyTensor>() {
                 Some(t) => (t.read().dtype() == DType::Bool).then(|| t.read().clone()),
-                None if item.downcast_ref::<PyList>().is_some() => {
+                None if is_sequence(item) => {
                     Some(data_of(item, None, vm)?).filter(|m| m.dtype() == DType::Bool)
                 }
                 None => None,
@@ -103,11 +103,16 @@ fn true_positions(mask: &TensorData) -> Vec<TensorData> {
         .collect()
 }
 
-fn is_advanced(item: &PyObjectRef) -> bool {
-    item.downcast_ref::<PyTensor>().is_some() || item.downcast_ref::<PyList>().is_some()
+/// A list, or a tuple inside the index tuple (`t[:, (0, 2)]`), which torch reads as a list.
+fn is_sequence(item: &PyObjectRef) -> bool {
+    item.downcast_ref::<PyList>().is_some() || item.downcast_ref::<PyTuple>().is_some()
 }
 
-/// Whether a tuple index holds a tensor or a list.
+fn is_advanced(item: &PyObjectRef) -> bool {
+    item.downcast_ref::<PyTensor>().is_some() || is_sequence(item)
+}
+
+/// Whether a tuple index holds a tensor, a list or a tuple.
 pub(super) fn is_mixed(items: &[PyObjectRef]) -> bool {
     items.iter().any(is_advanced)
 }
