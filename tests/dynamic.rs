@@ -137,6 +137,10 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // A global count tested for being nonzero over 14 calls (0, then 1 to 10, then 0):
     // specialized once, then its truth guarded, not its value.
     assert_eq!(translations(&out, "truth_of_counters"), 2, "{out}");
+    // `n ** -1` and `(2 * n) ** -2` over 13 values: specialized once, then computed again
+    // by the replacement (by value, a translation per value up to the limit of 8); at 0
+    // a guard fails and the frame raises as written.
+    assert_eq!(translations(&out, "inverse_powers"), 2, "{out}");
 }
 
 #[test]

@@ -181,7 +181,11 @@ class Gen:
                                      f"{r.pick(names)} = {r.pick(names)} + ((n & 3) ^ (k | 1)) + (n << 2) - ~k",
                                      f"{r.pick(names)} = {r.pick(names)} * math.floor(n / 2.5) - math.ceil(k * 1.5) + n ** 2",
                                      f"{r.pick(names)} = {r.pick(names)} + min(n, 2, 4) * math.trunc(-n / 3) + max(k, 1, 0)",
-                                     "acc.append(round(scale * n, 2) + math.log2(n + 1))"]))
+                                     "acc.append(round(scale * n, 2) + math.log2(n + 1))",
+                                     # negative int exponents (of k, 0 on some calls: raises)
+                                     f"{r.pick(names)} = {r.pick(names)} * n ** -1 + (n + 1) ** -2",
+                                     f"{r.pick(names)} = {r.pick(names)} * (k ** -1 if k else 0.5)",
+                                     "acc.append(k ** -2)"]))
         elif kind < 80 and in_loop:
             self.emit(depth, r.pick(["continue", "break"]) if r.chance(30) else "pass")
         elif kind < 83:

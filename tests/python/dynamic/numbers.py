@@ -675,6 +675,28 @@ def int_functions():
         assert a == b, (a, b)
 
 
+def inverse_powers_of(x, n):
+    return x * n ** -1 + x * (n * 2) ** -2
+
+
+def inverse_powers():
+    # `n ** -1`, `(2 * n) ** -2` over 12 values: specialized once, then computed again by
+    # the replacement (a negative int exponent gives a float). At 0 both raise
+    # ZeroDivisionError: a guard that computes the power fails first, the frame runs as
+    # written and raises where eager raises.
+    f = st.compile(inverse_powers_of)
+    for n in list(range(1, 12)) + [0, -3]:
+        try:
+            a = f(x, n).tolist()
+        except ZeroDivisionError as exc:
+            a = str(exc)
+        try:
+            b = inverse_powers_of(x, n).tolist()
+        except ZeroDivisionError as exc:
+            b = str(exc)
+        assert a == b, (n, a, b)
+
+
 _hooks = 0
 
 
@@ -731,4 +753,5 @@ count("noam_schedule", noam_schedule)
 count("list_lengths", list_lengths)
 count("int_functions", int_functions)
 count("truth_of_counters", truth_of_counters)
+count("inverse_powers", inverse_powers)
 print("NUMBERS OK", st.stats())

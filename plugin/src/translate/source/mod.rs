@@ -120,7 +120,7 @@ pub enum Arith {
     /// True division (a learning rate's `step / warmup`).
     TrueDiv,
     /// A power with a float operand (Adam's `beta1 ** step`), or of an int by a constant
-    /// int in `0..=MAX_INT_EXPONENT` (`n ** 2`).
+    /// int in `-MAX_INT_EXPONENT..=MAX_INT_EXPONENT` (`n ** 2`, `n ** -1`).
     Pow,
     /// `&`, `|`, `^` of two ints (`step & 1`), which never raise.
     And,
@@ -147,6 +147,19 @@ pub(crate) fn small_int(
         && o.downcast_ref::<rustpython_vm::builtins::PyInt>()
             .and_then(|i| u32::try_from(i.as_bigint()).ok())
             .is_some_and(|i| i <= max)
+}
+
+/// Whether `o` is an int exponent of a deferred int power: in `-MAX_INT_EXPONENT..=
+/// MAX_INT_EXPONENT` (a negative one gives a float, `n ** -1`; of 0 it raises, which the
+/// guard that computes it sees).
+pub(crate) fn small_exponent(
+    o: &rustpython_vm::PyObjectRef,
+    vm: &rustpython_vm::VirtualMachine,
+) -> bool {
+    rustpython_vm::AsObject::is(o.class(), vm.ctx.types.int_type)
+        && o.downcast_ref::<rustpython_vm::builtins::PyInt>()
+            .and_then(|i| i64::try_from(i.as_bigint()).ok())
+            .is_some_and(|i| i.unsigned_abs() <= u64::from(MAX_INT_EXPONENT))
 }
 
 impl Arith {

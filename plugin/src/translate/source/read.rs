@@ -7,8 +7,8 @@ use rustpython_vm::eval_hook::FrameView;
 use rustpython_vm::{AsObject, PyObjectRef, VirtualMachine};
 
 use super::{
-    Arith, MAX_INT_EXPONENT, MAX_SHIFT, Source, builtins_dict, closure_cell, dict_storage,
-    identity_key, item, native_getter, small_int,
+    Arith, MAX_SHIFT, Source, builtins_dict, closure_cell, dict_storage, identity_key, item,
+    native_getter, small_exponent, small_int,
 };
 use crate::translate::native_reads::{member_entry, member_key, member_value};
 
@@ -166,8 +166,7 @@ impl Source {
                     Arith::Pow
                         if a.class().is(t.float_type)
                             || b.class().is(t.float_type)
-                            || (a.class().is(t.int_type)
-                                && small_int(&b, MAX_INT_EXPONENT, vm)) =>
+                            || (a.class().is(t.int_type) && small_exponent(&b, vm)) =>
                     {
                         vm._pow(&a, &b, vm.ctx.none.as_object())
                     }

@@ -16,7 +16,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 use crate::translate::guards::guard::{Check, compare_values};
 use crate::translate::math_functions::MathFn;
 use crate::translate::policy::Dynamic;
-use crate::translate::source::{Arith, CompareOp, MAX_INT_EXPONENT, MAX_SHIFT, Source, small_int};
+use crate::translate::source::{Arith, CompareOp, MAX_SHIFT, Source, small_exponent, small_int};
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::operators::binary_vm;
@@ -254,7 +254,8 @@ impl State<'_> {
             Some(Arith::Pow) => {
                 float(&x.value)
                     || float(&y.value)
-                    || (int(&x.value) && small_const(&y, MAX_INT_EXPONENT))
+                    || (int(&x.value)
+                        && matches!(&y.expr, NumExpr::Const(c) if small_exponent(c, vm)))
             }
             // Bitwise operators of ints never raise; of a float they raise (TypeError).
             Some(Arith::And | Arith::Or | Arith::Xor) => int(&x.value) && int(&y.value),
