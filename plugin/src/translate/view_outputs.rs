@@ -18,8 +18,8 @@ use crate::translate::breaks::reason::Kind;
 use crate::translate::state::{SimResult, State, unsupported};
 
 /// The ops that make views (`tensor::view_link`), by the names the graph's nodes carry.
-/// `clone` is `detach`'s step (a view of all the elements): a chain holds one only where the
-/// view's own steps do (`chain`), never a copy the program made.
+/// `clone` is `detach`'s step (a view of all the elements): a chain is taken with one only
+/// where the view's own steps hold one (`views_of`), never a copy the program made.
 const VIEW_OPS: [&str; 8] = [
     "clone",
     "index",

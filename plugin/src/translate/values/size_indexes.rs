@@ -50,7 +50,11 @@ impl State<'_> {
     /// so that the index follows each call's numbers instead of fixing them (`None`: no such
     /// list in the key). A list of bools is a mask and one of floats raises: both left.
     pub(crate) fn index_by_number_lists(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
-        if !self.is_tensor(t) {
+        let listed = match key {
+            Var::Tuple(items) => items.iter().any(|i| matches!(i, Var::List(_))),
+            other => matches!(other, Var::List(_)),
+        };
+        if !listed || !self.is_tensor(t) {
             return Ok(None);
         }
         let int = self.vm.ctx.types.int_type;
