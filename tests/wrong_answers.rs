@@ -625,3 +625,25 @@ fn a_detached_output_the_program_keeps_is_a_view_in_one_graph() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_view_updated_in_place_and_handed_back_is_a_view_in_one_graph() {
+    same_as_plain(&["updated views handed back"]);
+    let plain = &outputs()[0].1;
+    // The store through the returned transpose lands in `x`; explain() counts one graph and
+    // no break for each (the frame ran as written: `(0, 1)`).
+    assert!(
+        plain.contains(
+            "updated views handed back: ([[0.0, 100.0, 4.0, 3.0], [4.0, 10.0, 12.0, 7.0]], \
+             [[100.0, 10.0], [4.0, 12.0]]"
+        ),
+        "{plain}"
+    );
+    assert_eq!(
+        plain
+            .matches("updated views handed back, graphs: (1, 0)")
+            .count(),
+        3,
+        "{plain}"
+    );
+}

@@ -1898,3 +1898,51 @@ def _():
     for f, x in ((k.doubled, st.ones(3, 2)), (k.shifted, st.ones(3, 2)), (k.flat, st.ones(4))):
         e = st.explain(f, x)
         show("detached outputs, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 57. A view of a tensor the program holds, updated in place through the view and then handed
+# back (`v = x[:, 1:]; v.mul_(2); return v.T`, a cache's `narrow(...).copy_(k)` returned): the
+# view stands for the product in the graph, its base for the store of it; the replacement
+# makes it a view of the base again by the view's own steps. It ran as written before ("made
+# by ops the view cannot follow").
+def scaled_tail(x, n):
+    v = x[:, 1:n]
+    v.mul_(2)
+    return v.T
+
+
+def nested_views(x):
+    v = x[:, x.shape[1] // 2 :]
+    v.add_(1)
+    u = v[0]
+    u.neg_()
+    return v, u
+
+
+def cache_window(cache, k, pos):
+    c = cache.narrow(1, pos, k.shape[1])
+    c.copy_(k)
+    return c, cache[:, : pos + k.shape[1]]
+
+
+@case("updated views handed back")
+def _():
+    for T in (4, 5, 6, 7):
+        x = st.arange(2.0 * T).reshape(2, T)
+        b = scaled_tail(x, T - 1)
+        b[0, 0] = 100.0
+        y = st.arange(2.0 * T).reshape(2, T)
+        v, u = nested_views(y)
+        u[0] = -7.0
+        v[1, 0] = 55.0
+        cache = st.zeros(1, 12)
+        c, seen = cache_window(cache, st.ones(1, T % 3 + 1), T)
+        c.fill_(9.0)
+        show("updated views handed back", (x.tolist(), b.tolist(), y.tolist(), v.tolist(), u.tolist(), cache.tolist(), seen.tolist()))
+    for f, args in (
+        (scaled_tail, (st.ones(2, 4), 3)),
+        (nested_views, (st.ones(2, 4),)),
+        (cache_window, (st.zeros(1, 8), st.ones(1, 2), 3)),
+    ):
+        e = st.explain(f, *args)
+        show("updated views handed back, graphs", (e.graph_count, e.graph_break_count))

@@ -169,6 +169,15 @@ impl ViewLink {
         Some(data)
     }
 
+    /// The view's data made again from its base, whatever the versions (a tracer records
+    /// the steps from the base's stand-in: see `translate::view_outputs::rebase`).
+    pub fn remade(&self) -> Option<TensorData> {
+        let base = self.base.read();
+        let data = self.apply_recorded(&base).ok()?;
+        self.seen.store(self.base.version(), Ordering::Release);
+        Some(data)
+    }
+
     /// Whether an update of the view can be written into its base: its elements' positions
     /// in the base can be worked out (every step is an op of the registry on int64 data).
     pub fn writes_back(&self) -> bool {

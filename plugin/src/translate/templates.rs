@@ -421,6 +421,7 @@ fn graph_value(
     outputs: &mut Vec<Value>,
     index: &mut HashMap<Value, usize>,
 ) -> SimResult<Template> {
+    crate::translate::view_outputs::rebase(state, t)?;
     Ok(match state.value_of(t) {
         Some(Value::Input(i)) => Template::Load(state.inputs[i].clone()),
         Some(value) => {

@@ -79,11 +79,50 @@ pub fn note(state: &mut State<'_>, t: &PyTensor, value: Value) -> SimResult<()> 
     Ok(())
 }
 
+/// Make the fake `t`, a view the program holds, again from its base where the graph's way
+/// from the base's value to the view's is not one of view ops (`v = x[:, 1:]; v.mul_(2)`:
+/// the view stands for the product, its base for the store of it): the same elements, by
+/// the view's own steps recorded from the base's value, which `views_of` can follow.
+pub fn rebase(state: &mut State<'_>, t: &PyTensor) -> SimResult<()> {
+    let Some(link) = t.view_link() else {
+        return Ok(());
+    };
+    let (Some(value), Some(base)) = (state.value_of(t), state.value_of(link.base())) else {
+        return Ok(());
+    };
+    if matches!(value, Value::Input(_))
+        || recorder::with(|r| follow(&r.graph, value, base, link.steps()).is_some())
+    {
+        return Ok(());
+    }
+    // Where the steps cannot be made again, `views_of` refuses the output.
+    if let Some(data) = link.remade() {
+        let old = std::mem::replace(&mut *t.write(), data);
+        recorder::with(|r| r.keep(old));
+    }
+    Ok(())
+}
+
 fn refuse<T>(what: &str) -> SimResult<T> {
     unsupported(
         Kind::Rebuild,
         format!("a view of {what} (the graph makes each output a tensor of its own)"),
     )
+}
+
+/// The nodes of `chain`, if they make the view whose own steps are `steps`: as many
+/// `clone`s (`detach`) as the steps hold, never a copy the program made.
+fn follow(
+    graph: &Graph,
+    view: Value,
+    base: Value,
+    steps: &[(&'static str, Attrs)],
+) -> Option<Vec<usize>> {
+    let clones = |ops: &mut dyn Iterator<Item = &str>| ops.filter(|o| *o == "clone").count();
+    chain(graph, view, base).filter(|c| {
+        clones(&mut c.iter().map(|&i| graph.nodes[i].op.as_str()))
+            == clones(&mut steps.iter().map(|(op, _)| *op))
+    })
 }
 
 /// The graph's nodes on the way from `base` to `view` (each node's first input, back), in
@@ -129,11 +168,7 @@ fn views_of(
         let Some(output) = outputs.iter().position(|o| *o == v.output) else {
             continue;
         };
-        let clones = |ops: &mut dyn Iterator<Item = &str>| ops.filter(|o| *o == "clone").count();
-        let Some(chain) = chain(graph, v.output, v.base).filter(|c| {
-            clones(&mut c.iter().map(|&i| graph.nodes[i].op.as_str()))
-                == clones(&mut v.steps.iter().map(|(op, _)| *op))
-        }) else {
+        let Some(chain) = follow(graph, v.output, v.base, &v.steps) else {
             return refuse("a tensor the program holds, made by ops the view cannot follow");
         };
         let per_call = chain.iter().any(|&i| !graph.nodes[i].sym.is_empty());
