@@ -214,7 +214,10 @@ class Gen:
                                          f"seen = {t}[..., :1]; {t}.add_({r.number()}); acc.append(seen.sum())",
                                          # a detached tensor kept: a view of all the elements
                                          f"obj.kept = {t}.detach(); {t}.mul_({r.number()})",
-                                         f"obj.kept = {t}.detach()[..., :1]; {t}.add_({r.number()})"]))
+                                         f"obj.kept = {t}.detach()[..., :1]; {t}.add_({r.number()})",
+                                         # a view updated through itself, then kept
+                                         f"obj.kept = {t}[..., 1:]; obj.kept.mul_({r.number()})",
+                                         f"obj.kept = {t}.narrow(0, 0, 1).T; obj.kept.copy_({u}[:1].T)"]))
         elif kind < 85:
             # Raises, by a call or by an assert on a tensor's truth (checked by the graph).
             t = r.pick(names)
