@@ -57,6 +57,10 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
             "a caller's dict stored into, then read whole",
             "a key deleted and stored again goes last",
             "a dict stored into, then iterated across a graph break",
+            "a dict's keys stored while its keys are iterated",
+            "a dict's entries stored while its items are iterated",
+            "a later entry stored while the items are iterated",
+            "a dict's keys stored while iterated across a graph break",
         ],
     );
     // The print after the effects ran once per call (eager, explain, two traced calls), and

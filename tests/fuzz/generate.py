@@ -168,7 +168,12 @@ class Gen:
             self.emit(depth, r.pick(["data.update({'z': n})", "data.setdefault('d', 0)",
                                      "keys = list(data.keys())", "acc.extend(list(data.values())[:1])",
                                      "log.insert(0, k)", "del data['a']", "log[1:2] = [k, k]",
-                                     "acc.append(len(data))", "acc.append(list(data)[-2:])"]))
+                                     "acc.append(len(data))", "acc.append(list(data)[-2:])",
+                                     # stores while iterated: of the keys it holds (or
+                                     # another, which Python refuses)
+                                     "for key in data: data[key] = n",
+                                     "for key, v in data.items(): data[key] = (v, k)",
+                                     "for key, v in data.items(): data['a'] = key"]))
         elif kind < 77:
             self.emit(depth, r.pick(["acc.append(f'{n}-{k}:{scale}')", "acc.append((n, k) in {(1, 0), (2, 1)})",
                                      "acc.append('ab' in str(n) + 'ab')", "acc.append(sorted([k, n, 3]))",

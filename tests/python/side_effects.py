@@ -321,6 +321,41 @@ def store_then_break(x, table):
     return total
 
 
+def sgd_step(x, params, grads):
+    # Stores of the keys a dict holds, while its keys are iterated: its size and order stay
+    # (Python raises only where the size changes).
+    for k in params:
+        params[k] = params[k] - 0.5 * grads[k] * x.sum()
+    return len(params)
+
+
+def scale_entries(x, table):
+    # Each entry's own key stored while the items are iterated: an entry already yielded.
+    for k, v in table.items():
+        table[k] = v * x
+    return x
+
+
+def store_ahead(x, table):
+    # A later entry's value stored while the items are iterated: the loop reads the new
+    # value (runs as written: the simulation reads the items at once).
+    out = []
+    for k, v in table.items():
+        out.append(v * x)
+        table["b"] = x * 10.0
+    return out
+
+
+def stores_across_a_break(x, table):
+    # The loop split at the break: each body stores its key, the loop itself runs as written.
+    total = x * 2.0
+    for k in table:
+        table[k] = table[k] + total
+        total = (total * 1.5 + 1.0).relu()
+        st.graph_break()
+    return total
+
+
 st.manual_seed(0)
 x = st.randn(3)
 check("list.append, extend and insert", appends, lambda: (x, ["old"]), 1, 0)
@@ -364,6 +399,10 @@ check("a list changed after its name was rebound", rebound_then_changed, lambda:
 check("a caller's dict stored into, then read whole", metrics_then_items, lambda: (x, {"seen": [0], "lr": 0.1}), 1, 0)
 check("a key deleted and stored again goes last", delete_and_store_again, lambda: (x, {"a": 1, "b": 2}), 1, 0)
 check("a dict stored into, then iterated across a graph break", store_then_break, lambda: (x, {"a": 1}), 2, 2)
+check("a dict's keys stored while its keys are iterated", sgd_step, lambda: (x, {"w": x * 1.0, "b": x[:1] * 1.0}, {"w": x + 1.0, "b": x[:1] - 1.0}), 1, 0)
+check("a dict's entries stored while its items are iterated", scale_entries, lambda: (x, {"a": x + 1.0, "b": x - 1.0}), 1, 0)
+check("a later entry stored while the items are iterated", store_ahead, lambda: (x, {"a": x + 1.0, "b": x - 1.0, "c": x}), 0, 1)
+check("a dict's keys stored while iterated across a graph break", stores_across_a_break, lambda: (x, {"a": x + 1.0, "b": x - 1.0}), 3, 3)
 
 
 @st.disable

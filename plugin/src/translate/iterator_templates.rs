@@ -114,7 +114,7 @@ pub(super) fn stepper_template(
             let changed = watch
                 .iter()
                 .zip(stores)
-                .any(|((o, _), stored)| state.changed_since(o, *stored));
+                .any(|((o, _), stored)| state.changed_since(o, *stored, Some(origin), *consumed));
             let list = watch
                 .first()
                 .is_some_and(|(o, _)| o.class().is(vm.ctx.types.list_type));

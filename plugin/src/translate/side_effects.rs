@@ -303,6 +303,17 @@ impl SideEffects {
         self.keyed.iter().filter(|w| w.dict.is(dict)).count()
     }
 
+    /// The keys of the stores (`true`) and deletes into the caller's dict `dict`, from the
+    /// `from`-th on (as `keyed_count` counts them).
+    pub fn keyed_since(&self, dict: &PyObject, from: usize) -> Vec<(&StoreKey, bool)> {
+        self.keyed
+            .iter()
+            .filter(|w| w.dict.is(dict))
+            .skip(from)
+            .map(|w| (&w.key, w.value.is_some()))
+            .collect()
+    }
+
     /// Whether the call changed `obj` otherwise than key by key (`update`, `clear`...).
     pub fn changed_whole(&self, obj: &PyObject) -> bool {
         self.mutated.iter().any(|m| m.is(obj))

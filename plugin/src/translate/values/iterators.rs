@@ -19,6 +19,7 @@ use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::guards::guard::Check;
+use crate::translate::key_const::{KeyConst, StoreKey};
 use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, Unsupported, is_dict, unsupported};
 use crate::translate::values::itertools::Itertool;
@@ -285,14 +286,46 @@ impl State<'_> {
         })
     }
 
-    /// Whether the call changed the caller's container `o` since an iterator over it was
-    /// made, when the call had stored `stored` keys into it (a dict), or at all (a list).
-    pub fn changed_since(&self, o: &PyObjectRef, stored: usize) -> bool {
-        if is_dict(o, self.vm) {
-            self.effects.changed_whole(o) || self.effects.keyed_count(o) != stored
-        } else {
-            self.effects.touched(o)
+    /// Whether the call changed the caller's container `o` since an iterator over it
+    /// (`origin`, `consumed` items stepped) was made, when the call had stored `stored` keys
+    /// into it (a dict), or at all (a list). A store of a key the dict held, into a dict the
+    /// call had stored nothing into when the iterator was made, changes neither its size
+    /// nor its order (`for k in params: params[k] = params[k] - g[k]`): nothing an
+    /// iteration of its keys sees, nor one of its values or items whose entry it yielded.
+    pub fn changed_since(
+        &self,
+        o: &PyObjectRef,
+        stored: usize,
+        origin: Option<&CallerOrigin>,
+        consumed: usize,
+    ) -> bool {
+        if !is_dict(o, self.vm) {
+            return self.effects.touched(o);
         }
+        let since = self.effects.keyed_since(o, stored);
+        if self.effects.changed_whole(o) || (stored != 0 && !since.is_empty()) {
+            return true;
+        }
+        // How many of the dict's first entries a store may reach unseen.
+        let yielded = match origin {
+            Some(CallerOrigin::Direct(_) | CallerOrigin::Reversed(_))
+            | Some(CallerOrigin::View(_, ViewKind::Keys)) => usize::MAX,
+            Some(CallerOrigin::View(..)) => consumed,
+            None => 0,
+        };
+        let Some(dict) = o.downcast_ref::<rustpython_vm::builtins::PyDict>() else {
+            return !since.is_empty();
+        };
+        let keys = dict.keys_vec();
+        since.iter().any(|(key, store)| {
+            let StoreKey::Const(key) = key else {
+                return true;
+            };
+            let at = keys
+                .iter()
+                .position(|k| KeyConst::of(k, &self.vm.ctx).as_ref() == Some(key));
+            !*store || at.is_none_or(|at| at >= yielded)
+        })
     }
 
     /// The next item of a stepper, `None` when it is exhausted.
@@ -336,7 +369,7 @@ impl State<'_> {
                     return Ok(item);
                 }
                 for ((o, source), stored) in watch.iter().zip(stores.iter()) {
-                    if self.changed_since(o, *stored) {
+                    if self.changed_since(o, *stored, origin.as_ref(), *consumed) {
                         return unsupported(
                             Kind::SideEffect,
                             "a list or dict of the caller's changed while it was iterated",
