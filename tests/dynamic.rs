@@ -40,6 +40,10 @@ fn the_recompile_limit_is_said_once_and_entries_keep_serving() {
         err.contains("recompiling (entry 3 of 8): entry 1: guard failed: L['mode'] == \"\" (saw 'mm'); entry 2: guard failed: L['mode'] == \"m\" (saw 'mm')"),
         "{err}"
     );
+    assert!(
+        err.contains("G['w'].requires_grad is True (saw False)"),
+        "{err}"
+    );
 }
 
 /// The count a script printed as `translations CASE N`.

@@ -21,4 +21,16 @@ after = st.stats()
 print("stats:", after)
 assert before["translations"] == 8, before
 assert after["cache_hits"] - before["cache_hits"] == 5, (before, after)
+# A parameter frozen between calls: the reason gives the flag the call saw.
+w = st.nn.Parameter(st.ones(2))
+
+
+def scaled(x):
+    return x * w if w.requires_grad else x - w
+
+
+cs = st.compile(scaled)
+cs(x)
+w.requires_grad_(False)
+assert cs(x).tolist() == [0.0, 1.0]
 e = print("LIMIT OK")

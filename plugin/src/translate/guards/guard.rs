@@ -339,6 +339,14 @@ fn number_text(v: &PyObject) -> String {
 /// A value as a failing guard reports it: what the check looks at, read without running
 /// Python code.
 fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
+    if let (Check::RequiresGrad(_), Some(t)) = (check, v.downcast_ref::<PyTensor>()) {
+        return if t.requires_grad_flag() {
+            "True"
+        } else {
+            "False"
+        }
+        .to_owned();
+    }
     if let Some(t) = v.downcast_ref::<PyTensor>() {
         let m = Meta::of(&t.read());
         return format!("a {} tensor of shape {:?}", m.dtype.name(), m.shape);
