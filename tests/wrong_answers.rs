@@ -647,3 +647,19 @@ fn a_view_updated_in_place_and_handed_back_is_a_view_in_one_graph() {
         "{plain}"
     );
 }
+
+#[test]
+fn one_tensor_under_two_names_is_one_fake() {
+    same_as_plain(&["one tensor under two names"]);
+    let plain = &outputs()[0].1;
+    // The first call's weight, halved once the forward ran: seen by `m.weight.sum()`.
+    assert!(
+        plain.contains("one tensor under two names: [([[8.5, 11.5]], [[0.5, 1.0], [1.5, 2.0]])"),
+        "{plain}"
+    );
+    // explain() counts one graph and no break (`(3, 6)` before: a break at each update).
+    assert!(
+        plain.contains("one tensor under two names, graphs: (1, 0)"),
+        "{plain}"
+    );
+}

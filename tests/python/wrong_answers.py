@@ -1946,3 +1946,47 @@ def _():
     ):
         e = st.explain(f, *args)
         show("updated views handed back, graphs", (e.graph_count, e.graph_break_count))
+
+
+# 58. One tensor read through two names (a module's parameter as `self.weight` in forward and
+# from `parameters()` after it; an argument and an attribute that hold one tensor on some
+# calls), updated through one: one fake, guarded to stay one object, so that the update is
+# seen through the other name. The frame broke before ("an in-place update of ..., which the
+# call also read as ..."); on a call where the names hold two tensors, the guard fails and
+# the translation there keeps them apart.
+class TwoNames:
+    pass
+
+
+def decay_after_forward(m, x):
+    y = m(x)
+    for p in m.parameters():
+        p.mul_(0.5)
+    return y + m.weight.sum()
+
+
+def update_through_one_name(a, h):
+    w = h.t
+    y = a * 2.0 + w
+    a.add_(1.0)
+    return y + w + h.t, w is a
+
+
+@case("one tensor under two names")
+def _():
+    lin = st.nn.Linear(2, 2)
+    with st.no_grad():
+        lin.weight.copy_(st.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        lin.bias.copy_(st.tensor([0.5, -0.5]))
+    out = []
+    for i in range(3):
+        out.append((decay_after_forward(lin, st.ones(1, 2)).tolist(), lin.weight.tolist()))
+    for i in range(4):
+        t = st.ones(2) * i
+        h = TwoNames()
+        h.t = t if i % 2 == 0 else st.ones(2)
+        r, same = update_through_one_name(t, h)
+        out.append((r.tolist(), same, t.tolist(), h.t.tolist()))
+    show("one tensor under two names", out)
+    e = st.explain(decay_after_forward, st.nn.Linear(2, 2), st.ones(1, 2))
+    show("one tensor under two names, graphs", (e.graph_count, e.graph_break_count))
