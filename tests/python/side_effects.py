@@ -346,6 +346,30 @@ def store_ahead(x, table):
     return out
 
 
+def finalizer_tables():
+    # Counts that clear their table when dropped: a store over one changes the dict's size
+    # (Python raises in the loop that iterates it; CPython's test_dict has this case).
+    table = {}
+
+    class ClearsOnDrop(int):
+        def __del__(self):
+            table.clear()
+
+    table.update(a=ClearsOnDrop(1), b=ClearsOnDrop(2), c=ClearsOnDrop(3))
+    return table
+
+
+def store_over_a_finalizer(x, table):
+    y = x * 3.0
+    try:
+        for k, v in table.items():
+            if k == "b":
+                table["b"] = None
+    except RuntimeError as exc:
+        return y * 2.0, str(exc)
+    return y, "no error"
+
+
 def stores_across_a_break(x, table):
     # The loop split at the break: each body stores its key, the loop itself runs as written.
     total = x * 2.0
@@ -402,6 +426,7 @@ check("a dict stored into, then iterated across a graph break", store_then_break
 check("a dict's keys stored while its keys are iterated", sgd_step, lambda: (x, {"w": x * 1.0, "b": x[:1] * 1.0}, {"w": x + 1.0, "b": x[:1] - 1.0}), 1, 0)
 check("a dict's entries stored while its items are iterated", scale_entries, lambda: (x, {"a": x + 1.0, "b": x - 1.0}), 1, 0)
 check("a later entry stored while the items are iterated", store_ahead, lambda: (x, {"a": x + 1.0, "b": x - 1.0, "c": x}), 0, 1)
+check("a store over a value whose drop changes the dict", store_over_a_finalizer, lambda: (x, finalizer_tables()), None, None, lambda args: len(args[1]))
 check("a dict's keys stored while iterated across a graph break", stores_across_a_break, lambda: (x, {"a": x + 1.0, "b": x - 1.0}), 3, 3)
 
 

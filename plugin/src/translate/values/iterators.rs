@@ -291,7 +291,8 @@ impl State<'_> {
     /// into it (a dict), or at all (a list). A store of a key the dict held, into a dict the
     /// call had stored nothing into when the iterator was made, changes neither its size
     /// nor its order (`for k in params: params[k] = params[k] - g[k]`): nothing an
-    /// iteration of its keys sees, nor one of its values or items whose entry it yielded.
+    /// iteration of its keys sees, nor one of its values or items whose entry it yielded,
+    /// as long as dropping the value it replaces runs no code.
     pub fn changed_since(
         &self,
         o: &PyObjectRef,
@@ -317,14 +318,28 @@ impl State<'_> {
             return !since.is_empty();
         };
         let keys = dict.keys_vec();
-        since.iter().any(|(key, store)| {
+        since.iter().enumerate().any(|(i, (key, store))| {
             let StoreKey::Const(key) = key else {
                 return true;
             };
+            // The value a store replaces is dropped when it is replayed: one whose drop runs
+            // no code (a `__del__` may change the dict: Python raises then), the caller's
+            // own, stored over once.
+            let again = since[..i]
+                .iter()
+                .any(|(k, _)| k.same(&StoreKey::Const(key.clone())));
             let at = keys
                 .iter()
                 .position(|k| KeyConst::of(k, &self.vm.ctx).as_ref() == Some(key));
-            !*store || at.is_none_or(|at| at >= yielded)
+            !*store
+                || again
+                || at.is_none_or(|at| {
+                    at >= yielded
+                        || !drops_quietly(
+                            &dict.inner_getitem_opt(&*keys[at], self.vm).ok().flatten(),
+                            self.vm,
+                        )
+                })
         })
     }
 
@@ -531,4 +546,28 @@ pub fn length_hint(it: &PyObjectRef, vm: &rustpython_vm::VirtualMachine) -> Opti
         .ok()?
         .try_into_value::<usize>(vm)
         .ok()
+}
+
+/// Whether dropping `v` runs no code: a number, a string, None, or a tensor of a class
+/// without `__del__`.
+fn drops_quietly(v: &Option<PyObjectRef>, vm: &rustpython_vm::VirtualMachine) -> bool {
+    let Some(v) = v else {
+        return false;
+    };
+    let types = &vm.ctx.types;
+    let class = v.class();
+    [
+        types.int_type,
+        types.float_type,
+        types.bool_type,
+        types.str_type,
+        types.bytes_type,
+        types.none_type,
+    ]
+    .iter()
+    .any(|t| class.is(*t))
+        || (v.downcast_ref::<crate::tensor::PyTensor>().is_some()
+            && class
+                .get_attr(rustpython_vm::identifier!(vm, __del__))
+                .is_none())
 }
