@@ -404,3 +404,20 @@ fn each_module_class_called_directly_keeps_its_own_entries() {
     );
     assert!(text.contains("classes equal: True"), "{text}");
 }
+
+/// Recurrent layers (an LSTM of two bidirectional layers, batch first; a GRU; an RNN without
+/// bias) over sequences of ten lengths: each layer and direction's steps are one op
+/// (`recurrence`), so the layers take 4 translations and none runs as written (12 and 2 when
+/// the steps were a Python loop, unrolled per length); the outputs are eager's.
+#[test]
+fn recurrent_layers_are_one_graph_for_every_length() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("recurrent translations: 4 fallbacks: 0"),
+        "{text}"
+    );
+    assert!(text.contains("recurrent equal: True"), "{text}");
+}
+

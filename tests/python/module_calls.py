@@ -177,3 +177,22 @@ after = st.stats()
 print("classes translations:", after["translations"] - before["translations"],
       "fallbacks:", after["fallbacks"] - before["fallbacks"])
 print("classes equal:", traced == eager)
+
+
+# Recurrent layers over sequences of changing length: each layer and direction's steps are one
+# op, so a layer is one graph for every length after one recompile (the steps were a Python
+# loop, unrolled: a translation per length, eight lengths and the layer ran as written).
+st.reset()
+st.manual_seed(4)
+rnns = [nn.LSTM(3, 5, num_layers=2, bidirectional=True, batch_first=True), nn.GRU(3, 5),
+        nn.RNN(3, 5, nonlinearity="relu", bias=False)]
+lengths = [4, 7, 5, 9, 2, 11, 6, 8, 3, 10]
+sequences = [st.randn(2, n, 3) for n in lengths]
+eager = [st.disable(m)(x)[0].tolist() for m in rnns for x in sequences]
+before = st.stats()
+traced = [m(x)[0].tolist() for m in rnns for x in sequences]
+after = st.stats()
+print("recurrent translations:", after["translations"] - before["translations"],
+      "fallbacks:", after["fallbacks"] - before["fallbacks"])
+print("recurrent equal:", traced == eager)
+

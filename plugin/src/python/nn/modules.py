@@ -1714,8 +1714,8 @@ class _RNNBase(Module):
     """torch's recurrent layers: per layer and direction, `weight_ih_l{k}[_reverse]`,
     `weight_hh_l{k}`, `bias_ih_l{k}`, `bias_hh_l{k}` (gates stacked in torch's order: i, f,
     g, o for an LSTM; r, z, n for a GRU), initialized uniform in ±1/√hidden_size. The input's
-    projection is one product for all steps; the steps run in a Python loop, unrolled in a
-    traced graph (one graph per sequence length)."""
+    projection is one product for all steps; the steps are one op (`recurrence`), one graph
+    for every sequence length (a packed batch's steps run in a Python loop)."""
 
     GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 
@@ -1801,6 +1801,13 @@ class _RNNBase(Module):
                 k = layer * dirs + d
                 h = h0[k]
                 c = c0[k] if lstm else None
+                if sizes is None and steps > 0:
+                    # Every step as one op: one graph for every sequence length.
+                    ys, h, c = self._recurrence(xs, h, c, w_hh, b_hh, d)
+                    outputs.append(ys)
+                    h_last.append(h)
+                    c_last.append(c)
+                    continue
                 ys = [None] * steps
                 for t in (range(steps - 1, -1, -1) if d else range(steps)):
                     n = None if sizes is None or sizes[t] == h.shape[0] else sizes[t]
@@ -1825,6 +1832,20 @@ class _RNNBase(Module):
             if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, st.stack(h_last), (st.stack(c_last) if lstm else None)
+
+    def _recurrence(self, xs, h, c, w_hh, b_hh, reverse):
+        """The steps of one layer and direction (the op `recurrence`): each step's state, and
+        the last step's state and cell."""
+        lstm = self.mode == "LSTM"
+        mode = 3 if lstm else 2 if self.mode == "GRU" else (0 if self.nonlinearity == "tanh" else 1)
+        bias = () if b_hh is None else (b_hh,)
+        out = st.call_op("recurrence", xs, h, c if lstm else h, w_hh, *bias, mode=mode,
+                         reverse=bool(reverse))
+        last = 0 if reverse else -1
+        if not lstm:
+            return out, out[last], None
+        H = self.hidden_size
+        return out[..., :H].contiguous(), out[last, :, :H], out[last, :, H:]
 
     def _forward_packed(self, packed, hx):
         """A packed batch: run in its sorted order, the output packed as the input is, the

@@ -14,6 +14,7 @@ pub mod pad;
 pub mod parallel;
 pub mod pool;
 pub mod product;
+pub mod recurrence;
 pub mod reduce;
 pub mod running;
 pub mod sampling;
@@ -40,6 +41,7 @@ pub fn builtin_ops() -> Vec<OpDef> {
     ops.extend(factories::ops());
     ops.extend(scan::ops());
     ops.extend(running::ops());
+    ops.extend(recurrence::ops());
     ops.extend(scatter::ops());
     ops.extend(sort::ops());
     ops.extend(conv::ops());
@@ -99,6 +101,7 @@ const SIZE_FREE: &[&str] = &[
     "cummin_values",
     "cummin_indices",
     "logcumsumexp",
+    "recurrence",
     "prod",
     "scatter",
     "scatter_add",

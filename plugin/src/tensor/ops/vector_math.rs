@@ -198,6 +198,8 @@ macro_rules! wide_fn {
     };
 }
 
+pub(crate) use wide_fn;
+
 wide_fn! {
     /// `f` of each element of `xs` into `out` (of the same length), in one vectorized pass.
     #[inline(always)]
