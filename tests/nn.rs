@@ -420,4 +420,3 @@ fn recurrent_layers_are_one_graph_for_every_length() {
     );
     assert!(text.contains("recurrent equal: True"), "{text}");
 }
-

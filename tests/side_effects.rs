@@ -62,6 +62,7 @@ fn mutations_are_replayed_in_order_and_equal_eager() {
             "a later entry stored while the items are iterated",
             "a dict's keys stored while iterated across a graph break",
             "a store over a value whose drop changes the dict",
+            "a function's attributes stored and read",
         ],
     );
     // The print after the effects ran once per call (eager, explain, two traced calls), and

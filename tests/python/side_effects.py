@@ -370,6 +370,34 @@ def store_over_a_finalizer(x, table):
     return y, "no error"
 
 
+def counted(fn):
+    # A decorator that counts the calls on its wrapper (`wrapper.calls += 1`).
+    def wrapper(*args, **kwargs):
+        wrapper.calls += 1
+        wrapper.last = args[0].shape[0]
+        return fn(*args, **kwargs)
+
+    wrapper.calls = 0
+    return wrapper
+
+
+@counted
+def doubled(x):
+    return x * 2.0
+
+
+def fresh_count():
+    doubled.calls = 0
+    return []
+
+
+def counted_calls(x, seen):
+    # Stores into a function's attributes, read back in the call: replayed after the graph.
+    y = doubled(x) + doubled(x) * doubled.calls
+    seen.append((doubled.calls, doubled.last))
+    return y
+
+
 def stores_across_a_break(x, table):
     # The loop split at the break: each body stores its key, the loop itself runs as written.
     total = x * 2.0
@@ -382,6 +410,10 @@ def stores_across_a_break(x, table):
 
 st.manual_seed(0)
 x = st.randn(3)
+
+
+def fresh_count_args():
+    return x, fresh_count()
 check("list.append, extend and insert", appends, lambda: (x, ["old"]), 1, 0)
 check("dict and list item stores", item_stores, lambda: (x, {"keep": 1}, [0, 1, 2]), 1, 0)
 check("an int-keyed table read whole after stores", counts_by_size, lambda: (x, {7: 1, 3: 5, 1: 2}), 1, 0)
@@ -426,6 +458,7 @@ check("a dict stored into, then iterated across a graph break", store_then_break
 check("a dict's keys stored while its keys are iterated", sgd_step, lambda: (x, {"w": x * 1.0, "b": x[:1] * 1.0}, {"w": x + 1.0, "b": x[:1] - 1.0}), 1, 0)
 check("a dict's entries stored while its items are iterated", scale_entries, lambda: (x, {"a": x + 1.0, "b": x - 1.0}), 1, 0)
 check("a later entry stored while the items are iterated", store_ahead, lambda: (x, {"a": x + 1.0, "b": x - 1.0, "c": x}), 0, 1)
+check("a function's attributes stored and read", counted_calls, fresh_count_args, 1, 0, lambda args: (args[1], doubled.calls))
 check("a store over a value whose drop changes the dict", store_over_a_finalizer, lambda: (x, finalizer_tables()), None, None, lambda args: len(args[1]))
 check("a dict's keys stored while iterated across a graph break", stores_across_a_break, lambda: (x, {"a": x + 1.0, "b": x - 1.0}), 3, 3)
 

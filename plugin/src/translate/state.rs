@@ -378,18 +378,8 @@ impl<'vm> State<'vm> {
         if let Some(f) = self.written_alias(o, source) {
             return Ok(f);
         }
-        // One tensor read through two sources (a parameter as `self.weight` and from
-        // `parameters()`) is one fake, guarded to stay one object: an update through either
-        // is seen through the other, as eagerly.
-        if let Some(first) = self
-            .inputs
-            .iter()
-            .find(|s| self.tensors.get(*s).is_some_and(|(_, w)| w.is(o)))
-            .cloned()
-        {
-            let fake = self.tensors[&first].0.clone();
-            self.guard(source, Check::SameAs(first));
-            return Ok(fake);
+        if let Some(f) = self.read_alias(o, source) {
+            return Ok(f);
         }
         let meta = Meta::of(&t.read());
         let dims = self.spec.dims_of(source, &meta.shape, |d| t.dim_mark(d));

@@ -39,7 +39,8 @@ impl State<'_> {
             Some(inst) => self.instance_setattr(owner, &inst, name, Some(value)),
             None if self.mark_stored(owner, name, &value)? => Ok(()),
             None if self.class_store(owner, name, value.clone())? => Ok(()),
-            None if self.module_store(owner, name, value)? => Ok(()),
+            None if self.module_store(owner, name, value.clone())? => Ok(()),
+            None if self.function_store(owner, name, value)? => Ok(()),
             None => unsupported(
                 Kind::SideEffect,
                 format!(
@@ -135,6 +136,9 @@ impl State<'_> {
             return Ok(v);
         }
         if let Some(v) = self.enum_field(owner, name)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.function_attr(owner, name)? {
             return Ok(v);
         }
         match owner {

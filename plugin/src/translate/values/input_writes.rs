@@ -159,6 +159,25 @@ impl State<'_> {
         Some(fake)
     }
 
+    /// The fake of the tensor `o`, read before from another source (a parameter as
+    /// `self.weight` and from `parameters()`): one tensor is one fake, the second source
+    /// guarded `SameAs` the first, so that an update through either is seen through the
+    /// other, as eagerly.
+    pub(crate) fn read_alias(
+        &mut self,
+        o: &PyObjectRef,
+        source: &Source,
+    ) -> Option<PyRef<PyTensor>> {
+        let first = self
+            .inputs
+            .iter()
+            .find(|s| self.tensors.get(*s).is_some_and(|(_, w)| w.is(o)))?
+            .clone();
+        let fake = self.tensors[&first].0.clone();
+        self.guard(source, Check::SameAs(first));
+        Some(fake)
+    }
+
     /// The fake `target` takes the place of `result` (computed out of place: `t op= x`,
     /// a masked store), as an in-place update changes the tensor's elements: its type and
     /// shape stay (an update that would change them casts or raises eagerly: refused).

@@ -35,6 +35,7 @@ pub mod enum_classes;
 pub mod enum_keys;
 pub mod enum_operands;
 pub mod exceptions;
+mod function_attrs;
 pub mod heap_queues;
 pub mod identity;
 pub mod identity_sets;
