@@ -394,7 +394,7 @@ def fresh_count():
 def counted_calls(x, seen):
     # Stores into a function's attributes, read back in the call: replayed after the graph.
     y = doubled(x) + doubled(x) * doubled.calls
-    seen.append((doubled.calls, doubled.last))
+    seen.append((doubled.calls, doubled.last, hasattr(doubled, "last"), hasattr(doubled, "gone")))
     return y
 
 

@@ -392,6 +392,9 @@ impl State<'_> {
         if let Some(inst) = self.instance(owner)? {
             return self.instance_attr_or_missing(owner, &inst, name);
         }
+        if let Some(entry) = self.function_entry(owner, name)? {
+            return Ok(entry);
+        }
         let present = match owner {
             Var::Lazy(o, source) if o.class().is(vm.ctx.types.module_type) => {
                 if let Some(written) = self.module_global_written(o, name)? {

@@ -19,16 +19,28 @@ impl State<'_> {
     /// `f.name` of a function of the caller's, where `name` is the function's own: `None`
     /// where it is not.
     pub(super) fn function_attr(&mut self, owner: &Var, name: &str) -> SimResult<Option<Var>> {
-        let Some((dict, source)) = self.own_function_entry(owner, name) else {
-            return Ok(None);
-        };
-        match self.caller_dict_read(&dict, &source, &CallerKey::Str(name.to_owned()))? {
-            Some(v) => Ok(Some(v)),
-            None => unsupported(
+        match self.function_entry(owner, name)? {
+            None => Ok(None),
+            Some(Some(v)) => Ok(Some(v)),
+            Some(None) => unsupported(
                 Kind::Raises,
                 format!("'function' object has no attribute '{name}' (AttributeError)"),
             ),
         }
+    }
+
+    /// The entry `name` of a caller's function's `__dict__` (`Some(None)`: absent, which
+    /// `hasattr` answers), where `name` is the function's own: `None` where it is not.
+    pub(super) fn function_entry(
+        &mut self,
+        owner: &Var,
+        name: &str,
+    ) -> SimResult<Option<Option<Var>>> {
+        let Some((dict, source)) = self.own_function_entry(owner, name) else {
+            return Ok(None);
+        };
+        let key = CallerKey::Str(name.to_owned());
+        self.caller_dict_read(&dict, &source, &key).map(Some)
     }
 
     /// `f.name = value` on a function of the caller's, where `name` is the function's own:
