@@ -303,9 +303,12 @@ impl State<'_> {
         if !is_dict(o, self.vm) {
             return self.effects.touched(o);
         }
-        let since = self.effects.keyed_since(o, stored);
-        if self.effects.changed_whole(o) || (stored != 0 && !since.is_empty()) {
+        if self.effects.changed_whole(o) {
             return true;
+        }
+        let since = self.effects.keyed_since(o, stored);
+        if since.is_empty() || stored != 0 {
+            return !since.is_empty();
         }
         // How many of the dict's first entries a store may reach unseen.
         let yielded = match origin {
