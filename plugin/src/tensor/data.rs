@@ -115,6 +115,40 @@ impl Element for f64 {
     }
 }
 
+/// A float element type's arrays taken from and put into a tensor's data (what a lowered
+/// graph and the `recurrence` op compute over).
+pub trait FloatData: Sized {
+    /// The array of this type a tensor holds, if it holds this type.
+    fn array(t: &TensorData) -> Option<&ArrayD<Self>>;
+    fn wrap(a: ArrayD<Self>) -> TensorData;
+    /// The array a tensor of this type holds, taken out of it.
+    fn unwrap(t: TensorData) -> Option<ArrayD<Self>>;
+}
+
+macro_rules! float_data {
+    ($t:ty, $variant:ident) => {
+        impl FloatData for $t {
+            fn array(t: &TensorData) -> Option<&ArrayD<$t>> {
+                match t {
+                    TensorData::$variant(a) => Some(a),
+                    _ => None,
+                }
+            }
+            fn wrap(a: ArrayD<$t>) -> TensorData {
+                TensorData::$variant(a)
+            }
+            fn unwrap(t: TensorData) -> Option<ArrayD<$t>> {
+                match t {
+                    TensorData::$variant(a) => Some(a),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+float_data!(f32, Float32);
+float_data!(f64, Float64);
+
 impl TensorData {
     pub fn dtype(&self) -> DType {
         match self {

@@ -4,19 +4,16 @@
 use std::cell::Cell;
 use std::thread::LocalKey;
 
-use ndarray::{ArrayD, LinalgScalar};
+use ndarray::LinalgScalar;
 
-use crate::tensor::TensorData;
+use crate::tensor::data::FloatData;
 use crate::tensor::ops::elementwise::{Binary, Unary, float_op};
 use crate::tensor::ops::product::Product;
 use crate::tensor::ops::softmax::{softmax_rows_f32, softmax_rows_f64};
 
-pub trait Real: LinalgScalar + Product + Default + std::fmt::Debug + Send + Sync {
-    /// The array of this type a tensor holds, if it holds this type.
-    fn array(t: &TensorData) -> Option<&ArrayD<Self>>;
-    fn wrap(a: ArrayD<Self>) -> TensorData;
-    /// The array a tensor of this type holds, taken out of it.
-    fn unwrap(t: TensorData) -> Option<ArrayD<Self>>;
+pub trait Real:
+    FloatData + LinalgScalar + Product + Default + std::fmt::Debug + Send + Sync
+{
     /// `p op q`, as the eager kernel computes it.
     fn binary(op: Binary, p: Self, q: Self) -> Self;
     /// `op(x)`, as the eager kernel computes it.
@@ -47,21 +44,6 @@ thread_local! {
 }
 
 impl Real for f64 {
-    fn array(t: &TensorData) -> Option<&ArrayD<f64>> {
-        match t {
-            TensorData::Float64(a) => Some(a),
-            _ => None,
-        }
-    }
-    fn wrap(a: ArrayD<f64>) -> TensorData {
-        TensorData::Float64(a)
-    }
-    fn unwrap(t: TensorData) -> Option<ArrayD<f64>> {
-        match t {
-            TensorData::Float64(a) => Some(a),
-            _ => None,
-        }
-    }
     #[inline(always)]
     fn binary(op: Binary, p: f64, q: f64) -> f64 {
         float_op(op, p, q)
@@ -94,21 +76,6 @@ impl Real for f64 {
 }
 
 impl Real for f32 {
-    fn array(t: &TensorData) -> Option<&ArrayD<f32>> {
-        match t {
-            TensorData::Float32(a) => Some(a),
-            _ => None,
-        }
-    }
-    fn wrap(a: ArrayD<f32>) -> TensorData {
-        TensorData::Float32(a)
-    }
-    fn unwrap(t: TensorData) -> Option<ArrayD<f32>> {
-        match t {
-            TensorData::Float32(a) => Some(a),
-            _ => None,
-        }
-    }
     /// Through f64 and rounded once: for `+ - * /` the correctly rounded float32 result,
     /// which eager's float32 loops compute directly.
     #[inline(always)]

@@ -16,7 +16,7 @@
 
 use ndarray::{ArrayD, IxDyn};
 
-use crate::tensor::data::TensorData;
+use crate::tensor::data::{FloatData, TensorData};
 use crate::tensor::error::{TResult, TensorError};
 use crate::tensor::ops::linalg::{SMALL_PRODUCT, add_bias, linear_into, small_product_into};
 use crate::tensor::ops::product::Product;
@@ -102,39 +102,19 @@ fn infer(m: &[Meta], mode: Mode) -> TResult<Meta> {
 }
 
 /// The element types a recurrence computes in, each op rounded as its kernel rounds it.
-trait Element: Product + Default {
+trait Element: Product + Default + FloatData {
     fn unary(op: Unary, x: Self) -> Self;
-    fn array(t: &TensorData) -> Option<&ArrayD<Self>>;
-    fn wrap(a: ArrayD<Self>) -> TensorData;
 }
 
 impl Element for f32 {
     fn unary(op: Unary, x: f32) -> f32 {
         op.float32(x)
     }
-    fn array(t: &TensorData) -> Option<&ArrayD<f32>> {
-        match t {
-            TensorData::Float32(a) => Some(a),
-            _ => None,
-        }
-    }
-    fn wrap(a: ArrayD<f32>) -> TensorData {
-        TensorData::Float32(a)
-    }
 }
 
 impl Element for f64 {
     fn unary(op: Unary, x: f64) -> f64 {
         op.float(x)
-    }
-    fn array(t: &TensorData) -> Option<&ArrayD<f64>> {
-        match t {
-            TensorData::Float64(a) => Some(a),
-            _ => None,
-        }
-    }
-    fn wrap(a: ArrayD<f64>) -> TensorData {
-        TensorData::Float64(a)
     }
 }
 
