@@ -420,3 +420,18 @@ fn recurrent_layers_are_one_graph_for_every_length() {
     );
     assert!(text.contains("recurrent equal: True"), "{text}");
 }
+
+/// Outputs that view one tensor only the graph computes, at changing sizes (keys and values
+/// unpacked from one projection and kept in a cache, `chunk` of a product returned,
+/// overlapping slices of one product updated in place): the graph hands back that tensor too
+/// and the outputs are made its views, so no call runs as written (14 did: "a view of the
+/// elements another output views") and each update is seen through the other views as
+/// eagerly.
+#[test]
+fn outputs_viewing_one_computed_tensor_are_its_views() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("shared views fallbacks: 0"), "{text}");
+    assert!(text.contains("shared views equal: True"), "{text}");
+}

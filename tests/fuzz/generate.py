@@ -222,7 +222,11 @@ class Gen:
                                          f"obj.kept = {t}.detach()[..., :1]; {t}.add_({r.number()})",
                                          # a view updated through itself, then kept
                                          f"obj.kept = {t}[..., 1:]; obj.kept.mul_({r.number()})",
-                                         f"obj.kept = {t}.narrow(0, 0, 1).T; obj.kept.copy_({u}[:1].T)"]))
+                                         f"obj.kept = {t}.narrow(0, 0, 1).T; obj.kept.copy_({u}[:1].T)",
+                                         # views of one tensor only the graph computes, kept
+                                         # (the caller updates the first: seen by the others)
+                                         f"w = {t} * {r.number()}; obj.kept = (w[..., :1], w[..., -1:], w.T)",
+                                         f"obj.kept = tuple(({t} + {u}).chunk(2, 0))"]))
         elif kind < 85:
             # Raises, by a call or by an assert on a tensor's truth (checked by the graph).
             t = r.pick(names)
@@ -901,6 +905,8 @@ def main(shapes, dtypes, seed):
                 print(call, i, "->", show(r))
             except Exception as e:
                 print(call, i, "raised", type(e).__name__, e)
+            if isinstance(getattr(obj, "kept", None), tuple):
+                obj.kept[0].add_(1.0)
             print("   state", calls, obj.count, show(obj.w), show(data), show(log), show(list(obj.hist)),
                   show(getattr(obj, "kept", None)))
             print("   classes", Base.hits, Child.__dict__.get("hits"), Child.scaled_by, Model.seen,

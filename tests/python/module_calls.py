@@ -5,6 +5,7 @@ failing kind again on every call; and a forward that keeps state on its module (
 its last output) is one graph."""
 import os
 import sys
+import types
 import symtrace as st
 from symtrace import nn
 
@@ -196,3 +197,65 @@ print("recurrent translations:", after["translations"] - before["translations"],
       "fallbacks:", after["fallbacks"] - before["fallbacks"])
 print("recurrent equal:", traced == eager)
 
+
+
+# Outputs that view one tensor only the graph computes (`q, k, v = qkv(x).unbind(...)` stored
+# into a cache, `return y.chunk(2, -1)`, overlapping slices of one product), at changing
+# sizes: the graph hands back that tensor too and the outputs are made its views, so an update
+# through one is seen through the others as eagerly. Each such frame ran as written once its
+# sizes were dynamic ("a view of the elements another output views", "sized by what the graph
+# computes").
+class CachedAttention(nn.Module):
+    def __init__(self, d=4, heads=2):
+        super().__init__()
+        self.qkv = nn.Linear(d, 3 * d)
+        self.heads = heads
+
+    def forward(self, x, cache):
+        B, T, D = x.shape
+        q, k, v = self.qkv(x).view(B, T, 3, self.heads, D // self.heads).permute(2, 0, 3, 1, 4)
+        if cache.keys:
+            k = st.cat([cache.keys[-1], k], dim=2)
+            v = st.cat([cache.values[-1], v], dim=2)
+        cache.keys.append(k)
+        cache.values.append(v)
+        return (q @ k.transpose(-1, -2)).softmax(-1) @ v
+
+
+def halves(x, w):
+    return (x @ w).chunk(2, -1)
+
+
+def overlapping(x, w):
+    y = x @ w
+    return y[:, :3], y[:, 1:]
+
+
+# Run as written, the calls it makes entered through the hook (traced, or all eager below).
+@st.disable(recursive=False)
+def shared_views(attention, embed, w):
+    out = []
+    for n in (2, 3, 5, 4, 6):
+        x = st.arange(n * 4.0).reshape(n, 4) / 10
+        cache = types.SimpleNamespace(keys=[], values=[])
+        y = attention(embed(x).view(1, n, 4), cache)
+        cache.keys[0].mul_(0.0)
+        a, b = halves(x, w)
+        a.add_(1.0)
+        c, d = overlapping(x, w)
+        c.mul_(2.0)
+        out.append([y.tolist(), [t.tolist() for t in cache.values], a.tolist(), b.tolist(), c.tolist(), d.tolist()])
+    return out
+
+
+st.reset()
+st.manual_seed(5)
+attention = CachedAttention()
+embed = nn.Linear(4, 4)
+w = st.randn(4, 4)
+eager = st.disable(shared_views)(attention, embed, w)
+before = st.stats()
+traced = shared_views(attention, embed, w)
+after = st.stats()
+print("shared views fallbacks:", after["fallbacks"] - before["fallbacks"])
+print("shared views equal:", traced == eager)

@@ -202,7 +202,7 @@ fn run_on_inputs_or(
                 ViewBase::Input(i) => refs[i],
                 ViewBase::Output(j) => &outs[j],
             };
-            v.steps_for(&refs, base)
+            v.steps_for(&refs, &outs, base)
         });
         let steps: Option<Vec<_>> = steps.collect();
         drop(refs);

@@ -212,7 +212,7 @@ pub fn frame_state(
         .map(|v| template(state, v))
         .collect::<Result<Vec<_>, _>>()?;
     cell_templates(state, cell_stores, &mut outputs, &mut numbered)?;
-    crate::translate::view_outputs::resolve(state, &outputs)?;
+    crate::translate::view_outputs::resolve(state, &mut outputs)?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok(FrameAtBreak {
         replays,
@@ -269,7 +269,7 @@ pub fn returned_template(
     if state.templating.closes_over_own_cells {
         cell_templates(state, cell_stores, &mut outputs, &mut index)?;
     }
-    crate::translate::view_outputs::resolve(state, &outputs)?;
+    crate::translate::view_outputs::resolve(state, &mut outputs)?;
     recorder::with(|r| r.graph.outputs = outputs);
     Ok((template, replays))
 }

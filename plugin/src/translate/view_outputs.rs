@@ -3,7 +3,7 @@
 //! a view again once the graph has run (`compiled_graph`), of the graph input or output whose
 //! elements it views: later updates of either are seen by the other, as eagerly
 //! (`tensor::view_link`). A view of what only the graph holds (`(x * 2)[0]`) needs nothing,
-//! unless another output views the same elements.
+//! unless another output views the same elements: then that base is an output too.
 //!
 //! The steps from base to view are the graph's own nodes on the way: their attributes as
 //! recorded, or, in a graph whose sizes change, worked out per call from its inputs' sizes as
@@ -46,6 +46,11 @@ pub struct NotedView {
 pub struct OutputView {
     pub output: usize,
     pub base: ViewBase,
+    /// The base's value in the graph, whose sizes the steps may read at each call.
+    base_value: Value,
+    /// The values the graph computes whose sizes the steps read, each made an output (by
+    /// number) so that they can be read once the graph has run.
+    read_outputs: Vec<(Value, usize)>,
     chain: Vec<(&'static str, Attrs, Vec<SymAttr>)>,
     /// The steps, when no node on the way works out its attributes per call.
     fixed: Option<Vec<(&'static str, Attrs)>>,
@@ -146,9 +151,11 @@ fn chain(graph: &Graph, view: Value, base: Value) -> Option<Vec<usize>> {
 }
 
 /// The views the replacement makes of the graph's `outputs` (numbered as the templates
-/// number them, before the graph is pruned), into `state.templating.output_views`.
-/// `written`: see `State::written_values`.
-pub fn resolve(state: &mut State<'_>, outputs: &[Value]) -> SimResult<()> {
+/// number them, before the graph is pruned), into `state.templating.output_views`; where
+/// two outputs view what only the graph holds and one may see the other's elements, that
+/// base becomes an output too (appended, read by no template), so that they are views of
+/// one tensor as eagerly. `written`: see `State::written_values`.
+pub fn resolve(state: &mut State<'_>, outputs: &mut Vec<Value>) -> SimResult<()> {
     let written = state.written_values();
     let noted = std::mem::take(&mut state.templating.views);
     let views = recorder::with(|r| views_of(&noted, outputs, &written, &r.graph))?;
@@ -158,11 +165,11 @@ pub fn resolve(state: &mut State<'_>, outputs: &[Value]) -> SimResult<()> {
 
 fn views_of(
     noted: &[NotedView],
-    outputs: &[Value],
+    outputs: &mut Vec<Value>,
     written: &[(Value, Option<usize>)],
     graph: &Graph,
 ) -> SimResult<Vec<OutputView>> {
-    let mut views = Vec::new();
+    let mut found: Vec<(&NotedView, usize, Vec<usize>, Option<ViewBase>)> = Vec::new();
     let mut hidden: Vec<(&NotedView, bool)> = Vec::new();
     for v in noted {
         let Some(output) = outputs.iter().position(|o| *o == v.output) else {
@@ -171,57 +178,98 @@ fn views_of(
         let Some(chain) = follow(graph, v.output, v.base, &v.steps) else {
             return refuse("a tensor the program holds, made by ops the view cannot follow");
         };
-        let per_call = chain.iter().any(|&i| !graph.nodes[i].sym.is_empty());
         let caller = written.iter().find(|(w, _)| *w == v.base).map(|(_, i)| *i);
         let base = match (caller, v.base) {
-            (Some(Some(i)), _) => ViewBase::Input(i),
+            (Some(Some(i)), _) => Some(ViewBase::Input(i)),
             (Some(None), _) => return refuse("a tensor of the caller's the graph does not read"),
-            (None, Value::Input(i)) => ViewBase::Input(i),
-            (None, b) => match outputs.iter().position(|o| *o == b) {
-                Some(j) => ViewBase::Output(j),
-                None => {
-                    hidden.push((v, per_call));
-                    continue;
-                }
-            },
+            (None, Value::Input(i)) => Some(ViewBase::Input(i)),
+            (None, b) => outputs.iter().position(|o| *o == b).map(ViewBase::Output),
         };
-        // Worked out per call from the graph's inputs alone (what `steps_for` can read).
-        let mut read = Vec::new();
-        chain
-            .iter()
-            .flat_map(|&i| &graph.nodes[i].sym)
-            .for_each(|s| s.values(&mut read));
-        if read.iter().any(|r| !matches!(r, Value::Input(_))) {
-            return refuse("a tensor the program holds, sized by what the graph computes");
+        if base.is_none() {
+            let per_call = chain.iter().any(|&i| !graph.nodes[i].sym.is_empty());
+            hidden.push((v, per_call));
         }
-        let chain: Vec<_> = chain
-            .iter()
-            .map(|&i| {
-                let n = &graph.nodes[i];
-                (op_name(&n.op), n.attrs.clone(), n.sym.clone())
-            })
-            .collect();
-        let fixed = (!per_call).then(|| {
-            chain
-                .iter()
-                .map(|(op, attrs, _)| (*op, attrs.clone()))
-                .collect()
-        });
-        views.push(OutputView {
-            output,
-            base,
-            chain,
-            fixed,
-        });
+        found.push((v, output, chain, base));
     }
+    // Views of one base the graph alone holds that may share an element (or whose sizes
+    // change per call): the base is made an output, and they views of it.
+    let mut shown: Vec<Value> = Vec::new();
     for (i, (a, pa)) in hidden.iter().enumerate() {
         for (b, pb) in &hidden[i + 1..] {
-            if a.base == b.base && (*pa || *pb || overlap(a, b)) {
-                return refuse("the elements another output views");
+            if a.base == b.base && !shown.contains(&a.base) && (*pa || *pb || overlap(a, b)) {
+                shown.push(a.base);
             }
         }
     }
+    let mut views = Vec::new();
+    for (v, output, chain, base) in found {
+        let base = match base {
+            Some(base) => base,
+            None if shown.contains(&v.base) => match outputs.iter().position(|o| *o == v.base) {
+                Some(j) => ViewBase::Output(j),
+                None => {
+                    outputs.push(v.base);
+                    ViewBase::Output(outputs.len() - 1)
+                }
+            },
+            None => continue,
+        };
+        views.push(output_view(graph, outputs, output, (base, v.base), &chain));
+    }
     Ok(views)
+}
+
+/// Output `output`, a view of `base` by the graph's nodes `chain`; what the graph computes
+/// and the steps read the sizes of (a view's `B, T` read off an embedding's output) is made
+/// an output too.
+fn output_view(
+    graph: &Graph,
+    outputs: &mut Vec<Value>,
+    output: usize,
+    (base, base_value): (ViewBase, Value),
+    chain: &[usize],
+) -> OutputView {
+    let mut read = Vec::new();
+    chain
+        .iter()
+        .flat_map(|&i| &graph.nodes[i].sym)
+        .for_each(|s| s.values(&mut read));
+    let mut read_outputs = Vec::new();
+    for r in read {
+        if matches!(r, Value::Input(_))
+            || r == base_value
+            || read_outputs.iter().any(|(v, _)| *v == r)
+        {
+            continue;
+        }
+        let j = outputs.iter().position(|o| *o == r).unwrap_or_else(|| {
+            outputs.push(r);
+            outputs.len() - 1
+        });
+        read_outputs.push((r, j));
+    }
+    let chain: Vec<_> = chain
+        .iter()
+        .map(|&i| {
+            let n = &graph.nodes[i];
+            (op_name(&n.op), n.attrs.clone(), n.sym.clone())
+        })
+        .collect();
+    let per_call = chain.iter().any(|(_, _, sym)| !sym.is_empty());
+    let fixed = (!per_call).then(|| {
+        chain
+            .iter()
+            .map(|(op, attrs, _)| (*op, attrs.clone()))
+            .collect()
+    });
+    OutputView {
+        output,
+        base,
+        base_value,
+        read_outputs,
+        chain,
+        fixed,
+    }
 }
 
 fn op_name(op: &str) -> &'static str {
@@ -237,14 +285,19 @@ impl OutputView {
     pub fn steps_for(
         &self,
         inputs: &[&TensorData],
+        outs: &[TensorData],
         base: &TensorData,
     ) -> Option<Vec<(&'static str, Attrs)>> {
         if let Some(fixed) = &self.fixed {
             return Some(fixed.clone());
         }
         let dim = |v: Value, r| match v {
+            v if v == self.base_value => read_tensor(base, r),
             Value::Input(i) => read_tensor(inputs.get(i)?, r),
-            _ => None,
+            v => {
+                let &(_, j) = self.read_outputs.iter().find(|(w, _)| *w == v)?;
+                read_tensor(outs.get(j)?, r)
+            }
         };
         let (mut shape, mut dtype) = (base.unwatched_shape().to_vec(), base.dtype());
         let mut steps = Vec::with_capacity(self.chain.len());
