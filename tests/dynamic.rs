@@ -44,6 +44,8 @@ fn the_recompile_limit_is_said_once_and_entries_keep_serving() {
         err.contains("G['w'].requires_grad is True (saw False)"),
         "{err}"
     );
+    // An enum member by its name (read off the member, not by running its repr).
+    assert!(err.contains("(saw Act.TANH)"), "{err}");
 }
 
 /// The count a script printed as `translations CASE N`.

@@ -403,8 +403,19 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
                 .unwrap_or_else(|_| format!("a {}", v.class().name()))
         }
         _ if vm.is_none(v) => "None".to_owned(),
-        _ => format!("a {} object", v.class().name()),
+        _ => match enum_member_name(v, vm) {
+            Some(name) => format!("{}.{name}", v.class().name()),
+            None => format!("a {} object", v.class().name()),
+        },
     }
+}
+
+/// An enum member's name, read from its `__dict__` (`_name_`, as `enum` stores it) without
+/// running its `__repr__`, which may be the program's.
+fn enum_member_name(v: &PyObject, vm: &VirtualMachine) -> Option<String> {
+    let name = v.dict()?.get_item_opt("_name_", vm).ok()??;
+    let name = name.downcast_ref::<PyStr>()?;
+    Some(name.to_string_lossy().into_owned())
 }
 
 /// Whether `d`'s keys are exactly `keys`, in order (strings, compared by value).
