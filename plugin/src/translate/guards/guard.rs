@@ -413,6 +413,10 @@ fn seen(v: &PyObject, check: &Check, vm: &VirtualMachine) -> String {
 /// An enum member's name, read from its `__dict__` (`_name_`, as `enum` stores it) without
 /// running its `__repr__`, which may be the program's.
 fn enum_member_name(v: &PyObject, vm: &VirtualMachine) -> Option<String> {
+    let meta = v.class().class().name().to_string();
+    if meta != "EnumType" && meta != "EnumMeta" {
+        return None;
+    }
     let name = v.dict()?.get_item_opt("_name_", vm).ok()??;
     let name = name.downcast_ref::<PyStr>()?;
     Some(name.to_string_lossy().into_owned())
