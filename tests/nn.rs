@@ -435,3 +435,20 @@ fn outputs_viewing_one_computed_tensor_are_its_views() {
     assert!(text.contains("shared views fallbacks: 0"), "{text}");
     assert!(text.contains("shared views equal: True"), "{text}");
 }
+
+/// A config whose class maps names in a `__getattribute__` written in Python (Hugging Face's
+/// `PretrainedConfig`), read throughout a forward pass, and a subclass whose own
+/// `__getattribute__` records each read and calls the base's through `super()`: the
+/// functions are inlined and what they read guarded by value, so no call runs as written
+/// (each read of the config ran its frame as written, "attribute n_head of a Config"), a
+/// config changed between calls is seen, and the recorded reads are the program's.
+#[test]
+fn a_config_with_a_python_getattribute_is_read_in_the_graph() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/module_calls.py");
+    let out = run_ok(rustpython().args(["--plugin", "symtrace"]).arg(&script));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("mapped config fallbacks, equal, reads: [(0, True, True), (0, True, True)]"),
+        "{text}"
+    );
+}

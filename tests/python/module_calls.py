@@ -259,3 +259,81 @@ traced = shared_views(attention, embed, w)
 after = st.stats()
 print("shared views fallbacks:", after["fallbacks"] - before["fallbacks"])
 print("shared views equal:", traced == eager)
+
+
+# A config whose class maps attribute names in a `__getattribute__` written in Python (as
+# Hugging Face's PretrainedConfig does), read throughout forward: the function is inlined,
+# what it reads of the config guarded by value, so a config changed between calls is seen.
+# Each read ran the frame as written, or broke the graph ("attribute n_head of a Config").
+class MappedConfig:
+    attribute_map = {"hidden_size": "d_model", "num_heads": "n_head"}
+
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+    def __getattribute__(self, key):
+        if key != "attribute_map" and key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        return super().__getattribute__(key)
+
+    def __setattr__(self, key, value):
+        if key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        super().__setattr__(key, value)
+
+    def head_dim(self):
+        return self.d_model // self.n_head
+
+
+READS = []
+
+
+class CountedConfig(MappedConfig):
+    def __getattribute__(self, key):
+        READS.append(key)
+        return super().__getattribute__(key)
+
+
+class ConfiguredAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.proj = nn.Linear(config.hidden_size, config.hidden_size)
+
+    def forward(self, x):
+        B, T, _ = x.shape
+        h = self.proj(x).view(B, T, self.config.num_heads, self.config.head_dim())
+        if self.config.use_gelu:
+            h = h * 0.5
+        return h.softmax(-1).flatten(2) * self.config.scale
+
+
+@st.disable(recursive=False)
+def configured(model, config):
+    out = []
+    for step, n in enumerate((2, 3, 4, 3, 2)):
+        if step == 3:
+            config.use_gelu = not config.use_gelu
+            config.scale = 2.0
+        out.append(model(st.arange(n * 8.0).reshape(1, n, 8) / 10).tolist())
+    return out
+
+
+st.reset()
+st.manual_seed(6)
+results = []
+for make in (MappedConfig, CountedConfig):
+    config = make(hidden_size=8, num_heads=2, use_gelu=True, scale=1.0)
+    model = ConfiguredAttention(config)
+    del READS[:]
+    eager = st.disable(configured)(model, config)
+    reads_eager = list(READS)
+    del READS[:]
+    config.use_gelu, config.scale = True, 1.0
+    before = st.stats()
+    traced = configured(model, config)
+    after = st.stats()
+    results.append((after["fallbacks"] - before["fallbacks"], traced == eager, READS == reads_eager))
+    del READS[:]
+print("mapped config fallbacks, equal, reads:", results)

@@ -107,6 +107,9 @@ impl State<'_> {
         if let Some(inst) = self.instance(owner)? {
             return self.instance_attr(owner, &inst, name);
         }
+        if let Some(v) = self.custom_lookup_attr(owner, name)? {
+            return Ok(v);
+        }
         if let Some(v) = self.namedtuple_attr(owner, name)? {
             return Ok(v);
         }

@@ -470,6 +470,13 @@ impl State<'_> {
             self.object_setattr(owner, &inst, &name, value)?;
             return Ok(Some(Var::Obj(vm.ctx.none())));
         }
+        if is(t.object_type, "__getattribute__")
+            && let [owner, name] = args
+            && self.has_custom_lookup(owner)
+        {
+            let name = self.attr_name(name, "object.__getattribute__")?;
+            return self.object_getattribute(owner, &name).map(Some);
+        }
         if is(t.object_type, "__init__") {
             // `super().__init__()` reaching `object`: nothing to do, with nothing passed.
             return match args {

@@ -23,6 +23,7 @@ pub mod class_tests;
 pub mod container_methods;
 pub mod containers;
 pub mod counted_elements;
+mod custom_lookup;
 pub mod deferred_log;
 pub mod deferred_print;
 pub mod deferred_text;

@@ -208,6 +208,9 @@ impl State<'_> {
         method: bool,
     ) -> SimResult<(Var, Var)> {
         let vm = self.vm;
+        if name == "__getattribute__" && self.has_custom_lookup(this) {
+            return self.super_getattribute(this, class, method);
+        }
         let Some(inst) = self.instance(this)? else {
             return self.super_attr_of_type(this, class, name);
         };
