@@ -229,8 +229,10 @@ fn stores_into_classes_are_replayed_without_a_translation_per_call() {
 /// `warnings.warn` in traced code (tests/python/deferred_warnings.py) is replayed after the
 /// graph, as TorchDynamo replays a constant warning: the warnings made (text, category, file,
 /// line) and the text written to stderr are eager's under every filter, with stacklevel
-/// naming the caller or, from an inlined call, the translated frame. A warning naming an
-/// inlined function's own frame, under a handler, or with `showwarning` replaced breaks.
+/// naming the caller or, from an inlined call, the translated frame, and a warning naming an
+/// inlined function's own frame (of this module or another, whose registry it fills) named
+/// explicitly. One from a generator's frame, under a handler, or with `showwarning` replaced
+/// breaks.
 #[test]
 fn warnings_are_replayed_naming_the_lines_the_program_names() {
     let (stdout, stderr) = traced_with_effects_logged("deferred_warnings.py");
@@ -248,7 +250,15 @@ fn warnings_are_replayed_naming_the_lines_the_program_names() {
             "the 'module' filter acts as when run",
             "the 'ignore' filter acts as when run",
             "the 'error' filter acts as when run",
-            "a warning naming an inlined function's own frame breaks the caller",
+            "a warning naming an inlined function's own frame, named explicitly",
+            "warnings of another module's inlined functions under 'always'",
+            "warnings of another module's inlined functions under 'default'",
+            "warnings of another module's inlined functions under 'once'",
+            "warnings of another module's inlined functions under 'module'",
+            "warnings of another module's inlined functions under 'ignore'",
+            "warnings of another module's inlined functions under 'error'",
+            "a module's forward that warns, in one graph",
+            "a warning from a generator's frame breaks",
             "a warning after a graph break naming the caller's line",
             "a warning under a handler breaks",
             "an error filter raises from the replay, the effects before it made",
@@ -266,8 +276,9 @@ fn warnings_are_replayed_naming_the_lines_the_program_names() {
 /// handler writes (level, function, line, message) is eager's, with a tensor's value as it
 /// was at the call, stacklevel=2 from an inlined helper, the root logger, a record after a
 /// graph break, and levels changed between calls; a logger's first check of a level (its
-/// cache empty) filled ahead instead of breaking. A record naming an inlined function's own
-/// frame, under a handler or with exc_info runs as written.
+/// cache empty) filled ahead instead of breaking; a record naming an inlined function's own
+/// frame (one or two calls deep) named explicitly. A record of a logger with its own
+/// `findCaller` naming an inlined frame, under a handler or with exc_info runs as written.
 #[test]
 fn log_records_are_replayed_naming_the_lines_the_program_names() {
     let (stdout, stderr) = traced_with_effects_logged("deferred_logs.py");
@@ -281,7 +292,9 @@ fn log_records_are_replayed_naming_the_lines_the_program_names() {
             "a record after a graph break names the program's function",
             "levels changed between calls",
             "a logger's first check of a level, debug disabled and info enabled",
-            "a record naming an inlined function's own line (runs as written)",
+            "a record naming an inlined function's own line, named explicitly",
+            "records naming inlined frames one and two calls deep",
+            "a record of a logger with its own findCaller, from an inlined frame (runs as written)",
             "a record under a handler (runs as written)",
             "a record with exc_info (runs as written)",
         ],

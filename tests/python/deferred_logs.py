@@ -2,10 +2,11 @@
 stay in the graph: the replacement logs after the graph, in program order with the other
 side effects, naming the function and line the program's record names (of the translated
 frame, of its caller's call into an inlined helper that logs with stacklevel=2, of the
-translated frame from a resume function after a graph break), with the arguments as they
-were at the call (a tensor updated in place later logs its value then). A disabled level
-costs nothing; levels changed between calls are followed. Where that cannot be proven (a
-record naming an inlined function's own frame, under a handler, with exc_info) it breaks.
+translated frame from a resume function after a graph break, of an inlined function's own
+frame, named explicitly), with the arguments as they were at the call (a tensor updated in
+place later logs its value then). A disabled level costs nothing; levels changed between
+calls are followed. Where that cannot be proven (a logger whose findCaller is its own, under
+a handler, with exc_info) it breaks.
 For each case: the results and the log text (level, function, line, message), eager and
 traced, are equal, and explain() counts the expected graphs and breaks. Prints one line
 per case; `FAIL` marks a failed one."""
@@ -58,6 +59,41 @@ def own_frame(y):
 
 def calls_one_logging_itself(x, n):
     return own_frame(x * n)
+
+
+def deeper(y, n):
+    # An inlined frame named from two calls deep (stacklevel=2 names `own_frame_twice`).
+    log.warning("deeper at %d", n, stacklevel=2)
+    return y * 2.0
+
+
+def own_frame_twice(y, n):
+    log.info("first own line %d", n)
+    return deeper(y, n) + 1.0
+
+
+def calls_helpers_that_log(x, n):
+    return own_frame_twice(own_frame(x), n)
+
+
+class CallerFinder(logging.Logger):
+    def findCaller(self, stack_info=False, stacklevel=1):
+        return "custom.py", 7, "custom", None
+
+
+custom = CallerFinder("symtrace-test-custom")
+custom.addHandler(handler)
+custom.setLevel(logging.INFO)
+custom.propagate = False
+
+
+def logs_through_custom(y):
+    custom.info("custom finder")
+    return y - 1.0
+
+
+def calls_one_logging_through_custom(x, n):
+    return logs_through_custom(x * n)
 
 
 def after_a_break(x, n):
@@ -158,10 +194,13 @@ def first_check_of_a_level():
 
 
 first_check_of_a_level()
-# Runs as written: the record would name a frame the replay does not have, the replay
-# could raise where the handler does not see it, the exception is read at the call.
-check("a record naming an inlined function's own line (runs as written)", calls_one_logging_itself,
-      None, None)
+check("a record naming an inlined function's own line, named explicitly",
+      calls_one_logging_itself, 1, 0)
+check("records naming inlined frames one and two calls deep", calls_helpers_that_log, 1, 0)
+# Runs as written: the logger's findCaller would not be asked, the replay could raise where
+# the handler does not see it, the exception is read at the call.
+check("a record of a logger with its own findCaller, from an inlined frame (runs as written)",
+      calls_one_logging_through_custom, None, None)
 check("a record under a handler (runs as written)", under_handler, None, None)
 check("a record with exc_info (runs as written)", with_exc_info, None, None)
 

@@ -2,9 +2,10 @@
 in program order with the other side effects, naming the line the program's warning names
 (of the translated frame, of its caller through stacklevel=2, of the translated frame's call
 into an inlined function that warns with stacklevel=2, of the caller from a resume function
-after a graph break), through the filters in force then.
-Where that cannot be proven (a warning naming an inlined function's own frame, under a
-handler, with showwarning replaced, to a stderr written in Python) it breaks. For each case:
+after a graph break, of an inlined function's own frame, in this module or another, named
+explicitly with that module's registry), through the filters in force then.
+Where that cannot be proven (a generator's frame among those counted, under a handler, with
+showwarning replaced, to a stderr written in Python) it breaks. For each case:
 the results and the warnings (text, category, file, line), eager and traced, are equal,
 and explain() counts the expected graphs and breaks. Prints one line per case; `FAIL` marks
 a failed one."""
@@ -13,6 +14,8 @@ import sys
 import warnings
 
 import symtrace as st
+import symtrace.nn as nn
+import warning_helpers
 from case_report import count_problems, report, plain
 
 failures = []
@@ -55,6 +58,44 @@ def calls_one_warning_itself(x, n):
     y = x * 3.0
     y = warns_in_own_frame(y, n)
     return y.exp()
+
+
+def uses_helpers(x, n):
+    # Warnings naming frames of inlined calls only: the helper's own (another module's
+    # globals), the caller's line through stacklevel=2, a frame between two inlined ones.
+    y = warning_helpers.scaled(x, n)
+    y = warning_helpers.checked(y)
+    return warning_helpers.twice_checked(y)
+
+
+class WarnsInForward(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x, n):
+        if n > 1:
+            warnings.warn(f"n={n} in forward", FutureWarning)
+        return self.fc(x) * n
+
+
+warns_in_forward = WarnsInForward()
+
+
+def calls_a_module(x, n):
+    return warns_in_forward(x, n).sum()
+
+
+def warns_from_a_generator(n):
+    for i in range(n):
+        warnings.warn(f"item {i}")
+        yield i
+
+
+def consumes_a_warning_generator(x, n):
+    for i in warns_from_a_generator(n):
+        x = x + i
+    return x
 
 
 def warns_after_a_break(x, n):
@@ -154,8 +195,14 @@ check("a warning in an inlined call naming the translated frame's line", calls_a
 for mode in ["default", "once", "module", "ignore", "error"]:
     check(f"the {mode!r} filter acts as when run", calls_a_checker, lambda i: (x, i % 2 + 2),
           1, 0, mode=mode)
-check("a warning naming an inlined function's own frame breaks the caller",
-      calls_one_warning_itself, lambda i: (x, i), 3, 1)
+check("a warning naming an inlined function's own frame, named explicitly",
+      calls_one_warning_itself, lambda i: (x, i), 1, 0)
+for mode in ["always", "default", "once", "module", "ignore", "error"]:
+    check(f"warnings of another module's inlined functions under {mode!r}", uses_helpers,
+          lambda i: (x, i % 3), 1, 0, mode=mode)
+check("a module's forward that warns, in one graph", calls_a_module, lambda i: (x, i), 1, 0)
+check("a warning from a generator's frame breaks", consumes_a_warning_generator,
+      lambda i: (x, i % 2 + 1), 0, 2)
 check("a warning after a graph break naming the caller's line", warns_after_a_break,
       lambda i: (x, i), 2, 1)
 check("a warning under a handler breaks", under_handler, lambda i: (x, i), 1, 1)

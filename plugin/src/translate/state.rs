@@ -89,8 +89,11 @@ pub struct State<'vm> {
     /// call's instructions run within its caller's CALL).
     pub top_position: crate::bytecode::Position,
     pub depth: usize,
-    /// The source file of each frame inlined now, outermost first (`depth` of them).
-    pub inlined_files: Vec<&'static rustpython_vm::builtins::PyStrInterned>,
+    /// The frames inlined now, outermost first (a generator's frame, counted in `depth`, is
+    /// not among them).
+    pub inlined_frames: Vec<crate::translate::values::located_output::InlinedFrame>,
+    /// Where the instruction being simulated comes from, in whichever frame it runs.
+    pub position: crate::bytecode::Position,
     /// The instruction being simulated is covered by an exception handler: of its own frame,
     /// or of a frame that called it inline. A side effect replayed after the graph must not
     /// raise then (the handler would not see it), so what could make it raise is checked.
@@ -165,7 +168,8 @@ impl<'vm> State<'vm> {
             top_position: Default::default(),
             under_handler: false,
             depth: 0,
-            inlined_files: Vec::new(),
+            inlined_frames: Vec::new(),
+            position: Default::default(),
             inlined: Vec::new(),
             rollbacks: 0,
             guarded_draw: false,

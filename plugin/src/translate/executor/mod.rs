@@ -267,6 +267,7 @@ impl State<'_> {
             return unsupported(Kind::Internal, "ran past the end of the code");
         };
         f.pc += 1;
+        self.position = x.position;
         self.under_handler =
             f.called_under_handler || x.handler.as_ref().is_some_and(|h| f.catches(h));
         let popped = x.op.stack_effect_info(x.arg).popped() as usize;

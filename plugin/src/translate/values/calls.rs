@@ -15,6 +15,7 @@ use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::guards::Check;
 use crate::translate::source::Source;
 use crate::translate::state::{MAX_INLINE_DEPTH, SimResult, State, Unsupported, unsupported};
+use crate::translate::values::located_output::InlinedFrame;
 use crate::translate::values::tensor_functions::{
     ModuleFunction, TENSOR_META, changes_its_tensor, module_function_name,
 };
@@ -513,13 +514,20 @@ impl State<'_> {
         }
         let checkpoint = self.checkpoint();
         self.depth += 1;
-        self.inlined_files.push(code.source_path());
         let outer = self.under_handler;
-        let result = self
-            .bind(&callee, args, kwargs)
-            .and_then(|mut frame| self.run_to_end(&mut frame, catch));
+        let caller_position = self.position;
+        let result = self.bind(&callee, args, kwargs).and_then(|mut frame| {
+            self.inlined_frames.push(InlinedFrame {
+                code: code.clone(),
+                globals: frame.globals.dict.clone(),
+                caller_position,
+            });
+            let r = self.run_to_end(&mut frame, catch);
+            self.inlined_frames.pop();
+            r
+        });
         self.under_handler = outer;
-        self.inlined_files.pop();
+        self.position = caller_position;
         self.depth -= 1;
         match result {
             Ok(r) => {

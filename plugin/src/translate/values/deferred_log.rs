@@ -22,7 +22,9 @@ use rustpython_vm::{AsObject, PyObjectRef};
 
 use crate::translate::breaks::reason::Kind;
 use crate::translate::effect::OutputCall;
+use crate::translate::guards::guard::Check;
 use crate::translate::side_effects::Effect;
+use crate::translate::source::Source;
 use crate::translate::state::{SimResult, State, unsupported};
 use crate::translate::values::Var;
 
@@ -130,7 +132,13 @@ impl State<'_> {
                 }
             }
         };
-        let replayed_level = self.log_stacklevel(&logging, stacklevel)?;
+        let srcfile = self.logging_srcfile(&logging)?;
+        // A record naming an inlined frame is replayed naming it (see `located_output`).
+        let located = self.log_in_inlined_frame(&logging, &logger, &srcfile, stacklevel)?;
+        let replayed_level = match located {
+            Some(_) => 1,
+            None => self.log_stacklevel(&srcfile, stacklevel)?,
+        };
         let msg = self.printed(&msg)?;
         let items = match items {
             Var::Tuple(items) => Var::tuple(
@@ -155,22 +163,29 @@ impl State<'_> {
                 Var::Obj(vm.ctx.new_int(replayed_level).into()),
             ));
         }
+        let mut args = vec![logger, Var::Obj(level_obj), msg, items];
+        let function = match located {
+            Some(log_at) => {
+                args.push(exc_info.unwrap_or_else(|| Var::Obj(vm.ctx.none())));
+                log_at
+            }
+            None => f.clone(),
+        };
         self.effects.output(Effect::Output {
             call: OutputCall::Located {
-                function: f.clone(),
+                function,
                 position: self.top_position,
             },
-            args: vec![logger, Var::Obj(level_obj), msg, items],
+            args,
             kwargs,
         });
         log::debug!(target: crate::log_targets::SIDE_EFFECTS, "a log record deferred to the replacement");
         Ok(Some(Var::Obj(vm.ctx.none())))
     }
 
-    /// The `stacklevel` the replay passes for the program's `level`: `findCaller` counts
-    /// the frames out from the call, skipping those of the `logging` module's file; the
-    /// inlined frames of other files do not exist when replayed.
-    fn log_stacklevel(&self, logging: &PyObjectRef, level: i64) -> SimResult<i64> {
+    /// `logging._srcfile`, the file whose frames `findCaller` skips (guarded: what the replay
+    /// counts depends on it).
+    fn logging_srcfile(&mut self, logging: &PyObjectRef) -> SimResult<String> {
         let vm = self.vm;
         let srcfile = logging.get_attr("_srcfile", vm).ok().and_then(|s| {
             s.downcast_ref::<rustpython_vm::builtins::PyStr>()
@@ -179,10 +194,20 @@ impl State<'_> {
         let Some(srcfile) = srcfile else {
             return unsupported(Kind::Call, "a log record with logging._srcfile unset");
         };
+        let source = Source::object(logging.clone()).attr("_srcfile");
+        self.guard(&source, Check::EqStr(srcfile.clone()));
+        Ok(srcfile)
+    }
+
+    /// The `stacklevel` the replay passes for the program's `level`: `findCaller` counts
+    /// the frames out from the call, skipping those of the `logging` module's file
+    /// (`srcfile`); the inlined frames of other files do not exist when replayed.
+    fn log_stacklevel(&self, srcfile: &str, level: i64) -> SimResult<i64> {
         let inlined = self
-            .inlined_files
+            .inlined_frames
             .iter()
-            .filter(|f| f.as_str() != srcfile && !is_import_machinery(f.as_str()))
+            .map(|f| f.code.source_path().as_str())
+            .filter(|f| *f != srcfile && !is_import_machinery(f))
             .count() as i64;
         self.replayed_stacklevel(level, inlined, "a log record")
     }

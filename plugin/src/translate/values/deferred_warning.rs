@@ -11,11 +11,11 @@
 //! - the functions that show it are the standard library's (guarded, as the user may
 //!   replace `showwarning` and `formatwarning`), writing to a `sys.stderr` of a native
 //!   class: no code of the user's runs later than the program runs it;
-//! - the frame it names exists when replayed. `stacklevel` counts frames out from the
-//!   warning's, and an inlined function's has none: a warning naming one breaks. The replay
+//! - the frame it names is known. `stacklevel` counts frames out from the warning's. The replay
 //!   is made at the position of the translated frame's instruction that warned (itself, or
 //!   by calling the inlined function that did), its `stacklevel` lowered by the inlined
-//!   frames between.
+//!   frames between; a warning naming an inlined frame is replayed naming it explicitly
+//!   (see `located_output`).
 //!
 //! An `error` filter makes the replay raise, as a failed print's write does: not deferred
 //! under a handler, and not after a graph that draws or writes back a caller's tensor.
@@ -86,10 +86,10 @@ impl State<'_> {
             );
         };
         let message = self.warning_text(&message)?;
-        let mut replayed = Vec::new();
-        if let Some(c) = category.filter(|c| !matches!(c, Var::Obj(o) if vm.is_none(o))) {
-            replayed.push(("category".to_owned(), self.native_warning_class(&c)?));
-        }
+        let category = match category.filter(|c| !matches!(c, Var::Obj(o) if vm.is_none(o))) {
+            Some(c) => Some(self.native_warning_class(&c)?),
+            None => None,
+        };
         let level = match level {
             None => 1,
             Some(Var::Obj(o)) if o.class().is(vm.ctx.types.int_type) => {
@@ -100,20 +100,31 @@ impl State<'_> {
             }
         };
         let inlined = self.depth as i64;
-        let replayed_level = self.replayed_stacklevel(level, inlined, "warnings.warn()")?;
-        if level > 1 || inlined > 0 {
-            let replayed_level = vm.ctx.new_int(replayed_level).into();
-            replayed.push(("stacklevel".to_owned(), Var::Obj(replayed_level)));
-        }
+        // A frame of an inlined call, named explicitly (see `located_output`).
+        let (function, args, kwargs) = if (1..=inlined).contains(&level) {
+            let (function, args) = self.warning_in_inlined_frame(level, message, category)?;
+            (function, args, Vec::new())
+        } else {
+            let replayed_level = self.replayed_stacklevel(level, inlined, "warnings.warn()")?;
+            let mut replayed: Vec<_> = category
+                .map(|c| ("category".to_owned(), c))
+                .into_iter()
+                .collect();
+            if level > 1 || inlined > 0 {
+                let replayed_level = vm.ctx.new_int(replayed_level).into();
+                replayed.push(("stacklevel".to_owned(), Var::Obj(replayed_level)));
+            }
+            (warn.clone(), vec![message], replayed)
+        };
         self.standard_warning_hooks()?;
         self.sys_stream_is_native("stderr")?;
         self.effects.output(Effect::Output {
             call: OutputCall::Located {
-                function: warn.clone(),
+                function,
                 position: self.top_position,
             },
-            args: vec![message],
-            kwargs: replayed,
+            args,
+            kwargs,
         });
         Ok(Var::Obj(vm.ctx.none()))
     }

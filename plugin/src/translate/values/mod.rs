@@ -51,6 +51,7 @@ pub mod keyword_positions;
 pub mod library_constructors;
 pub mod list_lengths;
 pub mod list_methods;
+pub mod located_output;
 pub mod log_levels;
 pub mod made_dicts;
 pub mod module_stores;
