@@ -147,6 +147,9 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // by the replacement (by value, a translation per value up to the limit of 8); at 0
     // a guard fails and the frame raises as written.
     assert_eq!(translations(&out, "inverse_powers"), 2, "{out}");
+    // A counter and a float stored into int64 and float tensors (item stores, `fill_`) over
+    // 12 calls: specialized once, then 0-d inputs (by value, each call was a translation).
+    assert_eq!(translations(&out, "stored_counters"), 2, "{out}");
 }
 
 #[test]
@@ -277,7 +280,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     );
     println!("{out}\n{err}");
     assert!(out.contains("SIZE EXPRS OK"), "{out}");
-    // Slices, views, narrow, arange, zeros/ones/full, tril/triu by a diagonal of sizes, min/max (of shapes and generators too), math.prod, chunks, split sections, int indices, pad_sequence, pad
+    // Slices, views, narrow, arange, zeros/ones/full (a fill of a size too), tril/triu by a diagonal of sizes, min/max (of shapes and generators too), math.prod, chunks, split sections, int indices, pad_sequence, pad
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
     // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
     // `math.floor` and `int` of a size divided by an int, ints of other floats computed from

@@ -1,5 +1,5 @@
 """Numbers that cause no recompile: a float that changes per call is a graph input (in arithmetic, as
-the scalar of `where`, `clamp` and `masked_fill`, and the fill of `full`, `full_like`, `new_full`); a counter
+the scalar of `where`, `clamp` and `masked_fill`, the fill of `full`, `full_like`, `new_full`, a value stored into a tensor); a counter
 read, incremented and stored back (global, attribute, dict item) is computed again by the
 replacement (through `/` and `**` too), and is a graph input where it scales a tensor, and a branch on arithmetic of it
 (`step % every == 0`) guards the condition, as `min`/`max` of it does, and `math.cos`, `exp`, `log`... of it are
@@ -717,6 +717,28 @@ def truth_of_counters():
         assert f(x).tolist() == hooked(x).tolist(), _hooks
 
 
+def store_counters(x, state):
+    # A counter and a decayed float stored into tensors (an item store of int64 and float
+    # tensors, `fill_`): 0-d inputs the store converts, as it converts the number. A float
+    # stored into an int64 tensor (truncated) stays a constant guarded by value.
+    state["step"] += 1
+    state["lr"] *= 0.9
+    steps = st.zeros(2, 3, dtype=st.int64)
+    steps[:, 0] = state["step"]
+    scaled = x.clone()
+    scaled[0] = state["step"] * 2
+    return steps, scaled, x.new_zeros(2).fill_(state["lr"]), st.ones(3, dtype=st.float32).fill_(state["step"])
+
+
+def stored_counters():
+    f = st.compile(store_counters)
+    eager, traced = {"step": 0, "lr": 1.0}, {"step": 0, "lr": 1.0}
+    for i in range(12):
+        a, b = f(x, traced), store_counters(x, eager)
+        assert [(v.dtype, v.tolist()) for v in a] == [(v.dtype, v.tolist()) for v in b], i
+    assert eager == traced, (eager, traced)
+
+
 def int_next_to_tensor(x, n):
     return x * 2 + n * n
 
@@ -754,4 +776,5 @@ count("list_lengths", list_lengths)
 count("int_functions", int_functions)
 count("truth_of_counters", truth_of_counters)
 count("inverse_powers", inverse_powers)
+count("stored_counters", stored_counters)
 print("NUMBERS OK", st.stats())

@@ -44,8 +44,14 @@ def factories(x):
     n = len(x)
     mask = st.triu(st.full((n, n), float("-inf")), 1)
     keep = st.ones(n, n).tril()
+    # A fill that is itself a size (lengths for a mask), and a size stored into a tensor
+    # (`fill_`, an item store): made per call too.
+    stored = x.clone()
+    stored[:, 0] = n - 1
+    lengths = st.full((2,), n, dtype=st.int64), st.full((n, 1), n - 1), \
+        st.full([n], n, dtype=st.float32), x.new_zeros(n, 2, dtype=st.int64).fill_(n), stored
     return (mask.exp() * keep) @ x, st.zeros(n, 2, dtype=st.int64) + 1, st.full([n], True), \
-        st.where(x > 0, x, st.zeros_like(x)), st.ones_like(x, dtype=st.int64)
+        st.where(x > 0, x, st.zeros_like(x)), st.ones_like(x, dtype=st.int64), lengths
 
 
 def constant_masks(x):

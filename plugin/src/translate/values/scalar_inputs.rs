@@ -1,6 +1,6 @@
 //! A number that changes per call, given to a tensor op where a 0-d tensor of the other
 //! operand's dtype takes its place exactly (`where(c, x, t)`, `x.clamp(-t, t)`,
-//! `x.masked_fill(m, t)`, `x > t`, with `t` a simulated time or a schedule's value): the number
+//! `x.masked_fill(m, t)`, `x > t`, `x[i] = t`, with `t` a simulated time or a schedule's value): the number
 //! becomes a 0-d input of the graph, made from it on each call as the op would convert it
 //! (`State::number_input`), instead of a constant guarded by value. Only where the tensor is
 //! a float tensor whose dtype the number keeps (torch's weak scalar rule), so that the op's
@@ -367,6 +367,23 @@ impl State<'_> {
             return Ok((t, b.clone()));
         }
         Ok((a.clone(), b.clone()))
+    }
+
+    /// A number that changes per call stored into a float or int64 tensor (`t.fill_(T)`,
+    /// `t[:, 0] = self.step`): a 0-d input of the target's dtype, which the store converts
+    /// as it converts the number (`None`: the value is stored as it is, a constant).
+    pub(super) fn store_input(&mut self, target: &Var, value: &Var) -> SimResult<Option<Var>> {
+        if !matches!(value, Var::Num(_) | Var::Lazy(..)) {
+            return Ok(None);
+        }
+        let Some(dtype) = self
+            .tensor_dtype(target)
+            .filter(|d| d.is_float() || *d == DType::Int64)
+        else {
+            return Ok(None);
+        };
+        let value = self.sized(value)?;
+        self.scalar_input(&value, dtype)
     }
 
     /// `v` as a 0-d graph input of `dtype`, when it is a number that changes per call which

@@ -6,7 +6,7 @@
 use rustpython_vm::builtins::{PyFloat, PyInt};
 use rustpython_vm::bytecode::BinaryOperator;
 use rustpython_vm::function::{FuncArgs, KwArgs};
-use rustpython_vm::{PyObjectRef, PyPayload};
+use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
 use crate::graph::recorder;
 use crate::graph::sizes::{SizeExpr, SymAttr};
@@ -99,7 +99,8 @@ impl State<'_> {
         if kwargs.iter().any(|(k, _)| k != "dtype" && k != "device") {
             return Ok(None);
         }
-        let sequence = |v: &Var| matches!(v, Var::Tuple(_) | Var::List(_));
+        // A shape of constants (`full((2,), T)`) is one constant tuple.
+        let sequence = |v: &Var| crate::translate::values::sizes::shape_sequence(v, vm);
         let (dims, value) = match (name, args) {
             ("full", [shape, value]) if sequence(shape) => (self.items(shape)?, Some(value)),
             ("zeros" | "ones", [shape]) if sequence(shape) => (self.items(shape)?, None),
@@ -116,12 +117,22 @@ impl State<'_> {
             .map(|(_, h)| vm.ctx.new_int(*h).into())
             .collect();
         let mut positional = vec![vm.ctx.new_tuple(hints).into()];
+        // A fill that is itself a size (`full((B,), T, dtype=long)`, lengths for a mask) is
+        // worked out per call too, where its value would be a constant of this call.
+        let mut fill_size = None;
         let fill = match value {
-            Some(v) => {
-                let v = self.plain_obj(v, "a fill value")?;
-                positional.push(v.clone());
-                fill_attr(&v)
-            }
+            Some(v) => match self.int_fill(v)? {
+                Some((expr, h)) => {
+                    positional.push(vm.ctx.new_int(h).into());
+                    fill_size = Some(expr);
+                    Some(Attr::Int(h))
+                }
+                None => {
+                    let v = self.plain_obj(v, "a fill value")?;
+                    positional.push(v.clone());
+                    fill_attr(&v)
+                }
+            },
             None => Some(Attr::Int(i64::from(name == "ones"))),
         };
         let Some(fill) = fill else {
@@ -134,11 +145,29 @@ impl State<'_> {
             .with("shape", Attr::Ints(exprs.iter().map(|(_, h)| *h).collect()))
             .with("value", fill)
             .with("dtype", Attr::DType(dtype));
-        let sym = vec![SymAttr::Ints(
+        let mut sym = vec![SymAttr::Ints(
             "shape".into(),
             exprs.into_iter().map(|(e, _)| e).collect(),
         )];
+        sym.extend(fill_size.map(|e| SymAttr::Int("value".into(), e)));
         self.factory_var("full", attrs, sym).map(Some)
+    }
+
+    /// A fill value that is an int the graph may take per call (a size, a dynamic int):
+    /// its expression and this call's value; `None` for anything else (a float, a bool, a
+    /// constant), which the fill keeps as a constant.
+    fn int_fill(&mut self, v: &Var) -> SimResult<Option<(SizeExpr, i64)>> {
+        let vm = self.vm;
+        let Var::Num(n) = v else {
+            return Ok(None);
+        };
+        if !n.value.class().is(vm.ctx.types.int_type) {
+            return Ok(None);
+        }
+        Ok(match self.size_operand(v)? {
+            Some((SizeExpr::Const(_), _)) | None => None,
+            some => some,
+        })
     }
 }
 

@@ -598,7 +598,7 @@ impl State<'_> {
 }
 
 /// Whether `v` is a shape given as one sequence (`x.view((B, -1))`, a constant tuple too).
-fn shape_sequence(v: &Var, vm: &rustpython_vm::VirtualMachine) -> bool {
+pub(super) fn shape_sequence(v: &Var, vm: &rustpython_vm::VirtualMachine) -> bool {
     let t = &vm.ctx.types;
     match v {
         Var::Tuple(_) | Var::List(_) => true,

@@ -67,6 +67,10 @@ impl State<'_> {
                 "item assignment into a tensor with a list of bools as index",
             );
         }
+        let value = match self.store_input(&fake, &value)? {
+            Some(input) => input,
+            None => value,
+        };
         let value = self.obj(&value)?;
         let base_of_t = t.view_link().is_some_and(|l| value.is(l.base()));
         if value.is(t) || base_of_t {
