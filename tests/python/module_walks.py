@@ -2,7 +2,8 @@
 parameters() and named_parameters() are generators over sets that hold modules and
 parameters by identity. Each walk is one graph, equal to eager on every call; a model whose
 submodules are shared (or whose weights are tied) and one whose are not get one translation
-each, told apart by the guards (not one per instance). Prints one line per case; `FAIL`
+each, told apart by the guards (not one per instance); a ModuleList sliced by a depth that
+changes is a translation per depth. Prints one line per case; `FAIL`
 marks a failed one."""
 import symtrace as st
 import symtrace.nn as nn
@@ -96,4 +97,45 @@ def check_mixed():
 
 
 check_mixed()
+
+
+class Deep(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(4)])
+        self.depth = 3
+
+    def forward(self, x):
+        for block in self.blocks[: self.depth]:
+            x = block(x)
+        return x, len(self.blocks[::-2])
+
+
+@st.disable
+def check_depths():
+    # A ModuleList sliced by a depth the program changes between calls (a slice of a number
+    # that changes per call, `isinstance(idx, slice)` in `__getitem__`): one translation per
+    # depth met (the loop over the slice unrolls to its length, as TorchDynamo's does); the
+    # frame ran as written from the first change on.
+    st.manual_seed(0)
+    m = Deep()
+    depths = [3, 2, 4, 1, 3, 2]
+    eager = []
+    for depth in depths:
+        m.depth = depth
+        eager.append(m(x2))
+    cm = st.compile(m)
+    st.reset()
+    problems = []
+    for depth, e in zip(depths, eager):
+        m.depth = depth
+        if not same(cm(x2), e):
+            problems.append(f"depth {depth}: results differ")
+    stats = st.stats()
+    if (stats["translations"], stats["fallbacks"]) != (len(set(depths)), 0):
+        problems.append(f"{stats['translations']} translations, {stats['fallbacks']} fallbacks (expected {len(set(depths))}, 0)")
+    report("a ModuleList sliced by a depth that changes", problems, failures)
+
+
+check_depths()
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

@@ -381,6 +381,8 @@ impl State<'_> {
                     .unwrap_or_else(|| t.bound_method_type.to_owned().into())
             }
             Var::Set(_) => t.set_type.to_owned().into(),
+            // A slice of numbers that change per call (`blocks[: self.depth]`).
+            Var::SymSlice(_) => t.slice_type.to_owned().into(),
             Var::TStr(s) => s.class(vm),
             Var::Deque(_) => crate::translate::values::deques::deque_class(vm)
                 .ok_or_else(|| Unsupported::new(Kind::Internal, "collections.deque"))?,
