@@ -150,6 +150,12 @@ fn numbers_that_change_per_call_cause_no_recompile() {
     // A counter and a float stored into int64 and float tensors (item stores, `fill_`) over
     // 12 calls: specialized once, then 0-d inputs (by value, each call was a translation).
     assert_eq!(translations(&out, "stored_counters"), 2, "{out}");
+    // Floats of sizes and counters together (`rows / calls`, `T * lr`, `B / k`) over 10
+    // calls of changing sizes: specialized once, then the counters graph inputs; where the
+    // divisor reaches zero its guard fails and the call raises as written (a translation
+    // that breaks there, and its resume). By value, each call was a translation (the limit
+    // of 8, then as written).
+    assert!(translations(&out, "sizes_over_counters") <= 5, "{out}");
 }
 
 #[test]

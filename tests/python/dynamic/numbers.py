@@ -739,6 +739,41 @@ def stored_counters():
     assert eager == traced, (eager, traced)
 
 
+class Seen:
+    def __init__(self):
+        self.calls, self.rows, self.k, self.lr, self.mean = 0, 0, 4, 1.0, 0.0
+
+
+def sizes_over_counters_of(x, s):
+    # Floats of sizes and counters together (a mean of rows per call, a size times a
+    # decayed rate, a size over a counter that reaches zero): the counters are inputs the
+    # graph computes the float from, the divisor guarded nonzero.
+    s.calls += 1
+    s.rows += x.shape[0]
+    s.k -= 1
+    s.lr *= 0.5
+    s.mean = s.rows / s.calls
+    return x * s.mean, x.to(st.float32) * (x.shape[1] * s.lr), x / (x.shape[0] / s.k), s.mean
+
+
+def sizes_over_counters():
+    def run(fn):
+        s, out = Seen(), []
+        for b in [2, 3, 2, 5, 4, 3, 2, 6, 3, 3]:
+            x = st.arange(b * 2, dtype=st.float64).view(b, 2) + 0.5
+            try:
+                r = fn(x, s)
+                out.append([(v.dtype, v.tolist()) if isinstance(v, st.Tensor) else v for v in r])
+            except ZeroDivisionError as e:
+                out.append(("raises", str(e)))
+            out.append((s.calls, s.rows, s.k, s.lr, s.mean))
+        return out
+
+    eager = run(sizes_over_counters_of)
+    assert ("raises", "division by zero") in eager, eager
+    assert run(st.compile(sizes_over_counters_of)) == eager
+
+
 def int_next_to_tensor(x, n):
     return x * 2 + n * n
 
@@ -777,4 +812,5 @@ count("int_functions", int_functions)
 count("truth_of_counters", truth_of_counters)
 count("inverse_powers", inverse_powers)
 count("stored_counters", stored_counters)
+count("sizes_over_counters", sizes_over_counters)
 print("NUMBERS OK", st.stats())

@@ -4,21 +4,27 @@
 //! graph computes it per call as Python does, in float64 with the same IEEE operations
 //! (`full` of the size, then `/`, `**`, `sqrt`...), converted to the tensor's type as eager
 //! arithmetic converts a float. A float's value would otherwise fix the sizes: one
-//! translation per size up to the recompile limit, then the frame as written. Any other use
-//! (a comparison, a call, a container) forces it: its sizes are checked equal to this call's.
+//! translation per size up to the recompile limit, then the frame as written. Numbers of the
+//! frame's that change per call may be operands too (`self.rows / self.calls`, `T * lr`):
+//! graph inputs the replacement computes on entry, as TorchDynamo makes them symbolic. Any
+//! other use (a comparison, a call, a container) forces it: its sizes are checked equal to
+//! this call's, its numbers guarded by value.
 //!
 //! What could raise in Python is checked instead of assumed: a divisor that is a size is
 //! checked nonzero, a size raised to a float power is checked positive, per call, before
-//! the graph runs; a divisor or a base computed as a float is not deferred.
+//! the graph runs; a divisor read from the frame is guarded nonzero; a divisor or a base
+//! computed as a float from sizes is not deferred.
 
 use std::rc::Rc;
 
 use rustpython_vm::builtins::{PyFloat, PyInt};
 use rustpython_vm::bytecode::BinaryOperator;
+use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, VirtualMachine};
 
 use crate::graph::sizes::{SizeCheck, SizeCmp, SizeExpr, SymAttr};
 use crate::tensor::{Attr, Attrs, DType, PyTensor};
+use crate::translate::guards::guard::Check;
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 use crate::translate::values::numbers::{Num, NumExpr};
@@ -45,6 +51,9 @@ impl FloatFn {
 /// The most operators a float computed from sizes may be computed by (as a deferred
 /// number's).
 const MAX_OPS: usize = 16;
+
+/// The largest int a float64 holds exactly, with every int between.
+const EXACT_INT: i64 = 1 << 53;
 
 /// The largest power a size is raised to: `d ** 4.0` of any size fits a float, where a
 /// larger one could overflow, which raises.
@@ -92,6 +101,15 @@ impl State<'_> {
                     return Ok(None);
                 };
                 checks.into_iter().try_for_each(|c| self.check_sizes(c))?;
+            }
+            // A divisor read from the frame that changes per call (`seen / self.calls`):
+            // guarded nonzero, as the division raises at zero.
+            B::TrueDivide if !matches!(y.expr, NumExpr::Const(_)) => {
+                let Some(source) = y.as_source() else {
+                    return Ok(None);
+                };
+                let zero = self.vm.ctx.new_int(0).into();
+                self.guard(&source, Check::Compare(PyComparisonOp::Ne, zero, true));
             }
             B::Power => {
                 // A size to a constant power: positive (no zero to a negative power, no
@@ -177,6 +195,9 @@ impl State<'_> {
     /// the graph cannot compute).
     fn computed(&mut self, n: &Num) -> SimResult<Option<Var>> {
         let vm = self.vm;
+        if !n.has_size() && !matches!(n.expr, NumExpr::Const(_)) {
+            return self.frame_number_input(n);
+        }
         Ok(Some(match &n.expr {
             NumExpr::Size(e) => {
                 let Some(hint) = n
@@ -211,6 +232,62 @@ impl State<'_> {
         }))
     }
 
+    /// A number computed from the frame's only (`self.calls`, `self.seen + 1`) as a 0-d
+    /// float64 input the replacement computes from the same values on entry (`None`: one it
+    /// cannot). An int is held to what float64 holds exactly, so that `size / n` is Python's
+    /// correctly rounded quotient of the two ints.
+    fn frame_number_input(&mut self, n: &Num) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Some(source) = n.as_source().filter(|s| !s.has_draw()) else {
+            return Ok(None);
+        };
+        if n.value.class().is(vm.ctx.types.int_type) {
+            if number(&n.value).is_none() {
+                return Ok(None);
+            }
+            for (op, bound) in [
+                (PyComparisonOp::Ge, -EXACT_INT),
+                (PyComparisonOp::Le, EXACT_INT),
+            ] {
+                let bound = vm.ctx.new_int(bound).into();
+                self.guard(&source, Check::Compare(op, bound, true));
+            }
+        } else if !n.value.class().is(vm.ctx.types.float_type) {
+            return Ok(None);
+        }
+        let input = self.number_input(&n.value, &source, DType::Float64)?;
+        Ok(Some(Var::Tensor(input)))
+    }
+
+    /// `n` with the numbers of the frame's among its operands fixed by value (guarded), its
+    /// sizes as they are: for a use that takes sizes only (`int(T * (1 - keep))`).
+    pub(crate) fn settled_numbers(&mut self, n: &Rc<Num>) -> SimResult<Rc<Num>> {
+        if !n.has_size() {
+            if matches!(n.expr, NumExpr::Const(_)) {
+                return Ok(n.clone());
+            }
+            let o = self.force_number(n)?;
+            return Ok(Rc::new(Num {
+                value: o.clone(),
+                expr: NumExpr::Const(o),
+                ops: 0,
+            }));
+        }
+        let expr = match &n.expr {
+            NumExpr::Op(op, a, b) => {
+                NumExpr::Op(*op, self.settled_numbers(a)?, self.settled_numbers(b)?)
+            }
+            NumExpr::Apply(f, a) => NumExpr::Apply(*f, self.settled_numbers(a)?),
+            NumExpr::Math(f, a) => NumExpr::Math(*f, self.settled_numbers(a)?),
+            _ => return Ok(n.clone()),
+        };
+        Ok(Rc::new(Num {
+            value: n.value.clone(),
+            expr,
+            ops: n.ops,
+        }))
+    }
+
     /// `t.<name>(*args)`, a method of the tensor class run on the fake.
     fn tensor_method(&mut self, t: &Var, name: &str, args: Vec<PyObjectRef>) -> SimResult<Var> {
         let method = PyTensor::class(&self.vm.ctx)
@@ -235,6 +312,20 @@ impl State<'_> {
         let plain = |o: &PyObjectRef| o.class().is(t.int_type) || o.class().is(t.float_type);
         Ok(match v {
             Var::Num(n) if n.has_size() => Some(n.clone()),
+            // A number of the frame's that changes per call (a counter): computed again by
+            // the replacement, an input of the graph (`frame_number_input`).
+            Var::Num(n) if plain(&n.value) && self.varies_per_call(n) => Some(n.clone()),
+            Var::Lazy(o, s)
+                if plain(o)
+                    && !s.has_draw()
+                    && self.spec.number_is_input(s, o.class().is(t.float_type)) =>
+            {
+                Some(Rc::new(Num {
+                    value: o.clone(),
+                    expr: NumExpr::Read(o.clone(), s.clone()),
+                    ops: 0,
+                }))
+            }
             // A number computed from the frame's (`1 - self.ratio`): fixed by its value,
             // unless it changed from call to call already (then the size is fixed instead).
             Var::Num(n) if plain(&n.value) && n.settled(&self.spec) => {

@@ -64,6 +64,7 @@ impl State<'_> {
         if !n.has_size() || n.value.downcast_ref::<PyFloat>().is_none() {
             return Ok(None);
         }
+        let n = &self.settled_numbers(n)?;
         if let Some(v) = self.quotient_rounded(r, n)? {
             return Ok(Some(v));
         }
