@@ -326,8 +326,8 @@ impl State<'_> {
                     ops: 0,
                 }))
             }
-            // A number computed from the frame's (`1 - self.ratio`): fixed by its value,
-            // unless it changed from call to call already (then the size is fixed instead).
+            // A number computed from the frame's that has not changed from call to call
+            // (`1 - self.ratio`): fixed by its value.
             Var::Num(n) if plain(&n.value) && n.settled(&self.spec) => {
                 let o = self.force_number(n)?;
                 Some(Rc::new(Num {
