@@ -161,6 +161,16 @@ def floats(x):
             scale * x.float(), n / 4, 1.0 / ((x.abs() + 1.0) * -((n - 2) / 2)))
 
 
+def float_divisors(x):
+    # A size divided by a float of sizes (Swin's `int(w.shape[0] / (H * W / ws / ws))`), and
+    # a tensor scaled by such a quotient: the divisor is not zero wherever its sizes are not,
+    # which a check of sizes says per call.
+    n, c = x.shape
+    w = x.view(-1, 1, c)
+    b = int(w.shape[0] / (n * c / c / 1.5))
+    return w.view(b, -1), x * (n / (n * 2.5 / math.sqrt(c))), (x * 2.0) / (n / 4.0 * n)
+
+
 def resized(x):
     # unbind along a dimension that keeps its size; resized by a factor and to a size.
     a, b, c = x.unbind(1)
@@ -333,7 +343,7 @@ def unpacked_rows(x):
     return first * len(rest), a - b
 
 
-cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, resized,
+cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, float_divisors, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed,
          compared_to_sizes, asserted, basic_indexed, unpacked_rows, listed_indexes,
          listed_past_the_end]

@@ -12,8 +12,10 @@
 //!
 //! What could raise in Python is checked instead of assumed: a divisor that is a size is
 //! checked nonzero, a size raised to a float power is checked positive, per call, before
-//! the graph runs; a divisor read from the frame is guarded nonzero; a divisor or a base
-//! computed as a float from sizes is not deferred.
+//! the graph runs; a divisor read from the frame is guarded nonzero; a divisor computed as a
+//! float from sizes (`n / (H * W / 4)`) is deferred where products and quotients of sizes
+//! checked nonzero and constants bound its magnitude far from zero, not otherwise (a sum may
+//! cancel); a base computed as a float from sizes is not deferred.
 
 use std::rc::Rc;
 
@@ -368,15 +370,86 @@ fn size_is(lhs: SizeExpr, cmp: SizeCmp) -> SizeCheck {
 }
 
 /// Checks of sizes under which the float `n` is not zero (`None`: none found that suffice;
-/// the number is forced).
+/// the number is forced). A quotient or product of such floats (`n / (H * W / 4)`) is not
+/// zero where its magnitude has a lower bound far above float64's underflow.
 fn nonzero(n: &Num) -> Option<Vec<SizeCheck>> {
+    let m = magnitude(n)?;
+    (m.low >= SAFE_LOW).then_some(m.checks)
+}
+
+/// Bounds far from float64's underflow and overflow: a product or quotient of magnitudes
+/// within them, rounded, keeps its lower bound above zero.
+const SAFE_LOW: f64 = 1e-200;
+const SAFE_HIGH: f64 = 1e200;
+
+/// Bounds of a float's magnitude, and the checks of sizes they hold under.
+struct Magnitude {
+    low: f64,
+    high: f64,
+    checks: Vec<SizeCheck>,
+}
+
+/// The bounds of `|n|` for every call that passes the checks (`None`: none known, as for a
+/// sum, whose terms may cancel).
+fn magnitude(n: &Num) -> Option<Magnitude> {
     use BinaryOperator as B;
+    let m = match &n.expr {
+        // An int size that is not zero is at least 1; above 2**53 it has no exact float and
+        // the expression no value.
+        NumExpr::Size(e) => Magnitude {
+            low: 1.0,
+            high: EXACT_INT as f64,
+            checks: vec![size_is(e.clone(), SizeCmp::Ne)],
+        },
+        NumExpr::Const(c) => {
+            let c = number(c)?.abs();
+            Magnitude {
+                low: c,
+                high: c,
+                checks: Vec::new(),
+            }
+        }
+        NumExpr::Apply(FloatFn::Float, a) => magnitude(a)?,
+        NumExpr::Apply(FloatFn::Sqrt, a) => {
+            let a = magnitude(a)?;
+            Magnitude {
+                low: a.low.sqrt(),
+                high: a.high.sqrt(),
+                checks: a.checks,
+            }
+        }
+        // A size checked positive, to a constant power of at most `MAX_EXPONENT`.
+        NumExpr::Op(B::Power, a, e) => {
+            let (a, e) = (magnitude(a)?, number(&const_of(e)?)?);
+            let (x, y) = (a.low.powf(e), a.high.powf(e));
+            Magnitude {
+                low: x.min(y),
+                high: x.max(y),
+                checks: a.checks,
+            }
+        }
+        NumExpr::Op(op @ (B::Multiply | B::TrueDivide), a, b) => {
+            let (mut a, b) = (magnitude(a)?, magnitude(b)?);
+            let (low, high) = match op {
+                B::Multiply => (a.low * b.low, a.high * b.high),
+                _ => (a.low / b.high, a.high / b.low),
+            };
+            a.checks.extend(b.checks);
+            Magnitude {
+                low,
+                high,
+                checks: a.checks,
+            }
+        }
+        _ => return None,
+    };
+    (m.low >= SAFE_LOW && m.high <= SAFE_HIGH).then_some(m)
+}
+
+/// The constant `n` is, if it is one.
+fn const_of(n: &Num) -> Option<PyObjectRef> {
     match &n.expr {
-        NumExpr::Size(e) => Some(vec![size_is(e.clone(), SizeCmp::Ne)]),
-        NumExpr::Const(c) => (number(c)? != 0.0).then(Vec::new),
-        NumExpr::Apply(_, a) => nonzero(a),
-        // A size checked positive, to a power of at most `MAX_EXPONENT`: no underflow.
-        NumExpr::Op(B::Power, _, _) => Some(Vec::new()),
+        NumExpr::Const(c) => Some(c.clone()),
         _ => None,
     }
 }
