@@ -54,6 +54,8 @@ fn every_kind_of_break_keeps_its_graphs_and_resumes() {
             "a break in a small loop keeps the work before it",
             "iterators over a caller's dict view and reversed list, across a break",
             "a break in nested small loops keeps the work before the outer one",
+            "a break while a local dict's items and a local list are iterated",
+            "iterators over a local list and dict, midway at a break",
         ],
     );
     // Eager, explain, and two traced calls: the opaque object ran four times, not more.

@@ -599,5 +599,42 @@ def index_broken_midway(x):
 check("a break inside an index after an ellipsis", index_broken_midway, (x,), 2, 1, "GB-CALL", 596)
 
 
+def logs_of_local_losses(x):
+    # A dict and a list of losses held in locals and iterated with a break inside (a small
+    # body: the graph ends at the loop's head, and the rest runs as written): the iterators
+    # are made again over the dict and the list built once, so that what the loop and the
+    # rest of the frame see is one object. Before, the whole frame ran as written.
+    y = x.exp()
+    losses = {"a": y.sum(), "b": (y * 2.0).mean()}
+    parts = [y.max(), y.min()]
+    logs = {k: round(v.item(), 4) for k, v in losses.items()}
+    seen = [p.item() for p in parts]
+    losses["c"] = y.std()
+    parts.append(y.mean())
+    return y * 2.0, logs, seen, sorted(losses), len(parts)
+
+
+check("a break while a local dict's items and a local list are iterated", logs_of_local_losses,
+      (x,), 2, 2, "GB-BEFORE-LOOP", 610)
+
+
+def iterators_of_locals_midway(x):
+    y = x.exp()
+    parts = [y.sum(), y.mean(), y.max()]
+    stats = {"a": y.min(), "b": y.std(), "c": y.sum() * 2.0}
+    it, entries = iter(parts), iter(stats.items())
+    first, (name, _) = next(it), next(entries)
+    # The iterators are made again past what they gave (`islice`, which the frame after the
+    # break runs as written from the comprehension on).
+    print("  iterators_of_locals_midway", first.item() > 0)
+    parts.append(y.min())  # the iterator reads the list that grew
+    stats["b"] = y.sum()  # a value stored, the keys as they were: the iterator reads it
+    return y * 2.0, [p + 1.0 for p in it], [(k, v * 2.0) for k, v in entries], name, len(parts)
+
+
+check("iterators over a local list and dict, midway at a break", iterators_of_locals_midway,
+      (x,), 2, 3, "GB-CALL", 629)
+
+
 print("opaque calls:", len(counted.calls))
 print("ALL OK" if not failures else f"FAILED {failures}", len(failures))

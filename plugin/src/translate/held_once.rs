@@ -3,7 +3,8 @@
 //! state (or from what the side effects store) is one object: the replacement builds it once
 //! and loads it again (`Template::Shared`). What cannot be made that way is turned away: a
 //! value that holds itself (it would be loaded before it is built), and an iterator or a
-//! view held beside what it iterates (rebuilt, the two would be apart).
+//! view held beside what it iterates (rebuilt, the two would be apart), but for a list's
+//! iterator and a dict's views and iterators, made again over the one built once.
 
 use std::rc::Rc;
 
@@ -75,7 +76,7 @@ impl Walk {
         }
         if self.exclusive.contains(&p) {
             return Err(refused(
-                "a dict made during the call is held beside a view or an iterator of it",
+                "a list or dict made during the call is held beside a view or an iterator of it",
             ));
         }
         if self.done.contains(&p) {
@@ -188,9 +189,12 @@ impl Walk {
                 self.exclusive(Rc::as_ptr(items) as usize)?;
                 items.borrow().iter().try_for_each(|x| self.value(x))
             }
-            // A view or an iterator is of its dict: held with it, it is held twice.
-            Var::View(d, _) => self.exclusive(Rc::as_ptr(d) as usize),
-            Var::DictIter(it) => self.exclusive(Rc::as_ptr(&it.borrow().dict) as usize),
+            // A view or an iterator of a dict: made again over the dict built once.
+            Var::View(d, _) => self.value(&Var::Dict(d.clone())),
+            Var::DictIter(it) => {
+                let dict = it.borrow().dict.clone();
+                self.value(&Var::Dict(dict))
+            }
             Var::Method(owner, _) => self.value(owner),
             Var::Bound(b) => {
                 self.value(&b.0)?;
@@ -200,9 +204,10 @@ impl Walk {
                 use crate::translate::values::iterators::Stepper;
                 self.exclusive(Rc::as_ptr(s) as usize)?;
                 match &*s.borrow() {
-                    Stepper::List { list, .. } | Stepper::ListReversed { list, .. } => {
-                        self.exclusive(Rc::as_ptr(list) as usize)
-                    }
+                    // Held elsewhere too (`for v in losses:`), the list is built once and
+                    // the iterator made over it (`iterator_templates`).
+                    Stepper::List { list, .. } => self.value(&Var::List(list.clone())),
+                    Stepper::ListReversed { list, .. } => self.exclusive(Rc::as_ptr(list) as usize),
                     Stepper::Deque { deque, .. } => self.value(&Var::Deque(deque.clone())),
                     Stepper::Set { set, .. } => self.value(&Var::Set(set.clone())),
                     Stepper::Caller { items, .. } => items.iter().try_for_each(|x| self.value(x)),

@@ -13,8 +13,8 @@ use crate::translate::templates::{Template, build};
 use crate::translate::values::Var;
 
 /// An iterator the simulation steps, as the replacement makes it again at a graph break: one
-/// over a list made in the call iterates what it has left (its list is held by nothing else:
-/// `held_once`); one over a caller's list or dict is `itertools.islice` of it past what it
+/// over a list made in the call iterates what it has left (a fresh list where nothing else
+/// holds it; the list itself, built once, where something does: `held_once`); one over a caller's list or dict is `itertools.islice` of it past what it
 /// gave (the dict unchanged so far: `Stepper::Caller` checks it); `enumerate` and `zip` of
 /// their iterators made again.
 pub(super) fn stepper_template(
@@ -38,6 +38,20 @@ pub(super) fn stepper_template(
         Ok(Template::Iter(Box::new(Template::List(items))))
     };
     match &*s {
+        // Over a list held elsewhere too (a local the loop iterates): the list built once,
+        // its iterator made over it at the position reached, so that both see one list.
+        Stepper::List { list, next }
+            if state
+                .templating
+                .shared
+                .contains(&(Rc::as_ptr(list) as usize)) =>
+        {
+            let over = build(state, &Var::List(list.clone()), outputs, index)?;
+            match next {
+                0 => Ok(Template::Iter(Box::new(over))),
+                _ => islice_from(over, *next, vm),
+            }
+        }
         Stepper::List { list, next } => {
             let rest: Vec<Var> = list.borrow().iter().skip(*next).cloned().collect();
             list_of(state, rest, outputs, index)
@@ -186,6 +200,58 @@ pub(super) fn stepper_template(
             ],
         )),
         Stepper::Tool(t) => itertool_template(state, t, outputs, index),
+    }
+}
+
+/// A view of a dict made in the call (`d.items()` held in a local): the class's own method
+/// of the dict built once (`dict.items(d)`), so that the view reads the dict the replacement
+/// holds.
+pub(super) fn dict_view_template(
+    state: &mut State<'_>,
+    d: &crate::translate::values::DictRef,
+    kind: crate::translate::values::ViewKind,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    let vm = state.vm;
+    let class = match state.dict_kind(d) {
+        Some((class, _)) => class,
+        None => vm.ctx.types.dict_type.to_owned(),
+    };
+    let method = class
+        .get_attr(vm.ctx.intern_str(kind.method()))
+        .ok_or_else(|| Unsupported::new(Kind::Internal, "a dict view's method"))?;
+    let over = build(state, &Var::Dict(d.clone()), outputs, index)?;
+    Ok(Template::New(method, vec![over]))
+}
+
+/// An iterator over a dict made in the call, or one of its views (`for k, v in
+/// losses.items()`, the dict held in a local too): made again over the dict built once, past
+/// what it gave. Only where the dict's keys are those it started with: the original's next
+/// step would raise otherwise, which a fresh iterator would not.
+pub(super) fn dict_iterator_template(
+    state: &mut State<'_>,
+    it: &Rc<std::cell::RefCell<crate::translate::values::DictIter>>,
+    outputs: &mut Vec<Value>,
+    index: &mut HashMap<Value, usize>,
+) -> SimResult<Template> {
+    let vm = state.vm;
+    let (dict, kind, next) = {
+        let it = it.borrow();
+        let keys: Vec<usize> = it.dict.borrow().iter().map(|(k, _)| k.get_id()).collect();
+        if keys != it.keys {
+            return unsupported(
+                Kind::Rebuild,
+                "an iterator over a dict made in the call whose keys changed since, at a graph \
+                 break",
+            );
+        }
+        (it.dict.clone(), it.kind, it.next)
+    };
+    let view = dict_view_template(state, &dict, kind, outputs, index)?;
+    match next {
+        0 => Ok(Template::Iter(Box::new(view))),
+        _ => islice_from(view, next, vm),
     }
 }
 

@@ -17,7 +17,9 @@ use crate::translate::exception_templates;
 use crate::translate::executor::{SimFrame, Slot};
 use crate::translate::function_templates::{ClosureCell, cell_templates, function_template};
 use crate::translate::held_once::held_once;
-use crate::translate::iterator_templates::{generator_template, stepper_template};
+use crate::translate::iterator_templates::{
+    dict_iterator_template, dict_view_template, generator_template, stepper_template,
+};
 use crate::translate::object_templates::instance_template;
 use crate::translate::side_effects::Effect;
 use crate::translate::source::Source;
@@ -595,6 +597,8 @@ fn build_value(
         }
         Var::Object(o) => instance_template(o, vm, |v| build(state, v, outputs, index))?,
         Var::Stepper(s) => stepper_template(state, s, outputs, index)?,
+        Var::View(d, kind) => dict_view_template(state, d, *kind, outputs, index)?,
+        Var::DictIter(it) => dict_iterator_template(state, it, outputs, index)?,
         Var::Gen(g) => generator_template(state, g, outputs, index)?,
         Var::TStr(t) => tstr_template(t, |v| build(state, v, outputs, index))?,
         Var::Deque(d) => deque_template(d, vm, |v| build(state, v, outputs, index))?,
