@@ -290,7 +290,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
     // widths, repeat counts and linspace steps of sizes, sizes yielded by a generator, unbind
     // along a dimension that keeps its size, interpolate by a factor or to a size, `math.ceil`,
     // `math.floor` and `int` of a size divided by an int, ints of other floats computed from
-    // a size (`int(T * 0.5)`, `round(T / 3)`, `math.floor(T ** 0.5)`), a size divided by a float of sizes (`n / (n * c / 1.5)`), a tensor compared
+    // a size (`int(T * 0.5)`, `round(T / 3)`, `math.floor(T ** 0.5)`), a size divided by a float of sizes (`n / (n * c / 1.5)`), int tensors among slices of the size that changes (`x[1:, idx]`), a tensor compared
     // with a size (`arange(T) < T - 1`), an assert on a tensor's truth, lists of ints among them as indexes, a basic index that addresses only dimensions
     // of a fixed size or takes an int from the dynamic one: one graph for every
     // size (each result equal to eager's, the script checks).
@@ -314,6 +314,7 @@ fn sizes_computed_from_a_dynamic_size_are_worked_out_per_call() {
         "spaced",
         "floats",
         "float_divisors",
+        "mixed_indexes",
         "resized",
         "rounded",
         "rounded_floats",

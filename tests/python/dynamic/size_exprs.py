@@ -171,6 +171,13 @@ def float_divisors(x):
     return w.view(b, -1), x * (n / (n * 2.5 / math.sqrt(c))), (x * 2.0) / (n / 4.0 * n)
 
 
+def mixed_indexes(x):
+    # Int tensors among slices of the dimension that changes (`x[1:, idx]`, a 0-d index
+    # beside a slice by a size): the slices stay symbolic, the tensors taken after them.
+    idx, i = st.tensor([0, 2]), st.tensor(1)
+    return x[1:, idx] * 2.0, x[: len(x) - 1, i, None], x[None, ::2, idx]
+
+
 def resized(x):
     # unbind along a dimension that keeps its size; resized by a factor and to a size.
     a, b, c = x.unbind(1)
@@ -343,7 +350,7 @@ def unpacked_rows(x):
     return first * len(rest), a - b
 
 
-cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, float_divisors, resized,
+cases = [slices, views, split_heads, narrowed, ranges, factories, constant_masks, diagonal_masks, rolled, running, padded_sequences, branches, number, shapes_compared, padded, repeated, spaced, forced, floats, float_divisors, mixed_indexes, resized,
          float_raises, returned, later_node, chunks, chunked_rows, rounded, rounded_floats, rounded_returned, sections, extremes, index_int, halves, past_the_end, narrow_past, inlined, printed,
          compared_to_sizes, asserted, basic_indexed, unpacked_rows, listed_indexes,
          listed_past_the_end]

@@ -222,6 +222,11 @@ impl State<'_> {
         {
             return Ok(r);
         }
+        if op == BinaryOperator::Subscr
+            && let Some(r) = self.mixed_symbolic_getitem(a, b)?
+        {
+            return Ok(r);
+        }
         if let Some(n) = self.deferred_binary(op, a, b)? {
             return Ok(n);
         }

@@ -10,7 +10,7 @@ use rustpython_vm::{AsObject, PyObjectRef, PyPayload};
 
 use crate::graph::recorder;
 use crate::graph::sizes::{SizeExpr, SymAttr, SymIndex};
-use crate::tensor::size_reads;
+use crate::tensor::{DType, PyTensor, size_reads};
 use crate::translate::state::{SimResult, State};
 use crate::translate::values::Var;
 
@@ -91,6 +91,102 @@ impl State<'_> {
         };
         self.binary(rustpython_vm::bytecode::BinaryOperator::Subscr, t, &key)
             .map(Some)
+    }
+
+    /// `t[1:, idx]`, `x[:T, i, None]`: int tensors among basic indices of a tensor whose
+    /// sizes may change, or by sizes. The native index resolves the basic part against this
+    /// call's sizes, which would fix them; so the key is taken apart as the native index
+    /// takes it: the basic index with a full slice at each tensor, symbolic as any other
+    /// (`symbolic_getitem`), then the tensors at the dimensions of its result they stand at,
+    /// every other dimension whole (`None`: not such a key).
+    pub(crate) fn mixed_symbolic_getitem(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
+        let vm = self.vm;
+        let Var::Tuple(items) = key else {
+            return Ok(None);
+        };
+        let advanced = |s: &Self, v: &Var| s.tensor_dtype(v) == Some(DType::Int64);
+        if !items.iter().any(|i| advanced(self, i)) || !self.is_fake(t) {
+            return Ok(None);
+        }
+        if !items.iter().any(|i| self.is_symbolic(i)) && self.varying_fake(t)?.is_none() {
+            return Ok(None);
+        }
+        let Some(ndim) = self
+            .obj(t)?
+            .downcast_ref::<PyTensor>()
+            .map(|f| f.read().ndim())
+        else {
+            return Ok(None);
+        };
+        let full = || -> Var {
+            Var::Obj(
+                PySlice {
+                    start: None,
+                    stop: vm.ctx.none(),
+                    step: None,
+                }
+                .into_pyobject(vm),
+            )
+        };
+        let is_none = |v: &Var| matches!(v, Var::Obj(o) if vm.is_none(o));
+        let is_ellipsis = |v: &Var| matches!(v, Var::Obj(o) if o.is(&vm.ctx.ellipsis));
+        let is_slice = |v: &Var| {
+            matches!(v, Var::SymSlice(_))
+                || matches!(v, Var::Obj(o) if o.downcast_ref::<PySlice>().is_some())
+        };
+        // The dimensions of the basic result each tensor stands at: one per slice, `None` and
+        // tensor before it, none per int, and what `...` spans.
+        let consumed = items
+            .iter()
+            .filter(|i| !is_none(i) && !is_ellipsis(i))
+            .count();
+        let mut basic = Vec::with_capacity(items.len());
+        let mut taken: Vec<(usize, Var)> = Vec::new();
+        let mut dim = 0;
+        for item in items.iter() {
+            if advanced(self, item) {
+                taken.push((dim, item.clone()));
+                basic.push(full());
+                dim += 1;
+                continue;
+            }
+            if self.is_tensor(item) {
+                // A mask or a float tensor: the native index says what it does.
+                return Ok(None);
+            }
+            dim += match item {
+                i if is_ellipsis(i) => ndim.saturating_sub(consumed),
+                i if is_none(i) || is_slice(i) => 1,
+                _ => 0,
+            };
+            basic.push(item.clone());
+        }
+        // Only full slices besides the tensors: the native index reads no size.
+        let whole = |v: &Var| {
+            matches!(v, Var::Obj(o) if o.downcast_ref::<PySlice>().is_some_and(|s| {
+                s.start.as_ref().is_none_or(|a| vm.is_none(a))
+                    && vm.is_none(&s.stop)
+                    && s.step.as_ref().is_none_or(|a| vm.is_none(a))
+            }))
+        };
+        if basic.iter().all(whole) {
+            return Ok(None);
+        }
+        let basic = Var::Tuple(Rc::from(basic));
+        let Some(sliced) = self.symbolic_getitem(t, &basic)? else {
+            return Ok(None);
+        };
+        let last = taken.last().map_or(0, |(d, _)| *d);
+        let mut rest: Vec<Var> = (0..=last).map(|_| full()).collect();
+        for (d, index) in taken {
+            rest[d] = index;
+        }
+        self.binary(
+            rustpython_vm::bytecode::BinaryOperator::Subscr,
+            &sliced,
+            &Var::Tuple(Rc::from(rest)),
+        )
+        .map(Some)
     }
 
     /// A basic index of the fake `t` that its node must resolve against each call's sizes
