@@ -173,9 +173,13 @@ def float_divisors(x):
 
 def mixed_indexes(x):
     # Int tensors among slices of the dimension that changes (`x[1:, idx]`, a 0-d index
-    # beside a slice by a size): the slices stay symbolic, the tensors taken after them.
+    # beside a slice by a size): the slices stay symbolic, the tensors taken after them; in a
+    # store, the value stored into the view the slices make, written through.
     idx, i = st.tensor([0, 2]), st.tensor(1)
-    return x[1:, idx] * 2.0, x[: len(x) - 1, i, None], x[None, ::2, idx]
+    y = x.clone()
+    y[1:, idx] = -1.0
+    y[: len(x) - 1, idx] += x[1:, idx]
+    return x[1:, idx] * 2.0, x[: len(x) - 1, i, None], x[None, ::2, idx], y
 
 
 def resized(x):

@@ -100,6 +100,39 @@ impl State<'_> {
     /// (`symbolic_getitem`), then the tensors at the dimensions of its result they stand at,
     /// every other dimension whole (`None`: not such a key).
     pub(crate) fn mixed_symbolic_getitem(&mut self, t: &Var, key: &Var) -> SimResult<Option<Var>> {
+        let Some((sliced, rest)) = self.mixed_key_split(t, key)? else {
+            return Ok(None);
+        };
+        self.binary(
+            rustpython_vm::bytecode::BinaryOperator::Subscr,
+            &sliced,
+            &rest,
+        )
+        .map(Some)
+    }
+
+    /// `t[1:, idx] = v`: the basic part taken as above, a view of `t` whose node follows each
+    /// call's sizes, and the value stored into the view at the tensors, written through to `t`
+    /// (`false`: not such a key).
+    pub(crate) fn mixed_symbolic_setitem(
+        &mut self,
+        t: &Var,
+        key: &Var,
+        value: Var,
+    ) -> SimResult<bool> {
+        let Some((sliced, rest)) = self.mixed_key_split(t, key)? else {
+            return Ok(false);
+        };
+        let Var::Tensor(part) = &sliced else {
+            return Ok(false);
+        };
+        self.tensor_setitem(&part.clone(), &rest, value)?;
+        Ok(true)
+    }
+
+    /// The basic part of a mixed key applied to `t` (symbolic), and the rest of the key: the
+    /// tensors where they stand in its result.
+    fn mixed_key_split(&mut self, t: &Var, key: &Var) -> SimResult<Option<(Var, Var)>> {
         let vm = self.vm;
         let Var::Tuple(items) = key else {
             return Ok(None);
@@ -181,12 +214,7 @@ impl State<'_> {
         for (d, index) in taken {
             rest[d] = index;
         }
-        self.binary(
-            rustpython_vm::bytecode::BinaryOperator::Subscr,
-            &sliced,
-            &Var::Tuple(Rc::from(rest)),
-        )
-        .map(Some)
+        Ok(Some((sliced, Var::Tuple(Rc::from(rest)))))
     }
 
     /// A basic index of the fake `t` that its node must resolve against each call's sizes

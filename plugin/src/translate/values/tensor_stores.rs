@@ -42,6 +42,9 @@ impl State<'_> {
             );
         }
         let fake = Var::Tensor(t.clone());
+        if self.mixed_symbolic_setitem(&fake, key, value.clone())? {
+            return Ok(());
+        }
         // An index of sizes that may change (`cache[:, pos:pos + T] = k`): resolved per call.
         let symbolic = self.symbolic_key(&fake, key)?;
         let key = match &symbolic {
