@@ -11,7 +11,7 @@ use rustpython_vm::{AsObject, Py, PyRef, PyResult, VirtualMachine};
 
 use crate::translate::breaks::BreakPolicy;
 use crate::translate::breaks::ResumeCache;
-use crate::translate::cache_entry::{Entry, MAX_ENTRIES, Miss, in_bucket_of};
+use crate::translate::cache_entry::{Entry, MAX_ENTRIES, Miss, in_bucket_of, sets_in_bucket_of};
 use crate::translate::convert_frame::translate;
 use crate::translate::direct_call::Instead;
 use crate::translate::explain::{self, BreakRecord, wants_fullgraph};
@@ -428,7 +428,12 @@ impl Translator {
                 }
                 _ => {}
             }
+            // Failed translations count too: remembered up to the limit, each new miss past
+            // it would translate, and fail, again on every call (a helper given a new string
+            // each time).
+            let failures = sets_in_bucket_of(state.as_written.iter(), frame);
             if in_bucket_of(&state.entries, frame) >= self.options.recompile_limit
+                || failures >= self.options.recompile_limit
                 || state.entries.len() >= MAX_ENTRIES
             {
                 self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
@@ -533,7 +538,8 @@ impl Translator {
                 if f.empty
                     && holds_tensor
                     && !f.guards.is_empty()
-                    && state.as_written.len() < self.options.recompile_limit
+                    && sets_in_bucket_of(state.as_written.iter(), frame)
+                        < self.options.recompile_limit
                 {
                     log::info!(target: crate::log_targets::RECOMPILES, "{what}: calls that fit the guards of this translation (nothing to capture) run as written from now on");
                     let mut failed = GuardSet::new(f.guards);
@@ -557,7 +563,8 @@ impl Translator {
                 if !state.entries.is_empty()
                     && !f.guards.is_empty()
                     && f.why.kind != Kind::Internal
-                    && state.as_written.len() < self.options.recompile_limit
+                    && sets_in_bucket_of(state.as_written.iter(), frame)
+                        < self.options.recompile_limit
                 {
                     log::info!(target: crate::log_targets::RECOMPILES, "{what}: calls that fit the guards of this failed translation run as written from now on");
                     let mut failed = GuardSet::new(f.guards);

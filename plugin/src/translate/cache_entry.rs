@@ -27,21 +27,26 @@ pub const MAX_ENTRIES: usize = 64;
 /// does not check the class of `self` is in every bucket. Other functions keep one bucket (a
 /// function called with many types translates at most the limit's number of times).
 pub fn in_bucket_of(entries: &[Entry], frame: &FrameView<'_>) -> usize {
+    sets_in_bucket_of(entries.iter().map(|e| &e.guards), frame)
+}
+
+/// Of guard sets (an entry's, or a failed translation's), those in the bucket of `frame`.
+pub fn sets_in_bucket_of<'a>(
+    sets: impl ExactSizeIterator<Item = &'a GuardSet>,
+    frame: &FrameView<'_>,
+) -> usize {
     // A code object with an argument has its first local.
     if frame.code().arg_count == 0 || frame.local_name(0).as_str() != "self" {
-        return entries.len();
+        return sets.len();
     }
     let Some(first) = frame.local_ref(0) else {
-        return entries.len();
+        return sets.len();
     };
     let other_class = |g: &Guard| {
         matches!(&g.source, Source::Local(n) if n == "self")
             && matches!(&g.check, Check::TypeIs(t) if !t.is(first.class().as_object()))
     };
-    entries
-        .iter()
-        .filter(|e| !e.guards.guards.iter().any(other_class))
-        .count()
+    sets.filter(|s| !s.guards.iter().any(other_class)).count()
 }
 
 /// One cached translation.
