@@ -244,6 +244,7 @@ impl State<'_> {
 
     /// Simulate the next instruction of `f`; a failure names its location.
     fn step(&mut self, f: &mut SimFrame) -> Handler {
+        crate::translate::nesting::stack_left()?;
         self.steps += 1;
         if self.steps > INSTRUCTION_BUDGET {
             return unsupported(
