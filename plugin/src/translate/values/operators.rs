@@ -205,7 +205,6 @@ impl State<'_> {
     }
 
     pub fn binary(&mut self, op: BinaryOperator, a: &Var, b: &Var) -> SimResult<Var> {
-        // Operators dispatch to one another (a key taken apart, a user's `__add__`).
         crate::translate::nesting::stack_left()?;
         let vm = self.vm;
         if let Some(n) = self.size_binary(op, a, b)? {
