@@ -14,9 +14,9 @@ use crate::translate::values::Var;
 
 /// An iterator the simulation steps, as the replacement makes it again at a graph break: one
 /// over a list made in the call iterates what it has left (a fresh list where nothing else
-/// holds it; the list itself, built once, where something does: `held_once`); one over a caller's list or dict is `itertools.islice` of it past what it
-/// gave (the dict unchanged so far: `Stepper::Caller` checks it); `enumerate` and `zip` of
-/// their iterators made again.
+/// holds it; the list itself, built once, where something does: `held_once`); one over a
+/// caller's list or dict is `itertools.islice` of it past what it gave (the dict unchanged
+/// so far: `Stepper::Caller` checks it); `enumerate` and `zip` of their iterators made again.
 pub(super) fn stepper_template(
     state: &mut State<'_>,
     s: &Rc<std::cell::RefCell<crate::translate::values::iterators::Stepper>>,
